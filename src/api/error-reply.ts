@@ -1,0 +1,89 @@
+/**
+ * Every error answer is JSON: `{status, code, message}`, plus `parameter` and
+ * `allowed` when a request parameter was wrong. Clients treat a non-JSON answer as
+ * "offline", so this covers validation, unknown routes, bad URLs and crashes alike.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { NotFoundError, truncate } from '../common/errors.js';
+
+export const ErrorSchema = Type.Object(
+  {
+    status: Type.Integer({ description: 'HTTP status' }),
+    code: Type.String({ description: 'short machine-readable code, such as invalid_parameter or not_found' }),
+    message: Type.String({ description: 'what went wrong and what to change' }),
+    parameter: Type.Optional(Type.String({ description: 'the request parameter at fault' })),
+    allowed: Type.Optional(Type.Array(Type.String(), { description: 'values the parameter accepts' })),
+  },
+  { title: 'Error' },
+);
+export type ErrorBody = Static<typeof ErrorSchema>;
+
+export function sendError(reply: FastifyReply, body: ErrorBody): FastifyReply {
+  return reply.code(body.status).type('application/json; charset=utf-8').send(body);
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: { allowedValues?: unknown[]; missingProperty?: string };
+  parentSchema?: { enum?: unknown[] };
+}
+
+const PARTS: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', body: 'body field', headers: 'header' };
+
+/** A 400 that names the parameter and, where the schema lists them, the values it accepts. */
+export function validationErrorBody(errors: readonly AjvError[], context: string | undefined): ErrorBody {
+  const first = errors[0];
+  const parameter = first?.params.missingProperty ?? first?.instancePath.replace(/^\//, '').replaceAll('/', '.') ?? '';
+  const allowed = (first?.params.allowedValues ?? first?.parentSchema?.enum)?.map(String);
+  const part = PARTS[context ?? ''] ?? 'parameter';
+  const subject = parameter === '' ? `The ${context ?? 'request'}` : `The ${part} '${parameter}'`;
+  const message = allowed
+    ? `${subject} must be one of: ${allowed.join(', ')}.`
+    : `${subject} is invalid: it ${first?.message ?? 'does not match the schema'}.`;
+  return {
+    status: 400,
+    code: 'invalid_parameter',
+    message,
+    ...(parameter === '' ? {} : { parameter }),
+    ...(allowed ? { allowed } : {}),
+  };
+}
+
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error.validation) {
+      return sendError(reply, validationErrorBody(error.validation as unknown as AjvError[], error.validationContext));
+    }
+    if (error instanceof NotFoundError) {
+      return sendError(reply, { status: 404, code: 'not_found', message: error.message });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+      return sendError(reply, { status, code: 'internal_error', message: 'The server failed to answer; the server log says why.' });
+    }
+    // Fastify's own 4xx (malformed JSON, body too large, unsupported media type, ...).
+    return sendError(reply, { status, code: (error.code ?? 'bad_request').toLowerCase(), message: error.message });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, {
+      status: 404,
+      code: 'not_found',
+      message: `Nothing at ${request.method} ${truncate(request.url.split('?')[0] ?? '', 120)}; the API is described at /api/docs.`,
+    }),
+  );
+}
+
+/** Fastify's errors raised before routing (a URL that is not valid percent-encoding). */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    // Such a path cannot name anything that exists.
+    sendError(reply, { status: 404, code: 'not_found', message: 'Nothing at this URL: it is not valid percent-encoding.' });
+    return;
+  }
+  sendError(reply, { status: 400, code: 'bad_request', message: error.message });
+}

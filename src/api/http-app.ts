@@ -1,0 +1,73 @@
+/**
+ * Builds the HTTP server: Fastify with JSON errors everywhere, CORS for reads, the
+ * OpenAPI document and its browsable page, interface A and the status route.
+ * Knows nothing of start-up or shutdown; server.lifecycle.ts owns those.
+ */
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import type { LibraryService } from '../library/library.service.js';
+import { VERSION } from '../version.js';
+import { frameworkErrorHandler, installErrorHandlers } from './error-reply.js';
+import { registerInterfaceA } from './interface-a.routes.js';
+import { ResponseCache } from './response-cache.js';
+import { registerStatus } from './status.routes.js';
+
+export interface HttpAppOptions {
+  library: LibraryService;
+  logger: FastifyBaseLogger;
+  /** Base for absolute URLs in payloads; when absent, taken from each request's Host. */
+  publicUrl?: string | undefined;
+  /** Used for payload URLs when a request's Host header is missing or malformed. */
+  fallbackBaseUrl: string;
+  /** Bytes of serialized answers kept for reuse. */
+  cacheBytes?: number;
+}
+
+const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
+const HOST_HEADER = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+export function baseUrlResolver(options: Pick<HttpAppOptions, 'publicUrl' | 'fallbackBaseUrl'>) {
+  const fixed = options.publicUrl?.replace(/\/+$/, '');
+  return (request: FastifyRequest): string => {
+    if (fixed) return fixed;
+    const host = request.headers.host;
+    return host && HOST_HEADER.test(host) ? `${request.protocol}://${host}` : options.fallbackBaseUrl;
+  };
+}
+
+export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    // One log line per request costs more than answering it from the cache; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { verbose: true } },
+    frameworkErrors: frameworkErrorHandler,
+  });
+  const cache = new ResponseCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+
+  installErrorHandlers(app);
+  await app.register(cors, { origin: '*', methods: ['GET', 'HEAD'], exposedHeaders: ['ETag'], maxAge: 86400 });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Antenna',
+        version: VERSION,
+        description:
+          'Interface A: the read-only library interface under /api/v1. Every error is JSON: {status, code, message}. ' +
+          'Answers carry a strong ETag; send If-None-Match for a 304. Properties whose value is null are omitted.',
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  app.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
+
+  const baseUrl = baseUrlResolver(options);
+  registerInterfaceA(app, { library: options.library, cache, baseUrl });
+  registerStatus(app, { library: options.library, cache, version: VERSION, startedAt: Date.now() });
+  return app;
+}

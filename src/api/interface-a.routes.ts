@@ -1,0 +1,324 @@
+/**
+ * Interface A: the read-only library API under /api/v1, plus `/api/v1/all` and
+ * `/api/v1/channels`, which real clients call beyond the specification. Handlers
+ * only parse parameters, call the library service and hand bytes to the response
+ * cache; any other method on these paths is answered 405.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import { Type } from 'typebox';
+import type { LibraryService } from '../library/library.service.js';
+import {
+  ChannelSchema,
+  CollectionSchema,
+  EpisodeSchema,
+  JobSchema,
+  MovieSchema,
+  PlaylistSchema,
+  ShowSchema,
+  VideoGroupSchema,
+  VideoSchema,
+} from '../library/library.schemas.js';
+import type { MapContext } from '../library/resource-mappers.js';
+import { ErrorSchema, sendError } from './error-reply.js';
+import { ContentListSchema, serializeContent, serializers } from './json-serializers.js';
+import {
+  CollectionQuerySchema,
+  IdParamsSchema,
+  ItemQuerySchema,
+  MovieQuerySchema,
+  ParentQuerySchema,
+  VideoQuerySchema,
+  toItemQuery,
+  toParentQuery,
+} from './query.schemas.js';
+import { type ResponseCache, negotiateEncoding } from './response-cache.js';
+
+export interface InterfaceADeps {
+  library: LibraryService;
+  cache: ResponseCache;
+  /** The absolute base URL for payload links, from --public-url or the request. */
+  baseUrl: (request: FastifyRequest) => string;
+}
+
+type Query = Record<string, string | undefined>;
+
+interface RouteSpec {
+  url: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  querystring?: TSchema & { properties?: Record<string, unknown> };
+  withId?: boolean;
+  response: TSchema;
+  /** Builds the JSON text; throws NotFoundError for an unknown id. */
+  render: (id: string, query: Query, context: MapContext) => string;
+}
+
+const LIST_NOTE = 'Filters combine with AND. Sorting is stable: ties are broken by id.';
+
+function specs(library: LibraryService): RouteSpec[] {
+  const s = serializers;
+  return [
+    {
+      url: '/api/v1/shows',
+      summary: 'List shows',
+      description: `Alphabetical by default. ${LIST_NOTE}`,
+      tag: 'shows',
+      querystring: ParentQuerySchema,
+      response: Type.Array(ShowSchema),
+      render: (_, q, c) => s.show.many(library.listShows(toParentQuery(q), c)),
+    },
+    {
+      url: '/api/v1/shows/:id',
+      summary: 'Get a show',
+      tag: 'shows',
+      withId: true,
+      response: ShowSchema,
+      render: (id, _, c) => s.show.one(library.getShow(id, c)),
+    },
+    {
+      url: '/api/v1/shows/:id/episodes',
+      summary: "List a show's episodes",
+      description: `In season and episode order by default. ${LIST_NOTE}`,
+      tag: 'shows',
+      withId: true,
+      querystring: ItemQuerySchema,
+      response: Type.Array(EpisodeSchema),
+      render: (id, q, c) => s.episode.many(library.listShowEpisodes(id, toItemQuery(q), c)),
+    },
+    {
+      url: '/api/v1/episodes',
+      summary: 'List episodes',
+      description: `Newest first by default. ${LIST_NOTE}`,
+      tag: 'episodes',
+      querystring: ItemQuerySchema,
+      response: Type.Array(EpisodeSchema),
+      render: (_, q, c) => s.episode.many(library.listEpisodes(toItemQuery(q), c)),
+    },
+    {
+      url: '/api/v1/episodes/:id',
+      summary: 'Get an episode',
+      tag: 'episodes',
+      withId: true,
+      response: EpisodeSchema,
+      render: (id, _, c) => s.episode.one(library.getEpisode(id, c)),
+    },
+    {
+      url: '/api/v1/movies',
+      summary: 'List movies',
+      description: `Alphabetical by default. ${LIST_NOTE}`,
+      tag: 'movies',
+      querystring: MovieQuerySchema,
+      response: Type.Array(MovieSchema),
+      render: (_, q, c) => s.movie.many(library.listMovies(toItemQuery(q), c)),
+    },
+    {
+      url: '/api/v1/movies/:id',
+      summary: 'Get a movie',
+      tag: 'movies',
+      withId: true,
+      response: MovieSchema,
+      render: (id, _, c) => s.movie.one(library.getMovie(id, c)),
+    },
+    {
+      url: '/api/v1/video_groups',
+      summary: 'List video groups',
+      description: `Alphabetical by default. ${LIST_NOTE}`,
+      tag: 'videos',
+      querystring: ParentQuerySchema,
+      response: Type.Array(VideoGroupSchema),
+      render: (_, q, c) => s.videoGroup.many(library.listVideoGroups(toParentQuery(q), c)),
+    },
+    {
+      url: '/api/v1/video_groups/:id',
+      summary: 'Get a video group',
+      tag: 'videos',
+      withId: true,
+      response: VideoGroupSchema,
+      render: (id, _, c) => s.videoGroup.one(library.getVideoGroup(id, c)),
+    },
+    {
+      url: '/api/v1/video_groups/:id/videos',
+      summary: "List a video group's videos",
+      description: `In season, episode and title order by default. ${LIST_NOTE}`,
+      tag: 'videos',
+      withId: true,
+      querystring: VideoQuerySchema,
+      response: Type.Array(VideoSchema),
+      render: (id, q, c) => s.video.many(library.listGroupVideos(id, toItemQuery(q), c)),
+    },
+    {
+      url: '/api/v1/videos',
+      summary: 'List videos',
+      description: `Newest first by default. ${LIST_NOTE}`,
+      tag: 'videos',
+      querystring: VideoQuerySchema,
+      response: Type.Array(VideoSchema),
+      render: (_, q, c) => s.video.many(library.listVideos(toItemQuery(q), c)),
+    },
+    {
+      url: '/api/v1/videos/:id',
+      summary: 'Get a video',
+      tag: 'videos',
+      withId: true,
+      response: VideoSchema,
+      render: (id, _, c) => s.video.one(library.getVideo(id, c)),
+    },
+    {
+      url: '/api/v1/collections',
+      summary: 'List collections, alphabetically',
+      tag: 'collections',
+      querystring: CollectionQuerySchema,
+      response: Type.Array(CollectionSchema),
+      render: (_, q, c) => s.collection.many(library.listCollections(q.collection_type as 'movies' | 'shows' | undefined, c)),
+    },
+    {
+      url: '/api/v1/collections/:id',
+      summary: 'Get a collection',
+      tag: 'collections',
+      withId: true,
+      response: CollectionSchema,
+      render: (id, _, c) => s.collection.one(library.getCollection(id, c)),
+    },
+    {
+      url: '/api/v1/collections/:id/content',
+      summary: "List a collection's content",
+      description:
+        `A movies collection lists its movies (alphabetical by default); a shows collection the episodes of its shows ` +
+        `(by show, season and episode by default). ${LIST_NOTE}`,
+      tag: 'collections',
+      withId: true,
+      querystring: ItemQuerySchema,
+      response: ContentListSchema,
+      render: (id, q, c) => serializeContent(library.listCollectionContent(id, toItemQuery(q), c)),
+    },
+    {
+      url: '/api/v1/playlists',
+      summary: 'List playlists, alphabetically',
+      tag: 'playlists',
+      response: Type.Array(PlaylistSchema),
+      render: () => s.playlist.many(library.listPlaylists()),
+    },
+    {
+      url: '/api/v1/playlists/:id',
+      summary: 'Get a playlist',
+      tag: 'playlists',
+      withId: true,
+      response: PlaylistSchema,
+      render: (id) => s.playlist.one(library.getPlaylist(id)),
+    },
+    {
+      url: '/api/v1/playlists/:id/content',
+      summary: "List a playlist's items",
+      description: `Movies, episodes and videos, each in its own shape, in the playlist's order unless a sort is given. ${LIST_NOTE}`,
+      tag: 'playlists',
+      withId: true,
+      querystring: ItemQuerySchema,
+      response: ContentListSchema,
+      render: (id, q, c) => serializeContent(library.listPlaylistContent(id, toItemQuery(q), c)),
+    },
+    {
+      url: '/api/v1/jobs',
+      summary: 'List scheduled recording jobs',
+      description: 'In start-time order. start_time and end_time are epoch seconds.',
+      tag: 'jobs',
+      response: Type.Array(JobSchema),
+      render: (_, __, c) => s.job.many(library.listJobs(c)),
+    },
+    {
+      url: '/api/v1/jobs/:id',
+      summary: 'Get a scheduled recording job',
+      tag: 'jobs',
+      withId: true,
+      response: JobSchema,
+      render: (id, _, c) => s.job.one(library.getJob(id, c)),
+    },
+    {
+      url: '/api/v1/all',
+      summary: 'List every episode, movie and video',
+      description: `Each item in its own shape; the filters and sorts of /api/v1/episodes. Newest first by default. ${LIST_NOTE}`,
+      tag: 'library',
+      querystring: ItemQuerySchema,
+      response: ContentListSchema,
+      render: (_, q, c) => serializeContent(library.listAll(toItemQuery(q), c)),
+    },
+    {
+      url: '/api/v1/channels',
+      summary: 'List channels',
+      description: 'In channel-number order.',
+      tag: 'channels',
+      response: Type.Array(ChannelSchema),
+      render: (_, __, c) => s.channel.many(library.listChannels(c)),
+    },
+  ];
+}
+
+/** The query parameters a route declares, in a fixed order: the cache key ignores unknown ones. */
+function declaredQuery(spec: RouteSpec, raw: Query): Query {
+  const known: Query = {};
+  for (const name of Object.keys(spec.querystring?.properties ?? {})) {
+    if (raw[name] !== undefined) known[name] = raw[name];
+  }
+  return known;
+}
+
+async function answer(
+  deps: InterfaceADeps,
+  spec: RouteSpec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const id = (request.params as { id?: string }).id ?? '';
+  const query = declaredQuery(spec, request.query as Query);
+  const baseUrl = deps.baseUrl(request);
+  const key = `${spec.url}\n${baseUrl}\n${id}\n${JSON.stringify(query)}`;
+  const generation = deps.library.generation();
+  const body =
+    deps.cache.get(key, generation) ??
+    deps.cache.set(key, generation, Buffer.from(spec.render(id, query, { baseUrl }), 'utf8'));
+
+  const encoding = body.compressible() ? negotiateEncoding(request.headers['accept-encoding']) : 'identity';
+  reply
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('cache-control', 'no-cache')
+    .header('vary', 'Accept-Encoding')
+    .header('etag', body.etagFor(encoding));
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && body.matches(ifNoneMatch)) return reply.code(304).send();
+  if (encoding === 'identity') return reply.send(body.identity);
+  return reply.header('content-encoding', encoding).send(await body.encoded(encoding));
+}
+
+const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;
+
+export function registerInterfaceA(app: FastifyInstance, deps: InterfaceADeps): void {
+  for (const spec of specs(deps.library)) {
+    app.get(
+      spec.url,
+      {
+        schema: {
+          summary: spec.summary,
+          ...(spec.description ? { description: spec.description } : {}),
+          tags: [spec.tag],
+          ...(spec.withId ? { params: IdParamsSchema } : {}),
+          ...(spec.querystring ? { querystring: spec.querystring } : {}),
+          response: { 200: spec.response, 400: ErrorSchema, 404: ErrorSchema },
+        },
+      },
+      (request, reply) => answer(deps, spec, request, reply),
+    );
+    // Interface A is read-only: say so, and which methods work, instead of a bare 404.
+    app.route({
+      method: [...OTHER_METHODS],
+      url: spec.url,
+      schema: { hide: true },
+      handler: (_request, reply) =>
+        sendError(reply.header('allow', 'GET, HEAD'), {
+          status: 405,
+          code: 'method_not_allowed',
+          message: 'Interface A is read-only: use GET or HEAD. Changes go through the management interface.',
+        }),
+    });
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The one place that starts and stops everything `antenna server` runs: the data
+ * directory and database, the HTTP server, and (as later issues add them) watchers,
+ * schedulers and child processes. Stops cleanly on SIGTERM and SIGINT.
+ */
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { buildHttpApp } from '../api/http-app.js';
+import type { ServerConfig } from '../config/server-config.js';
+import { type Db, databasePath, openDatabase, prepareDataDir } from '../db/database.js';
+import { LibraryService } from '../library/library.service.js';
+import { type ImportRoot, isLibraryEmpty, replaceImportRoots } from '../library/library-state.repository.js';
+import { removeSampleLibrary, seedSampleLibrary } from '../sample/sample-library.js';
+
+export interface RunningServer {
+  /** Where the server listens, such as http://127.0.0.1:8089. */
+  url: string;
+  app: FastifyInstance;
+  db: Db;
+  stop(): Promise<void>;
+}
+
+function importRoots(config: ServerConfig): ImportRoot[] {
+  return [
+    ...config.tv.map((path) => ({ kind: 'tv' as const, path })),
+    ...config.movies.map((path) => ({ kind: 'movies' as const, path })),
+    ...config.videos.map((path) => ({ kind: 'videos' as const, path })),
+  ];
+}
+
+export function createLogger(config: Pick<ServerConfig, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
+}
+
+/** Opens the library and starts listening. Throws StartupError for a data directory it cannot use. */
+export async function startServer(config: ServerConfig, logger: Logger): Promise<RunningServer> {
+  prepareDataDir(config.data);
+  const db = openDatabase(databasePath(config.data));
+  try {
+    const roots = importRoots(config);
+    replaceImportRoots(db, roots);
+    if (roots.length > 0) removeSampleLibrary(db);
+    else if (config.sample && isLibraryEmpty(db)) {
+      seedSampleLibrary(db);
+      logger.info('no import roots configured: seeded a sample library (give --tv, --movies or --videos to use your own)');
+    }
+    const displayHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    const app = await buildHttpApp({
+      library: new LibraryService(db),
+      logger,
+      publicUrl: config.publicUrl,
+      fallbackBaseUrl: `http://${displayHost}:${config.port}`,
+    });
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
+    let stopped = false;
+    return {
+      url,
+      app,
+      db,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await app.close();
+        db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Runs until SIGTERM or SIGINT, then closes the HTTP server and the database and exits 0. */
+export async function runServer(config: ServerConfig): Promise<void> {
+  const logger = createLogger(config);
+  const server = await startServer(config, logger);
+  logger.info({ url: server.url, data: config.data }, 'antenna server listening');
+  process.stdout.write(`Antenna server is running at ${server.url} (API docs: ${server.url}/api/docs). Stop it with Ctrl-C.\n`);
+  const shutdown = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'shutting down');
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}

@@ -1,0 +1,16 @@
+/** Errors that services raise and the HTTP layer turns into JSON answers. */
+
+/** The named resource does not exist: HTTP 404. */
+export class NotFoundError extends Error {
+  override readonly name = 'NotFoundError';
+  constructor(
+    readonly resource: string,
+    readonly id: string,
+  ) {
+    super(`No ${resource} with id '${truncate(id, 80)}'.`);
+  }
+}
+
+export function truncate(value: string, length: number): string {
+  return value.length <= length ? value : `${value.slice(0, length)}…`;
+}

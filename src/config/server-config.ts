@@ -1,0 +1,196 @@
+/**
+ * `antenna server` settings from three places. Precedence, highest first:
+ * command-line flags, environment variables, the config file, built-in defaults.
+ * A list setting (--tv, --movies, --videos) comes whole from the highest place that
+ * sets it; lists are not merged across places.
+ */
+import { readFileSync } from 'node:fs';
+import { delimiter, dirname, resolve } from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+export interface ServerConfig {
+  data: string;
+  host: string;
+  port: number;
+  publicUrl: string | undefined;
+  tv: string[];
+  movies: string[];
+  videos: string[];
+  logLevel: LogLevel;
+  /** Seed a small sample library when no import roots are configured and the library is empty. */
+  sample: boolean;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULTS: ServerConfig = {
+  data: './data',
+  host: '0.0.0.0',
+  port: 8089,
+  publicUrl: undefined,
+  tv: [],
+  movies: [],
+  videos: [],
+  logLevel: 'info',
+  sample: true,
+};
+
+/** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
+export const ConfigFileSchema = Type.Object(
+  {
+    data: Type.Optional(Type.String({ minLength: 1 })),
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    publicUrl: Type.Optional(Type.String({ minLength: 1 })),
+    tv: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    movies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    videos: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    logLevel: Type.Optional(Type.Enum(LOG_LEVELS)),
+    sample: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+
+/** The settings a place gives, as text (flags, env) or typed (file). */
+export interface PartialSettings {
+  data?: string | undefined;
+  host?: string | undefined;
+  port?: string | number | undefined;
+  publicUrl?: string | undefined;
+  tv?: string[] | undefined;
+  movies?: string[] | undefined;
+  videos?: string[] | undefined;
+  logLevel?: string | undefined;
+  sample?: boolean | string | undefined;
+}
+
+/** A setting that cannot be used; the message says which and what is accepted. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export const ENV_NAMES = {
+  data: 'ANTENNA_DATA',
+  host: 'ANTENNA_HOST',
+  port: 'ANTENNA_PORT',
+  publicUrl: 'ANTENNA_PUBLIC_URL',
+  tv: 'ANTENNA_TV',
+  movies: 'ANTENNA_MOVIES',
+  videos: 'ANTENNA_VIDEOS',
+  logLevel: 'ANTENNA_LOG_LEVEL',
+  sample: 'ANTENNA_SAMPLE',
+  config: 'ANTENNA_CONFIG',
+} as const;
+
+/** Settings from the environment; list variables hold paths separated by the platform's delimiter (`:`). */
+export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
+  const value = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const paths = (name: string) => value(name)?.split(delimiter).filter((path) => path !== '');
+  return {
+    data: value(ENV_NAMES.data),
+    host: value(ENV_NAMES.host),
+    port: value(ENV_NAMES.port),
+    publicUrl: value(ENV_NAMES.publicUrl),
+    tv: paths(ENV_NAMES.tv),
+    movies: paths(ENV_NAMES.movies),
+    videos: paths(ENV_NAMES.videos),
+    logLevel: value(ENV_NAMES.logLevel),
+    sample: value(ENV_NAMES.sample),
+  };
+}
+
+/** Reads and checks a config file; relative paths in it are relative to the file. */
+export function readConfigFile(file: string): PartialSettings {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`Config file ${file} cannot be read as JSON: ${error instanceof Error ? error.message : error}`);
+  }
+  if (!Value.Check(ConfigFileSchema, parsed)) {
+    const first = Value.Errors(ConfigFileSchema, parsed)[0];
+    const where = first?.instancePath ? ` at ${first.instancePath}` : '';
+    throw new ConfigError(`Config file ${file} is invalid${where}: ${first?.message ?? 'unexpected content'}.`);
+  }
+  const base = dirname(resolve(file));
+  const relative = (path: string | undefined) => (path === undefined ? undefined : resolve(base, path));
+  const relativeList = (paths: string[] | undefined) => paths?.map((path) => resolve(base, path));
+  return {
+    ...parsed,
+    data: relative(parsed.data),
+    tv: relativeList(parsed.tv),
+    movies: relativeList(parsed.movies),
+    videos: relativeList(parsed.videos),
+  };
+}
+
+function pick<K extends keyof PartialSettings>(key: K, places: readonly PartialSettings[]): PartialSettings[K] {
+  for (const place of places) if (place[key] !== undefined) return place[key];
+  return undefined;
+}
+
+function parsePort(value: string | number): number {
+  const port = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`Port '${value}' is invalid: give a whole number from 0 to 65535 (0 picks a free port).`);
+  }
+  return port;
+}
+
+function parsePublicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`Public URL '${value}' is invalid: give an absolute http(s) URL such as http://tv.local:8089.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`Public URL '${value}' must use http or https.`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseLogLevel(value: string): LogLevel {
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new ConfigError(`Log level '${value}' is invalid: use one of ${LOG_LEVELS.join(', ')}.`);
+  }
+  return value as LogLevel;
+}
+
+function parseFlag(value: boolean | string): boolean {
+  if (typeof value === 'boolean') return value;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new ConfigError(`'${value}' is not a yes/no value: use true or false.`);
+}
+
+/** Merges the places by precedence (first wins) and checks every value. */
+export function resolveServerConfig(places: readonly PartialSettings[], cwd: string = process.cwd()): ServerConfig {
+  const port = pick('port', places);
+  const publicUrl = pick('publicUrl', places);
+  const logLevel = pick('logLevel', places);
+  const sample = pick('sample', places);
+  const paths = (list: string[] | undefined) => (list ?? []).map((path) => resolve(cwd, path));
+  return {
+    data: resolve(cwd, pick('data', places) ?? DEFAULTS.data),
+    host: pick('host', places) ?? DEFAULTS.host,
+    port: port === undefined ? DEFAULTS.port : parsePort(port),
+    publicUrl: publicUrl === undefined ? undefined : parsePublicUrl(publicUrl),
+    tv: paths(pick('tv', places)),
+    movies: paths(pick('movies', places)),
+    videos: paths(pick('videos', places)),
+    logLevel: logLevel === undefined ? DEFAULTS.logLevel : parseLogLevel(logLevel),
+    sample: sample === undefined ? DEFAULTS.sample : parseFlag(sample),
+  };
+}
+
+/** Flags, then the environment, then the config file named by --config or ANTENNA_CONFIG. */
+export function loadServerConfig(flags: PartialSettings & { config?: string }, env: NodeJS.ProcessEnv): ServerConfig {
+  const fromEnv = settingsFromEnv(env);
+  const configFile = flags.config ?? env[ENV_NAMES.config];
+  const fromFile = configFile ? readConfigFile(configFile) : {};
+  return resolveServerConfig([flags, fromEnv, fromFile]);
+}

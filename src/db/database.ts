@@ -1,0 +1,124 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type Db = Database.Database;
+
+/** A problem that must stop start-up, with a message that tells the user what to fix. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+const DATABASE_FILE = 'antenna.db';
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, DATABASE_FILE);
+}
+
+/**
+ * Makes sure the data directory exists and can be written, without touching the
+ * database file inside it.
+ */
+export function prepareDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new StartupError(`Data directory ${dataDir} cannot be created (${reason(error)}); choose another with --data.`);
+  }
+  if (!statSync(dataDir).isDirectory()) {
+    throw new StartupError(`Data directory ${dataDir} is not a directory; choose another with --data.`);
+  }
+  // access(W_OK) says yes to root even on read-only mounts, so write a real probe file.
+  const probe = join(dataDir, `.antenna-write-probe-${process.pid}`);
+  try {
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (error) {
+    throw new StartupError(`Data directory ${dataDir} is not writable (${reason(error)}); fix its permissions or choose another with --data.`);
+  }
+}
+
+/**
+ * Opens (creating if needed) the library database with WAL, foreign keys and a busy
+ * timeout, and applies pending migrations. An existing file that is not a readable
+ * SQLite database stops start-up untouched: it is first opened read-only.
+ */
+export function openDatabase(file: string): Db {
+  if (existsSync(file)) assertReadableDatabase(file);
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+function assertReadableDatabase(file: string): void {
+  let probe: Database.Database | undefined;
+  try {
+    probe = new Database(file, { readonly: true, fileMustExist: true });
+    probe.prepare('SELECT count(*) FROM sqlite_schema').get();
+  } catch (error) {
+    throw new StartupError(
+      `Database ${file} cannot be read (${reason(error)}). It was left untouched: restore it from a backup, or move it away to start with an empty library.`,
+    );
+  } finally {
+    probe?.close();
+  }
+}
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Numbered `NNN-name.sql` files, in order. */
+export function loadMigrations(): Migration[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((file) => /^\d{3}-[\w-]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({
+      version: Number(file.slice(0, 3)),
+      name: file.slice(4, -4),
+      sql: readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8'),
+    }));
+}
+
+/** Applies every migration newer than the database, each in its own transaction. */
+export function migrate(db: Db): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  const current = db.prepare('SELECT coalesce(max(version), 0) FROM schema_migrations').pluck().get() as number;
+  const migrations = loadMigrations();
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new StartupError(
+      `The database was written by a newer Antenna (schema ${current}, this one knows ${latest}); upgrade Antenna to open it.`,
+    );
+  }
+  const applied: number[] = [];
+  for (const migration of migrations.filter((m) => m.version > current)) {
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        Date.now(),
+      );
+    })();
+    applied.push(migration.version);
+  }
+  return applied;
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,73 @@
+/**
+ * Conversions between JavaScript values and SQLite column values, and a builder for
+ * "insert or update only the given fields" statements. Used by the repositories only.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './database.js';
+
+export type SqlValue = string | number | bigint | Buffer | null;
+
+export type ColumnKind = 'text' | 'int' | 'real' | 'bool' | 'json';
+
+export function encodeValue(kind: ColumnKind, value: unknown): SqlValue {
+  if (value === null || value === undefined) return null;
+  switch (kind) {
+    case 'bool':
+      return value ? 1 : 0;
+    case 'json':
+      return JSON.stringify(value);
+    default:
+      return value as SqlValue;
+  }
+}
+
+export function parseJson<T>(text: string | null): T | undefined {
+  return text === null ? undefined : (JSON.parse(text) as T);
+}
+
+/** field name in the write input → [column, kind] */
+export type ColumnMap = Readonly<Record<string, readonly [column: string, kind: ColumnKind]>>;
+
+type AnyStatement = Statement<unknown[], unknown>;
+
+const statementCache = new WeakMap<Db, Map<string, AnyStatement>>();
+
+function cachedStatement(db: Db, sql: string): AnyStatement {
+  let cache = statementCache.get(db);
+  if (!cache) statementCache.set(db, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = db.prepare<unknown[], unknown>(sql)));
+  return statement;
+}
+
+/**
+ * Inserts a row, or updates the fields the input gives when the id exists. Fields the
+ * input leaves undefined keep their stored value (a rescan must not reset watch
+ * state); null clears a field. `created_at` is kept on update.
+ */
+export function upsertRow(
+  db: Db,
+  table: string,
+  columns: ColumnMap,
+  input: Record<string, unknown>,
+  fixed: Record<string, SqlValue> = {},
+): void {
+  const now = Date.now();
+  const values: Record<string, SqlValue> = { ...fixed };
+  for (const [field, [column, kind]] of Object.entries(columns)) {
+    if (input[field] !== undefined) values[column] = encodeValue(kind, input[field]);
+  }
+  const created = typeof input.created_at === 'number' ? input.created_at : now;
+  values.updated_at = typeof input.updated_at === 'number' ? input.updated_at : now;
+  const names = Object.keys(values);
+  const updates = names.filter((name) => name !== 'id').map((name) => `${name} = excluded.${name}`);
+  const sql =
+    `INSERT INTO ${table} (${names.join(', ')}, created_at) VALUES (${names.map((n) => '@' + n).join(', ')}, @created_at) ` +
+    `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`;
+  cachedStatement(db, sql).run({ ...values, created_at: created });
+}
+
+/** Runs a cached prepared statement; for repositories whose SQL text is fixed. */
+export function statement(db: Db, sql: string): AnyStatement {
+  return cachedStatement(db, sql);
+}

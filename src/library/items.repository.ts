@@ -1,0 +1,255 @@
+/**
+ * Playable items: episodes, movies and videos in one table and one id space, so an id
+ * names a playable item whatever its kind. Lists are filtered and sorted in SQL.
+ */
+import type { Db } from '../db/database.js';
+import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
+import {
+  type DefaultItemOrder,
+  type ItemFilter,
+  type ItemSort,
+  type SortRequest,
+  type SqlFragment,
+  itemFilterTerms,
+  itemOrderBy,
+  whereClause,
+} from './list-query.js';
+
+export type ItemKind = 'episode' | 'movie' | 'video';
+export type ItemSource = 'recordings' | 'imports';
+
+interface ItemInputBase {
+  id: string;
+  source: ItemSource;
+  program_id?: string | null;
+  path?: string | null;
+  channel?: string | null;
+  summary?: string | null;
+  full_summary?: string | null;
+  content_rating?: string | null;
+  image_url?: string | null;
+  thumbnail_url?: string | null;
+  duration?: number | null;
+  playback_time?: number;
+  genres?: string[] | null;
+  tags?: string[] | null;
+  categories?: string[] | null;
+  labels?: string[] | null;
+  commercials?: number[] | null;
+  watched?: boolean;
+  favorited?: boolean;
+  delayed?: boolean;
+  cancelled?: boolean;
+  corrupted?: boolean;
+  completed?: boolean;
+  processed?: boolean;
+  locked?: boolean;
+  verified?: boolean;
+  last_watched_at?: number | null;
+  created_at?: number;
+  updated_at?: number;
+}
+
+export interface EpisodeInput extends ItemInputBase {
+  show_id: string;
+  season_number?: number | null;
+  episode_number?: number | null;
+  episode_title?: string | null;
+  event_title?: string | null;
+  original_air_date?: string | null;
+  cast?: string[] | null;
+  directors?: string[] | null;
+}
+
+export interface MovieInput extends ItemInputBase {
+  title: string;
+  release_year?: number | null;
+  release_date?: string | null;
+  cast?: string[] | null;
+  directors?: string[] | null;
+}
+
+export interface VideoInput extends ItemInputBase {
+  video_group_id: string;
+  video_title?: string | null;
+  season_number?: number | null;
+  episode_number?: number | null;
+  original_air_date?: string | null;
+}
+
+export interface ItemRow {
+  id: string;
+  kind: ItemKind;
+  source: ItemSource;
+  show_id: string | null;
+  video_group_id: string | null;
+  program_id: string | null;
+  path: string | null;
+  channel: string | null;
+  season_number: number | null;
+  episode_number: number | null;
+  title: string | null;
+  event_title: string | null;
+  summary: string | null;
+  full_summary: string | null;
+  content_rating: string | null;
+  image_url: string | null;
+  thumbnail_url: string | null;
+  duration: number | null;
+  playback_time: number;
+  original_air_date: string | null;
+  release_year: number | null;
+  release_date: string | null;
+  genres: string | null;
+  tags: string | null;
+  categories: string | null;
+  cast_members: string | null;
+  directors: string | null;
+  labels: string | null;
+  commercials: string | null;
+  watched: number;
+  favorited: number;
+  delayed: number;
+  cancelled: number;
+  corrupted: number;
+  completed: number;
+  processed: number;
+  locked: number;
+  verified: number;
+  last_watched_at: number | null;
+  created_at: number;
+  updated_at: number;
+  /** The parent show's name (episodes) or video group's name (videos). */
+  parent_name: string | null;
+}
+
+const COMMON_COLUMNS: ColumnMap = {
+  id: ['id', 'text'],
+  source: ['source', 'text'],
+  program_id: ['program_id', 'text'],
+  path: ['path', 'text'],
+  channel: ['channel', 'text'],
+  summary: ['summary', 'text'],
+  full_summary: ['full_summary', 'text'],
+  content_rating: ['content_rating', 'text'],
+  image_url: ['image_url', 'text'],
+  thumbnail_url: ['thumbnail_url', 'text'],
+  duration: ['duration', 'real'],
+  playback_time: ['playback_time', 'real'],
+  genres: ['genres', 'json'],
+  tags: ['tags', 'json'],
+  categories: ['categories', 'json'],
+  labels: ['labels', 'json'],
+  commercials: ['commercials', 'json'],
+  watched: ['watched', 'bool'],
+  favorited: ['favorited', 'bool'],
+  delayed: ['delayed', 'bool'],
+  cancelled: ['cancelled', 'bool'],
+  corrupted: ['corrupted', 'bool'],
+  completed: ['completed', 'bool'],
+  processed: ['processed', 'bool'],
+  locked: ['locked', 'bool'],
+  verified: ['verified', 'bool'],
+  last_watched_at: ['last_watched_at', 'int'],
+};
+
+const EPISODE_COLUMNS: ColumnMap = {
+  ...COMMON_COLUMNS,
+  show_id: ['show_id', 'text'],
+  season_number: ['season_number', 'int'],
+  episode_number: ['episode_number', 'int'],
+  episode_title: ['title', 'text'],
+  event_title: ['event_title', 'text'],
+  original_air_date: ['original_air_date', 'text'],
+  cast: ['cast_members', 'json'],
+  directors: ['directors', 'json'],
+};
+
+const MOVIE_COLUMNS: ColumnMap = {
+  ...COMMON_COLUMNS,
+  title: ['title', 'text'],
+  release_year: ['release_year', 'int'],
+  release_date: ['release_date', 'text'],
+  cast: ['cast_members', 'json'],
+  directors: ['directors', 'json'],
+};
+
+const VIDEO_COLUMNS: ColumnMap = {
+  ...COMMON_COLUMNS,
+  video_group_id: ['video_group_id', 'text'],
+  video_title: ['title', 'text'],
+  season_number: ['season_number', 'int'],
+  episode_number: ['episode_number', 'int'],
+  original_air_date: ['original_air_date', 'text'],
+};
+
+export function upsertEpisode(db: Db, input: EpisodeInput): void {
+  upsertRow(db, 'items', EPISODE_COLUMNS, { ...input }, { kind: 'episode' });
+}
+
+export function upsertMovie(db: Db, input: MovieInput): void {
+  upsertRow(db, 'items', MOVIE_COLUMNS, { ...input }, { kind: 'movie' });
+}
+
+export function upsertVideo(db: Db, input: VideoInput): void {
+  upsertRow(db, 'items', VIDEO_COLUMNS, { ...input }, { kind: 'video' });
+}
+
+export function deleteItem(db: Db, id: string): boolean {
+  return statement(db, 'DELETE FROM items WHERE id = ?').run(id).changes > 0;
+}
+
+/** Which items a list covers. */
+export type ItemScope =
+  | { kind: ItemKind }
+  | { all: true }
+  | { showId: string }
+  | { videoGroupId: string }
+  | { collectionId: string; collectionType: 'movies' | 'shows' }
+  | { playlistId: string };
+
+const SELECT_ITEM = `SELECT i.*, coalesce(s.name, g.name) AS parent_name`;
+const JOIN_PARENTS = `LEFT JOIN shows s ON s.id = i.show_id LEFT JOIN video_groups g ON g.id = i.video_group_id`;
+
+function scopeSql(scope: ItemScope): { from: string; terms: SqlFragment[] } {
+  if ('kind' in scope) return { from: 'items i', terms: [{ sql: 'i.kind = ?', params: [scope.kind] }] };
+  if ('all' in scope) return { from: 'items i', terms: [] };
+  if ('showId' in scope) return { from: 'items i', terms: [{ sql: 'i.show_id = ?', params: [scope.showId] }] };
+  if ('videoGroupId' in scope) {
+    return { from: 'items i', terms: [{ sql: 'i.video_group_id = ?', params: [scope.videoGroupId] }] };
+  }
+  if ('playlistId' in scope) {
+    return {
+      from: 'playlist_items p JOIN items i ON i.id = p.item_id',
+      terms: [{ sql: 'p.playlist_id = ?', params: [scope.playlistId] }],
+    };
+  }
+  if (scope.collectionType === 'movies') {
+    return {
+      from: 'collection_movies cm JOIN items i ON i.id = cm.movie_id',
+      terms: [{ sql: 'cm.collection_id = ?', params: [scope.collectionId] }],
+    };
+  }
+  return {
+    from: 'collection_shows cs JOIN items i ON i.show_id = cs.show_id',
+    terms: [{ sql: 'cs.collection_id = ?', params: [scope.collectionId] }],
+  };
+}
+
+export function listItems(
+  db: Db,
+  scope: ItemScope,
+  filter: ItemFilter,
+  sort: SortRequest<ItemSort>,
+  fallback: ItemSort | DefaultItemOrder,
+): ItemRow[] {
+  const { from, terms } = scopeSql(scope);
+  const where = whereClause([...terms, ...itemFilterTerms(filter)]);
+  const sql = `${SELECT_ITEM} FROM ${from} ${JOIN_PARENTS} ${where.sql} ${itemOrderBy(sort, fallback)}`;
+  return statement(db, sql).all(...where.params) as ItemRow[];
+}
+
+export function getItem(db: Db, id: string, kind?: ItemKind): ItemRow | undefined {
+  const row = statement(db, `${SELECT_ITEM} FROM items i ${JOIN_PARENTS} WHERE i.id = ?`).get(id) as ItemRow | undefined;
+  return row && (kind === undefined || row.kind === kind) ? row : undefined;
+}

@@ -1,0 +1,77 @@
+/** Library-wide facts: its change generation, its counts, and the configured import roots. */
+import type { Db } from '../db/database.js';
+import { statement } from '../db/row-codec.js';
+
+/**
+ * A value that changes whenever the library may have changed: every row this
+ * connection writes bumps total_changes(), and data_version moves when another
+ * connection commits. Caches keyed on it can never serve stale data, and no write
+ * path has to remember to invalidate anything.
+ */
+export function libraryGeneration(db: Db): string {
+  const changes = statement(db, 'SELECT total_changes()').pluck().get() as number;
+  const dataVersion = statement(db, 'PRAGMA data_version').pluck().get() as number;
+  return `${changes}.${dataVersion}`;
+}
+
+export interface LibraryCounts {
+  shows: number;
+  episodes: number;
+  movies: number;
+  video_groups: number;
+  videos: number;
+  collections: number;
+  playlists: number;
+  jobs: number;
+  channels: number;
+}
+
+export function countLibrary(db: Db): LibraryCounts {
+  return statement(
+    db,
+    `SELECT
+       (SELECT count(*) FROM shows) AS shows,
+       (SELECT count(*) FROM items WHERE kind = 'episode') AS episodes,
+       (SELECT count(*) FROM items WHERE kind = 'movie') AS movies,
+       (SELECT count(*) FROM video_groups) AS video_groups,
+       (SELECT count(*) FROM items WHERE kind = 'video') AS videos,
+       (SELECT count(*) FROM collections) AS collections,
+       (SELECT count(*) FROM playlists) AS playlists,
+       (SELECT count(*) FROM jobs) AS jobs,
+       (SELECT count(*) FROM channels) AS channels`,
+  ).get() as LibraryCounts;
+}
+
+export type ImportRootKind = 'tv' | 'movies' | 'videos';
+
+export interface ImportRoot {
+  kind: ImportRootKind;
+  path: string;
+}
+
+/** Makes the stored import roots exactly the configured ones. */
+export function replaceImportRoots(db: Db, roots: readonly ImportRoot[]): void {
+  db.transaction(() => {
+    statement(db, 'DELETE FROM import_roots').run();
+    const insert = statement(db, 'INSERT OR IGNORE INTO import_roots (kind, path) VALUES (?, ?)');
+    for (const root of roots) insert.run(root.kind, root.path);
+  })();
+}
+
+export function listImportRoots(db: Db): ImportRoot[] {
+  return statement(db, 'SELECT kind, path FROM import_roots ORDER BY kind, path').all() as ImportRoot[];
+}
+
+/** True when the library holds no shows, movies, video groups, items, collections or playlists. */
+export function isLibraryEmpty(db: Db): boolean {
+  return (
+    statement(
+      db,
+      `SELECT NOT EXISTS (SELECT 1 FROM items) AND NOT EXISTS (SELECT 1 FROM shows)
+          AND NOT EXISTS (SELECT 1 FROM video_groups) AND NOT EXISTS (SELECT 1 FROM collections)
+          AND NOT EXISTS (SELECT 1 FROM playlists)`,
+    )
+      .pluck()
+      .get() === 1
+  );
+}

@@ -1,0 +1,128 @@
+/**
+ * Interface A's list parameters (filters, sort, order) turned into SQL fragments.
+ * Pure: every fragment comes from the fixed tables below, never from request text;
+ * values travel as bound parameters.
+ */
+
+export type Order = 'asc' | 'desc';
+export type Source = 'recordings' | 'imports';
+
+export const PARENT_SORTS = ['alpha', 'date_added', 'date_released'] as const;
+export const ITEM_SORTS = ['date_added', 'date_aired', 'title', 'episode_title', 'duration'] as const;
+export const MOVIE_SORTS = ['alpha', 'date_added', 'date_released', 'duration'] as const;
+export const ORDERS = ['asc', 'desc'] as const;
+export const SOURCES = ['recordings', 'imports'] as const;
+export const COLLECTION_TYPES = ['movies', 'shows'] as const;
+
+export type ParentSort = (typeof PARENT_SORTS)[number];
+export type ItemSort = (typeof ITEM_SORTS)[number] | (typeof MOVIE_SORTS)[number];
+/** Orders an endpoint uses when the client names none; not accepted from clients. */
+export type DefaultItemOrder = 'natural' | 'show_natural' | 'position';
+
+export interface ItemFilter {
+  watched?: boolean;
+  favorited?: boolean;
+  verified?: boolean;
+  source?: Source;
+}
+
+export interface ParentFilter {
+  /** true: every episode/video watched (vacuously true with none); false: at least one unwatched. */
+  watched?: boolean;
+  favorited?: boolean;
+}
+
+export interface SortRequest<S extends string> {
+  sort?: S | undefined;
+  order?: Order | undefined;
+}
+
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+interface SortKey {
+  expressions: readonly string[];
+  defaultOrder: Order;
+}
+
+/** Item columns are under alias `i`; the parent show `s`, the video group `g`, a playlist row `p`. */
+const ITEM_SORT_KEYS: Record<ItemSort | DefaultItemOrder, SortKey> = {
+  date_added: { expressions: ['i.created_at'], defaultOrder: 'desc' },
+  date_aired: { expressions: ['coalesce(i.original_air_date, i.release_date)'], defaultOrder: 'desc' },
+  date_released: {
+    expressions: ["coalesce(i.release_date, CAST(i.release_year AS TEXT))"],
+    defaultOrder: 'desc',
+  },
+  title: {
+    expressions: ["CASE i.kind WHEN 'episode' THEN s.name WHEN 'video' THEN g.name ELSE i.title END COLLATE NOCASE"],
+    defaultOrder: 'asc',
+  },
+  alpha: { expressions: ['i.title COLLATE NOCASE'], defaultOrder: 'asc' },
+  episode_title: {
+    expressions: ["CASE WHEN i.kind = 'movie' THEN NULL ELSE i.title END COLLATE NOCASE"],
+    defaultOrder: 'asc',
+  },
+  duration: { expressions: ['i.duration'], defaultOrder: 'desc' },
+  natural: {
+    expressions: ['i.season_number', 'i.episode_number', 'i.original_air_date', 'i.title COLLATE NOCASE'],
+    defaultOrder: 'asc',
+  },
+  show_natural: {
+    expressions: [
+      "CASE i.kind WHEN 'episode' THEN s.name ELSE i.title END COLLATE NOCASE",
+      'i.season_number',
+      'i.episode_number',
+      'i.original_air_date',
+    ],
+    defaultOrder: 'asc',
+  },
+  position: { expressions: ['p.position'], defaultOrder: 'asc' },
+};
+
+/** Show and video group columns are under alias `t`. */
+const PARENT_SORT_KEYS: Record<ParentSort, SortKey> = {
+  alpha: { expressions: ['t.name COLLATE NOCASE'], defaultOrder: 'asc' },
+  date_added: { expressions: ['t.created_at'], defaultOrder: 'desc' },
+  date_released: { expressions: ["coalesce(t.release_date, CAST(t.release_year AS TEXT))"], defaultOrder: 'desc' },
+};
+
+/**
+ * ORDER BY for a key: missing values last in either direction, then ties broken by
+ * `tieBreak` ascending, so equal keys always come back in the same order.
+ */
+function orderBy(key: SortKey, order: Order | undefined, tieBreak: string): string {
+  const direction = (order ?? key.defaultOrder) === 'asc' ? 'ASC' : 'DESC';
+  const terms = key.expressions.flatMap((expression) => [`(${expression}) IS NULL`, `${expression} ${direction}`]);
+  return `ORDER BY ${[...terms, `${tieBreak} ASC`].join(', ')}`;
+}
+
+export function itemOrderBy(request: SortRequest<ItemSort>, fallback: ItemSort | DefaultItemOrder): string {
+  return orderBy(ITEM_SORT_KEYS[request.sort ?? fallback], request.order, 'i.id');
+}
+
+export function parentOrderBy(request: SortRequest<ParentSort>): string {
+  return orderBy(PARENT_SORT_KEYS[request.sort ?? 'alpha'], request.order, 't.id');
+}
+
+/** WHERE terms (joined with AND by the caller) for the item filters. */
+export function itemFilterTerms(filter: ItemFilter): SqlFragment[] {
+  const terms: SqlFragment[] = [];
+  if (filter.watched !== undefined) terms.push({ sql: 'i.watched = ?', params: [filter.watched ? 1 : 0] });
+  if (filter.favorited !== undefined) terms.push({ sql: 'i.favorited = ?', params: [filter.favorited ? 1 : 0] });
+  if (filter.verified !== undefined) terms.push({ sql: 'i.verified = ?', params: [filter.verified ? 1 : 0] });
+  if (filter.source !== undefined) terms.push({ sql: 'i.source = ?', params: [filter.source] });
+  return terms;
+}
+
+/** Joins WHERE terms; an empty list matches everything. */
+export function whereClause(terms: readonly SqlFragment[]): SqlFragment {
+  if (terms.length === 0) return { sql: '', params: [] };
+  return { sql: `WHERE ${terms.map((t) => `(${t.sql})`).join(' AND ')}`, params: terms.flatMap((t) => t.params) };
+}
+
+/** "true"/"false" query values to booleans; undefined stays undefined. */
+export function parseBooleanParam(value: 'true' | 'false' | undefined): boolean | undefined {
+  return value === undefined ? undefined : value === 'true';
+}

@@ -1,0 +1,212 @@
+/**
+ * Database rows to interface A resources. Null columns are left out of the object
+ * (the specification omits null properties), 0/1 become booleans, JSON columns
+ * become arrays, and server-relative image paths become absolute URLs.
+ */
+import type { ChannelRow } from '../dvr/channels.repository.js';
+import type { JobRow } from '../dvr/jobs.repository.js';
+import type { CollectionRow, PlaylistRow } from './collections.repository.js';
+import type { ItemRow } from './items.repository.js';
+import type {
+  Channel,
+  Collection,
+  ContentItem,
+  ContentMovie,
+  Episode,
+  Job,
+  JobItem,
+  Movie,
+  Playlist,
+  Show,
+  Video,
+  VideoGroup,
+} from './library.schemas.js';
+import type { ParentRow } from './parents.repository.js';
+
+export interface MapContext {
+  /** Absolute base such as `http://tv.local:8089`, without a trailing slash. */
+  baseUrl: string;
+}
+
+type Out = Record<string, unknown>;
+
+function text(out: Out, key: string, value: string | number | null): void {
+  if (value !== null) out[key] = value;
+}
+
+function list(out: Out, key: string, json: string | null): void {
+  if (json !== null) out[key] = JSON.parse(json);
+}
+
+function flag(out: Out, key: string, value: number): void {
+  out[key] = value === 1;
+}
+
+/** Stored URLs that start with `/` point at this server. */
+export function resolveUrl(value: string, context: MapContext): string {
+  return value.startsWith('/') ? context.baseUrl + value : value;
+}
+
+function url(out: Out, key: string, value: string | null, context: MapContext): void {
+  if (value !== null) out[key] = resolveUrl(value, context);
+}
+
+function parentFields(row: ParentRow, context: MapContext): Out {
+  const out: Out = { id: row.id, name: row.name };
+  text(out, 'summary', row.summary);
+  url(out, 'image_url', row.image_url, context);
+  text(out, 'release_year', row.release_year);
+  text(out, 'release_date', row.release_date);
+  list(out, 'genres', row.genres);
+  list(out, 'categories', row.categories);
+  list(out, 'labels', row.labels);
+  return out;
+}
+
+function parentTail(out: Out, row: ParentRow): void {
+  out.number_unwatched = row.number_unwatched;
+  flag(out, 'favorited', row.favorited);
+  text(out, 'last_watched_at', row.last_watched_at);
+}
+
+export function toShow(row: ParentRow, context: MapContext): Show {
+  const out = parentFields(row, context);
+  list(out, 'cast', row.cast_members ?? null);
+  out.episode_count = row.child_count;
+  parentTail(out, row);
+  text(out, 'last_recorded_at', row.last_recorded_at);
+  out.created_at = row.created_at;
+  out.updated_at = row.updated_at;
+  return out as Show;
+}
+
+export function toVideoGroup(row: ParentRow, context: MapContext): VideoGroup {
+  const out = parentFields(row, context);
+  out.video_count = row.child_count;
+  parentTail(out, row);
+  out.created_at = row.created_at;
+  out.updated_at = row.updated_at;
+  return out as VideoGroup;
+}
+
+const ITEM_FLAGS = ['watched', 'favorited', 'delayed', 'cancelled', 'corrupted', 'completed', 'processed', 'locked', 'verified'] as const;
+
+/**
+ * Every field any item shape may carry, under its payload name. The response
+ * schema of each shape then keeps only its own fields, in its own order.
+ */
+function itemFields(row: ItemRow, context: MapContext): Out {
+  const out: Out = { id: row.id };
+  text(out, 'show_id', row.show_id);
+  text(out, 'video_group_id', row.video_group_id);
+  text(out, 'program_id', row.program_id);
+  text(out, 'path', row.path);
+  text(out, 'channel', row.channel);
+  text(out, 'season_number', row.season_number);
+  text(out, 'episode_number', row.episode_number);
+  text(out, 'event_title', row.event_title);
+  text(out, 'summary', row.summary);
+  text(out, 'full_summary', row.full_summary);
+  text(out, 'content_rating', row.content_rating);
+  url(out, 'image_url', row.image_url, context);
+  url(out, 'thumbnail_url', row.thumbnail_url, context);
+  text(out, 'duration', row.duration);
+  out.playback_time = row.playback_time;
+  text(out, 'original_air_date', row.original_air_date);
+  text(out, 'release_year', row.release_year);
+  text(out, 'release_date', row.release_date);
+  list(out, 'genres', row.genres);
+  list(out, 'tags', row.tags);
+  list(out, 'categories', row.categories);
+  list(out, 'cast', row.cast_members);
+  list(out, 'directors', row.directors);
+  list(out, 'labels', row.labels);
+  list(out, 'commercials', row.commercials);
+  for (const name of ITEM_FLAGS) flag(out, name, row[name]);
+  text(out, 'last_watched_at', row.last_watched_at);
+  out.created_at = row.created_at;
+  out.updated_at = row.updated_at;
+  return out;
+}
+
+export function toEpisode(row: ItemRow, context: MapContext): Episode {
+  const out = itemFields(row, context);
+  text(out, 'title', row.parent_name);
+  text(out, 'episode_title', row.title);
+  return out as Episode;
+}
+
+export function toMovie(row: ItemRow, context: MapContext): Movie {
+  const out = itemFields(row, context);
+  text(out, 'title', row.title);
+  return out as Movie;
+}
+
+export function toVideo(row: ItemRow, context: MapContext): Video {
+  const out = itemFields(row, context);
+  text(out, 'title', row.parent_name);
+  text(out, 'video_title', row.title);
+  return out as Video;
+}
+
+/** An item of collection or playlist content, in the shape of its kind. */
+export function toContentItem(row: ItemRow, context: MapContext): ContentItem {
+  if (row.kind === 'episode') return toEpisode(row, context);
+  if (row.kind === 'video') return toVideo(row, context);
+  return toMovie(row, context) as ContentMovie;
+}
+
+export function toCollection(row: CollectionRow, context: MapContext): Collection {
+  const out: Out = { id: row.id, collection_type: row.collection_type, name: row.name };
+  url(out, 'image_url', row.image_url, context);
+  list(out, 'labels', row.labels);
+  out.content_count = row.content_count;
+  text(out, 'last_watched_at', row.last_watched_at);
+  out.created_at = row.created_at;
+  out.updated_at = row.updated_at;
+  return out as Collection;
+}
+
+export function toPlaylist(row: PlaylistRow): Playlist {
+  const out: Out = { id: row.id, name: row.name };
+  list(out, 'labels', row.labels);
+  out.content_count = row.content_count;
+  text(out, 'last_watched_at', row.last_watched_at);
+  out.created_at = row.created_at;
+  out.updated_at = row.updated_at;
+  return out as Playlist;
+}
+
+/** Drops null members of a stored job item, so the payload omits them like every other resource. */
+function compactObject(value: Record<string, unknown>): Out {
+  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== null && member !== undefined));
+}
+
+export function toJob(row: JobRow, context: MapContext): Job {
+  const item = compactObject(JSON.parse(row.item) as Record<string, unknown>);
+  if (typeof item.image_url === 'string') item.image_url = resolveUrl(item.image_url, context);
+  const out: Out = {
+    id: row.id,
+    name: row.name,
+    start_time: row.start_time,
+    end_time: row.end_time,
+    duration: row.end_time - row.start_time,
+    channels: JSON.parse(row.channels),
+  };
+  text(out, 'channel', row.channel);
+  flag(out, 'skipped', row.skipped);
+  flag(out, 'failed', row.failed);
+  text(out, 'error', row.error);
+  out.updated_at = row.updated_at;
+  out.item = item as JobItem;
+  return out as Job;
+}
+
+export function toChannel(row: ChannelRow, context: MapContext): Channel {
+  const out: Out = { id: row.id, number: row.number, name: row.name };
+  text(out, 'call_sign', row.call_sign);
+  url(out, 'image_url', row.image_url, context);
+  flag(out, 'hd', row.hd);
+  flag(out, 'favorited', row.favorited);
+  return out as Channel;
+}

@@ -1,0 +1,50 @@
+/** A real, migrated SQLite library in a fresh temporary directory, and an app over it. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildHttpApp, type HttpAppOptions } from '../../src/api/http-app.js';
+import { type Db, databasePath, openDatabase, prepareDataDir } from '../../src/db/database.js';
+import { LibraryService } from '../../src/library/library.service.js';
+
+export interface TempLibrary {
+  dir: string;
+  db: Db;
+  library: LibraryService;
+  close(): void;
+}
+
+export function tempDir(prefix = 'antenna-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function createTempLibrary(): TempLibrary {
+  const dir = tempDir();
+  prepareDataDir(dir);
+  const db = openDatabase(databasePath(dir));
+  return {
+    dir,
+    db,
+    library: new LibraryService(db),
+    close() {
+      if (db.open) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The full HTTP app over a temp library; logs are silent unless a test asks. */
+export async function buildTestApp(
+  temp: TempLibrary,
+  options: Partial<Omit<HttpAppOptions, 'library'>> = {},
+): Promise<FastifyInstance> {
+  const app = await buildHttpApp({
+    library: temp.library,
+    logger: pino({ level: 'silent' }),
+    fallbackBaseUrl: 'http://localhost:8089',
+    ...options,
+  });
+  await app.ready();
+  return app;
+}

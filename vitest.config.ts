@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Service and HTTP tests open real SQLite files; keep them in separate processes.
+    pool: 'forks',
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    // A skipped or focused test must not land on main.
+    allowOnly: false,
+  },
+});
