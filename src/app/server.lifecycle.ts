@@ -77,8 +77,6 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
 export async function runServer(config: ServerConfig): Promise<void> {
   const logger = createLogger(config);
   const server = await startServer(config, logger);
-  logger.info({ url: server.url, data: config.data }, 'antenna server listening');
-  process.stdout.write(`Antenna server is running at ${server.url} (API docs: ${server.url}/api/docs). Stop it with Ctrl-C.\n`);
   const shutdown = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutting down');
     server.stop().then(
@@ -89,6 +87,9 @@ export async function runServer(config: ServerConfig): Promise<void> {
       },
     );
   };
+  // Handlers first, announcement second: whoever reacts to the announcement can already stop us.
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  logger.info({ url: server.url, data: config.data }, 'antenna server listening');
+  process.stdout.write(`Antenna server is running at ${server.url} (API docs: ${server.url}/api/docs). Stop it with Ctrl-C.\n`);
 }

@@ -21,13 +21,13 @@ export function databasePath(dataDir: string): string {
  * database file inside it.
  */
 export function prepareDataDir(dataDir: string): void {
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) {
+    throw new StartupError(`Data directory ${dataDir} is not a directory; choose another with --data.`);
+  }
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {
     throw new StartupError(`Data directory ${dataDir} cannot be created (${reason(error)}); choose another with --data.`);
-  }
-  if (!statSync(dataDir).isDirectory()) {
-    throw new StartupError(`Data directory ${dataDir} is not a directory; choose another with --data.`);
   }
   // access(W_OK) says yes to root even on read-only mounts, so write a real probe file.
   const probe = join(dataDir, `.antenna-write-probe-${process.pid}`);
@@ -57,6 +57,14 @@ export function openDatabase(file: string): Db {
     db.close();
     throw error;
   }
+  return db;
+}
+
+/** A migrated database that lives only in memory, for generating documents and for tools. */
+export function openMemoryDatabase(): Db {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
   return db;
 }
 

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { validationErrorBody } from '../../src/api/error-reply.js';
+
+describe('validationErrorBody', () => {
+  it('names the parameter and the allowed values of an enum', () => {
+    const body = validationErrorBody(
+      [{ keyword: 'enum', instancePath: '/order', params: { allowedValues: ['asc', 'desc'] } }],
+      'querystring',
+    );
+    expect(body).toEqual({
+      status: 400,
+      code: 'invalid_parameter',
+      message: "The query parameter 'order' must be one of: asc, desc.",
+      parameter: 'order',
+      allowed: ['asc', 'desc'],
+    });
+  });
+
+  it('finds the allowed values in the schema when the error is about the type (a repeated parameter)', () => {
+    const body = validationErrorBody(
+      [{ keyword: 'type', instancePath: '/watched', message: 'must be string', params: {}, parentSchema: { enum: ['true', 'false'] } }],
+      'querystring',
+    );
+    expect(body.parameter).toBe('watched');
+    expect(body.allowed).toEqual(['true', 'false']);
+  });
+
+  it('explains other failures with the validator’s words', () => {
+    const body = validationErrorBody([{ keyword: 'maxLength', instancePath: '/name', message: 'must NOT have more than 5 characters', params: {} }], 'body');
+    expect(body.message).toBe("The body field 'name' is invalid: it must NOT have more than 5 characters.");
+    expect(body.allowed).toBeUndefined();
+  });
+});

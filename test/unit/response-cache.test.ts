@@ -1,0 +1,103 @@
+import { gunzipSync, brotliDecompressSync } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CachedBody, ResponseCache, negotiateEncoding, strongEtag } from '../../src/api/response-cache.js';
+
+describe('negotiateEncoding', () => {
+  it.each([
+    [undefined, 'identity'],
+    ['', 'identity'],
+    ['gzip', 'gzip'],
+    ['gzip, deflate, br', 'br'],
+    ['br;q=0, gzip', 'gzip'],
+    ['gzip;q=0.5, br;q=0.8', 'br'],
+    ['br;q=0.2, gzip;q=0.9', 'gzip'],
+    ['*', 'br'],
+    ['*;q=0', 'identity'],
+    ['identity', 'identity'],
+    ['GZIP', 'gzip'],
+    ['gzip;q=abc', 'identity'],
+  ] as const)('%j → %s', (header, expected) => {
+    expect(negotiateEncoding(header)).toBe(expected);
+  });
+
+  it('never throws and always answers a known encoding', () => {
+    fc.assert(
+      fc.property(fc.string(), (header) => {
+        expect(['br', 'gzip', 'identity']).toContain(negotiateEncoding(header));
+      }),
+    );
+  });
+});
+
+describe('CachedBody', () => {
+  const body = new CachedBody(Buffer.from('x'.repeat(2000)), strongEtag(Buffer.from('x'.repeat(2000))));
+
+  it('has a strong, quoted ETag that depends on the bytes', () => {
+    expect(body.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(strongEtag(Buffer.from('a'))).not.toBe(strongEtag(Buffer.from('b')));
+  });
+
+  it('gives compressed representations their own ETags', () => {
+    expect(body.etagFor('gzip')).not.toBe(body.etag);
+    expect(body.etagFor('br')).not.toBe(body.etagFor('gzip'));
+    expect(body.etagFor('identity')).toBe(body.etag);
+  });
+
+  it('matches If-None-Match lists, weak forms, * and any representation’s tag', () => {
+    expect(body.matches(body.etag)).toBe(true);
+    expect(body.matches(`"other", ${body.etag}`)).toBe(true);
+    expect(body.matches(`W/${body.etag}`)).toBe(true);
+    expect(body.matches(body.etagFor('gzip'))).toBe(true);
+    expect(body.matches('*')).toBe(true);
+    expect(body.matches('"other"')).toBe(false);
+    expect(body.matches('')).toBe(false);
+  });
+
+  it('compresses once per encoding, to bytes that decompress to the original', async () => {
+    const gz = await body.encoded('gzip');
+    expect(gunzipSync(gz).equals(body.identity)).toBe(true);
+    expect(await body.encoded('gzip')).toBe(gz);
+    expect(brotliDecompressSync(await body.encoded('br')).equals(body.identity)).toBe(true);
+  });
+
+  it('does not compress small bodies', () => {
+    expect(new CachedBody(Buffer.from('{}'), '"a"').compressible()).toBe(false);
+  });
+});
+
+describe('ResponseCache', () => {
+  it('serves an entry only for the generation it was built from', () => {
+    const cache = new ResponseCache(1_000_000);
+    cache.set('k', '1.1', Buffer.from('one'));
+    expect(cache.get('k', '1.1')?.identity.toString()).toBe('one');
+    expect(cache.get('k', '2.1')).toBeUndefined();
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 1, entries: 1 });
+  });
+
+  it('evicts least recently used entries to stay within its byte budget', () => {
+    const cache = new ResponseCache(100); // each 20-byte body is counted as 40
+    cache.set('a', 'g', Buffer.alloc(20));
+    cache.set('b', 'g', Buffer.alloc(20));
+    cache.get('a', 'g'); // a is now the most recently used
+    cache.set('c', 'g', Buffer.alloc(20));
+    expect(cache.get('b', 'g')).toBeUndefined();
+    expect(cache.get('a', 'g')).toBeDefined();
+    expect(cache.get('c', 'g')).toBeDefined();
+    expect(cache.stats().bytes).toBeLessThanOrEqual(100);
+  });
+
+  it('does not keep a body larger than the whole budget, but still returns it', () => {
+    const cache = new ResponseCache(10);
+    const body = cache.set('big', 'g', Buffer.alloc(100));
+    expect(body.identity.length).toBe(100);
+    expect(cache.stats().entries).toBe(0);
+  });
+
+  it('replaces an entry stored again under the same key', () => {
+    const cache = new ResponseCache(1000);
+    cache.set('k', 'g1', Buffer.alloc(10));
+    cache.set('k', 'g2', Buffer.alloc(10));
+    expect(cache.stats()).toMatchObject({ entries: 1, bytes: 20 });
+  });
+});

@@ -1,0 +1,111 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  DEFAULTS,
+  loadServerConfig,
+  readConfigFile,
+  resolveServerConfig,
+  settingsFromEnv,
+} from '../../src/config/server-config.js';
+
+describe('resolveServerConfig', () => {
+  it('uses the defaults when nothing is given, with paths made absolute', () => {
+    const config = resolveServerConfig([], '/srv');
+    expect(config).toEqual({ ...DEFAULTS, data: '/srv/data' });
+  });
+
+  it('takes each setting from the first place that gives it: flags, then env, then file', () => {
+    const config = resolveServerConfig(
+      [{ port: '9000' }, { port: '9001', host: '127.0.0.1' }, { port: 9002, host: '::', data: '/var/antenna' }],
+      '/srv',
+    );
+    expect(config.port).toBe(9000);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.data).toBe('/var/antenna');
+  });
+
+  it('takes a list whole from one place instead of merging', () => {
+    const config = resolveServerConfig([{ tv: ['/a'] }, { tv: ['/b', '/c'], movies: ['/m'] }], '/');
+    expect(config.tv).toEqual(['/a']);
+    expect(config.movies).toEqual(['/m']);
+  });
+
+  it('normalises the public URL and refuses what is not http(s)', () => {
+    expect(resolveServerConfig([{ publicUrl: 'https://tv.example.org/' }]).publicUrl).toBe('https://tv.example.org');
+    expect(() => resolveServerConfig([{ publicUrl: 'ftp://x' }])).toThrow(ConfigError);
+    expect(() => resolveServerConfig([{ publicUrl: 'not a url' }])).toThrow(/absolute http\(s\) URL/);
+  });
+
+  it('refuses ports that are not whole numbers from 0 to 65535, saying what is accepted', () => {
+    for (const port of ['-1', '65536', '80x', '', '1.5']) {
+      expect(() => resolveServerConfig([{ port }])).toThrow(/0 to 65535/);
+    }
+    expect(resolveServerConfig([{ port: '0' }]).port).toBe(0);
+  });
+
+  it('refuses unknown log levels and yes/no values', () => {
+    expect(() => resolveServerConfig([{ logLevel: 'loud' }])).toThrow(/Log level 'loud'/);
+    expect(() => resolveServerConfig([{ sample: 'perhaps' }])).toThrow(ConfigError);
+    expect(resolveServerConfig([{ sample: 'false' }]).sample).toBe(false);
+  });
+
+  it('either yields a valid config or a ConfigError, whatever the port text', () => {
+    fc.assert(
+      fc.property(fc.string(), (port) => {
+        try {
+          const config = resolveServerConfig([{ port }]);
+          expect(Number.isInteger(config.port)).toBe(true);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ConfigError);
+        }
+      }),
+    );
+  });
+});
+
+describe('settingsFromEnv', () => {
+  it('reads ANTENNA_* variables, lists split on the path delimiter, empty ones ignored', () => {
+    expect(settingsFromEnv({ ANTENNA_PORT: '1234', ANTENNA_TV: '/a::/b', ANTENNA_HOST: '' })).toMatchObject({
+      port: '1234',
+      tv: ['/a', '/b'],
+      host: undefined,
+    });
+  });
+});
+
+describe('config file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'antenna-config-'));
+
+  it('resolves relative paths against the file’s folder', () => {
+    const file = join(dir, 'antenna.json');
+    writeFileSync(file, JSON.stringify({ data: 'state', tv: ['media/tv'], port: 8100, publicUrl: 'http://tv.local:8100' }));
+    expect(readConfigFile(file)).toMatchObject({ data: join(dir, 'state'), tv: [join(dir, 'media/tv')], port: 8100 });
+  });
+
+  it('names the bad key or value', () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ prot: 8100 }));
+    expect(() => readConfigFile(file)).toThrow(/bad\.json is invalid/);
+    writeFileSync(file, JSON.stringify({ port: 'eighty' }));
+    expect(() => readConfigFile(file)).toThrow(/\/port/);
+    writeFileSync(file, '{ not json');
+    expect(() => readConfigFile(file)).toThrow(/cannot be read as JSON/);
+  });
+
+  it('sits below flags and the environment', () => {
+    const file = join(dir, 'layered.json');
+    writeFileSync(file, JSON.stringify({ port: 8100, host: '10.0.0.1', logLevel: 'debug' }));
+    const config = loadServerConfig({ config: file, port: '8200' }, { ANTENNA_HOST: '127.0.0.1' });
+    expect(config).toMatchObject({ port: 8200, host: '127.0.0.1', logLevel: 'debug' });
+  });
+
+  it('is found through ANTENNA_CONFIG too', () => {
+    const file = join(dir, 'env.json');
+    writeFileSync(file, JSON.stringify({ port: 8300 }));
+    expect(loadServerConfig({}, { ANTENNA_CONFIG: file }).port).toBe(8300);
+  });
+});
