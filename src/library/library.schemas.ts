@@ -31,6 +31,8 @@ const itemFlags = {
   verified: Flag,
 };
 
+const itemTimes = { last_watched_at: Millis, created_at: Millis, updated_at: Millis };
+
 export const ShowSchema = Type.Object(
   optional({
     id: Id,
@@ -131,9 +133,7 @@ export const EpisodeSchema = Type.Object(
     labels: Strings,
     commercials: Type.Array(Type.Number(), { description: 'seconds: start, end, start, end, ...' }),
     ...itemFlags,
-    last_watched_at: Millis,
-    created_at: Millis,
-    updated_at: Millis,
+    ...itemTimes,
   }),
   { title: 'Episode' },
 );
@@ -162,58 +162,20 @@ const movieFields = {
   commercials: Type.Array(Type.Number(), { description: 'seconds: start, end, start, end, ...' }),
 };
 
+const { locked: _locked, ...flagsWithoutLocked } = itemFlags;
+const { channel: _channel, full_summary: _fullSummary, ...contentMovieFields } = movieFields;
+
 /** A movie as `/api/v1/movies` serves it: the specification leaves `locked` out of this payload. */
-export const MovieSchema = Type.Object(
-  optional({
-    ...movieFields,
-    watched: Flag,
-    favorited: Flag,
-    delayed: Flag,
-    cancelled: Flag,
-    corrupted: Flag,
-    completed: Flag,
-    processed: Flag,
-    verified: Flag,
-    last_watched_at: Millis,
-    created_at: Millis,
-    updated_at: Millis,
-  }),
-  { title: 'Movie' },
-);
+export const MovieSchema = Type.Object(optional({ ...movieFields, ...flagsWithoutLocked, ...itemTimes }), { title: 'Movie' });
 
 /**
  * A movie inside collection or playlist content: the specification's list for these
  * items (with `locked`, without `channel` and `full_summary`), plus the movie fields
  * the compatibility notes name.
  */
-export const ContentMovieSchema = Type.Object(
-  optional({
-    id: Id,
-    program_id: Type.String(),
-    path: Type.String(),
-    title: Type.String(),
-    summary: Type.String(),
-    content_rating: Type.String(),
-    image_url: Type.String(),
-    thumbnail_url: Type.String(),
-    duration: Seconds,
-    playback_time: Seconds,
-    release_year: Type.Integer(),
-    release_date: DateString,
-    genres: Strings,
-    tags: Strings,
-    categories: Strings,
-    cast: Strings,
-    directors: Strings,
-    labels: Strings,
-    commercials: movieFields.commercials,
-    ...itemFlags,
-    last_watched_at: Millis,
-    created_at: Millis,
-    updated_at: Millis,
-  }),
-  { title: 'Movie (in collection or playlist content)' },
-);
+export const ContentMovieSchema = Type.Object(optional({ ...contentMovieFields, ...itemFlags, ...itemTimes }), {
+  title: 'Movie (in collection or playlist content)',
+});
 
 export const VideoSchema = Type.Object(
   optional({
@@ -237,9 +199,7 @@ export const VideoSchema = Type.Object(
     categories: Strings,
     labels: Strings,
     ...itemFlags,
-    last_watched_at: Millis,
-    created_at: Millis,
-    updated_at: Millis,
+    ...itemTimes,
   }),
   { title: 'Video' },
 );
