@@ -78,12 +78,19 @@ export function installErrorHandlers(app: FastifyInstance): void {
   );
 }
 
-/** Fastify's errors raised before routing (a URL that is not valid percent-encoding). */
-export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  if (error.code === 'FST_ERR_BAD_URL') {
-    // Such a path cannot name anything that exists.
-    sendError(reply, { status: 404, code: 'not_found', message: 'Nothing at this URL: it is not valid percent-encoding.' });
+/** Headers the CORS plugin would add, for answers made before any route (and so any plugin hook) runs. */
+function corsHeaders(reply: FastifyReply): FastifyReply {
+  return reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', 'ETag');
+}
+
+/**
+ * Fastify's errors raised before routing: a URL that is not valid percent-encoding,
+ * or a path segment longer than any id. Neither can name anything that exists.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    sendError(corsHeaders(reply), { status: 404, code: 'not_found', message: 'Nothing at this URL: no resource has such an id.' });
     return;
   }
-  sendError(reply, { status: 400, code: 'bad_request', message: error.message });
+  sendError(corsHeaders(reply), { status: 400, code: 'bad_request', message: truncate(error.message, 200) });
 }

@@ -21,7 +21,7 @@ import {
 } from '../library/library.schemas.js';
 import type { MapContext } from '../library/resource-mappers.js';
 import { ErrorSchema, sendError } from './error-reply.js';
-import { ContentListSchema, serializeContent, serializers } from './json-serializers.js';
+import { AllListSchema, ContentListSchema, serializeMixed, serializers } from './json-serializers.js';
 import {
   CollectionQuerySchema,
   IdParamsSchema,
@@ -191,7 +191,7 @@ function specs(library: LibraryService): RouteSpec[] {
       withId: true,
       querystring: ItemQuerySchema,
       response: ContentListSchema,
-      render: (id, q, c) => serializeContent(library.listCollectionContent(id, toItemQuery(q), c)),
+      render: (id, q, c) => serializeMixed(library.listCollectionContent(id, toItemQuery(q), c), 'content'),
     },
     {
       url: '/api/v1/playlists',
@@ -216,7 +216,7 @@ function specs(library: LibraryService): RouteSpec[] {
       withId: true,
       querystring: ItemQuerySchema,
       response: ContentListSchema,
-      render: (id, q, c) => serializeContent(library.listPlaylistContent(id, toItemQuery(q), c)),
+      render: (id, q, c) => serializeMixed(library.listPlaylistContent(id, toItemQuery(q), c), 'content'),
     },
     {
       url: '/api/v1/jobs',
@@ -240,8 +240,8 @@ function specs(library: LibraryService): RouteSpec[] {
       description: `Each item in its own shape; the filters and sorts of /api/v1/episodes. Newest first by default. ${LIST_NOTE}`,
       tag: 'library',
       querystring: ItemQuerySchema,
-      response: ContentListSchema,
-      render: (_, q, c) => serializeContent(library.listAll(toItemQuery(q), c)),
+      response: AllListSchema,
+      render: (_, q, c) => serializeMixed(library.listAll(toItemQuery(q), c), 'list'),
     },
     {
       url: '/api/v1/channels',
@@ -309,16 +309,20 @@ export function registerInterfaceA(app: FastifyInstance, deps: InterfaceADeps): 
       (request, reply) => answer(deps, spec, request, reply),
     );
     // Interface A is read-only: say so, and which methods work, instead of a bare 404.
+    // Answered before the body is read, so no body (or a broken one) changes the answer.
     app.route({
       method: [...OTHER_METHODS],
       url: spec.url,
       schema: { hide: true },
-      handler: (_request, reply) =>
+      onRequest: (_request, reply, done) => {
         sendError(reply.header('allow', 'GET, HEAD'), {
           status: 405,
           code: 'method_not_allowed',
           message: 'Interface A is read-only: use GET or HEAD. Changes go through the management interface.',
-        }),
+        });
+        done();
+      },
+      handler: (_request, reply) => reply,
     });
   }
 }

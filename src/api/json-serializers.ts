@@ -41,20 +41,31 @@ export const serializers = {
   channel: one(ChannelSchema),
 };
 
-const contentEpisode = compile(EpisodeSchema);
-const contentMovie = compile(ContentMovieSchema);
-const contentVideo = compile(VideoSchema);
+const movieShapes = { list: compile(MovieSchema), content: compile(ContentMovieSchema) };
 
-export function serializeContent(items: readonly ContentItem[]): string {
+/**
+ * Serializes a list that mixes episodes, movies and videos, each with its own shape's
+ * serializer. Movies take the `/movies` shape in `/all` ('list') and the content shape
+ * (with `locked`) in collection and playlist content ('content').
+ */
+export function serializeMixed(items: readonly ContentItem[], movieShape: keyof typeof movieShapes): string {
+  const movie = movieShapes[movieShape];
   const parts = items.map((item) => {
-    if ('show_id' in item) return contentEpisode(item);
-    if ('video_group_id' in item) return contentVideo(item);
-    return contentMovie(item);
+    if ('show_id' in item) return serializers.episode.one(item);
+    if ('video_group_id' in item) return serializers.video.one(item);
+    return movie(item);
   });
   return `[${parts.join(',')}]`;
 }
 
-/** The response schema of a content list, for validation docs and OpenAPI. */
+const mixedDescription = 'each item in its own shape: episode, movie or video';
+
+/** The response schema of collection and playlist content, for OpenAPI. */
 export const ContentListSchema = Type.Array(Type.Union([EpisodeSchema, ContentMovieSchema, VideoSchema]), {
-  description: 'each item in its own shape: episode, movie or video',
+  description: mixedDescription,
+});
+
+/** The response schema of `/api/v1/all`, for OpenAPI. */
+export const AllListSchema = Type.Array(Type.Union([EpisodeSchema, MovieSchema, VideoSchema]), {
+  description: mixedDescription,
 });
