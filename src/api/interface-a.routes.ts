@@ -21,7 +21,7 @@ import {
 } from '../library/library.schemas.js';
 import type { MapContext } from '../library/resource-mappers.js';
 import { ErrorSchema, sendError } from './error-reply.js';
-import { AllListSchema, ContentListSchema, serializeMixed, serializers } from './json-serializers.js';
+import { AllListSchema, ContentListSchema, serializers } from './json-serializers.js';
 import {
   CollectionQuerySchema,
   IdParamsSchema,
@@ -52,7 +52,7 @@ interface RouteSpec {
   withId?: boolean;
   response: TSchema;
   /** Builds the JSON text; throws NotFoundError for an unknown id. */
-  render: (id: string, query: Query, context: MapContext) => string;
+  render: (id: string, query: Query, context: MapContext) => string | Buffer;
 }
 
 const LIST_NOTE = 'Filters combine with AND. Sorting is stable: ties are broken by id.';
@@ -85,7 +85,7 @@ function specs(library: LibraryService): RouteSpec[] {
       withId: true,
       querystring: ItemQuerySchema,
       response: Type.Array(EpisodeSchema),
-      render: (id, q, c) => s.episode.many(library.listShowEpisodes(id, toItemQuery(q), c)),
+      render: (id, q, c) => library.listShowEpisodes(id, toItemQuery(q), c),
     },
     {
       url: '/api/v1/episodes',
@@ -94,7 +94,7 @@ function specs(library: LibraryService): RouteSpec[] {
       tag: 'episodes',
       querystring: ItemQuerySchema,
       response: Type.Array(EpisodeSchema),
-      render: (_, q, c) => s.episode.many(library.listEpisodes(toItemQuery(q), c)),
+      render: (_, q, c) => library.listEpisodes(toItemQuery(q), c),
     },
     {
       url: '/api/v1/episodes/:id',
@@ -102,7 +102,7 @@ function specs(library: LibraryService): RouteSpec[] {
       tag: 'episodes',
       withId: true,
       response: EpisodeSchema,
-      render: (id, _, c) => s.episode.one(library.getEpisode(id, c)),
+      render: (id, _, c) => library.getEpisode(id, c),
     },
     {
       url: '/api/v1/movies',
@@ -111,7 +111,7 @@ function specs(library: LibraryService): RouteSpec[] {
       tag: 'movies',
       querystring: MovieQuerySchema,
       response: Type.Array(MovieSchema),
-      render: (_, q, c) => s.movie.many(library.listMovies(toItemQuery(q), c)),
+      render: (_, q, c) => library.listMovies(toItemQuery(q), c),
     },
     {
       url: '/api/v1/movies/:id',
@@ -119,7 +119,7 @@ function specs(library: LibraryService): RouteSpec[] {
       tag: 'movies',
       withId: true,
       response: MovieSchema,
-      render: (id, _, c) => s.movie.one(library.getMovie(id, c)),
+      render: (id, _, c) => library.getMovie(id, c),
     },
     {
       url: '/api/v1/video_groups',
@@ -146,7 +146,7 @@ function specs(library: LibraryService): RouteSpec[] {
       withId: true,
       querystring: VideoQuerySchema,
       response: Type.Array(VideoSchema),
-      render: (id, q, c) => s.video.many(library.listGroupVideos(id, toItemQuery(q), c)),
+      render: (id, q, c) => library.listGroupVideos(id, toItemQuery(q), c),
     },
     {
       url: '/api/v1/videos',
@@ -155,7 +155,7 @@ function specs(library: LibraryService): RouteSpec[] {
       tag: 'videos',
       querystring: VideoQuerySchema,
       response: Type.Array(VideoSchema),
-      render: (_, q, c) => s.video.many(library.listVideos(toItemQuery(q), c)),
+      render: (_, q, c) => library.listVideos(toItemQuery(q), c),
     },
     {
       url: '/api/v1/videos/:id',
@@ -163,7 +163,7 @@ function specs(library: LibraryService): RouteSpec[] {
       tag: 'videos',
       withId: true,
       response: VideoSchema,
-      render: (id, _, c) => s.video.one(library.getVideo(id, c)),
+      render: (id, _, c) => library.getVideo(id, c),
     },
     {
       url: '/api/v1/collections',
@@ -191,7 +191,7 @@ function specs(library: LibraryService): RouteSpec[] {
       withId: true,
       querystring: ItemQuerySchema,
       response: ContentListSchema,
-      render: (id, q, c) => serializeMixed(library.listCollectionContent(id, toItemQuery(q), c), 'content'),
+      render: (id, q, c) => library.listCollectionContent(id, toItemQuery(q), c),
     },
     {
       url: '/api/v1/playlists',
@@ -216,7 +216,7 @@ function specs(library: LibraryService): RouteSpec[] {
       withId: true,
       querystring: ItemQuerySchema,
       response: ContentListSchema,
-      render: (id, q, c) => serializeMixed(library.listPlaylistContent(id, toItemQuery(q), c), 'content'),
+      render: (id, q, c) => library.listPlaylistContent(id, toItemQuery(q), c),
     },
     {
       url: '/api/v1/jobs',
@@ -241,7 +241,7 @@ function specs(library: LibraryService): RouteSpec[] {
       tag: 'library',
       querystring: ItemQuerySchema,
       response: AllListSchema,
-      render: (_, q, c) => serializeMixed(library.listAll(toItemQuery(q), c), 'list'),
+      render: (_, q, c) => library.listAll(toItemQuery(q), c),
     },
     {
       url: '/api/v1/channels',
@@ -263,6 +263,10 @@ function declaredQuery(spec: RouteSpec, raw: Query): Query {
   return known;
 }
 
+function toBytes(body: string | Buffer): Buffer {
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+}
+
 async function answer(
   deps: InterfaceADeps,
   spec: RouteSpec,
@@ -276,7 +280,7 @@ async function answer(
   const generation = deps.library.generation();
   const body =
     deps.cache.get(key, generation) ??
-    deps.cache.set(key, generation, Buffer.from(spec.render(id, query, { baseUrl }), 'utf8'));
+    deps.cache.set(key, generation, toBytes(spec.render(id, query, { baseUrl })));
 
   const encoding = body.compressible() ? negotiateEncoding(request.headers['accept-encoding']) : 'identity';
   reply

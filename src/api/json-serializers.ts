@@ -1,14 +1,13 @@
 /**
  * JSON serializers compiled from the resource schemas, so a payload carries exactly
- * the declared fields in the declared order. Content lists mix item shapes, so each
- * item is serialized with its own shape's serializer.
+ * the declared fields in the declared order. (Playable items are compiled from their
+ * schemas into SQL instead: see library/item-projection.ts.)
  */
 import fastJson from 'fast-json-stringify';
 import { Type, type TSchema } from 'typebox';
 import {
   ChannelSchema,
   CollectionSchema,
-  type ContentItem,
   ContentMovieSchema,
   EpisodeSchema,
   JobSchema,
@@ -32,31 +31,11 @@ function one(schema: TSchema) {
 export const serializers = {
   show: one(ShowSchema),
   videoGroup: one(VideoGroupSchema),
-  episode: one(EpisodeSchema),
-  movie: one(MovieSchema),
-  video: one(VideoSchema),
   collection: one(CollectionSchema),
   playlist: one(PlaylistSchema),
   job: one(JobSchema),
   channel: one(ChannelSchema),
 };
-
-const movieShapes = { list: compile(MovieSchema), content: compile(ContentMovieSchema) };
-
-/**
- * Serializes a list that mixes episodes, movies and videos, each with its own shape's
- * serializer. Movies take the `/movies` shape in `/all` ('list') and the content shape
- * (with `locked`) in collection and playlist content ('content').
- */
-export function serializeMixed(items: readonly ContentItem[], movieShape: keyof typeof movieShapes): string {
-  const movie = movieShapes[movieShape];
-  const parts = items.map((item) => {
-    if ('show_id' in item) return serializers.episode.one(item);
-    if ('video_group_id' in item) return serializers.video.one(item);
-    return movie(item);
-  });
-  return `[${parts.join(',')}]`;
-}
 
 const mixedDescription = 'each item in its own shape: episode, movie or video';
 

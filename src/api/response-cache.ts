@@ -62,8 +62,9 @@ export class CachedBody {
     return variant;
   }
 
+  /** Bytes held: the identity body plus an allowance for compressed variants (JSON packs to well under a quarter). */
   size(): number {
-    return this.identity.length * 2; // identity plus a rough allowance for compressed variants
+    return this.identity.length + Math.ceil(this.identity.length / 4);
   }
 }
 

@@ -14,6 +14,7 @@ import {
   itemOrderBy,
   whereClause,
 } from './list-query.js';
+import { type ItemShape, itemJsonSql, type MovieShape, mixedItemJsonSql } from './item-projection.js';
 
 export type ItemKind = 'episode' | 'movie' | 'video';
 export type ItemSource = 'recordings' | 'imports';
@@ -75,52 +76,6 @@ export interface VideoInput extends ItemInputBase {
   season_number?: number | null;
   episode_number?: number | null;
   original_air_date?: string | null;
-}
-
-export interface ItemRow {
-  id: string;
-  kind: ItemKind;
-  source: ItemSource;
-  show_id: string | null;
-  video_group_id: string | null;
-  program_id: string | null;
-  path: string | null;
-  channel: string | null;
-  season_number: number | null;
-  episode_number: number | null;
-  title: string | null;
-  event_title: string | null;
-  summary: string | null;
-  full_summary: string | null;
-  content_rating: string | null;
-  image_url: string | null;
-  thumbnail_url: string | null;
-  duration: number | null;
-  playback_time: number;
-  original_air_date: string | null;
-  release_year: number | null;
-  release_date: string | null;
-  genres: string | null;
-  tags: string | null;
-  categories: string | null;
-  cast_members: string | null;
-  directors: string | null;
-  labels: string | null;
-  commercials: string | null;
-  watched: number;
-  favorited: number;
-  delayed: number;
-  cancelled: number;
-  corrupted: number;
-  completed: number;
-  processed: number;
-  locked: number;
-  verified: number;
-  last_watched_at: number | null;
-  created_at: number;
-  updated_at: number;
-  /** The parent show's name (episodes) or video group's name (videos). */
-  parent_name: string | null;
 }
 
 const COMMON_COLUMNS: ColumnMap = {
@@ -208,7 +163,6 @@ export type ItemScope =
   | { collectionId: string; collectionType: 'movies' | 'shows' }
   | { playlistId: string };
 
-const SELECT_ITEM = `SELECT i.*, coalesce(s.name, g.name) AS parent_name`;
 const JOIN_PARENTS = `LEFT JOIN shows s ON s.id = i.show_id LEFT JOIN video_groups g ON g.id = i.video_group_id`;
 
 function scopeSql(scope: ItemScope): { from: string; terms: SqlFragment[] } {
@@ -236,20 +190,43 @@ function scopeSql(scope: ItemScope): { from: string; terms: SqlFragment[] } {
   };
 }
 
-export function listItems(
+const OPEN_BRACKET = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE_BRACKET = Buffer.from(']');
+
+/** How a list's items are written: all in one shape, or each kind in its own ('mixed'). */
+export type ListShape = Exclude<ItemShape, 'content_movie'> | { mixed: MovieShape };
+
+/**
+ * A list as the JSON array bytes interface A sends: SQLite writes each item's JSON
+ * (see item-projection.ts) in the list's order. `base` resolves server-relative image URLs.
+ */
+export function listItemsJson(
   db: Db,
   scope: ItemScope,
   filter: ItemFilter,
   sort: SortRequest<ItemSort>,
   fallback: ItemSort | DefaultItemOrder,
-): ItemRow[] {
+  shape: ListShape,
+  base: string,
+): Buffer {
   const { from, terms } = scopeSql(scope);
   const where = whereClause([...terms, ...itemFilterTerms(filter)]);
-  const sql = `${SELECT_ITEM} FROM ${from} ${JOIN_PARENTS} ${where.sql} ${itemOrderBy(sort, fallback)}`;
-  return statement(db, sql).all(...where.params) as ItemRow[];
+  const json = typeof shape === 'string' ? itemJsonSql(shape) : mixedItemJsonSql(shape.mixed);
+  const sql = `SELECT CAST(${json} AS BLOB) FROM ${from} ${JOIN_PARENTS} ${where.sql} ${itemOrderBy(sort, fallback)}`;
+  // Each row arrives as bytes, never as a JavaScript string, and is joined once at the end.
+  const parts: Buffer[] = [OPEN_BRACKET];
+  for (const row of statement(db, sql).pluck().iterate({ base }, ...where.params) as Iterable<Buffer>) {
+    if (parts.length > 1) parts.push(COMMA);
+    parts.push(row);
+  }
+  parts.push(CLOSE_BRACKET);
+  return Buffer.concat(parts);
 }
 
-export function getItem(db: Db, id: string, kind?: ItemKind): ItemRow | undefined {
-  const row = statement(db, `${SELECT_ITEM} FROM items i ${JOIN_PARENTS} WHERE i.id = ?`).get(id) as ItemRow | undefined;
-  return row && (kind === undefined || row.kind === kind) ? row : undefined;
+/** One item's JSON bytes in the given shape, if an item of that kind has this id. */
+export function getItemJson(db: Db, id: string, shape: Exclude<ItemShape, 'content_movie'>, base: string): Buffer | undefined {
+  const kind: ItemKind = shape;
+  const sql = `SELECT CAST(${itemJsonSql(shape)} AS BLOB) FROM items i ${JOIN_PARENTS} WHERE i.id = @id AND i.kind = @kind`;
+  return statement(db, sql).pluck().get({ base, id, kind }) as Buffer | undefined;
 }

@@ -2,16 +2,17 @@
 import type { Db } from '../db/database.js';
 import { statement } from '../db/row-codec.js';
 
+/** Rows inserted, updated or deleted by this connection since it opened. Reads no table, takes no lock. */
+export function totalChanges(db: Db): number {
+  return statement(db, 'SELECT total_changes()').pluck().get() as number;
+}
+
 /**
- * A value that changes whenever the library may have changed: every row this
- * connection writes bumps total_changes(), and data_version moves when another
- * connection commits. Caches keyed on it can never serve stale data, and no write
- * path has to remember to invalidate anything.
+ * Moves whenever another connection commits. Reading it opens a read transaction,
+ * which costs file-lock system calls, so callers should not read it per request.
  */
-export function libraryGeneration(db: Db): string {
-  const changes = statement(db, 'SELECT total_changes()').pluck().get() as number;
-  const dataVersion = statement(db, 'PRAGMA data_version').pluck().get() as number;
-  return `${changes}.${dataVersion}`;
+export function dataVersion(db: Db): number {
+  return statement(db, 'PRAGMA data_version').pluck().get() as number;
 }
 
 export interface LibraryCounts {

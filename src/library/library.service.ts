@@ -1,39 +1,26 @@
 /**
  * Interface A's reads: one method per endpoint, each a query on the store and a
- * mapping to resources. Unknown ids raise NotFoundError.
+ * mapping to resources. Playable items (episodes, movies, videos) come back as the
+ * JSON bytes SQLite wrote for them (see item-projection.ts); the other resources as
+ * objects. Unknown ids raise NotFoundError.
  */
 import type { Db } from '../db/database.js';
 import { NotFoundError } from '../common/errors.js';
 import { getJob, listJobs } from '../dvr/jobs.repository.js';
 import { listChannels } from '../dvr/channels.repository.js';
 import { type CollectionType, getCollection, getPlaylist, listCollections, listPlaylists } from './collections.repository.js';
-import { getItem, type ItemKind, type ItemScope, listItems } from './items.repository.js';
-import type {
-  Channel,
-  Collection,
-  ContentItem,
-  Episode,
-  Job,
-  Movie,
-  Playlist,
-  Show,
-  Video,
-  VideoGroup,
-} from './library.schemas.js';
+import { getItemJson, type ItemScope, listItemsJson, type ListShape } from './items.repository.js';
+import type { Channel, Collection, Job, Playlist, Show, VideoGroup } from './library.schemas.js';
 import type { DefaultItemOrder, ItemFilter, ItemSort, ParentFilter, ParentSort, SortRequest } from './list-query.js';
-import { countLibrary, type LibraryCounts, libraryGeneration } from './library-state.repository.js';
+import { countLibrary, dataVersion, type LibraryCounts, totalChanges } from './library-state.repository.js';
 import { getParent, listParents, type ParentKind } from './parents.repository.js';
 import {
   type MapContext,
   toChannel,
   toCollection,
-  toContentItem,
-  toEpisode,
   toJob,
-  toMovie,
   toPlaylist,
   toShow,
-  toVideo,
   toVideoGroup,
 } from './resource-mappers.js';
 
@@ -41,11 +28,25 @@ export type ItemQuery = ItemFilter & SortRequest<ItemSort>;
 export type ParentQuery = ParentFilter & SortRequest<ParentSort>;
 
 export class LibraryService {
+  /** data_version as read in the current event-loop turn; undefined once the turn ends. */
+  private externalVersion: number | undefined;
+
   constructor(private readonly db: Db) {}
 
-  /** Changes whenever anything in the library may have changed (see libraryGeneration). */
+  /**
+   * A value that changes whenever the library may have changed, so caches keyed on it
+   * never serve stale data and no write path has to remember to invalidate anything.
+   * Every row this process writes bumps total_changes() at once. Commits by other
+   * connections move data_version, which is read once per event-loop turn: every
+   * request answered in a turn arrived before that read, so none misses a commit made
+   * before it arrived, and a burst of requests pays for one read instead of each.
+   */
   generation(): string {
-    return libraryGeneration(this.db);
+    if (this.externalVersion === undefined) {
+      this.externalVersion = dataVersion(this.db);
+      setImmediate(() => (this.externalVersion = undefined));
+    }
+    return `${totalChanges(this.db)}.${this.externalVersion}`;
   }
 
   counts(): LibraryCounts {
@@ -60,25 +61,25 @@ export class LibraryService {
     return toShow(this.requireParent('show', id), context);
   }
 
-  listShowEpisodes(id: string, query: ItemQuery, context: MapContext): Episode[] {
+  listShowEpisodes(id: string, query: ItemQuery, context: MapContext): Buffer {
     this.requireParent('show', id);
-    return this.items({ showId: id }, query, 'natural').map((row) => toEpisode(row, context));
+    return this.items({ showId: id }, query, 'natural', 'episode', context);
   }
 
-  listEpisodes(query: ItemQuery, context: MapContext): Episode[] {
-    return this.items({ kind: 'episode' }, query, 'date_added').map((row) => toEpisode(row, context));
+  listEpisodes(query: ItemQuery, context: MapContext): Buffer {
+    return this.items({ kind: 'episode' }, query, 'date_added', 'episode', context);
   }
 
-  getEpisode(id: string, context: MapContext): Episode {
-    return toEpisode(this.requireItem('episode', id), context);
+  getEpisode(id: string, context: MapContext): Buffer {
+    return this.item('episode', id, context);
   }
 
-  listMovies(query: ItemQuery, context: MapContext): Movie[] {
-    return this.items({ kind: 'movie' }, query, 'alpha').map((row) => toMovie(row, context));
+  listMovies(query: ItemQuery, context: MapContext): Buffer {
+    return this.items({ kind: 'movie' }, query, 'alpha', 'movie', context);
   }
 
-  getMovie(id: string, context: MapContext): Movie {
-    return toMovie(this.requireItem('movie', id), context);
+  getMovie(id: string, context: MapContext): Buffer {
+    return this.item('movie', id, context);
   }
 
   listVideoGroups(query: ParentQuery, context: MapContext): VideoGroup[] {
@@ -89,22 +90,22 @@ export class LibraryService {
     return toVideoGroup(this.requireParent('video_group', id), context);
   }
 
-  listGroupVideos(id: string, query: ItemQuery, context: MapContext): Video[] {
+  listGroupVideos(id: string, query: ItemQuery, context: MapContext): Buffer {
     this.requireParent('video_group', id);
-    return this.items({ videoGroupId: id }, query, 'natural').map((row) => toVideo(row, context));
+    return this.items({ videoGroupId: id }, query, 'natural', 'video', context);
   }
 
-  listVideos(query: ItemQuery, context: MapContext): Video[] {
-    return this.items({ kind: 'video' }, query, 'date_added').map((row) => toVideo(row, context));
+  listVideos(query: ItemQuery, context: MapContext): Buffer {
+    return this.items({ kind: 'video' }, query, 'date_added', 'video', context);
   }
 
-  getVideo(id: string, context: MapContext): Video {
-    return toVideo(this.requireItem('video', id), context);
+  getVideo(id: string, context: MapContext): Buffer {
+    return this.item('video', id, context);
   }
 
-  /** Every episode, movie and video, each in its own shape. */
-  listAll(query: ItemQuery, context: MapContext): ContentItem[] {
-    return this.items({ all: true }, query, 'date_added').map((row) => toContentItem(row, context));
+  /** Every episode, movie and video, each in the shape its own endpoint gives it. */
+  listAll(query: ItemQuery, context: MapContext): Buffer {
+    return this.items({ all: true }, query, 'date_added', { mixed: 'movie' }, context);
   }
 
   listCollections(type: CollectionType | undefined, context: MapContext): Collection[] {
@@ -116,11 +117,11 @@ export class LibraryService {
   }
 
   /** A movies collection's movies, or the episodes of a shows collection's shows. */
-  listCollectionContent(id: string, query: ItemQuery, context: MapContext): ContentItem[] {
+  listCollectionContent(id: string, query: ItemQuery, context: MapContext): Buffer {
     const collection = this.requireCollection(id);
     const scope = { collectionId: id, collectionType: collection.collection_type };
     const fallback = collection.collection_type === 'movies' ? 'alpha' : 'show_natural';
-    return this.items(scope, query, fallback).map((row) => toContentItem(row, context));
+    return this.items(scope, query, fallback, { mixed: 'content_movie' }, context);
   }
 
   listPlaylists(): Playlist[] {
@@ -134,9 +135,9 @@ export class LibraryService {
   }
 
   /** The playlist's items in its own order, unless a sort is given. */
-  listPlaylistContent(id: string, query: ItemQuery, context: MapContext): ContentItem[] {
+  listPlaylistContent(id: string, query: ItemQuery, context: MapContext): Buffer {
     this.getPlaylist(id);
-    return this.items({ playlistId: id }, query, 'position').map((row) => toContentItem(row, context));
+    return this.items({ playlistId: id }, query, 'position', { mixed: 'content_movie' }, context);
   }
 
   listJobs(context: MapContext): Job[] {
@@ -153,19 +154,25 @@ export class LibraryService {
     return listChannels(this.db).map((row) => toChannel(row, context));
   }
 
-  private items(scope: ItemScope, query: ItemQuery, fallback: ItemSort | DefaultItemOrder) {
-    return listItems(this.db, scope, query, query, fallback);
+  private items(
+    scope: ItemScope,
+    query: ItemQuery,
+    fallback: ItemSort | DefaultItemOrder,
+    shape: ListShape,
+    context: MapContext,
+  ): Buffer {
+    return listItemsJson(this.db, scope, query, query, fallback, shape, context.baseUrl);
+  }
+
+  private item(kind: 'episode' | 'movie' | 'video', id: string, context: MapContext): Buffer {
+    const json = getItemJson(this.db, id, kind, context.baseUrl);
+    if (!json) throw new NotFoundError(kind, id);
+    return json;
   }
 
   private requireParent(kind: ParentKind, id: string) {
     const row = getParent(this.db, kind, id);
     if (!row) throw new NotFoundError(kind === 'show' ? 'show' : 'video group', id);
-    return row;
-  }
-
-  private requireItem(kind: ItemKind, id: string) {
-    const row = getItem(this.db, id, kind);
-    if (!row) throw new NotFoundError(kind, id);
     return row;
   }
 

@@ -45,11 +45,13 @@ export interface SqlFragment {
 interface SortKey {
   expressions: readonly string[];
   defaultOrder: Order;
+  /** The expressions are never NULL (NOT NULL columns): no nulls-last term, so an index can serve the order. */
+  notNull?: boolean;
 }
 
 /** Item columns are under alias `i`; the parent show `s`, the video group `g`, a playlist row `p`. */
 const ITEM_SORT_KEYS: Record<ItemSort | DefaultItemOrder, SortKey> = {
-  date_added: { expressions: ['i.created_at'], defaultOrder: 'desc' },
+  date_added: { expressions: ['i.created_at'], defaultOrder: 'desc', notNull: true },
   date_aired: { expressions: ['coalesce(i.original_air_date, i.release_date)'], defaultOrder: 'desc' },
   date_released: {
     expressions: ["coalesce(i.release_date, CAST(i.release_year AS TEXT))"],
@@ -78,13 +80,13 @@ const ITEM_SORT_KEYS: Record<ItemSort | DefaultItemOrder, SortKey> = {
     ],
     defaultOrder: 'asc',
   },
-  position: { expressions: ['p.position'], defaultOrder: 'asc' },
+  position: { expressions: ['p.position'], defaultOrder: 'asc', notNull: true },
 };
 
 /** Show and video group columns are under alias `t`. */
 const PARENT_SORT_KEYS: Record<ParentSort, SortKey> = {
   alpha: { expressions: ['t.name COLLATE NOCASE'], defaultOrder: 'asc' },
-  date_added: { expressions: ['t.created_at'], defaultOrder: 'desc' },
+  date_added: { expressions: ['t.created_at'], defaultOrder: 'desc', notNull: true },
   date_released: { expressions: ["coalesce(t.release_date, CAST(t.release_year AS TEXT))"], defaultOrder: 'desc' },
 };
 
@@ -94,7 +96,9 @@ const PARENT_SORT_KEYS: Record<ParentSort, SortKey> = {
  */
 function orderBy(key: SortKey, order: Order | undefined, tieBreak: string): string {
   const direction = (order ?? key.defaultOrder) === 'asc' ? 'ASC' : 'DESC';
-  const terms = key.expressions.flatMap((expression) => [`(${expression}) IS NULL`, `${expression} ${direction}`]);
+  const terms = key.expressions.flatMap((expression) =>
+    key.notNull ? [`${expression} ${direction}`] : [`(${expression}) IS NULL`, `${expression} ${direction}`],
+  );
   return `ORDER BY ${[...terms, `${tieBreak} ASC`].join(', ')}`;
 }
 

@@ -1,26 +1,13 @@
 /**
- * Database rows to interface A resources. Null columns are left out of the object
+ * Database rows to interface A resources (playable items excepted: SQLite writes
+ * their JSON, see item-projection.ts). Null columns are left out of the object
  * (the specification omits null properties), 0/1 become booleans, JSON columns
  * become arrays, and server-relative image paths become absolute URLs.
  */
 import type { ChannelRow } from '../dvr/channels.repository.js';
 import type { JobRow } from '../dvr/jobs.repository.js';
 import type { CollectionRow, PlaylistRow } from './collections.repository.js';
-import type { ItemRow } from './items.repository.js';
-import type {
-  Channel,
-  Collection,
-  ContentItem,
-  ContentMovie,
-  Episode,
-  Job,
-  JobItem,
-  Movie,
-  Playlist,
-  Show,
-  Video,
-  VideoGroup,
-} from './library.schemas.js';
+import type { Channel, Collection, Job, JobItem, Playlist, Show, VideoGroup } from './library.schemas.js';
 import type { ParentRow } from './parents.repository.js';
 
 export interface MapContext {
@@ -87,73 +74,6 @@ export function toVideoGroup(row: ParentRow, context: MapContext): VideoGroup {
   out.created_at = row.created_at;
   out.updated_at = row.updated_at;
   return out as VideoGroup;
-}
-
-const ITEM_FLAGS = ['watched', 'favorited', 'delayed', 'cancelled', 'corrupted', 'completed', 'processed', 'locked', 'verified'] as const;
-
-/**
- * Every field any item shape may carry, under its payload name. The response
- * schema of each shape then keeps only its own fields, in its own order.
- */
-function itemFields(row: ItemRow, context: MapContext): Out {
-  const out: Out = { id: row.id };
-  text(out, 'show_id', row.show_id);
-  text(out, 'video_group_id', row.video_group_id);
-  text(out, 'program_id', row.program_id);
-  text(out, 'path', row.path);
-  text(out, 'channel', row.channel);
-  text(out, 'season_number', row.season_number);
-  text(out, 'episode_number', row.episode_number);
-  text(out, 'event_title', row.event_title);
-  text(out, 'summary', row.summary);
-  text(out, 'full_summary', row.full_summary);
-  text(out, 'content_rating', row.content_rating);
-  url(out, 'image_url', row.image_url, context);
-  url(out, 'thumbnail_url', row.thumbnail_url, context);
-  text(out, 'duration', row.duration);
-  out.playback_time = row.playback_time;
-  text(out, 'original_air_date', row.original_air_date);
-  text(out, 'release_year', row.release_year);
-  text(out, 'release_date', row.release_date);
-  list(out, 'genres', row.genres);
-  list(out, 'tags', row.tags);
-  list(out, 'categories', row.categories);
-  list(out, 'cast', row.cast_members);
-  list(out, 'directors', row.directors);
-  list(out, 'labels', row.labels);
-  list(out, 'commercials', row.commercials);
-  for (const name of ITEM_FLAGS) flag(out, name, row[name]);
-  text(out, 'last_watched_at', row.last_watched_at);
-  out.created_at = row.created_at;
-  out.updated_at = row.updated_at;
-  return out;
-}
-
-export function toEpisode(row: ItemRow, context: MapContext): Episode {
-  const out = itemFields(row, context);
-  text(out, 'title', row.parent_name);
-  text(out, 'episode_title', row.title);
-  return out as Episode;
-}
-
-export function toMovie(row: ItemRow, context: MapContext): Movie {
-  const out = itemFields(row, context);
-  text(out, 'title', row.title);
-  return out as Movie;
-}
-
-export function toVideo(row: ItemRow, context: MapContext): Video {
-  const out = itemFields(row, context);
-  text(out, 'title', row.parent_name);
-  text(out, 'video_title', row.title);
-  return out as Video;
-}
-
-/** An item of collection or playlist content, in the shape of its kind. */
-export function toContentItem(row: ItemRow, context: MapContext): ContentItem {
-  if (row.kind === 'episode') return toEpisode(row, context);
-  if (row.kind === 'video') return toVideo(row, context);
-  return toMovie(row, context) as ContentMovie;
 }
 
 export function toCollection(row: CollectionRow, context: MapContext): Collection {

@@ -21,6 +21,7 @@ import {
   upsertPlaylist,
 } from '../../src/library/collections.repository.js';
 import { deleteItem, upsertEpisode, upsertMovie, upsertVideo } from '../../src/library/items.repository.js';
+import type { LibraryService } from '../../src/library/library.service.js';
 import type { MapContext } from '../../src/library/resource-mappers.js';
 import { deleteParent, upsertShow, upsertVideoGroup } from '../../src/library/parents.repository.js';
 import {
@@ -40,6 +41,27 @@ import {
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
 const ctx: MapContext = { baseUrl: 'http://tv.local:8089' };
+
+// A parsed item (object) or list (array); tests know which they asked for.
+type JsonObject = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = JsonObject & JsonObject[];
+type Readable<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => R extends Buffer ? Json : R : T[K];
+};
+
+/** The service with the JSON bytes it returns for playable items parsed, so tests can look inside. */
+function read(service: LibraryService): Readable<LibraryService> {
+  return new Proxy(service, {
+    get(target, key) {
+      const member: unknown = Reflect.get(target, key);
+      if (typeof member !== 'function') return member;
+      return (...args: unknown[]) => {
+        const result: unknown = member.apply(target, args);
+        return Buffer.isBuffer(result) ? JSON.parse(result.toString('utf8')) : result;
+      };
+    },
+  }) as unknown as Readable<LibraryService>;
+}
 
 /** A freshly seeded library per test, so writes in one test never leak into another. */
 function useSeededLibrary(): () => TempLibrary {
@@ -67,7 +89,7 @@ describe('derived fields of the seeded library', () => {
   afterAll(() => temp.close());
 
   it('shows: episode_count, number_unwatched, last_watched_at, last_recorded_at', () => {
-    const shows = Object.fromEntries(temp.library.listShows({}, ctx).map((s) => [s.id, s]));
+    const shows = Object.fromEntries(read(temp.library).listShows({}, ctx).map((s) => [s.id, s]));
     const derived = (id: string) => {
       const s = shows[id];
       return {
@@ -89,20 +111,20 @@ describe('derived fields of the seeded library', () => {
   });
 
   it('absent derived timestamps are omitted, not null', () => {
-    const c = temp.library.getShow('show-c', ctx);
+    const c = read(temp.library).getShow('show-c', ctx);
     expect('last_watched_at' in c).toBe(false);
     expect('last_recorded_at' in c).toBe(false);
     expect(Object.values(c)).not.toContain(null);
   });
 
   it('getShow agrees with listShows', () => {
-    for (const show of temp.library.listShows({}, ctx)) {
-      expect(temp.library.getShow(show.id ?? '', ctx)).toEqual(show);
+    for (const show of read(temp.library).listShows({}, ctx)) {
+      expect(read(temp.library).getShow(show.id ?? '', ctx)).toEqual(show);
     }
   });
 
   it('video groups: video_count, number_unwatched, last_watched_at', () => {
-    const groups = Object.fromEntries(temp.library.listVideoGroups({}, ctx).map((g) => [g.id, g]));
+    const groups = Object.fromEntries(read(temp.library).listVideoGroups({}, ctx).map((g) => [g.id, g]));
     expect(groups['videos-0a1b2c3d']).toMatchObject({ video_count: 2, number_unwatched: 1, last_watched_at: T + 90_000 });
     expect(groups['videos-ffee99']).toMatchObject({ video_count: 1, number_unwatched: 0, last_watched_at: T + 95_000 });
     expect(groups['videos-00aa']).toMatchObject({ video_count: 0, number_unwatched: 0 });
@@ -110,23 +132,23 @@ describe('derived fields of the seeded library', () => {
   });
 
   it("collections: a movies collection counts its movies, a shows collection its shows' episodes", () => {
-    const collections = Object.fromEntries(temp.library.listCollections(undefined, ctx).map((c) => [c.id, c]));
+    const collections = Object.fromEntries(read(temp.library).listCollections(undefined, ctx).map((c) => [c.id, c]));
     expect(collections['col-movies']).toMatchObject({ content_count: 3, last_watched_at: T + 80_000 });
     // show-a (2 episodes) + show-b (3) + show-c (0): five episodes, not three shows.
     expect(collections['col-shows']).toMatchObject({ content_count: 5, last_watched_at: T + 60_000 });
     expect(collections['col-empty']).toMatchObject({ content_count: 0 });
     expect(collections['col-empty']).not.toHaveProperty('last_watched_at');
-    expect(temp.library.getCollection('col-shows', ctx)).toEqual(collections['col-shows']);
+    expect(read(temp.library).getCollection('col-shows', ctx)).toEqual(collections['col-shows']);
   });
 
   it('collections are listed alphabetically, ignoring case, and filter by type', () => {
-    expect(temp.library.listCollections(undefined, ctx).map((c) => c.id)).toEqual(['col-shows', 'col-empty', 'col-movies']);
-    expect(temp.library.listCollections('movies', ctx).map((c) => c.id)).toEqual(['col-empty', 'col-movies']);
-    expect(temp.library.listCollections('shows', ctx).map((c) => c.id)).toEqual(['col-shows']);
+    expect(read(temp.library).listCollections(undefined, ctx).map((c) => c.id)).toEqual(['col-shows', 'col-empty', 'col-movies']);
+    expect(read(temp.library).listCollections('movies', ctx).map((c) => c.id)).toEqual(['col-empty', 'col-movies']);
+    expect(read(temp.library).listCollections('shows', ctx).map((c) => c.id)).toEqual(['col-shows']);
   });
 
   it('playlists: content_count counts duplicates, last_watched_at is the latest of its items', () => {
-    expect(temp.library.listPlaylists()).toEqual([
+    expect(read(temp.library).listPlaylists()).toEqual([
       { id: 'pl-empty', name: 'empty list', content_count: 0, created_at: T + 61_000, updated_at: T + 61_000 },
       {
         id: 'pl-mix',
@@ -138,44 +160,44 @@ describe('derived fields of the seeded library', () => {
         updated_at: T + 60_500,
       },
     ]);
-    expect(temp.library.getPlaylist('pl-mix').content_count).toBe(5);
+    expect(read(temp.library).getPlaylist('pl-mix').content_count).toBe(5);
   });
 
   it("episodes carry the show's name as title and their own as episode_title", () => {
-    const episode = temp.library.getEpisode('ep-b2', ctx);
+    const episode = read(temp.library).getEpisode('ep-b2', ctx);
     expect(episode.title).toBe('Bravo');
     expect(episode.episode_title).toBe('apple');
-    const video = temp.library.getVideo('vid-3', ctx);
+    const video = read(temp.library).getVideo('vid-3', ctx);
     expect(video.title).toBe('Animals');
     expect(video.video_title).toBe('Cats');
   });
 
   it('server-relative image paths become absolute under the context base URL; absolute ones stay', () => {
-    expect(temp.library.getShow('show-a', ctx).image_url).toBe('http://tv.local:8089/images/alpha.jpg');
-    expect(temp.library.getShow('show-b', ctx).image_url).toBe('https://cdn.example.com/bravo.jpg');
-    expect(temp.library.getShow('show-a', { baseUrl: 'https://media.example.org' }).image_url).toBe(
+    expect(read(temp.library).getShow('show-a', ctx).image_url).toBe('http://tv.local:8089/images/alpha.jpg');
+    expect(read(temp.library).getShow('show-b', ctx).image_url).toBe('https://cdn.example.com/bravo.jpg');
+    expect(read(temp.library).getShow('show-a', { baseUrl: 'https://media.example.org' }).image_url).toBe(
       'https://media.example.org/images/alpha.jpg',
     );
   });
 
   it('unknown ids and ids of another kind raise NotFoundError', () => {
-    expect(() => temp.library.getShow('nope', ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.getShow('videos-00aa', ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.getVideoGroup('show-a', ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.getEpisode('mov-1', ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.getMovie('ep-a1', ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.getVideo('ep-a1', ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.getCollection('pl-mix', ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.getPlaylist('col-movies')).toThrow(NotFoundError);
-    expect(() => temp.library.getJob('1-1', ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.listShowEpisodes('nope', {}, ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.listGroupVideos('nope', {}, ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.listCollectionContent('nope', {}, ctx)).toThrow(NotFoundError);
-    expect(() => temp.library.listPlaylistContent('nope', {}, ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).getShow('nope', ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).getShow('videos-00aa', ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).getVideoGroup('show-a', ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).getEpisode('mov-1', ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).getMovie('ep-a1', ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).getVideo('ep-a1', ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).getCollection('pl-mix', ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).getPlaylist('col-movies')).toThrow(NotFoundError);
+    expect(() => read(temp.library).getJob('1-1', ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).listShowEpisodes('nope', {}, ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).listGroupVideos('nope', {}, ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).listCollectionContent('nope', {}, ctx)).toThrow(NotFoundError);
+    expect(() => read(temp.library).listPlaylistContent('nope', {}, ctx)).toThrow(NotFoundError);
   });
 
   it('counts() reports the size of the library', () => {
-    expect(temp.library.counts()).toEqual({
+    expect(read(temp.library).counts()).toEqual({
       shows: SHOWS.length,
       episodes: EPISODES.length,
       movies: MOVIES.length,
@@ -189,7 +211,7 @@ describe('derived fields of the seeded library', () => {
   });
 
   it('jobs: start_time order, duration = end - start, null item members dropped', () => {
-    const jobs = temp.library.listJobs(ctx);
+    const jobs = read(temp.library).listJobs(ctx);
     expect(jobs.map((j) => j.id)).toEqual(['1699990000-7', '1700000000-12']);
     for (const job of jobs) expect(job.duration).toBe((job.end_time ?? 0) - (job.start_time ?? 0));
     expect(jobs[1]?.item).not.toHaveProperty('original_air_date');
@@ -197,7 +219,7 @@ describe('derived fields of the seeded library', () => {
   });
 
   it('channels are in channel-number order', () => {
-    expect(temp.library.listChannels(ctx).map((c) => c.number)).toEqual(['2.1', '2.10', '4', '10']);
+    expect(read(temp.library).listChannels(ctx).map((c) => c.number)).toEqual(['2.1', '2.10', '4', '10']);
   });
 });
 
@@ -205,7 +227,9 @@ describe('derived fields after writes are never stale', () => {
   const lib = useSeededLibrary();
 
   it('a new episode updates its show and the shows collection that holds it', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     expect(library.getShow('show-c', ctx)).toMatchObject({ episode_count: 0, number_unwatched: 0 });
     upsertEpisode(db, { id: 'ep-c1', show_id: 'show-c', source: 'recordings', episode_title: 'One', created_at: T + 99_000 });
     expect(library.getShow('show-c', ctx)).toMatchObject({ episode_count: 1, number_unwatched: 1, last_recorded_at: T + 99_000 });
@@ -214,7 +238,9 @@ describe('derived fields after writes are never stale', () => {
   });
 
   it('watching an episode updates number_unwatched and every last_watched_at that covers it', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     upsertEpisode(db, { id: 'ep-b1', show_id: 'show-b', source: 'recordings', watched: true, last_watched_at: T + 500_000 });
     expect(library.getShow('show-b', ctx)).toMatchObject({ number_unwatched: 2, last_watched_at: T + 500_000 });
     expect(library.getCollection('col-shows', ctx).last_watched_at).toBe(T + 500_000);
@@ -228,7 +254,9 @@ describe('derived fields after writes are never stale', () => {
   });
 
   it('last_recorded_at follows the newest recording only', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     upsertEpisode(db, { id: 'ep-a9', show_id: 'show-a', source: 'imports', created_at: T + 900_000 });
     expect(library.getShow('show-a', ctx).last_recorded_at).toBe(T + 10_000);
     upsertEpisode(db, { id: 'ep-a8', show_id: 'show-a', source: 'recordings', created_at: T + 800_000 });
@@ -236,7 +264,9 @@ describe('derived fields after writes are never stale', () => {
   });
 
   it('a watched movie or video updates its collection, group and playlist', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     upsertMovie(db, { id: 'mov-2', source: 'recordings', title: 'alien', watched: true, last_watched_at: T + 700_000 });
     expect(library.getCollection('col-movies', ctx).last_watched_at).toBe(T + 700_000);
     expect(library.getPlaylist('pl-mix').last_watched_at).toBe(T + 700_000);
@@ -247,7 +277,9 @@ describe('derived fields after writes are never stale', () => {
   });
 
   it('deletes update counts: an item, a show with its episodes, a membership', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     expect(deleteItem(db, 'ep-a1')).toBe(true);
     expect(library.getShow('show-a', ctx)).toMatchObject({ episode_count: 1, last_watched_at: T + 60_000 });
     expect(library.getShow('show-a', ctx)).not.toHaveProperty('last_recorded_at');
@@ -264,7 +296,9 @@ describe('derived fields after writes are never stale', () => {
   });
 
   it('a new video joins its group and the videos list', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     upsertVideo(db, { id: 'vid-9', video_group_id: 'videos-00aa', source: 'imports', video_title: 'New', created_at: T + 999_000 });
     expect(library.getVideoGroup('videos-00aa', ctx)).toMatchObject({ video_count: 1, number_unwatched: 1 });
     expect(library.listVideos({}, ctx)[0]?.id).toBe('vid-9');
@@ -276,7 +310,9 @@ describe('upsert semantics', () => {
   const lib = useSeededLibrary();
 
   it('fields left undefined keep their stored value; created_at is kept', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     const before = library.getShow('show-a', ctx);
     upsertShow(db, { id: 'show-a', name: 'alpha Show renamed', created_at: 1, updated_at: T + 7_777 });
     const after = library.getShow('show-a', ctx);
@@ -285,7 +321,9 @@ describe('upsert semantics', () => {
   });
 
   it('null clears a field, which is then omitted', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     upsertShow(db, { id: 'show-a', name: 'alpha Show', summary: null, genres: null, image_url: null, release_year: null });
     const show = library.getShow('show-a', ctx);
     for (const field of ['summary', 'genres', 'image_url', 'release_year']) expect(show).not.toHaveProperty(field);
@@ -294,7 +332,9 @@ describe('upsert semantics', () => {
   });
 
   it('updated_at defaults to the time of the write', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     const start = Date.now();
     upsertShow(db, { id: 'show-d', name: 'Delta' });
     const show = library.getShow('show-d', ctx);
@@ -304,7 +344,9 @@ describe('upsert semantics', () => {
   });
 
   it('a rescan of an episode keeps watch state, flags and timestamps it does not name', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     const before = library.getEpisode('ep-a1', ctx);
     upsertEpisode(db, { id: 'ep-a1', show_id: 'show-a', source: 'recordings', path: '/new/path.mpg', updated_at: T + 10_600 });
     const after = library.getEpisode('ep-a1', ctx);
@@ -313,7 +355,9 @@ describe('upsert semantics', () => {
   });
 
   it('episode fields can be cleared and flags turned off', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     upsertEpisode(db, {
       id: 'ep-a1',
       show_id: 'show-a',
@@ -333,7 +377,9 @@ describe('upsert semantics', () => {
   });
 
   it('movies, videos, groups, collections, playlists, jobs and channels keep unnamed fields', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     upsertMovie(db, { id: 'mov-1', source: 'imports', title: 'The Matrix', updated_at: T + 1 });
     expect(library.getMovie('mov-1', ctx)).toMatchObject({ release_date: '1999-03-31', watched: true, duration: 8160, created_at: T + 20_000 });
 
@@ -363,7 +409,9 @@ describe('collection membership', () => {
   const lib = useSeededLibrary();
 
   it('a movies collection refuses a show, and a shows collection a movie', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     expect(() => addCollectionMember(db, 'col-movies', 'show-a')).toThrow(MembershipError);
     expect(() => addCollectionMember(db, 'col-shows', 'mov-1')).toThrow(MembershipError);
     expect(library.getCollection('col-movies', ctx).content_count).toBe(3);
@@ -386,7 +434,9 @@ describe('collection membership', () => {
   });
 
   it('adding a member twice is a no-op', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     addCollectionMember(db, 'col-movies', 'mov-1');
     addCollectionMember(db, 'col-shows', 'show-a');
     expect(library.getCollection('col-movies', ctx).content_count).toBe(3);
@@ -394,7 +444,9 @@ describe('collection membership', () => {
   });
 
   it('adding a member updates content and count at once', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     addCollectionMember(db, 'col-empty', 'mov-4');
     expect(library.getCollection('col-empty', ctx).content_count).toBe(1);
     expect(library.listCollectionContent('col-empty', {}, ctx).map((i) => i.id)).toEqual(['mov-4']);
@@ -403,7 +455,7 @@ describe('collection membership', () => {
   });
 
   it('a movies collection lists its movies in title order; a shows collection the episodes of its shows', () => {
-    const { library } = lib();
+    const library = read(lib().library);
     expect(library.listCollectionContent('col-movies', {}, ctx).map((i) => i.id)).toEqual(['mov-2', 'mov-1', 'mov-3']);
     expect(library.listCollectionContent('col-shows', {}, ctx).map((i) => i.id)).toEqual(['ep-a1', 'ep-a2', 'ep-b1', 'ep-b2', 'ep-b3']);
     expect(library.listCollectionContent('col-empty', {}, ctx)).toEqual([]);
@@ -414,13 +466,13 @@ describe('playlists', () => {
   const lib = useSeededLibrary();
 
   it('content comes in playlist order, duplicates included', () => {
-    const { library } = lib();
+    const library = read(lib().library);
     expect(library.listPlaylistContent('pl-mix', {}, ctx).map((i) => i.id)).toEqual(PLAYLIST_ITEMS['pl-mix']);
     expect(library.listPlaylistContent('pl-empty', {}, ctx)).toEqual([]);
   });
 
   it('each item keeps its own shape', () => {
-    const { library } = lib();
+    const library = read(lib().library);
     const [movie, episode, video] = library.listPlaylistContent('pl-mix', {}, ctx);
     expect(movie).toMatchObject({ id: 'mov-2', title: 'alien' });
     expect(episode).toMatchObject({ id: 'ep-b1', show_id: 'show-b', title: 'Bravo', episode_title: 'Zed' });
@@ -428,7 +480,7 @@ describe('playlists', () => {
   });
 
   it('a sort overrides the playlist order', () => {
-    const { library } = lib();
+    const library = read(lib().library);
     expect(library.listPlaylistContent('pl-mix', { sort: 'date_added', order: 'asc' }, ctx).map((i) => i.id)).toEqual([
       'ep-a1',
       'ep-b1',
@@ -439,7 +491,9 @@ describe('playlists', () => {
   });
 
   it('setPlaylistItems replaces the content; appendPlaylistItems appends, duplicates allowed', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     setPlaylistItems(db, 'pl-empty', ['vid-3', 'ep-e1', 'vid-3']);
     expect(library.listPlaylistContent('pl-empty', {}, ctx).map((i) => i.id)).toEqual(['vid-3', 'ep-e1', 'vid-3']);
     appendPlaylistItems(db, 'pl-empty', ['mov-4', 'ep-e1']);
@@ -451,7 +505,7 @@ describe('playlists', () => {
   });
 
   it('filters apply to playlist content without changing its order', () => {
-    const { library } = lib();
+    const library = read(lib().library);
     expect(library.listPlaylistContent('pl-mix', { source: 'recordings' }, ctx).map((i) => i.id)).toEqual(['mov-2', 'ep-b1', 'ep-a1', 'mov-2']);
     expect(library.listPlaylistContent('pl-mix', { watched: true }, ctx).map((i) => i.id)).toEqual(['ep-a1']);
   });
@@ -461,7 +515,7 @@ describe('generation()', () => {
   const lib = useSeededLibrary();
 
   it('does not change on reads', () => {
-    const { library } = lib();
+    const library = read(lib().library);
     const before = library.generation();
     library.listShows({}, ctx);
     library.getShow('show-a', ctx);
@@ -492,7 +546,9 @@ describe('generation()', () => {
   });
 
   it('changes after every kind of write', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     const writes: [string, () => unknown][] = [
       ['upsertShow', () => upsertShow(db, { id: 'show-n', name: 'New' })],
       ['upsertShow (update)', () => upsertShow(db, { id: 'show-n', name: 'New' })],
@@ -531,8 +587,10 @@ describe('generation()', () => {
     }
   });
 
-  it('changes when another connection writes to the same database', () => {
-    const { dir, library } = lib();
+  it('changes when another connection writes to the same database, from the next event-loop turn', async () => {
+    const t = lib();
+    const { dir } = t;
+    const library = read(t.library);
     const before = library.generation();
     const other = new Database(databasePath(dir));
     try {
@@ -541,6 +599,9 @@ describe('generation()', () => {
     } finally {
       other.close();
     }
+    // Within one turn data_version is read once (a request arriving now comes in a later turn).
+    expect(library.generation()).toBe(before);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(library.generation()).not.toBe(before);
     expect(library.getShow('show-other', ctx).name).toBe('From elsewhere');
   });
@@ -550,7 +611,9 @@ describe('counts()', () => {
   const lib = useSeededLibrary();
 
   it('follows writes and deletes', () => {
-    const { db, library } = lib();
+    const t = lib();
+    const { db } = t;
+    const library = read(t.library);
     upsertMovie(db, { id: 'mov-9', source: 'imports', title: 'Nine' });
     upsertVideoGroup(db, { id: 'videos-99', name: 'G' });
     upsertChannel(db, { id: 'ch-9', number: '9', name: 'Nine' });
@@ -567,9 +630,9 @@ describe('counts()', () => {
   it('an empty library counts zero everywhere', () => {
     const empty = createTempLibrary();
     try {
-      expect(Object.values(empty.library.counts())).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0]);
-      expect(empty.library.listShows({}, ctx)).toEqual([]);
-      expect(empty.library.listAll({}, ctx)).toEqual([]);
+      expect(Object.values(read(empty.library).counts())).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0]);
+      expect(read(empty.library).listShows({}, ctx)).toEqual([]);
+      expect(read(empty.library).listAll({}, ctx)).toEqual([]);
     } finally {
       empty.close();
     }

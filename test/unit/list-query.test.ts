@@ -22,7 +22,7 @@ describe('itemOrderBy', () => {
   });
 
   it('falls back to the endpoint’s default order when no sort is given, honouring order', () => {
-    expect(itemOrderBy({}, 'position')).toBe('ORDER BY (p.position) IS NULL, p.position ASC, i.id ASC');
+    expect(itemOrderBy({}, 'position')).toBe('ORDER BY p.position ASC, i.id ASC');
     expect(itemOrderBy({ order: 'desc' }, 'position')).toContain('p.position DESC');
   });
 
@@ -35,6 +35,11 @@ describe('itemOrderBy', () => {
     for (const sort of [...ITEM_SORTS, ...MOVIE_SORTS]) {
       expect(itemOrderBy({ sort }, 'date_added')).toMatch(/^ORDER BY .+ i\.id ASC$/);
     }
+  });
+
+  it('leaves out the nulls-last term for columns that are never null, so an index can serve the order', () => {
+    expect(itemOrderBy({ sort: 'date_added', order: 'desc' }, 'title')).toBe('ORDER BY i.created_at DESC, i.id ASC');
+    expect(parentOrderBy({ sort: 'date_added', order: 'asc' })).toBe('ORDER BY t.created_at ASC, t.id ASC');
   });
 
   it('sorts by the payload title: the show name for episodes, the group name for videos', () => {

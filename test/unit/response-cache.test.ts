@@ -76,7 +76,7 @@ describe('ResponseCache', () => {
   });
 
   it('evicts least recently used entries to stay within its byte budget', () => {
-    const cache = new ResponseCache(100); // each 20-byte body is counted as 40
+    const cache = new ResponseCache(60); // each 20-byte body is counted as 25
     cache.set('a', 'g', Buffer.alloc(20));
     cache.set('b', 'g', Buffer.alloc(20));
     cache.get('a', 'g'); // a is now the most recently used
@@ -84,7 +84,7 @@ describe('ResponseCache', () => {
     expect(cache.get('b', 'g')).toBeUndefined();
     expect(cache.get('a', 'g')).toBeDefined();
     expect(cache.get('c', 'g')).toBeDefined();
-    expect(cache.stats().bytes).toBeLessThanOrEqual(100);
+    expect(cache.stats().bytes).toBeLessThanOrEqual(60);
   });
 
   it('does not keep a body larger than the whole budget, but still returns it', () => {
@@ -98,6 +98,6 @@ describe('ResponseCache', () => {
     const cache = new ResponseCache(1000);
     cache.set('k', 'g1', Buffer.alloc(10));
     cache.set('k', 'g2', Buffer.alloc(10));
-    expect(cache.stats()).toMatchObject({ entries: 1, bytes: 20 });
+    expect(cache.stats()).toMatchObject({ entries: 1, bytes: 13 });
   });
 });

@@ -57,8 +57,9 @@ CREATE TABLE items (
   content_rating    TEXT,
   image_url         TEXT,
   thumbnail_url     TEXT,
-  duration          REAL,
-  playback_time     REAL NOT NULL DEFAULT 0,
+  -- NUMERIC keeps whole seconds as integers, so JSON shows 1800 rather than 1800.0.
+  duration          NUMERIC,
+  playback_time     NUMERIC NOT NULL DEFAULT 0,
   original_air_date TEXT,
   release_year      INTEGER,
   release_date      TEXT,

@@ -1,0 +1,629 @@
+/**
+ * `npm run bench`: measures interface A against the targets of the project issue
+ * and writes the results to docs/benchmarks.md.
+ *
+ * 1. Generates the bench library (bench/generate-library.mjs) into .bench/library.
+ * 2. Start-up: spawns `antenna server` on it 3 times and polls /status until it answers.
+ * 3. Starts the server under test and times the first (uncached) request of the
+ *    big episodes list, then fetches every benchmarked URL once and hands the exact
+ *    bytes and headers to a bare node:http ceiling server (bench/ceiling-server.mjs).
+ * 4. Load from this process with autocannon, alternating Antenna and ceiling runs.
+ * 5. Reads the server's RSS from /proc and its cache counters from /status.
+ *
+ * The bench is not a test: it exits 0 whatever the verdicts, and non-zero only when it
+ * could not run. Tunables (environment): BENCH_DURATION seconds per load run (4),
+ * BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_LIST_REQUESTS per target (16),
+ * BENCH_KEEP=1 keeps .bench/library for a later look.
+ */
+import autocannon from 'autocannon';
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { SIZES, expectedCounts, generateLibrary, ids } from './generate-library.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WORK = join(ROOT, '.bench');
+const DATA = join(WORK, 'library');
+const CEILING_DIR = join(WORK, 'ceiling');
+const DOC = join(ROOT, 'docs', 'benchmarks.md');
+
+const envNumber = (name, fallback) => {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+};
+const DURATION = envNumber('BENCH_DURATION', 4);
+const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3));
+const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10));
+const LIST_REQUESTS = Math.round(envNumber('BENCH_LIST_REQUESTS', 16));
+const WARMUP_SECONDS = 1;
+const ROTATE = 50; // ids rotated through per single-resource endpoint
+
+const LIST_URL = '/api/v1/episodes?sort=date_added&order=desc';
+const MB = 1024 * 1024;
+
+// ---------------------------------------------------------------- children and cleanup
+
+const children = new Set();
+
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+function killAll(signal = 'SIGKILL') {
+  for (const child of children) {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+process.on('exit', () => {
+  killAll();
+  rmSync(CEILING_DIR, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    console.error(`\nbench: ${signal}, stopping the servers`);
+    killAll();
+    process.exit(130);
+  });
+}
+
+async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timedOut = await Promise.race([exited.then(() => false), sleep(5000).then(() => true)]);
+  if (timedOut) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+// ---------------------------------------------------------------- small helpers
+
+const log = (message) => console.log(`bench: ${message}`);
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const fmt = {
+  rps: (n) => `${Math.round(n).toLocaleString('en-US')} req/s`,
+  ms: (n) => (n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(1)} ms`),
+  mb: (bytes) => `${(bytes / MB).toFixed(1)} MB`,
+  size: (bytes) => (bytes < 100 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / MB).toFixed(1)} MB`),
+  ratio: (n) => `${(n * 100).toFixed(0)} %`,
+  times: (n) => `${n.toFixed(2)}×`,
+};
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One GET on a fresh connection; `ms` is the time to the last byte of the body. */
+function httpGet(port, path, headers = {}, timeoutMs = 60_000) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), ms: performance.now() - started }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.setTimeout(timeoutMs, () => request.destroy(new Error(`GET ${path}: no answer within ${timeoutMs} ms`)));
+  });
+}
+
+async function getJson(port, path) {
+  const response = await httpGet(port, path);
+  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
+  return JSON.parse(response.body.toString('utf8'));
+}
+
+/** VmRSS and VmHWM of a process, in bytes. */
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+let clockTicks;
+/** User plus system CPU time of a process so far, in milliseconds. */
+function cpuMsOf(pid) {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  // Fields after the ")" that closes the command name; utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+}
+
+function machine() {
+  let cores;
+  try {
+    cores = execFileSync('nproc', { encoding: 'utf8' }).trim();
+  } catch {
+    cores = String(os.availableParallelism());
+  }
+  return {
+    nproc: cores,
+    cpu: os.cpus()[0]?.model?.trim() ?? 'unknown',
+    memory: `${Math.round(os.totalmem() / 1024 ** 3)} GB`,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+// ---------------------------------------------------------------- servers
+
+async function startAntenna(label) {
+  const port = await freePort();
+  const logFile = openSync(join(WORK, `antenna-${label}.log`), 'w');
+  const started = performance.now();
+  const child = track(
+    spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'antenna'), 'server', '--data', DATA, '--port', String(port), '--host', '127.0.0.1', '--no-sample', '--log-level', 'warn'],
+      { cwd: ROOT, stdio: ['ignore', logFile, logFile] },
+    ),
+  );
+  let exit;
+  child.once('exit', (code, signal) => (exit = { code, signal }));
+  // Poll /status until it answers: that is "start-up to first answer".
+  for (;;) {
+    if (exit) throw new Error(`antenna server exited during start-up (${JSON.stringify(exit)}); see .bench/antenna-${label}.log`);
+    try {
+      const response = await httpGet(port, '/status', {}, 2000);
+      if (response.status === 200) {
+        return { child, port, startupMs: performance.now() - started, status: JSON.parse(response.body.toString('utf8')) };
+      }
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - started > 30_000) throw new Error('antenna server did not answer /status within 30 s');
+    await sleep(5);
+  }
+}
+
+async function startCeiling(entries) {
+  rmSync(CEILING_DIR, { recursive: true, force: true });
+  mkdirSync(CEILING_DIR, { recursive: true });
+  const manifest = entries.map((entry, index) => {
+    const file = `${index}.body`;
+    writeFileSync(join(CEILING_DIR, file), entry.body);
+    return { url: entry.url, file, headers: entry.headers };
+  });
+  const manifestFile = join(CEILING_DIR, 'manifest.json');
+  writeFileSync(manifestFile, JSON.stringify(manifest));
+  const child = track(fork(join(ROOT, 'bench', 'ceiling-server.mjs'), [manifestFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const port = await new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`ceiling server exited (${code}) before listening`)));
+  });
+  return { child, port };
+}
+
+// ---------------------------------------------------------------- load
+
+/**
+ * One autocannon run. Returns req/s over the run, the status codes, errors, and the
+ * time to last byte of every response (autocannon times a request until its
+ * response has been read completely).
+ */
+async function load({ port, pid }, { paths, headers = {}, connections = CONNECTIONS, duration = DURATION, amount }) {
+  const latencies = [];
+  const options = {
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    headers,
+    requests: paths.map((path) => ({ method: 'GET', path })),
+    timeout: 30,
+    ...(amount ? { amount } : { duration }),
+  };
+  const cpuBefore = cpuMsOf(pid);
+  const instance = autocannon(options);
+  instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  const result = await instance;
+  const total = result.requests.total;
+  return {
+    rps: total / result.duration,
+    // Server CPU time per answer: less sensitive to other load on the machine than req/s.
+    cpuUs: ((cpuMsOf(pid) - cpuBefore) * 1000) / Math.max(1, total),
+    total,
+    duration: result.duration,
+    errors: result.errors + result.timeouts,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
+    latencies,
+  };
+}
+
+/** Alternates the targets each round (A,C then C,A...) so drift on the machine hits both alike. */
+async function compare(targets, spec, { rounds = ROUNDS, warmup = true } = {}) {
+  const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
+  if (warmup) {
+    for (const target of Object.values(targets)) {
+      await load(target, spec.amount ? { ...spec, amount: Math.min(2, spec.amount) } : { ...spec, duration: WARMUP_SECONDS });
+    }
+  }
+  const names = Object.keys(targets);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? names : [...names].reverse();
+    for (const name of order) {
+      const before = spec.before ? await spec.before(name) : undefined;
+      const run = await load(targets[name], spec);
+      if (spec.after) run.extra = await spec.after(name, before);
+      runs[name].push(run);
+    }
+  }
+  return runs;
+}
+
+function statusProblems(runs, expected) {
+  const problems = [];
+  for (const run of runs) {
+    if (run.errors) problems.push(`${run.errors} errors/timeouts`);
+    for (const [code, count] of Object.entries(run.statuses)) if (code !== String(expected)) problems.push(`${count}× ${code}`);
+  }
+  return [...new Set(problems)];
+}
+
+// ---------------------------------------------------------------- the bench
+
+async function main() {
+  const startedAt = new Date();
+  const loadBefore = os.loadavg();
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'antenna.cli.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` first.');
+  }
+  mkdirSync(WORK, { recursive: true });
+  log(`duration ${DURATION} s per load run, ${ROUNDS} rounds, ${CONNECTIONS} connections, ${LIST_REQUESTS} list requests per target`);
+
+  // 1. The library.
+  rmSync(DATA, { recursive: true, force: true });
+  log('generating the bench library...');
+  const generated = await generateLibrary(DATA);
+  log(`generated in ${(generated.ms / 1000).toFixed(1)} s: ${JSON.stringify(generated.counts)}`);
+
+  // 2. Start-up, three times.
+  const startups = [];
+  for (let i = 1; i <= 3; i++) {
+    const server = await startAntenna(`startup-${i}`);
+    startups.push(server.startupMs);
+    const counts = server.status.library;
+    const expected = expectedCounts();
+    for (const [key, value] of Object.entries(expected)) {
+      if (counts[key] !== value) throw new Error(`/status says ${key}=${counts[key]}, the generator wrote ${value}`);
+    }
+    await stopChild(server.child);
+    log(`start-up ${i}: ${fmt.ms(server.startupMs)}`);
+  }
+
+  // 3. The server under test; the first request of the big list comes before anything else.
+  const antenna = await startAntenna('load');
+  log(`server under test up in ${fmt.ms(antenna.startupMs)} (pid ${antenna.child.pid})`);
+  const first = await httpGet(antenna.port, LIST_URL);
+  if (first.status !== 200) throw new Error(`GET ${LIST_URL} answered ${first.status}`);
+  const afterFirst = await getJson(antenna.port, '/status');
+  log(`first ${LIST_URL}: ${fmt.ms(first.ms)} for ${fmt.mb(first.body.length)} (cache misses now ${afterFirst.cache.misses})`);
+  const memoryAfterFirst = memoryOf(antenna.child.pid);
+
+  const pick = (count, total) => Array.from({ length: count }, (_, i) => 1 + Math.floor((i * total) / count));
+  const showPaths = pick(ROTATE, SIZES.shows).map((s) => `/api/v1/shows/${ids.show(s)}`);
+  const episodePaths = pick(ROTATE, SIZES.shows).map((s, i) => `/api/v1/episodes/${ids.episode(s, 1 + ((i * 7) % SIZES.episodesPerShow))}`);
+  const moviePaths = pick(ROTATE, SIZES.movies).map((m) => `/api/v1/movies/${ids.movie(m)}`);
+  const urls = [...showPaths, ...episodePaths, ...moviePaths, '/api/v1/shows', LIST_URL];
+
+  const fetched = [];
+  for (const url of urls) {
+    const response = url === LIST_URL ? first : await httpGet(antenna.port, url);
+    if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${response.body.toString('utf8').slice(0, 200)}`);
+    const headers = {};
+    for (const name of ['content-type', 'etag', 'cache-control', 'vary']) {
+      if (response.headers[name] !== undefined) headers[name] = response.headers[name];
+    }
+    fetched.push({ url, body: response.body, headers });
+  }
+  const fetchedMeta = new Map(fetched.map((entry) => [entry.url, { size: entry.body.length, etag: entry.headers.etag }]));
+  const sizeOf = (url) => fetchedMeta.get(url).size;
+  const etagOf = (url) => fetchedMeta.get(url).etag;
+  const ceiling = await startCeiling(fetched);
+  fetched.length = 0; // the bodies live in the ceiling server now
+  first.body = Buffer.alloc(0);
+  log(`ceiling server up (pid ${ceiling.child.pid}) with ${urls.length} bodies`);
+
+  // The ceiling must answer the same bytes, or the comparison means nothing.
+  for (const url of [showPaths[0], '/api/v1/shows']) {
+    const [a, c] = await Promise.all([httpGet(antenna.port, url), httpGet(ceiling.port, url)]);
+    if (!a.body.equals(c.body) || a.headers.etag !== c.headers.etag) throw new Error(`ceiling and Antenna differ on ${url}`);
+  }
+
+  const targets = { antenna: { port: antenna.port, pid: antenna.child.pid }, ceiling: { port: ceiling.port, pid: ceiling.child.pid } };
+  const results = {};
+  const average = (list) => list.reduce((sum, size) => sum + size, 0) / list.length;
+
+  // 4a. Throughput of single resources and the show list.
+  const throughputSpecs = [
+    { key: 'show', label: `GET /api/v1/shows/:id (${ROTATE} ids rotated)`, paths: showPaths },
+    { key: 'episode', label: `GET /api/v1/episodes/:id (${ROTATE} ids rotated)`, paths: episodePaths },
+    { key: 'movie', label: `GET /api/v1/movies/:id (${ROTATE} ids rotated)`, paths: moviePaths },
+    { key: 'shows', label: 'GET /api/v1/shows (1,000 shows)', paths: ['/api/v1/shows'] },
+  ];
+  for (const spec of throughputSpecs) {
+    log(`throughput: ${spec.label}`);
+    const runs = await compare(targets, { paths: spec.paths });
+    results[spec.key] = { ...spec, runs };
+    log(`  antenna ${runs.antenna.map((r) => fmt.rps(r.rps)).join(', ')} | ceiling ${runs.ceiling.map((r) => fmt.rps(r.rps)).join(', ')}`);
+  }
+  results.show.size = average(showPaths.map(sizeOf));
+  results.episode.size = average(episodePaths.map(sizeOf));
+  results.movie.size = average(moviePaths.map(sizeOf));
+  results.shows.size = sizeOf('/api/v1/shows');
+
+  // 4b. Conditional GETs answered 304: /status must show no new cache miss.
+  const missesAround = {
+    before: async (name) => (name === 'antenna' ? (await getJson(antenna.port, '/status')).cache : undefined),
+    after: async (name, before) => {
+      if (name !== 'antenna') return undefined;
+      const after = (await getJson(antenna.port, '/status')).cache;
+      return { misses: after.misses - before.misses, hits: after.hits - before.hits };
+    },
+  };
+  for (const [key, url, label] of [
+    ['notModifiedShows', '/api/v1/shows', 'GET /api/v1/shows with If-None-Match → 304'],
+    ['notModifiedList', LIST_URL, `GET ${LIST_URL} with If-None-Match → 304`],
+  ]) {
+    log(`conditional: ${label}`);
+    const runs = await compare(targets, { paths: [url], headers: { 'if-none-match': etagOf(url) }, ...missesAround });
+    results[key] = { label, runs };
+    log(
+      `  antenna ${runs.antenna.map((r) => `${fmt.rps(r.rps)} (misses +${r.extra.misses}, hits +${r.extra.hits})`).join(', ')}` +
+        ` | ceiling ${runs.ceiling.map((r) => fmt.rps(r.rps)).join(', ')}`,
+    );
+  }
+
+  // 4c. Time to last byte of the big list, few connections.
+  const perRound = Math.max(1, Math.ceil(LIST_REQUESTS / ROUNDS));
+  log(`time to last byte: ${LIST_URL} (${fmt.mb(sizeOf(LIST_URL))}), 1 connection, ${perRound * ROUNDS} requests per target`);
+  const listRuns = await compare(targets, { paths: [LIST_URL], connections: 1, amount: perRound });
+  results.list = { runs: listRuns, size: sizeOf(LIST_URL) };
+  const listLatencies = (name) => listRuns[name].flatMap((run) => run.latencies);
+  log(`  antenna median ${fmt.ms(median(listLatencies('antenna')))} | ceiling median ${fmt.ms(median(listLatencies('ceiling')))}`);
+
+  // 5. Memory and cache after the run.
+  const memory = memoryOf(antenna.child.pid);
+  const ceilingMemory = memoryOf(ceiling.child.pid);
+  const finalStatus = await getJson(antenna.port, '/status');
+  log(`server RSS ${fmt.mb(memory.rss)} (peak ${fmt.mb(memory.hwm)}); cache ${JSON.stringify(finalStatus.cache)}`);
+
+  await stopChild(antenna.child);
+  await stopChild(ceiling.child);
+  rmSync(CEILING_DIR, { recursive: true, force: true });
+  if (!process.env.BENCH_KEEP) rmSync(DATA, { recursive: true, force: true });
+
+  // ---------------------------------------------------------------- verdicts
+  const rows = [];
+  const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+  const medRps = (runs) => median(runs.map((run) => run.rps));
+  /** Median of the per-round ratios: each pair of runs was measured back to back. */
+  const pairedRatio = (runs) => median(runs.antenna.map((run, i) => run.rps / runs.ceiling[i].rps));
+
+  for (const key of ['show', 'episode', 'movie', 'shows']) {
+    const { label, runs, size } = results[key];
+    const a = medRps(runs.antenna);
+    const c = medRps(runs.ceiling);
+    const ratio = pairedRatio(runs);
+    const problems = statusProblems([...runs.antenna, ...runs.ceiling], 200);
+    rows.push({
+      target: `${label}, ${fmt.size(size)} each: throughput`,
+      threshold: '≥ 60 % of ceiling',
+      measured: fmt.rps(a),
+      ceiling: fmt.rps(c),
+      ratio: fmt.ratio(ratio),
+      result: verdict(ratio >= 0.6 && problems.length === 0) + (problems.length ? ` (${problems.join(', ')})` : ''),
+    });
+  }
+
+  const aList = median(listLatencies('antenna'));
+  const cList = median(listLatencies('ceiling'));
+  const listProblems = statusProblems([...listRuns.antenna, ...listRuns.ceiling], 200);
+  rows.push({
+    target: `GET ${LIST_URL} (50,000 episodes, ${fmt.mb(results.list.size)}): median time to last byte, 1 connection, n=${listLatencies('antenna').length}`,
+    threshold: '≤ 2× ceiling',
+    measured: fmt.ms(aList),
+    ceiling: fmt.ms(cList),
+    ratio: fmt.times(aList / cList),
+    result: verdict(aList / cList <= 2 && listProblems.length === 0) + (listProblems.length ? ` (${listProblems.join(', ')})` : ''),
+  });
+  rows.push({
+    target: `GET ${LIST_URL}: first (uncached) request after start-up, time to last byte`,
+    threshold: '≤ 1 s',
+    measured: fmt.ms(first.ms),
+    ceiling: '—',
+    ratio: '—',
+    result: verdict(first.ms <= 1000),
+  });
+
+  for (const key of ['notModifiedShows', 'notModifiedList']) {
+    const { label, runs } = results[key];
+    const misses = runs.antenna.reduce((sum, run) => sum + run.extra.misses, 0);
+    const answered = runs.antenna.reduce((sum, run) => sum + run.total, 0);
+    const a = medRps(runs.antenna);
+    const c = medRps(runs.ceiling);
+    const problems = statusProblems([...runs.antenna, ...runs.ceiling], 304);
+    rows.push({
+      target: `${label}: cache.misses growth over ${answered.toLocaleString('en-US')} requests (req/s vs the ceiling's 304 for reference)`,
+      threshold: 'misses +0',
+      measured: `misses +${misses}; ${fmt.rps(a)}`,
+      ceiling: fmt.rps(c),
+      ratio: fmt.ratio(pairedRatio(runs)),
+      result: verdict(misses === 0 && problems.length === 0) + (problems.length ? ` (${problems.join(', ')})` : ''),
+    });
+  }
+
+  rows.push({
+    target: 'Server RSS after the run (VmRSS)',
+    threshold: '≤ 300 MB',
+    measured: fmt.mb(memory.rss),
+    ceiling: fmt.mb(ceilingMemory.rss),
+    ratio: fmt.times(memory.rss / ceilingMemory.rss),
+    result: verdict(memory.rss <= 300 * MB),
+  });
+  const startup = median(startups);
+  rows.push({
+    target: `Start-up to first /status answer (median of 3: ${startups.map((ms) => fmt.ms(ms)).join(', ')})`,
+    threshold: '≤ 1 s',
+    measured: fmt.ms(startup),
+    ceiling: '—',
+    ratio: '—',
+    result: verdict(startup <= 1000),
+  });
+
+  const table = [
+    '| Target | Threshold | Antenna | Ceiling | Ratio | Result |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((row) => `| ${row.target} | ${row.threshold} | ${row.measured} | ${row.ceiling} | ${row.ratio} | **${row.result}** |`),
+  ].join('\n');
+
+  const detailRows = [];
+  for (const key of ['show', 'episode', 'movie', 'shows', 'notModifiedShows', 'notModifiedList']) {
+    const { label, runs } = results[key];
+    for (const name of ['antenna', 'ceiling']) {
+      const all = runs[name].flatMap((run) => run.latencies);
+      detailRows.push(
+        `| ${label} | ${name} | ${runs[name].map((run) => Math.round(run.rps).toLocaleString('en-US')).join(' / ')} | ` +
+          `${fmt.ms(median(all))} | ${fmt.ms(percentile(all, 99))} | ${median(runs[name].map((run) => run.cpuUs)).toFixed(1)} µs |`,
+      );
+    }
+  }
+  for (const name of ['antenna', 'ceiling']) {
+    const all = listLatencies(name);
+    detailRows.push(
+      `| GET ${LIST_URL} (1 connection; requests per round) | ${name} | ${listRuns[name].map((run) => run.total).join(' / ')} | ` +
+        `${fmt.ms(median(all))} | ${fmt.ms(percentile(all, 99))} | ${(median(listRuns[name].map((run) => run.cpuUs)) / 1000).toFixed(1)} ms |`,
+    );
+  }
+
+  const host = machine();
+  const loadAfter = os.loadavg();
+  const failed = rows.filter((row) => row.result.startsWith('FAIL'));
+  const doc = `# Benchmarks
+
+Generated by \`npm run bench\` (bench/run.mjs). Do not edit by hand: the next run overwrites this file.
+
+- Date: ${startedAt.toISOString()}
+- Node: ${process.version}
+- Machine: nproc ${host.nproc}, ${host.cpu}, ${host.memory} RAM, ${host.platform}
+- Settings: ${DURATION} s per load run, ${ROUNDS} rounds per target (alternating order), ${CONNECTIONS} connections for throughput runs
+- Load average (1, 5, 15 min) before the run ${loadBefore.map((n) => n.toFixed(2)).join(', ')}, after ${loadAfter.map((n) => n.toFixed(2)).join(', ')}: the machine is shared, so treat single figures as noisy and read the ratios
+
+## Results
+
+${table}
+
+${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.length} targets failed:\n\n${failed.map((row) => `- ${row.target}: ${row.measured} (threshold ${row.threshold})`).join('\n')}`}
+
+## Method
+
+- **Library.** bench/generate-library.mjs writes, through Antenna's own write functions
+  (upsertShow, upsertEpisode, upsertMovie, upsertVideoGroup, upsertVideo, upsertCollection,
+  addCollectionMember, upsertPlaylist, setPlaylistItems, upsertJob) inside transactions:
+  ${SIZES.shows.toLocaleString('en-US')} shows × ${SIZES.episodesPerShow} episodes, ${SIZES.movies.toLocaleString('en-US')} movies,
+  ${SIZES.videoGroups} video groups × ${SIZES.videosPerGroup} videos, ${SIZES.collections} collections,
+  ${SIZES.playlists} playlists × ${SIZES.itemsPerPlaylist} items and ${SIZES.jobs} jobs, with seeded-random
+  realistic fields (summaries of about 200 characters, genres, tags, cast, directors,
+  \`/images/...\` URLs, durations, air dates, commercials for recordings, about 40 % watched and
+  5 % favorited, both sources). Generation took ${(generated.ms / 1000).toFixed(1)} s.
+- **Processes.** The Antenna server (\`node bin/antenna server --data … --host 127.0.0.1 --no-sample\`)
+  and the ceiling server are child processes of the bench runner, which generates the load
+  with autocannon on loopback. The machine is shared and has ${host.nproc} cores, so the load
+  generator competes with the server for CPU; both targets are measured under the same
+  conditions, alternating Antenna and ceiling runs round by round (A,C then C,A), after a
+  ${WARMUP_SECONDS} s warm-up of each. Figures are medians over the rounds; a throughput ratio is the
+  median of the per-round ratios Antenna / ceiling (each pair measured back to back), a latency
+  ratio the ratio of the medians. The details also give the server's CPU time per request
+  (utime + stime from /proc/<pid>/stat over the run, divided by the answers), which other load on
+  the machine disturbs less than req/s.
+- **Ceiling.** bench/ceiling-server.mjs is a bare \`node:http\` server. Before it starts, the
+  runner fetches every benchmarked URL from Antenna once and hands it the exact body bytes and
+  the content-type, etag, cache-control and vary headers; it answers them by path and query,
+  and 304 to a matching If-None-Match. It shows what Node's HTTP stack alone achieves with
+  these payloads.
+- **Throughput** runs use ${CONNECTIONS} connections for ${DURATION} s; single-resource runs rotate through
+  ${ROTATE} ids per endpoint (autocannon's requests array), so Antenna's response cache holds them
+  after the warm-up, as it would for a client browsing the library.
+- **Time to last byte** of the 50,000-episode list: 1 connection, ${perRound} requests per target per
+  round; autocannon times each request to the end of its response. The first (uncached) request
+  is timed separately with \`node:http\` right after start-up, before anything else asked for
+  that URL (only /status had been polled).
+- **Conditional GETs** send the ETag of the fetched body in If-None-Match; /status is read
+  before and after each Antenna run, and \`cache.misses\` (one query plus serialization each)
+  must not grow.
+- **Memory** is VmRSS (and VmHWM, the peak) of the server process from /proc/<pid>/status,
+  after all load runs.
+- **Start-up** spawns the server on the generated data directory and polls /status every 5 ms
+  until it answers; median of 3 starts, each on a fresh process (Node's own boot included).
+
+## Details
+
+| Endpoint | Target | req/s per round | median latency | p99 latency | server CPU per request |
+|---|---|---|---|---|---|
+${detailRows.join('\n')}
+
+- First uncached ${LIST_URL}: ${fmt.ms(first.ms)}; server RSS right after it ${fmt.mb(memoryAfterFirst.rss)}, peak ${fmt.mb(memoryAfterFirst.hwm)}.
+- Server memory after the run: VmRSS ${fmt.mb(memory.rss)}, VmHWM (peak) ${fmt.mb(memory.hwm)}; ceiling VmRSS ${fmt.mb(ceilingMemory.rss)}.
+- Response cache at the end: ${finalStatus.cache.entries} entries, ${fmt.mb(finalStatus.cache.bytes)} accounted, ${finalStatus.cache.hits.toLocaleString('en-US')} hits, ${finalStatus.cache.misses.toLocaleString('en-US')} misses.
+- Body sizes: show ${fmt.size(results.show.size)}, episode ${fmt.size(results.episode.size)}, movie ${fmt.size(results.movie.size)} (averages), /api/v1/shows ${fmt.size(results.shows.size)}, ${LIST_URL} ${fmt.size(results.list.size)}.
+`;
+  mkdirSync(join(ROOT, 'docs'), { recursive: true });
+  writeFileSync(DOC, doc);
+
+  console.log(`\n${table}\n`);
+  for (const row of failed) console.log(`FAIL: ${row.target}: ${row.measured} (threshold ${row.threshold})`);
+  if (failed.length === 0) console.log('All targets PASS.');
+  console.log(`\nWritten to docs/benchmarks.md (whole bench: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s).`);
+}
+
+const benchStarted = performance.now();
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`bench: could not run: ${error instanceof Error ? (error.stack ?? error.message) : error}`);
+    killAll();
+    process.exit(1);
+  },
+);
