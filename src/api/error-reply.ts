@@ -4,8 +4,9 @@
  * "offline", so this covers validation, unknown routes, bad URLs and crashes alike.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { NotFoundError, truncate } from '../common/errors.js';
+import { withCorsHeaders } from './cors.js';
 
 export const ErrorSchema = Type.Object(
   {
@@ -62,7 +63,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {
-      request.log.error({ err: error }, 'request failed');
+      request.log.error({ err: error, reqId: request.id, method: request.method, url: request.url }, 'request failed');
       return sendError(reply, { status, code: 'internal_error', message: 'The server failed to answer; the server log says why.' });
     }
     // Fastify's own 4xx (malformed JSON, body too large, unsupported media type, ...).
@@ -78,19 +79,14 @@ export function installErrorHandlers(app: FastifyInstance): void {
   );
 }
 
-/** Headers the CORS plugin would add, for answers made before any route (and so any plugin hook) runs. */
-function corsHeaders(reply: FastifyReply): FastifyReply {
-  return reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', 'ETag');
-}
-
 /**
  * Fastify's errors raised before routing: a URL that is not valid percent-encoding,
  * or a path segment longer than any id. Neither can name anything that exists.
  */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    sendError(corsHeaders(reply), { status: 404, code: 'not_found', message: 'Nothing at this URL: no resource has such an id.' });
+    sendError(withCorsHeaders(reply), { status: 404, code: 'not_found', message: 'Nothing at this URL: no resource has such an id.' });
     return;
   }
-  sendError(corsHeaders(reply), { status: 400, code: 'bad_request', message: truncate(error.message, 200) });
+  sendError(withCorsHeaders(reply), { status: 400, code: 'bad_request', message: truncate(error.message, 200) });
 }

@@ -3,12 +3,13 @@
  * OpenAPI document and its browsable page, interface A and the status route.
  * Knows nothing of start-up or shutdown; server.lifecycle.ts owns those.
  */
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import fastJson from 'fast-json-stringify';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { LibraryService } from '../library/library.service.js';
 import { VERSION } from '../version.js';
+import { installCors } from './cors.js';
 import { frameworkErrorHandler, installErrorHandlers } from './error-reply.js';
 import { registerInterfaceA } from './interface-a.routes.js';
 import { ResponseCache } from './response-cache.js';
@@ -42,15 +43,23 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     loggerInstance: options.logger,
     // One log line per request costs more than answering it from the cache; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request either: the error handler names the request itself.
+    childLoggerFactory: (logger) => logger,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { verbose: true } },
     frameworkErrors: frameworkErrorHandler,
   });
   const cache = new ResponseCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+  // Compile a response serializer when a route first needs it, not for every route at
+  // start-up: interface A sends bytes it serialized itself, so most are never used.
+  app.setSerializerCompiler(({ schema }) => {
+    let serialize: ((data: unknown) => string) | undefined;
+    return (data) => (serialize ??= fastJson(schema as object) as (data: unknown) => string)(data);
+  });
 
   installErrorHandlers(app);
-  await app.register(cors, { origin: '*', methods: ['GET', 'HEAD'], exposedHeaders: ['ETag'], maxAge: 86400 });
+  installCors(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -5,8 +5,8 @@
  * cache; any other method on these paths is answered 405.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TSchema } from 'typebox';
-import { Type } from 'typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { LibraryService } from '../library/library.service.js';
 import {
   ChannelSchema,

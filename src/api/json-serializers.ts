@@ -4,7 +4,7 @@
  * schemas into SQL instead: see library/item-projection.ts.)
  */
 import fastJson from 'fast-json-stringify';
-import { Type, type TSchema } from 'typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import {
   ChannelSchema,
   CollectionSchema,

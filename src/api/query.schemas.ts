@@ -1,5 +1,5 @@
 /** Interface A's query and path parameters, with the values the compatibility notes fix. */
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import {
   COLLECTION_TYPES,
   ITEM_SORTS,
@@ -13,48 +13,49 @@ import {
   type Source,
 } from '../library/list-query.js';
 import type { ItemQuery, ParentQuery } from '../library/library.service.js';
+import { StringEnum } from '../common/string-enum.js';
 
-const BooleanParam = Type.Enum(['true', 'false']);
-const order = Type.Optional(Type.Enum(ORDERS, { description: 'asc or desc; the default depends on the sort' }));
+const BooleanParam = StringEnum(['true', 'false']);
+const order = Type.Optional(StringEnum(ORDERS, { description: 'asc or desc; the default depends on the sort' }));
 
 const itemFilters = {
   watched: Type.Optional({ ...BooleanParam, description: 'only watched (true) or unwatched (false) items' }),
   favorited: Type.Optional({ ...BooleanParam, description: 'only favorited (true) or other (false) items' }),
   verified: Type.Optional({ ...BooleanParam, description: 'only items whose commercials were verified, or not' }),
 };
-const source = Type.Optional(Type.Enum(SOURCES, { description: 'recordings (made by the DVR) or imports' }));
+const source = Type.Optional(StringEnum(SOURCES, { description: 'recordings (made by the DVR) or imports' }));
 
 /** `/episodes`, `/all`, show episodes, collection and playlist content. */
 export const ItemQuerySchema = Type.Object({
   ...itemFilters,
   source,
-  sort: Type.Optional(Type.Enum(ITEM_SORTS)),
+  sort: Type.Optional(StringEnum(ITEM_SORTS)),
   order,
 });
 
 export const MovieQuerySchema = Type.Object({
   ...itemFilters,
   source,
-  sort: Type.Optional(Type.Enum(MOVIE_SORTS, { description: 'default alpha' })),
+  sort: Type.Optional(StringEnum(MOVIE_SORTS, { description: 'default alpha' })),
   order,
 });
 
 /** `/videos` and a group's videos: no source filter (videos are always imported). */
 export const VideoQuerySchema = Type.Object({
   ...itemFilters,
-  sort: Type.Optional(Type.Enum(ITEM_SORTS)),
+  sort: Type.Optional(StringEnum(ITEM_SORTS)),
   order,
 });
 
 export const ParentQuerySchema = Type.Object({
   watched: Type.Optional({ ...BooleanParam, description: 'true: every episode/video watched; false: some unwatched' }),
   favorited: itemFilters.favorited,
-  sort: Type.Optional(Type.Enum(PARENT_SORTS, { description: 'default alpha' })),
+  sort: Type.Optional(StringEnum(PARENT_SORTS, { description: 'default alpha' })),
   order,
 });
 
 export const CollectionQuerySchema = Type.Object({
-  collection_type: Type.Optional(Type.Enum(COLLECTION_TYPES)),
+  collection_type: Type.Optional(StringEnum(COLLECTION_TYPES)),
 });
 
 export const IdParamsSchema = Type.Object({ id: Type.String({ description: 'the resource id' }) });

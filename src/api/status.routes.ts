@@ -1,6 +1,6 @@
 /** `GET /status`: what is running and how large the library is. */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '@sinclair/typebox';
 import type { LibraryService } from '../library/library.service.js';
 import type { ResponseCache } from './response-cache.js';
 

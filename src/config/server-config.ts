@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
-import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 
 export interface ServerConfig {
   data: string;
@@ -47,7 +47,8 @@ export const ConfigFileSchema = Type.Object(
     tv: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     movies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     videos: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-    logLevel: Type.Optional(Type.Enum(LOG_LEVELS)),
+    // A union of literals, which TypeBox's Value checker understands (it cannot check an Unsafe enum).
+    logLevel: Type.Optional(Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)))),
     sample: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -111,8 +112,8 @@ export function readConfigFile(file: string): PartialSettings {
     throw new ConfigError(`Config file ${file} cannot be read as JSON: ${error instanceof Error ? error.message : error}`);
   }
   if (!Value.Check(ConfigFileSchema, parsed)) {
-    const first = Value.Errors(ConfigFileSchema, parsed)[0];
-    const where = first?.instancePath ? ` at ${first.instancePath}` : '';
+    const first = Value.Errors(ConfigFileSchema, parsed).First();
+    const where = first?.path ? ` at ${first.path}` : '';
     throw new ConfigError(`Config file ${file} is invalid${where}: ${first?.message ?? 'unexpected content'}.`);
   }
   const base = dirname(resolve(file));

@@ -6,7 +6,7 @@
  * serialize them again costs seconds; this costs a fraction of one, and the schema
  * still decides exactly which fields go out and how each is typed.
  */
-import type { TSchema } from 'typebox';
+import type { TSchema } from '@sinclair/typebox';
 import { ContentMovieSchema, EpisodeSchema, MovieSchema, VideoSchema } from './library.schemas.js';
 
 export type ItemShape = 'episode' | 'movie' | 'content_movie' | 'video';
@@ -94,7 +94,7 @@ export function jsonValueSql(schema: PropertySchema, expression: string): string
 
 /** One SQL expression yielding the JSON object text of a row, in the shape's schema. */
 export function jsonObjectSql(schema: TSchema, sources: Readonly<Record<string, string>>): string {
-  const properties = (schema as { properties: Record<string, PropertySchema> }).properties;
+  const properties = (schema as unknown as { properties: Record<string, PropertySchema> }).properties;
   const members = Object.entries(properties).map(([name, property]) => {
     const source = sources[name];
     if (source === undefined) throw new Error(`item projection: no source for field '${name}'`);
@@ -105,15 +105,13 @@ export function jsonObjectSql(schema: TSchema, sources: Readonly<Record<string, 
   return `concat('{', substr(concat(${members.join(', ')}), 2), '}')`;
 }
 
-const compiled = new Map<ItemShape, string>();
+// Compiled when the module loads, so a schema field without a source stops start-up.
+const COMPILED = Object.fromEntries(
+  Object.entries(SHAPES).map(([shape, { schema, sources }]) => [shape, jsonObjectSql(schema, sources)]),
+) as Record<ItemShape, string>;
 
 export function itemJsonSql(shape: ItemShape): string {
-  let sql = compiled.get(shape);
-  if (sql === undefined) {
-    const { schema, sources } = SHAPES[shape];
-    compiled.set(shape, (sql = jsonObjectSql(schema, sources)));
-  }
-  return sql;
+  return COMPILED[shape];
 }
 
 /** How a list renders movies: as `/movies` does (`list`), or as collection and playlist content do. */

@@ -4,7 +4,8 @@
  * document. Every property is optional because null values are omitted.
  * Field order follows the specification's tables.
  */
-import { Type, type Static, type TSchema } from 'typebox';
+import { type Static, type TOptional, type TSchema, Type } from '@sinclair/typebox';
+import { StringEnum } from '../common/string-enum.js';
 
 const Id = Type.String({ description: 'unique identifier' });
 const Millis = Type.Integer({ description: 'epoch milliseconds' });
@@ -13,9 +14,10 @@ const Strings = Type.Array(Type.String());
 const Seconds = Type.Number({ description: 'seconds' });
 const Flag = Type.Boolean();
 
+/** Every property optional: null values are omitted from payloads, so any field may be absent. */
 function optional<T extends Record<string, TSchema>>(properties: T) {
   return Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as {
-    [K in keyof T]: ReturnType<typeof Type.Optional<T[K]>>;
+    [K in keyof T]: TOptional<T[K]>;
   };
 }
 
@@ -80,7 +82,7 @@ export const VideoGroupSchema = Type.Object(
 export const CollectionSchema = Type.Object(
   optional({
     id: Id,
-    collection_type: Type.Enum(['movies', 'shows']),
+    collection_type: StringEnum(['movies', 'shows']),
     name: Type.String(),
     image_url: Type.String(),
     labels: Strings,

@@ -4,7 +4,7 @@
  * the schema's field order.
  */
 import fc from 'fast-check';
-import { Type } from 'typebox';
+import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonObjectSql } from '../../src/library/item-projection.js';
 import { getItemJson, upsertEpisode, upsertMovie } from '../../src/library/items.repository.js';

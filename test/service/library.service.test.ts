@@ -21,7 +21,7 @@ import {
   upsertPlaylist,
 } from '../../src/library/collections.repository.js';
 import { deleteItem, upsertEpisode, upsertMovie, upsertVideo } from '../../src/library/items.repository.js';
-import type { LibraryService } from '../../src/library/library.service.js';
+import { DEFAULT_EXTERNAL_CHECK_INTERVAL_MS, LibraryService } from '../../src/library/library.service.js';
 import type { MapContext } from '../../src/library/resource-mappers.js';
 import { deleteParent, upsertShow, upsertVideoGroup } from '../../src/library/parents.repository.js';
 import {
@@ -587,23 +587,39 @@ describe('generation()', () => {
     }
   });
 
-  it('changes when another connection writes to the same database, from the next event-loop turn', async () => {
+  it('changes when another process commits, once the check interval has passed', () => {
     const t = lib();
-    const { dir } = t;
-    const library = read(t.library);
+    let clock = 1_000;
+    const service = new LibraryService(t.db, { now: () => clock });
+    const library = read(service);
     const before = library.generation();
-    const other = new Database(databasePath(dir));
+    const other = new Database(databasePath(t.dir));
     try {
       other.pragma('foreign_keys = ON');
       upsertShow(other, { id: 'show-other', name: 'From elsewhere' });
     } finally {
       other.close();
     }
-    // Within one turn data_version is read once (a request arriving now comes in a later turn).
+    // Within the interval the last read of data_version stands...
+    clock += DEFAULT_EXTERNAL_CHECK_INTERVAL_MS - 1;
     expect(library.generation()).toBe(before);
-    await new Promise((resolve) => setImmediate(resolve));
+    // ...and after it the other process's commit is seen.
+    clock += 1;
     expect(library.generation()).not.toBe(before);
     expect(library.getShow('show-other', ctx).name).toBe('From elsewhere');
+  });
+
+  it('sees another process’s commit at once with an interval of 0', () => {
+    const t = lib();
+    const library = read(new LibraryService(t.db, { externalCheckIntervalMs: 0 }));
+    const before = library.generation();
+    const other = new Database(databasePath(t.dir));
+    try {
+      upsertMovie(other, { id: 'mov-other', source: 'imports', title: 'Other' });
+    } finally {
+      other.close();
+    }
+    expect(library.generation()).not.toBe(before);
   });
 });
 

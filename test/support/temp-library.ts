@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildHttpApp, type HttpAppOptions } from '../../src/api/http-app.js';
 import { type Db, databasePath, openDatabase, prepareDataDir } from '../../src/db/database.js';
-import { LibraryService } from '../../src/library/library.service.js';
+import { LibraryService, type LibraryServiceOptions } from '../../src/library/library.service.js';
 
 export interface TempLibrary {
   dir: string;
@@ -19,14 +19,14 @@ export function tempDir(prefix = 'antenna-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export function createTempLibrary(): TempLibrary {
+export function createTempLibrary(options: LibraryServiceOptions = {}): TempLibrary {
   const dir = tempDir();
   prepareDataDir(dir);
   const db = openDatabase(databasePath(dir));
   return {
     dir,
     db,
-    library: new LibraryService(db),
+    library: new LibraryService(db, options),
     close() {
       if (db.open) db.close();
       rmSync(dir, { recursive: true, force: true });

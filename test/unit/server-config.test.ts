@@ -109,3 +109,14 @@ describe('config file', () => {
     expect(loadServerConfig({}, { ANTENNA_CONFIG: file }).port).toBe(8300);
   });
 });
+
+describe('config file values', () => {
+  it('accepts a known log level and refuses an unknown one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'antenna-config-'));
+    const file = join(dir, 'levels.json');
+    writeFileSync(file, JSON.stringify({ logLevel: 'debug', sample: false }));
+    expect(readConfigFile(file)).toMatchObject({ logLevel: 'debug', sample: false });
+    writeFileSync(file, JSON.stringify({ logLevel: 'chatty' }));
+    expect(() => readConfigFile(file)).toThrow(/levels\.json is invalid at \/logLevel/);
+  });
+});
