@@ -73,17 +73,18 @@ interface PropertySchema {
 export function jsonValueSql(schema: PropertySchema, expression: string): string {
   switch (schema.type) {
     case 'string':
-      // json_quote(NULL) is the text 'null', so NULL must stay NULL before quoting.
-      return `CASE WHEN ${expression} IS NOT NULL THEN json_quote(CAST(${expression} AS TEXT)) END`;
+      // json_quote(NULL) is the bare text null, never a quoted string: nullif turns it back into NULL.
+      return `nullif(json_quote(${expression}), 'null')`;
     case 'integer':
-      return `CASE WHEN typeof(${expression}) IN ('integer', 'real') THEN CAST(CAST(${expression} AS INTEGER) AS TEXT) END`;
+      // Integer columns hold only integers (INTEGER affinity, typed writers): their text is their JSON.
+      return expression;
     case 'number':
       // Number columns have NUMERIC affinity, so whole values are stored as integers and
       // come out as JavaScript writes them (1800, not 1800.0). Infinity has no JSON form,
       // so such a value is left out like a null.
-      return `CASE WHEN typeof(${expression}) IN ('integer', 'real') AND abs(${expression}) <= 1.7976931348623157e308 THEN CAST(${expression} AS TEXT) END`;
+      return `iif(abs(${expression}) <= 1.7976931348623157e308, ${expression}, NULL)`;
     case 'boolean':
-      return `CASE WHEN ${expression} THEN 'true' ELSE 'false' END`;
+      return `iif(${expression}, 'true', 'false')`;
     case 'array':
       // Stored as JSON text by the repositories' writers.
       return expression;
