@@ -76,17 +76,17 @@ export function jsonValueSql(schema: PropertySchema, expression: string): string
       // json_quote(NULL) is the bare text null, never a quoted string: nullif turns it back into NULL.
       return `nullif(json_quote(${expression}), 'null')`;
     case 'integer':
-      // Integer columns hold only integers (INTEGER affinity, typed writers): their text is their JSON.
+      // The items table's CHECK constraints keep integer columns integers: their text is their JSON.
       return expression;
     case 'number':
       // Number columns have NUMERIC affinity, so whole values are stored as integers and
-      // come out as JavaScript writes them (1800, not 1800.0). Infinity has no JSON form,
-      // so such a value is left out like a null.
+      // come out as JavaScript writes them (1800, not 1800.0); CHECK constraints keep text
+      // out. Infinity has no JSON form, so such a value is left out like a null.
       return `iif(abs(${expression}) <= 1.7976931348623157e308, ${expression}, NULL)`;
     case 'boolean':
       return `iif(${expression}, 'true', 'false')`;
     case 'array':
-      // Stored as JSON text by the repositories' writers.
+      // Stored as JSON array text; the items table's CHECK constraints refuse anything else.
       return expression;
     default:
       throw new Error(`item projection: no SQL encoding for schema type ${String(schema.type)}`);
@@ -115,7 +115,7 @@ export function itemJsonSql(shape: ItemShape): string {
   return COMPILED[shape];
 }
 
-/** How a list renders movies: as `/movies` does (`list`), or as collection and playlist content do. */
+/** How a mixed list renders movies: as `/movies` does ('movie'), or as collection and playlist content do. */
 export type MovieShape = 'movie' | 'content_movie';
 
 /** JSON text of a row of any kind, each kind in its own shape. */

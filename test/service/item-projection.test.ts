@@ -90,3 +90,20 @@ describe('item JSON written by SQLite', () => {
     expect(() => jsonObjectSql(MovieSchema, {})).toThrow(/no source/);
   });
 });
+
+describe('the items table refuses values the JSON projection could not write', () => {
+  it.each([
+    ['a text duration', { duration: 'long' }],
+    ['a fractional timestamp', { last_watched_at: 1.5 }],
+    ['a text release year', { release_year: '1999x' }],
+  ])('%s', (_name, fields) => {
+    const input = { id: `bad-${Math.random()}`, source: 'imports' as const, title: 'x', ...fields } as Parameters<typeof upsertMovie>[1];
+    expect(() => upsertMovie(temp.db, input)).toThrow(/CHECK constraint failed/);
+  });
+
+  it('a list column that is not a JSON array', () => {
+    expect(() =>
+      temp.db.prepare("INSERT INTO items (id, kind, source, title, genres, created_at, updated_at) VALUES ('b', 'movie', 'imports', 'x', '{\"a\":1}', 1, 1)").run(),
+    ).toThrow(/CHECK constraint failed/);
+  });
+});

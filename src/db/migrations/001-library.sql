@@ -83,7 +83,18 @@ CREATE TABLE items (
   created_at        INTEGER NOT NULL,
   updated_at        INTEGER NOT NULL,
   CHECK ((kind = 'episode') = (show_id IS NOT NULL)),
-  CHECK ((kind = 'video') = (video_group_id IS NOT NULL))
+  CHECK ((kind = 'video') = (video_group_id IS NOT NULL)),
+  -- Interface A's JSON for items is written by SQL that trusts these types (item-projection.ts).
+  CHECK (typeof(season_number) IN ('integer', 'null') AND typeof(episode_number) IN ('integer', 'null')
+     AND typeof(release_year) IN ('integer', 'null') AND typeof(last_watched_at) IN ('integer', 'null')
+     AND typeof(created_at) = 'integer' AND typeof(updated_at) = 'integer'),
+  CHECK (typeof(duration) IN ('integer', 'real', 'null') AND typeof(playback_time) IN ('integer', 'real')),
+  CHECK (watched IN (0, 1) AND favorited IN (0, 1) AND delayed IN (0, 1) AND cancelled IN (0, 1)
+     AND corrupted IN (0, 1) AND completed IN (0, 1) AND processed IN (0, 1) AND locked IN (0, 1) AND verified IN (0, 1)),
+  CHECK (coalesce(json_type(genres), 'array') = 'array' AND coalesce(json_type(tags), 'array') = 'array'
+     AND coalesce(json_type(categories), 'array') = 'array' AND coalesce(json_type(cast_members), 'array') = 'array'
+     AND coalesce(json_type(directors), 'array') = 'array' AND coalesce(json_type(labels), 'array') = 'array'
+     AND coalesce(json_type(commercials), 'array') = 'array')
 );
 CREATE INDEX items_kind_created ON items (kind, created_at);
 CREATE INDEX items_show ON items (show_id, season_number, episode_number);
