@@ -13,18 +13,32 @@ const EXPOSED_HEADERS = 'ETag';
 const PREFLIGHT_MAX_AGE_SECONDS = '86400';
 
 /** The headers every answer carries, errors included, so a browser client can read it. */
+export const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': EXPOSED_HEADERS,
+} as const;
+
 export function withCorsHeaders(reply: FastifyReply): FastifyReply {
-  return reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED_HEADERS);
+  return reply.headers(CORS_HEADERS);
 }
 
-export function installCors(app: FastifyInstance): void {
-  app.addHook('onRequest', (_request, reply, done) => {
+/**
+ * Adds the CORS headers to every answer of the routes registered in `context`.
+ * Interface A's routes set them in their own answer instead: a hook on every request
+ * is measurable on its hot path (about 16k instructions of ~640k per cached answer).
+ */
+export function corsHook(context: FastifyInstance): void {
+  context.addHook('onRequest', (_request, reply, done) => {
     withCorsHeaders(reply);
     done();
   });
+}
+
+/** The preflight answer, for any path. */
+export function installPreflight(app: FastifyInstance): void {
   // Preflight for any path: the same fixed permissions everywhere.
   app.options('*', { schema: { hide: true } }, (_request, reply) =>
-    reply
+    withCorsHeaders(reply)
       .code(204)
       .header('access-control-allow-methods', ALLOWED_METHODS)
       .header('access-control-allow-headers', ALLOWED_HEADERS)

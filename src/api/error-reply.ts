@@ -20,8 +20,9 @@ export const ErrorSchema = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorSchema>;
 
+/** Every error answer, with the CORS headers so a browser client can read it wherever it came from. */
 export function sendError(reply: FastifyReply, body: ErrorBody): FastifyReply {
-  return reply.code(body.status).type('application/json; charset=utf-8').send(body);
+  return withCorsHeaders(reply).code(body.status).type('application/json; charset=utf-8').send(body);
 }
 
 interface AjvError {
@@ -85,8 +86,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
  */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    sendError(withCorsHeaders(reply), { status: 404, code: 'not_found', message: 'Nothing at this URL: no resource has such an id.' });
+    sendError(reply, { status: 404, code: 'not_found', message: 'Nothing at this URL: no resource has such an id.' });
     return;
   }
-  sendError(withCorsHeaders(reply), { status: 400, code: 'bad_request', message: truncate(error.message, 200) });
+  sendError(reply, { status: 400, code: 'bad_request', message: truncate(error.message, 200) });
 }

@@ -20,11 +20,11 @@ import {
   VideoSchema,
 } from '../library/library.schemas.js';
 import type { MapContext } from '../library/resource-mappers.js';
+import { CORS_HEADERS } from './cors.js';
 import { ErrorSchema, sendError } from './error-reply.js';
 import { AllListSchema, ContentListSchema, serializers } from './json-serializers.js';
 import {
   CollectionQuerySchema,
-  IdParamsSchema,
   ItemQuerySchema,
   MovieQuerySchema,
   ParentQuerySchema,
@@ -282,6 +282,7 @@ function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, 
 
   const encoding = body.compressible() ? negotiateEncoding(request.headers['accept-encoding']) : 'identity';
   reply.headers({
+    ...CORS_HEADERS,
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-cache',
     vary: 'Accept-Encoding',
@@ -310,7 +311,6 @@ export function registerInterfaceA(app: FastifyInstance, deps: InterfaceADeps): 
           summary: spec.summary,
           ...(spec.description ? { description: spec.description } : {}),
           tags: [spec.tag],
-          ...(spec.withId ? { params: IdParamsSchema } : {}),
           ...(spec.querystring ? { querystring: spec.querystring } : {}),
           response: { 200: spec.response, 400: ErrorSchema, 404: ErrorSchema },
         },

@@ -1521,6 +1521,21 @@ describe('CORS', () => {
     }
   });
 
+  it('the routes beside interface A carry them too, as do 304s and HEADs', async () => {
+    for (const url of ['/status', '/api/openapi.json', '/api/docs/json']) {
+      const res = await get(url, ORIGIN);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['access-control-allow-origin'], url).toBe('*');
+    }
+    const first = await get('/api/v1/shows', ORIGIN);
+    const notModified = await get('/api/v1/shows', { ...ORIGIN, 'if-none-match': String(first.headers.etag) });
+    expect(notModified.statusCode).toBe(304);
+    expect(notModified.headers['access-control-allow-origin']).toBe('*');
+    expect(notModified.headers['access-control-expose-headers']).toBe('ETag');
+    const head = await app.inject({ method: 'HEAD', url: '/api/v1/movies', headers: ORIGIN });
+    expect(head.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('a preflight succeeds for GET', async () => {
     const res = await app.inject({
       method: 'OPTIONS',
