@@ -17,7 +17,7 @@ export interface MapContext {
 
 type Out = Record<string, unknown>;
 
-function text(out: Out, key: string, value: string | number | null): void {
+function scalar(out: Out, key: string, value: string | number | null): void {
   if (value !== null) out[key] = value;
 }
 
@@ -40,10 +40,10 @@ function url(out: Out, key: string, value: string | null, context: MapContext): 
 
 function parentFields(row: ParentRow, context: MapContext): Out {
   const out: Out = { id: row.id, name: row.name };
-  text(out, 'summary', row.summary);
+  scalar(out, 'summary', row.summary);
   url(out, 'image_url', row.image_url, context);
-  text(out, 'release_year', row.release_year);
-  text(out, 'release_date', row.release_date);
+  scalar(out, 'release_year', row.release_year);
+  scalar(out, 'release_date', row.release_date);
   list(out, 'genres', row.genres);
   list(out, 'categories', row.categories);
   list(out, 'labels', row.labels);
@@ -53,7 +53,7 @@ function parentFields(row: ParentRow, context: MapContext): Out {
 function parentTail(out: Out, row: ParentRow): void {
   out.number_unwatched = row.number_unwatched;
   flag(out, 'favorited', row.favorited);
-  text(out, 'last_watched_at', row.last_watched_at);
+  scalar(out, 'last_watched_at', row.last_watched_at);
 }
 
 export function toShow(row: ParentRow, context: MapContext): Show {
@@ -61,7 +61,7 @@ export function toShow(row: ParentRow, context: MapContext): Show {
   list(out, 'cast', row.cast_members ?? null);
   out.episode_count = row.child_count;
   parentTail(out, row);
-  text(out, 'last_recorded_at', row.last_recorded_at);
+  scalar(out, 'last_recorded_at', row.last_recorded_at);
   out.created_at = row.created_at;
   out.updated_at = row.updated_at;
   return out as Show;
@@ -81,7 +81,7 @@ export function toCollection(row: CollectionRow, context: MapContext): Collectio
   url(out, 'image_url', row.image_url, context);
   list(out, 'labels', row.labels);
   out.content_count = row.content_count;
-  text(out, 'last_watched_at', row.last_watched_at);
+  scalar(out, 'last_watched_at', row.last_watched_at);
   out.created_at = row.created_at;
   out.updated_at = row.updated_at;
   return out as Collection;
@@ -91,7 +91,7 @@ export function toPlaylist(row: PlaylistRow): Playlist {
   const out: Out = { id: row.id, name: row.name };
   list(out, 'labels', row.labels);
   out.content_count = row.content_count;
-  text(out, 'last_watched_at', row.last_watched_at);
+  scalar(out, 'last_watched_at', row.last_watched_at);
   out.created_at = row.created_at;
   out.updated_at = row.updated_at;
   return out as Playlist;
@@ -113,10 +113,10 @@ export function toJob(row: JobRow, context: MapContext): Job {
     duration: row.end_time - row.start_time,
     channels: JSON.parse(row.channels),
   };
-  text(out, 'channel', row.channel);
+  scalar(out, 'channel', row.channel);
   flag(out, 'skipped', row.skipped);
   flag(out, 'failed', row.failed);
-  text(out, 'error', row.error);
+  scalar(out, 'error', row.error);
   out.updated_at = row.updated_at;
   out.item = item as JobItem;
   return out as Job;
@@ -124,7 +124,7 @@ export function toJob(row: JobRow, context: MapContext): Job {
 
 export function toChannel(row: ChannelRow, context: MapContext): Channel {
   const out: Out = { id: row.id, number: row.number, name: row.name };
-  text(out, 'call_sign', row.call_sign);
+  scalar(out, 'call_sign', row.call_sign);
   url(out, 'image_url', row.image_url, context);
   flag(out, 'hd', row.hd);
   flag(out, 'favorited', row.favorited);
