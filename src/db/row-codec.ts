@@ -21,10 +21,6 @@ export function encodeValue(kind: ColumnKind, value: unknown): SqlValue {
   }
 }
 
-export function parseJson<T>(text: string | null): T | undefined {
-  return text === null ? undefined : (JSON.parse(text) as T);
-}
-
 /** field name in the write input → [column, kind] */
 export type ColumnMap = Readonly<Record<string, readonly [column: string, kind: ColumnKind]>>;
 

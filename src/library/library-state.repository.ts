@@ -59,10 +59,6 @@ export function replaceImportRoots(db: Db, roots: readonly ImportRoot[]): void {
   })();
 }
 
-export function listImportRoots(db: Db): ImportRoot[] {
-  return statement(db, 'SELECT kind, path FROM import_roots ORDER BY kind, path').all() as ImportRoot[];
-}
-
 /** True when the library holds no shows, movies, video groups, items, collections or playlists. */
 export function isLibraryEmpty(db: Db): boolean {
   return (

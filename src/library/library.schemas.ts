@@ -277,5 +277,3 @@ export type JobItem = Static<typeof JobItemSchema>;
 export type Job = Static<typeof JobSchema>;
 export type Channel = Static<typeof ChannelSchema>;
 
-/** Collection and playlist content: each item in its own shape. */
-export type ContentItem = Episode | ContentMovie | Video;
