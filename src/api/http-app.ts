@@ -6,6 +6,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fastJson from 'fast-json-stringify';
+import { createServer } from 'node:http';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -17,6 +18,7 @@ import type { LibraryService } from '../library/library.service.js';
 import { VERSION } from '../version.js';
 import { corsHook, installPreflight } from './cors.js';
 import { frameworkErrorHandler, installErrorHandlers } from './error-reply.js';
+import { AnswerFront } from './answer-front.js';
 import { registerInterfaceA } from './interface-a.routes.js';
 import { IdParamsSchema } from './query.schemas.js';
 import { ResponseCache } from './response-cache.js';
@@ -55,7 +57,11 @@ function documentIdParameter({ schema, url }: { schema: FastifySchema; url: stri
 }
 
 export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
+  const cache = new ResponseCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+  const front = new AnswerFront(cache, () => options.library.generation());
   const app = Fastify({
+    // Repeats of interface-A reads are answered from the cache before routing (answer-front.ts).
+    serverFactory: (route) => createServer((request, response) => front.tryAnswer(request, response) || route(request, response)),
     loggerInstance: options.logger,
     // One log line per request costs more than answering it from the cache; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
@@ -66,7 +72,11 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     ajv: { customOptions: { verbose: true } },
     frameworkErrors: frameworkErrorHandler,
   });
-  const cache = new ResponseCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+  // Requests that arrive while closing go to the router, which answers 503.
+  app.addHook('preClose', (done) => {
+    front.close();
+    done();
+  });
   // Compile a response serializer when a route first needs it, not for every route at
   // start-up: interface A sends bytes it serialized itself, so most are never used.
   app.setSerializerCompiler(({ schema }) => {
@@ -90,7 +100,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     transform: documentIdParameter,
   });
 
-  registerInterfaceA(app, { library: options.library, cache, baseUrl: baseUrlResolver(options) });
+  registerInterfaceA(app, { library: options.library, cache, front, baseUrl: baseUrlResolver(options) });
   // Everything else gets its CORS headers from a hook, in a context of its own.
   await app.register(async (context) => {
     corsHook(context);

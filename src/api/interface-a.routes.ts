@@ -20,7 +20,7 @@ import {
   VideoSchema,
 } from '../library/library.schemas.js';
 import type { MapContext } from '../library/resource-mappers.js';
-import { CORS_HEADERS } from './cors.js';
+import { type AnswerFront, answerHeaders, encodingFor } from './answer-front.js';
 import { ErrorSchema, sendError } from './error-reply.js';
 import { AllListSchema, ContentListSchema, serializers } from './json-serializers.js';
 import {
@@ -32,11 +32,13 @@ import {
   toItemQuery,
   toParentQuery,
 } from './query.schemas.js';
-import { type ResponseCache, negotiateEncoding } from './response-cache.js';
+import type { ResponseCache } from './response-cache.js';
 
 export interface InterfaceADeps {
   library: LibraryService;
   cache: ResponseCache;
+  /** Remembers each answer so that repeats are answered before routing. */
+  front: AnswerFront;
   /** The absolute base URL for payload links, from --public-url or the request. */
   baseUrl: (request: FastifyRequest) => string;
 }
@@ -280,22 +282,18 @@ function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, 
   const body =
     deps.cache.get(key, generation) ?? deps.cache.set(key, generation, toBytes(spec.render(id, query, { baseUrl })));
 
-  const encoding = body.compressible() ? negotiateEncoding(request.headers['accept-encoding']) : 'identity';
-  reply.headers({
-    ...CORS_HEADERS,
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-cache',
-    vary: 'Accept-Encoding',
-    etag: body.etagFor(encoding),
-  });
+  deps.front.remember(request.raw, key);
+
+  const encoding = encodingFor(body, request.headers['accept-encoding']);
+  const [notModified, ok] = answerHeaders(body, encoding);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && body.matches(ifNoneMatch)) {
-    reply.code(304).send();
+    reply.headers(notModified).code(304).send();
   } else if (encoding === 'identity') {
-    reply.send(body.identity);
+    reply.headers(ok).send(body.identity);
   } else {
     return body.encoded(encoding).then((bytes) => {
-      reply.header('content-encoding', encoding).send(bytes);
+      reply.headers(ok).send(bytes);
     });
   }
 }

@@ -19,6 +19,8 @@ const MIN_COMPRESSIBLE = 1024;
 
 export class CachedBody {
   private readonly variants = new Map<Exclude<Encoding, 'identity'>, Promise<Buffer>>();
+  /** Compressed variants already made, for answers that must not wait. */
+  private readonly ready = new Map<Exclude<Encoding, 'identity'>, Buffer>();
 
   constructor(
     readonly identity: Buffer,
@@ -58,8 +60,17 @@ export class CachedBody {
               },
             });
       this.variants.set(encoding, variant);
+      variant.then(
+        (bytes) => this.ready.set(encoding, bytes),
+        () => this.variants.delete(encoding),
+      );
     }
     return variant;
+  }
+
+  /** The variant if it is already made; undefined while it is being made or before it is asked for. */
+  encodedNow(encoding: Exclude<Encoding, 'identity'>): Buffer | undefined {
+    return this.ready.get(encoding);
   }
 
   /** Bytes held: the identity body plus an allowance for compressed variants (JSON packs to well under a quarter). */
@@ -82,17 +93,26 @@ export class ResponseCache {
   private bytes = 0;
   hits = 0;
   misses = 0;
+  /** Hits the answer front served before routing (counted in `hits` too). */
+  frontHits = 0;
 
   constructor(private readonly maxBytes: number) {}
 
   /** The cached body for `key` if it was built from this generation of the library. */
   get(key: string, generation: string): CachedBody | undefined {
+    const body = this.peek(key, generation);
+    if (body) this.hits++;
+    else this.misses++;
+    return body;
+  }
+
+  /**
+   * Like get, without counting: the answer front counts a hit only once it has
+   * answered, and leaves a miss to the route it hands the request to.
+   */
+  peek(key: string, generation: string): CachedBody | undefined {
     const entry = this.entries.get(key);
-    if (!entry || entry.generation !== generation) {
-      this.misses++;
-      return undefined;
-    }
-    this.hits++;
+    if (!entry || entry.generation !== generation) return undefined;
     // Re-insert to mark it most recently used (Map keeps insertion order).
     this.entries.delete(key);
     this.entries.set(key, entry);
@@ -110,8 +130,14 @@ export class ResponseCache {
     return body;
   }
 
-  stats(): { entries: number; bytes: number; hits: number; misses: number } {
-    return { entries: this.entries.size, bytes: this.bytes, hits: this.hits, misses: this.misses };
+  /** The answer front answered from a body it peeked. */
+  countFrontHit(): void {
+    this.hits++;
+    this.frontHits++;
+  }
+
+  stats(): { entries: number; bytes: number; hits: number; misses: number; front_hits: number } {
+    return { entries: this.entries.size, bytes: this.bytes, hits: this.hits, misses: this.misses, front_hits: this.frontHits };
   }
 
   private delete(key: string): void {

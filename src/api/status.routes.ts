@@ -23,7 +23,13 @@ export const StatusSchema = Type.Object(
       channels: Count,
     }),
     cache: Type.Object(
-      { entries: Count, bytes: Count, hits: Count, misses: Count },
+      {
+        entries: Count,
+        bytes: Count,
+        hits: Count,
+        misses: Count,
+        front_hits: Type.Integer({ minimum: 0, description: 'hits answered before routing (included in hits)' }),
+      },
       { description: 'interface A response cache: a miss is one query and serialization' },
     ),
   },

@@ -1,6 +1,8 @@
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AnswerFront } from '../../src/api/answer-front.js';
 import { CachedBody, ResponseCache, negotiateEncoding, strongEtag } from '../../src/api/response-cache.js';
 
 describe('negotiateEncoding', () => {
@@ -99,5 +101,64 @@ describe('ResponseCache', () => {
     cache.set('k', 'g1', Buffer.alloc(10));
     cache.set('k', 'g2', Buffer.alloc(10));
     expect(cache.stats()).toMatchObject({ entries: 1, bytes: 13 });
+  });
+});
+
+describe('AnswerFront', () => {
+  const request = (url: string, method = 'GET') => ({ method, url, headers: { host: 'h' } }) as unknown as IncomingMessage;
+  function recorder() {
+    const written: { status?: number; ended: boolean } = { ended: false };
+    const response = {
+      setHeader: () => response,
+      writeHead: (status: number) => {
+        written.status = status;
+        return response;
+      },
+      end: () => {
+        written.ended = true;
+      },
+    };
+    return { written, response: response as unknown as ServerResponse };
+  }
+
+  it('answers only remembered GET and HEAD requests of the current generation', () => {
+    const cache = new ResponseCache(1024 * 1024);
+    let generation = 'g1';
+    const front = new AnswerFront(cache, () => generation);
+    cache.set('key', 'g1', Buffer.from('{}'));
+    expect(front.tryAnswer(request('/a'), recorder().response)).toBe(false);
+    front.remember(request('/a'), 'key');
+    const hit = recorder();
+    expect(front.tryAnswer(request('/a'), hit.response)).toBe(true);
+    expect(hit.written).toEqual({ status: 200, ended: true });
+    expect(front.tryAnswer(request('/a', 'HEAD'), recorder().response)).toBe(true);
+    expect(front.tryAnswer(request('/a', 'POST'), recorder().response)).toBe(false);
+    generation = 'g2';
+    expect(front.tryAnswer(request('/a'), recorder().response)).toBe(false);
+  });
+
+  it('forgets the oldest requests beyond its bound, and everything once closed', () => {
+    const cache = new ResponseCache(1024 * 1024);
+    const front = new AnswerFront(cache, () => 'g', 3);
+    cache.set('key', 'g', Buffer.from('{}'));
+    for (const url of ['/1', '/2', '/3', '/4']) front.remember(request(url), 'key');
+    expect(front.size()).toBe(3);
+    expect(front.tryAnswer(request('/1'), recorder().response)).toBe(false);
+    expect(front.tryAnswer(request('/4'), recorder().response)).toBe(true);
+    front.close();
+    expect(front.size()).toBe(0);
+    front.remember(request('/4'), 'key');
+    expect(front.tryAnswer(request('/4'), recorder().response)).toBe(false);
+  });
+
+  it('leaves a compressed answer to the route until its variant is made', async () => {
+    const cache = new ResponseCache(1024 * 1024);
+    const front = new AnswerFront(cache, () => 'g');
+    const body = cache.set('key', 'g', Buffer.from(JSON.stringify({ text: 'x'.repeat(4096) })));
+    front.remember(request('/big'), 'key');
+    const gzipRequest = { method: 'GET', url: '/big', headers: { host: 'h', 'accept-encoding': 'gzip' } } as unknown as IncomingMessage;
+    expect(front.tryAnswer(gzipRequest, recorder().response)).toBe(false);
+    await body.encoded('gzip');
+    expect(front.tryAnswer(gzipRequest, recorder().response)).toBe(true);
   });
 });
