@@ -123,7 +123,7 @@ export function findEpisodeNumbers(name: string): EpisodeNumbers | undefined {
   }
   // Release names the patterns above miss ("Show.Name.102.HDTV"): the library's parser.
   const parsed = filenameParse(name, true);
-  if (parsed.isTv && parsed.seasons.length === 1 && parsed.episodeNumbers.length > 0 && (parsed.seasons[0] ?? 0) < 100) {
+  if ('isTv' in parsed && parsed.isTv && parsed.seasons.length === 1 && parsed.episodeNumbers.length > 0 && (parsed.seasons[0] ?? 0) < 100) {
     return { season: parsed.seasons[0], episodes: [...parsed.episodeNumbers], start: name.length, end: name.length };
   }
   return undefined;

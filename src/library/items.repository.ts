@@ -150,6 +150,21 @@ export function upsertVideo(db: Db, input: VideoInput): void {
   upsertRow(db, 'items', VIDEO_COLUMNS, { ...input }, { kind: 'video' });
 }
 
+/** What probing found: the item is processed, and corrupted when ffprobe could not read it. */
+export function setProbeResults(
+  db: Db,
+  id: string,
+  probe: { duration: number | null; tags: string[] | null; corrupted: boolean; updatedAt: number },
+): void {
+  statement(db, 'UPDATE items SET duration = ?, tags = ?, corrupted = ?, processed = 1, updated_at = ? WHERE id = ?').run(
+    probe.duration,
+    probe.tags && probe.tags.length > 0 ? JSON.stringify(probe.tags) : null,
+    probe.corrupted ? 1 : 0,
+    probe.updatedAt,
+    id,
+  );
+}
+
 export function deleteItem(db: Db, id: string): boolean {
   return statement(db, 'DELETE FROM items WHERE id = ?').run(id).changes > 0;
 }

@@ -1,0 +1,96 @@
+/** The importer's record of imported files (migration 002), and the clean-up of what it created. */
+import type { Db } from '../db/database.js';
+import { statement } from '../db/row-codec.js';
+import type { RootKind } from './media-name.parser.js';
+
+export interface ImportFileRow {
+  path: string;
+  root: string;
+  root_kind: RootKind;
+  item_id: string;
+  size: number;
+  mtime_ms: number;
+  dev: number;
+  ino: number;
+  fingerprint: string;
+}
+
+/** Every imported file, by path. */
+export function listImportFiles(db: Db): Map<string, ImportFileRow> {
+  const rows = statement(db, 'SELECT path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint FROM import_files').all() as ImportFileRow[];
+  return new Map(rows.map((row) => [row.path, row]));
+}
+
+/** Inserts or replaces the record of a file; a changed file is probed again. */
+export function saveImportFile(db: Db, row: ImportFileRow, keepProbe: boolean): void {
+  statement(
+    db,
+    `INSERT INTO import_files (path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint)
+     VALUES (@path, @root, @root_kind, @item_id, @size, @mtime_ms, @dev, @ino, @fingerprint)
+     ON CONFLICT (path) DO UPDATE SET root = excluded.root, root_kind = excluded.root_kind, item_id = excluded.item_id,
+       size = excluded.size, mtime_ms = excluded.mtime_ms, dev = excluded.dev, ino = excluded.ino,
+       fingerprint = excluded.fingerprint` +
+      (keepProbe ? '' : ', probed_at = NULL, chapters = NULL, problem = NULL'),
+  ).run(row);
+}
+
+/** A moved file: its record follows it to the new path, keeping its item and probe results. */
+export function moveImportFile(db: Db, from: string, to: ImportFileRow): void {
+  statement(
+    db,
+    `UPDATE import_files SET path = @path, root = @root, root_kind = @root_kind, size = @size, mtime_ms = @mtime_ms,
+       dev = @dev, ino = @ino, fingerprint = @fingerprint WHERE path = @from`,
+  ).run({ ...to, from });
+}
+
+export interface UnprobedFile {
+  path: string;
+  item_id: string;
+}
+
+export function listUnprobedFiles(db: Db): UnprobedFile[] {
+  return statement(db, 'SELECT path, item_id FROM import_files WHERE probed_at IS NULL ORDER BY path').all() as UnprobedFile[];
+}
+
+export interface ProbeRecord {
+  probedAt: number;
+  chapters: { start: number; end: number; title?: string }[] | null;
+  problem: string | null;
+}
+
+export function saveProbeRecord(db: Db, path: string, record: ProbeRecord): void {
+  statement(db, 'UPDATE import_files SET probed_at = ?, chapters = ?, problem = ? WHERE path = ?').run(
+    record.probedAt,
+    record.chapters ? JSON.stringify(record.chapters) : null,
+    record.problem,
+    path,
+  );
+}
+
+export function chaptersOf(db: Db, itemId: string): { start: number; end: number; title?: string }[] {
+  const text = statement(db, 'SELECT chapters FROM import_files WHERE item_id = ?').pluck().get(itemId) as string | null | undefined;
+  return text ? (JSON.parse(text) as { start: number; end: number; title?: string }[]) : [];
+}
+
+export function recordImportedParent(db: Db, id: string, kind: 'show' | 'video_group'): void {
+  statement(db, 'INSERT OR IGNORE INTO import_parents (id, kind) VALUES (?, ?)').run(id, kind);
+}
+
+/** Shows and video groups the importer made that no longer hold any item. */
+export function deleteEmptyImportedParents(db: Db): number {
+  const shows = statement(
+    db,
+    `DELETE FROM shows WHERE id IN (SELECT id FROM import_parents WHERE kind = 'show')
+       AND NOT EXISTS (SELECT 1 FROM items WHERE items.show_id = shows.id)`,
+  ).run().changes;
+  const groups = statement(
+    db,
+    `DELETE FROM video_groups WHERE id IN (SELECT id FROM import_parents WHERE kind = 'video_group')
+       AND NOT EXISTS (SELECT 1 FROM items WHERE items.video_group_id = video_groups.id)`,
+  ).run().changes;
+  statement(
+    db,
+    `DELETE FROM import_parents WHERE id NOT IN (SELECT id FROM shows) AND id NOT IN (SELECT id FROM video_groups)`,
+  ).run();
+  return shows + groups;
+}
