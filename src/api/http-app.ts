@@ -14,6 +14,7 @@ import Fastify, {
   type FastifySchema,
   LogController,
 } from 'fastify';
+import type { ScanStatus } from '../importer/scan-scheduler.js';
 import type { LibraryService } from '../library/library.service.js';
 import { VERSION } from '../version.js';
 import { corsHook, installPreflight } from './cors.js';
@@ -26,6 +27,8 @@ import { registerStatus } from './status.routes.js';
 
 export interface HttpAppOptions {
   library: LibraryService;
+  /** The importer's state for /status; absent when nothing scans (tests). */
+  scanStatus?: () => ScanStatus;
   logger: FastifyBaseLogger;
   /** Base for absolute URLs in payloads; when absent, taken from each request's Host. */
   publicUrl?: string | undefined;
@@ -106,7 +109,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     corsHook(context);
     await context.register(swaggerUi, { routePrefix: '/api/docs' });
     context.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
-    registerStatus(context, { library: options.library, cache, version: VERSION, startedAt: Date.now() });
+    registerStatus(context, { library: options.library, cache, version: VERSION, startedAt: Date.now(), scanStatus: options.scanStatus });
   });
   return app;
 }

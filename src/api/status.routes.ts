@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { LibraryService } from '../library/library.service.js';
+import type { ScanStatus } from '../importer/scan-scheduler.js';
 import type { ResponseCache } from './response-cache.js';
 
 const Count = Type.Integer({ minimum: 0 });
@@ -32,6 +33,30 @@ export const StatusSchema = Type.Object(
       },
       { description: 'interface A response cache: a miss is one query and serialization' },
     ),
+    scan: Type.Optional(
+      Type.Object(
+        {
+          running: Type.Boolean(),
+          phase: Type.String({ description: 'idle, walking, importing, probing or done' }),
+          files_seen: Count,
+          probed: Count,
+          to_probe: Count,
+          last: Type.Optional(
+            Type.Object({
+              finished_at: Type.Integer({ description: 'epoch milliseconds' }),
+              added: Count,
+              updated: Count,
+              moved: Count,
+              removed: Count,
+              unchanged: Count,
+              failed: Count,
+              duration_ms: Count,
+            }),
+          ),
+        },
+        { description: 'the importer: the scan in progress, and the last one finished' },
+      ),
+    ),
   },
   { title: 'Status' },
 );
@@ -41,6 +66,32 @@ export interface StatusDeps {
   cache: ResponseCache;
   version: string;
   startedAt: number;
+  scanStatus?: (() => ScanStatus) | undefined;
+}
+
+function scanOf(status: ScanStatus) {
+  const last = status.last;
+  return {
+    running: status.running,
+    phase: status.phase,
+    files_seen: status.filesSeen,
+    probed: status.probed,
+    to_probe: status.toProbe,
+    ...(last
+      ? {
+          last: {
+            finished_at: last.finishedAt,
+            added: last.summary.added,
+            updated: last.summary.updated,
+            moved: last.summary.moved,
+            removed: last.summary.removed,
+            unchanged: last.summary.unchanged,
+            failed: last.summary.failed.length,
+            duration_ms: last.summary.durationMs,
+          },
+        }
+      : {}),
+  };
 }
 
 export function registerStatus(app: FastifyInstance, deps: StatusDeps): void {
@@ -53,6 +104,7 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): void {
       uptime: (Date.now() - deps.startedAt) / 1000,
       library: deps.library.counts(),
       cache: deps.cache.stats(),
+      ...(deps.scanStatus ? { scan: scanOf(deps.scanStatus()) } : {}),
     }),
   );
 }

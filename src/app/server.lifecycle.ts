@@ -6,10 +6,12 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildHttpApp } from '../api/http-app.js';
-import type { ServerConfig } from '../config/server-config.js';
+import { type ServerConfig, importRootsOf } from '../config/server-config.js';
 import { type Db, databasePath, openDatabase, prepareDataDir } from '../db/database.js';
+import { ImportService } from '../importer/import.service.js';
+import { ScanScheduler } from '../importer/scan-scheduler.js';
 import { LibraryService } from '../library/library.service.js';
-import { type ImportRoot, isLibraryEmpty, replaceImportRoots } from '../library/library-state.repository.js';
+import { isLibraryEmpty, replaceImportRoots } from '../library/library-state.repository.js';
 import { removeSampleLibrary, seedSampleLibrary } from '../sample/sample-library.js';
 
 export interface RunningServer {
@@ -18,14 +20,6 @@ export interface RunningServer {
   app: FastifyInstance;
   db: Db;
   stop(): Promise<void>;
-}
-
-function importRoots(config: ServerConfig): ImportRoot[] {
-  return [
-    ...config.tv.map((path) => ({ kind: 'tv' as const, path })),
-    ...config.movies.map((path) => ({ kind: 'movies' as const, path })),
-    ...config.videos.map((path) => ({ kind: 'videos' as const, path })),
-  ];
 }
 
 export function createLogger(config: Pick<ServerConfig, 'logLevel'>): Logger {
@@ -37,7 +31,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   prepareDataDir(config.data);
   const db = openDatabase(databasePath(config.data));
   try {
-    const roots = importRoots(config);
+    const roots = importRootsOf(config);
     replaceImportRoots(db, roots);
     if (roots.length > 0) removeSampleLibrary(db);
     else if (config.sample && isLibraryEmpty(db)) {
@@ -45,13 +39,20 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       logger.info('no import roots configured: seeded a sample library (give --tv, --movies or --videos to use your own)');
     }
     const displayHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    const scans = new ScanScheduler(new ImportService(db, { logger }), roots, {
+      logger,
+      rescanIntervalMs: config.rescanInterval * 60_000,
+    });
     const app = await buildHttpApp({
       library: new LibraryService(db),
+      scanStatus: () => scans.status(),
       logger,
       publicUrl: config.publicUrl,
       fallbackBaseUrl: `http://${displayHost}:${config.port}`,
     });
     await app.listen({ host: config.host, port: config.port });
+    // After listening: interface A answers while the first scan runs.
+    scans.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
@@ -63,6 +64,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       async stop() {
         if (stopped) return;
         stopped = true;
+        await scans.stop();
         await app.close();
         db.close();
       },

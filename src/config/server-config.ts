@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import type { ImportRoot } from '../library/library-state.repository.js';
 
 export interface ServerConfig {
   data: string;
@@ -20,6 +21,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Seed a small sample library when no import roots are configured and the library is empty. */
   sample: boolean;
+  /** Minutes between full rescans of the import roots (watching catches most changes sooner); 0: never. */
+  rescanInterval: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -35,6 +38,7 @@ export const DEFAULTS: ServerConfig = {
   videos: [],
   logLevel: 'info',
   sample: true,
+  rescanInterval: 60,
 };
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -50,6 +54,7 @@ export const ConfigFileSchema = Type.Object(
     // A union of literals, which TypeBox's Value checker understands (it cannot check an Unsafe enum).
     logLevel: Type.Optional(Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)))),
     sample: Type.Optional(Type.Boolean()),
+    rescanInterval: Type.Optional(Type.Number({ minimum: 0 })),
   },
   { additionalProperties: false },
 );
@@ -66,6 +71,7 @@ export interface PartialSettings {
   videos?: string[] | undefined;
   logLevel?: string | undefined;
   sample?: boolean | string | undefined;
+  rescanInterval?: number | string | undefined;
 }
 
 /** A setting that cannot be used; the message says which and what is accepted. */
@@ -83,6 +89,7 @@ export const ENV_NAMES = {
   videos: 'ANTENNA_VIDEOS',
   logLevel: 'ANTENNA_LOG_LEVEL',
   sample: 'ANTENNA_SAMPLE',
+  rescanInterval: 'ANTENNA_RESCAN_INTERVAL',
   config: 'ANTENNA_CONFIG',
 } as const;
 
@@ -100,6 +107,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     videos: paths(ENV_NAMES.videos),
     logLevel: value(ENV_NAMES.logLevel),
     sample: value(ENV_NAMES.sample),
+    rescanInterval: value(ENV_NAMES.rescanInterval),
   };
 }
 
@@ -161,6 +169,14 @@ function parseLogLevel(value: string): LogLevel {
   return value as LogLevel;
 }
 
+function parseMinutes(value: number | string): number {
+  const minutes = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(minutes) || minutes < 0) {
+    throw new ConfigError(`Rescan interval '${value}' is invalid: give minutes as a number, 0 to turn periodic rescans off.`);
+  }
+  return minutes;
+}
+
 function parseFlag(value: boolean | string): boolean {
   if (typeof value === 'boolean') return value;
   if (/^(1|true|yes|on)$/i.test(value)) return true;
@@ -174,6 +190,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
   const publicUrl = pick('publicUrl', places);
   const logLevel = pick('logLevel', places);
   const sample = pick('sample', places);
+  const rescanInterval = pick('rescanInterval', places);
   const paths = (list: string[] | undefined) => (list ?? []).map((path) => resolve(cwd, path));
   return {
     data: resolve(cwd, pick('data', places) ?? DEFAULTS.data),
@@ -185,7 +202,17 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     videos: paths(pick('videos', places)),
     logLevel: logLevel === undefined ? DEFAULTS.logLevel : parseLogLevel(logLevel),
     sample: sample === undefined ? DEFAULTS.sample : parseFlag(sample),
+    rescanInterval: rescanInterval === undefined ? DEFAULTS.rescanInterval : parseMinutes(rescanInterval),
   };
+}
+
+/** The configured import roots, TV first, then movies, then videos. */
+export function importRootsOf(config: Pick<ServerConfig, 'tv' | 'movies' | 'videos'>): ImportRoot[] {
+  return [
+    ...config.tv.map((path) => ({ kind: 'tv' as const, path })),
+    ...config.movies.map((path) => ({ kind: 'movies' as const, path })),
+    ...config.videos.map((path) => ({ kind: 'videos' as const, path })),
+  ];
 }
 
 /** Flags, then the environment, then the config file named by --config or ANTENNA_CONFIG. */

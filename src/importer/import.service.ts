@@ -67,6 +67,7 @@ const WRITE_BATCH = 2000;
 export class ImportService {
   private progressState: ScanProgress = { phase: 'idle', filesSeen: 0, probed: 0, toProbe: 0 };
   private readonly knownParents = new Set<string>();
+  private abort = new AbortController();
 
   constructor(
     private readonly db: Db,
@@ -77,7 +78,17 @@ export class ImportService {
     return { ...this.progressState };
   }
 
+  /** Stops a running scan at its next step and kills its ffprobe processes; the scan then rejects with ScanCancelledError. */
+  cancel(): void {
+    this.abort.abort();
+  }
+
+  private checkCancelled(): void {
+    if (this.abort.signal.aborted) throw new ScanCancelledError();
+  }
+
   async scan(roots: readonly ImportRoot[]): Promise<ScanSummary> {
+    if (this.abort.signal.aborted) this.abort = new AbortController();
     const started = performance.now();
     const summary: ScanSummary = { added: 0, updated: 0, moved: 0, removed: 0, unchanged: 0, ignored: 0, probed: 0, failed: [], skippedRoots: [], durationMs: 0 };
     this.knownParents.clear();
@@ -88,6 +99,7 @@ export class ImportService {
     const availableRoots = new Set<string>();
     for (const root of roots) {
       const files = await this.walk(root, known, summary);
+      this.checkCancelled();
       if (!files) continue;
       availableRoots.add(root.path);
       for (const file of files) walked.push({ root, file });
@@ -152,6 +164,7 @@ export class ImportService {
     const now = this.options.now?.() ?? Date.now();
 
     for (let start = 0; start < walked.length; start += WRITE_BATCH) {
+      this.checkCancelled();
       this.db.transaction(() => {
         for (const { root, file } of walked.slice(start, start + WRITE_BATCH)) {
           const parsed = parseMediaPath(root.kind, file.relative);
@@ -259,7 +272,8 @@ export class ImportService {
       while (next < pending.length) {
         const file = pending[next++];
         if (!file) break;
-        const outcome = await probeFile(file.path, this.options.ffprobePath);
+        const outcome = await probeFile(file.path, this.options.ffprobePath, this.abort.signal);
+        this.checkCancelled();
         this.saveProbe(file.path, file.item_id, outcome, summary);
         summary.probed++;
         this.report({ ...this.progressState, probed: summary.probed });
@@ -281,6 +295,13 @@ export class ImportService {
         this.fail(summary, path, outcome.reason);
       }
     })();
+  }
+}
+
+export class ScanCancelledError extends Error {
+  override readonly name = 'ScanCancelledError';
+  constructor() {
+    super('scan cancelled');
   }
 }
 

@@ -75,12 +75,12 @@ export function readProbeOutput(json: string): ProbeResult {
   return { duration, tags, chapters };
 }
 
-export function probeFile(path: string, ffprobe = 'ffprobe'): Promise<ProbeOutcome> {
+export function probeFile(path: string, ffprobe = 'ffprobe', signal?: AbortSignal): Promise<ProbeOutcome> {
   return new Promise((resolve) => {
     execFile(
       ffprobe,
       ffprobeArgs(path),
-      { timeout: PROBE_TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, windowsHide: true },
+      { timeout: PROBE_TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, windowsHide: true, ...(signal ? { signal } : {}) },
       (error, stdout, stderr) => {
         if (error) {
           const detail = String(stderr).trim().split('\n').at(-1) || error.message;

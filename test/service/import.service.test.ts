@@ -90,7 +90,7 @@ describe('a first scan', () => {
 
     const groups = temp.library.listVideoGroups({} as never, { baseUrl: 'http://x' });
     expect(groups.map((g) => g.name).sort()).toEqual(['Holidays', 'Videos']);
-    expect(groups.every((g) => /^videos-[0-9a-f]{16}$/.test(g.id))).toBe(true);
+    expect(groups.every((g) => /^videos-[0-9a-f]{16}$/.test(g.id ?? ''))).toBe(true);
   });
 
   it('gives the same folder the same video group id in another library', async () => {

@@ -1,0 +1,83 @@
+/**
+ * `antenna scan`: one scan of the import roots into the library in --data, with a
+ * progress line on a terminal (plain lines otherwise) and a summary at the end.
+ * Exits non-zero only when the scan could not run; files it could not import are
+ * listed in the summary.
+ */
+import pino from 'pino';
+import { ConfigError, type ServerConfig, importRootsOf } from '../config/server-config.js';
+import { databasePath, openDatabase, prepareDataDir } from '../db/database.js';
+import { ImportService, type ScanProgress, type ScanSummary } from '../importer/import.service.js';
+import { removeSampleLibrary } from '../sample/sample-library.js';
+
+export interface ScanOptions {
+  json: boolean;
+  probe: boolean;
+}
+
+export function formatSummary(summary: ScanSummary): string {
+  const seconds = (summary.durationMs / 1000).toFixed(1);
+  const lines = [
+    `Scan finished in ${seconds} s: ${summary.added} added, ${summary.updated} updated, ${summary.moved} moved, ` +
+      `${summary.removed} removed, ${summary.unchanged} unchanged, ${summary.ignored} not media, ` +
+      `${summary.probed} probed, ${summary.failed.length} failed.`,
+  ];
+  for (const root of summary.skippedRoots) lines.push(`  skipped root ${root.path}: ${root.reason}`);
+  for (const failure of summary.failed) lines.push(`  failed ${JSON.stringify(failure.path)}: ${failure.reason}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function progressLine(progress: ScanProgress): string {
+  switch (progress.phase) {
+    case 'walking':
+      return `walking the roots: ${progress.filesSeen} media files found`;
+    case 'importing':
+      return `importing ${progress.filesSeen} files`;
+    case 'probing':
+      return `probing ${progress.probed}/${progress.toProbe}`;
+    default:
+      return progress.phase;
+  }
+}
+
+/** Prints progress: a line redrawn in place on a terminal, a line per phase otherwise. */
+function progressPrinter(stream: NodeJS.WriteStream): { update(progress: ScanProgress): void; end(): void } {
+  let lastPhase = '';
+  let lastDraw = 0;
+  return {
+    update(progress) {
+      if (stream.isTTY) {
+        const now = Date.now();
+        if (progress.phase === lastPhase && now - lastDraw < 100) return;
+        lastDraw = now;
+        lastPhase = progress.phase;
+        stream.write(`\r\x1b[K${progressLine(progress)}`);
+      } else if (progress.phase !== lastPhase && progress.phase !== 'done') {
+        lastPhase = progress.phase;
+        stream.write(`${progressLine(progress)}\n`);
+      }
+    },
+    end() {
+      if (stream.isTTY) stream.write('\r\x1b[K');
+    },
+  };
+}
+
+export async function runScan(config: ServerConfig, options: ScanOptions): Promise<void> {
+  const roots = importRootsOf(config);
+  if (roots.length === 0) throw new ConfigError('No import roots: give --tv, --movies or --videos (or set them in the config file).');
+  prepareDataDir(config.data);
+  const db = openDatabase(databasePath(config.data));
+  const printer = progressPrinter(process.stderr);
+  try {
+    removeSampleLibrary(db);
+    // Problems are in the summary; the log would say each one twice.
+    const logger = pino({ level: config.logLevel === 'info' ? 'error' : config.logLevel }, pino.destination(2));
+    const importer = new ImportService(db, { logger, probe: options.probe, onProgress: (p) => printer.update(p) });
+    const summary = await importer.scan(roots);
+    printer.end();
+    process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
+  } finally {
+    db.close();
+  }
+}
