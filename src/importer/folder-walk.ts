@@ -23,12 +23,30 @@ export interface WalkedFile {
   ino: number;
 }
 
+/** A metadata or artwork file beside the media (.nfo, .jpg, .jpeg, .png). */
+export interface Sidecar {
+  /** The name as it is on disk. */
+  name: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Per folder: its sidecar files by lower-cased name. */
+export type SidecarIndex = Map<string, Map<string, Sidecar>>;
+
+export interface WalkResult {
+  files: WalkedFile[];
+  sidecars: SidecarIndex;
+}
+
 export interface WalkProblem {
   path: string;
   reason: string;
 }
 
 const DIRECTORIES_PER_TURN = 64;
+
+const SIDECAR = /\.(?:nfo|jpe?g|png)$/i;
 
 function hasVideoExtension(name: string): boolean {
   const dot = name.lastIndexOf('.');
@@ -43,8 +61,9 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export async function walkRoot(root: string, problems: WalkProblem[]): Promise<WalkedFile[]> {
+export async function walkRoot(root: string, problems: WalkProblem[]): Promise<WalkResult> {
   const files: WalkedFile[] = [];
+  const sidecars: SidecarIndex = new Map();
   const seenDirectories = new Set<string>();
   const pending: { dir: string; relative: string }[] = [{ dir: root, relative: '' }];
   let directories = 0;
@@ -80,11 +99,17 @@ export async function walkRoot(root: string, problems: WalkProblem[]): Promise<W
       else if (isFile && hasVideoExtension(name)) {
         const stats = statOrReport(path, problems);
         if (stats) files.push({ path, relative: childRelative, size: stats.size, mtimeMs: Math.trunc(stats.mtimeMs), dev: stats.dev, ino: stats.ino });
+      } else if (isFile && SIDECAR.test(name)) {
+        const stats = statOrReport(path, problems);
+        if (!stats) continue;
+        let inFolder = sidecars.get(dir);
+        if (!inFolder) sidecars.set(dir, (inFolder = new Map()));
+        inFolder.set(name.toLowerCase(), { name, size: stats.size, mtimeMs: Math.trunc(stats.mtimeMs) });
       }
     }
     if (++directories % DIRECTORIES_PER_TURN === 0) await yieldToEventLoop();
   }
-  return files;
+  return { files, sidecars };
 }
 
 function statOrReport(path: string, problems: WalkProblem[]): Stats | undefined {

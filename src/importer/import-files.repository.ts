@@ -13,11 +13,12 @@ export interface ImportFileRow {
   dev: number;
   ino: number;
   fingerprint: string;
+  sidecars: string;
 }
 
 /** Every imported file, by path. */
 export function listImportFiles(db: Db): Map<string, ImportFileRow> {
-  const rows = statement(db, 'SELECT path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint FROM import_files').all() as ImportFileRow[];
+  const rows = statement(db, 'SELECT path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint, sidecars FROM import_files').all() as ImportFileRow[];
   return new Map(rows.map((row) => [row.path, row]));
 }
 
@@ -25,11 +26,11 @@ export function listImportFiles(db: Db): Map<string, ImportFileRow> {
 export function saveImportFile(db: Db, row: ImportFileRow, keepProbe: boolean): void {
   statement(
     db,
-    `INSERT INTO import_files (path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint)
-     VALUES (@path, @root, @root_kind, @item_id, @size, @mtime_ms, @dev, @ino, @fingerprint)
+    `INSERT INTO import_files (path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint, sidecars)
+     VALUES (@path, @root, @root_kind, @item_id, @size, @mtime_ms, @dev, @ino, @fingerprint, @sidecars)
      ON CONFLICT (path) DO UPDATE SET root = excluded.root, root_kind = excluded.root_kind, item_id = excluded.item_id,
        size = excluded.size, mtime_ms = excluded.mtime_ms, dev = excluded.dev, ino = excluded.ino,
-       fingerprint = excluded.fingerprint` +
+       fingerprint = excluded.fingerprint, sidecars = excluded.sidecars` +
       (keepProbe ? '' : ', probed_at = NULL, chapters = NULL, problem = NULL'),
   ).run(row);
 }
@@ -39,7 +40,7 @@ export function moveImportFile(db: Db, from: string, to: ImportFileRow): void {
   statement(
     db,
     `UPDATE import_files SET path = @path, root = @root, root_kind = @root_kind, size = @size, mtime_ms = @mtime_ms,
-       dev = @dev, ino = @ino, fingerprint = @fingerprint WHERE path = @from`,
+       dev = @dev, ino = @ino, fingerprint = @fingerprint, sidecars = @sidecars WHERE path = @from`,
   ).run({ ...to, from });
 }
 
@@ -72,6 +73,16 @@ export function chaptersOf(db: Db, itemId: string): { start: number; end: number
   return text ? (JSON.parse(text) as { start: number; end: number; title?: string }[]) : [];
 }
 
+/** Artwork for an item or show, or none (undefined clears it). */
+export function setArtwork(db: Db, ownerId: string, path: string | undefined): void {
+  if (path === undefined) statement(db, 'DELETE FROM import_artwork WHERE owner_id = ?').run(ownerId);
+  else statement(db, 'INSERT INTO import_artwork (owner_id, path) VALUES (?, ?) ON CONFLICT (owner_id) DO UPDATE SET path = excluded.path').run(ownerId, path);
+}
+
+export function getArtworkPath(db: Db, ownerId: string): string | undefined {
+  return statement(db, 'SELECT path FROM import_artwork WHERE owner_id = ?').pluck().get(ownerId) as string | undefined;
+}
+
 export function recordImportedParent(db: Db, id: string, kind: 'show' | 'video_group'): void {
   statement(db, 'INSERT OR IGNORE INTO import_parents (id, kind) VALUES (?, ?)').run(id, kind);
 }
@@ -91,6 +102,10 @@ export function deleteEmptyImportedParents(db: Db): number {
   statement(
     db,
     `DELETE FROM import_parents WHERE id NOT IN (SELECT id FROM shows) AND id NOT IN (SELECT id FROM video_groups)`,
+  ).run();
+  statement(
+    db,
+    `DELETE FROM import_artwork WHERE owner_id NOT IN (SELECT id FROM items) AND owner_id NOT IN (SELECT id FROM shows)`,
   ).run();
   return shows + groups;
 }

@@ -9,25 +9,25 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename } from 'node:path';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { ImportRoot } from '../library/library-state.repository.js';
-import { deleteItem, setProbeResults, upsertEpisode, upsertMovie, upsertVideo } from '../library/items.repository.js';
-import { upsertShow, upsertVideoGroup } from '../library/parents.repository.js';
-import { type WalkProblem, type WalkedFile, walkRoot } from './folder-walk.js';
+import { deleteItem, setProbeResults } from '../library/items.repository.js';
+import { type SidecarIndex, type WalkProblem, type WalkedFile, walkRoot } from './folder-walk.js';
 import {
   type ImportFileRow,
   deleteEmptyImportedParents,
   listImportFiles,
   listUnprobedFiles,
   moveImportFile,
-  recordImportedParent,
   saveImportFile,
   saveProbeRecord,
 } from './import-files.repository.js';
-import { type ParsedMedia, parseMediaPath } from './media-name.parser.js';
+import { ItemWriter, digest } from './item-writer.js';
+import { parseMediaPath } from './media-name.parser.js';
 import { type ProbeOutcome, probeFile } from './media-probe.js';
+import { findSidecars } from './sidecar-files.js';
 
 export interface ScanSummary {
   added: number;
@@ -66,7 +66,6 @@ const WRITE_BATCH = 2000;
 
 export class ImportService {
   private progressState: ScanProgress = { phase: 'idle', filesSeen: 0, probed: 0, toProbe: 0 };
-  private readonly knownParents = new Set<string>();
   private abort = new AbortController();
 
   constructor(
@@ -91,23 +90,24 @@ export class ImportService {
     if (this.abort.signal.aborted) this.abort = new AbortController();
     const started = performance.now();
     const summary: ScanSummary = { added: 0, updated: 0, moved: 0, removed: 0, unchanged: 0, ignored: 0, probed: 0, failed: [], skippedRoots: [], durationMs: 0 };
-    this.knownParents.clear();
     this.report({ phase: 'walking', filesSeen: 0, probed: 0, toProbe: 0 });
 
     const known = listImportFiles(this.db);
     const walked: { root: ImportRoot; file: WalkedFile }[] = [];
     const availableRoots = new Set<string>();
+    const sidecars: SidecarIndex = new Map();
     for (const root of roots) {
-      const files = await this.walk(root, known, summary);
+      const result = await this.walk(root, known, summary);
       this.checkCancelled();
-      if (!files) continue;
+      if (!result) continue;
       availableRoots.add(root.path);
-      for (const file of files) walked.push({ root, file });
+      for (const file of result.files) walked.push({ root, file });
+      for (const [dir, files] of result.sidecars) sidecars.set(dir, files);
       this.report({ ...this.progressState, filesSeen: walked.length });
     }
 
     this.report({ ...this.progressState, phase: 'importing' });
-    this.reconcile(walked, known, availableRoots, summary);
+    this.reconcile(walked, sidecars, known, availableRoots, summary);
 
     if (this.options.probe !== false) await this.probePending(summary);
     summary.durationMs = Math.round(performance.now() - started);
@@ -125,7 +125,7 @@ export class ImportService {
   }
 
   /** The root's files, or undefined when the root is missing, unreadable or looks unmounted. */
-  private async walk(root: ImportRoot, known: Map<string, ImportFileRow>, summary: ScanSummary): Promise<WalkedFile[] | undefined> {
+  private async walk(root: ImportRoot, known: Map<string, ImportFileRow>, summary: ScanSummary) {
     const skip = (reason: string) => {
       summary.skippedRoots.push({ path: root.path, reason });
       this.options.logger.warn({ root: root.path, reason }, 'import root skipped; nothing under it is removed');
@@ -137,12 +137,12 @@ export class ImportService {
       return skip('missing or unreadable');
     }
     const problems: WalkProblem[] = [];
-    const files = await walkRoot(root.path, problems);
+    const result = await walkRoot(root.path, problems);
     for (const problem of problems) this.fail(summary, problem.path, problem.reason);
-    if (files.length === 0 && [...known.values()].some((row) => row.root === root.path)) {
+    if (result.files.length === 0 && [...known.values()].some((row) => row.root === root.path)) {
       return skip('holds no media files now but did before: unmounted? nothing removed');
     }
-    return files;
+    return result;
   }
 
   private fail(summary: ScanSummary, path: string, reason: string): void {
@@ -152,6 +152,7 @@ export class ImportService {
 
   private reconcile(
     walked: readonly { root: ImportRoot; file: WalkedFile }[],
+    sidecarIndex: SidecarIndex,
     known: Map<string, ImportFileRow>,
     availableRoots: Set<string>,
     summary: ScanSummary,
@@ -162,6 +163,7 @@ export class ImportService {
     const goneByFingerprint = new Map(gone.map((row) => [row.fingerprint, row]));
     const goneByInode = new Map(gone.map((row) => [`${row.dev}:${row.ino}:${row.size}`, row]));
     const now = this.options.now?.() ?? Date.now();
+    const writer = new ItemWriter(this.db, now, (path, reason) => this.fail(summary, path, reason));
 
     for (let start = 0; start < walked.length; start += WRITE_BATCH) {
       this.checkCancelled();
@@ -172,16 +174,33 @@ export class ImportService {
             summary.ignored++;
             continue;
           }
+          const segments = file.relative.split('/');
+          const showFolder = parsed.kind === 'episode' && segments.length > 1 ? join(root.path, segments[0] ?? '') : undefined;
+          const stem = (segments.at(-1) ?? '').replace(/\.[^.]*$/, '');
+          const sidecars = findSidecars(sidecarIndex, file.path, stem, parsed.kind, showFolder, segments.length > 1);
           const previous = known.get(file.path);
-          if (previous && previous.size === file.size && previous.mtime_ms === file.mtimeMs) {
+          if (previous && previous.size === file.size && previous.mtime_ms === file.mtimeMs && previous.sidecars === sidecars.signature) {
             summary.unchanged++;
             continue;
           }
-          const fingerprint = this.fingerprint(file, summary);
+          const mediaChanged = !previous || previous.size !== file.size || previous.mtime_ms !== file.mtimeMs;
+          const fingerprint = mediaChanged ? this.fingerprint(file, summary) : previous.fingerprint;
           if (fingerprint === undefined) continue;
-          const row: ImportFileRow = { path: file.path, root: root.path, root_kind: root.kind, item_id: previous?.item_id ?? '', size: file.size, mtime_ms: file.mtimeMs, dev: file.dev, ino: file.ino, fingerprint };
+          const row: ImportFileRow = {
+            path: file.path,
+            root: root.path,
+            root_kind: root.kind,
+            item_id: previous?.item_id ?? '',
+            size: file.size,
+            mtime_ms: file.mtimeMs,
+            dev: file.dev,
+            ino: file.ino,
+            fingerprint,
+            sidecars: sidecars.signature,
+          };
           if (previous) {
-            this.writeItem(row.item_id, root, parsed, file, now, false);
+            writer.write(row.item_id, root, parsed, file.path, sidecars, false);
+            saveImportFile(this.db, row, !mediaChanged);
             saveImportFile(this.db, row, false);
             summary.updated++;
             continue;
@@ -191,13 +210,13 @@ export class ImportService {
             goneByInode.delete(`${movedFrom.dev}:${movedFrom.ino}:${movedFrom.size}`);
             goneByFingerprint.delete(movedFrom.fingerprint);
             row.item_id = movedFrom.item_id;
-            this.writeItem(row.item_id, root, parsed, file, now, false);
+            writer.write(row.item_id, root, parsed, file.path, sidecars, false);
             moveImportFile(this.db, movedFrom.path, row);
             summary.moved++;
             continue;
           }
           row.item_id = `imp-${digest(`${root.kind}:${file.path}:${now}`)}`;
-          this.writeItem(row.item_id, root, parsed, file, now, true);
+          writer.write(row.item_id, root, parsed, file.path, sidecars, true);
           saveImportFile(this.db, row, false);
           summary.added++;
         }
@@ -230,38 +249,6 @@ export class ImportService {
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
-  }
-
-  private writeItem(id: string, root: ImportRoot, parsed: Exclude<ParsedMedia, { kind: 'ignored' }>, file: WalkedFile, now: number, isNew: boolean): void {
-    // Watch state, favorites and labels are never written here, so a rescan keeps them.
-    const common = { id, source: 'imports' as const, path: file.path, completed: true, ...(isNew ? { created_at: now, processed: false } : {}), updated_at: now };
-    if (parsed.kind === 'episode') {
-      const showId = `imp-show-${digest(`${parsed.show.toLowerCase()}|${parsed.year ?? ''}`)}`;
-      this.ensureParent(showId, 'show', () => upsertShow(this.db, { id: showId, name: parsed.show, release_year: parsed.year ?? null }));
-      upsertEpisode(this.db, {
-        ...common,
-        show_id: showId,
-        season_number: parsed.season ?? null,
-        episode_number: parsed.episodes?.[0] ?? null,
-        episode_title: parsed.title ?? (parsed.date ? `${parsed.show} ${parsed.date}` : null),
-        original_air_date: parsed.date ?? null,
-      });
-    } else if (parsed.kind === 'movie') {
-      upsertMovie(this.db, { ...common, title: parsed.title, release_year: parsed.year ?? null });
-    } else {
-      const folder = parsed.group === null ? root.path : `${root.path}/${parsed.group}`;
-      const groupId = `videos-${digest(folder)}`;
-      const name = parsed.group ?? basename(root.path);
-      this.ensureParent(groupId, 'video_group', () => upsertVideoGroup(this.db, { id: groupId, name }));
-      upsertVideo(this.db, { ...common, video_group_id: groupId, video_title: parsed.title });
-    }
-  }
-
-  private ensureParent(id: string, kind: 'show' | 'video_group', create: () => void): void {
-    if (this.knownParents.has(id)) return;
-    create();
-    recordImportedParent(this.db, id, kind);
-    this.knownParents.add(id);
   }
 
   private async probePending(summary: ScanSummary): Promise<void> {
@@ -303,8 +290,4 @@ export class ScanCancelledError extends Error {
   constructor() {
     super('scan cancelled');
   }
-}
-
-function digest(text: string): string {
-  return createHash('sha1').update(text).digest('hex').slice(0, 16);
 }

@@ -11,6 +11,8 @@ CREATE TABLE import_files (
   dev         INTEGER NOT NULL,
   ino         INTEGER NOT NULL,
   fingerprint TEXT NOT NULL,
+  -- Names, sizes and mtimes of the file's NFO and artwork: a change re-imports it.
+  sidecars    TEXT NOT NULL DEFAULT '',
   -- ffprobe's findings: NULL until probed.
   probed_at   INTEGER,
   chapters    TEXT CHECK (coalesce(json_type(chapters), 'array') = 'array'),
@@ -25,4 +27,10 @@ CREATE INDEX import_files_unprobed ON import_files (probed_at) WHERE probed_at I
 CREATE TABLE import_parents (
   id   TEXT PRIMARY KEY,
   kind TEXT NOT NULL CHECK (kind IN ('show', 'video_group'))
+);
+
+-- Artwork found beside the media, served at /artwork/<owner_id> (an item or a show id).
+CREATE TABLE import_artwork (
+  owner_id TEXT PRIMARY KEY,
+  path     TEXT NOT NULL
 );

@@ -1,0 +1,160 @@
+/**
+ * Writes one imported file into the library: its show or video group, the item with
+ * what its name and NFO say, its artwork, and its movie collection (an NFO `set`).
+ * One writer per scan: it remembers which parents and show NFOs it already handled.
+ *
+ * Only metadata is written. Watch state, playback position, favorites and labels
+ * set by the user are never touched, so rescans and moves keep them.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Db } from '../db/database.js';
+import { addCollectionMember, upsertCollection } from '../library/collections.repository.js';
+import { upsertEpisode, upsertMovie, upsertVideo } from '../library/items.repository.js';
+import type { ImportRoot } from '../library/library-state.repository.js';
+import { upsertShow, upsertVideoGroup } from '../library/parents.repository.js';
+import { recordImportedParent, setArtwork } from './import-files.repository.js';
+import type { ParsedMedia } from './media-name.parser.js';
+import { MAX_NFO_BYTES, type NfoMetadata, parseNfo } from './nfo.parser.js';
+import type { SidecarFiles } from './sidecar-files.js';
+
+export type MediaItem = Exclude<ParsedMedia, { kind: 'ignored' }>;
+
+export function digest(text: string): string {
+  return createHash('sha1').update(text).digest('hex').slice(0, 16);
+}
+
+export function showIdFor(parsed: { show: string; year?: number }): string {
+  return `imp-show-${digest(`${parsed.show.toLowerCase()}|${parsed.year ?? ''}`)}`;
+}
+
+export function videoGroupIdFor(folder: string): string {
+  return `videos-${digest(folder)}`;
+}
+
+const artworkUrl = (ownerId: string) => `/artwork/${encodeURIComponent(ownerId)}`;
+
+/** At most `max` bytes of a file as UTF-8, or undefined when it is larger: a huge NFO is never read whole. */
+function readSmallText(path: string, max: number): string | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(max + 1);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return length > max ? undefined : buffer.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export class ItemWriter {
+  private readonly handledParents = new Set<string>();
+  private readonly nfoCache = new Map<string, NfoMetadata>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: number,
+    /** Reports a problem with a file (once per file per scan). */
+    private readonly problem: (path: string, reason: string) => void,
+  ) {}
+
+  write(id: string, root: ImportRoot, parsed: MediaItem, path: string, sidecars: SidecarFiles, isNew: boolean): void {
+    const nfo = sidecars.nfo ? this.readNfo(sidecars.nfo) : {};
+    const common = {
+      id,
+      source: 'imports' as const,
+      path,
+      completed: true,
+      summary: nfo.summary ?? null,
+      full_summary: nfo.fullSummary ?? null,
+      genres: nfo.genres ?? null,
+      content_rating: nfo.contentRating ?? null,
+      image_url: sidecars.image ? artworkUrl(id) : null,
+      ...(isNew ? { created_at: this.now, processed: false } : {}),
+      updated_at: this.now,
+    };
+    setArtwork(this.db, id, sidecars.image);
+    if (parsed.kind === 'episode') {
+      const showId = this.writeShow(parsed, sidecars);
+      upsertEpisode(this.db, {
+        ...common,
+        show_id: showId,
+        season_number: nfo.season ?? parsed.season ?? null,
+        episode_number: nfo.episode ?? parsed.episodes?.[0] ?? null,
+        episode_title: nfo.title ?? parsed.title ?? (parsed.date ? `${parsed.show} ${parsed.date}` : null),
+        original_air_date: nfo.originalAirDate ?? parsed.date ?? null,
+        cast: nfo.cast ?? null,
+        directors: nfo.directors ?? null,
+      });
+    } else if (parsed.kind === 'movie') {
+      upsertMovie(this.db, {
+        ...common,
+        title: nfo.title ?? parsed.title,
+        release_year: nfo.releaseYear ?? parsed.year ?? null,
+        release_date: nfo.releaseDate ?? null,
+        cast: nfo.cast ?? null,
+        directors: nfo.directors ?? null,
+      });
+      if (nfo.collection) this.addToCollection(nfo.collection, id);
+    } else {
+      const folder = parsed.group === null ? root.path : join(root.path, parsed.group);
+      const groupId = videoGroupIdFor(folder);
+      this.once(groupId, () => {
+        upsertVideoGroup(this.db, { id: groupId, name: parsed.group ?? basename(root.path) });
+        recordImportedParent(this.db, groupId, 'video_group');
+      });
+      upsertVideo(this.db, { ...common, video_group_id: groupId, video_title: nfo.title ?? parsed.title });
+    }
+  }
+
+  private writeShow(parsed: Extract<MediaItem, { kind: 'episode' }>, sidecars: SidecarFiles): string {
+    const showId = showIdFor(parsed);
+    this.once(showId, () => {
+      const nfo = sidecars.showNfo ? this.readNfo(sidecars.showNfo) : {};
+      upsertShow(this.db, {
+        id: showId,
+        name: nfo.title ?? parsed.show,
+        summary: nfo.fullSummary ?? nfo.summary ?? null,
+        release_year: nfo.releaseYear ?? parsed.year ?? null,
+        release_date: nfo.releaseDate ?? null,
+        genres: nfo.genres ?? null,
+        cast: nfo.cast ?? null,
+        image_url: sidecars.showImage ? artworkUrl(showId) : null,
+        created_at: this.now,
+        updated_at: this.now,
+      });
+      setArtwork(this.db, showId, sidecars.showImage);
+      recordImportedParent(this.db, showId, 'show');
+    });
+    return showId;
+  }
+
+  private addToCollection(name: string, movieId: string): void {
+    const collectionId = `imp-set-${digest(name.toLowerCase())}`;
+    this.once(collectionId, () => upsertCollection(this.db, { id: collectionId, collection_type: 'movies', name }));
+    addCollectionMember(this.db, collectionId, movieId);
+  }
+
+  private once(id: string, write: () => void): void {
+    if (this.handledParents.has(id)) return;
+    write();
+    this.handledParents.add(id);
+  }
+
+  /** The NFO's metadata, or nothing (reported) when it cannot be used: the name alone then says what the file is. */
+  private readNfo(path: string): NfoMetadata {
+    const cached = this.nfoCache.get(path);
+    if (cached) return cached;
+    let metadata: NfoMetadata = {};
+    try {
+      const text = readSmallText(path, MAX_NFO_BYTES);
+      const result = text === undefined ? { ok: false as const, reason: 'NFO file too large; ignored' } : parseNfo(text);
+      if (result.ok) metadata = result.metadata;
+      else this.problem(path, result.reason);
+    } catch (error) {
+      this.problem(path, `NFO file unreadable: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    this.nfoCache.set(path, metadata);
+    return metadata;
+  }
+}
