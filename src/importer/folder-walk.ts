@@ -6,10 +6,12 @@
  * the walk fast (no thread-pool round trip per file, about 100,000 files a second);
  * the walk yields to the event loop after every batch of directories so a server
  * scanning in the background keeps answering. Symlinked folders are followed once:
- * a loop or a second path to the same folder is reported, not walked again.
+ * a link into the root itself or into a linked folder already walked (a loop, or a
+ * second path to the same folder) is reported, not walked again. Only links cost a
+ * realpath; plain folders cannot form a loop.
  */
 import { type Dirent, type Stats, readdirSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { sep } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { VIDEO_EXTENSIONS } from './media-name.parser.js';
 
@@ -64,12 +66,17 @@ function describe(error: unknown): string {
 export async function walkRoot(root: string, problems: WalkProblem[]): Promise<WalkResult> {
   const files: WalkedFile[] = [];
   const sidecars: SidecarIndex = new Map();
-  const seenDirectories = new Set<string>();
+  const walkedTrees: string[] = [];
+  try {
+    walkedTrees.push(realpathSync(root));
+  } catch (error) {
+    problems.push({ path: root, reason: describe(error) });
+    return { files, sidecars };
+  }
   const pending: { dir: string; relative: string }[] = [{ dir: root, relative: '' }];
   let directories = 0;
   while (pending.length > 0) {
     const { dir, relative } = pending.pop() as { dir: string; relative: string };
-    if (!markSeen(dir, seenDirectories, problems)) continue;
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -80,7 +87,8 @@ export async function walkRoot(root: string, problems: WalkProblem[]): Promise<W
     for (const entry of entries) {
       const name = entry.name;
       if (name.startsWith('.')) continue;
-      const path = join(dir, name);
+      // Plain concatenation: dir is already normal, and path.join's normalising is a measurable share of a rescan.
+      const path = dir.endsWith(sep) ? dir + name : dir + sep + name;
       if (name.includes('\uFFFD')) {
         // Node decodes names as UTF-8; an invalid one comes back altered and cannot be opened by it.
         problems.push({ path, reason: 'name is not valid UTF-8; skipped (rename it to import it)' });
@@ -94,6 +102,7 @@ export async function walkRoot(root: string, problems: WalkProblem[]): Promise<W
         if (!target) continue;
         isDirectory = target.isDirectory();
         isFile = target.isFile();
+        if (isDirectory && !enterLinkedTree(path, walkedTrees, problems)) continue;
       }
       if (isDirectory) pending.push({ dir: path, relative: childRelative });
       else if (isFile && hasVideoExtension(name)) {
@@ -121,19 +130,21 @@ function statOrReport(path: string, problems: WalkProblem[]): Stats | undefined 
   }
 }
 
-/** False when this folder (by its real path) was walked already: a link loop or a second link to it. */
-function markSeen(dir: string, seen: Set<string>, problems: WalkProblem[]): boolean {
+/** True (and remembered) when a linked folder leads outside everything walked so far. */
+function enterLinkedTree(link: string, walkedTrees: string[], problems: WalkProblem[]): boolean {
   let real: string;
   try {
-    real = realpathSync(dir);
+    real = realpathSync(link);
   } catch (error) {
-    problems.push({ path: dir, reason: describe(error) });
+    problems.push({ path: link, reason: describe(error) });
     return false;
   }
-  if (seen.has(real)) {
-    problems.push({ path: dir, reason: 'symbolic link loop or second link to a folder already scanned; skipped' });
+  const under = (path: string, tree: string) => path === tree || path.startsWith(tree.endsWith(sep) ? tree : tree + sep);
+  // Inside a walked tree: already walked. Above one: it would walk that tree again.
+  if (walkedTrees.some((tree) => under(real, tree) || under(tree, real))) {
+    problems.push({ path: link, reason: 'symbolic link loop or second link to a folder already scanned; skipped' });
     return false;
   }
-  seen.add(real);
+  walkedTrees.push(real);
   return true;
 }

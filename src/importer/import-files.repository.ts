@@ -16,10 +16,26 @@ export interface ImportFileRow {
   sidecars: string;
 }
 
-/** Every imported file, by path. */
-export function listImportFiles(db: Db): Map<string, ImportFileRow> {
-  const rows = statement(db, 'SELECT path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint, sidecars FROM import_files').all() as ImportFileRow[];
-  return new Map(rows.map((row) => [row.path, row]));
+/** What a rescan compares for a file: its root, size, mtime and sidecar signature. */
+export interface ImportFileState {
+  root: string;
+  size: number;
+  mtimeMs: number;
+  sidecars: string;
+}
+
+/** Every imported file's state, by path. Rows come as arrays: a rescan reads one per file in the library. */
+export function listImportFileStates(db: Db): Map<string, ImportFileState> {
+  const rows = statement(db, 'SELECT path, root, size, mtime_ms, sidecars FROM import_files').raw(true).all() as [string, string, number, number, string][];
+  const states = new Map<string, ImportFileState>();
+  for (const [path, root, size, mtimeMs, sidecars] of rows) states.set(path, { root, size, mtimeMs, sidecars });
+  return states;
+}
+
+export function getImportFile(db: Db, path: string): ImportFileRow | undefined {
+  return statement(db, 'SELECT path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint, sidecars FROM import_files WHERE path = ?').get(path) as
+    | ImportFileRow
+    | undefined;
 }
 
 /** Inserts or replaces the record of a file; a changed file is probed again. */

@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { sep } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { ImportRoot } from '../library/library-state.repository.js';
@@ -18,16 +19,18 @@ import { type SidecarIndex, type WalkProblem, type WalkedFile, walkRoot } from '
 import {
   type ImportFileRow,
   deleteEmptyImportedParents,
-  listImportFiles,
+  getImportFile,
+  type ImportFileState,
+  listImportFileStates,
   listUnprobedFiles,
   moveImportFile,
   saveImportFile,
   saveProbeRecord,
 } from './import-files.repository.js';
-import { ItemWriter, digest } from './item-writer.js';
+import { ItemWriter, type MediaItem, digest } from './item-writer.js';
 import { parseMediaPath } from './media-name.parser.js';
 import { type ProbeOutcome, probeFile } from './media-probe.js';
-import { findSidecars } from './sidecar-files.js';
+import { type SidecarFiles, findSidecars } from './sidecar-files.js';
 
 export interface ScanSummary {
   added: number;
@@ -38,6 +41,8 @@ export interface ScanSummary {
   /** Files under a root that are not media (extras, samples, partial downloads). */
   ignored: number;
   probed: number;
+  /** Time spent probing, in milliseconds. */
+  probeMs: number;
   failed: { path: string; reason: string }[];
   /** Roots that were missing, unreadable or empty: nothing under them was removed. */
   skippedRoots: { path: string; reason: string }[];
@@ -62,7 +67,13 @@ export interface ImportServiceOptions {
 }
 
 const FINGERPRINT_BYTES = 64 * 1024;
-const WRITE_BATCH = 2000;
+const KIND_OF_ROOT = { tv: 'episode', movies: 'movie', videos: 'video' } as const;
+/**
+ * Files written per transaction. Between batches the scan yields to the event loop, so
+ * a server scanning a large library keeps answering; small batches also keep each
+ * batch's garbage young, which holds a 100,000-file first scan's memory down.
+ */
+const WRITE_BATCH = 500;
 
 export class ImportService {
   private progressState: ScanProgress = { phase: 'idle', filesSeen: 0, probed: 0, toProbe: 0 };
@@ -89,10 +100,10 @@ export class ImportService {
   async scan(roots: readonly ImportRoot[]): Promise<ScanSummary> {
     if (this.abort.signal.aborted) this.abort = new AbortController();
     const started = performance.now();
-    const summary: ScanSummary = { added: 0, updated: 0, moved: 0, removed: 0, unchanged: 0, ignored: 0, probed: 0, failed: [], skippedRoots: [], durationMs: 0 };
+    const summary: ScanSummary = { added: 0, updated: 0, moved: 0, removed: 0, unchanged: 0, ignored: 0, probed: 0, probeMs: 0, failed: [], skippedRoots: [], durationMs: 0 };
     this.report({ phase: 'walking', filesSeen: 0, probed: 0, toProbe: 0 });
 
-    const known = listImportFiles(this.db);
+    const known = listImportFileStates(this.db);
     const walked: { root: ImportRoot; file: WalkedFile }[] = [];
     const availableRoots = new Set<string>();
     const sidecars: SidecarIndex = new Map();
@@ -107,9 +118,13 @@ export class ImportService {
     }
 
     this.report({ ...this.progressState, phase: 'importing' });
-    this.reconcile(walked, sidecars, known, availableRoots, summary);
+    await this.reconcile(walked, sidecars, known, availableRoots, summary);
 
-    if (this.options.probe !== false) await this.probePending(summary);
+    if (this.options.probe !== false) {
+      const probeStarted = performance.now();
+      await this.probePending(summary);
+      summary.probeMs = Math.round(performance.now() - probeStarted);
+    }
     summary.durationMs = Math.round(performance.now() - started);
     this.report({ ...this.progressState, phase: 'done' });
     this.options.logger.info(
@@ -125,7 +140,7 @@ export class ImportService {
   }
 
   /** The root's files, or undefined when the root is missing, unreadable or looks unmounted. */
-  private async walk(root: ImportRoot, known: Map<string, ImportFileRow>, summary: ScanSummary) {
+  private async walk(root: ImportRoot, known: Map<string, ImportFileState>, summary: ScanSummary) {
     const skip = (reason: string) => {
       summary.skippedRoots.push({ path: root.path, reason });
       this.options.logger.warn({ root: root.path, reason }, 'import root skipped; nothing under it is removed');
@@ -150,39 +165,47 @@ export class ImportService {
     this.options.logger.warn({ path, reason }, 'import problem');
   }
 
-  private reconcile(
+  private async reconcile(
     walked: readonly { root: ImportRoot; file: WalkedFile }[],
     sidecarIndex: SidecarIndex,
-    known: Map<string, ImportFileRow>,
+    known: Map<string, ImportFileState>,
     availableRoots: Set<string>,
     summary: ScanSummary,
-  ): void {
+  ): Promise<void> {
     const seen = new Set(walked.map((w) => w.file.path));
     // Files recorded before and not found now, under roots that are there: removed or moved.
-    const gone = [...known.values()].filter((row) => !seen.has(row.path) && availableRoots.has(row.root));
+    const gone: ImportFileRow[] = [];
+    for (const [path, state] of known) {
+      if (seen.has(path) || !availableRoots.has(state.root)) continue;
+      const row = getImportFile(this.db, path);
+      if (row) gone.push(row);
+    }
     const goneByFingerprint = new Map(gone.map((row) => [row.fingerprint, row]));
     const goneByInode = new Map(gone.map((row) => [`${row.dev}:${row.ino}:${row.size}`, row]));
     const now = this.options.now?.() ?? Date.now();
     const writer = new ItemWriter(this.db, now, (path, reason) => this.fail(summary, path, reason));
 
     for (let start = 0; start < walked.length; start += WRITE_BATCH) {
+      if (start > 0) await yieldToEventLoop();
       this.checkCancelled();
       this.db.transaction(() => {
         for (const { root, file } of walked.slice(start, start + WRITE_BATCH)) {
-          const parsed = parseMediaPath(root.kind, file.relative);
-          if (parsed.kind === 'ignored') {
+          const state = known.get(file.path);
+          // Files recorded before are media of their root's kind; an unchanged one needs no parsing.
+          const kind = state ? KIND_OF_ROOT[root.kind] : undefined;
+          const parsed = kind ? undefined : parseMediaPath(root.kind, file.relative);
+          if (parsed?.kind === 'ignored') {
             summary.ignored++;
             continue;
           }
-          const segments = file.relative.split('/');
-          const showFolder = parsed.kind === 'episode' && segments.length > 1 ? join(root.path, segments[0] ?? '') : undefined;
-          const stem = (segments.at(-1) ?? '').replace(/\.[^.]*$/, '');
-          const sidecars = findSidecars(sidecarIndex, file.path, stem, parsed.kind, showFolder, segments.length > 1);
-          const previous = known.get(file.path);
-          if (previous && previous.size === file.size && previous.mtime_ms === file.mtimeMs && previous.sidecars === sidecars.signature) {
+          const sidecars = this.sidecarsOf(sidecarIndex, root, file, parsed?.kind ?? kind ?? 'video');
+          if (state && state.size === file.size && state.mtimeMs === file.mtimeMs && state.sidecars === sidecars.signature) {
             summary.unchanged++;
             continue;
           }
+          const previous = state ? getImportFile(this.db, file.path) : undefined;
+          const media = parsed ?? parseMediaPath(root.kind, file.relative);
+          if (media.kind === 'ignored') continue;
           const mediaChanged = !previous || previous.size !== file.size || previous.mtime_ms !== file.mtimeMs;
           const fingerprint = mediaChanged ? this.fingerprint(file, summary) : previous.fingerprint;
           if (fingerprint === undefined) continue;
@@ -199,9 +222,8 @@ export class ImportService {
             sidecars: sidecars.signature,
           };
           if (previous) {
-            writer.write(row.item_id, root, parsed, file.path, sidecars, false);
+            writer.write(row.item_id, root, media, file.path, sidecars, false);
             saveImportFile(this.db, row, !mediaChanged);
-            saveImportFile(this.db, row, false);
             summary.updated++;
             continue;
           }
@@ -210,13 +232,13 @@ export class ImportService {
             goneByInode.delete(`${movedFrom.dev}:${movedFrom.ino}:${movedFrom.size}`);
             goneByFingerprint.delete(movedFrom.fingerprint);
             row.item_id = movedFrom.item_id;
-            writer.write(row.item_id, root, parsed, file.path, sidecars, false);
+            writer.write(row.item_id, root, media, file.path, sidecars, false);
             moveImportFile(this.db, movedFrom.path, row);
             summary.moved++;
             continue;
           }
           row.item_id = `imp-${digest(`${root.kind}:${file.path}:${now}`)}`;
-          writer.write(row.item_id, root, parsed, file.path, sidecars, true);
+          writer.write(row.item_id, root, media, file.path, sidecars, true);
           saveImportFile(this.db, row, false);
           summary.added++;
         }
@@ -230,6 +252,15 @@ export class ImportService {
       }
       deleteEmptyImportedParents(this.db);
     })();
+  }
+
+  private sidecarsOf(index: SidecarIndex, root: ImportRoot, file: WalkedFile, kind: MediaItem['kind']): SidecarFiles {
+    const firstSlash = file.relative.indexOf('/');
+    const inFolder = firstSlash !== -1;
+    const showFolder = kind === 'episode' && inFolder ? `${root.path}${sep}${file.relative.slice(0, firstSlash)}` : undefined;
+    const name = file.relative.slice(file.relative.lastIndexOf('/') + 1);
+    const dot = name.lastIndexOf('.');
+    return findSidecars(index, file.path, dot > 0 ? name.slice(0, dot) : name, kind, showFolder, inFolder);
   }
 
   /** Size plus the first and last 64 KiB: the same file under another name has the same one. */

@@ -20,19 +20,40 @@ export interface SidecarFiles {
   signature: string;
 }
 
-const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png'];
+const IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png'] as const;
+const NONE: SidecarFiles = { signature: '' };
 
-function find(index: SidecarIndex, dir: string, names: readonly string[]): { path: string; sidecar: Sidecar } | undefined {
-  const inFolder = index.get(dir);
+interface Found {
+  path: string;
+  sidecar: Sidecar;
+}
+
+function find(inFolder: Map<string, Sidecar> | undefined, dir: string, names: readonly string[]): Found | undefined {
   if (!inFolder) return undefined;
   for (const name of names) {
-    const sidecar = inFolder.get(name.toLowerCase());
+    const sidecar = inFolder.get(name);
     if (sidecar) return { path: join(dir, sidecar.name), sidecar };
   }
   return undefined;
 }
 
-const images = (bases: readonly string[]) => bases.flatMap((base) => IMAGE_EXTENSIONS.map((ext) => `${base}.${ext}`));
+/** The first image named `<base>.<jpg|jpeg|png>` for the bases in order (names lower-cased). */
+function findImage(inFolder: Map<string, Sidecar> | undefined, dir: string, bases: readonly string[]): Found | undefined {
+  if (!inFolder) return undefined;
+  for (const base of bases) {
+    for (const extension of IMAGE_EXTENSIONS) {
+      const sidecar = inFolder.get(base + extension);
+      if (sidecar) return { path: join(dir, sidecar.name), sidecar };
+    }
+  }
+  return undefined;
+}
+
+const SHOW_IMAGES = ['poster', 'folder', 'fanart'];
+
+function describeFound(role: string, found: Found | undefined): string {
+  return found ? `${role}:${found.sidecar.name}:${found.sidecar.size}:${found.sidecar.mtimeMs}` : '';
+}
 
 /**
  * @param path the media file
@@ -49,20 +70,22 @@ export function findSidecars(
   ownFolder: boolean,
 ): SidecarFiles {
   const dir = dirname(path);
+  const here = index.get(dir);
+  const showSidecars = showFolder !== undefined ? index.get(showFolder) : undefined;
+  // Most media folders hold no sidecars at all: answer without building any name.
+  if (!here && !showSidecars) return NONE;
+  const base = stem.toLowerCase();
   const folderNames = kind === 'movie' && ownFolder;
-  const nfo = find(index, dir, folderNames ? [`${stem}.nfo`, 'movie.nfo'] : [`${stem}.nfo`]);
-  const image = find(index, dir, images(folderNames ? [`${stem}-poster`, 'poster', 'folder', `${stem}-thumb`, stem, 'fanart'] : [`${stem}-poster`, `${stem}-thumb`, stem]));
-  const showNfo = showFolder !== undefined ? find(index, showFolder, ['tvshow.nfo']) : undefined;
-  const showImage = showFolder !== undefined ? find(index, showFolder, images(['poster', 'folder', 'fanart'])) : undefined;
-  const found = { nfo, image, showNfo, showImage };
-  const signature = Object.entries(found)
-    .map(([role, file]) => (file ? `${role}:${file.sidecar.name}:${file.sidecar.size}:${file.sidecar.mtimeMs}` : ''))
-    .join('|');
+  const nfo = find(here, dir, folderNames ? [`${base}.nfo`, 'movie.nfo'] : [`${base}.nfo`]);
+  const image = findImage(here, dir, folderNames ? [`${base}-poster`, 'poster', 'folder', `${base}-thumb`, base, 'fanart'] : [`${base}-poster`, `${base}-thumb`, base]);
+  const showNfo = showFolder !== undefined ? find(showSidecars, showFolder, ['tvshow.nfo']) : undefined;
+  const showImage = showFolder !== undefined ? findImage(showSidecars, showFolder, SHOW_IMAGES) : undefined;
+  if (!nfo && !image && !showNfo && !showImage) return NONE;
   return {
     ...(nfo ? { nfo: nfo.path } : {}),
     ...(image ? { image: image.path } : {}),
     ...(showNfo ? { showNfo: showNfo.path } : {}),
     ...(showImage ? { showImage: showImage.path } : {}),
-    signature,
+    signature: [describeFound('nfo', nfo), describeFound('image', image), describeFound('showNfo', showNfo), describeFound('showImage', showImage)].join('|'),
   };
 }
