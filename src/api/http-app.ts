@@ -20,7 +20,7 @@ import { VERSION } from '../version.js';
 import { corsHook, installPreflight } from './cors.js';
 import { frameworkErrorHandler, installErrorHandlers } from './error-reply.js';
 import { AnswerFront } from './answer-front.js';
-import { registerArtwork } from './artwork.routes.js';
+import { registerImages } from './images.routes.js';
 import { registerInterfaceA } from './interface-a.routes.js';
 import { IdParamsSchema } from './query.schemas.js';
 import { ResponseCache } from './response-cache.js';
@@ -110,7 +110,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     corsHook(context);
     await context.register(swaggerUi, { routePrefix: '/api/docs' });
     context.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
-    registerArtwork(context, options.library);
+    registerImages(context, options.library);
     registerStatus(context, { library: options.library, cache, version: VERSION, startedAt: Date.now(), scanStatus: options.scanStatus });
   });
   return app;

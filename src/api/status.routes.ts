@@ -37,7 +37,7 @@ export const StatusSchema = Type.Object(
       Type.Object(
         {
           running: Type.Boolean(),
-          phase: Type.String({ description: 'idle, walking, importing, probing or done' }),
+          phase: Type.String({ description: 'idle, walking, importing, probing, thumbnails or done' }),
           files_seen: Count,
           probed: Count,
           to_probe: Count,

@@ -4,6 +4,7 @@
  * schedulers and child processes. Stops cleanly on SIGTERM and SIGINT.
  */
 import type { FastifyInstance } from 'fastify';
+import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { buildHttpApp } from '../api/http-app.js';
 import { type ServerConfig, importRootsOf } from '../config/server-config.js';
@@ -39,7 +40,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       logger.info('no import roots configured: seeded a sample library (give --tv, --movies or --videos to use your own)');
     }
     const displayHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-    const scans = new ScanScheduler(new ImportService(db, { logger }), roots, {
+    const scans = new ScanScheduler(new ImportService(db, { logger, thumbnailsDir: join(config.data, 'thumbnails') }), roots, {
       logger,
       rescanIntervalMs: config.rescanInterval * 60_000,
     });

@@ -4,6 +4,7 @@
  * Exits non-zero only when the scan could not run; files it could not import are
  * listed in the summary.
  */
+import { join } from 'node:path';
 import pino from 'pino';
 import { ConfigError, type ServerConfig, importRootsOf } from '../config/server-config.js';
 import { databasePath, openDatabase, prepareDataDir } from '../db/database.js';
@@ -20,7 +21,7 @@ export function formatSummary(summary: ScanSummary): string {
   const lines = [
     `Scan finished in ${seconds} s: ${summary.added} added, ${summary.updated} updated, ${summary.moved} moved, ` +
       `${summary.removed} removed, ${summary.unchanged} unchanged, ${summary.ignored} not media, ` +
-      `${summary.probed} probed, ${summary.failed.length} failed.`,
+      `${summary.probed} probed, ${summary.thumbnails} thumbnails, ${summary.failed.length} failed.`,
   ];
   for (const root of summary.skippedRoots) lines.push(`  skipped root ${root.path}: ${root.reason}`);
   for (const failure of summary.failed) lines.push(`  failed ${JSON.stringify(failure.path)}: ${failure.reason}`);
@@ -35,6 +36,8 @@ function progressLine(progress: ScanProgress): string {
       return `importing ${progress.filesSeen} files`;
     case 'probing':
       return `probing ${progress.probed}/${progress.toProbe}`;
+    case 'thumbnails':
+      return 'making thumbnails';
     default:
       return progress.phase;
   }
@@ -73,7 +76,12 @@ export async function runScan(config: ServerConfig, options: ScanOptions): Promi
     removeSampleLibrary(db);
     // Problems are in the summary; the log would say each one twice.
     const logger = pino({ level: config.logLevel === 'info' ? 'error' : config.logLevel }, pino.destination(2));
-    const importer = new ImportService(db, { logger, probe: options.probe, onProgress: (p) => printer.update(p) });
+    const importer = new ImportService(db, {
+      logger,
+      probe: options.probe,
+      thumbnailsDir: join(config.data, 'thumbnails'),
+      onProgress: (p) => printer.update(p),
+    });
     const summary = await importer.scan(roots);
     printer.end();
     process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));

@@ -47,7 +47,7 @@ export function saveImportFile(db: Db, row: ImportFileRow, keepProbe: boolean): 
      ON CONFLICT (path) DO UPDATE SET root = excluded.root, root_kind = excluded.root_kind, item_id = excluded.item_id,
        size = excluded.size, mtime_ms = excluded.mtime_ms, dev = excluded.dev, ino = excluded.ino,
        fingerprint = excluded.fingerprint, sidecars = excluded.sidecars` +
-      (keepProbe ? '' : ', probed_at = NULL, chapters = NULL, problem = NULL'),
+      (keepProbe ? '' : ', probed_at = NULL, chapters = NULL, problem = NULL, thumbnail = NULL'),
   ).run(row);
 }
 
@@ -82,6 +82,30 @@ export function saveProbeRecord(db: Db, path: string, record: ProbeRecord): void
     record.problem,
     path,
   );
+}
+
+export interface ThumbnailWork {
+  path: string;
+  item_id: string;
+  duration: number | null;
+}
+
+/** Probed, readable files without a thumbnail yet. */
+export function listFilesNeedingThumbnails(db: Db): ThumbnailWork[] {
+  return statement(
+    db,
+    `SELECT f.path, f.item_id, i.duration FROM import_files f JOIN items i ON i.id = f.item_id
+     WHERE f.probed_at IS NOT NULL AND f.thumbnail IS NULL AND i.corrupted = 0 AND f.problem IS NULL ORDER BY f.path`,
+  ).all() as ThumbnailWork[];
+}
+
+/** Records a thumbnail made for the file (or why none could be: `problem`). */
+export function saveThumbnail(db: Db, path: string, thumbnail: string | null, problem: string | null): void {
+  statement(db, 'UPDATE import_files SET thumbnail = ?, problem = coalesce(?, problem) WHERE path = ?').run(thumbnail, problem, path);
+}
+
+export function getThumbnailPath(db: Db, itemId: string): string | undefined {
+  return (statement(db, 'SELECT thumbnail FROM import_files WHERE item_id = ?').pluck().get(itemId) as string | null | undefined) ?? undefined;
 }
 
 export function chaptersOf(db: Db, itemId: string): { start: number; end: number; title?: string }[] {

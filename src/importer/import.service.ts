@@ -7,26 +7,31 @@
  * Never writes inside a root: every filesystem call here reads.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { ImportRoot } from '../library/library-state.repository.js';
-import { deleteItem, setProbeResults } from '../library/items.repository.js';
+import { forEachConcurrently } from '../common/concurrency.js';
+import { deleteItem, setProbeResults, setThumbnailUrl } from '../library/items.repository.js';
 import { type SidecarIndex, type WalkProblem, type WalkedFile, walkRoot } from './folder-walk.js';
 import {
   type ImportFileRow,
   deleteEmptyImportedParents,
   getImportFile,
+  getThumbnailPath,
   type ImportFileState,
+  listFilesNeedingThumbnails,
   listImportFileStates,
   listUnprobedFiles,
   moveImportFile,
   saveImportFile,
   saveProbeRecord,
+  saveThumbnail,
 } from './import-files.repository.js';
+import { makeThumbnail } from './thumbnail-maker.js';
 import { ItemWriter, type MediaItem, digest } from './item-writer.js';
 import { parseMediaPath } from './media-name.parser.js';
 import { type ProbeOutcome, probeFile } from './media-probe.js';
@@ -43,6 +48,7 @@ export interface ScanSummary {
   probed: number;
   /** Time spent probing, in milliseconds. */
   probeMs: number;
+  thumbnails: number;
   failed: { path: string; reason: string }[];
   /** Roots that were missing, unreadable or empty: nothing under them was removed. */
   skippedRoots: { path: string; reason: string }[];
@@ -50,7 +56,7 @@ export interface ScanSummary {
 }
 
 export interface ScanProgress {
-  phase: 'idle' | 'walking' | 'importing' | 'probing' | 'done';
+  phase: 'idle' | 'walking' | 'importing' | 'probing' | 'thumbnails' | 'done';
   filesSeen: number;
   probed: number;
   toProbe: number;
@@ -61,6 +67,9 @@ export interface ImportServiceOptions {
   /** Run ffprobe on new and changed files (default true). */
   probe?: boolean;
   ffprobePath?: string;
+  /** Where thumbnails go (under the data directory); none are made without it. */
+  thumbnailsDir?: string;
+  ffmpegPath?: string;
   probeConcurrency?: number;
   now?: () => number;
   onProgress?: (progress: ScanProgress) => void;
@@ -100,7 +109,7 @@ export class ImportService {
   async scan(roots: readonly ImportRoot[]): Promise<ScanSummary> {
     if (this.abort.signal.aborted) this.abort = new AbortController();
     const started = performance.now();
-    const summary: ScanSummary = { added: 0, updated: 0, moved: 0, removed: 0, unchanged: 0, ignored: 0, probed: 0, probeMs: 0, failed: [], skippedRoots: [], durationMs: 0 };
+    const summary: ScanSummary = { added: 0, updated: 0, moved: 0, removed: 0, unchanged: 0, ignored: 0, probed: 0, probeMs: 0, thumbnails: 0, failed: [], skippedRoots: [], durationMs: 0 };
     this.report({ phase: 'walking', filesSeen: 0, probed: 0, toProbe: 0 });
 
     const known = listImportFileStates(this.db);
@@ -124,6 +133,7 @@ export class ImportService {
       const probeStarted = performance.now();
       await this.probePending(summary);
       summary.probeMs = Math.round(performance.now() - probeStarted);
+      if (this.options.thumbnailsDir) await this.makeThumbnails(this.options.thumbnailsDir, summary);
     }
     summary.durationMs = Math.round(performance.now() - started);
     this.report({ ...this.progressState, phase: 'done' });
@@ -248,10 +258,19 @@ export class ImportService {
     this.db.transaction(() => {
       const movedAway = new Set([...goneByFingerprint.values(), ...goneByInode.values()]);
       for (const row of movedAway) {
+        const thumbnail = getThumbnailPath(this.db, row.item_id);
         if (deleteItem(this.db, row.item_id)) summary.removed++;
+        this.removeOwnThumbnail(thumbnail);
       }
       deleteEmptyImportedParents(this.db);
     })();
+  }
+
+  /** Deletes a thumbnail of a removed item: only files Antenna made, in its own folder. */
+  private removeOwnThumbnail(path: string | undefined): void {
+    const dir = this.options.thumbnailsDir;
+    if (path === undefined || dir === undefined || !path.startsWith(dir + sep)) return;
+    rmSync(path, { force: true });
   }
 
   private sidecarsOf(index: SidecarIndex, root: ImportRoot, file: WalkedFile, kind: MediaItem['kind']): SidecarFiles {
@@ -285,20 +304,35 @@ export class ImportService {
   private async probePending(summary: ScanSummary): Promise<void> {
     const pending = listUnprobedFiles(this.db);
     this.report({ ...this.progressState, phase: 'probing', toProbe: pending.length, probed: 0 });
-    let next = 0;
-    const worker = async () => {
-      while (next < pending.length) {
-        const file = pending[next++];
-        if (!file) break;
-        const outcome = await probeFile(file.path, this.options.ffprobePath, this.abort.signal);
-        this.checkCancelled();
-        this.saveProbe(file.path, file.item_id, outcome, summary);
-        summary.probed++;
-        this.report({ ...this.progressState, probed: summary.probed });
+    const concurrency = this.options.probeConcurrency ?? availableParallelism();
+    await forEachConcurrently(pending, concurrency, async (file) => {
+      const outcome = await probeFile(file.path, this.options.ffprobePath, this.abort.signal);
+      this.checkCancelled();
+      this.saveProbe(file.path, file.item_id, outcome, summary);
+      summary.probed++;
+      this.report({ ...this.progressState, probed: summary.probed });
+    });
+  }
+
+  /** One frame per probed item without a thumbnail, one ffmpeg at a time: playback matters more. */
+  private async makeThumbnails(dir: string, summary: ScanSummary): Promise<void> {
+    const pending = listFilesNeedingThumbnails(this.db);
+    if (pending.length === 0) return;
+    mkdirSync(dir, { recursive: true });
+    this.report({ ...this.progressState, phase: 'thumbnails' });
+    await forEachConcurrently(pending, 1, async (file) => {
+      const name = `${file.item_id}.jpg`;
+      const result = await makeThumbnail(file.path, join(dir, name), file.duration, this.options.ffmpegPath, this.abort.signal);
+      this.checkCancelled();
+      if (result.ok) {
+        saveThumbnail(this.db, file.path, join(dir, name), null);
+        setThumbnailUrl(this.db, file.item_id, `/thumbnails/${encodeURIComponent(file.item_id)}`);
+        summary.thumbnails++;
+      } else {
+        saveThumbnail(this.db, file.path, null, result.reason);
+        this.fail(summary, file.path, result.reason);
       }
-    };
-    const concurrency = Math.max(1, this.options.probeConcurrency ?? availableParallelism());
-    await Promise.all(Array.from({ length: Math.min(concurrency, pending.length) }, worker));
+    });
   }
 
   private saveProbe(path: string, itemId: string, outcome: ProbeOutcome, summary: ScanSummary): void {

@@ -165,6 +165,10 @@ export function setProbeResults(
   );
 }
 
+export function setThumbnailUrl(db: Db, id: string, url: string | null): void {
+  statement(db, 'UPDATE items SET thumbnail_url = ? WHERE id = ?').run(url, id);
+}
+
 export function deleteItem(db: Db, id: string): boolean {
   return statement(db, 'DELETE FROM items WHERE id = ?').run(id).changes > 0;
 }

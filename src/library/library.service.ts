@@ -12,7 +12,7 @@ import { type CollectionType, getCollection, getPlaylist, listCollections, listP
 import { getItemJson, type ItemScope, listItemsJson, type ListShape } from './items.repository.js';
 import type { Channel, Collection, Job, Playlist, Show, VideoGroup } from './library.schemas.js';
 import type { DefaultItemOrder, ItemFilter, ItemSort, ParentFilter, ParentSort, SortRequest } from './list-query.js';
-import { getArtworkPath } from '../importer/import-files.repository.js';
+import { getArtworkPath, getThumbnailPath } from '../importer/import-files.repository.js';
 import { countLibrary, dataVersion, type LibraryCounts, totalChanges } from './library-state.repository.js';
 import { getParent, listParents, type ParentKind } from './parents.repository.js';
 import {
@@ -74,6 +74,11 @@ export class LibraryService {
   /** The image file behind an item's or show's `/artwork/<id>` URL, if the importer found one. */
   artworkPath(id: string): string | undefined {
     return getArtworkPath(this.db, id);
+  }
+
+  /** The thumbnail Antenna made for an item, if any. */
+  thumbnailPath(id: string): string | undefined {
+    return getThumbnailPath(this.db, id);
   }
 
   counts(): LibraryCounts {

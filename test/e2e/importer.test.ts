@@ -128,6 +128,21 @@ describe('a scanned library in interface A', () => {
     expect(episodes[1]).toMatchObject({ tags: ['SD'], processed: true });
   });
 
+  it('has a thumbnail per item, made under the data directory and served by the server', async () => {
+    const videos = await get<Json[]>('/api/v1/videos');
+    const movies = await get<Json[]>('/api/v1/movies');
+    const thumbnailUrl = String(videos[0]?.thumbnail_url);
+    expect(thumbnailUrl).toMatch(/\/thumbnails\//);
+    const image = await fetch(thumbnailUrl);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/jpeg');
+    const bytes = Buffer.from(await image.arrayBuffer());
+    expect(bytes.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8])); // a JPEG
+    // The unreadable file gets none.
+    expect(movies.find((m) => m.title === 'Broken')?.thumbnail_url).toBeUndefined();
+    expect((await fetch(`${server.url}/thumbnails/no-such-item`)).status).toBe(404);
+  });
+
   it('has the movie with its NFO, collection, audio tags and poster; extras are not movies', async () => {
     const movies = await get<Json[]>('/api/v1/movies');
     const titles = movies.map((m) => m.title).sort();

@@ -17,7 +17,9 @@ CREATE TABLE import_files (
   probed_at   INTEGER,
   chapters    TEXT CHECK (coalesce(json_type(chapters), 'array') = 'array'),
   -- Why the last import of this file was incomplete (unreadable NFO, ffprobe failure).
-  problem     TEXT
+  problem     TEXT,
+  -- The thumbnail made from it, under the data directory; NULL until made.
+  thumbnail   TEXT
 );
 CREATE INDEX import_files_root ON import_files (root);
 CREATE INDEX import_files_fingerprint ON import_files (fingerprint);

@@ -1,0 +1,74 @@
+/**
+ * Images the importer knows of: `GET /artwork/:id`, the poster or thumbnail image found
+ * beside an item's or show's media, and `GET /thumbnails/:id`, the frame Antenna took
+ * from an item (stored under the data directory). The file's path comes from the
+ * database, never from the request; an id with no image, or one since removed from
+ * disk, is a 404.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { createReadStream, statSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { LibraryService } from '../library/library.service.js';
+import { ErrorSchema, sendError } from './error-reply.js';
+
+const CONTENT_TYPES: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png' };
+
+interface ImageRoute {
+  url: string;
+  summary: string;
+  lookup: (id: string) => string | undefined;
+  missing: string;
+}
+
+export function registerImages(app: FastifyInstance, library: LibraryService): void {
+  const routes: ImageRoute[] = [
+    {
+      url: '/artwork/:id',
+      summary: 'Artwork of an imported item or show (image_url points here)',
+      lookup: (id) => library.artworkPath(id),
+      missing: 'Artwork comes from image files beside imported media; rescan after adding one.',
+    },
+    {
+      url: '/thumbnails/:id',
+      summary: 'A frame taken from an imported item (thumbnail_url points here)',
+      lookup: (id) => library.thumbnailPath(id),
+      missing: 'Thumbnails are made in the background after a scan has probed the item.',
+    },
+  ];
+  for (const route of routes) {
+    app.get(
+      route.url,
+      {
+        schema: {
+          summary: route.summary,
+          tags: ['media'],
+          params: Type.Object({ id: Type.String({ maxLength: 512 }) }),
+          response: { 404: ErrorSchema },
+        },
+      },
+      (request, reply) => {
+        const { id } = request.params as { id: string };
+        const path = route.lookup(id);
+        const size = path === undefined ? undefined : fileSize(path);
+        if (path === undefined || size === undefined) {
+          return sendError(reply, { status: 404, code: 'not_found', message: `No image for '${id}'. ${route.missing}` });
+        }
+        return reply
+          .header('content-type', CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream')
+          .header('content-length', String(size))
+          .header('cache-control', 'no-cache')
+          .send(createReadStream(path));
+      },
+    );
+  }
+}
+
+function fileSize(path: string): number | undefined {
+  try {
+    const stats = statSync(path);
+    return stats.isFile() ? stats.size : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Thumbnails: one frame per imported item, taken by ffmpeg after probing and stored
+ * under the data directory (never beside the media). The argument list is a pure
+ * function; `makeThumbnail` runs ffmpeg without a shell and never throws.
+ */
+import { execFile } from 'node:child_process';
+
+const THUMBNAIL_TIMEOUT_MS = 60_000;
+export const THUMBNAIL_WIDTH = 480;
+
+/** A tenth of the way in (past cold opens and black leaders), at most five minutes; the start when the length is unknown. */
+export function thumbnailOffset(duration: number | null): number {
+  if (duration === null || !Number.isFinite(duration) || duration <= 0) return 0;
+  return Math.min(300, Math.round(duration * 100) / 1000);
+}
+
+export function ffmpegThumbnailArgs(input: string, output: string, duration: number | null): string[] {
+  return [
+    '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
+    // Seeking before -i is fast (keyframe) and fine for a still.
+    '-ss', String(thumbnailOffset(duration)),
+    '-i', `file:${input}`,
+    '-frames:v', '1',
+    '-vf', `scale=${THUMBNAIL_WIDTH}:-2`,
+    '-q:v', '4',
+    `file:${output}`,
+  ];
+}
+
+export function makeThumbnail(
+  input: string,
+  output: string,
+  duration: number | null,
+  ffmpeg = 'ffmpeg',
+  signal?: AbortSignal,
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      ffmpeg,
+      ffmpegThumbnailArgs(input, output, duration),
+      { timeout: THUMBNAIL_TIMEOUT_MS, windowsHide: true, ...(signal ? { signal } : {}) },
+      (error, _stdout, stderr) => {
+        if (error) resolve({ ok: false, reason: `ffmpeg could not take a thumbnail: ${String(stderr).trim().split('\n').at(-1) || error.message}` });
+        else resolve({ ok: true });
+      },
+    );
+  });
+}

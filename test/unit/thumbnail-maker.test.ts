@@ -1,0 +1,31 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ffmpegThumbnailArgs, thumbnailOffset } from '../../src/importer/thumbnail-maker.js';
+
+describe('thumbnailOffset', () => {
+  it('takes the frame a tenth of the way in, at most five minutes in, and the start when the length is unknown', () => {
+    expect(thumbnailOffset(1800)).toBe(180);
+    expect(thumbnailOffset(7200)).toBe(300);
+    expect(thumbnailOffset(1)).toBe(0.1);
+    expect(thumbnailOffset(null)).toBe(0);
+    expect(thumbnailOffset(Number.NaN)).toBe(0);
+    expect(thumbnailOffset(-5)).toBe(0);
+  });
+
+  it('stays within the file for any length', () => {
+    fc.assert(fc.property(fc.double({ min: 0.001, max: 1e7, noNaN: true }), (duration) => {
+      const offset = thumbnailOffset(duration);
+      expect(offset).toBeGreaterThanOrEqual(0);
+      expect(offset).toBeLessThan(duration);
+    }));
+  });
+});
+
+describe('ffmpegThumbnailArgs', () => {
+  it('seeks, takes one scaled frame and names both files as files', () => {
+    expect(ffmpegThumbnailArgs('/media/-a.mkv', '/data/thumbnails/x.jpg', 100)).toEqual([
+      '-hide_banner', '-loglevel', 'error', '-nostdin', '-y', '-ss', '10', '-i', 'file:/media/-a.mkv',
+      '-frames:v', '1', '-vf', 'scale=480:-2', '-q:v', '4', 'file:/data/thumbnails/x.jpg',
+    ]);
+  });
+});
