@@ -13,7 +13,8 @@ import { ImportService } from '../importer/import.service.js';
 import { ScanScheduler } from '../importer/scan-scheduler.js';
 import { LibraryService } from '../library/library.service.js';
 import { isLibraryEmpty, replaceImportRoots } from '../library/library-state.repository.js';
-import { removeSampleLibrary, seedSampleLibrary } from '../sample/sample-library.js';
+import { removeSampleLibrary } from '../sample/sample-library.js';
+import { ensureSampleMedia, sampleMediaDir, sampleRoots } from '../sample/sample-media.js';
 
 export interface RunningServer {
   /** Where the server listens, such as http://127.0.0.1:8089. */
@@ -34,13 +35,16 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   try {
     const roots = importRootsOf(config);
     replaceImportRoots(db, roots);
-    if (roots.length > 0) removeSampleLibrary(db);
-    else if (config.sample && isLibraryEmpty(db)) {
-      seedSampleLibrary(db);
-      logger.info('no import roots configured: seeded a sample library (give --tv, --movies or --videos to use your own)');
+    const importer = new ImportService(db, { logger, thumbnailsDir: join(config.data, 'thumbnails') });
+    const sampleDir = sampleMediaDir(config.data);
+    // The sample library stands in only while nothing else is configured or imported.
+    const sample = roots.length === 0 && config.sample && (isLibraryEmpty(db) || importer.hasImportsUnder(sampleDir));
+    if (roots.length > 0) {
+      removeSampleLibrary(db);
+      importer.forgetImportsUnder(sampleDir);
     }
     const displayHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-    const scans = new ScanScheduler(new ImportService(db, { logger, thumbnailsDir: join(config.data, 'thumbnails') }), roots, {
+    const scans = new ScanScheduler(importer, sample ? sampleRoots(config.data) : roots, {
       logger,
       rescanIntervalMs: config.rescanInterval * 60_000,
     });
@@ -52,8 +56,17 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       fallbackBaseUrl: `http://${displayHost}:${config.port}`,
     });
     await app.listen({ host: config.host, port: config.port });
-    // After listening: interface A answers while the first scan runs.
-    scans.start();
+    // After listening: interface A answers while the sample is made and the first scan runs.
+    const making = new AbortController();
+    if (sample) {
+      logger.info({ dir: sampleDir }, 'no import roots configured: using the sample library (give --tv, --movies or --videos to use your own)');
+      ensureSampleMedia(config.data, { signal: making.signal }).then(
+        () => scans.start(),
+        (error: unknown) => {
+          if (!making.signal.aborted) logger.warn({ err: error }, 'could not make the sample library; give --tv, --movies or --videos to import your own');
+        },
+      );
+    } else scans.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
@@ -65,6 +78,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       async stop() {
         if (stopped) return;
         stopped = true;
+        making.abort();
         await scans.stop();
         await app.close();
         db.close();

@@ -10,6 +10,7 @@ import { ConfigError, type ServerConfig, importRootsOf } from '../config/server-
 import { databasePath, openDatabase, prepareDataDir } from '../db/database.js';
 import { ImportService, type ScanProgress, type ScanSummary } from '../importer/import.service.js';
 import { removeSampleLibrary } from '../sample/sample-library.js';
+import { sampleMediaDir } from '../sample/sample-media.js';
 
 export interface ScanOptions {
   json: boolean;
@@ -73,7 +74,6 @@ export async function runScan(config: ServerConfig, options: ScanOptions): Promi
   const db = openDatabase(databasePath(config.data));
   const printer = progressPrinter(process.stderr);
   try {
-    removeSampleLibrary(db);
     // Problems are in the summary; the log would say each one twice.
     const logger = pino({ level: config.logLevel === 'info' ? 'error' : config.logLevel }, pino.destination(2));
     const importer = new ImportService(db, {
@@ -82,6 +82,9 @@ export async function runScan(config: ServerConfig, options: ScanOptions): Promi
       thumbnailsDir: join(config.data, 'thumbnails'),
       onProgress: (p) => printer.update(p),
     });
+    // Scanning your own roots replaces the sample library.
+    removeSampleLibrary(db);
+    importer.forgetImportsUnder(sampleMediaDir(config.data));
     const summary = await importer.scan(roots);
     printer.end();
     process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));

@@ -123,6 +123,15 @@ export function getArtworkPath(db: Db, ownerId: string): string | undefined {
   return statement(db, 'SELECT path FROM import_artwork WHERE owner_id = ?').pluck().get(ownerId) as string | undefined;
 }
 
+/** Items imported from roots inside `dir`, with their thumbnails. */
+export function listImportsUnder(db: Db, dir: string): { item_id: string; thumbnail: string | null }[] {
+  return statement(db, 'SELECT item_id, thumbnail FROM import_files WHERE root = ? OR substr(root, 1, length(?) + 1) = ? || \'/\'').all(
+    dir,
+    dir,
+    dir,
+  ) as { item_id: string; thumbnail: string | null }[];
+}
+
 export function recordImportedParent(db: Db, id: string, kind: 'show' | 'video_group'): void {
   statement(db, 'INSERT OR IGNORE INTO import_parents (id, kind) VALUES (?, ?)').run(id, kind);
 }
@@ -146,6 +155,11 @@ export function deleteEmptyImportedParents(db: Db): number {
   statement(
     db,
     `DELETE FROM import_artwork WHERE owner_id NOT IN (SELECT id FROM items) AND owner_id NOT IN (SELECT id FROM shows)`,
+  ).run();
+  // Movie collections the importer made from NFO sets (ids 'imp-set-…'), once no movie is left in them.
+  statement(
+    db,
+    `DELETE FROM collections WHERE id GLOB 'imp-set-*' AND NOT EXISTS (SELECT 1 FROM collection_movies WHERE collection_id = collections.id)`,
   ).run();
   return shows + groups;
 }

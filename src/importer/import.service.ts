@@ -25,6 +25,7 @@ import {
   type ImportFileState,
   listFilesNeedingThumbnails,
   listImportFileStates,
+  listImportsUnder,
   listUnprobedFiles,
   moveImportFile,
   saveImportFile,
@@ -264,6 +265,23 @@ export class ImportService {
       }
       deleteEmptyImportedParents(this.db);
     })();
+  }
+
+  hasImportsUnder(dir: string): boolean {
+    return listImportsUnder(this.db, dir).length > 0;
+  }
+
+  /** Removes everything imported from roots inside `dir` (the sample media, once real roots are configured). */
+  forgetImportsUnder(dir: string): number {
+    let removed = 0;
+    this.db.transaction(() => {
+      for (const { item_id, thumbnail } of listImportsUnder(this.db, dir)) {
+        if (deleteItem(this.db, item_id)) removed++;
+        this.removeOwnThumbnail(thumbnail ?? undefined);
+      }
+      deleteEmptyImportedParents(this.db);
+    })();
+    return removed;
   }
 
   /** Deletes a thumbnail of a removed item: only files Antenna made, in its own folder. */

@@ -24,23 +24,38 @@ function sha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
+/** Polls /status until the sample library's first scan has finished. */
+async function sampleImported(url: string): Promise<{ library: Record<string, number> }> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = (await (await fetch(`${url}/status`)).json()) as { library: Record<string, number>; scan?: { running: boolean; last?: unknown } };
+    if (status.scan?.last && !status.scan.running) return status;
+    if (Date.now() > deadline) throw new Error(`the sample library was not imported: ${JSON.stringify(status)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe('antenna server as a process', () => {
-  it('starts on an empty data directory with the sample library and stops cleanly on SIGTERM', async () => {
+  it('starts on an empty data directory, makes and imports the sample library, and stops cleanly on SIGTERM', async () => {
     const data = join(freshDir(), 'data');
     const server = await startAntennaServer(['--data', data]);
     servers.push(server);
 
-    const status = (await (await fetch(`${server.url}/status`)).json()) as { library: { shows: number; episodes: number } };
-    expect(status.library.shows).toBeGreaterThan(0);
-    const shows = (await (await fetch(`${server.url}/api/v1/shows`)).json()) as { name: string }[];
-    expect(shows.length).toBe(status.library.shows);
+    const status = await sampleImported(server.url);
+    expect(status.library).toMatchObject({ shows: 1, episodes: 3, movies: 2, video_groups: 1, videos: 2, collections: 1 });
+    const shows = (await (await fetch(`${server.url}/api/v1/shows`)).json()) as { name: string; image_url: string }[];
+    expect(shows.map((s) => s.name)).toEqual(['The Lighthouse Keepers']);
+    expect((await fetch(shows[0]?.image_url ?? '')).status).toBe(200);
+    const episodes = (await (await fetch(`${server.url}/api/v1/episodes`)).json()) as { duration: number; thumbnail_url?: string }[];
+    expect(episodes.every((e) => e.duration > 3 && e.thumbnail_url !== undefined)).toBe(true);
+    expect(existsSync(join(data, 'sample-media', 'TV', 'The Lighthouse Keepers (2021)', 'tvshow.nfo'))).toBe(true);
 
     const finished = await server.stop('SIGTERM');
     expect(finished.code).toBe(0);
     // A clean close checkpoints the write-ahead log into the database file and removes it.
     expect(existsSync(join(data, 'antenna.db-wal'))).toBe(false);
     const db = new Database(join(data, 'antenna.db'), { readonly: true });
-    expect(db.prepare('SELECT count(*) FROM shows').pluck().get()).toBe(status.library.shows);
+    expect(db.prepare('SELECT count(*) FROM shows').pluck().get()).toBe(1);
     db.close();
   });
 
@@ -49,14 +64,15 @@ describe('antenna server as a process', () => {
     const data = join(base, 'data');
     const first = await startAntennaServer(['--data', data]);
     servers.push(first);
+    await sampleImported(first.url);
     await first.stop();
 
     const tv = join(base, 'tv');
     mkdirSync(tv);
     const second = await startAntennaServer(['--data', data, '--tv', tv, '--movies', join(base, 'movies')]);
     servers.push(second);
-    const status = (await (await fetch(`${second.url}/status`)).json()) as { library: { shows: number } };
-    expect(status.library.shows).toBe(0);
+    const status = (await (await fetch(`${second.url}/status`)).json()) as { library: Record<string, number> };
+    expect(status.library).toMatchObject({ shows: 0, episodes: 0, movies: 0, videos: 0, video_groups: 0, collections: 0 });
     expect((await second.stop()).code).toBe(0);
 
     const db = new Database(join(data, 'antenna.db'), { readonly: true });

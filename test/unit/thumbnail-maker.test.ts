@@ -29,3 +29,14 @@ describe('ffmpegThumbnailArgs', () => {
     ]);
   });
 });
+
+describe('sample media arguments', () => {
+  it('make a test-pattern clip with a tone in the container asked for, and a still image', async () => {
+    const { sampleClipArgs, sampleImageArgs } = await import('../../src/sample/sample-media.js');
+    const args = sampleClipArgs({ source: 'testsrc2', seconds: 4, frequency: 440 }, '/data/sample-media/x.mkv', 'matroska');
+    expect(args).toContain('testsrc2=size=640x360:rate=25:duration=4');
+    expect(args).toContain('sine=frequency=440:duration=4');
+    expect(args.slice(-3)).toEqual(['-f', 'matroska', 'file:/data/sample-media/x.mkv']);
+    expect(sampleImageArgs('testsrc=size=400x600', '/d/p.jpg').slice(-5)).toEqual(['-frames:v', '1', '-f', 'image2', 'file:/d/p.jpg']);
+  });
+});
