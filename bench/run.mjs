@@ -27,6 +27,7 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { SIZES, expectedCounts, generateLibrary, ids } from './generate-library.mjs';
+import { benchImporter, importerRows } from './importer.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
@@ -435,6 +436,10 @@ async function main() {
   rmSync(CEILING_DIR, { recursive: true, force: true });
   if (!process.env.BENCH_KEEP) rmSync(DATA, { recursive: true, force: true });
 
+  // 6. The importer, after the servers have stopped.
+  const importer = await benchImporter({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'importer'), log, rounds: ROUNDS });
+  rmSync(join(WORK, 'importer'), { recursive: true, force: true });
+
   // ---------------------------------------------------------------- verdicts
   const rows = [];
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
@@ -512,6 +517,8 @@ async function main() {
     ratio: '—',
     result: verdict(startup <= 1000),
   });
+
+  rows.push(...importerRows(importer, { fmt, verdict }));
 
   const table = [
     '| Target | Threshold | Antenna | Ceiling | Ratio | Result |',
@@ -597,6 +604,16 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   after all load runs.
 - **Start-up** spawns the server on the generated data directory and polls /status every 5 ms
   until it answers; median of 3 starts, each on a fresh process (Node's own boot included).
+- **Importer** (bench/importer.mjs): trees of empty files named as a library would be (60 %
+  episodes in show and season folders with a tvshow.nfo per show, 30 % movies in their own
+  folders, half with a poster, 10 % videos in groups), scanned by real \`antenna scan --json
+  --no-probe\` processes. Scan times are the scan's own \`durationMs\` (walk, naming, database
+  writes; not Node's start), medians of ${ROUNDS} runs. The reference is \`find ROOT -type f -printf
+  '%s %T@ %p\\n'\` over the same tree in the same run (order alternated with the rescans).
+  Probing: ${importer.probe.files} copies of a 2 s H.264/AAC clip, scanned with probing on; Antenna's
+  probe phase (\`probeMs\`) against the same number of bare ffprobe processes with the same
+  arguments and the same parallelism (${importer.probe.parallel}). Peak RSS is VmHWM of the scan process,
+  sampled every 20 ms, over the first 100,000-file scan and the rescans.
 
 ## Details
 
@@ -607,6 +624,7 @@ ${detailRows.join('\n')}
 - First uncached ${LIST_URL}: ${fmt.ms(first.ms)}; server RSS right after it ${fmt.mb(memoryAfterFirst.rss)}, peak ${fmt.mb(memoryAfterFirst.hwm)}.
 - Server memory after the run: VmRSS ${fmt.mb(memory.rss)}, VmHWM (peak) ${fmt.mb(memory.hwm)}; ceiling VmRSS ${fmt.mb(ceilingMemory.rss)}.
 - Response cache at the end: ${finalStatus.cache.entries} entries, ${fmt.mb(finalStatus.cache.bytes)} accounted, ${finalStatus.cache.hits.toLocaleString('en-US')} hits, ${finalStatus.cache.misses.toLocaleString('en-US')} misses.
+- Importer: first scan of ${importer.largeTree.episodes + importer.largeTree.movies + importer.largeTree.videos} files ${fmt.ms(importer.rescan.firstMs)}; 20,000-file first scans with Node's start ${fmt.ms(importer.firstScan.wallMs)}; rescans with Node's start ${fmt.ms(importer.rescan.wallMs)}; probing per round (Antenna / bare) ${importer.probe.rounds.antenna.map((ms) => fmt.ms(ms)).join(', ')} / ${importer.probe.rounds.bare.map((ms) => fmt.ms(ms)).join(', ')}.
 - Body sizes: show ${fmt.size(results.show.size)}, episode ${fmt.size(results.episode.size)}, movie ${fmt.size(results.movie.size)} (averages), /api/v1/shows ${fmt.size(results.shows.size)}, ${LIST_URL} ${fmt.size(results.list.size)}.
 `;
   mkdirSync(join(ROOT, 'docs'), { recursive: true });

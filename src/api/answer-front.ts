@@ -44,6 +44,18 @@ export function answerHeaders(body: CachedBody, encoding: Encoding): readonly [H
   return headers;
 }
 
+/** Per payload: the 200 headers with its content-length, so writeHead gets one finished object. */
+const okWithLength = new WeakMap<Buffer, Headers>();
+
+function okHeadersFor(body: CachedBody, encoding: Encoding, payload: Buffer): Headers {
+  let headers = okWithLength.get(payload);
+  if (!headers) {
+    headers = { ...answerHeaders(body, encoding)[1], 'content-length': String(payload.length) };
+    okWithLength.set(payload, headers);
+  }
+  return headers;
+}
+
 /** The encoding to answer in: compressing a small body saves nothing. */
 export function encodingFor(body: CachedBody, acceptEncoding: string | undefined): Encoding {
   return body.compressible() ? negotiateEncoding(acceptEncoding) : 'identity';
@@ -102,8 +114,8 @@ export class AnswerFront {
     }
     const payload = encoding === 'identity' ? body.identity : body.encodedNow(encoding);
     if (!payload) return false;
-    response.setHeader('content-length', payload.length);
-    response.writeHead(200, answerHeaders(body, encoding)[1]);
+    // One finished object: any setHeader before writeHead would send node:http down its slow path.
+    response.writeHead(200, okHeadersFor(body, encoding, payload));
     // For HEAD, node:http sends the headers only.
     response.end(payload);
     this.cache.countFrontHit();

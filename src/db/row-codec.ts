@@ -50,17 +50,39 @@ export function upsertRow(
 ): void {
   const now = Date.now();
   const values: Record<string, SqlValue> = { ...fixed };
-  for (const [field, [column, kind]] of Object.entries(columns)) {
-    if (input[field] !== undefined) values[column] = encodeValue(kind, input[field]);
+  // The given fields name the statement; building its SQL again per row cost most of
+  // an import's allocations (about 10 KB a row).
+  let given = '';
+  for (const field in columns) {
+    const value = input[field];
+    if (value === undefined) continue;
+    const [column, kind] = columns[field] as readonly [string, ColumnKind];
+    values[column] = encodeValue(kind, value);
+    given += `${column},`;
   }
-  const created = typeof input.created_at === 'number' ? input.created_at : now;
+  values.created_at = typeof input.created_at === 'number' ? input.created_at : now;
   values.updated_at = typeof input.updated_at === 'number' ? input.updated_at : now;
-  const names = Object.keys(values);
-  const updates = names.filter((name) => name !== 'id').map((name) => `${name} = excluded.${name}`);
-  const sql =
-    `INSERT INTO ${table} (${names.join(', ')}, created_at) VALUES (${names.map((n) => '@' + n).join(', ')}, @created_at) ` +
-    `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`;
-  cachedStatement(db, sql).run({ ...values, created_at: created });
+  upsertStatement(db, table, values, `${Object.keys(fixed).join(',')}|${given}`).run(values);
+}
+
+const upsertStatements = new WeakMap<Db, Map<string, AnyStatement>>();
+
+/** The prepared upsert for this table and these columns (`columns` names them: the fixed ones, then the given ones). */
+function upsertStatement(db: Db, table: string, values: Record<string, SqlValue>, columns: string): AnyStatement {
+  let byKey = upsertStatements.get(db);
+  if (!byKey) upsertStatements.set(db, (byKey = new Map()));
+  const key = `${table}:${columns}`;
+  let prepared = byKey.get(key);
+  if (!prepared) {
+    // created_at is inserted but never updated: a row keeps the time it was first added.
+    const names = Object.keys(values).filter((name) => name !== 'created_at');
+    const updates = names.filter((name) => name !== 'id').map((name) => `${name} = excluded.${name}`);
+    const sql =
+      `INSERT INTO ${table} (${names.join(', ')}, created_at) VALUES (${names.map((n) => '@' + n).join(', ')}, @created_at) ` +
+      `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`;
+    byKey.set(key, (prepared = db.prepare<unknown[], unknown>(sql)));
+  }
+  return prepared;
 }
 
 /** Runs a cached prepared statement; for repositories whose SQL text is fixed. */

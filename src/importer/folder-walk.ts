@@ -36,11 +36,6 @@ export interface Sidecar {
 /** Per folder: its sidecar files by lower-cased name. */
 export type SidecarIndex = Map<string, Map<string, Sidecar>>;
 
-export interface WalkResult {
-  files: WalkedFile[];
-  sidecars: SidecarIndex;
-}
-
 export interface WalkProblem {
   path: string;
   reason: string;
@@ -63,15 +58,19 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export async function walkRoot(root: string, problems: WalkProblem[]): Promise<WalkResult> {
-  const files: WalkedFile[] = [];
-  const sidecars: SidecarIndex = new Map();
+/**
+ * Yields the media files of each folder once the folder is read, so a scan can import
+ * them as it goes instead of holding a whole library's listing. A folder's sidecars
+ * are in `sidecars` before its files are yielded, and a parent folder is read before
+ * its children (a show folder's tvshow.nfo before its seasons).
+ */
+export async function* walkRoot(root: string, problems: WalkProblem[], sidecars: SidecarIndex): AsyncGenerator<WalkedFile[]> {
   const walkedTrees: string[] = [];
   try {
     walkedTrees.push(realpathSync(root));
   } catch (error) {
     problems.push({ path: root, reason: describe(error) });
-    return { files, sidecars };
+    return;
   }
   const pending: { dir: string; relative: string }[] = [{ dir: root, relative: '' }];
   let directories = 0;
@@ -84,6 +83,7 @@ export async function walkRoot(root: string, problems: WalkProblem[]): Promise<W
       problems.push({ path: dir, reason: describe(error) });
       continue;
     }
+    const files: WalkedFile[] = [];
     for (const entry of entries) {
       const name = entry.name;
       if (name.startsWith('.')) continue;
@@ -116,9 +116,9 @@ export async function walkRoot(root: string, problems: WalkProblem[]): Promise<W
         inFolder.set(name.toLowerCase(), { name, size: stats.size, mtimeMs: Math.trunc(stats.mtimeMs) });
       }
     }
+    if (files.length > 0) yield files;
     if (++directories % DIRECTORIES_PER_TURN === 0) await yieldToEventLoop();
   }
-  return { files, sidecars };
 }
 
 function statOrReport(path: string, problems: WalkProblem[]): Stats | undefined {

@@ -85,6 +85,52 @@ const KIND_OF_ROOT = { tv: 'episode', movies: 'movie', videos: 'video' } as cons
  */
 const WRITE_BATCH = 500;
 
+/** What one scan carries from root to root. */
+interface ScanRun {
+  summary: ScanSummary;
+  /** What earlier scans recorded, by path. */
+  known: Map<string, ImportFileState>;
+  /** Every media path found in this scan. */
+  seen: Set<string>;
+  sidecars: SidecarIndex;
+  /** New files that may be moved ones, imported once every root is walked. */
+  held: { root: ImportRoot; file: WalkedFile }[];
+  writer: ItemWriter;
+  now: number;
+}
+
+/** Files that vanished, findable by inode (same disk) or by content fingerprint (copied across). */
+class MoveCandidates {
+  private readonly byInode = new Map<string, ImportFileRow>();
+  private readonly byFingerprint = new Map<string, ImportFileRow>();
+
+  constructor(gone: readonly ImportFileRow[]) {
+    for (const row of gone) {
+      this.byInode.set(inodeKey(row.dev, row.ino, row.size), row);
+      this.byFingerprint.set(row.fingerprint, row);
+    }
+  }
+
+  /** The vanished file this new one is, if any; it is then no longer a candidate. */
+  take(file: WalkedFile, fingerprint: string): ImportFileRow | undefined {
+    const row = this.byInode.get(inodeKey(file.dev, file.ino, file.size)) ?? this.byFingerprint.get(fingerprint);
+    if (row) {
+      this.byInode.delete(inodeKey(row.dev, row.ino, row.size));
+      this.byFingerprint.delete(row.fingerprint);
+    }
+    return row;
+  }
+
+  /** The vanished files no new file turned out to be: removed. */
+  remaining(): Set<ImportFileRow> {
+    return new Set([...this.byInode.values(), ...this.byFingerprint.values()]);
+  }
+}
+
+function inodeKey(dev: number, ino: number, size: number): string {
+  return `${dev}:${ino}:${size}`;
+}
+
 export class ImportService {
   private progressState: ScanProgress = { phase: 'idle', filesSeen: 0, probed: 0, toProbe: 0 };
   private abort = new AbortController();
@@ -113,22 +159,22 @@ export class ImportService {
     const summary: ScanSummary = { added: 0, updated: 0, moved: 0, removed: 0, unchanged: 0, ignored: 0, probed: 0, probeMs: 0, thumbnails: 0, failed: [], skippedRoots: [], durationMs: 0 };
     this.report({ phase: 'walking', filesSeen: 0, probed: 0, toProbe: 0 });
 
-    const known = listImportFileStates(this.db);
-    const walked: { root: ImportRoot; file: WalkedFile }[] = [];
+    const now = this.options.now?.() ?? Date.now();
+    const run: ScanRun = {
+      summary,
+      known: listImportFileStates(this.db),
+      seen: new Set(),
+      sidecars: new Map(),
+      held: [],
+      writer: new ItemWriter(this.db, now, (path, reason) => this.fail(summary, path, reason)),
+      now,
+    };
     const availableRoots = new Set<string>();
-    const sidecars: SidecarIndex = new Map();
     for (const root of roots) {
-      const result = await this.walk(root, known, summary);
+      if (await this.importRoot(root, run)) availableRoots.add(root.path);
       this.checkCancelled();
-      if (!result) continue;
-      availableRoots.add(root.path);
-      for (const file of result.files) walked.push({ root, file });
-      for (const [dir, files] of result.sidecars) sidecars.set(dir, files);
-      this.report({ ...this.progressState, filesSeen: walked.length });
     }
-
-    this.report({ ...this.progressState, phase: 'importing' });
-    await this.reconcile(walked, sidecars, known, availableRoots, summary);
+    await this.settleMovesAndRemovals(run, availableRoots);
 
     if (this.options.probe !== false) {
       const probeStarted = performance.now();
@@ -150,121 +196,145 @@ export class ImportService {
     this.options.onProgress?.(progress);
   }
 
-  /** The root's files, or undefined when the root is missing, unreadable or looks unmounted. */
-  private async walk(root: ImportRoot, known: Map<string, ImportFileState>, summary: ScanSummary) {
+  /**
+   * Walks one root and imports its files as the walk yields them, in batches. Returns
+   * false when the root is missing, unreadable or looks unmounted (empty where it held
+   * media): then nothing under it may be removed.
+   */
+  private async importRoot(root: ImportRoot, run: ScanRun): Promise<boolean> {
     const skip = (reason: string) => {
-      summary.skippedRoots.push({ path: root.path, reason });
+      run.summary.skippedRoots.push({ path: root.path, reason });
       this.options.logger.warn({ root: root.path, reason }, 'import root skipped; nothing under it is removed');
-      return undefined;
+      return false;
     };
     try {
       if (!statSync(root.path).isDirectory()) return skip('not a folder');
     } catch {
       return skip('missing or unreadable');
     }
+    // New files wait for the end only when something recorded may have moved to them.
+    const holdNew = run.known.size > 0;
     const problems: WalkProblem[] = [];
-    const result = await walkRoot(root.path, problems);
-    for (const problem of problems) this.fail(summary, problem.path, problem.reason);
-    if (result.files.length === 0 && [...known.values()].some((row) => row.root === root.path)) {
+    let batch: WalkedFile[] = [];
+    let found = 0;
+    for await (const files of walkRoot(root.path, problems, run.sidecars)) {
+      for (const file of files) {
+        run.seen.add(file.path);
+        if (holdNew && !run.known.has(file.path)) run.held.push({ root, file });
+        else batch.push(file);
+      }
+      found += files.length;
+      if (batch.length >= WRITE_BATCH) {
+        this.importBatch(root, batch, run);
+        batch = [];
+        this.report({ ...this.progressState, phase: 'importing', filesSeen: run.seen.size });
+        this.checkCancelled();
+      }
+    }
+    this.importBatch(root, batch, run);
+    for (const problem of problems) this.fail(run.summary, problem.path, problem.reason);
+    this.report({ ...this.progressState, filesSeen: run.seen.size });
+    if (found === 0 && [...run.known.values()].some((state) => state.root === root.path)) {
       return skip('holds no media files now but did before: unmounted? nothing removed');
     }
-    return result;
+    return true;
+  }
+
+  /** One transaction: each file unchanged, updated in place, or (no move possible) added. */
+  private importBatch(root: ImportRoot, files: readonly WalkedFile[], run: ScanRun): void {
+    if (files.length === 0) return;
+    this.db.transaction(() => {
+      for (const file of files) this.importFile(root, file, run, undefined);
+    })();
+  }
+
+  /** Imports one file; `moves` (files recorded before and gone now) lets a new file take over a vanished one's item. */
+  private importFile(root: ImportRoot, file: WalkedFile, run: ScanRun, moves: MoveCandidates | undefined): void {
+    const { summary } = run;
+    const state = run.known.get(file.path);
+    // Files recorded before are media of their root's kind; an unchanged one needs no parsing.
+    const kind = state ? KIND_OF_ROOT[root.kind] : undefined;
+    const parsed = kind ? undefined : parseMediaPath(root.kind, file.relative);
+    if (parsed?.kind === 'ignored') {
+      summary.ignored++;
+      return;
+    }
+    const sidecars = this.sidecarsOf(run.sidecars, root, file, parsed?.kind ?? kind ?? 'video');
+    if (state && state.size === file.size && state.mtimeMs === file.mtimeMs && state.sidecars === sidecars.signature) {
+      summary.unchanged++;
+      return;
+    }
+    const previous = state ? getImportFile(this.db, file.path) : undefined;
+    const media = parsed ?? parseMediaPath(root.kind, file.relative);
+    if (media.kind === 'ignored') return;
+    const mediaChanged = !previous || previous.size !== file.size || previous.mtime_ms !== file.mtimeMs;
+    const fingerprint = mediaChanged ? this.fingerprint(file, summary) : previous.fingerprint;
+    if (fingerprint === undefined) return;
+    const row: ImportFileRow = {
+      path: file.path,
+      root: root.path,
+      root_kind: root.kind,
+      item_id: previous?.item_id ?? '',
+      size: file.size,
+      mtime_ms: file.mtimeMs,
+      dev: file.dev,
+      ino: file.ino,
+      fingerprint,
+      sidecars: sidecars.signature,
+    };
+    if (previous) {
+      run.writer.write(row.item_id, root, media, file.path, sidecars, false);
+      saveImportFile(this.db, row, !mediaChanged);
+      summary.updated++;
+      return;
+    }
+    const movedFrom = moves?.take(file, fingerprint);
+    if (movedFrom) {
+      row.item_id = movedFrom.item_id;
+      run.writer.write(row.item_id, root, media, file.path, sidecars, false);
+      moveImportFile(this.db, movedFrom.path, row);
+      summary.moved++;
+      return;
+    }
+    row.item_id = `imp-${digest(`${root.kind}:${file.path}:${run.now}`)}`;
+    run.writer.write(row.item_id, root, media, file.path, sidecars, true);
+    saveImportFile(this.db, row, false);
+    summary.added++;
+  }
+
+  /**
+   * After every root is walked: files recorded before and not seen now (under roots that
+   * are there) are gone. A held new file with the same inode or fingerprint as a gone one
+   * is that file moved; the other new files are added, and the rest of the gone removed.
+   */
+  private async settleMovesAndRemovals(run: ScanRun, availableRoots: Set<string>): Promise<void> {
+    const gone: ImportFileRow[] = [];
+    for (const [path, state] of run.known) {
+      if (run.seen.has(path) || !availableRoots.has(state.root)) continue;
+      const row = getImportFile(this.db, path);
+      if (row) gone.push(row);
+    }
+    const moves = new MoveCandidates(gone);
+    for (let start = 0; start < run.held.length; start += WRITE_BATCH) {
+      if (start > 0) await yieldToEventLoop();
+      this.checkCancelled();
+      this.db.transaction(() => {
+        for (const { root, file } of run.held.slice(start, start + WRITE_BATCH)) this.importFile(root, file, run, moves);
+      })();
+    }
+    this.db.transaction(() => {
+      for (const row of moves.remaining()) {
+        const thumbnail = getThumbnailPath(this.db, row.item_id);
+        if (deleteItem(this.db, row.item_id)) run.summary.removed++;
+        this.removeOwnThumbnail(thumbnail);
+      }
+      deleteEmptyImportedParents(this.db);
+    })();
   }
 
   private fail(summary: ScanSummary, path: string, reason: string): void {
     summary.failed.push({ path, reason });
     this.options.logger.warn({ path, reason }, 'import problem');
-  }
-
-  private async reconcile(
-    walked: readonly { root: ImportRoot; file: WalkedFile }[],
-    sidecarIndex: SidecarIndex,
-    known: Map<string, ImportFileState>,
-    availableRoots: Set<string>,
-    summary: ScanSummary,
-  ): Promise<void> {
-    const seen = new Set(walked.map((w) => w.file.path));
-    // Files recorded before and not found now, under roots that are there: removed or moved.
-    const gone: ImportFileRow[] = [];
-    for (const [path, state] of known) {
-      if (seen.has(path) || !availableRoots.has(state.root)) continue;
-      const row = getImportFile(this.db, path);
-      if (row) gone.push(row);
-    }
-    const goneByFingerprint = new Map(gone.map((row) => [row.fingerprint, row]));
-    const goneByInode = new Map(gone.map((row) => [`${row.dev}:${row.ino}:${row.size}`, row]));
-    const now = this.options.now?.() ?? Date.now();
-    const writer = new ItemWriter(this.db, now, (path, reason) => this.fail(summary, path, reason));
-
-    for (let start = 0; start < walked.length; start += WRITE_BATCH) {
-      if (start > 0) await yieldToEventLoop();
-      this.checkCancelled();
-      this.db.transaction(() => {
-        for (const { root, file } of walked.slice(start, start + WRITE_BATCH)) {
-          const state = known.get(file.path);
-          // Files recorded before are media of their root's kind; an unchanged one needs no parsing.
-          const kind = state ? KIND_OF_ROOT[root.kind] : undefined;
-          const parsed = kind ? undefined : parseMediaPath(root.kind, file.relative);
-          if (parsed?.kind === 'ignored') {
-            summary.ignored++;
-            continue;
-          }
-          const sidecars = this.sidecarsOf(sidecarIndex, root, file, parsed?.kind ?? kind ?? 'video');
-          if (state && state.size === file.size && state.mtimeMs === file.mtimeMs && state.sidecars === sidecars.signature) {
-            summary.unchanged++;
-            continue;
-          }
-          const previous = state ? getImportFile(this.db, file.path) : undefined;
-          const media = parsed ?? parseMediaPath(root.kind, file.relative);
-          if (media.kind === 'ignored') continue;
-          const mediaChanged = !previous || previous.size !== file.size || previous.mtime_ms !== file.mtimeMs;
-          const fingerprint = mediaChanged ? this.fingerprint(file, summary) : previous.fingerprint;
-          if (fingerprint === undefined) continue;
-          const row: ImportFileRow = {
-            path: file.path,
-            root: root.path,
-            root_kind: root.kind,
-            item_id: previous?.item_id ?? '',
-            size: file.size,
-            mtime_ms: file.mtimeMs,
-            dev: file.dev,
-            ino: file.ino,
-            fingerprint,
-            sidecars: sidecars.signature,
-          };
-          if (previous) {
-            writer.write(row.item_id, root, media, file.path, sidecars, false);
-            saveImportFile(this.db, row, !mediaChanged);
-            summary.updated++;
-            continue;
-          }
-          const movedFrom = goneByInode.get(`${file.dev}:${file.ino}:${file.size}`) ?? goneByFingerprint.get(fingerprint);
-          if (movedFrom) {
-            goneByInode.delete(`${movedFrom.dev}:${movedFrom.ino}:${movedFrom.size}`);
-            goneByFingerprint.delete(movedFrom.fingerprint);
-            row.item_id = movedFrom.item_id;
-            writer.write(row.item_id, root, media, file.path, sidecars, false);
-            moveImportFile(this.db, movedFrom.path, row);
-            summary.moved++;
-            continue;
-          }
-          row.item_id = `imp-${digest(`${root.kind}:${file.path}:${now}`)}`;
-          writer.write(row.item_id, root, media, file.path, sidecars, true);
-          saveImportFile(this.db, row, false);
-          summary.added++;
-        }
-      })();
-    }
-
-    this.db.transaction(() => {
-      const movedAway = new Set([...goneByFingerprint.values(), ...goneByInode.values()]);
-      for (const row of movedAway) {
-        const thumbnail = getThumbnailPath(this.db, row.item_id);
-        if (deleteItem(this.db, row.item_id)) summary.removed++;
-        this.removeOwnThumbnail(thumbnail);
-      }
-      deleteEmptyImportedParents(this.db);
-    })();
   }
 
   hasImportsUnder(dir: string): boolean {
