@@ -70,6 +70,8 @@ export class ItemWriter {
       genres: nfo.genres ?? null,
       content_rating: nfo.contentRating ?? null,
       image_url: sidecars.image ? artworkUrl(id) : null,
+      // NFO tags become labels; without any, labels set by the user are left as they are.
+      ...(nfo.labels ? { labels: nfo.labels } : {}),
       ...(isNew ? { created_at: this.now, processed: false } : {}),
       updated_at: this.now,
     };
@@ -119,6 +121,7 @@ export class ItemWriter {
         release_date: nfo.releaseDate ?? null,
         genres: nfo.genres ?? null,
         cast: nfo.cast ?? null,
+        ...(nfo.labels ? { labels: nfo.labels } : {}),
         image_url: sidecars.showImage ? artworkUrl(showId) : null,
         created_at: this.now,
         updated_at: this.now,

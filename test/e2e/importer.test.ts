@@ -60,7 +60,7 @@ beforeAll(async () => {
   makeClip(join(media, 'Movies/Quiet Harbor (1999)/Quiet Harbor (1999).mkv'), { audio: 'ac3-5.1' });
   writeText(
     join(media, 'Movies/Quiet Harbor (1999)/movie.nfo'),
-    '<movie><title>Quiet Harbor</title><plot>A calm film.</plot><mpaa>PG</mpaa><set><name>Harbor Films</name></set><genre>Drama</genre></movie>',
+    '<movie><title>Quiet Harbor</title><plot>A calm film.</plot><mpaa>PG</mpaa><set><name>Harbor Films</name></set><genre>Drama</genre><tag>calm</tag></movie>',
   );
   makeImage(join(media, 'Movies/Quiet Harbor (1999)/poster.jpg'));
   makeClip(join(media, 'Movies/Quiet Harbor (1999)/Extras/Making of.mkv'));
@@ -148,7 +148,7 @@ describe('a scanned library in interface A', () => {
     const titles = movies.map((m) => m.title).sort();
     expect(titles).toEqual(['Broken', 'Quiet Harbor']);
     const movie = movies.find((m) => m.title === 'Quiet Harbor') as Json;
-    expect(movie).toMatchObject({ release_year: 1999, summary: 'A calm film.', content_rating: 'PG', genres: ['Drama'], corrupted: false });
+    expect(movie).toMatchObject({ release_year: 1999, summary: 'A calm film.', content_rating: 'PG', genres: ['Drama'], labels: ['calm'], corrupted: false });
     expect(movie.tags).toEqual(['SD', 'Dolby Digital', '5.1']);
     expect((await fetch(String(movie.image_url))).status).toBe(200);
     const broken = movies.find((m) => m.title === 'Broken') as Json;
@@ -190,6 +190,14 @@ describe('watching the roots', () => {
 
     rmSync(target);
     await until(titles, (list) => !list.includes('Harbour walk'), 8_000);
+
+    // A file replaced by a longer one is probed again, under the same id.
+    const replaced = join(media, 'Videos/Holidays/Beach day (2024).mp4');
+    const hidden = join(media, 'Videos/Holidays/.replacing.mp4'); // hidden: neither watched nor imported
+    makeClip(hidden, { seconds: 3 });
+    renameSync(hidden, replaced);
+    const duration = async () => Number(((await get<Json[]>('/api/v1/videos')).find((v) => v.id === id) as Json | undefined)?.duration);
+    await until(duration, (seconds) => seconds > 2.5, 8_000);
   });
 
   it('removes nothing when a root disappears (an unmounted disk)', async () => {
