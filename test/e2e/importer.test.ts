@@ -5,7 +5,9 @@
  */
 import { renameSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chaptersOf } from '../../src/importer/import-files.repository.js';
 import { makeClip, makeImage, snapshotTree, writeText } from '../support/media-tree.js';
 import { runAntenna, type StartedServer, startAntennaServer } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';
@@ -126,6 +128,16 @@ describe('a scanned library in interface A', () => {
     });
     expect(Number(episodes[0]?.duration)).toBeCloseTo(1, 0);
     expect(episodes[1]).toMatchObject({ tags: ['SD'], processed: true });
+    // The chapters ffprobe found are kept for the player's skip.
+    const db = new Database(join(data, 'antenna.db'), { readonly: true });
+    try {
+      expect(chaptersOf(db, String(episodes[0]?.id))).toEqual([
+        { start: 0, end: 0.5, title: 'Cold open' },
+        { start: 0.5, end: 1, title: 'Story' },
+      ]);
+    } finally {
+      db.close();
+    }
   });
 
   it('has a thumbnail per item, made under the data directory and served by the server', async () => {
