@@ -63,6 +63,8 @@ export function encodingFor(body: CachedBody, acceptEncoding: string | undefined
 
 /** Remembered request lines; the oldest are forgotten first beyond this. */
 const DEFAULT_MAX_REMEMBERED = 20_000;
+/** Longer request lines are not remembered (they go through the router), which bounds the memory to about 20 MB. */
+const MAX_LINE_LENGTH = 1024;
 
 export class AnswerFront {
   private readonly remembered = new Map<string, string>();
@@ -77,7 +79,7 @@ export class AnswerFront {
   /** Called by a route that answered `request` from cache entry `key`. */
   remember(request: IncomingMessage, key: string): void {
     const line = requestLine(request);
-    if (this.remembered.get(line) === key) return;
+    if (line.length > MAX_LINE_LENGTH || this.remembered.get(line) === key) return;
     this.remembered.delete(line);
     this.remembered.set(line, key);
     if (this.remembered.size > this.maxRemembered) {
@@ -96,9 +98,21 @@ export class AnswerFront {
     return this.remembered.size;
   }
 
-  /** Answers a repeat of a remembered request and returns true; false hands it to the router. */
+  /**
+   * Answers a repeat of a remembered request and returns true; false hands it to the
+   * router. Never throws: this runs outside Fastify's error handling, so anything
+   * unexpected (the library's generation unreadable, say) is left to the router too.
+   */
   tryAnswer(request: IncomingMessage, response: ServerResponse): boolean {
     if (!this.open || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+    try {
+      return this.answerFromCache(request, response);
+    } catch {
+      return response.headersSent;
+    }
+  }
+
+  private answerFromCache(request: IncomingMessage, response: ServerResponse): boolean {
     const key = this.remembered.get(requestLine(request));
     if (key === undefined) return false;
     const body = this.cache.peek(key, this.generation());

@@ -1,10 +1,20 @@
-/** Runs `work` on every item, at most `limit` at a time, in order of start. (Small enough not to need p-limit.) */
+/**
+ * Runs `work` on every item, at most `limit` at a time, in order of start. After a
+ * failure no new item starts, and the first failure is what it rejects with.
+ * (Small enough not to need p-limit.)
+ */
 export async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const item = items[next++] as T;
-      await work(item);
+      try {
+        await work(item);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));

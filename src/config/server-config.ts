@@ -5,7 +5,7 @@
  * sets it; lists are not merged across places.
  */
 import { readFileSync } from 'node:fs';
-import { delimiter, dirname, resolve } from 'node:path';
+import { delimiter, dirname, resolve, sep } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { ImportRoot } from '../library/library-state.repository.js';
@@ -184,6 +184,28 @@ function parseFlag(value: boolean | string): boolean {
   throw new ConfigError(`'${value}' is not a yes/no value: use true or false.`);
 }
 
+function inside(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+}
+
+/**
+ * Import roots must not overlap (a file would be two items), and the data directory,
+ * where Antenna writes, must not be inside one: Antenna never writes into your media.
+ */
+function checkRoots(config: ServerConfig): void {
+  const roots = importRootsOf(config);
+  for (const [index, root] of roots.entries()) {
+    if (inside(config.data, root.path)) {
+      throw new ConfigError(`The data directory ${config.data} is inside the import root ${root.path}: Antenna never writes into your media; put --data elsewhere.`);
+    }
+    for (const other of roots.slice(index + 1)) {
+      if (inside(root.path, other.path) || inside(other.path, root.path)) {
+        throw new ConfigError(`Import roots ${root.path} (${root.kind}) and ${other.path} (${other.kind}) overlap: give each folder once, and no folder inside another.`);
+      }
+    }
+  }
+}
+
 /** Merges the places by precedence (first wins) and checks every value. */
 export function resolveServerConfig(places: readonly PartialSettings[], cwd: string = process.cwd()): ServerConfig {
   const port = pick('port', places);
@@ -192,7 +214,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
   const sample = pick('sample', places);
   const rescanInterval = pick('rescanInterval', places);
   const paths = (list: string[] | undefined) => (list ?? []).map((path) => resolve(cwd, path));
-  return {
+  const config: ServerConfig = {
     data: resolve(cwd, pick('data', places) ?? DEFAULTS.data),
     host: pick('host', places) ?? DEFAULTS.host,
     port: port === undefined ? DEFAULTS.port : parsePort(port),
@@ -204,6 +226,8 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     sample: sample === undefined ? DEFAULTS.sample : parseFlag(sample),
     rescanInterval: rescanInterval === undefined ? DEFAULTS.rescanInterval : parseMinutes(rescanInterval),
   };
+  checkRoots(config);
+  return config;
 }
 
 /** The configured import roots, TV first, then movies, then videos. */

@@ -39,6 +39,8 @@ export type SidecarIndex = Map<string, Map<string, Sidecar>>;
 export interface WalkProblem {
   path: string;
   reason: string;
+  /** The path exists but could not be read (permissions, I/O, a dead mount): nothing under it is gone. */
+  unreadable: boolean;
 }
 
 const DIRECTORIES_PER_TURN = 64;
@@ -48,6 +50,10 @@ const SIDECAR = /\.(?:nfo|jpe?g|png)$/i;
 function hasVideoExtension(name: string): boolean {
   const dot = name.lastIndexOf('.');
   return dot > 0 && VIDEO_EXTENSIONS.has(name.slice(dot + 1).toLowerCase());
+}
+
+function problemOf(path: string, error: unknown): WalkProblem {
+  return { path, reason: describe(error), unreadable: (error as NodeJS.ErrnoException).code !== 'ENOENT' };
 }
 
 function describe(error: unknown): string {
@@ -69,7 +75,7 @@ export async function* walkRoot(root: string, problems: WalkProblem[], sidecars:
   try {
     walkedTrees.push(realpathSync(root));
   } catch (error) {
-    problems.push({ path: root, reason: describe(error) });
+    problems.push(problemOf(root, error));
     return;
   }
   const pending: { dir: string; relative: string }[] = [{ dir: root, relative: '' }];
@@ -80,7 +86,7 @@ export async function* walkRoot(root: string, problems: WalkProblem[], sidecars:
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
-      problems.push({ path: dir, reason: describe(error) });
+      problems.push(problemOf(dir, error));
       continue;
     }
     const files: WalkedFile[] = [];
@@ -91,7 +97,7 @@ export async function* walkRoot(root: string, problems: WalkProblem[], sidecars:
       const path = dir.endsWith(sep) ? dir + name : dir + sep + name;
       if (name.includes('\uFFFD')) {
         // Node decodes names as UTF-8; an invalid one comes back altered and cannot be opened by it.
-        problems.push({ path, reason: 'name is not valid UTF-8; skipped (rename it to import it)' });
+        problems.push({ path, reason: 'name is not valid UTF-8; skipped (rename it to import it)', unreadable: false });
         continue;
       }
       const childRelative = relative === '' ? name : `${relative}/${name}`;
@@ -125,7 +131,7 @@ function statOrReport(path: string, problems: WalkProblem[]): Stats | undefined 
   try {
     return statSync(path);
   } catch (error) {
-    problems.push({ path, reason: describe(error) });
+    problems.push(problemOf(path, error));
     return undefined;
   }
 }
@@ -136,13 +142,13 @@ function enterLinkedTree(link: string, walkedTrees: string[], problems: WalkProb
   try {
     real = realpathSync(link);
   } catch (error) {
-    problems.push({ path: link, reason: describe(error) });
+    problems.push(problemOf(link, error));
     return false;
   }
   const under = (path: string, tree: string) => path === tree || path.startsWith(tree.endsWith(sep) ? tree : tree + sep);
   // Inside a walked tree: already walked. Above one: it would walk that tree again.
   if (walkedTrees.some((tree) => under(real, tree) || under(tree, real))) {
-    problems.push({ path: link, reason: 'symbolic link loop or second link to a folder already scanned; skipped' });
+    problems.push({ path: link, reason: 'symbolic link loop or second link to a folder already scanned; skipped', unreadable: false });
     return false;
   }
   walkedTrees.push(real);

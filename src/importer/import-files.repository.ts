@@ -16,9 +16,10 @@ export interface ImportFileRow {
   sidecars: string;
 }
 
-/** What a rescan compares for a file: its root, size, mtime and sidecar signature. */
+/** What a rescan compares for a file: its root (and kind), size, mtime and sidecar signature. */
 export interface ImportFileState {
   root: string;
+  rootKind: RootKind;
   size: number;
   mtimeMs: number;
   sidecars: string;
@@ -26,9 +27,16 @@ export interface ImportFileState {
 
 /** Every imported file's state, by path. Rows come as arrays: a rescan reads one per file in the library. */
 export function listImportFileStates(db: Db): Map<string, ImportFileState> {
-  const rows = statement(db, 'SELECT path, root, size, mtime_ms, sidecars FROM import_files').raw(true).all() as [string, string, number, number, string][];
+  const rows = statement(db, 'SELECT path, root, root_kind, size, mtime_ms, sidecars FROM import_files').raw(true).all() as [
+    string,
+    string,
+    RootKind,
+    number,
+    number,
+    string,
+  ][];
   const states = new Map<string, ImportFileState>();
-  for (const [path, root, size, mtimeMs, sidecars] of rows) states.set(path, { root, size, mtimeMs, sidecars });
+  for (const [path, root, rootKind, size, mtimeMs, sidecars] of rows) states.set(path, { root, rootKind, size, mtimeMs, sidecars });
   return states;
 }
 
@@ -65,8 +73,12 @@ export interface UnprobedFile {
   item_id: string;
 }
 
-export function listUnprobedFiles(db: Db): UnprobedFile[] {
-  return statement(db, 'SELECT path, item_id FROM import_files WHERE probed_at IS NULL ORDER BY path').all() as UnprobedFile[];
+/** Files under these roots that ffprobe has not read yet. */
+export function listUnprobedFiles(db: Db, roots: readonly string[]): UnprobedFile[] {
+  return statement(
+    db,
+    'SELECT path, item_id FROM import_files WHERE probed_at IS NULL AND root IN (SELECT value FROM json_each(?)) ORDER BY path',
+  ).all(JSON.stringify(roots)) as UnprobedFile[];
 }
 
 export interface ProbeRecord {
@@ -90,13 +102,14 @@ export interface ThumbnailWork {
   duration: number | null;
 }
 
-/** Probed, readable files without a thumbnail yet. */
-export function listFilesNeedingThumbnails(db: Db): ThumbnailWork[] {
+/** Probed, readable files under these roots without a thumbnail yet. */
+export function listFilesNeedingThumbnails(db: Db, roots: readonly string[]): ThumbnailWork[] {
   return statement(
     db,
     `SELECT f.path, f.item_id, i.duration FROM import_files f JOIN items i ON i.id = f.item_id
-     WHERE f.probed_at IS NOT NULL AND f.thumbnail IS NULL AND i.corrupted = 0 AND f.problem IS NULL ORDER BY f.path`,
-  ).all() as ThumbnailWork[];
+     WHERE f.probed_at IS NOT NULL AND f.thumbnail IS NULL AND i.corrupted = 0 AND f.problem IS NULL
+       AND f.root IN (SELECT value FROM json_each(?)) ORDER BY f.path`,
+  ).all(JSON.stringify(roots)) as ThumbnailWork[];
 }
 
 /** Records a thumbnail made for the file (or why none could be: `problem`). */

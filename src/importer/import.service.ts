@@ -97,6 +97,8 @@ interface ScanRun {
   held: { root: ImportRoot; file: WalkedFile }[];
   writer: ItemWriter;
   now: number;
+  /** Folders and files the walk could not read: what was imported from them stays. */
+  unreadable: string[];
 }
 
 /** Files that vanished, findable by inode (same disk) or by content fingerprint (copied across). */
@@ -111,9 +113,14 @@ class MoveCandidates {
     }
   }
 
-  /** The vanished file this new one is, if any; it is then no longer a candidate. */
-  take(file: WalkedFile, fingerprint: string): ImportFileRow | undefined {
-    const row = this.byInode.get(inodeKey(file.dev, file.ino, file.size)) ?? this.byFingerprint.get(fingerprint);
+  /**
+   * The vanished file this new one is, if any; it is then no longer a candidate. Only
+   * within one kind of root: a file moved from TV to movies is a different item.
+   */
+  take(file: WalkedFile, fingerprint: string, kind: ImportRoot['kind']): ImportFileRow | undefined {
+    const byInode = this.byInode.get(inodeKey(file.dev, file.ino, file.size));
+    const byFingerprint = this.byFingerprint.get(fingerprint);
+    const row = byInode?.root_kind === kind ? byInode : byFingerprint?.root_kind === kind ? byFingerprint : undefined;
     if (row) {
       this.byInode.delete(inodeKey(row.dev, row.ino, row.size));
       this.byFingerprint.delete(row.fingerprint);
@@ -168,6 +175,7 @@ export class ImportService {
       held: [],
       writer: new ItemWriter(this.db, now, (path, reason) => this.fail(summary, path, reason)),
       now,
+      unreadable: [],
     };
     const availableRoots = new Set<string>();
     for (const root of roots) {
@@ -178,9 +186,9 @@ export class ImportService {
 
     if (this.options.probe !== false) {
       const probeStarted = performance.now();
-      await this.probePending(summary);
+      await this.probePending(summary, [...availableRoots]);
       summary.probeMs = Math.round(performance.now() - probeStarted);
-      if (this.options.thumbnailsDir) await this.makeThumbnails(this.options.thumbnailsDir, summary);
+      if (this.options.thumbnailsDir) await this.makeThumbnails(this.options.thumbnailsDir, summary, [...availableRoots]);
     }
     summary.durationMs = Math.round(performance.now() - started);
     this.report({ ...this.progressState, phase: 'done' });
@@ -218,6 +226,7 @@ export class ImportService {
     let batch: WalkedFile[] = [];
     let found = 0;
     for await (const files of walkRoot(root.path, problems, run.sidecars)) {
+      this.checkCancelled();
       for (const file of files) {
         run.seen.add(file.path);
         if (holdNew && !run.known.has(file.path)) run.held.push({ root, file });
@@ -232,7 +241,10 @@ export class ImportService {
       }
     }
     this.importBatch(root, batch, run);
-    for (const problem of problems) this.fail(run.summary, problem.path, problem.reason);
+    for (const problem of problems) {
+      this.fail(run.summary, problem.path, problem.reason);
+      if (problem.unreadable) run.unreadable.push(problem.path);
+    }
     this.report({ ...this.progressState, filesSeen: run.seen.size });
     if (found === 0 && [...run.known.values()].some((state) => state.root === root.path)) {
       return skip('holds no media files now but did before: unmounted? nothing removed');
@@ -244,14 +256,28 @@ export class ImportService {
   private importBatch(root: ImportRoot, files: readonly WalkedFile[], run: ScanRun): void {
     if (files.length === 0) return;
     this.db.transaction(() => {
-      for (const file of files) this.importFile(root, file, run, undefined);
+      for (const file of files) this.importIsolated(root, file, run, undefined);
     })();
+  }
+
+  /**
+   * One file in a savepoint of its own: whatever goes wrong with it (a constraint, a
+   * parser bug) is undone for that file alone and reported; the scan goes on.
+   */
+  private importIsolated(root: ImportRoot, file: WalkedFile, run: ScanRun, moves: MoveCandidates | undefined): void {
+    try {
+      this.db.transaction(() => this.importFile(root, file, run, moves))();
+    } catch (error) {
+      this.fail(run.summary, file.path, `not imported: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** Imports one file; `moves` (files recorded before and gone now) lets a new file take over a vanished one's item. */
   private importFile(root: ImportRoot, file: WalkedFile, run: ScanRun, moves: MoveCandidates | undefined): void {
     const { summary } = run;
-    const state = run.known.get(file.path);
+    const recorded = run.known.get(file.path);
+    // A file recorded under another kind of root is looked at afresh (see below).
+    const state = recorded?.rootKind === root.kind ? recorded : undefined;
     // Files recorded before are media of their root's kind; an unchanged one needs no parsing.
     const kind = state ? KIND_OF_ROOT[root.kind] : undefined;
     const parsed = kind ? undefined : parseMediaPath(root.kind, file.relative);
@@ -264,11 +290,22 @@ export class ImportService {
       summary.unchanged++;
       return;
     }
-    const previous = state ? getImportFile(this.db, file.path) : undefined;
+    let previous = recorded ? getImportFile(this.db, file.path) : undefined;
+    if (previous && previous.root_kind !== root.kind) {
+      // The folder is now a root of another kind (videos before, TV now): an episode is
+      // not the movie or video it was, so it becomes a new item.
+      this.removeItem(previous.item_id, summary);
+      previous = undefined;
+    }
     const media = parsed ?? parseMediaPath(root.kind, file.relative);
     if (media.kind === 'ignored') return;
     const mediaChanged = !previous || previous.size !== file.size || previous.mtime_ms !== file.mtimeMs;
-    const fingerprint = mediaChanged ? this.fingerprint(file, summary) : previous.fingerprint;
+    // A changed file gets a new thumbnail; the old one goes now, not when it is replaced.
+    if (previous && mediaChanged) {
+      this.removeOwnThumbnail(getThumbnailPath(this.db, previous.item_id));
+      setThumbnailUrl(this.db, previous.item_id, null);
+    }
+    const fingerprint = previous && !mediaChanged ? previous.fingerprint : this.fingerprint(file, summary);
     if (fingerprint === undefined) return;
     const row: ImportFileRow = {
       path: file.path,
@@ -288,7 +325,7 @@ export class ImportService {
       summary.updated++;
       return;
     }
-    const movedFrom = moves?.take(file, fingerprint);
+    const movedFrom = moves?.take(file, fingerprint, root.kind);
     if (movedFrom) {
       row.item_id = movedFrom.item_id;
       run.writer.write(row.item_id, root, media, file.path, sidecars, false);
@@ -309,8 +346,10 @@ export class ImportService {
    */
   private async settleMovesAndRemovals(run: ScanRun, availableRoots: Set<string>): Promise<void> {
     const gone: ImportFileRow[] = [];
+    const unreadable = (path: string) => run.unreadable.some((p) => path === p || path.startsWith(p + sep));
     for (const [path, state] of run.known) {
-      if (run.seen.has(path) || !availableRoots.has(state.root)) continue;
+      // Not seen under a root that is there, and not under a folder that could not be read.
+      if (run.seen.has(path) || !availableRoots.has(state.root) || unreadable(path)) continue;
       const row = getImportFile(this.db, path);
       if (row) gone.push(row);
     }
@@ -319,15 +358,11 @@ export class ImportService {
       if (start > 0) await yieldToEventLoop();
       this.checkCancelled();
       this.db.transaction(() => {
-        for (const { root, file } of run.held.slice(start, start + WRITE_BATCH)) this.importFile(root, file, run, moves);
+        for (const { root, file } of run.held.slice(start, start + WRITE_BATCH)) this.importIsolated(root, file, run, moves);
       })();
     }
     this.db.transaction(() => {
-      for (const row of moves.remaining()) {
-        const thumbnail = getThumbnailPath(this.db, row.item_id);
-        if (deleteItem(this.db, row.item_id)) run.summary.removed++;
-        this.removeOwnThumbnail(thumbnail);
-      }
+      for (const row of moves.remaining()) this.removeItem(row.item_id, run.summary);
       deleteEmptyImportedParents(this.db);
     })();
   }
@@ -352,6 +387,13 @@ export class ImportService {
       deleteEmptyImportedParents(this.db);
     })();
     return removed;
+  }
+
+  /** Removes an imported item (its file is gone), with the thumbnail Antenna made of it. */
+  private removeItem(itemId: string, summary: ScanSummary): void {
+    const thumbnail = getThumbnailPath(this.db, itemId);
+    if (deleteItem(this.db, itemId)) summary.removed++;
+    this.removeOwnThumbnail(thumbnail);
   }
 
   /** Deletes a thumbnail of a removed item: only files Antenna made, in its own folder. */
@@ -389,8 +431,9 @@ export class ImportService {
     }
   }
 
-  private async probePending(summary: ScanSummary): Promise<void> {
-    const pending = listUnprobedFiles(this.db);
+  /** Probes the unprobed files under these roots (not under a root that is away: it would only fail). */
+  private async probePending(summary: ScanSummary, roots: string[]): Promise<void> {
+    const pending = listUnprobedFiles(this.db, roots);
     this.report({ ...this.progressState, phase: 'probing', toProbe: pending.length, probed: 0 });
     const concurrency = this.options.probeConcurrency ?? availableParallelism();
     await forEachConcurrently(pending, concurrency, async (file) => {
@@ -403,8 +446,8 @@ export class ImportService {
   }
 
   /** One frame per probed item without a thumbnail, one ffmpeg at a time: playback matters more. */
-  private async makeThumbnails(dir: string, summary: ScanSummary): Promise<void> {
-    const pending = listFilesNeedingThumbnails(this.db);
+  private async makeThumbnails(dir: string, summary: ScanSummary, roots: string[]): Promise<void> {
+    const pending = listFilesNeedingThumbnails(this.db, roots);
     if (pending.length === 0) return;
     mkdirSync(dir, { recursive: true });
     this.report({ ...this.progressState, phase: 'thumbnails' });
@@ -417,7 +460,7 @@ export class ImportService {
         setThumbnailUrl(this.db, file.item_id, `/thumbnails/${encodeURIComponent(file.item_id)}`);
         summary.thumbnails++;
       } else {
-        saveThumbnail(this.db, file.path, null, result.reason);
+        if (!result.transient) saveThumbnail(this.db, file.path, null, result.reason);
         this.fail(summary, file.path, result.reason);
       }
     });
@@ -425,6 +468,11 @@ export class ImportService {
 
   private saveProbe(path: string, itemId: string, outcome: ProbeOutcome, summary: ScanSummary): void {
     const now = this.options.now?.() ?? Date.now();
+    if (!outcome.ok && outcome.transient) {
+      // Left unprobed: the next scan tries again.
+      this.fail(summary, path, outcome.reason);
+      return;
+    }
     this.db.transaction(() => {
       if (outcome.ok) {
         setProbeResults(this.db, itemId, { duration: outcome.result.duration, tags: outcome.result.tags, corrupted: false, updatedAt: now });
@@ -436,6 +484,7 @@ export class ImportService {
       }
     })();
   }
+
 }
 
 export class ScanCancelledError extends Error {

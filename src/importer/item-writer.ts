@@ -7,7 +7,7 @@
  * set by the user are never touched, so rescans and moves keep them.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Db } from '../db/database.js';
 import { addCollectionMember, upsertCollection } from '../library/collections.repository.js';
@@ -39,7 +39,10 @@ const artworkUrl = (ownerId: string) => `/artwork/${encodeURIComponent(ownerId)}
 function readSmallText(path: string, max: number): string | undefined {
   const fd = openSync(path, 'r');
   try {
-    const buffer = Buffer.alloc(max + 1);
+    const size = fstatSync(fd).size;
+    if (size > max) return undefined;
+    // Sized by the file (real NFO files are a few KB), plus a byte to notice one that grew past the limit.
+    const buffer = Buffer.alloc(Math.min(size, max) + 1);
     const length = readSync(fd, buffer, 0, buffer.length, 0);
     return length > max ? undefined : buffer.toString('utf8', 0, length);
   } finally {

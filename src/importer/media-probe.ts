@@ -19,7 +19,11 @@ export interface ProbeResult {
   chapters: Chapter[];
 }
 
-export type ProbeOutcome = { ok: true; result: ProbeResult } | { ok: false; reason: string };
+/**
+ * `transient`: ffprobe did not get to judge the file (not installed, out of file
+ * handles, timed out, stopped): try again at the next scan rather than call it corrupted.
+ */
+export type ProbeOutcome = { ok: true; result: ProbeResult } | { ok: false; reason: string; transient: boolean };
 
 const PROBE_TIMEOUT_MS = 60_000;
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -83,14 +87,17 @@ export function probeFile(path: string, ffprobe = 'ffprobe', signal?: AbortSigna
       { timeout: PROBE_TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, windowsHide: true, ...(signal ? { signal } : {}) },
       (error, stdout, stderr) => {
         if (error) {
+          // A number is ffprobe's exit status (it read the file and refused it); a string
+          // is why it did not run (ENOENT, EMFILE, ...); killed means timed out or stopped.
+          const transient = typeof error.code !== 'number' || error.killed === true;
           const detail = String(stderr).trim().split('\n').at(-1) || error.message;
-          resolve({ ok: false, reason: `ffprobe could not read it: ${detail}` });
+          resolve({ ok: false, reason: transient ? `ffprobe did not finish (${detail}); retried at the next scan` : `ffprobe could not read it: ${detail}`, transient });
           return;
         }
         try {
           resolve({ ok: true, result: readProbeOutput(stdout) });
         } catch (parseError) {
-          resolve({ ok: false, reason: `ffprobe could not read it: ${(parseError as Error).message}` });
+          resolve({ ok: false, reason: `ffprobe could not read it: ${(parseError as Error).message}`, transient: false });
         }
       },
     );

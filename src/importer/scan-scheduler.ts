@@ -46,7 +46,8 @@ export class ScanScheduler {
   ) {}
 
   start(): void {
-    if (this.roots.length === 0) return;
+    // stop() may come first (a shutdown while the sample library was being made).
+    if (this.stopped || this.roots.length === 0) return;
     this.request(this.roots);
     if (this.options.watch !== false) this.startWatching();
     if (this.options.rescanIntervalMs > 0) {

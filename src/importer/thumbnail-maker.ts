@@ -33,15 +33,17 @@ export function makeThumbnail(
   duration: number | null,
   ffmpeg = 'ffmpeg',
   signal?: AbortSignal,
-): Promise<{ ok: true } | { ok: false; reason: string }> {
+): Promise<{ ok: true } | { ok: false; reason: string; transient: boolean }> {
   return new Promise((resolve) => {
     execFile(
       ffmpeg,
       ffmpegThumbnailArgs(input, output, duration),
       { timeout: THUMBNAIL_TIMEOUT_MS, windowsHide: true, ...(signal ? { signal } : {}) },
       (error, _stdout, stderr) => {
-        if (error) resolve({ ok: false, reason: `ffmpeg could not take a thumbnail: ${String(stderr).trim().split('\n').at(-1) || error.message}` });
-        else resolve({ ok: true });
+        if (!error) return resolve({ ok: true });
+        // Not run, timed out or stopped: try again at the next scan (see media-probe.ts).
+        const transient = typeof error.code !== 'number' || error.killed === true;
+        resolve({ ok: false, reason: `ffmpeg could not take a thumbnail: ${String(stderr).trim().split('\n').at(-1) || error.message}`, transient });
       },
     );
   });

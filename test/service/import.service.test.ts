@@ -209,3 +209,42 @@ describe('bad input', () => {
     expect(videos.map((v) => v.video_title)).toContain('line\nbreak');
   });
 });
+
+describe('files that change kind, and folders that cannot be read', () => {
+  it('makes a file moved from a TV root into a movies root a new movie, and scans on', async () => {
+    await scan();
+    renameSync(join(media, 'TV/Show Name (2005)/Season 01/Show Name - S01E02 - Second.mkv'), join(media, 'Movies/Second (2010).mkv'));
+    const summary = await scan();
+    expect(summary).toMatchObject({ added: 1, removed: 1, moved: 0 });
+    expect(summary.failed).toEqual([]);
+    const movies = read<{ title: string }[]>(temp.library.listMovies({} as never, { baseUrl: 'http://x' }));
+    expect(movies.map((m) => m.title).sort()).toEqual(['Quiet Harbor', 'Second']);
+  });
+
+  it('replaces the items of a folder that was a videos root and is now a movies root', async () => {
+    await scan();
+    roots = roots.map((root) => (root.kind === 'videos' ? { kind: 'movies', path: root.path } : root));
+    put('Videos/Holidays/Beach day.mov', 'beach, edited');
+    utimesSync(join(media, 'Videos/Holidays/Beach day.mov'), new Date(), new Date(Date.now() + 5000));
+    const summary = await scan();
+    expect(summary.failed).toEqual([]);
+    // A movie in a folder without a year is named after the folder; one in the root after its file.
+    const titles = read<{ title: string }[]>(temp.library.listMovies({} as never, { baseUrl: 'http://x' })).map((m) => m.title);
+    expect(titles.sort()).toEqual(['Holidays', 'Quiet Harbor', 'loose clip']);
+    expect(read<unknown[]>(temp.library.listVideos({} as never, { baseUrl: 'http://x' }))).toEqual([]);
+    expect(temp.library.listVideoGroups({} as never, { baseUrl: 'http://x' })).toEqual([]);
+  });
+
+  it('keeps what it imported from a folder it can no longer read', async () => {
+    await scan();
+    // A season folder that cannot be read (here: replaced by a link to itself, ELOOP;
+    // permissions cannot stand in, since tests may run as root).
+    const season = join(media, 'TV/Show Name (2005)/Season 01');
+    renameSync(season, join(media, 'elsewhere'));
+    symlinkSync(season, season);
+    const summary = await scan();
+    expect(summary.removed).toBe(0);
+    expect(summary.failed.some((f) => f.path === season)).toBe(true);
+    expect(episodes()).toHaveLength(2);
+  });
+});

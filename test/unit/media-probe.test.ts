@@ -71,3 +71,11 @@ describe('readProbeOutput', () => {
     );
   });
 });
+
+describe('probeFile', () => {
+  it('calls a failure to run ffprobe transient, not the file corrupted', async () => {
+    const { probeFile } = await import('../../src/importer/media-probe.js');
+    const outcome = await probeFile('/nonexistent.mkv', '/nonexistent/ffprobe');
+    expect(outcome).toMatchObject({ ok: false, transient: true });
+  });
+});

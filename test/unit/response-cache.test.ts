@@ -162,3 +162,16 @@ describe('AnswerFront', () => {
     expect(front.tryAnswer(gzipRequest, recorder().response)).toBe(true);
   });
 });
+
+describe('AnswerFront when the library cannot say its generation', () => {
+  it('hands the request to the router instead of throwing', () => {
+    const cache = new ResponseCache(1024);
+    const front = new AnswerFront(cache, () => {
+      throw new Error('SQLITE_BUSY');
+    });
+    const request = { method: 'GET', url: '/a', headers: { host: 'h' } } as unknown as IncomingMessage;
+    front.remember(request, 'key');
+    const response = { headersSent: false } as unknown as ServerResponse;
+    expect(front.tryAnswer(request, response)).toBe(false);
+  });
+});

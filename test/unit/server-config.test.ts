@@ -120,3 +120,13 @@ describe('config file values', () => {
     expect(() => readConfigFile(file)).toThrow(/levels\.json is invalid at \/logLevel/);
   });
 });
+
+describe('import roots and the data directory', () => {
+  it('refuses overlapping roots and a data directory inside a root', async () => {
+    const { ConfigError, resolveServerConfig } = await import('../../src/config/server-config.js');
+    expect(() => resolveServerConfig([{ tv: ['/media/tv'], videos: ['/media/tv/clips'] }], '/')).toThrow(ConfigError);
+    expect(() => resolveServerConfig([{ tv: ['/media'], movies: ['/media'] }], '/')).toThrow(/overlap/);
+    expect(() => resolveServerConfig([{ videos: ['/srv'], data: '/srv/antenna' }], '/')).toThrow(/never writes into your media/);
+    expect(resolveServerConfig([{ tv: ['/media/tv'], movies: ['/media/tv-movies'], data: '/var/lib/antenna' }], '/').tv).toEqual(['/media/tv']);
+  });
+});
