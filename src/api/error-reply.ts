@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { NotFoundError, truncate } from '../common/errors.js';
+import { ConflictError, NotFoundError, truncate } from '../common/errors.js';
 import { withCorsHeaders } from './cors.js';
 
 export const ErrorSchema = Type.Object(
@@ -30,7 +30,7 @@ interface AjvError {
   instancePath: string;
   message?: string;
   params: { allowedValues?: unknown[]; missingProperty?: string };
-  parentSchema?: { enum?: unknown[] };
+  parentSchema?: { enum?: unknown[]; description?: string };
 }
 
 const PARTS: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', body: 'body field', headers: 'header' };
@@ -42,9 +42,13 @@ export function validationErrorBody(errors: readonly AjvError[], context: string
   const allowed = (first?.params.allowedValues ?? first?.parentSchema?.enum)?.map(String);
   const part = PARTS[context ?? ''] ?? 'parameter';
   const subject = parameter === '' ? `The ${context ?? 'request'}` : `The ${part} '${parameter}'`;
+  // A pattern says nothing to a person; the schema's description says what is expected.
+  const described = first?.keyword === 'pattern' ? first.parentSchema?.description : undefined;
   const message = allowed
     ? `${subject} must be one of: ${allowed.join(', ')}.`
-    : `${subject} is invalid: it ${first?.message ?? 'does not match the schema'}.`;
+    : described
+      ? `${subject} must be ${described}.`
+      : `${subject} is invalid: it ${first?.message ?? 'does not match the schema'}.`;
   return {
     status: 400,
     code: 'invalid_parameter',
@@ -61,6 +65,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (error instanceof NotFoundError) {
       return sendError(reply, { status: 404, code: 'not_found', message: error.message });
+    }
+    if (error instanceof ConflictError) {
+      return sendError(reply, { status: 409, code: error.code, message: error.message });
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {

@@ -22,12 +22,16 @@ import { frameworkErrorHandler, installErrorHandlers } from './error-reply.js';
 import { AnswerFront } from './answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerInterfaceA } from './interface-a.routes.js';
+import { type ManagementDeps, registerManagement } from './management.routes.js';
+import { requireWriteAccess } from './write-access.js';
 import { IdParamsSchema } from './query.schemas.js';
 import { ResponseCache } from './response-cache.js';
 import { registerStatus } from './status.routes.js';
 
 export interface HttpAppOptions {
   library: LibraryService;
+  /** The management interface (/dvr): absent in tests of interface A alone. */
+  management?: Omit<ManagementDeps, 'baseUrl'> & { token: string | undefined };
   /** The importer's state for /status; absent when nothing scans (tests). */
   scanStatus?: () => ScanStatus;
   logger: FastifyBaseLogger;
@@ -105,6 +109,13 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   });
 
   registerInterfaceA(app, { library: options.library, cache, front, baseUrl: baseUrlResolver(options) });
+  const management = options.management;
+  if (management) {
+    await app.register(async (context) => {
+      requireWriteAccess(context, management.token);
+      registerManagement(context, { ...management, baseUrl: baseUrlResolver(options) });
+    });
+  }
   // Everything else gets its CORS headers from a hook, in a context of its own.
   await app.register(async (context) => {
     corsHook(context);

@@ -7,12 +7,10 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { createReadStream, statSync } from 'node:fs';
-import { extname } from 'node:path';
+import { statSync } from 'node:fs';
 import type { LibraryService } from '../library/library.service.js';
 import { ErrorSchema, sendError } from './error-reply.js';
-
-const CONTENT_TYPES: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png' };
+import { sendKnownFile } from './file-sender.js';
 
 interface ImageRoute {
   url: string;
@@ -54,11 +52,8 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
         if (path === undefined || size === undefined) {
           return sendError(reply, { status: 404, code: 'not_found', message: `No image for '${id}'. ${route.missing}` });
         }
-        return reply
-          .header('content-type', CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream')
-          .header('content-length', String(size))
-          .header('cache-control', 'no-cache')
-          .send(createReadStream(path));
+        // ETag and Last-Modified with no-cache: a replaced poster shows at once, an unchanged one costs a 304.
+        return sendKnownFile(request, reply, path, 'no-cache');
       },
     );
   }

@@ -4,7 +4,7 @@
  * schedulers and child processes. Stops cleanly on SIGTERM and SIGINT.
  */
 import type { FastifyInstance } from 'fastify';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { buildHttpApp } from '../api/http-app.js';
 import { type ServerConfig, importRootsOf } from '../config/server-config.js';
@@ -12,6 +12,7 @@ import { type Db, databasePath, openDatabase, prepareDataDir } from '../db/datab
 import { ImportService } from '../importer/import.service.js';
 import { ScanScheduler } from '../importer/scan-scheduler.js';
 import { LibraryService } from '../library/library.service.js';
+import { MediaFilesService } from '../management/media-files.service.js';
 import { isLibraryEmpty, replaceImportRoots } from '../library/library-state.repository.js';
 import { removeSampleLibrary } from '../sample/sample-library.js';
 import { ensureSampleMedia, sampleMediaDir, sampleRoots } from '../sample/sample-media.js';
@@ -48,13 +49,28 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       logger,
       rescanIntervalMs: config.rescanInterval * 60_000,
     });
+    const scanRoots = sample ? sampleRoots(config.data) : roots;
     const app = await buildHttpApp({
       library: new LibraryService(db),
+      management: {
+        files: new MediaFilesService(db, { recordingsDir: join(config.data, 'recordings') }),
+        token: config.token,
+        roots: () => scanRoots,
+        requestScan: (path) => {
+          const chosen = path === undefined ? [...scanRoots] : scanRoots.filter((root) => root.path === resolve(path));
+          if (chosen.length === 0) return undefined;
+          scans.request(chosen);
+          return chosen;
+        },
+      },
       scanStatus: () => scans.status(),
       logger,
       publicUrl: config.publicUrl,
       fallbackBaseUrl: `http://${displayHost}:${config.port}`,
     });
+    if (config.token === undefined) {
+      logger.warn('no --token: changes (watch state, deletes, scans) are accepted from loopback and private-network addresses only');
+    }
     await app.listen({ host: config.host, port: config.port });
     // After listening: interface A answers while the sample is made and the first scan runs.
     const making = new AbortController();

@@ -23,6 +23,7 @@ export function buildProgram(): Command {
     .option('--videos <dir>', `a videos import root; repeatable (env ${ENV_NAMES.videos})`, collect)
     .addOption(new Option('--log-level <level>', `log level (env ${ENV_NAMES.logLevel}; default info)`))
     .option('--no-sample', `do not seed a sample library when none is configured (env ${ENV_NAMES.sample}=false)`)
+    .option('--token <token>', `bearer token that writes must carry (env ${ENV_NAMES.token}); without one, writes come only from private addresses`)
     .option('--rescan-interval <minutes>', `minutes between full rescans of the import roots; 0: never (env ${ENV_NAMES.rescanInterval}; default 60)`)
     .action(async (options: Record<string, unknown>, command: Command) => {
       // Only flags actually given take part in precedence; defaults come later.

@@ -14,3 +14,14 @@ export class NotFoundError extends Error {
 export function truncate(value: string, length: number): string {
   return value.length <= length ? value : `${value.slice(0, length)}…`;
 }
+
+/** The request is valid but conflicts with the resource's state (deleting a user's file): HTTP 409. */
+export class ConflictError extends Error {
+  override readonly name = 'ConflictError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -23,6 +23,8 @@ export interface ServerConfig {
   sample: boolean;
   /** Minutes between full rescans of the import roots (watching catches most changes sooner); 0: never. */
   rescanInterval: number;
+  /** Bearer token that writes must carry; without one, writes come only from private addresses. */
+  token: string | undefined;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -39,6 +41,7 @@ export const DEFAULTS: ServerConfig = {
   logLevel: 'info',
   sample: true,
   rescanInterval: 60,
+  token: undefined,
 };
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -55,6 +58,7 @@ export const ConfigFileSchema = Type.Object(
     logLevel: Type.Optional(Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)))),
     sample: Type.Optional(Type.Boolean()),
     rescanInterval: Type.Optional(Type.Number({ minimum: 0 })),
+    token: Type.Optional(Type.String({ minLength: 16 })),
   },
   { additionalProperties: false },
 );
@@ -72,6 +76,7 @@ export interface PartialSettings {
   logLevel?: string | undefined;
   sample?: boolean | string | undefined;
   rescanInterval?: number | string | undefined;
+  token?: string | undefined;
 }
 
 /** A setting that cannot be used; the message says which and what is accepted. */
@@ -90,6 +95,7 @@ export const ENV_NAMES = {
   logLevel: 'ANTENNA_LOG_LEVEL',
   sample: 'ANTENNA_SAMPLE',
   rescanInterval: 'ANTENNA_RESCAN_INTERVAL',
+  token: 'ANTENNA_TOKEN',
   config: 'ANTENNA_CONFIG',
 } as const;
 
@@ -108,6 +114,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     logLevel: value(ENV_NAMES.logLevel),
     sample: value(ENV_NAMES.sample),
     rescanInterval: value(ENV_NAMES.rescanInterval),
+    token: value(ENV_NAMES.token),
   };
 }
 
@@ -177,6 +184,14 @@ function parseMinutes(value: number | string): number {
   return minutes;
 }
 
+/** A token short enough to guess protects nothing. */
+function parseToken(value: string): string {
+  if (value.length < 16 || /\s/.test(value)) {
+    throw new ConfigError('The token must be at least 16 characters without spaces (for example: openssl rand -hex 16).');
+  }
+  return value;
+}
+
 function parseFlag(value: boolean | string): boolean {
   if (typeof value === 'boolean') return value;
   if (/^(1|true|yes|on)$/i.test(value)) return true;
@@ -213,6 +228,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
   const logLevel = pick('logLevel', places);
   const sample = pick('sample', places);
   const rescanInterval = pick('rescanInterval', places);
+  const token = pick('token', places);
   const paths = (list: string[] | undefined) => (list ?? []).map((path) => resolve(cwd, path));
   const config: ServerConfig = {
     data: resolve(cwd, pick('data', places) ?? DEFAULTS.data),
@@ -225,6 +241,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     logLevel: logLevel === undefined ? DEFAULTS.logLevel : parseLogLevel(logLevel),
     sample: sample === undefined ? DEFAULTS.sample : parseFlag(sample),
     rescanInterval: rescanInterval === undefined ? DEFAULTS.rescanInterval : parseMinutes(rescanInterval),
+    token: token === undefined ? undefined : parseToken(token),
   };
   checkRoots(config);
   return config;

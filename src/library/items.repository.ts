@@ -165,6 +165,39 @@ export function setProbeResults(
   );
 }
 
+export interface ItemFileRow {
+  id: string;
+  kind: ItemKind;
+  source: ItemSource;
+  path: string | null;
+}
+
+/** Kind, source and file of a playable item, or undefined for an unknown id. */
+export function getItemFile(db: Db, id: string): ItemFileRow | undefined {
+  return statement(db, 'SELECT id, kind, source, path FROM items WHERE id = ?').get(id) as ItemFileRow | undefined;
+}
+
+/** Watch state as a player reports it; false when no such item. */
+export function setWatchState(
+  db: Db,
+  id: string,
+  state: { watched?: boolean; playbackTime?: number; lastWatchedAt: number | null; updatedAt: number },
+): boolean {
+  return (
+    statement(
+      db,
+      `UPDATE items SET watched = coalesce(@watched, watched), playback_time = coalesce(@playback_time, playback_time),
+         last_watched_at = coalesce(@last_watched_at, last_watched_at), updated_at = @updated_at WHERE id = @id`,
+    ).run({
+      id,
+      watched: state.watched === undefined ? null : state.watched ? 1 : 0,
+      playback_time: state.playbackTime ?? null,
+      last_watched_at: state.lastWatchedAt,
+      updated_at: state.updatedAt,
+    }).changes > 0
+  );
+}
+
 export function setThumbnailUrl(db: Db, id: string, url: string | null): void {
   statement(db, 'UPDATE items SET thumbnail_url = ? WHERE id = ?').run(url, id);
 }

@@ -1,0 +1,50 @@
+/**
+ * Sends a file the library knows with @fastify/send, which does what media players
+ * rely on: Content-Type by extension, Accept-Ranges, single byte ranges (206),
+ * If-Range, conditional GETs (ETag, Last-Modified), HEAD and 416. The path comes
+ * from the database; the request only chooses which item.
+ */
+import send from '@fastify/send';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { basename, dirname } from 'node:path';
+import { CORS_HEADERS } from './cors.js';
+import { sendError } from './error-reply.js';
+
+/** Types @fastify/send's table lacks or gets wrong for video containers. */
+const VIDEO_TYPES: Record<string, string> = {
+  mkv: 'video/x-matroska',
+  ts: 'video/mp2t',
+  m2ts: 'video/mp2t',
+  mts: 'video/mp2t',
+  m4v: 'video/x-m4v',
+  webm: 'video/webm',
+};
+
+export async function sendKnownFile(request: FastifyRequest, reply: FastifyReply, path: string, cacheControl: string): Promise<FastifyReply> {
+  // send() takes a URL path under `root`: hand it the file's own name, encoded, under its folder.
+  const result = await send(request.raw, `/${encodeURIComponent(basename(path))}`, {
+    root: dirname(path),
+    dotfiles: 'allow',
+    cacheControl: false,
+    etag: true,
+    lastModified: true,
+  });
+  if (result.type !== 'file') {
+    const status = result.type === 'error' ? result.statusCode : 404;
+    const range = result.headers['Content-Range'] ?? result.headers['content-range'];
+    if (range !== undefined) reply.header('content-range', String(range));
+    return sendError(reply, {
+      status,
+      code: status === 416 ? 'range_not_satisfiable' : status === 404 ? 'not_found' : 'file_unreadable',
+      message:
+        status === 416
+          ? 'The Range asked for is outside the file; ask for bytes within Content-Range\'s length.'
+          : 'The file could not be read; check that it is still there and readable.',
+    });
+  }
+  const extension = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+  const headers: Record<string, string | number> = { ...CORS_HEADERS, ...result.headers, 'cache-control': cacheControl };
+  if (VIDEO_TYPES[extension]) headers['content-type'] = VIDEO_TYPES[extension];
+  reply.code(result.statusCode).headers(headers);
+  return reply.send(result.stream);
+}

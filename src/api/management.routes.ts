@@ -1,0 +1,170 @@
+/**
+ * The management interface under /dvr: what players and users change, on the paths
+ * existing DVR clients call (`/dvr/files/:id/watch` and friends), and the media
+ * itself (`/dvr/files/:id/stream`). Writes pass the access rule of write-access.ts.
+ * Handlers only check parameters and call the services.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ImportRoot } from '../library/library-state.repository.js';
+import { MAX_PLAYBACK_SECONDS, type MediaFilesService } from '../management/media-files.service.js';
+import { CORS_HEADERS } from './cors.js';
+import { ErrorSchema, sendError } from './error-reply.js';
+import { sendKnownFile } from './file-sender.js';
+
+export interface ManagementDeps {
+  files: MediaFilesService;
+  baseUrl: (request: FastifyRequest) => string;
+  /** Queues a scan of the configured roots (all, or the one at `path`); the roots queued. */
+  requestScan?: ((path?: string) => ImportRoot[] | undefined) | undefined;
+  roots: () => readonly ImportRoot[];
+}
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }) });
+const FileFacts = Type.Object({
+  size: Type.Optional(Type.Integer({ minimum: 0, description: 'bytes on disk' })),
+  modified_at: Type.Optional(Type.Integer({ description: 'epoch milliseconds' })),
+  available: Type.Boolean({ description: 'false when the file is not on disk now' }),
+  stream_url: Type.String(),
+  chapters: Type.Array(Type.Object({ start: Type.Number(), end: Type.Number(), title: Type.Optional(Type.String()) })),
+});
+const FileItem = Type.Object(
+  { id: Type.String(), file: FileFacts },
+  { additionalProperties: true, description: 'The item in its interface-A shape (episode, movie or video), plus `file`.' },
+);
+const Item = Type.Object({ id: Type.String() }, { additionalProperties: true, description: 'The item in its interface-A shape.' });
+const ErrorReplies = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema };
+
+function sendJson(reply: FastifyReply, bytes: Buffer): FastifyReply {
+  return reply.headers({ ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }).send(bytes);
+}
+
+export function registerManagement(app: FastifyInstance, deps: ManagementDeps): void {
+  const { files } = deps;
+  const itemAnswer = (request: FastifyRequest, reply: FastifyReply, id: string) => sendJson(reply, files.item(id, deps.baseUrl(request)));
+
+  app.get(
+    '/dvr/files/:id',
+    { schema: { summary: 'A playable item with its file facts', tags: ['management'], params: IdParams, response: { 200: FileItem, 404: ErrorSchema } } },
+    (request, reply) => {
+      const { id } = request.params as { id: string };
+      const base = deps.baseUrl(request);
+      const item = files.item(id, base);
+      const facts = Buffer.from(`,"file":${JSON.stringify(files.facts(id, base))}}`);
+      // The item's JSON ends with its closing brace: the facts go in just before it.
+      return sendJson(reply, Buffer.concat([item.subarray(0, item.length - 1), facts]));
+    },
+  );
+
+  app.put(
+    '/dvr/files/:id/watch',
+    { schema: { summary: 'Mark an item watched (resume position back to 0)', tags: ['management'], params: IdParams, response: { 200: Item, ...ErrorReplies } } },
+    (request, reply) => {
+      const { id } = request.params as { id: string };
+      files.watch(id);
+      return itemAnswer(request, reply, id);
+    },
+  );
+
+  app.put(
+    '/dvr/files/:id/unwatch',
+    { schema: { summary: 'Mark an item unwatched', tags: ['management'], params: IdParams, response: { 200: Item, ...ErrorReplies } } },
+    (request, reply) => {
+      const { id } = request.params as { id: string };
+      files.unwatch(id);
+      return itemAnswer(request, reply, id);
+    },
+  );
+
+  app.put(
+    '/dvr/files/:id/playback_time/:seconds',
+    {
+      schema: {
+        summary: 'Set where playback resumes, in seconds',
+        tags: ['management'],
+        params: Type.Object({
+          id: Type.String({ minLength: 1, maxLength: 2048 }),
+          // A decimal number: no sign, no exponent, so NaN, Infinity and "-1" are refused.
+          seconds: Type.String({
+            pattern: '^[0-9]{1,9}(\\.[0-9]{1,6})?$',
+            description: `a number of seconds from 0 to ${MAX_PLAYBACK_SECONDS}, such as 754.2`,
+          }),
+        }),
+        response: { 200: Item, ...ErrorReplies },
+      },
+    },
+    (request, reply) => {
+      const { id, seconds } = request.params as { id: string; seconds: string };
+      const value = Number(seconds);
+      if (value > MAX_PLAYBACK_SECONDS) {
+        return sendError(reply, {
+          status: 400,
+          code: 'invalid_parameter',
+          parameter: 'seconds',
+          message: `The playback time must be from 0 to ${MAX_PLAYBACK_SECONDS} seconds.`,
+        });
+      }
+      files.setPlaybackTime(id, value);
+      return itemAnswer(request, reply, id);
+    },
+  );
+
+  app.delete(
+    '/dvr/files/:id',
+    {
+      schema: {
+        summary: 'Delete a recording the DVR made (file and entry); imported files are never deleted (409)',
+        tags: ['management'],
+        params: IdParams,
+        response: { 204: Type.Null(), 409: ErrorSchema, ...ErrorReplies },
+      },
+    },
+    (request, reply) => {
+      files.delete((request.params as { id: string }).id);
+      return reply.headers(CORS_HEADERS).code(204).send();
+    },
+  );
+
+  for (const url of ['/dvr/files/:id/stream', '/dvr/files/:id/stream.:ext']) {
+    app.get(
+      url,
+      {
+        schema: {
+          summary: 'The item\'s media file: byte ranges, If-Range, conditional GET, HEAD',
+          description: 'The extension form (stream.mkv) is for players that choose a demuxer by URL; any extension serves the same file.',
+          tags: ['media'],
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }), ext: Type.Optional(Type.String({ maxLength: 16 })) }),
+          response: { 404: ErrorSchema, 416: ErrorSchema },
+        },
+      },
+      (request, reply) => sendKnownFile(request, reply, files.streamPath((request.params as { id: string }).id), 'no-cache'),
+    );
+  }
+
+  app.post(
+    '/dvr/scans',
+    {
+      schema: {
+        summary: 'Rescan the import roots, or the one named',
+        tags: ['management'],
+        body: Type.Optional(Type.Object({ root: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) }, { additionalProperties: false })),
+        response: { 202: Type.Object({ roots: Type.Array(Type.Object({ kind: Type.String(), path: Type.String() })) }), ...ErrorReplies },
+      },
+    },
+    (request, reply) => {
+      const root = (request.body as { root?: string } | undefined)?.root;
+      const queued = deps.requestScan?.(root);
+      if (!queued) {
+        const known = deps.roots().map((r) => r.path);
+        return sendError(reply, {
+          status: 400,
+          code: 'invalid_parameter',
+          parameter: 'root',
+          message: known.length === 0 ? 'No import roots are configured.' : `'${root}' is not an import root; the roots are: ${known.join(', ')}.`,
+          ...(known.length > 0 ? { allowed: known } : {}),
+        });
+      }
+      return reply.headers(CORS_HEADERS).code(202).send({ roots: queued });
+    },
+  );
+}
