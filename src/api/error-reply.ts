@@ -5,7 +5,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { ConflictError, NotFoundError, truncate } from '../common/errors.js';
+import { MembershipError } from '../library/collections.repository.js';
+import { BadRequestError, ConflictError, NotFoundError, truncate } from '../common/errors.js';
 import { withCorsHeaders } from './cors.js';
 
 export const ErrorSchema = Type.Object(
@@ -65,6 +66,12 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (error instanceof NotFoundError) {
       return sendError(reply, { status: 404, code: 'not_found', message: error.message });
+    }
+    if (error instanceof BadRequestError) {
+      return sendError(reply, { status: 400, code: 'invalid_parameter', parameter: error.parameter, message: error.message });
+    }
+    if (error instanceof MembershipError) {
+      return sendError(reply, { status: 400, code: 'invalid_member', message: error.message });
     }
     if (error instanceof ConflictError) {
       return sendError(reply, { status: 409, code: error.code, message: error.message });

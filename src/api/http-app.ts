@@ -23,6 +23,8 @@ import { AnswerFront } from './answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerInterfaceA } from './interface-a.routes.js';
 import { type ManagementDeps, registerManagement } from './management.routes.js';
+import { registerLibraryEdits } from './library-edits.routes.js';
+import type { LibraryEditsService } from '../management/library-edits.service.js';
 import { requireWriteAccess } from './write-access.js';
 import { IdParamsSchema } from './query.schemas.js';
 import { ResponseCache } from './response-cache.js';
@@ -31,7 +33,7 @@ import { registerStatus } from './status.routes.js';
 export interface HttpAppOptions {
   library: LibraryService;
   /** The management interface (/dvr): absent in tests of interface A alone. */
-  management?: Omit<ManagementDeps, 'baseUrl'> & { token: string | undefined };
+  management?: Omit<ManagementDeps, 'baseUrl'> & { token: string | undefined; edits: LibraryEditsService };
   /** The importer's state for /status; absent when nothing scans (tests). */
   scanStatus?: () => ScanStatus;
   logger: FastifyBaseLogger;
@@ -77,7 +79,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     childLoggerFactory: (logger) => logger,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { verbose: true } },
+    // Unknown body fields are refused, not silently dropped: a misspelt field must not look like success.
+    ajv: { customOptions: { verbose: true, removeAdditional: false } },
     frameworkErrors: frameworkErrorHandler,
   });
   // Requests that arrive while closing go to the router, which answers 503.
@@ -114,6 +117,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     await app.register(async (context) => {
       requireWriteAccess(context, management.token);
       registerManagement(context, { ...management, baseUrl: baseUrlResolver(options) });
+      registerLibraryEdits(context, { edits: management.edits, files: management.files, library: options.library, baseUrl: baseUrlResolver(options) });
     });
   }
   // Everything else gets its CORS headers from a hook, in a context of its own.

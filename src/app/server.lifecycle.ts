@@ -12,6 +12,7 @@ import { type Db, databasePath, openDatabase, prepareDataDir } from '../db/datab
 import { ImportService } from '../importer/import.service.js';
 import { ScanScheduler } from '../importer/scan-scheduler.js';
 import { LibraryService } from '../library/library.service.js';
+import { LibraryEditsService } from '../management/library-edits.service.js';
 import { MediaFilesService } from '../management/media-files.service.js';
 import { isLibraryEmpty, replaceImportRoots } from '../library/library-state.repository.js';
 import { removeSampleLibrary } from '../sample/sample-library.js';
@@ -54,6 +55,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       library: new LibraryService(db),
       management: {
         files: new MediaFilesService(db, { recordingsDir: join(config.data, 'recordings') }),
+        edits: new LibraryEditsService(db),
         token: config.token,
         roots: () => scanRoots,
         requestScan: (path) => {

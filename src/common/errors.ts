@@ -25,3 +25,14 @@ export class ConflictError extends Error {
     super(message);
   }
 }
+
+/** A request that names something it cannot use (a movie for a shows collection, an unknown item): HTTP 400. */
+export class BadRequestError extends Error {
+  override readonly name = 'BadRequestError';
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

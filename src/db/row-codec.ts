@@ -89,3 +89,21 @@ function upsertStatement(db: Db, table: string, values: Record<string, SqlValue>
 export function statement(db: Db, sql: string): AnyStatement {
   return cachedStatement(db, sql);
 }
+
+/**
+ * Updates the fields the input gives (undefined: left alone; null: cleared) and
+ * `updated_at` of one row. False when no row has this id.
+ */
+export function updateRow(db: Db, table: string, columns: ColumnMap, id: string, input: Record<string, unknown>, now = Date.now()): boolean {
+  const values: Record<string, SqlValue> = { id, updated_at: now };
+  const sets: string[] = [];
+  for (const field in columns) {
+    const value = input[field];
+    if (value === undefined || field === 'id') continue;
+    const [column, kind] = columns[field] as readonly [string, ColumnKind];
+    values[column] = encodeValue(kind, value);
+    sets.push(`${column} = @${column}`);
+  }
+  sets.push('updated_at = @updated_at');
+  return cachedStatement(db, `UPDATE ${table} SET ${sets.join(', ')} WHERE id = @id`).run(values).changes > 0;
+}

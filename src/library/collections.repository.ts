@@ -3,7 +3,7 @@
  * playable items). Counts and last-watched times are aggregated on read.
  */
 import type { Db } from '../db/database.js';
-import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
+import { type ColumnMap, statement, updateRow, upsertRow } from '../db/row-codec.js';
 
 export type CollectionType = 'movies' | 'shows';
 
@@ -166,6 +166,25 @@ export function getPlaylist(db: Db, id: string): PlaylistRow | undefined {
 
 export function listPlaylists(db: Db): PlaylistRow[] {
   return statement(db, `${SELECT_PLAYLIST} ORDER BY pl.name COLLATE NOCASE ASC, pl.id ASC`).all() as PlaylistRow[];
+}
+
+/** Renames, re-images or relabels a collection; false when there is none with this id. */
+export function updateCollection(db: Db, id: string, fields: { name?: string; image_url?: string | null; labels?: string[] | null }): boolean {
+  return updateRow(db, 'collections', COLLECTION_COLUMNS, id, fields);
+}
+
+export function updatePlaylist(db: Db, id: string, fields: { name?: string; labels?: string[] | null }): boolean {
+  return updateRow(db, 'playlists', PLAYLIST_COLUMNS, id, fields);
+}
+
+/** A playlist's item ids in order. */
+export function playlistItemIds(db: Db, playlistId: string): string[] {
+  return statement(db, 'SELECT item_id FROM playlist_items WHERE playlist_id = ? ORDER BY position').pluck().all(playlistId) as string[];
+}
+
+/** The ids in `ids` that name no playable item. */
+export function unknownItemIds(db: Db, ids: readonly string[]): string[] {
+  return statement(db, 'SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM items)').pluck().all(JSON.stringify(ids)) as string[];
 }
 
 function touch(db: Db, table: 'collections' | 'playlists', id: string): void {

@@ -3,7 +3,7 @@
  * names a playable item whatever its kind. Lists are filtered and sorted in SQL.
  */
 import type { Db } from '../db/database.js';
-import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
+import { type ColumnMap, statement, updateRow, upsertRow } from '../db/row-codec.js';
 import {
   type DefaultItemOrder,
   type ItemFilter,
@@ -196,6 +196,22 @@ export function setWatchState(
       updated_at: state.updatedAt,
     }).changes > 0
   );
+}
+
+const ITEM_FLAG_COLUMNS: ColumnMap = {
+  favorited: ['favorited', 'bool'],
+  labels: ['labels', 'json'],
+  locked: ['locked', 'bool'],
+  verified: ['verified', 'bool'],
+};
+
+/** What a user sets on a playable item; false when there is none with this id. */
+export function updateItemFlags(
+  db: Db,
+  id: string,
+  fields: { favorited?: boolean; labels?: string[] | null; locked?: boolean; verified?: boolean },
+): boolean {
+  return updateRow(db, 'items', ITEM_FLAG_COLUMNS, id, fields);
 }
 
 export function setThumbnailUrl(db: Db, id: string, url: string | null): void {

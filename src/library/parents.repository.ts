@@ -4,7 +4,7 @@
  * every read and never stored.
  */
 import type { Db } from '../db/database.js';
-import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
+import { type ColumnMap, statement, updateRow, upsertRow } from '../db/row-codec.js';
 import { type ParentFilter, type SortRequest, type ParentSort, parentOrderBy, whereClause, type SqlFragment } from './list-query.js';
 
 export type ParentKind = 'show' | 'video_group';
@@ -82,6 +82,13 @@ export function upsertVideoGroup(db: Db, input: ParentInput): void {
 }
 
 /** Deletes a show or video group and, through the foreign key, its episodes or videos. */
+/** Favorite and labels of a show or video group; false when there is none with this id. */
+export function updateParentFlags(db: Db, kind: ParentKind, id: string, fields: { favorited?: boolean; labels?: string[] | null }): boolean {
+  return updateRow(db, TABLES[kind].table, PARENT_FLAG_COLUMNS, id, fields);
+}
+
+const PARENT_FLAG_COLUMNS: ColumnMap = { favorited: ['favorited', 'bool'], labels: ['labels', 'json'] };
+
 export function deleteParent(db: Db, kind: ParentKind, id: string): boolean {
   return statement(db, `DELETE FROM ${TABLES[kind].table} WHERE id = ?`).run(id).changes > 0;
 }

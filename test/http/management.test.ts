@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertEpisode, upsertMovie } from '../../src/library/items.repository.js';
 import type { ImportRoot } from '../../src/library/library-state.repository.js';
+import { LibraryEditsService } from '../../src/management/library-edits.service.js';
 import { MediaFilesService } from '../../src/management/media-files.service.js';
 import { EPISODES, MOVIES, seedLibrary } from '../support/seed-library.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
@@ -29,6 +30,7 @@ async function build(token: string | undefined): Promise<FastifyInstance> {
   return buildTestApp(temp, {
     management: {
       files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), now: () => 1_800_000_000_000 }),
+      edits: new LibraryEditsService(temp.db),
       token,
       roots: () => ROOTS,
       requestScan: (path) => {
