@@ -1,6 +1,7 @@
 /** The `antenna` command line. */
 import { Command, Option } from 'commander';
 import { runServer } from '../app/server.lifecycle.js';
+import { RemoteError, addRemoteCommands } from './remote.commands.js';
 import { runScan } from './scan.command.js';
 import { ConfigError, ENV_NAMES, loadServerConfig } from '../config/server-config.js';
 import { StartupError } from '../db/database.js';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
       );
       await runScan(loadServerConfig(given, process.env), { json: options.json === true, probe: options.probe !== false });
     });
+  addRemoteCommands(program);
   return program;
 }
 
@@ -57,6 +59,10 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
+    if (error instanceof RemoteError) {
+      process.stderr.write(`antenna: ${error.message}\n`);
+      process.exit(1);
+    }
     if (error instanceof ConfigError || error instanceof StartupError) {
       process.stderr.write(`antenna: ${error.message}\n`);
       process.exit(error instanceof ConfigError ? 2 : 1);

@@ -1,0 +1,193 @@
+/**
+ * `antenna` subcommands that change a running server through its management
+ * interface: watch state, flags, collections, playlists, deletes and rescans.
+ * Each command is a request (method, path, body) built by a pure function, sent with
+ * fetch; the answer is printed for people, or as it came with --json.
+ */
+import { Command, Option } from 'commander';
+
+export interface RemoteRequest {
+  method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: unknown;
+  /** How to say what happened, from the answer's JSON (null for 204). */
+  describe: (answer: Record<string, unknown> | null) => string;
+}
+
+const enc = encodeURIComponent;
+const nameOf = (answer: Record<string, unknown> | null) =>
+  String(answer?.name ?? answer?.episode_title ?? answer?.video_title ?? answer?.title ?? answer?.id ?? '');
+
+export const requests = {
+  info: (id: string): RemoteRequest => ({ method: 'GET', path: `/dvr/files/${enc(id)}`, describe: (a) => JSON.stringify(a, null, 2) }),
+  watch: (id: string): RemoteRequest => ({ method: 'PUT', path: `/dvr/files/${enc(id)}/watch`, describe: (a) => `Watched: ${nameOf(a)}` }),
+  unwatch: (id: string): RemoteRequest => ({ method: 'PUT', path: `/dvr/files/${enc(id)}/unwatch`, describe: (a) => `Not watched: ${nameOf(a)}` }),
+  position: (id: string, seconds: string): RemoteRequest => ({
+    method: 'PUT',
+    path: `/dvr/files/${enc(id)}/playback_time/${enc(seconds)}`,
+    describe: (a) => `${nameOf(a)} resumes at ${String(a?.playback_time)} s`,
+  }),
+  edit: (kind: 'file' | 'show' | 'video-group', id: string, fields: Record<string, unknown>): RemoteRequest => ({
+    method: 'PATCH',
+    path: `/dvr/${kind === 'file' ? 'files' : kind === 'show' ? 'shows' : 'video_groups'}/${enc(id)}`,
+    body: fields,
+    describe: (a) => `Updated: ${nameOf(a)}`,
+  }),
+  delete: (id: string): RemoteRequest => ({ method: 'DELETE', path: `/dvr/files/${enc(id)}`, describe: () => `Deleted recording ${id}` }),
+  rescan: (root?: string): RemoteRequest => ({
+    method: 'POST',
+    path: '/dvr/scans',
+    body: root === undefined ? {} : { root },
+    describe: (a) => `Rescan queued: ${((a?.roots as { path: string }[] | undefined) ?? []).map((r) => r.path).join(', ')}`,
+  }),
+  collectionCreate: (name: string, type: string): RemoteRequest => ({
+    method: 'POST',
+    path: '/dvr/collections',
+    body: { name, collection_type: type },
+    describe: (a) => `Created collection ${nameOf(a)} (${String(a?.id)})`,
+  }),
+  collectionEdit: (id: string, fields: Record<string, unknown>): RemoteRequest => ({ method: 'PATCH', path: `/dvr/collections/${enc(id)}`, body: fields, describe: (a) => `Updated collection ${nameOf(a)}` }),
+  collectionAdd: (id: string, member: string): RemoteRequest => ({
+    method: 'PUT',
+    path: `/dvr/collections/${enc(id)}/members/${enc(member)}`,
+    describe: (a) => `${nameOf(a)} now holds ${String(a?.content_count)}`,
+  }),
+  collectionRemove: (id: string, member: string): RemoteRequest => ({
+    method: 'DELETE',
+    path: `/dvr/collections/${enc(id)}/members/${enc(member)}`,
+    describe: (a) => `${nameOf(a)} now holds ${String(a?.content_count)}`,
+  }),
+  collectionDelete: (id: string): RemoteRequest => ({ method: 'DELETE', path: `/dvr/collections/${enc(id)}`, describe: () => `Deleted collection ${id}` }),
+  playlistCreate: (name: string, items: string[]): RemoteRequest => ({
+    method: 'POST',
+    path: '/dvr/playlists',
+    body: { name, ...(items.length > 0 ? { item_ids: items } : {}) },
+    describe: (a) => `Created playlist ${nameOf(a)} (${String(a?.id)}) with ${String(a?.content_count)} items`,
+  }),
+  playlistEdit: (id: string, fields: Record<string, unknown>): RemoteRequest => ({ method: 'PATCH', path: `/dvr/playlists/${enc(id)}`, body: fields, describe: (a) => `Updated playlist ${nameOf(a)}` }),
+  playlistAdd: (id: string, items: string[], at?: number): RemoteRequest => ({
+    method: 'POST',
+    path: `/dvr/playlists/${enc(id)}/items`,
+    body: { item_ids: items, ...(at === undefined ? {} : { position: at }) },
+    describe: (a) => `${nameOf(a)} now has ${String(a?.content_count)} items`,
+  }),
+  playlistRemove: (id: string, position: string): RemoteRequest => ({
+    method: 'DELETE',
+    path: `/dvr/playlists/${enc(id)}/items/${enc(position)}`,
+    describe: (a) => `${nameOf(a)} now has ${String(a?.content_count)} items`,
+  }),
+  playlistOrder: (id: string, items: string[]): RemoteRequest => ({
+    method: 'PUT',
+    path: `/dvr/playlists/${enc(id)}/items`,
+    body: { item_ids: items },
+    describe: (a) => `${nameOf(a)} reordered (${String(a?.content_count)} items)`,
+  }),
+  playlistDelete: (id: string): RemoteRequest => ({ method: 'DELETE', path: `/dvr/playlists/${enc(id)}`, describe: () => `Deleted playlist ${id}` }),
+};
+
+/** Flags of `antenna edit` as the PATCH body: only what was given. */
+export function editFields(options: { favorite?: boolean; labels?: string | false; locked?: boolean; verified?: boolean }): Record<string, unknown> {
+  return {
+    ...(options.favorite === undefined ? {} : { favorited: options.favorite }),
+    ...(options.labels === undefined ? {} : { labels: options.labels === false ? null : options.labels.split(',').map((l) => l.trim()).filter(Boolean) }),
+    ...(options.locked === undefined ? {} : { locked: options.locked }),
+    ...(options.verified === undefined ? {} : { verified: options.verified }),
+  };
+}
+
+export class RemoteError extends Error {
+  override readonly name = 'RemoteError';
+}
+
+interface Connection {
+  server: string;
+  token: string | undefined;
+  json: boolean;
+}
+
+/** Sends one request and prints its answer; a refusal or an unreachable server is a RemoteError. */
+export async function runRemote(connection: Connection, request: RemoteRequest, print: (text: string) => void): Promise<void> {
+  const url = connection.server.replace(/\/+$/, '') + request.path;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: request.method,
+      headers: {
+        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(connection.token ? { authorization: `Bearer ${connection.token}` } : {}),
+      },
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    });
+  } catch (error) {
+    throw new RemoteError(`no Antenna server answers at ${connection.server} (${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}); start one with \`antenna server\` or give --server.`);
+  }
+  const text = await response.text();
+  const answer = text === '' ? null : (JSON.parse(text) as Record<string, unknown>);
+  if (!response.ok) throw new RemoteError(String(answer?.message ?? `the server answered ${response.status}`));
+  print(connection.json ? (text === '' ? '{}' : text) : request.describe(answer));
+}
+
+/** Adds the remote subcommands to the program. */
+export function addRemoteCommands(program: Command, print: (text: string) => void = (text) => process.stdout.write(`${text}\n`)): void {
+  const connectionOptions = (command: Command) =>
+    command
+      .addOption(new Option('--server <url>', 'the Antenna server to talk to').env('ANTENNA_SERVER').default('http://localhost:8089'))
+      .addOption(new Option('--token <token>', 'the server\'s token, if it has one').env('ANTENNA_TOKEN'))
+      .option('--json', 'print the server\'s answer as JSON');
+  const run = (command: Command, build: (...args: string[]) => RemoteRequest) =>
+    connectionOptions(command).action(async (...args: unknown[]) => {
+      const cmd = args.at(-1) as Command;
+      const options = cmd.opts<{ server: string; token?: string; json?: boolean }>();
+      const positional = cmd.args;
+      await runRemote({ server: options.server, token: options.token, json: options.json === true }, build(...positional), print);
+    });
+
+  run(program.command('info <id>').description('show a playable item and its file'), (id) => requests.info(id as string));
+  run(program.command('watch <id>').description('mark an episode, movie or video watched'), (id) => requests.watch(id as string));
+  run(program.command('unwatch <id>').description('mark it not watched'), (id) => requests.unwatch(id as string));
+  run(program.command('position <id> <seconds>').description('set where playback resumes'), (id, seconds) => requests.position(id as string, seconds as string));
+  run(program.command('delete <id>').description('delete a recording the DVR made (imported files are never deleted)'), (id) => requests.delete(id as string));
+  run(program.command('rescan [root]').description('rescan the import roots, or one of them'), (root) => requests.rescan(root));
+
+  const edit = program
+    .command('edit <kind> <id>')
+    .description('favorite, label, lock or verify: kind is file, show or video-group')
+    .option('--favorite', 'mark as a favorite')
+    .option('--no-favorite', 'no longer a favorite')
+    .option('--labels <labels>', 'set the labels (comma-separated)')
+    .option('--no-labels', 'clear the labels')
+    .option('--locked', 'lock (a file)')
+    .option('--no-locked', 'unlock')
+    .option('--verified', 'mark verified (a file)')
+    .option('--no-verified', 'unmark verified');
+  connectionOptions(edit).action(async (kind: string, id: string, options: Record<string, unknown>, command: Command) => {
+    if (!['file', 'show', 'video-group'].includes(kind)) throw new RemoteError(`'${kind}' is not something to edit: use file, show or video-group.`);
+    // Only flags actually given: commander's --no-x would otherwise default x to true.
+    const given = Object.fromEntries(Object.entries(options).filter(([name]) => command.getOptionValueSource(name) === 'cli'));
+    const opts = command.opts<{ server: string; token?: string; json?: boolean }>();
+    await runRemote({ server: opts.server, token: opts.token, json: opts.json === true }, requests.edit(kind as 'file', id, editFields(given)), print);
+  });
+
+  const collection = program.command('collection').description('create and change collections');
+  run(
+    collection.command('create <name>').addOption(new Option('--type <type>', 'what it holds').choices(['movies', 'shows']).makeOptionMandatory()),
+    (name) => requests.collectionCreate(name as string, (collection.commands.find((c) => c.name() === 'create')?.opts<{ type: string }>().type ?? '') as string),
+  );
+  run(collection.command('rename <id> <name>'), (id, name) => requests.collectionEdit(id as string, { name }));
+  run(collection.command('image <id> <url>'), (id, url) => requests.collectionEdit(id as string, { image_url: url }));
+  run(collection.command('add <id> <member>').description('add a movie or show'), (id, member) => requests.collectionAdd(id as string, member as string));
+  run(collection.command('remove <id> <member>'), (id, member) => requests.collectionRemove(id as string, member as string));
+  run(collection.command('delete <id>'), (id) => requests.collectionDelete(id as string));
+
+  const playlist = program.command('playlist').description('create and change playlists');
+  run(playlist.command('create <name> [items...]'), (name, ...items) => requests.playlistCreate(name as string, items.flat() as string[]));
+  run(playlist.command('rename <id> <name>'), (id, name) => requests.playlistEdit(id as string, { name }));
+  const add = playlist.command('add <id> <items...>').option('--at <position>', 'insert at this position (0 is the start)');
+  run(add, (id, ...items) => {
+    const at = add.opts<{ at?: string }>().at;
+    return requests.playlistAdd(id as string, items.flat() as string[], at === undefined ? undefined : Number(at));
+  });
+  run(playlist.command('remove <id> <position>').description('remove the entry at a position'), (id, position) => requests.playlistRemove(id as string, position as string));
+  run(playlist.command('order <id> <items...>').description('set the content, in this order'), (id, ...items) => requests.playlistOrder(id as string, items.flat() as string[]));
+  run(playlist.command('delete <id>'), (id) => requests.playlistDelete(id as string));
+}
