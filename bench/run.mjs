@@ -28,6 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { SIZES, expectedCounts, ids } from './generate-library.mjs';
 import { benchImporter, importerRows } from './importer.mjs';
+import { benchManagement, managementRows } from './management.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
@@ -44,6 +45,7 @@ const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3));
 const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10));
 const LIST_REQUESTS = Math.round(envNumber('BENCH_LIST_REQUESTS', 16));
 const WARMUP_SECONDS = 1;
+const WRITE_SECONDS = Math.round(envNumber('BENCH_WRITE_SECONDS', 30));
 const ROTATE = 50; // ids rotated through per single-resource endpoint
 
 const LIST_URL = '/api/v1/episodes?sort=date_added&order=desc';
@@ -444,7 +446,10 @@ async function main() {
   rmSync(CEILING_DIR, { recursive: true, force: true });
   if (!process.env.BENCH_KEEP) rmSync(DATA, { recursive: true, force: true });
 
-  // 6. The importer, after the servers have stopped.
+  // 6. The management interface: streaming and watch-state writes, on a server of its own.
+  const management = await benchManagement({ work: join(WORK, 'management'), log, rounds: ROUNDS, writeSeconds: WRITE_SECONDS });
+
+  // 7. The importer, after the servers have stopped.
   const importer = await benchImporter({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'importer'), log, rounds: ROUNDS });
   rmSync(join(WORK, 'importer'), { recursive: true, force: true });
 
@@ -526,6 +531,7 @@ async function main() {
     result: verdict(startup <= 1000),
   });
 
+  rows.push(...managementRows(management, { fmt, verdict }));
   rows.push(...importerRows(importer, { fmt, verdict }));
 
   const table = [
@@ -612,6 +618,16 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   after all load runs.
 - **Start-up** spawns the server on the generated data directory and polls /status every 5 ms
   until it answers; median of 3 starts, each on a fresh process (Node's own boot included).
+- **Management interface** (bench/management.mjs), on a server of its own over 100 movies:
+  a sparse 1 GB file (no disk I/O, so both servers measure their own path) downloaded
+  whole from \`/dvr/files/:id/stream\`, against bench/stream-ceiling.mjs, a bare node:http
+  server piping \`fs.createReadStream\` of the same file; after a warm-up download each,
+  ${ROUNDS} rounds alternating which goes first; the ratio is the median of per-round ratios.
+  Then 20 clients at once, and the server's CPU time per GB sent (utime + stime) against
+  one client's. Writes: autocannon at a fixed 1,000 requests/s (10 connections) of
+  \`PUT /dvr/files/:id/playback_time/:s\` over the 100 movies for ${WRITE_SECONDS} s, while 4
+  connections read \`/api/v1/movies\` and a movie; every write must answer 200 and the
+  written value must be there afterwards.
 - **Importer** (bench/importer.mjs): trees of empty files named as a library would be (60 %
   episodes in show and season folders with a tvshow.nfo per show, 30 % movies in their own
   folders, half with a poster, 10 % videos in groups), scanned by real \`antenna scan --json

@@ -10,6 +10,13 @@ import { basename, dirname } from 'node:path';
 import { CORS_HEADERS } from './cors.js';
 import { sendError } from './error-reply.js';
 
+/**
+ * Bytes per read: 1 MiB rather than the stream default of 64 KiB. Each read is a
+ * thread-pool round trip and each chunk a socket write; with 64 KiB, streaming a
+ * large file ran at a fifth of a bare server's speed in `npm run bench`.
+ */
+const STREAM_CHUNK_BYTES = 1024 * 1024;
+
 /** Types @fastify/send's table lacks or gets wrong for video containers. */
 const VIDEO_TYPES: Record<string, string> = {
   mkv: 'video/x-matroska',
@@ -28,6 +35,7 @@ export async function sendKnownFile(request: FastifyRequest, reply: FastifyReply
     cacheControl: false,
     etag: true,
     lastModified: true,
+    highWaterMark: STREAM_CHUNK_BYTES,
   });
   if (result.type !== 'file') {
     const status = result.type === 'error' ? result.statusCode : 404;
