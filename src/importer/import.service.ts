@@ -34,7 +34,7 @@ import {
 } from './import-files.repository.js';
 import { makeThumbnail } from './thumbnail-maker.js';
 import { ItemWriter, type MediaItem, digest } from './item-writer.js';
-import { parseMediaPath } from './media-name.parser.js';
+import { type ParsedMedia, parseMediaPath } from './media-name.parser.js';
 import { type ProbeOutcome, probeFile } from './media-probe.js';
 import { type SidecarFiles, findSidecars } from './sidecar-files.js';
 
@@ -84,6 +84,13 @@ const KIND_OF_ROOT = { tv: 'episode', movies: 'movie', videos: 'video' } as cons
  * batch's garbage young, which holds a 100,000-file first scan's memory down.
  */
 const WRITE_BATCH = 500;
+
+/** A file that needs importing: its parsed name (when it was parsed) and sidecars. */
+interface Examined {
+  parsed: ParsedMedia | undefined;
+  sidecars: SidecarFiles;
+  recorded: boolean;
+}
 
 /** What one scan carries from root to root. */
 interface ScanRun {
@@ -266,14 +273,16 @@ export class ImportService {
    */
   private importIsolated(root: ImportRoot, file: WalkedFile, run: ScanRun, moves: MoveCandidates | undefined): void {
     try {
-      this.db.transaction(() => this.importFile(root, file, run, moves))();
+      // Most files of a rescan are unchanged: they are told apart without a savepoint.
+      const changed = this.examine(root, file, run);
+      if (changed) this.db.transaction(() => this.importFile(root, file, run, moves, changed))();
     } catch (error) {
       this.fail(run.summary, file.path, `not imported: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
-  /** Imports one file; `moves` (files recorded before and gone now) lets a new file take over a vanished one's item. */
-  private importFile(root: ImportRoot, file: WalkedFile, run: ScanRun, moves: MoveCandidates | undefined): void {
+  /** What a file is, when it needs importing; undefined (and counted) when it is not media or unchanged. */
+  private examine(root: ImportRoot, file: WalkedFile, run: ScanRun): Examined | undefined {
     const { summary } = run;
     const recorded = run.known.get(file.path);
     // A file recorded under another kind of root is looked at afresh (see below).
@@ -283,14 +292,21 @@ export class ImportService {
     const parsed = kind ? undefined : parseMediaPath(root.kind, file.relative);
     if (parsed?.kind === 'ignored') {
       summary.ignored++;
-      return;
+      return undefined;
     }
     const sidecars = this.sidecarsOf(run.sidecars, root, file, parsed?.kind ?? kind ?? 'video');
     if (state && state.size === file.size && state.mtimeMs === file.mtimeMs && state.sidecars === sidecars.signature) {
       summary.unchanged++;
-      return;
+      return undefined;
     }
-    let previous = recorded ? getImportFile(this.db, file.path) : undefined;
+    return { parsed, sidecars, recorded: recorded !== undefined };
+  }
+
+  /** Imports one file; `moves` (files recorded before and gone now) lets a new file take over a vanished one's item. */
+  private importFile(root: ImportRoot, file: WalkedFile, run: ScanRun, moves: MoveCandidates | undefined, examined: Examined): void {
+    const { summary } = run;
+    const { parsed, sidecars } = examined;
+    let previous = examined.recorded ? getImportFile(this.db, file.path) : undefined;
     if (previous && previous.root_kind !== root.kind) {
       // The folder is now a root of another kind (videos before, TV now): an episode is
       // not the movie or video it was, so it becomes a new item.
