@@ -168,3 +168,28 @@ describe('playlists', () => {
     );
   });
 });
+
+describe('every write endpoint, any body', () => {
+  const endpoints: [method: 'POST' | 'PUT' | 'PATCH', url: string][] = [
+    ['PATCH', '/dvr/files/mov-2'],
+    ['PATCH', '/dvr/shows/show-b'],
+    ['PATCH', '/dvr/video_groups/videos-0a1b2c3d'],
+    ['POST', '/dvr/collections'],
+    ['POST', '/dvr/playlists'],
+    ['POST', '/dvr/scans'],
+  ];
+
+  it('answers 2xx, 400 or 404 with JSON, never 500', async () => {
+    const created = (await send('POST', '/dvr/collections', { name: 'Fuzzed', collection_type: 'movies' })).json();
+    const playlist = (await send('POST', '/dvr/playlists', { name: 'Fuzzed' })).json();
+    endpoints.push(['PATCH', `/dvr/collections/${String(created.id)}`], ['PATCH', `/dvr/playlists/${String(playlist.id)}`], ['PUT', `/dvr/playlists/${String(playlist.id)}/items`]);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...endpoints), fc.jsonValue(), async ([method, url], payload) => {
+        const response = await app.inject({ method, url, payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
+        expect([200, 201, 202, 204, 400, 404]).toContain(response.statusCode);
+        if (response.statusCode !== 204) expect(() => response.json()).not.toThrow();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
