@@ -138,10 +138,11 @@ export function getArtworkPath(db: Db, ownerId: string): string | undefined {
 
 /** Items imported from roots inside `dir`, with their thumbnails. */
 export function listImportsUnder(db: Db, dir: string): { item_id: string; thumbnail: string | null }[] {
-  return statement(db, 'SELECT item_id, thumbnail FROM import_files WHERE root = ? OR substr(root, 1, length(?) + 1) = ? || \'/\'').all(
+  // A range on the indexed root column: paths under `dir/` sort between `dir/` and `dir0` ('0' follows '/').
+  return statement(db, 'SELECT item_id, thumbnail FROM import_files WHERE root = ? OR (root > ? AND root < ?)').all(
     dir,
-    dir,
-    dir,
+    `${dir}/`,
+    `${dir}0`,
   ) as { item_id: string; thumbnail: string | null }[];
 }
 

@@ -379,7 +379,9 @@ export class ImportService {
     }
     this.db.transaction(() => {
       for (const row of moves.remaining()) this.removeItem(row.item_id, run.summary);
-      deleteEmptyImportedParents(this.db);
+      // Only a scan that changed something can have emptied a show, group or set.
+      const { added, updated, moved, removed } = run.summary;
+      if (added + updated + moved + removed > 0) deleteEmptyImportedParents(this.db);
     })();
   }
 
