@@ -41,7 +41,11 @@ describe('flags', () => {
   it('favorites, labels, locks and verifies an item, and interface A shows it', async () => {
     const response = await send('PATCH', '/dvr/files/mov-1', { favorited: true, labels: ['family', 'rainy day'], locked: true, verified: true });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ id: 'mov-1', favorited: true, labels: ['family', 'rainy day'] });
+    expect(response.json()).toMatchObject({ id: 'mov-1', favorited: true, labels: ['family', 'rainy day'], verified: true });
+    // `locked` shows where the specification lists it: on movies in collection and playlist content.
+    const episodeLocked = await send('PATCH', `/dvr/files/${EPISODES[0]?.id}`, { locked: true, verified: true });
+    expect(episodeLocked.json()).toMatchObject({ locked: true, verified: true });
+    expect((await app.inject({ url: `/api/v1/episodes/${EPISODES[0]?.id}` })).json()).toMatchObject({ locked: true, verified: true });
     const favorites = (await app.inject({ url: '/api/v1/movies?favorited=true' })).json<Json[]>();
     expect(favorites.map((m) => m.id)).toContain('mov-1');
     const cleared = await send('PATCH', '/dvr/files/mov-1', { labels: null });
