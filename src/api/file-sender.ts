@@ -27,7 +27,14 @@ const VIDEO_TYPES: Record<string, string> = {
   webm: 'video/webm',
 };
 
-export async function sendKnownFile(request: FastifyRequest, reply: FastifyReply, path: string, cacheControl: string): Promise<FastifyReply> {
+/** `missing` is the 404 message when the file is not on disk (send() checks; no stat of our own first). */
+export async function sendKnownFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  cacheControl: string,
+  missing: string,
+): Promise<FastifyReply> {
   // send() takes a URL path under `root`: hand it the file's own name, encoded, under its folder.
   const result = await send(request.raw, `/${encodeURIComponent(basename(path))}`, {
     root: dirname(path),
@@ -47,7 +54,9 @@ export async function sendKnownFile(request: FastifyRequest, reply: FastifyReply
       message:
         status === 416
           ? 'The Range asked for is outside the file; ask for bytes within Content-Range\'s length.'
-          : 'The file could not be read; check that it is still there and readable.',
+          : status === 404
+            ? missing
+            : 'The file could not be read; check that it is readable by the server.',
     });
   }
   const extension = path.slice(path.lastIndexOf('.') + 1).toLowerCase();

@@ -7,7 +7,6 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { statSync } from 'node:fs';
 import type { LibraryService } from '../library/library.service.js';
 import { ErrorSchema, sendError } from './error-reply.js';
 import { sendKnownFile } from './file-sender.js';
@@ -48,22 +47,11 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
       (request, reply) => {
         const { id } = request.params as { id: string };
         const path = route.lookup(id);
-        const size = path === undefined ? undefined : fileSize(path);
-        if (path === undefined || size === undefined) {
-          return sendError(reply, { status: 404, code: 'not_found', message: `No image for '${id}'. ${route.missing}` });
-        }
+        const missing = `No image for '${id}'. ${route.missing}`;
+        if (path === undefined) return sendError(reply, { status: 404, code: 'not_found', message: missing });
         // ETag and Last-Modified with no-cache: a replaced poster shows at once, an unchanged one costs a 304.
-        return sendKnownFile(request, reply, path, 'no-cache');
+        return sendKnownFile(request, reply, path, 'no-cache', missing);
       },
     );
-  }
-}
-
-function fileSize(path: string): number | undefined {
-  try {
-    const stats = statSync(path);
-    return stats.isFile() ? stats.size : undefined;
-  } catch {
-    return undefined;
   }
 }

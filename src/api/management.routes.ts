@@ -56,25 +56,17 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
     },
   );
 
-  app.put(
-    '/dvr/files/:id/watch',
-    { schema: { summary: 'Mark an item watched (resume position back to 0)', tags: ['management'], params: IdParams, response: { 200: Item, ...ErrorReplies } } },
-    (request, reply) => {
+  const watchState = [
+    { url: '/dvr/files/:id/watch', summary: 'Mark an item watched (resume position back to 0)', change: (id: string) => files.watch(id) },
+    { url: '/dvr/files/:id/unwatch', summary: 'Mark an item unwatched', change: (id: string) => files.unwatch(id) },
+  ];
+  for (const route of watchState) {
+    app.put(route.url, { schema: { summary: route.summary, tags: ['management'], params: IdParams, response: { 200: Item, ...ErrorReplies } } }, (request, reply) => {
       const { id } = request.params as { id: string };
-      files.watch(id);
+      route.change(id);
       return itemAnswer(request, reply, id);
-    },
-  );
-
-  app.put(
-    '/dvr/files/:id/unwatch',
-    { schema: { summary: 'Mark an item unwatched', tags: ['management'], params: IdParams, response: { 200: Item, ...ErrorReplies } } },
-    (request, reply) => {
-      const { id } = request.params as { id: string };
-      files.unwatch(id);
-      return itemAnswer(request, reply, id);
-    },
-  );
+    });
+  }
 
   app.put(
     '/dvr/files/:id/playback_time/:seconds',
@@ -137,7 +129,10 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
           response: { 404: ErrorSchema, 416: ErrorSchema },
         },
       },
-      (request, reply) => sendKnownFile(request, reply, files.streamPath((request.params as { id: string }).id), 'no-cache'),
+      (request, reply) => {
+        const { id } = request.params as { id: string };
+        return sendKnownFile(request, reply, files.streamPath(id), 'no-cache', `The file of '${id}' is not on disk now; check the import folder or rescan.`);
+      },
     );
   }
 

@@ -60,14 +60,6 @@ export class ScanScheduler {
     return { ...this.importer.progress(), running: this.running !== undefined, ...(this.last ? { last: this.last } : {}) };
   }
 
-  /** Resolves when no scan is running or waiting; for tests and `scan then exit` callers. */
-  async idle(): Promise<void> {
-    while (this.running || this.debounce) {
-      if (this.running) await this.running;
-      else await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);

@@ -102,6 +102,14 @@ describe('watch state', () => {
     }
     expect((await open.inject({ url: '/dvr/files/nope' })).statusCode).toBe(404);
     expect((await open.inject({ url: '/dvr/files/nope/stream' })).statusCode).toBe(404);
+    // Known to the library but without a file, or with one gone from disk: a 404 JSON that says so.
+    const movie = MOVIES.find((m) => m.id === 'mov-3');
+    upsertMovie(temp.db, { ...movie!, path: join(temp.dir, 'media', 'gone.mkv') });
+    for (const id of ['mov-2', 'mov-3']) {
+      const gone = await open.inject({ url: `/dvr/files/${id}/stream` });
+      expect(gone.statusCode, id).toBe(404);
+      expect(gone.json()).toMatchObject({ code: 'not_found', message: expect.stringMatching(/on disk/i) });
+    }
   });
 
   it('never answers 500 to any position text', async () => {
