@@ -21,6 +21,8 @@ import { corsHook, installPreflight } from './cors.js';
 import { frameworkErrorHandler, installErrorHandlers } from './error-reply.js';
 import { AnswerFront } from './answer-front.js';
 import { registerImages } from './images.routes.js';
+import { registerDvrRoutes } from './dvr.routes.js';
+import type { DvrService } from '../dvr/dvr.service.js';
 import { registerInterfaceA } from './interface-a.routes.js';
 import { type ManagementDeps, registerManagement } from './management.routes.js';
 import { registerLibraryEdits } from './library-edits.routes.js';
@@ -33,7 +35,7 @@ import { registerStatus } from './status.routes.js';
 export interface HttpAppOptions {
   library: LibraryService;
   /** The management interface (/dvr): absent in tests of interface A alone. */
-  management?: Omit<ManagementDeps, 'baseUrl'> & { token: string | undefined; edits: LibraryEditsService };
+  management?: Omit<ManagementDeps, 'baseUrl'> & { token: string | undefined; edits: LibraryEditsService; dvr?: DvrService | undefined };
   /** The importer's state for /status; absent when nothing scans (tests). */
   scanStatus?: () => ScanStatus;
   logger: FastifyBaseLogger;
@@ -118,6 +120,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       requireWriteAccess(context, management.token);
       registerManagement(context, { ...management, baseUrl: baseUrlResolver(options) });
       registerLibraryEdits(context, { edits: management.edits, files: management.files, library: options.library, baseUrl: baseUrlResolver(options) });
+      if (management.dvr) registerDvrRoutes(context, { dvr: management.dvr });
     });
   }
   // Everything else gets its CORS headers from a hook, in a context of its own.
@@ -126,7 +129,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     await context.register(swaggerUi, { routePrefix: '/api/docs' });
     context.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
     registerImages(context, options.library);
-    registerStatus(context, { library: options.library, cache, version: VERSION, startedAt: Date.now(), scanStatus: options.scanStatus });
+    registerStatus(context, { library: options.library, cache, version: VERSION, startedAt: Date.now(), scanStatus: options.scanStatus, dvrStatus: options.management?.dvr ? () => options.management!.dvr!.status() : undefined });
   });
   return app;
 }

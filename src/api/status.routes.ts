@@ -57,6 +57,19 @@ export const StatusSchema = Type.Object(
         { description: 'the importer: the scan in progress, and the last one finished' },
       ),
     ),
+    dvr: Type.Optional(
+      Type.Object(
+        {
+          recording: Type.Array(Type.String(), { description: 'ids of the jobs recording now' }),
+          refreshing: Type.Boolean({ description: 'sources and guides are being read' }),
+          streams: Type.Array(
+            Type.Object({ channel: Type.String(), source: Type.String(), recordings: Type.Integer(), viewers: Type.Integer(), bytes: Type.Integer() }),
+            { description: 'upstream connections open now; recordings and viewers of a channel share one' },
+          ),
+        },
+        { description: 'the DVR' },
+      ),
+    ),
   },
   { title: 'Status' },
 );
@@ -67,6 +80,7 @@ export interface StatusDeps {
   version: string;
   startedAt: number;
   scanStatus?: (() => ScanStatus) | undefined;
+  dvrStatus?: (() => { recording: string[]; refreshing: boolean; streams: { channel: string; source: string; recordings: number; viewers: number; bytes: number }[] }) | undefined;
 }
 
 function scanOf(status: ScanStatus) {
@@ -105,6 +119,7 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): void {
       library: deps.library.counts(),
       cache: deps.cache.stats(),
       ...(deps.scanStatus ? { scan: scanOf(deps.scanStatus()) } : {}),
+      ...(deps.dvrStatus ? { dvr: deps.dvrStatus() } : {}),
     }),
   );
 }

@@ -9,6 +9,7 @@ import pino, { type Logger } from 'pino';
 import { buildHttpApp } from '../api/http-app.js';
 import { type ServerConfig, importRootsOf } from '../config/server-config.js';
 import { type Db, databasePath, openDatabase, prepareDataDir } from '../db/database.js';
+import { DvrService } from '../dvr/dvr.service.js';
 import { ImportService } from '../importer/import.service.js';
 import { ScanScheduler } from '../importer/scan-scheduler.js';
 import { LibraryService } from '../library/library.service.js';
@@ -51,10 +52,25 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       rescanIntervalMs: config.rescanInterval * 60_000,
     });
     const scanRoots = sample ? sampleRoots(config.data) : roots;
+    const dvr = new DvrService(db, {
+      recordingsDir: config.recordings,
+      thumbnailsDir: join(config.data, 'thumbnails'),
+      workDir: join(config.data, 'work'),
+      sources: {
+        sources: [
+          ...config.m3u.map((location) => ({ kind: 'm3u' as const, location, streams: config.m3uStreams })),
+          ...config.hdhomerun.map((location) => ({ kind: 'hdhomerun' as const, location })),
+        ],
+        guides: config.xmltv,
+      },
+      logger,
+      refreshInterval: config.guideRefresh,
+    });
     const app = await buildHttpApp({
       library: new LibraryService(db),
       management: {
-        files: new MediaFilesService(db, { recordingsDir: join(config.data, 'recordings') }),
+        files: new MediaFilesService(db, { recordingsDir: config.recordings }),
+        dvr,
         edits: new LibraryEditsService(db),
         token: config.token,
         roots: () => scanRoots,
@@ -85,6 +101,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         },
       );
     } else scans.start();
+    dvr.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
@@ -98,6 +115,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         stopped = true;
         making.abort();
         await scans.stop();
+        // Recordings stop first: their jobs stay 'recording' and resume at the next start.
+        await dvr.stop();
         await app.close();
         db.close();
       },

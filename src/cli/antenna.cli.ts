@@ -26,6 +26,12 @@ export function buildProgram(): Command {
     .option('--no-sample', `do not seed a sample library when none is configured (env ${ENV_NAMES.sample}=false)`)
     .option('--token <token>', `bearer token that writes must carry (env ${ENV_NAMES.token}); without one, writes come only from private addresses`)
     .option('--rescan-interval <minutes>', `minutes between full rescans of the import roots; 0: never (env ${ENV_NAMES.rescanInterval}; default 60)`)
+    .option('--m3u <file|url>', `an M3U channel playlist; repeatable (env ${ENV_NAMES.m3u}, space-separated)`, collect)
+    .option('--m3u-streams <n>', `simultaneous streams each M3U source allows (env ${ENV_NAMES.m3uStreams}; default 2)`)
+    .option('--hdhomerun <address>', `an HDHomeRun tuner (host, host:port or URL); repeatable (env ${ENV_NAMES.hdhomerun})`, collect)
+    .option('--xmltv <file|url>', `an XMLTV guide, gzip too; repeatable (env ${ENV_NAMES.xmltv})`, collect)
+    .option('--recordings <dir>', `where recordings are written (env ${ENV_NAMES.recordings}; default <data>/recordings)`)
+    .option('--guide-refresh <minutes>', `minutes between refreshes of sources and guides; 0: only on request (env ${ENV_NAMES.guideRefresh}; default 720)`)
     .action(async (options: Record<string, unknown>, command: Command) => {
       // Only flags actually given take part in precedence; defaults come later.
       const given = Object.fromEntries(

@@ -83,7 +83,123 @@ export const requests = {
     describe: (a) => `${nameOf(a)} reordered (${String(a?.content_count)} items)`,
   }),
   playlistDelete: (id: string): RemoteRequest => ({ method: 'DELETE', path: `/dvr/playlists/${enc(id)}`, describe: () => `Deleted playlist ${id}` }),
+  ruleAdd: (body: Record<string, unknown>): RemoteRequest => ({
+    method: 'POST',
+    path: '/dvr/rules',
+    body,
+    describe: (a) => `Added rule ${String(a?.id)}: ${describeRule(a ?? {})}`,
+  }),
+  ruleList: (): RemoteRequest => ({
+    method: 'GET',
+    path: '/dvr/rules',
+    describe: (a) => {
+      const rules = (a as unknown as Record<string, unknown>[] | null) ?? [];
+      return rules.length === 0 ? 'No rules.' : rules.map((rule) => `${String(rule.id)}\t${describeRule(rule)}`).join('\n');
+    },
+  }),
+  ruleRemove: (id: string): RemoteRequest => ({ method: 'DELETE', path: `/dvr/rules/${enc(id)}`, describe: () => `Removed rule ${id}` }),
+  refresh: (): RemoteRequest => ({
+    method: 'POST',
+    path: '/dvr/refresh',
+    describe: (a) => {
+      const lines = [...((a?.sources as Record<string, unknown>[] | undefined) ?? []), ...((a?.guides as Record<string, unknown>[] | undefined) ?? [])].map(
+        (entry) => `${String(entry.id)}: ${entry.error ? `failed: ${String(entry.error)}` : `${String(entry.channels ?? entry.programmes)} read, ${String(entry.skipped ?? 0)} skipped`}`,
+      );
+      return lines.length === 0 ? 'No sources or guides configured.' : lines.join('\n');
+    },
+  }),
 };
+
+/** One line about a rule, as `antenna rule list` shows it. */
+export function describeRule(rule: Record<string, unknown>): string {
+  const what =
+    rule.type === 'series'
+      ? `series ${String(rule.title ?? rule.series_id)}`
+      : rule.type === 'keyword'
+        ? `keyword "${String(rule.keyword)}"`
+        : `${String(rule.type)} on channel ${String(rule.channel)} at ${new Date(Number(rule.start_time) * 1000).toLocaleString()}${rule.weekly ? ', weekly' : ''}`;
+  const options = [
+    rule.new_only ? 'new only' : '',
+    rule.keep ? `keep ${String(rule.keep)}` : '',
+    rule.priority ? `priority ${String(rule.priority)}` : '',
+    rule.paused ? 'paused' : '',
+  ].filter(Boolean);
+  return options.length > 0 ? `${what} (${options.join(', ')})` : what;
+}
+
+export interface RuleOptions {
+  seriesId?: string;
+  channel?: string;
+  start?: string;
+  duration?: string;
+  weekly?: boolean;
+  newOnly?: boolean;
+  paddingBefore?: string;
+  paddingAfter?: string;
+  keep?: string;
+  priority?: string;
+  channels?: string;
+  name?: string;
+  paused?: boolean;
+}
+
+/** A time as epoch seconds: digits are epoch seconds, anything else is read as a date and time ("2026-11-22 20:00"). */
+export function parseTime(text: string): number {
+  if (/^\d+$/.test(text)) return Number(text);
+  const ms = Date.parse(text.replace(' ', 'T'));
+  if (Number.isNaN(ms)) throw new RemoteError(`'${text}' is not a time: give epoch seconds or a date and time such as 2026-11-22T20:00.`);
+  return Math.floor(ms / 1000);
+}
+
+function integer(text: string | undefined, what: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^-?\d+$/.test(text)) throw new RemoteError(`${what} must be a whole number, not '${text}'.`);
+  return Number(text);
+}
+
+/** The POST /dvr/rules body for `antenna rule add <type> <value>`; the server checks the rest. */
+export function ruleBody(type: string, value: string | undefined, options: RuleOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = { type };
+  switch (type) {
+    case 'series':
+      if (options.seriesId) body.series_id = options.seriesId;
+      if (value) body.title = value;
+      break;
+    case 'keyword':
+      body.keyword = value;
+      break;
+    case 'slot':
+    case 'program': {
+      body.channel = value ?? options.channel;
+      if (options.start === undefined) throw new RemoteError(`A ${type} rule needs --start.`);
+      body.start_time = parseTime(options.start);
+      if (type === 'slot') {
+        const minutes = integer(options.duration, '--duration');
+        if (minutes === undefined) throw new RemoteError('A slot rule needs --duration (minutes).');
+        body.duration = minutes * 60;
+        if (options.weekly) body.weekly = true;
+      }
+      break;
+    }
+    default:
+      throw new RemoteError(`'${type}' is not a rule type: use series, keyword, slot or program.`);
+  }
+  const numbers: [keyof RuleOptions, string][] = [
+    ['paddingBefore', 'padding_before'],
+    ['paddingAfter', 'padding_after'],
+    ['keep', 'keep'],
+    ['priority', 'priority'],
+  ];
+  for (const [option, field] of numbers) {
+    const parsed = integer(options[option] as string | undefined, `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    if (parsed !== undefined) body[field] = parsed;
+  }
+  if (options.newOnly) body.new_only = true;
+  if (options.paused) body.paused = true;
+  if (options.name) body.name = options.name;
+  if (options.channels) body.channels = options.channels.split(',').map((c) => c.trim()).filter(Boolean);
+  return body;
+}
 
 /** Flags of `antenna edit` as the PATCH body: only what was given. */
 export function editFields(options: { favorite?: boolean; labels?: string | false; locked?: boolean; verified?: boolean }): Record<string, unknown> {
@@ -190,4 +306,27 @@ export function addRemoteCommands(program: Command, print: (text: string) => voi
   run(playlist.command('remove <id> <position>').description('remove the entry at a position'), (id, position) => requests.playlistRemove(id as string, position as string));
   run(playlist.command('order <id> <items...>').description('set the content, in this order'), (id, ...items) => requests.playlistOrder(id as string, items.flat() as string[]));
   run(playlist.command('delete <id>'), (id) => requests.playlistDelete(id as string));
+
+  const rule = program.command('rule').description('recording rules: add, list, remove');
+  const ruleAddCommand = rule
+    .command('add <type> [value]')
+    .description('type series <title>, keyword <word>, slot <channel> or program <channel>')
+    .option('--series-id <id>', "series: the guide's series id")
+    .option('--start <time>', 'slot/program: start (epoch seconds or 2026-11-22T20:00)')
+    .option('--duration <minutes>', 'slot: length in minutes')
+    .option('--weekly', 'slot: repeat every week')
+    .option('--new-only', 'record only new airings')
+    .option('--padding-before <seconds>', 'start early')
+    .option('--padding-after <seconds>', 'stop late')
+    .option('--keep <n>', 'keep the newest n recordings')
+    .option('--priority <n>', 'higher wins when tuners run out')
+    .option('--channels <list>', 'only these channels (comma-separated)')
+    .option('--name <name>', 'the name jobs show')
+    .option('--paused', 'add it paused');
+  connectionOptions(ruleAddCommand).action(async (type: string, value: string | undefined, options: RuleOptions & { server: string; token?: string; json?: boolean }) => {
+    await runRemote({ server: options.server, token: options.token, json: options.json === true }, requests.ruleAdd(ruleBody(type, value, options)), print);
+  });
+  run(rule.command('list').description('list the rules'), () => requests.ruleList());
+  run(rule.command('remove <id>').description('remove a rule (its recordings stay)'), (id) => requests.ruleRemove(id as string));
+  run(program.command('refresh').description('read every channel source and guide again now'), () => requests.refresh());
 }

@@ -25,6 +25,18 @@ export interface ServerConfig {
   rescanInterval: number;
   /** Bearer token that writes must carry; without one, writes come only from private addresses. */
   token: string | undefined;
+  /** M3U playlists (file paths or URLs). */
+  m3u: string[];
+  /** Simultaneous streams each M3U source allows. */
+  m3uStreams: number;
+  /** HDHomeRun tuner addresses. */
+  hdhomerun: string[];
+  /** XMLTV guides (file paths or URLs, gzip too). */
+  xmltv: string[];
+  /** Where recordings are written; default <data>/recordings. */
+  recordings: string;
+  /** Minutes between refreshes of sources and guides; 0: only on request. */
+  guideRefresh: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -42,6 +54,12 @@ export const DEFAULTS: ServerConfig = {
   sample: true,
   rescanInterval: 60,
   token: undefined,
+  m3u: [],
+  m3uStreams: 2,
+  hdhomerun: [],
+  xmltv: [],
+  recordings: '',
+  guideRefresh: 720,
 };
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -59,6 +77,12 @@ export const ConfigFileSchema = Type.Object(
     sample: Type.Optional(Type.Boolean()),
     rescanInterval: Type.Optional(Type.Number({ minimum: 0 })),
     token: Type.Optional(Type.String({ minLength: 16 })),
+    m3u: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    m3uStreams: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    hdhomerun: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    xmltv: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    recordings: Type.Optional(Type.String({ minLength: 1 })),
+    guideRefresh: Type.Optional(Type.Number({ minimum: 0 })),
   },
   { additionalProperties: false },
 );
@@ -77,6 +101,12 @@ export interface PartialSettings {
   sample?: boolean | string | undefined;
   rescanInterval?: number | string | undefined;
   token?: string | undefined;
+  m3u?: string[] | undefined;
+  m3uStreams?: number | string | undefined;
+  hdhomerun?: string[] | undefined;
+  xmltv?: string[] | undefined;
+  recordings?: string | undefined;
+  guideRefresh?: number | string | undefined;
 }
 
 /** A setting that cannot be used; the message says which and what is accepted. */
@@ -96,6 +126,12 @@ export const ENV_NAMES = {
   sample: 'ANTENNA_SAMPLE',
   rescanInterval: 'ANTENNA_RESCAN_INTERVAL',
   token: 'ANTENNA_TOKEN',
+  m3u: 'ANTENNA_M3U',
+  m3uStreams: 'ANTENNA_M3U_STREAMS',
+  hdhomerun: 'ANTENNA_HDHOMERUN',
+  xmltv: 'ANTENNA_XMLTV',
+  recordings: 'ANTENNA_RECORDINGS',
+  guideRefresh: 'ANTENNA_GUIDE_REFRESH',
   config: 'ANTENNA_CONFIG',
 } as const;
 
@@ -115,8 +151,17 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     sample: value(ENV_NAMES.sample),
     rescanInterval: value(ENV_NAMES.rescanInterval),
     token: value(ENV_NAMES.token),
+    // URLs contain ':', so these lists are separated by whitespace.
+    m3u: words(value(ENV_NAMES.m3u)),
+    m3uStreams: value(ENV_NAMES.m3uStreams),
+    hdhomerun: words(value(ENV_NAMES.hdhomerun)),
+    xmltv: words(value(ENV_NAMES.xmltv)),
+    recordings: value(ENV_NAMES.recordings),
+    guideRefresh: value(ENV_NAMES.guideRefresh),
   };
 }
+
+const words = (text: string | undefined) => text?.split(/\s+/).filter((word) => word !== '');
 
 /** Reads and checks a config file; relative paths in it are relative to the file. */
 export function readConfigFile(file: string): PartialSettings {
@@ -140,8 +185,14 @@ export function readConfigFile(file: string): PartialSettings {
     tv: relativeList(parsed.tv),
     movies: relativeList(parsed.movies),
     videos: relativeList(parsed.videos),
+    recordings: relative(parsed.recordings),
+    // Locations may be URLs; only file paths are made relative to the config file.
+    m3u: parsed.m3u?.map((location) => (isUrl(location) ? location : resolve(base, location))),
+    xmltv: parsed.xmltv?.map((location) => (isUrl(location) ? location : resolve(base, location))),
   };
 }
+
+const isUrl = (location: string) => /^https?:\/\//i.test(location);
 
 function pick<K extends keyof PartialSettings>(key: K, places: readonly PartialSettings[]): PartialSettings[K] {
   for (const place of places) if (place[key] !== undefined) return place[key];
@@ -176,12 +227,20 @@ function parseLogLevel(value: string): LogLevel {
   return value as LogLevel;
 }
 
-function parseMinutes(value: number | string): number {
+function parseMinutes(value: number | string, what = 'Rescan interval', zero = 'periodic rescans'): number {
   const minutes = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isFinite(minutes) || minutes < 0) {
-    throw new ConfigError(`Rescan interval '${value}' is invalid: give minutes as a number, 0 to turn periodic rescans off.`);
+    throw new ConfigError(`${what} '${value}' is invalid: give minutes as a number, 0 to turn ${zero} off.`);
   }
   return minutes;
+}
+
+function parseStreams(value: number | string): number {
+  const streams = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(streams) || streams < 1 || streams > 64) {
+    throw new ConfigError(`M3U streams '${value}' is invalid: give how many channels the provider lets you stream at once, 1 to 64.`);
+  }
+  return streams;
 }
 
 /** A token short enough to guess protects nothing. */
@@ -213,6 +272,9 @@ function checkRoots(config: ServerConfig): void {
     if (inside(config.data, root.path)) {
       throw new ConfigError(`The data directory ${config.data} is inside the import root ${root.path}: Antenna never writes into your media; put --data elsewhere.`);
     }
+    if (inside(config.recordings, root.path) || inside(root.path, config.recordings)) {
+      throw new ConfigError(`The recordings directory ${config.recordings} overlaps the import root ${root.path}: recordings are already in the library; keep them apart.`);
+    }
     for (const other of roots.slice(index + 1)) {
       if (inside(root.path, other.path) || inside(other.path, root.path)) {
         throw new ConfigError(`Import roots ${root.path} (${root.kind}) and ${other.path} (${other.kind}) overlap: give each folder once, and no folder inside another.`);
@@ -229,6 +291,10 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
   const sample = pick('sample', places);
   const rescanInterval = pick('rescanInterval', places);
   const token = pick('token', places);
+  const m3uStreams = pick('m3uStreams', places);
+  const guideRefresh = pick('guideRefresh', places);
+  const recordings = pick('recordings', places);
+  const locations = (list: string[] | undefined) => (list ?? []).map((location) => (isUrl(location) ? location : resolve(cwd, location)));
   const paths = (list: string[] | undefined) => (list ?? []).map((path) => resolve(cwd, path));
   const config: ServerConfig = {
     data: resolve(cwd, pick('data', places) ?? DEFAULTS.data),
@@ -242,7 +308,14 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     sample: sample === undefined ? DEFAULTS.sample : parseFlag(sample),
     rescanInterval: rescanInterval === undefined ? DEFAULTS.rescanInterval : parseMinutes(rescanInterval),
     token: token === undefined ? undefined : parseToken(token),
+    m3u: locations(pick('m3u', places)),
+    m3uStreams: m3uStreams === undefined ? DEFAULTS.m3uStreams : parseStreams(m3uStreams),
+    hdhomerun: pick('hdhomerun', places) ?? [],
+    xmltv: locations(pick('xmltv', places)),
+    recordings: '',
+    guideRefresh: guideRefresh === undefined ? DEFAULTS.guideRefresh : parseMinutes(guideRefresh, 'Guide refresh interval', 'periodic refreshes'),
   };
+  config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);
   return config;
 }

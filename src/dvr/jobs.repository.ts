@@ -60,3 +60,140 @@ export function getJob(db: Db, id: string): JobRow | undefined {
 export function listJobs(db: Db): JobRow[] {
   return statement(db, 'SELECT * FROM jobs ORDER BY start_time ASC, id ASC').all() as JobRow[];
 }
+
+export type JobState = 'scheduled' | 'recording' | 'finished';
+
+/** A job with what the DVR keeps beside its interface-A fields. */
+export interface DvrJobRow extends JobRow {
+  rule_id: number | null;
+  state: JobState;
+  source_id: string | null;
+  recording_id: string | null;
+  episode_key: string | null;
+}
+
+export interface ScheduledJobInput {
+  id: string;
+  ruleId: number;
+  name: string;
+  start: number;
+  end: number;
+  channels: string[];
+  channel?: string | undefined;
+  sourceId?: string | undefined;
+  skipped: boolean;
+  error?: string | undefined;
+  episodeKey?: string | undefined;
+  item: JobItem;
+}
+
+/**
+ * Makes the scheduled jobs exactly the planned ones. Jobs that started or finished are
+ * history and stay; a planned job keeps its `updated_at` when nothing about it changed,
+ * so clients that poll see real changes only.
+ */
+export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput[], now = Date.now()): void {
+  db.transaction(() => {
+    const before = new Map(
+      (statement(db, "SELECT id, name, start_time, end_time, channels, channel, skipped, error, item, source_id, updated_at FROM jobs WHERE state = 'scheduled'").all() as (JobRow & { source_id: string | null })[]).map(
+        (row) => [row.id, row],
+      ),
+    );
+    statement(db, "DELETE FROM jobs WHERE state = 'scheduled'").run();
+    const insert = statement(
+      db,
+      `INSERT OR IGNORE INTO jobs (id, name, start_time, end_time, channels, channel, skipped, failed, error, item, rule_id, state, source_id, episode_key, created_at, updated_at)
+       VALUES (@id, @name, @start_time, @end_time, @channels, @channel, @skipped, 0, @error, @item, @rule_id, 'scheduled', @source_id, @episode_key, @now, @updated_at)`,
+    );
+    for (const job of planned) {
+      const row = {
+        id: job.id,
+        name: job.name,
+        start_time: job.start,
+        end_time: job.end,
+        channels: JSON.stringify(job.channels),
+        channel: job.channel ?? null,
+        skipped: job.skipped ? 1 : 0,
+        error: job.error ?? null,
+        item: JSON.stringify(job.item),
+        rule_id: job.ruleId,
+        source_id: job.sourceId ?? null,
+        episode_key: job.episodeKey ?? null,
+        now,
+      };
+      const old = before.get(job.id);
+      const same =
+        old !== undefined &&
+        old.name === row.name && old.start_time === row.start_time && old.end_time === row.end_time && old.channels === row.channels &&
+        old.channel === row.channel && old.skipped === row.skipped && old.error === row.error && old.item === row.item && old.source_id === row.source_id;
+      insert.run({ ...row, updated_at: same ? old.updated_at : now });
+    }
+  })();
+}
+
+export function getDvrJob(db: Db, id: string): DvrJobRow | undefined {
+  return statement(db, 'SELECT * FROM jobs WHERE id = ?').get(id) as DvrJobRow | undefined;
+}
+
+export function listJobsInState(db: Db, state: JobState): DvrJobRow[] {
+  return statement(db, 'SELECT * FROM jobs WHERE state = ? ORDER BY start_time, id').all(state) as DvrJobRow[];
+}
+
+/** Scheduled, not skipped, and due at `now` (epoch seconds): started and not yet over. */
+export function listDueJobs(db: Db, now: number): DvrJobRow[] {
+  return statement(db, "SELECT * FROM jobs WHERE state = 'scheduled' AND skipped = 0 AND start_time <= ? AND end_time > ? ORDER BY start_time, id").all(
+    now,
+    now,
+  ) as DvrJobRow[];
+}
+
+/** When the next scheduled job begins, epoch seconds. */
+export function nextJobStart(db: Db): number | undefined {
+  return (statement(db, "SELECT min(start_time) FROM jobs WHERE state = 'scheduled' AND skipped = 0").pluck().get() as number | null) ?? undefined;
+}
+
+export function markJobRecording(db: Db, id: string, fields: { channel: string; sourceId: string; recordingId: string }, now = Date.now()): void {
+  statement(db, "UPDATE jobs SET state = 'recording', channel = ?, source_id = ?, recording_id = ?, skipped = 0, error = NULL, updated_at = ? WHERE id = ?").run(
+    fields.channel,
+    fields.sourceId,
+    fields.recordingId,
+    now,
+    id,
+  );
+}
+
+/** The job is over: failed when it recorded nothing; `error` says why it failed or stopped early. */
+export function finishJob(db: Db, id: string, result: { failed: boolean; error?: string | undefined; item?: JobItem }, now = Date.now()): void {
+  statement(db, "UPDATE jobs SET state = 'finished', failed = ?, error = ?, item = coalesce(?, item), updated_at = ? WHERE id = ?").run(
+    result.failed ? 1 : 0,
+    result.error ?? null,
+    result.item ? JSON.stringify(result.item) : null,
+    now,
+    id,
+  );
+}
+
+/** The job's `item` follows its recording's flags while it records. */
+export function setJobItem(db: Db, id: string, item: JobItem, now = Date.now()): void {
+  statement(db, 'UPDATE jobs SET item = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(item), now, id);
+}
+
+/** A job the user skipped by hand stays skipped through re-planning. */
+export function addJobSkip(db: Db, id: string, now = Date.now()): void {
+  statement(db, 'INSERT OR IGNORE INTO dvr_job_skips (job_id, skipped_at) VALUES (?, ?)').run(id, now);
+}
+
+export function listJobSkips(db: Db): Set<string> {
+  return new Set(statement(db, 'SELECT job_id FROM dvr_job_skips').pluck().all() as string[]);
+}
+
+/** Forgets finished jobs (and hand skips) whose end is before `before`, epoch seconds. */
+export function deleteJobsEndedBefore(db: Db, before: number): void {
+  statement(db, "DELETE FROM jobs WHERE state = 'finished' AND end_time < ?").run(before);
+  statement(db, "DELETE FROM dvr_job_skips WHERE CAST(substr(job_id, 1, instr(job_id, '-') - 1) AS INTEGER) < ?").run(before - 2 * 86400);
+}
+
+/** Ids of every job that is recording or finished. */
+export function settledJobIds(db: Db): Set<string> {
+  return new Set(statement(db, "SELECT id FROM jobs WHERE state <> 'scheduled'").pluck().all() as string[]);
+}

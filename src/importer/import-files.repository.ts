@@ -118,7 +118,9 @@ export function saveThumbnail(db: Db, path: string, thumbnail: string | null, pr
 }
 
 export function getThumbnailPath(db: Db, itemId: string): string | undefined {
-  return (statement(db, 'SELECT thumbnail FROM import_files WHERE item_id = ?').pluck().get(itemId) as string | null | undefined) ?? undefined;
+  // Imported files and DVR recordings each keep the thumbnail Antenna made of them.
+  const sql = 'SELECT thumbnail FROM import_files WHERE item_id = @id UNION ALL SELECT thumbnail FROM recordings WHERE item_id = @id';
+  return (statement(db, sql).pluck().get({ id: itemId }) as string | null | undefined) ?? undefined;
 }
 
 export function chaptersOf(db: Db, itemId: string): { start: number; end: number; title?: string }[] {

@@ -1,0 +1,84 @@
+/**
+ * Run by bench/dvr.mjs in its own process: imports a 500-channel × 14-day XMLTV guide
+ * through Antenna's built DvrSourcesService, then plans jobs for 200 rules over it,
+ * and sends back the times and this process's peak RSS.
+ */
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { databasePath, openDatabase, prepareDataDir } from '../dist/db/database.js';
+import { DvrService } from '../dist/dvr/dvr.service.js';
+import { guideIdFor, sourceIdFor } from '../dist/dvr/dvr-sources.service.js';
+import { iterateProgrammes } from '../dist/dvr/guide.repository.js';
+import { listJobs } from '../dist/dvr/jobs.repository.js';
+import { insertRule } from '../dist/dvr/rules.repository.js';
+import { parseXmltv } from '../dist/dvr/xmltv.parser.js';
+import { writeGuide } from './generate-guide.mjs';
+
+const peakRss = () => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+
+const work = process.argv[2];
+const guidePath = join(work, 'guide.xml');
+const { programmes, bytes } = await writeGuide(guidePath, { channels: 500, days: 14 });
+
+// The ceiling: the same file through the parser alone, collecting what the rules will ask for.
+const channels = new Set();
+const titles = new Map();
+const airings = [];
+let started = performance.now();
+await parseXmltv(createReadStream(guidePath), {
+  channel: (c) => channels.add(c.id),
+  programme: (p) => {
+    titles.set(p.title, (titles.get(p.title) ?? 0) + 1);
+    if (airings.length < 5000 && p.start > Date.now() / 1000 + 86400) airings.push([p.channel, p.start]);
+  },
+});
+const parseMs = performance.now() - started;
+
+const m3u = join(work, 'channels.m3u');
+const ids = [...channels];
+writeFileSync(m3u, ['#EXTM3U', ...ids.map((id, i) => `#EXTINF:-1 tvg-id="${id}" tvg-chno="${i + 1}",Channel ${i + 1}\nhttp://127.0.0.1:9/${i + 1}`)].join('\n'));
+const numberOf = new Map(ids.map((id, i) => [id, String(i + 1)]));
+
+const data = join(work, 'data');
+prepareDataDir(data);
+const db = openDatabase(databasePath(data));
+const dvr = new DvrService(db, {
+  recordingsDir: join(data, 'recordings'),
+  thumbnailsDir: join(data, 'thumbnails'),
+  workDir: join(data, 'work'),
+  sources: { sources: [{ kind: 'm3u', location: m3u, streams: 4 }], guides: [guidePath] },
+  refreshInterval: 0,
+  comskip: false,
+});
+await dvr.sources.refreshSource(sourceIdFor('m3u', m3u));
+started = performance.now();
+const result = await dvr.sources.refreshGuide(guideIdFor(guidePath));
+const importMs = performance.now() - started;
+if (result.error) throw new Error(result.error);
+const importRss = peakRss();
+
+// 200 rules: 120 series by title, 50 keywords, 20 weekly time slots, 10 single programmes.
+const popular = [...titles.entries()].sort((a, b) => b[1] - a[1]).map(([title]) => title);
+const words = [...new Set(popular.flatMap((title) => title.split(/\s+/)).filter((w) => w.length > 5))];
+const tomorrow = Math.floor(Date.now() / 1000) + 86400;
+for (let i = 0; i < 120; i++) insertRule(db, { type: 'series', title: popular[(i * 7) % popular.length], keep: 5 });
+for (let i = 0; i < 50; i++) insertRule(db, { type: 'keyword', keyword: words[(i * 13) % words.length], new_only: true });
+for (let i = 0; i < 20; i++) insertRule(db, { type: 'slot', channel: String(1 + i * 20), start_time: tomorrow + i * 3600, duration: 3600, weekly: true });
+for (let i = 0; i < 10; i++) {
+  const [channel, start] = airings[i * 50];
+  insertRule(db, { type: 'program', channel: numberOf.get(channel), start_time: start });
+}
+
+started = performance.now();
+let rows = 0;
+for (const _ of iterateProgrammes(db, Math.floor(Date.now() / 1000))) rows++;
+const scanMs = performance.now() - started;
+started = performance.now();
+dvr.replan();
+const planMs = performance.now() - started;
+const jobs = listJobs(db).length;
+await dvr.stop();
+db.close();
+process.send({ programmes, bytes, stored: rows, parseMs, importMs, peakRss: importRss, planMs, scanMs, jobs, rules: 200 }, () => process.exit(0));

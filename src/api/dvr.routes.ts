@@ -1,0 +1,339 @@
+/**
+ * The DVR's part of the management interface: rules, sources, guides, channels,
+ * jobs and "record now", plus live TV (`/devices/ANY/channels/:number/stream.mpg`).
+ * Handlers check parameters and call DvrService; errors are the usual JSON answers.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BadRequestError, NotFoundError } from '../common/errors.js';
+import type { DvrService } from '../dvr/dvr.service.js';
+import type { Airing } from '../dvr/job-planner.js';
+import { RuleDefinitionSchema, RuleSchema, type RuleDefinition, type StoredRule } from '../dvr/rule.schemas.js';
+import type { SourceRow } from '../dvr/sources.repository.js';
+import type { GuideRow } from '../dvr/guide.repository.js';
+import { StreamUnavailableError } from '../dvr/stream-hub.js';
+import { CORS_HEADERS } from './cors.js';
+import { type ErrorBody, ErrorSchema, sendError } from './error-reply.js';
+
+export interface DvrRoutesDeps {
+  dvr: DvrService;
+}
+
+const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const RuleParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$', description: 'a rule id' }) });
+const NumberParams = Type.Object({ number: Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as 12 or 12.1' }) });
+const Location = Type.String({ minLength: 1, maxLength: 2048, description: 'a file path on the server or an http(s) URL' });
+
+const SourceSchema = Type.Object(
+  {
+    id: Type.String(),
+    kind: Type.Union([Type.Literal('m3u'), Type.Literal('hdhomerun')]),
+    location: Type.String(),
+    name: Type.String(),
+    streams: Type.Integer({ description: 'simultaneous streams allowed (tuners)' }),
+    origin: Type.Union([Type.Literal('config'), Type.Literal('managed')], { description: 'config: from flags or the config file; managed: added here' }),
+    refreshed_at: Type.Optional(Type.Integer({ description: 'epoch milliseconds' })),
+    error: Type.Optional(Type.String({ description: 'why the last refresh failed' })),
+    skipped: Type.Integer({ description: 'malformed entries skipped at the last refresh' }),
+  },
+  { title: 'Source' },
+);
+const GuideSchema = Type.Object(
+  {
+    id: Type.String(),
+    location: Type.String(),
+    origin: Type.Union([Type.Literal('config'), Type.Literal('managed')]),
+    refreshed_at: Type.Optional(Type.Integer()),
+    error: Type.Optional(Type.String()),
+    programmes: Type.Integer(),
+    skipped: Type.Integer({ description: 'malformed entries skipped at the last refresh' }),
+  },
+  { title: 'Guide' },
+);
+const AiringSchema = Type.Object(
+  {
+    start_time: Type.Integer(),
+    end_time: Type.Integer(),
+    title: Type.String(),
+    episode_title: Type.Optional(Type.String()),
+    season_number: Type.Optional(Type.Integer()),
+    episode_number: Type.Optional(Type.Integer()),
+    summary: Type.Optional(Type.String()),
+    categories: Type.Optional(Type.Array(Type.String())),
+    original_air_date: Type.Optional(Type.String()),
+    new: Type.Boolean(),
+    content_rating: Type.Optional(Type.String()),
+    image_url: Type.Optional(Type.String()),
+    program_id: Type.Optional(Type.String()),
+    series_id: Type.Optional(Type.String()),
+  },
+  { title: 'Programme' },
+);
+const JobRef = Type.Object({ id: Type.String(), name: Type.String(), start_time: Type.Integer(), end_time: Type.Integer(), channel: Type.Optional(Type.String()) });
+
+function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return reply.code(status).headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).send(body);
+}
+
+const ruleOut = (rule: StoredRule) => ({ id: String(rule.id), ...rule.definition });
+const sourceOut = (s: SourceRow) => ({
+  id: s.id,
+  kind: s.kind,
+  location: s.location,
+  name: s.name,
+  streams: s.stream_limit,
+  origin: s.origin,
+  skipped: s.skipped,
+  ...(s.refreshed_at !== null ? { refreshed_at: s.refreshed_at } : {}),
+  ...(s.error !== null ? { error: s.error } : {}),
+});
+const guideOut = (g: GuideRow) => ({
+  id: g.id,
+  location: g.location,
+  origin: g.origin,
+  programmes: g.programmes,
+  skipped: g.skipped,
+  ...(g.refreshed_at !== null ? { refreshed_at: g.refreshed_at } : {}),
+  ...(g.error !== null ? { error: g.error } : {}),
+});
+const airingOut = (a: Airing) => ({
+  start_time: a.start,
+  end_time: a.stop,
+  title: a.title,
+  new: a.isNew === true,
+  ...(a.episodeTitle ? { episode_title: a.episodeTitle } : {}),
+  ...(a.season !== undefined ? { season_number: a.season } : {}),
+  ...(a.episode !== undefined ? { episode_number: a.episode } : {}),
+  ...(a.summary ? { summary: a.summary } : {}),
+  ...(a.categories ? { categories: a.categories } : {}),
+  ...(a.originalAirDate ? { original_air_date: a.originalAirDate } : {}),
+  ...(a.rating ? { content_rating: a.rating } : {}),
+  ...(a.image ? { image_url: a.image } : {}),
+  ...(a.programId ? { program_id: a.programId } : {}),
+  ...(a.seriesId ? { series_id: a.seriesId } : {}),
+});
+
+export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): void {
+  const { dvr } = deps;
+  const ruleId = (request: FastifyRequest) => Number((request.params as { id: string }).id);
+  const number = (request: FastifyRequest) => (request.params as { number: string }).number.replace('-', '.');
+  const tags = ['dvr'];
+
+  // ---------------------------------------------------------------- rules
+  app.get('/dvr/rules', { schema: { summary: 'List recording rules', tags, response: { 200: Type.Array(RuleSchema), 401: ErrorSchema } } }, (_request, reply) =>
+    json(reply, 200, dvr.listRules().map(ruleOut)),
+  );
+  app.post(
+    '/dvr/rules',
+    { schema: { summary: 'Add a recording rule; jobs are planned at once', tags, body: RuleDefinitionSchema, response: { 201: RuleSchema, ...Errors } } },
+    (request, reply) => json(reply, 201, ruleOut(dvr.createRule(request.body as RuleDefinition))),
+  );
+  app.get('/dvr/rules/:id', { schema: { summary: 'A recording rule', tags, params: RuleParams, response: { 200: RuleSchema, ...Errors } } }, (request, reply) =>
+    json(reply, 200, ruleOut(dvr.getRule(ruleId(request)))),
+  );
+  app.put(
+    '/dvr/rules/:id',
+    { schema: { summary: 'Replace a recording rule; jobs are planned again', tags, params: RuleParams, body: RuleDefinitionSchema, response: { 200: RuleSchema, ...Errors } } },
+    (request, reply) => json(reply, 200, ruleOut(dvr.replaceRule(ruleId(request), request.body as RuleDefinition))),
+  );
+  app.delete(
+    '/dvr/rules/:id',
+    { schema: { summary: 'Remove a recording rule (its recordings stay; one recording now goes on)', tags, params: RuleParams, response: { 204: Type.Null(), ...Errors } } },
+    (request, reply) => {
+      dvr.deleteRule(ruleId(request));
+      return reply.headers(CORS_HEADERS).code(204).send();
+    },
+  );
+
+  // ---------------------------------------------------------------- jobs
+  app.delete(
+    '/dvr/jobs/:id',
+    {
+      schema: {
+        summary: 'Skip a planned job, or stop one that is recording (it keeps what it wrote)',
+        tags,
+        params: Type.Object({ id: Type.String({ pattern: '^[0-9]{1,12}-[0-9]{1,15}$', description: '<start>-<rule id>' }) }),
+        response: { 204: Type.Null(), ...Errors },
+      },
+    },
+    (request, reply) => {
+      dvr.cancelJob((request.params as { id: string }).id);
+      return reply.headers(CORS_HEADERS).code(204).send();
+    },
+  );
+
+  // ---------------------------------------------------------------- sources and guides
+  app.get('/dvr/sources', { schema: { summary: 'Channel sources (M3U playlists, HDHomeRun tuners)', tags, response: { 200: Type.Array(SourceSchema), 401: ErrorSchema } } }, (_r, reply) =>
+    json(reply, 200, dvr.sources.listSources().map(sourceOut)),
+  );
+  app.post(
+    '/dvr/sources',
+    {
+      schema: {
+        summary: 'Add a source and read its channels',
+        tags,
+        body: Type.Object(
+          {
+            kind: Type.Union([Type.Literal('m3u'), Type.Literal('hdhomerun')]),
+            location: { ...Location, description: 'M3U: a file path or URL; HDHomeRun: its address (host, host:port or URL)' },
+            streams: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'M3U only: simultaneous streams allowed (default 2)' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: SourceSchema, ...Errors },
+      },
+    },
+    async (request, reply) => {
+      const source = dvr.sources.addSource(request.body as { kind: 'm3u' | 'hdhomerun'; location: string; streams?: number });
+      await dvr.sources.refreshSource(source.id);
+      dvr.replan();
+      const saved = dvr.sources.listSources().find((s) => s.id === source.id) ?? source;
+      return json(reply, 201, sourceOut(saved));
+    },
+  );
+  app.delete('/dvr/sources/:id', { schema: { summary: 'Remove a source and its channels', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
+    dvr.sources.removeSource((request.params as { id: string }).id);
+    dvr.replan();
+    return reply.headers(CORS_HEADERS).code(204).send();
+  });
+  app.get('/dvr/guides', { schema: { summary: 'XMLTV guides', tags, response: { 200: Type.Array(GuideSchema), 401: ErrorSchema } } }, (_r, reply) =>
+    json(reply, 200, dvr.sources.listGuides().map(guideOut)),
+  );
+  app.post(
+    '/dvr/guides',
+    { schema: { summary: 'Add an XMLTV guide (file path or URL, gzip too) and read it', tags, body: Type.Object({ location: Location }, { additionalProperties: false }), response: { 201: GuideSchema, ...Errors } } },
+    async (request, reply) => {
+      const guide = dvr.sources.addGuide((request.body as { location: string }).location);
+      await dvr.sources.refreshGuide(guide.id);
+      dvr.replan();
+      return json(reply, 201, guideOut(dvr.sources.listGuides().find((g) => g.id === guide.id) ?? guide));
+    },
+  );
+  app.delete('/dvr/guides/:id', { schema: { summary: 'Remove a guide and its programmes', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
+    dvr.sources.removeGuide((request.params as { id: string }).id);
+    dvr.replan();
+    return reply.headers(CORS_HEADERS).code(204).send();
+  });
+  app.post(
+    '/dvr/refresh',
+    {
+      schema: {
+        summary: 'Read every source and guide again now, then plan jobs',
+        tags,
+        response: { 200: Type.Object({ sources: Type.Array(Type.Object({ id: Type.String(), channels: Type.Optional(Type.Integer()), skipped: Type.Optional(Type.Integer()), error: Type.Optional(Type.String()) })), guides: Type.Array(Type.Object({ id: Type.String(), programmes: Type.Optional(Type.Integer()), skipped: Type.Optional(Type.Integer()), error: Type.Optional(Type.String()) })) }), 401: ErrorSchema },
+      },
+    },
+    async (_request, reply) => json(reply, 200, await dvr.refresh()),
+  );
+
+  // ---------------------------------------------------------------- channels
+  app.put(
+    '/dvr/channels/:number/favorite',
+    { schema: { summary: 'Make a channel a favorite', tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } } },
+    (request, reply) => {
+      dvr.setFavorite(number(request), true);
+      return reply.headers(CORS_HEADERS).code(204).send();
+    },
+  );
+  app.delete(
+    '/dvr/channels/:number/favorite',
+    { schema: { summary: 'Make a channel no longer a favorite', tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } } },
+    (request, reply) => {
+      dvr.setFavorite(number(request), false);
+      return reply.headers(CORS_HEADERS).code(204).send();
+    },
+  );
+  app.get(
+    '/dvr/channels/:number/guide',
+    {
+      schema: {
+        summary: "A channel's programmes between two times (default: the next 24 hours)",
+        tags,
+        params: NumberParams,
+        querystring: Type.Object(
+          { from: Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799, description: 'epoch seconds' })), to: Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799, description: 'epoch seconds' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Array(AiringSchema), ...Errors },
+      },
+    },
+    (request, reply) => {
+      const query = request.query as { from?: number; to?: number };
+      const from = query.from ?? Math.floor(Date.now() / 1000);
+      const to = query.to ?? from + 86400;
+      if (to - from > 15 * 86400) throw new BadRequestError('to', 'Ask for at most 15 days at once.');
+      return json(reply, 200, dvr.guide(number(request), from, to).map(airingOut));
+    },
+  );
+  app.post(
+    '/dvr/channels/:number/recording',
+    { schema: { summary: 'Record what is on this channel now, until its programme ends (the player’s toggle_record)', tags, params: NumberParams, response: { 201: JobRef, ...Errors } } },
+    (request, reply) => {
+      const job = dvr.recordNow(number(request));
+      return json(reply, 201, { id: job.id, name: job.name, start_time: job.start_time, end_time: job.end_time, ...(job.channel ? { channel: job.channel } : {}) });
+    },
+  );
+  app.delete(
+    '/dvr/channels/:number/recording',
+    { schema: { summary: 'Stop what is recording this channel now (it keeps what it wrote)', tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } } },
+    (request, reply) => {
+      if (!dvr.stopRecording(number(request))) {
+        return sendError(reply, { status: 404, code: 'not_recording', message: `Nothing is recording channel ${number(request)} now.` });
+      }
+      return reply.headers(CORS_HEADERS).code(204).send();
+    },
+  );
+
+  // ---------------------------------------------------------------- live TV
+  app.get(
+    '/devices/ANY/channels/:number/stream.mpg',
+    { schema: { summary: "Watch a channel live (MPEG-TS); viewers and recordings of a channel share one tuner", tags, params: NumberParams, response: { ...Errors, 503: ErrorSchema } } },
+    (request, reply) => liveStream(dvr, number(request), request, reply),
+  );
+}
+
+/** Viewers that fall this far behind are cut off rather than buffered without end. */
+const MAX_VIEWER_BACKLOG = 16 * 1024 * 1024;
+
+async function liveStream(dvr: DvrService, channel: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const res = reply.raw;
+  // The first video bytes can arrive before join() returns: the answer is ours from here on.
+  reply.hijack();
+  let subscription: { leave(): void } | undefined;
+  let headersSent = false;
+  try {
+    subscription = await dvr.watch(channel, {
+      kind: 'viewer',
+      data: (chunk) => {
+        if (!headersSent) {
+          headersSent = true;
+          res.writeHead(200, { ...CORS_HEADERS, 'content-type': 'video/mp2t', 'cache-control': 'no-store' });
+        }
+        if (res.writableLength > MAX_VIEWER_BACKLOG) {
+          subscription?.leave();
+          res.destroy();
+          return;
+        }
+        res.write(chunk);
+      },
+      ended: () => res.end(),
+    });
+  } catch (error) {
+    const body = liveErrorBody(error, channel);
+    res.writeHead(body.status, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(body));
+    if (body.status === 500) request.log.error({ err: error }, 'live TV failed');
+    return reply;
+  }
+  request.raw.on('close', () => subscription?.leave());
+  if (request.raw.destroyed) subscription.leave();
+  return reply;
+}
+
+function liveErrorBody(error: unknown, channel: string): ErrorBody {
+  if (error instanceof NotFoundError) return { status: 404, code: 'not_found', message: `No channel ${channel}.` };
+  if (error instanceof StreamUnavailableError) {
+    return { status: 503, code: error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable', message: error.message };
+  }
+  return { status: 500, code: 'internal_error', message: 'The server failed to answer; the server log says why.' };
+}

@@ -1,0 +1,207 @@
+/**
+ * Where channels and the guide come from: M3U playlists, HDHomeRun tuners and XMLTV
+ * guides, from the config (re-registered at every start) or added through the
+ * management interface. A refresh that fails keeps what the last good one gave and
+ * records the error on the source or guide, for /dvr/sources and /dvr/guides to show.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { BadRequestError, NotFoundError } from '../common/errors.js';
+import type { Db } from '../db/database.js';
+import { GuideWriter, deleteGuide, getGuide, type GuideRow, listGuides, removeConfigGuidesExcept, saveGuide, setGuideError } from './guide.repository.js';
+import { readHdHomeRun } from './hdhomerun.client.js';
+import { parseM3u } from './m3u.parser.js';
+import { openSource, readSourceText } from './source-reader.js';
+import {
+  applyChannelFavorites,
+  deleteSource,
+  getSource,
+  listSources,
+  type Origin,
+  removeConfigSourcesExcept,
+  replaceSourceChannels,
+  saveSource,
+  setSourceError,
+  type SourceKind,
+  type SourceRow,
+} from './sources.repository.js';
+import { parseXmltv, type XmltvProgramme } from './xmltv.parser.js';
+
+export interface SourceSpec {
+  kind: SourceKind;
+  location: string;
+  /** Simultaneous streams (M3U only; a tuner reports its own count). */
+  streams?: number | undefined;
+}
+
+export interface DvrSourcesConfig {
+  sources: readonly SourceSpec[];
+  guides: readonly string[];
+}
+
+export interface RefreshSummary {
+  sources: { id: string; channels?: number; skipped?: number; error?: string }[];
+  guides: { id: string; programmes?: number; skipped?: number; error?: string }[];
+}
+
+/** Streams an M3U source allows when nobody said. */
+export const DEFAULT_M3U_STREAMS = 2;
+
+const digest = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 12);
+
+export function sourceIdFor(kind: SourceKind, location: string): string {
+  return `${kind === 'm3u' ? 'm3u' : 'hdhr'}-${digest(location)}`;
+}
+
+export function guideIdFor(location: string): string {
+  return `xmltv-${digest(location)}`;
+}
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export class DvrSourcesService {
+  constructor(
+    private readonly db: Db,
+    private readonly options: { logger?: Logger; now?: () => number } = {},
+  ) {}
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  /** Makes the config-owned sources and guides exactly the configured ones; managed ones stay. */
+  applyConfig(config: DvrSourcesConfig): void {
+    const sourceIds = config.sources.map((spec) => this.saveSpec(spec, 'config').id);
+    removeConfigSourcesExcept(this.db, sourceIds);
+    const guideIds = config.guides.map((location) => {
+      const id = guideIdFor(location);
+      saveGuide(this.db, { id, location, origin: 'config' }, this.now());
+      return id;
+    });
+    removeConfigGuidesExcept(this.db, guideIds);
+  }
+
+  private saveSpec(spec: SourceSpec, origin: Origin): SourceRow {
+    const id = sourceIdFor(spec.kind, spec.location);
+    const existing = getSource(this.db, id);
+    // A tuner's own count replaces this at its first refresh.
+    const limit = spec.kind === 'm3u' ? (spec.streams ?? DEFAULT_M3U_STREAMS) : (existing?.stream_limit ?? 1);
+    const name = existing?.name ?? (spec.kind === 'm3u' ? `M3U ${spec.location}` : `HDHomeRun ${spec.location}`);
+    saveSource(this.db, { id, kind: spec.kind, location: spec.location, name, stream_limit: limit, origin: existing?.origin === 'config' ? 'config' : origin }, this.now());
+    return getSource(this.db, id) as SourceRow;
+  }
+
+  listSources(): SourceRow[] {
+    return listSources(this.db);
+  }
+
+  listGuides(): GuideRow[] {
+    return listGuides(this.db);
+  }
+
+  addSource(spec: SourceSpec): SourceRow {
+    if (spec.kind === 'hdhomerun' && spec.streams !== undefined) {
+      throw new BadRequestError('streams', 'An HDHomeRun reports its own tuner count; leave out "streams".');
+    }
+    return this.saveSpec(spec, 'managed');
+  }
+
+  removeSource(id: string): void {
+    if (!deleteSource(this.db, id)) throw new NotFoundError('source', id);
+  }
+
+  addGuide(location: string): GuideRow {
+    const id = guideIdFor(location);
+    if (!getGuide(this.db, id)) saveGuide(this.db, { id, location, origin: 'managed' }, this.now());
+    return getGuide(this.db, id) as GuideRow;
+  }
+
+  removeGuide(id: string): void {
+    if (!deleteGuide(this.db, id)) throw new NotFoundError('guide', id);
+  }
+
+  async refreshAll(signal?: AbortSignal): Promise<RefreshSummary> {
+    const summary: RefreshSummary = { sources: [], guides: [] };
+    for (const source of listSources(this.db)) summary.sources.push(await this.refreshSource(source.id, signal));
+    for (const guide of listGuides(this.db)) summary.guides.push(await this.refreshGuide(guide.id, signal));
+    return summary;
+  }
+
+  async refreshSource(id: string, signal?: AbortSignal): Promise<RefreshSummary['sources'][number]> {
+    const source = getSource(this.db, id);
+    if (!source) throw new NotFoundError('source', id);
+    try {
+      const result = source.kind === 'm3u' ? await this.readM3u(source, signal) : await this.readTuner(source, signal);
+      replaceSourceChannels(this.db, id, result, this.now());
+      applyChannelFavorites(this.db);
+      this.options.logger?.info({ source: id, channels: result.channels.length, skipped: result.skipped }, 'source refreshed');
+      return { id, channels: result.channels.length, skipped: result.skipped };
+    } catch (error) {
+      const message = `${source.name}: ${reason(error)}`;
+      setSourceError(this.db, id, message, this.now());
+      this.options.logger?.warn({ source: id, err: message }, 'source refresh failed; keeping its channels from the last refresh');
+      return { id, error: message };
+    }
+  }
+
+  private async readM3u(source: SourceRow, signal?: AbortSignal) {
+    const playlist = parseM3u(await readSourceText(source.location, signal ? { signal } : {}));
+    const channels = playlist.channels.map((c) => ({
+      number: c.number,
+      name: c.name,
+      image_url: c.logo,
+      hd: c.hd,
+      stream_url: c.url,
+      guide_id: c.guideId,
+      guide_name: c.guideName,
+      group_title: c.group,
+    }));
+    return { channels, skipped: playlist.skipped };
+  }
+
+  private async readTuner(source: SourceRow, signal?: AbortSignal) {
+    const device = await readHdHomeRun(source.location, signal ? { signal } : {});
+    const channels = device.channels.map((c) => ({ number: c.number, name: c.name, call_sign: c.name, hd: c.hd, stream_url: c.url }));
+    const name = device.friendlyName ? `${device.friendlyName} ${device.deviceId}` : `HDHomeRun ${device.deviceId}`;
+    return { channels, skipped: device.skipped, streamLimit: Math.max(1, device.tunerCount), name };
+  }
+
+  async refreshGuide(id: string, signal?: AbortSignal): Promise<RefreshSummary['guides'][number]> {
+    const guide = getGuide(this.db, id);
+    if (!guide) throw new NotFoundError('guide', id);
+    const writer = new GuideWriter(this.db, id);
+    // XMLTV may leave out `stop`: a programme then ends where the next one on its channel begins.
+    const open = new Map<string, XmltvProgramme>();
+    let skipped = 0;
+    const emit = (p: XmltvProgramme) => {
+      if (p.stop === undefined || p.stop <= p.start) skipped++;
+      else writer.programme({ ...p, stop: p.stop });
+    };
+    try {
+      const input = await openSource(guide.location, signal ? { signal } : {});
+      const counts = await parseXmltv(
+        input,
+        {
+          channel: (channel) => writer.channel(channel),
+          programme: (programme) => {
+            if (programme.stop !== undefined) return emit(programme);
+            const before = open.get(programme.channel);
+            if (before) emit({ ...before, stop: programme.start });
+            open.set(programme.channel, programme);
+          },
+        },
+        signal ? { signal } : {},
+      );
+      skipped += counts.skipped + open.size;
+      writer.commit({ skipped }, this.now());
+      this.options.logger?.info({ guide: id, programmes: writer.count, skipped }, 'guide refreshed');
+      return { id, programmes: writer.count, skipped };
+    } catch (error) {
+      writer.abandon();
+      const message = `guide ${guide.location}: ${reason(error)}`;
+      setGuideError(this.db, id, message, this.now());
+      this.options.logger?.warn({ guide: id, err: message }, 'guide refresh failed; keeping the programmes from the last refresh');
+      return { id, error: message };
+    }
+  }
+}

@@ -1,0 +1,386 @@
+/**
+ * The DVR: rules, the plan of jobs, the clock that starts them, live TV and the
+ * one-touch "record what is on now". It re-plans whenever a rule, a source, the guide
+ * or a recording changes, and every few minutes so the plan rolls forward.
+ */
+import type { Logger } from 'pino';
+import { BadRequestError, ConflictError, NotFoundError } from '../common/errors.js';
+import type { Db } from '../db/database.js';
+import { DvrSourcesService, type DvrSourcesConfig } from './dvr-sources.service.js';
+import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
+import { deleteProgrammesEndedBefore, iterateProgrammes, listGuideChannels, type ProgrammeRow, programmesBetween } from './guide.repository.js';
+import { type Airing, planJobs, type RunningJob } from './job-planner.js';
+import {
+  addJobSkip,
+  deleteJobsEndedBefore,
+  type DvrJobRow,
+  finishJob,
+  getDvrJob,
+  listDueJobs,
+  listJobSkips,
+  listJobsInState,
+  nextJobStart,
+  replaceScheduledJobs,
+  settledJobIds,
+} from './jobs.repository.js';
+import { recordedEpisodeKeys } from './recordings.repository.js';
+import { RecordingsService } from './recordings.service.js';
+import { type RuleDefinition, ruleDisplayName, type StoredRule } from './rule.schemas.js';
+import { deleteRule, getRule, insertRule, listRules, replaceRule } from './rules.repository.js';
+import { listSources, listStreamableChannels, setChannelFavorite, type StreamableChannel } from './sources.repository.js';
+import { type StreamConsumer, StreamHub, type StreamTarget, type Subscription } from './stream-hub.js';
+
+export interface DvrOptions {
+  recordingsDir: string;
+  thumbnailsDir: string;
+  workDir: string;
+  sources: DvrSourcesConfig;
+  logger?: Logger;
+  /** Epoch milliseconds. */
+  now?: () => number;
+  /** Minutes between refreshes of sources and guides; 0: only on request. */
+  refreshInterval?: number;
+  comskip?: boolean;
+  connectTimeoutMs?: number;
+}
+
+/** Re-planning at least this often keeps the plan rolling forward with the clock. */
+const REPLAN_INTERVAL_MS = 10 * 60_000;
+/** Finished jobs stay listed this long. */
+const JOB_HISTORY_SECONDS = 7 * 86400;
+/** Without a guide, "record now" records this long. */
+const RECORD_NOW_DEFAULT_SECONDS = 3600;
+
+export class DvrService {
+  readonly sources: DvrSourcesService;
+  readonly hub: StreamHub;
+  readonly recordings: RecordingsService;
+  private startTimer: NodeJS.Timeout | undefined;
+  private replanTimer: NodeJS.Timeout | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<unknown> | undefined;
+  private readonly refreshAbort = new AbortController();
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: DvrOptions,
+  ) {
+    const shared = { ...(options.logger ? { logger: options.logger } : {}), ...(options.now ? { now: options.now } : {}) };
+    this.sources = new DvrSourcesService(db, shared);
+    this.sources.applyConfig(options.sources);
+    this.hub = new StreamHub({
+      limitOf: (sourceId) => listSources(this.db).find((s) => s.id === sourceId)?.stream_limit ?? 1,
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+    });
+    this.recordings = new RecordingsService(db, this.hub, {
+      ...shared,
+      recordingsDir: options.recordingsDir,
+      thumbnailsDir: options.thumbnailsDir,
+      workDir: options.workDir,
+      comskip: options.comskip ?? true,
+      onChange: () => {
+        if (!this.stopped) this.replan();
+      },
+    });
+  }
+
+  private nowMs(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.nowMs() / 1000);
+  }
+
+  /** Settles what happened while Antenna was down, resumes recordings, plans, and refreshes sources in the background. */
+  start(): void {
+    const now = this.nowSeconds();
+    for (const job of listJobsInState(this.db, 'scheduled')) {
+      if (!job.skipped && job.end_time <= now) finishJob(this.db, job.id, { failed: true, error: 'Antenna was not running at the time' }, this.nowMs());
+    }
+    for (const job of listJobsInState(this.db, 'recording')) this.recordings.start(job, this.targetsFor(job));
+    this.recordings.resumePostProcessing();
+    this.replan();
+    this.replanTimer = setInterval(() => this.replan(), REPLAN_INTERVAL_MS);
+    this.replanTimer.unref();
+    void this.refresh();
+    const minutes = this.options.refreshInterval ?? 720;
+    if (minutes > 0) {
+      this.refreshTimer = setInterval(() => void this.refresh(), minutes * 60_000);
+      this.refreshTimer.unref();
+    }
+  }
+
+  /** Refreshes every source and guide, then re-plans. Concurrent calls share one refresh. */
+  refresh(): Promise<unknown> {
+    if (this.refreshing) return this.refreshing;
+    this.refreshing = this.sources
+      .refreshAll(this.refreshAbort.signal)
+      .then((summary) => {
+        if (!this.stopped) this.replan();
+        return summary;
+      })
+      .finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** Plans jobs from rules × guide, stores them, and sets the timer for the next start. */
+  replan(): void {
+    if (this.stopped) return;
+    const now = this.nowSeconds();
+    deleteJobsEndedBefore(this.db, now - JOB_HISTORY_SECONDS);
+    deleteProgrammesEndedBefore(this.db, now - 86400);
+    const channels = listStreamableChannels(this.db);
+    const planned = planJobs({
+      now,
+      rules: listRules(this.db),
+      airings: this.airings(now, channels),
+      ...this.capacity(channels),
+      recordedKeys: recordedEpisodeKeys(this.db),
+      running: this.runningJobs(),
+      settledIds: settledJobIds(this.db),
+      userSkips: listJobSkips(this.db),
+    });
+    replaceScheduledJobs(this.db, planned, this.nowMs());
+    this.startDue();
+  }
+
+  private capacity(channels: readonly StreamableChannel[]) {
+    const channelSources = new Map<string, string[]>();
+    for (const channel of channels) {
+      const list = channelSources.get(channel.number) ?? [];
+      list.push(channel.source_id);
+      channelSources.set(channel.number, list);
+    }
+    const sources = listSources(this.db);
+    return {
+      channelSources,
+      sourceLimits: new Map(sources.map((s) => [s.id, s.stream_limit])),
+      sourceNames: new Map(sources.map((s) => [s.id, s.name])),
+    };
+  }
+
+  private runningJobs(): RunningJob[] {
+    return listJobsInState(this.db, 'recording').map((job) => ({
+      id: job.id,
+      name: job.name,
+      start: job.start_time,
+      end: job.end_time,
+      channel: job.channel ?? '',
+      sourceId: job.source_id ?? '',
+    }));
+  }
+
+  /** The guide as airings on channel numbers; re-iterable, streamed from the database each time. */
+  private airings(now: number, channels: readonly StreamableChannel[]): Iterable<Airing> {
+    const map = this.guideMap(channels);
+    const db = this.db;
+    return {
+      *[Symbol.iterator]() {
+        for (const row of iterateProgrammes(db, now)) {
+          const numbers = map.get(guideKey(row.guide_id, row.xmltv_channel));
+          if (numbers) yield toAiring(row, numbers);
+        }
+      },
+    };
+  }
+
+  private guideMap(channels: readonly StreamableChannel[]): GuideChannelMap {
+    const guideChannels = listGuideChannels(this.db).map((gc) => ({ ...gc, displayNames: JSON.parse(gc.display_names) as string[] }));
+    return matchGuideChannels(channels, guideChannels);
+  }
+
+  /** Starts every job that is due, and sets the timer for the next one. */
+  private startDue(): void {
+    if (this.stopped) return;
+    clearTimeout(this.startTimer);
+    const now = this.nowSeconds();
+    for (const job of listDueJobs(this.db, now)) this.recordings.start(job, this.targetsFor(job));
+    const next = nextJobStart(this.db);
+    if (next === undefined) return;
+    // Timers drift and sleep with the machine: wake at least every minute to look again.
+    const delay = Math.min(Math.max(0, next * 1000 - this.nowMs()), 60_000);
+    this.startTimer = setTimeout(() => this.startDue(), delay);
+    this.startTimer.unref();
+  }
+
+  /** The streams a job may use: its chosen channel on its chosen source first, then the others. */
+  private targetsFor(job: DvrJobRow): StreamTarget[] {
+    const numbers = [job.channel, ...(JSON.parse(job.channels) as string[])].filter((n): n is string => !!n);
+    const channels = listStreamableChannels(this.db);
+    const targets: StreamTarget[] = [];
+    for (const number of new Set(numbers)) {
+      const offered = channels.filter((c) => c.number === number);
+      offered.sort((a, b) => Number(b.source_id === job.source_id) - Number(a.source_id === job.source_id));
+      for (const c of offered) targets.push({ sourceId: c.source_id, number: c.number, url: c.stream_url });
+    }
+    return targets;
+  }
+
+  // Rules
+
+  listRules(): StoredRule[] {
+    return listRules(this.db);
+  }
+
+  getRule(id: number): StoredRule {
+    const rule = getRule(this.db, id);
+    if (!rule) throw new NotFoundError('rule', String(id));
+    return rule;
+  }
+
+  createRule(definition: RuleDefinition): StoredRule {
+    checkRule(definition);
+    const rule = insertRule(this.db, definition, this.nowMs());
+    this.replan();
+    return rule;
+  }
+
+  replaceRule(id: number, definition: RuleDefinition): StoredRule {
+    checkRule(definition);
+    if (!replaceRule(this.db, id, definition, this.nowMs())) throw new NotFoundError('rule', String(id));
+    this.replan();
+    return { id, definition };
+  }
+
+  /** Removes a rule and its planned jobs; recordings it made stay, and one it is making goes on. */
+  deleteRule(id: number): void {
+    if (!deleteRule(this.db, id)) throw new NotFoundError('rule', String(id));
+    this.replan();
+  }
+
+  // Jobs
+
+  /** Skips a planned job, or stops one that is recording (it keeps what it wrote, flagged cancelled). */
+  cancelJob(id: string): void {
+    const job = getDvrJob(this.db, id);
+    if (!job) throw new NotFoundError('job', id);
+    if (job.state === 'recording') {
+      this.recordings.cancel(id);
+      return;
+    }
+    if (job.state === 'finished') throw new ConflictError('job_finished', `Job '${id}' has already finished.`);
+    addJobSkip(this.db, id, this.nowMs());
+    this.replan();
+  }
+
+  /** Records what is on channel `number` now, until its programme ends (an hour without a guide). */
+  recordNow(number: string): DvrJobRow {
+    const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
+    if (channels.length === 0) throw new NotFoundError('channel', number);
+    const active = this.activeJobOn(number);
+    if (active) return active;
+    const now = this.nowSeconds();
+    const current = this.programmeAt(number, now);
+    const end = current && current.stop - now >= 60 ? current.stop : now + RECORD_NOW_DEFAULT_SECONDS;
+    const definition: RuleDefinition = {
+      type: 'slot',
+      channel: number,
+      start_time: now,
+      duration: end - now,
+      name: current?.title ?? `${channels[0]?.name ?? 'Channel'} ${number}`,
+      priority: 1000,
+    };
+    const rule = insertRule(this.db, definition, this.nowMs());
+    this.replan();
+    const job = getDvrJob(this.db, `${now}-${rule.id}`);
+    if (!job || job.state !== 'recording') {
+      deleteRule(this.db, rule.id);
+      this.replan();
+      throw new ConflictError('no_tuner', job?.error ? `Cannot record channel ${number}: ${job.error}.` : `Cannot record channel ${number} now.`);
+    }
+    return job;
+  }
+
+  /** Stops whatever is recording channel `number` now; false when nothing was. */
+  stopRecording(number: string): boolean {
+    const active = this.activeJobOn(number);
+    if (!active) return false;
+    this.recordings.cancel(active.id);
+    return true;
+  }
+
+  private activeJobOn(number: string): DvrJobRow | undefined {
+    return listJobsInState(this.db, 'recording').find((job) => job.channel === number && this.recordings.isRecording(job.id));
+  }
+
+  // Channels, guide and live TV
+
+  channels(): StreamableChannel[] {
+    const seen = new Set<string>();
+    return listStreamableChannels(this.db).filter((c) => !seen.has(c.number) && seen.add(c.number));
+  }
+
+  setFavorite(number: string, favorite: boolean): void {
+    if (!listStreamableChannels(this.db).some((c) => c.number === number)) throw new NotFoundError('channel', number);
+    setChannelFavorite(this.db, number, favorite);
+  }
+
+  /** The guide for one channel between two times (epoch seconds). */
+  guide(number: string, from: number, to: number): Airing[] {
+    const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
+    if (channels.length === 0) throw new NotFoundError('channel', number);
+    if (to <= from) throw new BadRequestError('to', '"to" must be after "from".');
+    for (const [key, numbers] of this.guideMap(listStreamableChannels(this.db))) {
+      if (!numbers.includes(number)) continue;
+      const [guideId, xmltvId] = key.split('\t') as [string, string];
+      return programmesBetween(this.db, guideId, xmltvId, from, to).map((row) => toAiring(row, [number]));
+    }
+    return [];
+  }
+
+  private programmeAt(number: string, at: number): Airing | undefined {
+    return this.guide(number, at, at + 1)[0];
+  }
+
+  /** Joins channel `number` for a live viewer; the connection is shared with recordings of it. */
+  watch(number: string, consumer: StreamConsumer): Promise<Subscription> {
+    const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
+    if (channels.length === 0) throw new NotFoundError('channel', number);
+    return this.hub.join(
+      channels.map((c) => ({ sourceId: c.source_id, number: c.number, url: c.stream_url })),
+      consumer,
+    );
+  }
+
+  status() {
+    return { streams: this.hub.describe(), recording: this.recordings.activeJobIds(), refreshing: this.refreshing !== undefined };
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.startTimer);
+    clearInterval(this.replanTimer);
+    clearInterval(this.refreshTimer);
+    this.refreshAbort.abort();
+    await this.recordings.stop();
+    this.hub.stop();
+    await this.refreshing?.catch(() => undefined);
+  }
+}
+
+/** What a schema cannot say about a rule. */
+function checkRule(definition: RuleDefinition): void {
+  if (definition.type === 'series' && !definition.series_id && !definition.title) {
+    throw new BadRequestError('series_id', 'A series rule needs "series_id" or "title".');
+  }
+  void ruleDisplayName(definition);
+}
+
+function toAiring(row: ProgrammeRow, channels: string[]): Airing {
+  const airing: Airing = { channels, start: row.start, stop: row.stop, title: row.title, isNew: row.is_new === 1 };
+  if (row.episode_title !== null) airing.episodeTitle = row.episode_title;
+  if (row.season !== null) airing.season = row.season;
+  if (row.episode !== null) airing.episode = row.episode;
+  if (row.summary !== null) airing.summary = row.summary;
+  if (row.categories !== null) airing.categories = JSON.parse(row.categories) as string[];
+  if (row.original_air_date !== null) airing.originalAirDate = row.original_air_date;
+  if (row.rating !== null) airing.rating = row.rating;
+  if (row.image_url !== null) airing.image = row.image_url;
+  if (row.program_id !== null) airing.programId = row.program_id;
+  if (row.series_id !== null) airing.seriesId = row.series_id;
+  if (row.year !== null) airing.year = row.year;
+  return airing;
+}

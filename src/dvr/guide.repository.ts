@@ -1,0 +1,210 @@
+/**
+ * The programme guide: configured XMLTV guides, their channels and programmes. A
+ * refresh streams programmes into a staging table and swaps them in with one
+ * transaction at the end, so a guide that fails half-way leaves the old one whole.
+ */
+import type { Db } from '../db/database.js';
+import { statement } from '../db/row-codec.js';
+import type { Origin } from './sources.repository.js';
+
+export interface GuideRow {
+  id: string;
+  location: string;
+  origin: Origin;
+  refreshed_at: number | null;
+  error: string | null;
+  programmes: number;
+  skipped: number;
+}
+
+export interface GuideChannelRow {
+  guide_id: string;
+  xmltv_id: string;
+  display_names: string;
+  number: string | null;
+  icon: string | null;
+}
+
+export interface ProgrammeInput {
+  channel: string;
+  start: number;
+  stop: number;
+  title: string;
+  episodeTitle?: string | undefined;
+  season?: number | undefined;
+  episode?: number | undefined;
+  summary?: string | undefined;
+  categories?: string[] | undefined;
+  originalAirDate?: string | undefined;
+  isNew?: boolean | undefined;
+  rating?: string | undefined;
+  image?: string | undefined;
+  programId?: string | undefined;
+  seriesId?: string | undefined;
+  year?: number | undefined;
+}
+
+export interface ProgrammeRow {
+  guide_id: string;
+  xmltv_channel: string;
+  start: number;
+  stop: number;
+  title: string;
+  episode_title: string | null;
+  season: number | null;
+  episode: number | null;
+  summary: string | null;
+  categories: string | null;
+  original_air_date: string | null;
+  is_new: number;
+  rating: string | null;
+  image_url: string | null;
+  program_id: string | null;
+  series_id: string | null;
+  year: number | null;
+}
+
+const GUIDE_COLUMNS = 'id, location, origin, refreshed_at, error, programmes, skipped';
+
+export function listGuides(db: Db): GuideRow[] {
+  return statement(db, `SELECT ${GUIDE_COLUMNS} FROM dvr_guides ORDER BY created_at, id`).all() as GuideRow[];
+}
+
+export function getGuide(db: Db, id: string): GuideRow | undefined {
+  return statement(db, `SELECT ${GUIDE_COLUMNS} FROM dvr_guides WHERE id = ?`).get(id) as GuideRow | undefined;
+}
+
+export function saveGuide(db: Db, guide: Pick<GuideRow, 'id' | 'location' | 'origin'>, now = Date.now()): void {
+  statement(
+    db,
+    `INSERT INTO dvr_guides (id, location, origin, created_at, updated_at) VALUES (@id, @location, @origin, @now, @now)
+     ON CONFLICT (id) DO UPDATE SET origin = excluded.origin, updated_at = excluded.updated_at`,
+  ).run({ ...guide, now });
+}
+
+export function deleteGuide(db: Db, id: string): boolean {
+  return statement(db, 'DELETE FROM dvr_guides WHERE id = ?').run(id).changes > 0;
+}
+
+export function removeConfigGuidesExcept(db: Db, keep: readonly string[]): void {
+  for (const guide of listGuides(db)) if (guide.origin === 'config' && !keep.includes(guide.id)) deleteGuide(db, guide.id);
+}
+
+export function setGuideError(db: Db, id: string, error: string, now = Date.now()): void {
+  statement(db, 'UPDATE dvr_guides SET error = ?, updated_at = ? WHERE id = ?').run(error, now, id);
+}
+
+const PROGRAMME_FIELDS =
+  'xmltv_channel, start, stop, title, episode_title, season, episode, summary, categories, original_air_date, is_new, rating, image_url, program_id, series_id, year';
+
+/** Collects one refresh of a guide; `commit` swaps it in, `abandon` drops it. */
+export class GuideWriter {
+  private pending: unknown[][] = [];
+  private readonly channels: GuideChannelRow[] = [];
+  count = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly guideId: string,
+    private readonly batchSize = 5000,
+  ) {
+    db.exec(`CREATE TEMP TABLE IF NOT EXISTS programmes_staging (${PROGRAMME_FIELDS})`);
+    db.exec('DELETE FROM temp.programmes_staging');
+  }
+
+  channel(channel: { id: string; displayNames: string[]; number?: string | undefined; icon?: string | undefined }): void {
+    this.channels.push({
+      guide_id: this.guideId,
+      xmltv_id: channel.id,
+      display_names: JSON.stringify(channel.displayNames),
+      number: channel.number ?? null,
+      icon: channel.icon ?? null,
+    });
+  }
+
+  programme(p: ProgrammeInput): void {
+    this.pending.push([
+      p.channel,
+      p.start,
+      p.stop,
+      p.title,
+      p.episodeTitle ?? null,
+      p.season ?? null,
+      p.episode ?? null,
+      p.summary ?? null,
+      p.categories && p.categories.length > 0 ? JSON.stringify(p.categories) : null,
+      p.originalAirDate ?? null,
+      p.isNew ? 1 : 0,
+      p.rating ?? null,
+      p.image ?? null,
+      p.programId ?? null,
+      p.seriesId ?? null,
+      p.year ?? null,
+    ]);
+    this.count++;
+    if (this.pending.length >= this.batchSize) this.flush();
+  }
+
+  /** Writes buffered programmes to staging; short transactions, so other writers wait at most one batch. */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const insert = statement(this.db, `INSERT INTO temp.programmes_staging (${PROGRAMME_FIELDS}) VALUES (${PROGRAMME_FIELDS.split(',').map(() => '?').join(', ')})`);
+    const rows = this.pending;
+    this.pending = [];
+    this.db.transaction(() => {
+      for (const row of rows) insert.run(row);
+    })();
+  }
+
+  commit(counts: { skipped: number }, now = Date.now()): void {
+    this.flush();
+    this.db.transaction(() => {
+      statement(this.db, 'DELETE FROM programmes WHERE guide_id = ?').run(this.guideId);
+      statement(this.db, `INSERT INTO programmes (guide_id, ${PROGRAMME_FIELDS}) SELECT ?, ${PROGRAMME_FIELDS} FROM temp.programmes_staging`).run(
+        this.guideId,
+      );
+      statement(this.db, 'DELETE FROM guide_channels WHERE guide_id = ?').run(this.guideId);
+      const insert = statement(
+        this.db,
+        'INSERT OR REPLACE INTO guide_channels (guide_id, xmltv_id, display_names, number, icon) VALUES (@guide_id, @xmltv_id, @display_names, @number, @icon)',
+      );
+      for (const channel of this.channels) insert.run(channel);
+      statement(this.db, 'UPDATE dvr_guides SET refreshed_at = ?, error = NULL, programmes = ?, skipped = ?, updated_at = ? WHERE id = ?').run(
+        now,
+        this.count,
+        counts.skipped,
+        now,
+        this.guideId,
+      );
+    })();
+    this.abandon();
+  }
+
+  abandon(): void {
+    this.pending = [];
+    this.db.exec('DELETE FROM temp.programmes_staging');
+  }
+}
+
+export function listGuideChannels(db: Db): GuideChannelRow[] {
+  return statement(db, 'SELECT guide_id, xmltv_id, display_names, number, icon FROM guide_channels ORDER BY guide_id, xmltv_id').all() as GuideChannelRow[];
+}
+
+/** Programmes that end after `after`, streamed (a 14-day guide holds hundreds of thousands). */
+export function iterateProgrammes(db: Db, after: number): IterableIterator<ProgrammeRow> {
+  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE stop > ?`).iterate(after) as IterableIterator<ProgrammeRow>;
+}
+
+/** One guide channel's programmes overlapping [from, to), in time order. */
+export function programmesBetween(db: Db, guideId: string, xmltvChannel: string, from: number, to: number): ProgrammeRow[] {
+  return statement(
+    db,
+    `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes
+      WHERE guide_id = ? AND xmltv_channel = ? AND start < ? AND stop > ? ORDER BY start LIMIT 2000`,
+  ).all(guideId, xmltvChannel, to, from) as ProgrammeRow[];
+}
+
+/** Drops programmes that ended before `before` (the guide keeps only what can still matter). */
+export function deleteProgrammesEndedBefore(db: Db, before: number): number {
+  return statement(db, 'DELETE FROM programmes WHERE stop < ?').run(before).changes;
+}

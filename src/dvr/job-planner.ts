@@ -1,0 +1,363 @@
+/**
+ * Rules × guide → jobs. A pure function of its input (the clock is a number in it),
+ * so every scheduling decision is unit-tested without timers, files or sockets.
+ *
+ * The order of decisions:
+ * 1. each active rule finds its airings (series, keyword, program) or its time slots;
+ * 2. the same programme at the same time on several channels becomes one candidate
+ *    listing every channel (`channels`);
+ * 3. candidates are placed highest priority first, then earliest, then lowest rule id;
+ *    an episode already recorded, or already placed earlier in this plan, is dropped;
+ * 4. a candidate takes the first of its channels whose source still has a free
+ *    stream for its whole time (recordings of one channel share one stream); what
+ *    fits nowhere stays in the plan as `skipped` with an error saying why.
+ */
+import { showIdFor } from '../importer/item-writer.js';
+import type { JobItem } from '../library/library.schemas.js';
+import { type RuleDefinition, ruleDisplayName, type SlotRule, type StoredRule } from './rule.schemas.js';
+
+/** One programme from the guide, on every channel number its guide channel maps to. */
+export interface Airing {
+  channels: string[];
+  start: number;
+  stop: number;
+  title: string;
+  episodeTitle?: string | undefined;
+  season?: number | undefined;
+  episode?: number | undefined;
+  summary?: string | undefined;
+  categories?: string[] | undefined;
+  originalAirDate?: string | undefined;
+  isNew?: boolean | undefined;
+  rating?: string | undefined;
+  image?: string | undefined;
+  programId?: string | undefined;
+  seriesId?: string | undefined;
+  year?: number | undefined;
+}
+
+/** A job the DVR already started: it keeps its stream, and its id is not planned again. */
+export interface RunningJob {
+  id: string;
+  name: string;
+  start: number;
+  end: number;
+  channel: string;
+  sourceId: string;
+}
+
+export interface PlannerInput {
+  /** Epoch seconds. */
+  now: number;
+  rules: readonly StoredRule[];
+  /** Every airing that ends after `now`, in any order. */
+  airings: Iterable<Airing>;
+  /** Channel number → the sources that carry it, in order of preference. */
+  channelSources: ReadonlyMap<string, readonly string[]>;
+  /** Source id → simultaneous streams it allows. */
+  sourceLimits: ReadonlyMap<string, number>;
+  /** Source id → a name for error messages. */
+  sourceNames?: ReadonlyMap<string, string>;
+  /** Episode keys (see episodeKeys) of recordings that exist. */
+  recordedKeys: ReadonlySet<string>;
+  running: readonly RunningJob[];
+  /** Ids of jobs already started or finished: never planned again, whatever the guide says now. */
+  settledIds?: ReadonlySet<string>;
+  /** Job ids the user skipped by hand. */
+  userSkips: ReadonlySet<string>;
+  /** How far ahead weekly time slots are planned, seconds (default 14 days). */
+  horizon?: number;
+}
+
+export interface PlannedJob {
+  id: string;
+  ruleId: number;
+  name: string;
+  start: number;
+  end: number;
+  channels: string[];
+  channel?: string;
+  sourceId?: string;
+  skipped: boolean;
+  error?: string;
+  /** The first of the airing's episode keys, stored with the recording for later de-duplication. */
+  episodeKey?: string;
+  item: JobItem;
+}
+
+const DEFAULT_HORIZON = 14 * 24 * 3600;
+
+/**
+ * The keys under which an airing counts as "already recorded": its programme id, and
+ * its show + season + episode. A programme with neither (news, sport) has none, so it
+ * is never taken for a rerun.
+ */
+export function episodeKeys(airing: Pick<Airing, 'programId' | 'title' | 'season' | 'episode'>): string[] {
+  const keys: string[] = [];
+  if (airing.programId) keys.push(`pid:${airing.programId}`);
+  if (airing.season !== undefined && airing.episode !== undefined) {
+    keys.push(`sxe:${airing.title.toLowerCase()}|${airing.season}|${airing.episode}`);
+  }
+  return keys;
+}
+
+/** Movies are told apart by the guide's category or a Gracenote movie id; everything else is an episode. */
+export function isMovie(airing: Pick<Airing, 'categories' | 'programId' | 'season' | 'episode' | 'episodeTitle'>): boolean {
+  if (airing.programId?.startsWith('MV')) return true;
+  if (airing.season !== undefined || airing.episode !== undefined || airing.episodeTitle) return false;
+  return (airing.categories ?? []).some((category) => /^(movie|film|feature film)s?$/i.test(category));
+}
+
+/** The job's `item`: the airing in episode or movie shape, nothing recorded yet. */
+export function jobItemOf(airing: Airing): JobItem {
+  const common: JobItem = {
+    title: airing.title,
+    duration: airing.stop - airing.start,
+    playback_time: 0,
+    watched: false,
+    favorited: false,
+    delayed: false,
+    cancelled: false,
+    corrupted: false,
+    completed: false,
+    processed: false,
+    locked: false,
+    verified: false,
+  };
+  if (airing.programId) common.program_id = airing.programId;
+  if (airing.summary) common.summary = common.full_summary = airing.summary;
+  if (airing.rating) common.content_rating = airing.rating;
+  if (airing.image) common.image_url = airing.image;
+  if (airing.categories && airing.categories.length > 0) common.categories = common.genres = airing.categories;
+  if (isMovie(airing)) {
+    if (airing.year !== undefined) common.release_year = airing.year;
+    return common;
+  }
+  common.show_id = showIdFor({ show: airing.title });
+  if (airing.episodeTitle) common.episode_title = airing.episodeTitle;
+  if (airing.season !== undefined) common.season_number = airing.season;
+  if (airing.episode !== undefined) common.episode_number = airing.episode;
+  if (airing.originalAirDate) common.original_air_date = airing.originalAirDate;
+  return common;
+}
+
+interface Candidate {
+  rule: StoredRule;
+  airing: Airing;
+  channels: string[];
+  start: number;
+  end: number;
+  dedupe: boolean;
+}
+
+export function planJobs(input: PlannerInput): PlannedJob[] {
+  const active = input.rules.filter((rule) => !rule.definition.paused);
+  const candidates = new Map<string, Candidate>();
+  collectGuideMatches(input, active, candidates);
+  collectSlots(input, active, candidates);
+  return place(input, [...candidates.values()]);
+}
+
+/** Series, keyword and program rules, in one pass over the airings. */
+function collectGuideMatches(input: PlannerInput, rules: readonly StoredRule[], out: Map<string, Candidate>): void {
+  const bySeriesId = new Map<string, StoredRule[]>();
+  const byTitle = new Map<string, StoredRule[]>();
+  const keywords: { rule: StoredRule; needle: string }[] = [];
+  const programs = new Map<string, StoredRule[]>();
+  for (const rule of rules) {
+    const d = rule.definition;
+    if (d.type === 'series') {
+      if (d.series_id) push(bySeriesId, d.series_id, rule);
+      else if (d.title) push(byTitle, d.title.toLowerCase(), rule);
+    } else if (d.type === 'keyword') keywords.push({ rule, needle: d.keyword.toLowerCase() });
+    else if (d.type === 'program') push(programs, `${d.channel}@${d.start_time}`, rule);
+  }
+  for (const airing of input.airings) {
+    if (airing.stop <= input.now) continue;
+    const matched = new Set<StoredRule>();
+    if (airing.seriesId) for (const rule of bySeriesId.get(airing.seriesId) ?? []) matched.add(rule);
+    for (const rule of byTitle.get(airing.title.toLowerCase()) ?? []) matched.add(rule);
+    if (keywords.length > 0) {
+      const title = airing.title.toLowerCase();
+      const summary = airing.summary?.toLowerCase() ?? '';
+      for (const { rule, needle } of keywords) if (title.includes(needle) || summary.includes(needle)) matched.add(rule);
+    }
+    for (const rule of matched) addCandidate(out, rule, airing, airing.channels, true);
+    for (const channel of airing.channels) {
+      for (const rule of programs.get(`${channel}@${airing.start}`) ?? []) addCandidate(out, rule, airing, [channel], false);
+    }
+  }
+}
+
+function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Airing, channels: readonly string[], dedupe: boolean): void {
+  const d = rule.definition;
+  if (d.new_only && !airing.isNew) return;
+  const allowed = d.channels ? channels.filter((channel) => d.channels?.includes(channel)) : channels;
+  if (allowed.length === 0) return;
+  const start = airing.start - (d.padding_before ?? 0);
+  const end = airing.stop + (d.padding_after ?? 0);
+  // One job per rule and start (the job id says so); simulcasts of one programme merge their channels.
+  const key = `${start}-${rule.id}`;
+  const existing = out.get(key);
+  if (existing) {
+    if (sameProgramme(existing.airing, airing)) {
+      for (const channel of allowed) if (!existing.channels.includes(channel)) existing.channels.push(channel);
+    }
+    return;
+  }
+  out.set(key, { rule, airing, channels: [...allowed], start, end, dedupe });
+}
+
+function sameProgramme(a: Airing, b: Airing): boolean {
+  if (a.programId && b.programId) return a.programId === b.programId;
+  return a.title.toLowerCase() === b.title.toLowerCase() && (a.episodeTitle ?? '') === (b.episodeTitle ?? '');
+}
+
+/** Time-slot rules: their occurrences, described by the airing that overlaps each most. */
+function collectSlots(input: PlannerInput, rules: readonly StoredRule[], out: Map<string, Candidate>): void {
+  const slots = rules.filter((rule): rule is StoredRule & { definition: SlotRule } => rule.definition.type === 'slot');
+  if (slots.length === 0) return;
+  const horizon = input.now + (input.horizon ?? DEFAULT_HORIZON);
+  const wanted = new Set(slots.map((rule) => rule.definition.channel));
+  const byChannel = new Map<string, Airing[]>();
+  for (const airing of input.airings) {
+    for (const channel of airing.channels) if (wanted.has(channel)) push(byChannel, channel, airing);
+  }
+  for (const rule of slots) {
+    const d = rule.definition;
+    for (const start of slotStarts(d, input.now, horizon)) {
+      const end = start + d.duration;
+      const airing = describeSlot(rule.definition, start, end, byChannel.get(d.channel) ?? []);
+      const padded = { start: start - (d.padding_before ?? 0), end: end + (d.padding_after ?? 0) };
+      out.set(`${padded.start}-${rule.id}`, { rule, airing, channels: [d.channel], ...padded, dedupe: false });
+    }
+  }
+}
+
+/** Start times of a slot that end after `now` and start before `horizon`; weekly ones keep their local wall-clock time across DST. */
+export function slotStarts(rule: Pick<SlotRule, 'start_time' | 'duration' | 'weekly'>, now: number, horizon: number): number[] {
+  if (!rule.weekly) return rule.start_time + rule.duration > now ? [rule.start_time] : [];
+  const starts: number[] = [];
+  const first = new Date(rule.start_time * 1000);
+  // Skip whole weeks already past, then walk forward by local calendar days.
+  const weeksPast = Math.max(0, Math.floor((now - rule.start_time - rule.duration) / (7 * 86400)));
+  for (let week = weeksPast; ; week++) {
+    const at = new Date(first);
+    at.setDate(first.getDate() + week * 7);
+    const start = Math.floor(at.getTime() / 1000);
+    if (start >= horizon) break;
+    if (start + rule.duration > now) starts.push(start);
+  }
+  return starts;
+}
+
+function describeSlot(rule: SlotRule, start: number, end: number, airings: readonly Airing[]): Airing {
+  let best: Airing | undefined;
+  let bestOverlap = 0;
+  for (const airing of airings) {
+    const overlap = Math.min(end, airing.stop) - Math.max(start, airing.start);
+    if (overlap > bestOverlap) [best, bestOverlap] = [airing, overlap];
+  }
+  const base: Airing = best ?? { channels: [rule.channel], start, stop: end, title: ruleDisplayName(rule) };
+  // The item lasts as long as the slot, whatever the programme's own times.
+  return { ...base, channels: [rule.channel], start, stop: end };
+}
+
+interface Placement {
+  channel: string;
+  sourceId: string;
+  start: number;
+  end: number;
+  name: string;
+}
+
+function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
+  const priority = (c: Candidate) => c.rule.definition.priority ?? 0;
+  candidates.sort((a, b) => priority(b) - priority(a) || a.start - b.start || a.rule.id - b.rule.id);
+  const placements = new Map<string, Placement[]>();
+  for (const job of input.running) push(placements, job.sourceId, { ...job });
+  const runningIds = new Set(input.running.map((job) => job.id));
+  const placedKeys = new Set<string>();
+  const jobs: PlannedJob[] = [];
+  for (const candidate of candidates) {
+    const id = `${candidate.start}-${candidate.rule.id}`;
+    if (runningIds.has(id) || input.settledIds?.has(id) || candidate.end <= input.now) continue;
+    const keys = episodeKeys(candidate.airing);
+    if (candidate.dedupe && keys.some((key) => input.recordedKeys.has(key) || placedKeys.has(key))) continue;
+    const job = baseJob(id, candidate, keys);
+    if (input.userSkips.has(id)) {
+      jobs.push({ ...job, skipped: true, error: 'skipped by the user' });
+      continue;
+    }
+    const choice = chooseStream(input, placements, candidate);
+    if ('error' in choice) {
+      jobs.push({ ...job, skipped: true, error: choice.error });
+      continue;
+    }
+    push(placements, choice.sourceId, { channel: choice.channel, sourceId: choice.sourceId, start: job.start, end: job.end, name: job.name });
+    for (const key of keys) placedKeys.add(key);
+    jobs.push({ ...job, channel: choice.channel, sourceId: choice.sourceId });
+  }
+  return jobs.sort((a, b) => a.start - b.start || a.id.localeCompare(b.id));
+}
+
+function baseJob(id: string, candidate: Candidate, keys: readonly string[]): PlannedJob {
+  const job: PlannedJob = {
+    id,
+    ruleId: candidate.rule.id,
+    name: candidate.rule.definition.name ?? candidate.airing.title,
+    start: candidate.start,
+    end: candidate.end,
+    channels: candidate.channels,
+    skipped: false,
+    item: jobItemOf(candidate.airing),
+  };
+  if (keys[0] !== undefined) job.episodeKey = keys[0];
+  return job;
+}
+
+function chooseStream(
+  input: PlannerInput,
+  placements: ReadonlyMap<string, Placement[]>,
+  candidate: Candidate,
+): { channel: string; sourceId: string } | { error: string } {
+  let blockers: Placement[] = [];
+  const tried: string[] = [];
+  for (const channel of candidate.channels) {
+    for (const sourceId of input.channelSources.get(channel) ?? []) {
+      const limit = input.sourceLimits.get(sourceId) ?? 1;
+      const busy = placements.get(sourceId) ?? [];
+      if (fits(busy, channel, candidate.start, candidate.end, limit)) return { channel, sourceId };
+      tried.push(input.sourceNames?.get(sourceId) ?? sourceId);
+      if (blockers.length === 0) blockers = busy.filter((p) => p.start < candidate.end && candidate.start < p.end);
+    }
+  }
+  if (tried.length === 0) return { error: `no source carries channel ${candidate.channels.join(', ')}` };
+  const names = [...new Set(blockers.map((p) => p.name))].slice(0, 3).join(', ');
+  return { error: `no free tuner on ${[...new Set(tried)].join(', ')}${names ? `: already recording ${names}` : ''}` };
+}
+
+/**
+ * True when adding a stream of `channel` over [start, end) keeps the source within its
+ * limit at every moment. Streams of the same channel count once (they share a connection).
+ */
+export function fits(busy: readonly Pick<Placement, 'channel' | 'start' | 'end'>[], channel: string, start: number, end: number, limit: number): boolean {
+  const overlapping = busy.filter((p) => p.start < end && start < p.end);
+  if (overlapping.length === 0) return limit >= 1;
+  // Channel usage only changes at a placement's start, so checking those instants (and our own start) suffices.
+  const instants = [start, ...overlapping.map((p) => p.start).filter((t) => t > start)];
+  for (const t of instants) {
+    const channels = new Set([channel]);
+    for (const p of overlapping) if (p.start <= t && t < p.end) channels.add(p.channel);
+    if (channels.size > limit) return false;
+  }
+  return true;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export type { RuleDefinition };

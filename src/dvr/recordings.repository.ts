@@ -1,0 +1,135 @@
+/** What the DVR knows about the recordings it made, beside their library items. */
+import type { Db } from '../db/database.js';
+import { statement } from '../db/row-codec.js';
+
+export type RecordingState = 'recording' | 'finished' | 'processed';
+
+export interface RecordingRow {
+  item_id: string;
+  job_id: string;
+  rule_id: number | null;
+  channel: string | null;
+  source_id: string | null;
+  episode_key: string | null;
+  state: RecordingState;
+  bytes: number;
+  error: string | null;
+  started_at: number;
+  ended_at: number | null;
+  path: string | null;
+  locked: number;
+}
+
+const SELECT = `SELECT r.item_id, r.job_id, r.rule_id, r.channel, r.source_id, r.episode_key, r.state, r.bytes, r.error, r.started_at, r.ended_at,
+                       i.path, i.locked
+                  FROM recordings r JOIN items i ON i.id = r.item_id`;
+
+export function insertRecording(
+  db: Db,
+  row: Pick<RecordingRow, 'item_id' | 'job_id' | 'rule_id' | 'channel' | 'source_id' | 'episode_key' | 'started_at'>,
+): void {
+  statement(
+    db,
+    `INSERT INTO recordings (item_id, job_id, rule_id, channel, source_id, episode_key, state, started_at)
+     VALUES (@item_id, @job_id, @rule_id, @channel, @source_id, @episode_key, 'recording', @started_at)`,
+  ).run(row);
+}
+
+export function getRecording(db: Db, itemId: string): RecordingRow | undefined {
+  return statement(db, `${SELECT} WHERE r.item_id = ?`).get(itemId) as RecordingRow | undefined;
+}
+
+export function getRecordingOfJob(db: Db, jobId: string): RecordingRow | undefined {
+  return statement(db, `${SELECT} WHERE r.job_id = ?`).get(jobId) as RecordingRow | undefined;
+}
+
+export function listRecordingsInState(db: Db, state: RecordingState): RecordingRow[] {
+  return statement(db, `${SELECT} WHERE r.state = ? ORDER BY r.started_at`).all(state) as RecordingRow[];
+}
+
+export function setRecordingProgress(db: Db, itemId: string, bytes: number): void {
+  statement(db, 'UPDATE recordings SET bytes = ? WHERE item_id = ?').run(bytes, itemId);
+}
+
+export function finishRecording(db: Db, itemId: string, result: { bytes: number; error?: string | undefined; endedAt: number }): void {
+  statement(db, "UPDATE recordings SET state = 'finished', bytes = ?, error = ?, ended_at = ? WHERE item_id = ?").run(
+    result.bytes,
+    result.error ?? null,
+    result.endedAt,
+    itemId,
+  );
+}
+
+export function markRecordingProcessed(db: Db, itemId: string): void {
+  statement(db, "UPDATE recordings SET state = 'processed' WHERE item_id = ?").run(itemId);
+}
+
+/** Episode keys of every recording that exists: the planner does not record these again. */
+export function recordedEpisodeKeys(db: Db): Set<string> {
+  const keys = new Set<string>();
+  const rows = statement(
+    db,
+    `SELECT r.episode_key, i.program_id, s.name AS show, i.season_number, i.episode_number
+       FROM recordings r JOIN items i ON i.id = r.item_id LEFT JOIN shows s ON s.id = i.show_id`,
+  ).all() as { episode_key: string | null; program_id: string | null; show: string | null; season_number: number | null; episode_number: number | null }[];
+  for (const row of rows) {
+    if (row.episode_key) keys.add(row.episode_key);
+    if (row.program_id) keys.add(`pid:${row.program_id}`);
+    if (row.show !== null && row.season_number !== null && row.episode_number !== null) {
+      keys.add(`sxe:${row.show.toLowerCase()}|${row.season_number}|${row.episode_number}`);
+    }
+  }
+  return keys;
+}
+
+/** A rule's finished recordings beyond the newest `keep`, oldest first, never locked ones. */
+export function recordingsToPrune(db: Db, ruleId: number, keep: number): RecordingRow[] {
+  return statement(
+    db,
+    `${SELECT} WHERE r.rule_id = ? AND r.state <> 'recording' AND i.locked = 0
+       AND r.item_id NOT IN (SELECT item_id FROM recordings WHERE rule_id = ? AND state <> 'recording' ORDER BY started_at DESC LIMIT ?)
+     ORDER BY r.started_at`,
+  ).all(ruleId, ruleId, keep) as RecordingRow[];
+}
+
+/** What post-processing found. Probing never clears `corrupted`: the recorder's own finding stands. */
+export function setRecordingPostResults(
+  db: Db,
+  itemId: string,
+  results: { duration: number | null; tags: string[] | null; commercials: number[] | null; thumbnail: string | null; probeFailed: boolean },
+  now = Date.now(),
+): void {
+  statement(
+    db,
+    `UPDATE items SET duration = coalesce(?, duration), tags = coalesce(?, tags), commercials = ?, corrupted = max(corrupted, ?),
+            processed = 1, updated_at = ? WHERE id = ?`,
+  ).run(
+    results.duration,
+    results.tags ? JSON.stringify(results.tags) : null,
+    results.commercials ? JSON.stringify(results.commercials) : null,
+    results.probeFailed ? 1 : 0,
+    now,
+    itemId,
+  );
+  statement(db, 'UPDATE recordings SET thumbnail = coalesce(?, thumbnail) WHERE item_id = ?').run(results.thumbnail, itemId);
+}
+
+export function isItemDelayed(db: Db, itemId: string): boolean {
+  return statement(db, 'SELECT delayed FROM items WHERE id = ?').pluck().get(itemId) === 1;
+}
+
+/** The recorder's verdict on an item: flags it alone sets. */
+export function setRecordingFlags(db: Db, itemId: string, flags: { delayed?: boolean; cancelled?: boolean; corrupted?: boolean; completed?: boolean }, now = Date.now()): void {
+  statement(
+    db,
+    `UPDATE items SET delayed = coalesce(@delayed, delayed), cancelled = coalesce(@cancelled, cancelled),
+            corrupted = coalesce(@corrupted, corrupted), completed = coalesce(@completed, completed), updated_at = @now WHERE id = @id`,
+  ).run({
+    id: itemId,
+    now,
+    delayed: flags.delayed === undefined ? null : Number(flags.delayed),
+    cancelled: flags.cancelled === undefined ? null : Number(flags.cancelled),
+    corrupted: flags.corrupted === undefined ? null : Number(flags.corrupted),
+    completed: flags.completed === undefined ? null : Number(flags.completed),
+  });
+}

@@ -1,0 +1,315 @@
+/**
+ * Recordings from start to finish: a due job becomes a library item (visible in
+ * interface A at once, `source=recordings`) and a Recorder writing its file; when the
+ * recorder is done the item gets its flags and the job its result; then, a few at a
+ * time, ffprobe, a thumbnail and comskip, and the rule's auto-prune.
+ */
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import { probeFile } from '../importer/media-probe.js';
+import { makeThumbnail } from '../importer/thumbnail-maker.js';
+import { upsertShow } from '../library/parents.repository.js';
+import { deleteItem, setThumbnailUrl, upsertEpisode, upsertMovie } from '../library/items.repository.js';
+import type { JobItem } from '../library/library.schemas.js';
+import { detectCommercials } from './comskip.js';
+import { type DvrJobRow, finishJob, markJobRecording, setJobItem } from './jobs.repository.js';
+import { Recorder, judgeRecording } from './recorder.js';
+import { recordingRelativePath, uniquePath } from './recording-paths.js';
+import {
+  finishRecording,
+  getRecording,
+  getRecordingOfJob,
+  insertRecording,
+  isItemDelayed,
+  listRecordingsInState,
+  markRecordingProcessed,
+  recordingsToPrune,
+  type RecordingRow,
+  setRecordingFlags,
+  setRecordingPostResults,
+} from './recordings.repository.js';
+import { getRule } from './rules.repository.js';
+import type { StreamHub, StreamTarget } from './stream-hub.js';
+
+export interface RecordingsOptions {
+  recordingsDir: string;
+  thumbnailsDir: string;
+  /** Scratch space for comskip's output. */
+  workDir: string;
+  logger?: Logger;
+  now?: () => number;
+  /** Recordings post-processed at once (ffprobe, thumbnail, comskip). */
+  postConcurrency?: number;
+  /** Set false to leave commercials undetected (comskip missing). */
+  comskip?: boolean;
+  /** Called whenever a recording starts or ends (the planner then re-plans). */
+  onChange?: () => void;
+}
+
+/** First bytes later than this after the start make a recording `delayed`. */
+const DELAY_GRACE_MS = 5000;
+
+interface Active {
+  recorder: Recorder;
+  itemId: string;
+}
+
+export class RecordingsService {
+  private readonly active = new Map<string, Active>();
+  private readonly postQueue: string[] = [];
+  private postRunning = 0;
+  private readonly postAbort = new AbortController();
+  private readonly finishing = new Set<Promise<void>>();
+  private postIdle: Promise<void> = Promise.resolve();
+  private resolvePostIdle: (() => void) | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly hub: StreamHub,
+    private readonly options: RecordingsOptions,
+  ) {}
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  isRecording(jobId: string): boolean {
+    return this.active.has(jobId);
+  }
+
+  activeJobIds(): string[] {
+    return [...this.active.keys()];
+  }
+
+  /** Starts a due job (or resumes one Antenna was recording when it stopped). */
+  start(job: DvrJobRow, targets: readonly StreamTarget[]): void {
+    if (this.active.has(job.id)) return;
+    const item = JSON.parse(job.item) as JobItem;
+    const existing = getRecordingOfJob(this.db, job.id);
+    const resume = existing !== undefined && existing.path !== null && existsSync(existing.path);
+    const itemId = existing?.item_id ?? `rec-${job.id}`;
+    const path = resume && existing?.path ? existing.path : this.newPath(job, item);
+    const startedAt = this.now();
+    if (!existing) {
+      mkdirSync(dirname(path), { recursive: true });
+      this.db.transaction(() => {
+        this.writeItem(itemId, job, item, path);
+        insertRecording(this.db, {
+          item_id: itemId,
+          job_id: job.id,
+          rule_id: job.rule_id,
+          channel: job.channel,
+          source_id: job.source_id,
+          episode_key: job.episode_key,
+          started_at: startedAt,
+        });
+        markJobRecording(this.db, job.id, { channel: job.channel ?? targets[0]?.number ?? '', sourceId: job.source_id ?? targets[0]?.sourceId ?? '', recordingId: itemId }, startedAt);
+      })();
+    }
+    const recorder = new Recorder(
+      { path, startAt: job.start_time * 1000, endAt: job.end_time * 1000, targets, resume },
+      {
+        hub: this.hub,
+        ...(this.options.logger ? { logger: this.options.logger } : {}),
+        ...(this.options.now ? { now: this.options.now } : {}),
+        // Late first bytes show as `delayed` while the recording still runs.
+        onFirstBytes: () => {
+          if (!resume && this.now() > job.start_time * 1000 + DELAY_GRACE_MS) this.markDelayed(job.id);
+        },
+      },
+    );
+    this.active.set(job.id, { recorder, itemId });
+    this.options.logger?.info({ job: job.id, path, resume }, resume ? 'recording resumed after a restart' : 'recording started');
+    const finishing = recorder.done
+      .then((outcome) => this.finish(job, itemId, item, outcome, resume, existing))
+      .catch((error: unknown) => this.options.logger?.error({ job: job.id, err: error }, 'recording could not be finished'))
+      .finally(() => {
+        this.active.delete(job.id);
+        this.finishing.delete(finishing);
+        this.options.onChange?.();
+      });
+    this.finishing.add(finishing);
+  }
+
+  private newPath(job: DvrJobRow, item: JobItem): string {
+    const relativePath = recordingRelativePath({
+      kind: item.show_id ? 'episode' : 'movie',
+      title: item.title ?? job.name,
+      episodeTitle: item.episode_title,
+      season: item.season_number,
+      episode: item.episode_number,
+      year: item.release_year,
+      start: job.start_time,
+    });
+    return uniquePath(join(this.options.recordingsDir, relativePath), existsSync);
+  }
+
+  private writeItem(itemId: string, job: DvrJobRow, item: JobItem, path: string): void {
+    const common = {
+      id: itemId,
+      source: 'recordings' as const,
+      path,
+      channel: job.channel,
+      program_id: item.program_id ?? null,
+      summary: item.summary ?? null,
+      full_summary: item.full_summary ?? null,
+      content_rating: item.content_rating ?? null,
+      image_url: item.image_url ?? null,
+      genres: item.genres ?? null,
+      categories: item.categories ?? null,
+      tags: ['Live'],
+    };
+    if (item.show_id) {
+      upsertShow(this.db, { id: item.show_id, name: item.title ?? job.name });
+      upsertEpisode(this.db, {
+        ...common,
+        show_id: item.show_id,
+        season_number: item.season_number ?? null,
+        episode_number: item.episode_number ?? null,
+        episode_title: item.episode_title ?? null,
+        original_air_date: item.original_air_date ?? null,
+      });
+    } else {
+      upsertMovie(this.db, { ...common, title: item.title ?? job.name, release_year: item.release_year ?? null });
+    }
+  }
+
+  private finish(job: DvrJobRow, itemId: string, item: JobItem, outcome: Awaited<Recorder['done']>, resumed: boolean, before: RecordingRow | undefined): void {
+    if (outcome.stoppedBy === 'shutdown') return; // still 'recording': the next start resumes it
+    const wasDelayed = before !== undefined && isItemDelayed(this.db, itemId);
+    const verdict = judgeRecording(outcome, job.start_time * 1000, { resumed, wasDelayed });
+    const endedAt = this.now();
+    const path = getRecording(this.db, itemId)?.path ?? null;
+    if (verdict.failed) {
+      this.db.transaction(() => {
+        deleteItem(this.db, itemId);
+        finishJob(this.db, job.id, { failed: true, error: verdict.error }, endedAt);
+      })();
+      if (path) this.removeOwnFile(path);
+      this.options.logger?.warn({ job: job.id, err: verdict.error }, 'recording failed');
+      return;
+    }
+    const flags = { delayed: verdict.delayed, cancelled: verdict.cancelled, corrupted: verdict.corrupted, completed: verdict.completed };
+    this.db.transaction(() => {
+      setRecordingFlags(this.db, itemId, flags);
+      finishRecording(this.db, itemId, { bytes: outcome.bytes, error: verdict.error, endedAt });
+      finishJob(this.db, job.id, { failed: false, error: verdict.error, item: { ...item, ...flags } }, endedAt);
+    })();
+    this.options.logger?.info({ job: job.id, bytes: outcome.bytes, ...flags, err: verdict.error }, 'recording finished');
+    this.enqueuePost(itemId);
+  }
+
+  /** The recording's first bytes came late: the flag shows while it still records. */
+  markDelayed(jobId: string): void {
+    const active = this.active.get(jobId);
+    if (active) setRecordingFlags(this.db, active.itemId, { delayed: true });
+  }
+
+  /** Stops a recording early at the user's request; it keeps what was written, flagged cancelled. */
+  cancel(jobId: string): boolean {
+    const active = this.active.get(jobId);
+    if (!active) return false;
+    active.recorder.stop('user');
+    return true;
+  }
+
+  /** Queues every finished recording not yet processed (after a restart). */
+  resumePostProcessing(): void {
+    for (const row of listRecordingsInState(this.db, 'finished')) this.enqueuePost(row.item_id);
+  }
+
+  private enqueuePost(itemId: string): void {
+    if (this.postQueue.includes(itemId)) return;
+    this.postQueue.push(itemId);
+    if (this.postRunning === 0 && this.postQueue.length === 1) this.postIdle = new Promise((r) => (this.resolvePostIdle = r));
+    this.pumpPost();
+  }
+
+  private pumpPost(): void {
+    const limit = this.options.postConcurrency ?? 1;
+    while (this.postRunning < limit && this.postQueue.length > 0 && !this.postAbort.signal.aborted) {
+      const itemId = this.postQueue.shift() as string;
+      this.postRunning++;
+      this.postProcess(itemId)
+        .catch((error: unknown) => this.options.logger?.warn({ item: itemId, err: error }, 'post-processing failed'))
+        .finally(() => {
+          this.postRunning--;
+          if (this.postRunning === 0 && this.postQueue.length === 0) this.resolvePostIdle?.();
+          this.pumpPost();
+        });
+    }
+  }
+
+  /** Resolves when nothing waits for post-processing (tests and shutdown use it). */
+  whenPostProcessed(): Promise<void> {
+    return this.postIdle;
+  }
+
+  private async postProcess(itemId: string): Promise<void> {
+    const recording = getRecording(this.db, itemId);
+    if (!recording?.path) return;
+    const signal = this.postAbort.signal;
+    const probe = await probeFile(recording.path, 'ffprobe', signal);
+    if (signal.aborted) return;
+    const duration = probe.ok ? probe.result.duration : null;
+    const tags = probe.ok ? ['Live', ...probe.result.tags] : null;
+    let thumbnail: string | null = null;
+    mkdirSync(this.options.thumbnailsDir, { recursive: true });
+    const thumbnailPath = join(this.options.thumbnailsDir, `${itemId}.jpg`);
+    if ((await makeThumbnail(recording.path, thumbnailPath, duration, 'ffmpeg', signal)).ok) thumbnail = thumbnailPath;
+    if (signal.aborted) return;
+    let commercials: number[] | null = null;
+    if (this.options.comskip !== false) {
+      try {
+        commercials = await detectCommercials(recording.path, { workDir: join(this.options.workDir, itemId), signal });
+      } catch (error) {
+        if (signal.aborted) return;
+        this.options.logger?.warn({ item: itemId, err: (error as Error).message }, 'commercial detection failed');
+      }
+    }
+    this.db.transaction(() => {
+      setRecordingPostResults(this.db, itemId, { duration, tags, commercials, thumbnail, probeFailed: !probe.ok && !probe.transient });
+      if (thumbnail) setThumbnailUrl(this.db, itemId, `/thumbnails/${encodeURIComponent(itemId)}`);
+      markRecordingProcessed(this.db, itemId);
+    })();
+    this.options.logger?.info({ item: itemId, duration, commercials: (commercials?.length ?? 0) / 2 }, 'recording processed');
+    if (recording.rule_id !== null) this.prune(recording.rule_id);
+  }
+
+  /** Keeps a rule's newest N recordings (its `keep`), deleting older unlocked ones and their files. */
+  prune(ruleId: number): void {
+    const keep = getRule(this.db, ruleId)?.definition.keep;
+    if (!keep) return;
+    for (const row of recordingsToPrune(this.db, ruleId, keep)) {
+      deleteItem(this.db, row.item_id);
+      if (row.path) this.removeOwnFile(row.path);
+      this.options.logger?.info({ item: row.item_id, rule: ruleId }, 'auto-pruned a recording');
+    }
+  }
+
+  /** Deletes a file only when it lies inside the recordings directory: the DVR never touches anything else. */
+  private removeOwnFile(path: string): void {
+    const root = resolve(this.options.recordingsDir);
+    const rel = relative(root, resolve(path));
+    if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) return;
+    try {
+      if (statSync(path).isFile()) rmSync(path);
+    } catch {
+      // already gone
+    }
+  }
+
+  /** The job's item mirrors its recording's flags. */
+  syncJobItem(jobId: string, item: JobItem): void {
+    setJobItem(this.db, jobId, item, this.now());
+  }
+
+  /** Stops recorders (they stay 'recording' and resume at the next start) and post-processing. */
+  async stop(): Promise<void> {
+    this.postAbort.abort();
+    for (const { recorder } of this.active.values()) recorder.stop('shutdown');
+    await Promise.allSettled([...this.finishing]);
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * The DVR end to end, in real time: MPEG-TS streams made by ffmpeg and served over
+ * loopback (one per channel, some misbehaving), an M3U playlist and a stand-in
+ * HDHomeRun in front of them, an XMLTV guide with programmes starting seconds from
+ * now, and the real server recording them. Files are checked with ffprobe.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/app/server.lifecycle.js';
+import { resolveServerConfig } from '../../src/config/server-config.js';
+import { localDate } from '../../src/dvr/recording-paths.js';
+import { startFakeHdHomeRun } from '../support/fake-hdhomerun.js';
+import { tempDir } from '../support/temp-library.js';
+import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
+
+type Json = Record<string, unknown>;
+
+const xmlTime = (epoch: number) => `${new Date(epoch * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14)} +0000`;
+
+interface Programme {
+  channel: string;
+  start: number;
+  stop: number;
+  title: string;
+  extra?: string;
+}
+
+export function writeXmltv(path: string, channels: [id: string, name: string][], programmes: Programme[]): void {
+  const body = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<tv generator-info-name="antenna-test">',
+    ...channels.map(([id, name]) => `<channel id="${id}"><display-name>${name}</display-name></channel>`),
+    ...programmes.map(
+      (p) => `<programme start="${xmlTime(p.start)}" stop="${xmlTime(p.stop)}" channel="${p.channel}"><title>${p.title}</title>${p.extra ?? ''}</programme>`,
+    ),
+    '</tv>',
+  ].join('\n');
+  writeFileSync(path, body);
+}
+
+export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs: number, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not met in ${timeoutMs} ms: ${JSON.stringify(value)?.slice(0, 2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function ffprobeDuration(path: string): number {
+  return Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]).toString().trim());
+}
+
+let work: string;
+let streams: StreamServer;
+let tuner: Awaited<ReturnType<typeof startFakeHdHomeRun>>;
+let server: RunningServer;
+let T: number;
+const rules: Record<string, string> = {};
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Json & Json[] }> {
+  const response = await fetch(server.url + path, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, json: (text ? JSON.parse(text) : null) as Json & Json[] };
+}
+
+const job = async (id: string) => (await call('GET', `/api/v1/jobs/${id}`)).json;
+
+beforeAll(async () => {
+  work = tempDir('antenna-dvr-');
+  const clip = await makeTsClip(join(work, 'clip.ts'), { seconds: 12, muxrateKbps: 2000 });
+  streams = await startStreamServer(clip.path);
+  streams.set('html', { kind: 'html' });
+  streams.set('garbage', { kind: 'garbage' });
+  streams.set('missing', { kind: 'status', status: 404 });
+  // Cut after ~2 s of video: the recorder must reconnect and carry on. (Keyword jobs of one rule start a second apart: a job id is <start>-<rule>.)
+  streams.set('flaky', { dropAfterBytes: 500_000 });
+  tuner = await startFakeHdHomeRun([{ number: '7.1', name: 'WTUN', url: streams.url('tuner'), hd: true }], { tunerCount: 1 });
+  const m3u = [
+    '#EXTM3U',
+    `#EXTINF:-1 tvg-id="two.test" tvg-chno="2" tvg-logo="http://logo/2.png",Two HD\n${streams.url('two')}`,
+    `#EXTINF:-1 tvg-id="three.test" tvg-chno="3",Three\n${streams.url('three')}`,
+    `#EXTINF:-1 tvg-id="four.test" tvg-chno="4",Four\n${streams.url('html')}`,
+    `#EXTINF:-1 tvg-id="five.test" tvg-chno="5",Five\n${streams.url('garbage')}`,
+    `#EXTINF:-1 tvg-id="six.test" tvg-chno="6",Six\n${streams.url('missing')}`,
+    `#EXTINF:-1 tvg-id="eight.test" tvg-chno="8",Eight\n${streams.url('flaky')}`,
+    '#EXTINF:-1 broken line without a url',
+  ].join('\n');
+  writeFileSync(join(work, 'channels.m3u'), m3u);
+  T = Math.floor(Date.now() / 1000) + 10;
+  writeXmltv(
+    join(work, 'guide.xml'),
+    [
+      ['two.test', 'Two'],
+      ['three.test', 'Three'],
+      ['four.test', 'Four'],
+      ['five.test', 'Five'],
+      ['six.test', 'Six'],
+      ['eight.test', 'Eight'],
+      ['tuner.test', '7.1'],
+    ],
+    [
+      {
+        channel: 'two.test',
+        start: T,
+        stop: T + 8,
+        title: 'Harbour Lights',
+        extra: '<sub-title>Fog</sub-title><desc>Fog rolls in.</desc><episode-num system="xmltv_ns">0.1.</episode-num><episode-num system="dd_progid">EP00000001.0002</episode-num><new/>',
+      },
+      { channel: 'two.test', start: T + 8, stop: T + 3600, title: 'Late News' },
+      { channel: 'three.test', start: T, stop: T + 6, title: 'Night Movie', extra: '<category>Movie</category><date>1999</date>' },
+      { channel: 'four.test', start: T, stop: T + 5, title: 'Broken Web Page' },
+      { channel: 'five.test', start: T + 1, stop: T + 5, title: 'Broken Garbage' },
+      { channel: 'six.test', start: T + 2, stop: T + 5, title: 'Broken Missing' },
+      { channel: 'eight.test', start: T, stop: T + 8, title: 'Flaky Show' },
+      { channel: 'tuner.test', start: T, stop: T + 6, title: 'Tuner Show' },
+      { channel: 'not-a-channel', start: T, stop: T - 10, title: 'Bad times' },
+    ],
+  );
+  const config = resolveServerConfig([
+    {
+      data: join(work, 'data'),
+      host: '127.0.0.1',
+      port: 0,
+      sample: false,
+      m3u: [join(work, 'channels.m3u')],
+      m3uStreams: 10,
+      hdhomerun: [tuner.address],
+      xmltv: [join(work, 'guide.xml')],
+      logLevel: 'silent',
+    },
+  ]);
+  server = await startServer(config, pino({ level: 'silent' }));
+  // The first refresh runs in the background: wait for the guide.
+  await until(() => call('GET', '/dvr/guides'), (r) => (r.json[0]?.programmes as number) > 0, 15_000, 'guide read');
+  const add = async (name: string, body: Json) => {
+    const response = await call('POST', '/dvr/rules', body);
+    expect(response.status).toBe(201);
+    rules[name] = response.json.id as string;
+  };
+  await add('harbour', { type: 'series', title: 'Harbour Lights' });
+  await add('movie', { type: 'program', channel: '3', start_time: T });
+  await add('broken', { type: 'keyword', keyword: 'broken' });
+  await add('flaky', { type: 'series', title: 'flaky show' });
+  await add('tuner', { type: 'series', title: 'Tuner Show' });
+  expect(Math.floor(Date.now() / 1000)).toBeLessThan(T);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await streams?.close();
+  await tuner?.close();
+});
+
+describe('DVR end to end', () => {
+  it('reads channels from the M3U and the tuner, skipping the malformed entry', async () => {
+    const channels = (await call('GET', '/api/v1/channels')).json;
+    expect(channels.map((c) => c.number)).toEqual(['2', '3', '4', '5', '6', '7.1', '8']);
+    expect(channels[0]).toMatchObject({ name: 'Two HD', image_url: 'http://logo/2.png', hd: true });
+    expect(channels.find((c) => c.number === '7.1')).toMatchObject({ name: 'WTUN', hd: true });
+    const sources = (await call('GET', '/dvr/sources')).json;
+    expect(sources.find((s) => s.kind === 'm3u')).toMatchObject({ streams: 10, skipped: 1 });
+    expect(sources.find((s) => s.kind === 'hdhomerun')).toMatchObject({ streams: 1 });
+    const guides = (await call('GET', '/dvr/guides')).json;
+    expect(guides[0]).toMatchObject({ programmes: 8, skipped: 1 });
+  });
+
+  it('plans jobs with interface-A ids, channels and items before they start', async () => {
+    const harbour = await job(`${T}-${rules.harbour}`);
+    expect(harbour).toMatchObject({ name: 'Harbour Lights', start_time: T, end_time: T + 8, duration: 8, channels: ['2'], channel: '2', skipped: false, failed: false });
+    expect(harbour.item).toMatchObject({ title: 'Harbour Lights', episode_title: 'Fog', season_number: 1, episode_number: 2, program_id: 'EP000000010002' });
+    const movie = await job(`${T}-${rules.movie}`);
+    expect(movie.item).toMatchObject({ title: 'Night Movie', release_year: 1999 });
+    expect(movie.item).not.toHaveProperty('show_id');
+    const all = (await call('GET', '/api/v1/jobs')).json;
+    expect(all.filter((j) => String(j.id).endsWith(`-${rules.broken}`))).toHaveLength(3);
+  });
+
+  it('shows a recording in interface A while it records, and shares the stream with a live viewer', async () => {
+    await until(() => Date.now() / 1000, (now) => now >= T + 3, 20_000);
+    const episodes = (await call('GET', '/api/v1/episodes?source=recordings')).json;
+    const recording = episodes.find((e) => e.title === 'Harbour Lights');
+    expect(recording).toMatchObject({ episode_title: 'Fog', completed: false, channel: '2' });
+    const viewer = new AbortController();
+    const response = await fetch(`${server.url}/devices/ANY/channels/2/stream.mpg`, { signal: viewer.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('video/mp2t');
+    const reader = response.body!.getReader();
+    let bytes = Buffer.alloc(0);
+    while (bytes.length < 188 * 20) bytes = Buffer.concat([bytes, Buffer.from((await reader.read()).value!)]);
+    expect(streams.connections('two')).toBe(1);
+    viewer.abort();
+    const live = (await call('GET', '/devices/ANY/channels/99/stream.mpg'));
+    expect(live.status).toBe(404);
+  });
+
+  it('records the episode whole, names it, flags it completed, and post-processes it', async () => {
+    const harbourId = `${T}-${rules.harbour}`;
+    const finished = await until(() => job(harbourId), (j) => (j.item as Json).completed === true, 30_000, 'harbour finished');
+    expect(finished).toMatchObject({ failed: false });
+    const path = join(work, 'data', 'recordings', 'TV', 'Harbour Lights', `Harbour Lights S01E02 ${localDate(T)} Fog.ts`);
+    expect(existsSync(path)).toBe(true);
+    const seconds = statSync(path).size / streams.byteRate;
+    expect(seconds).toBeGreaterThan(6.5);
+    expect(seconds).toBeLessThan(10);
+    expect(ffprobeDuration(path)).toBeGreaterThan(6);
+    const episode = await until(
+      async () => ((await call('GET', '/api/v1/episodes?source=recordings')).json as Json[]).find((e) => e.title === 'Harbour Lights') ?? {},
+      (e) => e.processed === true,
+      60_000,
+      'post-processed',
+    );
+    expect(episode).toMatchObject({ completed: true, corrupted: false, delayed: false, cancelled: false });
+    expect(episode.duration as number).toBeGreaterThan(6);
+    expect(episode.thumbnail_url).toMatch(/\/thumbnails\//);
+    expect(episode.tags).toContain('Live');
+    const thumb = await fetch(String(episode.thumbnail_url).replace(/^https?:\/\/[^/]+/, server.url));
+    expect(thumb.headers.get('content-type')).toMatch(/image\/jpeg/);
+  });
+
+  it('records the movie under Movies/ and the tuner channel through the HDHomeRun', async () => {
+    await until(() => job(`${T}-${rules.movie}`), (j) => (j.item as Json).completed === true, 30_000, 'movie finished');
+    expect(existsSync(join(work, 'data', 'recordings', 'Movies', 'Night Movie (1999).ts'))).toBe(true);
+    const movies = (await call('GET', '/api/v1/movies?source=recordings')).json;
+    expect(movies.map((m) => m.title)).toContain('Night Movie');
+    const tunerJob = await until(() => job(`${T}-${rules.tuner}`), (j) => (j.item as Json).completed === true, 30_000, 'tuner finished');
+    expect(tunerJob.channel).toBe('7.1');
+    expect(tuner.requests.some((path) => path.endsWith('lineup.json'))).toBe(true);
+  });
+
+  it('fails, with a clear error, a job whose source sends a web page, garbage or 404, and keeps nothing of it', async () => {
+    const ids = ((await call('GET', '/api/v1/jobs')).json as Json[]).filter((j) => String(j.id).endsWith(`-${rules.broken}`)).map((j) => String(j.id));
+    const errors: Record<string, string> = {};
+    for (const id of ids) {
+      const done = await until(() => job(id), (j) => j.failed === true, 30_000, `${id} failed`);
+      errors[String(done.channel)] = String(done.error);
+    }
+    expect(errors['4']).toMatch(/web page/);
+    expect(errors['5']).toMatch(/not an MPEG-TS/);
+    expect(errors['6']).toMatch(/HTTP 404/);
+    const titles = ((await call('GET', '/api/v1/all?source=recordings')).json as Json[]).map((i) => i.title);
+    expect(titles.filter((t) => String(t).startsWith('Broken'))).toEqual([]);
+  });
+
+  it('reconnects a dropped stream and flags the recording corrupted but completed', async () => {
+    const done = await until(() => job(`${T}-${rules.flaky}`), (j) => (j.item as Json).completed === true, 30_000, 'flaky finished');
+    expect(done.item).toMatchObject({ corrupted: true, completed: true });
+    expect(done.error).toMatch(/interruption/);
+    expect(streams.totalConnections('flaky')).toBeGreaterThan(1);
+  });
+
+  it('records what is on now and stops when told, keeping what it wrote as cancelled', async () => {
+    const started = await call('POST', '/dvr/channels/2/recording');
+    expect(started.status).toBe(201);
+    expect(started.json).toMatchObject({ name: 'Late News', channel: '2' });
+    const again = await call('POST', '/dvr/channels/2/recording');
+    expect(again.json.id).toBe(started.json.id);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await call('DELETE', '/dvr/channels/2/recording')).status).toBe(204);
+    const done = await until(() => job(String(started.json.id)), (j) => j.error !== undefined, 15_000, 'record-now stopped');
+    expect(done.item).toMatchObject({ cancelled: true, completed: false });
+    expect(done.error).toBe('stopped by the user');
+    expect((await call('DELETE', '/dvr/channels/2/recording')).status).toBe(404);
+    expect((await call('POST', '/dvr/channels/42/recording')).status).toBe(404);
+  });
+});
+
+describe('DVR across a restart', () => {
+  it('resumes a recording after the server stops in the middle, losing nothing already written', async () => {
+    const config = resolveServerConfig([
+      { data: join(work, 'data2'), host: '127.0.0.1', port: 0, sample: false, m3u: [join(work, 'channels.m3u')], m3uStreams: 10, logLevel: 'silent' },
+    ]);
+    mkdirSync(join(work, 'data2'), { recursive: true });
+    let running = await startServer(config, pino({ level: 'silent' }));
+    const start = Math.floor(Date.now() / 1000) + 2;
+    await until(async () => (await (await fetch(`${running.url}/api/v1/channels`)).json()) as Json[], (c) => c.length > 0, 15_000, 'channels');
+    const created = await fetch(`${running.url}/dvr/rules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'slot', channel: '3', start_time: start, duration: 60, name: 'Resumed' }),
+    });
+    const id = `${start}-${((await created.json()) as Json).id as string}`;
+    const jobOf = async () => (await (await fetch(`${running.url}/api/v1/jobs/${id}`)).json()) as Json;
+    const recordingItem = async () => ((await (await fetch(`${running.url}/api/v1/episodes?source=recordings`)).json()) as Json[])[0] ?? {};
+    await until(() => Date.now() / 1000, (now) => now >= start + 3, 20_000);
+    const path = String((await recordingItem()).path ?? '');
+    await running.stop();
+    const sizeAtStop = statSync(path).size;
+    expect(sizeAtStop).toBeGreaterThan(0);
+    running = await startServer(config, pino({ level: 'silent' }));
+    try {
+      // Shorten the wait: the job's end is a minute out, so cancel it after some more seconds.
+      await until(() => statSync(path).size, (size) => size > sizeAtStop + 100_000, 15_000, 'file grows after restart');
+      const resp = await fetch(`${running.url}/dvr/jobs/${id}`, { method: 'DELETE' });
+      expect(resp.status).toBe(204);
+      const done = await until(jobOf, (j) => j.error !== undefined, 15_000, 'resumed job ended');
+      expect(done.item).toMatchObject({ corrupted: true, cancelled: true });
+      const item = await recordingItem();
+      expect(item).toMatchObject({ corrupted: true, cancelled: true });
+      expect(statSync(path).size).toBeGreaterThan(sizeAtStop);
+    } finally {
+      await running.stop();
+    }
+  });
+});

@@ -1,0 +1,247 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type Airing, episodeKeys, fits, isMovie, jobItemOf, type PlannerInput, planJobs, slotStarts } from '../../src/dvr/job-planner.js';
+import type { RuleDefinition, StoredRule } from '../../src/dvr/rule.schemas.js';
+
+const NOW = 1_800_000_000; // a fixed clock: every decision below is a function of it
+const rule = (id: number, definition: RuleDefinition): StoredRule => ({ id, definition });
+const airing = (over: Partial<Airing> & Pick<Airing, 'title' | 'start'>): Airing => ({ channels: ['2'], stop: over.start + 1800, ...over });
+
+function input(over: Partial<PlannerInput>): PlannerInput {
+  return {
+    now: NOW,
+    rules: [],
+    airings: [],
+    channelSources: new Map([
+      ['2', ['tuner']],
+      ['3', ['tuner']],
+      ['4', ['tuner']],
+      ['5', ['m3u']],
+    ]),
+    sourceLimits: new Map([
+      ['tuner', 2],
+      ['m3u', 1],
+    ]),
+    sourceNames: new Map([['tuner', 'HDHomeRun 1234']]),
+    recordedKeys: new Set(),
+    running: [],
+    userSkips: new Set(),
+    ...over,
+  };
+}
+
+describe('planJobs: matching', () => {
+  it('a series rule by title records every airing, ids are <start>-<rule id>, padding widens the job', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(7, { type: 'series', title: 'the news hour', padding_before: 60, padding_after: 120 })],
+        airings: [airing({ title: 'The News Hour', start: NOW + 100 }), airing({ title: 'The News Hour', start: NOW + 90_000 }), airing({ title: 'Other', start: NOW + 200 })],
+      }),
+    );
+    expect(jobs.map((j) => j.id)).toEqual([`${NOW + 40}-7`, `${NOW + 89_940}-7`]);
+    expect(jobs[0]).toMatchObject({ start: NOW + 40, end: NOW + 100 + 1800 + 120, channel: '2', channels: ['2'], skipped: false, name: 'The News Hour' });
+  });
+
+  it('a series rule by series id ignores titles; new_only and allowed channels filter', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(1, { type: 'series', series_id: 'SH123', new_only: true, channels: ['3'] })],
+        airings: [
+          airing({ title: 'A', seriesId: 'SH123', start: NOW + 10, isNew: true, channels: ['2'] }),
+          airing({ title: 'B', seriesId: 'SH123', start: NOW + 5000, isNew: false, channels: ['3'] }),
+          airing({ title: 'C', seriesId: 'SH123', start: NOW + 9000, isNew: true, channels: ['3'] }),
+        ],
+      }),
+    );
+    expect(jobs.map((j) => j.item.title)).toEqual(['C']);
+  });
+
+  it('a keyword rule finds the word in the title or the summary, case ignored', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(2, { type: 'keyword', keyword: 'Volcano' })],
+        airings: [
+          airing({ title: 'Volcanoes of Iceland', start: NOW + 10 }),
+          airing({ title: 'Nature', summary: 'A VOLCANO erupts.', start: NOW + 4000 }),
+          airing({ title: 'Cooking', summary: 'Soup.', start: NOW + 8000 }),
+        ],
+      }),
+    );
+    expect(jobs.map((j) => j.item.title)).toEqual(['Volcanoes of Iceland', 'Nature']);
+  });
+
+  it('a program rule records one airing on one channel', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(3, { type: 'program', channel: '3', start_time: NOW + 600 })],
+        airings: [airing({ title: 'Film', start: NOW + 600, channels: ['2', '3'] }), airing({ title: 'Film', start: NOW + 9600, channels: ['3'] })],
+      }),
+    );
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ id: `${NOW + 600}-3`, channel: '3', channels: ['3'] });
+  });
+
+  it('a paused rule plans nothing, and airings that already ended are ignored', () => {
+    expect(planJobs(input({ rules: [rule(1, { type: 'keyword', keyword: 'news', paused: true })], airings: [airing({ title: 'news', start: NOW + 10 })] }))).toEqual([]);
+    expect(planJobs(input({ rules: [rule(1, { type: 'keyword', keyword: 'news' })], airings: [airing({ title: 'news', start: NOW - 4000 })] }))).toEqual([]);
+  });
+
+  it('a simulcast is one job listing every channel airing it', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(4, { type: 'series', title: 'Show' })],
+        airings: [airing({ title: 'Show', programId: 'EP1', start: NOW + 10, channels: ['2'] }), airing({ title: 'Show', programId: 'EP1', start: NOW + 10, channels: ['5'] })],
+      }),
+    );
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]?.channels).toEqual(['2', '5']);
+  });
+});
+
+describe('planJobs: episodes already recorded', () => {
+  const show = (start: number, episode: number, extra: Partial<Airing> = {}) =>
+    airing({ title: 'Show', season: 1, episode, start, programId: `EP0000000100${episode}`, ...extra });
+
+  it('skips an episode recorded before (by program id, or show + season + episode), and reruns of one planned', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(1, { type: 'series', title: 'Show' })],
+        airings: [show(NOW + 10, 1), show(NOW + 4000, 2), show(NOW + 8000, 2), show(NOW + 12_000, 3, { programId: undefined })],
+        recordedKeys: new Set(['pid:EP00000001001', 'sxe:show|1|3']),
+      }),
+    );
+    expect(jobs.map((j) => j.start)).toEqual([NOW + 4000]);
+  });
+
+  it('a time-slot rule records whatever is on, even a repeat', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(1, { type: 'slot', channel: '2', start_time: NOW + 10, duration: 600 })],
+        airings: [show(NOW, 1)],
+        recordedKeys: new Set(['pid:EP00000001001']),
+      }),
+    );
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ start: NOW + 10, end: NOW + 610 });
+    expect(jobs[0]?.item).toMatchObject({ title: 'Show', episode_number: 1, duration: 600 });
+  });
+});
+
+describe('planJobs: tuners', () => {
+  it('what cannot fit is skipped with a reason, lowest priority first', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(1, { type: 'keyword', keyword: 'low', priority: -5 }), rule(2, { type: 'keyword', keyword: 'high', priority: 5 }), rule(3, { type: 'keyword', keyword: 'mid' })],
+        airings: [
+          airing({ title: 'low', start: NOW + 10, channels: ['2'] }),
+          airing({ title: 'high', start: NOW + 10, channels: ['3'] }),
+          airing({ title: 'mid', start: NOW + 10, channels: ['4'] }),
+        ],
+      }),
+    );
+    const byTitle = Object.fromEntries(jobs.map((j) => [j.item.title, j]));
+    expect(byTitle.high?.skipped).toBe(false);
+    expect(byTitle.mid?.skipped).toBe(false);
+    expect(byTitle.low).toMatchObject({ skipped: true });
+    expect(byTitle.low?.error).toMatch(/no free tuner on HDHomeRun 1234: already recording (high|mid)/);
+    expect(byTitle.low?.channel).toBeUndefined();
+  });
+
+  it('two recordings of one channel share a tuner', () => {
+    const jobs = planJobs(
+      input({
+        sourceLimits: new Map([['tuner', 1]]),
+        rules: [rule(1, { type: 'keyword', keyword: 'a' }), rule(2, { type: 'slot', channel: '2', start_time: NOW + 10, duration: 3600 })],
+        airings: [airing({ title: 'a', start: NOW + 10, channels: ['2'] })],
+      }),
+    );
+    expect(jobs.filter((j) => !j.skipped)).toHaveLength(2);
+  });
+
+  it('a running recording keeps its tuner; a conflict moves to another channel of the simulcast', () => {
+    const jobs = planJobs(
+      input({
+        sourceLimits: new Map([
+          ['tuner', 1],
+          ['m3u', 1],
+        ]),
+        running: [{ id: 'x-9', name: 'Running', start: NOW - 100, end: NOW + 5000, channel: '3', sourceId: 'tuner' }],
+        rules: [rule(1, { type: 'series', title: 'Show' })],
+        airings: [airing({ title: 'Show', start: NOW + 10, channels: ['2', '5'] })],
+      }),
+    );
+    expect(jobs[0]).toMatchObject({ channel: '5', sourceId: 'm3u', skipped: false });
+  });
+
+  it('a channel no source carries is skipped with a reason; a user skip stays skipped', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(1, { type: 'slot', channel: '99', start_time: NOW + 10, duration: 600 }), rule(2, { type: 'slot', channel: '2', start_time: NOW + 10, duration: 600 })],
+        userSkips: new Set([`${NOW + 10}-2`]),
+      }),
+    );
+    expect(jobs.find((j) => j.ruleId === 1)).toMatchObject({ skipped: true, error: 'no source carries channel 99' });
+    expect(jobs.find((j) => j.ruleId === 2)).toMatchObject({ skipped: true, error: 'skipped by the user' });
+  });
+
+  it('never plans again a job that started or finished', () => {
+    const jobs = planJobs(
+      input({ rules: [rule(1, { type: 'keyword', keyword: 'news' })], airings: [airing({ title: 'news', start: NOW + 10 })], settledIds: new Set([`${NOW + 10}-1`]) }),
+    );
+    expect(jobs).toEqual([]);
+  });
+
+  it('property: at no instant does a source carry more distinct channels than its limit', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ channel: fc.constantFrom('2', '3', '4'), offset: fc.integer({ min: 0, max: 20 }), length: fc.integer({ min: 1, max: 10 }) }), { maxLength: 25 }),
+        fc.integer({ min: 1, max: 3 }),
+        (specs, limit) => {
+          const jobs = planJobs(
+            input({
+              sourceLimits: new Map([['tuner', limit]]),
+              rules: specs.map((s, i) => rule(i + 1, { type: 'slot', channel: s.channel, start_time: NOW + s.offset * 600, duration: s.length * 600 })),
+            }),
+          );
+          const placed = jobs.filter((j) => !j.skipped);
+          for (let t = NOW; t < NOW + 40 * 600; t += 300) {
+            const channels = new Set(placed.filter((j) => j.start <= t && t < j.end).map((j) => j.channel));
+            expect(channels.size).toBeLessThanOrEqual(limit);
+          }
+          expect(jobs.length).toBe(specs.length);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('helpers', () => {
+  it('fits counts channels, not jobs', () => {
+    const busy = [{ channel: '2', start: 0, end: 100 }];
+    expect(fits(busy, '2', 50, 150, 1)).toBe(true);
+    expect(fits(busy, '3', 50, 150, 1)).toBe(false);
+    expect(fits(busy, '3', 100, 150, 1)).toBe(true);
+  });
+
+  it('weekly slots keep their local time and skip past weeks', () => {
+    const first = NOW - 3 * 7 * 86400;
+    const starts = slotStarts({ start_time: first, duration: 3600, weekly: true }, NOW, NOW + 14 * 86400);
+    expect(starts.length).toBeGreaterThanOrEqual(2);
+    for (const start of starts) {
+      expect(new Date(start * 1000).getHours()).toBe(new Date(first * 1000).getHours());
+      expect(start + 3600).toBeGreaterThan(NOW);
+    }
+    expect(slotStarts({ start_time: NOW - 7200, duration: 3600 }, NOW, NOW + 86400)).toEqual([]);
+  });
+
+  it('movies and episodes are told apart; items carry the recording flags unset', () => {
+    expect(isMovie({ categories: ['Movie'] })).toBe(true);
+    expect(isMovie({ programId: 'MV001' })).toBe(true);
+    expect(isMovie({ categories: ['Movie'], season: 1 })).toBe(false);
+    const item = jobItemOf(airing({ title: 'Show', season: 2, episode: 3, episodeTitle: 'Pilot', start: NOW }));
+    expect(item).toMatchObject({ title: 'Show', season_number: 2, episode_number: 3, episode_title: 'Pilot', completed: false, duration: 1800 });
+    expect(item.show_id).toMatch(/^imp-show-/);
+    expect(episodeKeys({ title: 'Show', season: 2, episode: 3, programId: 'EP1' })).toEqual(['pid:EP1', 'sxe:show|2|3']);
+  });
+});
