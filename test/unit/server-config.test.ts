@@ -15,7 +15,30 @@ import {
 describe('resolveServerConfig', () => {
   it('uses the defaults when nothing is given, with paths made absolute', () => {
     const config = resolveServerConfig([], '/srv');
-    expect(config).toEqual({ ...DEFAULTS, data: '/srv/data' });
+    expect(config).toEqual({ ...DEFAULTS, data: '/srv/data', recordings: '/srv/data/recordings' });
+  });
+
+  it('reads the DVR settings: locations stay URLs or become absolute paths, lists from the environment split on spaces', () => {
+    const config = resolveServerConfig(
+      [{ m3u: ['http://iptv.example/list.m3u', 'local.m3u'], xmltv: ['guide.xml.gz'], hdhomerun: ['10.0.0.5'], m3uStreams: '4', recordings: 'rec', guideRefresh: '60' }],
+      '/srv',
+    );
+    expect(config).toMatchObject({
+      m3u: ['http://iptv.example/list.m3u', '/srv/local.m3u'],
+      xmltv: ['/srv/guide.xml.gz'],
+      hdhomerun: ['10.0.0.5'],
+      m3uStreams: 4,
+      recordings: '/srv/rec',
+      guideRefresh: 60,
+    });
+    expect(settingsFromEnv({ ANTENNA_M3U: 'http://a/1.m3u  http://b/2.m3u', ANTENNA_XMLTV: '' }).m3u).toEqual(['http://a/1.m3u', 'http://b/2.m3u']);
+    expect(() => resolveServerConfig([{ m3uStreams: '0' }])).toThrow(/1 to 64/);
+    expect(() => resolveServerConfig([{ guideRefresh: 'often' }])).toThrow(/Guide refresh interval/);
+  });
+
+  it('refuses a recordings directory that overlaps an import root', () => {
+    expect(() => resolveServerConfig([{ tv: ['/media/tv'], recordings: '/media/tv/recorded' }], '/')).toThrow(/recordings directory/);
+    expect(() => resolveServerConfig([{ tv: ['/media/tv/shows'], recordings: '/media/tv' }], '/')).toThrow(/recordings directory/);
   });
 
   it('takes each setting from the first place that gives it: flags, then env, then file', () => {
