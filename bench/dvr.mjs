@@ -106,7 +106,13 @@ async function recordings({ antennaBin, work, log }) {
     await sleep((RECORD_SECONDS - 2) * 1000);
     const cpuMs = cpuMsOf(antenna.pid) - before;
     const wallMs = performance.now() - started;
-    // Stop every recording, then compare what reached the disk with what the source sent.
+    // End every stream at the source (and refuse reconnection), so that what the source
+    // sent is final; then stop the recordings and compare it with what reached the disk.
+    for (const name of names) {
+      server.set(name, { kind: 'status', status: 404 });
+      server.dropAll(name);
+    }
+    await sleep(1500);
     const jobs = await (await fetch(`${base}/api/v1/jobs`)).json();
     for (const job of jobs) await fetch(`${base}/dvr/jobs/${job.id}`, { method: 'DELETE' });
     await waitFor(async () => (await (await fetch(`${base}/status`)).json()).dvr?.recording?.length === 0, 20_000, 'recordings stopped');

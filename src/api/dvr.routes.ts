@@ -268,8 +268,8 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   app.post(
     '/dvr/channels/:number/recording',
     { schema: { summary: 'Record what is on this channel now, until its programme ends (the player’s toggle_record)', tags, params: NumberParams, response: { 201: JobRef, ...Errors } } },
-    (request, reply) => {
-      const job = dvr.recordNow(number(request));
+    async (request, reply) => {
+      const job = await dvr.recordNow(number(request));
       return json(reply, 201, { id: job.id, name: job.name, start_time: job.start_time, end_time: job.end_time, ...(job.channel ? { channel: job.channel } : {}) });
     },
   );

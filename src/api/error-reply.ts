@@ -30,8 +30,8 @@ interface AjvError {
   keyword: string;
   instancePath: string;
   message?: string;
-  params: { allowedValues?: unknown[]; missingProperty?: string };
-  parentSchema?: { enum?: unknown[]; description?: string };
+  params: { allowedValues?: unknown[]; missingProperty?: string; additionalProperty?: string; tag?: string };
+  parentSchema?: { enum?: unknown[]; description?: string; oneOf?: { properties?: Record<string, { const?: unknown }> }[] };
 }
 
 const PARTS: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', body: 'body field', headers: 'header' };
@@ -39,15 +39,22 @@ const PARTS: Record<string, string> = { querystring: 'query parameter', params: 
 /** A 400 that names the parameter and, where the schema lists them, the values it accepts. */
 export function validationErrorBody(errors: readonly AjvError[], context: string | undefined): ErrorBody {
   const first = errors[0];
-  const parameter = first?.params.missingProperty ?? first?.instancePath.replace(/^\//, '').replaceAll('/', '.') ?? '';
-  const allowed = (first?.params.allowedValues ?? first?.parentSchema?.enum)?.map(String);
+  const path = first?.instancePath.replace(/^\//, '').replaceAll('/', '.') ?? '';
+  const extra = first?.params.additionalProperty;
+  const tag = first?.keyword === 'discriminator' ? first.params.tag : undefined;
+  const parameter = first?.params.missingProperty ?? (extra !== undefined ? [path, extra].filter(Boolean).join('.') : undefined) ?? tag ?? path;
+  // A tagged union (rule types): the values its tag may take.
+  const tagValues = tag ? first?.parentSchema?.oneOf?.map((branch) => branch.properties?.[tag]?.const).filter((v) => v !== undefined) : undefined;
+  const allowed = (first?.params.allowedValues ?? first?.parentSchema?.enum ?? tagValues)?.map(String);
   const part = PARTS[context ?? ''] ?? 'parameter';
   const subject = parameter === '' ? `The ${context ?? 'request'}` : `The ${part} '${parameter}'`;
   // A pattern says nothing to a person; the schema's description says what is expected.
   const described = first?.keyword === 'pattern' ? first.parentSchema?.description : undefined;
   const message = allowed
     ? `${subject} must be one of: ${allowed.join(', ')}.`
-    : described
+    : extra !== undefined
+      ? `${subject} is not accepted here: remove it (check its spelling).`
+      : described
       ? `${subject} must be ${described}.`
       : `${subject} is invalid: it ${first?.message ?? 'does not match the schema'}.`;
   return {

@@ -82,7 +82,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: 1024 * 1024,
     // Unknown body fields are refused, not silently dropped: a misspelt field must not look like success.
-    ajv: { customOptions: { verbose: true, removeAdditional: false } },
+    ajv: { customOptions: { verbose: true, removeAdditional: false, discriminator: true } },
     frameworkErrors: frameworkErrorHandler,
   });
   // Requests that arrive while closing go to the router, which answers 503.

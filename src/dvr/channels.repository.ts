@@ -40,10 +40,13 @@ export function upsertChannel(db: Db, input: ChannelInput): void {
 }
 
 export function listChannels(db: Db): ChannelRow[] {
-  // Major then minor number: "2.1" < "2.10" < "10".
+  // Major then minor number: "2.1" < "2.10" < "10". A number two sources carry is one
+  // channel to a viewer (the DVR picks the source), so it is listed once.
   return statement(
     db,
-    `SELECT * FROM channels ORDER BY
+    `SELECT * FROM channels WHERE id IN (
+       SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY number ORDER BY created_at, id) AS n FROM channels) WHERE n = 1)
+     ORDER BY
        CAST(number AS INTEGER),
        CASE WHEN instr(number, '.') > 0 THEN CAST(substr(number, instr(number, '.') + 1) AS INTEGER) ELSE -1 END,
        number, id`,

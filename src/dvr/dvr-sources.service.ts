@@ -145,7 +145,12 @@ export class DvrSourcesService {
   }
 
   private async readM3u(source: SourceRow, signal?: AbortSignal) {
-    const playlist = parseM3u(await readSourceText(source.location, signal ? { signal } : {}));
+    const text = await readSourceText(source.location, signal ? { signal } : {});
+    const playlist = parseM3u(text);
+    // A web page or an error text where the playlist was must not wipe the channels; an empty playlist may.
+    if (playlist.channels.length === 0 && (playlist.skipped > 0 || !/#EXTM3U|#EXTINF/i.test(text)) && text.trim() !== '') {
+      throw new Error(`it is not an M3U playlist (${playlist.skipped} lines could not be read)`);
+    }
     const channels = playlist.channels.map((c) => ({
       number: c.number,
       name: c.name,

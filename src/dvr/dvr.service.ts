@@ -8,7 +8,14 @@ import { BadRequestError, ConflictError, NotFoundError } from '../common/errors.
 import type { Db } from '../db/database.js';
 import { DvrSourcesService, type DvrSourcesConfig } from './dvr-sources.service.js';
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
-import { deleteProgrammesEndedBefore, iterateProgrammes, listGuideChannels, type ProgrammeRow, programmesBetween } from './guide.repository.js';
+import {
+  deleteProgrammesEndedBefore,
+  iterateProgrammeTuples,
+  listGuideChannels,
+  type ProgrammeRow,
+  type ProgrammeTuple,
+  programmesBetween,
+} from './guide.repository.js';
 import { type Airing, planJobs, type RunningJob } from './job-planner.js';
 import {
   addJobSkip,
@@ -25,10 +32,10 @@ import {
 } from './jobs.repository.js';
 import { recordedEpisodeKeys } from './recordings.repository.js';
 import { RecordingsService } from './recordings.service.js';
-import { type RuleDefinition, ruleDisplayName, type StoredRule } from './rule.schemas.js';
+import { type RuleDefinition, type StoredRule } from './rule.schemas.js';
 import { deleteRule, getRule, insertRule, listRules, replaceRule } from './rules.repository.js';
 import { listSources, listStreamableChannels, setChannelFavorite, type StreamableChannel } from './sources.repository.js';
-import { type StreamConsumer, StreamHub, type StreamTarget, type Subscription } from './stream-hub.js';
+import { type StreamConsumer, StreamHub, type StreamTarget, StreamUnavailableError, type Subscription } from './stream-hub.js';
 
 export interface DvrOptions {
   recordingsDir: string;
@@ -131,6 +138,7 @@ export class DvrService {
     if (this.stopped) return;
     const now = this.nowSeconds();
     deleteJobsEndedBefore(this.db, now - JOB_HISTORY_SECONDS);
+    this.forgetPastOneTimeRules(now);
     deleteProgrammesEndedBefore(this.db, now - 86400);
     const channels = listStreamableChannels(this.db);
     const planned = planJobs({
@@ -145,6 +153,15 @@ export class DvrService {
     });
     replaceScheduledJobs(this.db, planned, this.nowMs());
     this.startDue();
+  }
+
+  /** One-time rules (a single programme, a slot that does not repeat) go a day after they end: they can plan nothing more. */
+  private forgetPastOneTimeRules(now: number): void {
+    for (const rule of listRules(this.db)) {
+      const d = rule.definition;
+      const end = d.type === 'slot' && !d.weekly ? d.start_time + d.duration : d.type === 'program' ? d.start_time + 86400 : undefined;
+      if (end !== undefined && end + 86400 < now) deleteRule(this.db, rule.id);
+    }
   }
 
   private capacity(channels: readonly StreamableChannel[]) {
@@ -179,9 +196,9 @@ export class DvrService {
     const db = this.db;
     return {
       *[Symbol.iterator]() {
-        for (const row of iterateProgrammes(db, now)) {
-          const numbers = map.get(guideKey(row.guide_id, row.xmltv_channel));
-          if (numbers) yield toAiring(row, numbers);
+        for (const row of iterateProgrammeTuples(db, now)) {
+          const numbers = map.get(guideKey(row[0], row[1]));
+          if (numbers) yield ProgrammeAiring.fromTuple(row, numbers);
         }
       },
     };
@@ -232,14 +249,14 @@ export class DvrService {
   }
 
   createRule(definition: RuleDefinition): StoredRule {
-    checkRule(definition);
+    definition = checkRule(definition);
     const rule = insertRule(this.db, definition, this.nowMs());
     this.replan();
     return rule;
   }
 
   replaceRule(id: number, definition: RuleDefinition): StoredRule {
-    checkRule(definition);
+    definition = checkRule(definition);
     if (!replaceRule(this.db, id, definition, this.nowMs())) throw new NotFoundError('rule', String(id));
     this.replan();
     return { id, definition };
@@ -266,32 +283,50 @@ export class DvrService {
     this.replan();
   }
 
-  /** Records what is on channel `number` now, until its programme ends (an hour without a guide). */
-  recordNow(number: string): DvrJobRow {
+  /**
+   * Records what is on channel `number` now, until its programme ends (an hour without
+   * a guide). The channel's stream is tried first, so a source that is down or full is
+   * a 409 now rather than a recording that fails later.
+   */
+  async recordNow(number: string): Promise<DvrJobRow> {
     const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
     if (channels.length === 0) throw new NotFoundError('channel', number);
     const active = this.activeJobOn(number);
     if (active) return active;
-    const now = this.nowSeconds();
-    const current = this.programmeAt(number, now);
-    const end = current && current.stop - now >= 60 ? current.stop : now + RECORD_NOW_DEFAULT_SECONDS;
-    const definition: RuleDefinition = {
-      type: 'slot',
-      channel: number,
-      start_time: now,
-      duration: end - now,
-      name: current?.title ?? `${channels[0]?.name ?? 'Channel'} ${number}`,
-      priority: 1000,
-    };
-    const rule = insertRule(this.db, definition, this.nowMs());
-    this.replan();
-    const job = getDvrJob(this.db, `${now}-${rule.id}`);
-    if (!job || job.state !== 'recording') {
-      deleteRule(this.db, rule.id);
-      this.replan();
-      throw new ConflictError('no_tuner', job?.error ? `Cannot record channel ${number}: ${job.error}.` : `Cannot record channel ${number} now.`);
+    // Holding the stream while the job starts keeps the tuner for the recorder, which joins the same connection.
+    let probe: Subscription;
+    try {
+      probe = await this.watch(number, { kind: 'recording', data: () => undefined, ended: () => undefined });
+    } catch (error) {
+      if (error instanceof StreamUnavailableError) throw new ConflictError(error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable', `Cannot record channel ${number}: ${error.message}.`);
+      throw error;
     }
-    return job;
+    try {
+      const now = this.nowSeconds();
+      const current = this.programmeAt(number, now);
+      const end = current && current.stop - now >= 60 ? current.stop : now + RECORD_NOW_DEFAULT_SECONDS;
+      const definition: RuleDefinition = {
+        type: 'slot',
+        channel: number,
+        start_time: now,
+        duration: end - now,
+        name: current?.title ?? `${channels[0]?.name ?? 'Channel'} ${number}`,
+        priority: 1000,
+      };
+      const rule = insertRule(this.db, definition, this.nowMs());
+      this.replan();
+      const job = getDvrJob(this.db, `${now}-${rule.id}`);
+      if (!job || job.state !== 'recording') {
+        deleteRule(this.db, rule.id);
+        this.replan();
+        throw new ConflictError('no_tuner', job?.error ? `Cannot record channel ${number}: ${job.error}.` : `Cannot record channel ${number} now.`);
+      }
+      // Let the recorder's own join happen before the probe lets go of the connection.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return job;
+    } finally {
+      probe.leave();
+    }
   }
 
   /** Stops whatever is recording channel `number` now; false when nothing was. */
@@ -361,26 +396,75 @@ export class DvrService {
   }
 }
 
-/** What a schema cannot say about a rule. */
-function checkRule(definition: RuleDefinition): void {
+/** What a schema cannot say about a rule; channel numbers written 7-1 become 7.1, as channels are stored. */
+function checkRule(definition: RuleDefinition): RuleDefinition {
   if (definition.type === 'series' && !definition.series_id && !definition.title) {
     throw new BadRequestError('series_id', 'A series rule needs "series_id" or "title".');
   }
-  void ruleDisplayName(definition);
+  const number = (text: string) => text.replace('-', '.');
+  const normalised = { ...definition } as RuleDefinition;
+  if (normalised.channels) normalised.channels = normalised.channels.map(number);
+  if (normalised.type === 'slot' || normalised.type === 'program') normalised.channel = number(normalised.channel);
+  return normalised;
+}
+
+/**
+ * A guide row as the planner sees it. Categories stay JSON until asked for: only the
+ * few airings that become jobs need them, and parsing 200,000 of them per plan did not pay.
+ */
+class ProgrammeAiring implements Airing {
+  constructor(
+    readonly channels: string[],
+    readonly start: number,
+    readonly stop: number,
+    readonly title: string,
+    readonly isNew: boolean,
+    readonly episodeTitle: string | undefined,
+    readonly season: number | undefined,
+    readonly episode: number | undefined,
+    readonly summary: string | undefined,
+    private readonly categoriesJson: string | null,
+    readonly originalAirDate: string | undefined,
+    readonly rating: string | undefined,
+    readonly image: string | undefined,
+    readonly programId: string | undefined,
+    readonly seriesId: string | undefined,
+    readonly year: number | undefined,
+  ) {}
+
+  static fromTuple(t: ProgrammeTuple, channels: string[]): ProgrammeAiring {
+    return new ProgrammeAiring(
+      channels,
+      t[2],
+      t[3],
+      t[4],
+      t[11] === 1,
+      t[5] ?? undefined,
+      t[6] ?? undefined,
+      t[7] ?? undefined,
+      t[8] ?? undefined,
+      t[9],
+      t[10] ?? undefined,
+      t[12] ?? undefined,
+      t[13] ?? undefined,
+      t[14] ?? undefined,
+      t[15] ?? undefined,
+      t[16] ?? undefined,
+    );
+  }
+
+  static fromRow(r: ProgrammeRow, channels: string[]): ProgrammeAiring {
+    return ProgrammeAiring.fromTuple(
+      [r.guide_id, r.xmltv_channel, r.start, r.stop, r.title, r.episode_title, r.season, r.episode, r.summary, r.categories, r.original_air_date, r.is_new, r.rating, r.image_url, r.program_id, r.series_id, r.year],
+      channels,
+    );
+  }
+
+  get categories(): string[] | undefined {
+    return this.categoriesJson === null ? undefined : (JSON.parse(this.categoriesJson) as string[]);
+  }
 }
 
 function toAiring(row: ProgrammeRow, channels: string[]): Airing {
-  const airing: Airing = { channels, start: row.start, stop: row.stop, title: row.title, isNew: row.is_new === 1 };
-  if (row.episode_title !== null) airing.episodeTitle = row.episode_title;
-  if (row.season !== null) airing.season = row.season;
-  if (row.episode !== null) airing.episode = row.episode;
-  if (row.summary !== null) airing.summary = row.summary;
-  if (row.categories !== null) airing.categories = JSON.parse(row.categories) as string[];
-  if (row.original_air_date !== null) airing.originalAirDate = row.original_air_date;
-  if (row.rating !== null) airing.rating = row.rating;
-  if (row.image_url !== null) airing.image = row.image_url;
-  if (row.program_id !== null) airing.programId = row.program_id;
-  if (row.series_id !== null) airing.seriesId = row.series_id;
-  if (row.year !== null) airing.year = row.year;
-  return airing;
+  return ProgrammeAiring.fromRow(row, channels);
 }

@@ -195,6 +195,38 @@ export function iterateProgrammes(db: Db, after: number): IterableIterator<Progr
   return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE stop > ?`).iterate(after) as IterableIterator<ProgrammeRow>;
 }
 
+/** The columns of a programme row as an array, in PROGRAMME_FIELDS order after guide_id. */
+export type ProgrammeTuple = [
+  guideId: string,
+  xmltvChannel: string,
+  start: number,
+  stop: number,
+  title: string,
+  episodeTitle: string | null,
+  season: number | null,
+  episode: number | null,
+  summary: string | null,
+  categories: string | null,
+  originalAirDate: string | null,
+  isNew: number,
+  rating: string | null,
+  imageUrl: string | null,
+  programId: string | null,
+  seriesId: string | null,
+  year: number | null,
+];
+
+/**
+ * Like iterateProgrammes, as arrays: the planner reads every row of the guide each
+ * time it plans, and building an object per row was a third of that time.
+ */
+export function iterateProgrammeTuples(db: Db, after: number): IterableIterator<ProgrammeTuple> {
+  // Its own SQL text: the statement cache must not hand this raw-mode statement to iterateProgrammes.
+  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE stop > ? /* tuples */`)
+    .raw(true)
+    .iterate(after) as IterableIterator<ProgrammeTuple>;
+}
+
 /** One guide channel's programmes overlapping [from, to), in time order. */
 export function programmesBetween(db: Db, guideId: string, xmltvChannel: string, from: number, to: number): ProgrammeRow[] {
   return statement(

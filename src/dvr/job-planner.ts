@@ -153,17 +153,21 @@ interface Candidate {
 export function planJobs(input: PlannerInput): PlannedJob[] {
   const active = input.rules.filter((rule) => !rule.definition.paused);
   const candidates = new Map<string, Candidate>();
-  collectGuideMatches(input, active, candidates);
-  collectSlots(input, active, candidates);
+  const slotAirings = collectGuideMatches(input, active, candidates);
+  collectSlots(input, active, slotAirings, candidates);
   return place(input, [...candidates.values()]);
 }
 
-/** Series, keyword and program rules, in one pass over the airings. */
-function collectGuideMatches(input: PlannerInput, rules: readonly StoredRule[], out: Map<string, Candidate>): void {
+/**
+ * Series, keyword and program rules, in one pass over the airings (a 14-day guide is
+ * read once per plan); the same pass keeps the airings of channels that slot rules name.
+ */
+function collectGuideMatches(input: PlannerInput, rules: readonly StoredRule[], out: Map<string, Candidate>): Map<string, Airing[]> {
   const bySeriesId = new Map<string, StoredRule[]>();
   const byTitle = new Map<string, StoredRule[]>();
   const keywords: { rule: StoredRule; needle: string }[] = [];
   const programs = new Map<string, StoredRule[]>();
+  const slotChannels = new Set<string>();
   for (const rule of rules) {
     const d = rule.definition;
     if (d.type === 'series') {
@@ -171,22 +175,54 @@ function collectGuideMatches(input: PlannerInput, rules: readonly StoredRule[], 
       else if (d.title) push(byTitle, d.title.toLowerCase(), rule);
     } else if (d.type === 'keyword') keywords.push({ rule, needle: d.keyword.toLowerCase() });
     else if (d.type === 'program') push(programs, `${d.channel}@${d.start_time}`, rule);
+    else slotChannels.add(d.channel);
   }
+  // One case-blind pattern of every keyword rejects most texts in a single native scan;
+  // only texts it accepts are checked keyword by keyword. Titles repeat (reruns,
+  // simulcasts), so their answers are remembered; summaries mostly do not.
+  // (Only for ASCII keywords: the pattern's case folding and toLowerCase agree there.)
+  // eslint-disable-next-line no-control-regex
+  const ascii = keywords.every(({ needle }) => /^[\x00-\x7f]*$/.test(needle));
+  const anyKeyword = keywords.length === 0 ? undefined : !ascii ? /(?:)/ : new RegExp(keywords.map(({ needle }) => needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
+  const keywordRules = (text: string): StoredRule[] => {
+    const lower = text.toLowerCase();
+    return keywords.filter(({ needle }) => lower.includes(needle)).map(({ rule }) => rule);
+  };
+  const titleMatches = new Map<string, readonly StoredRule[]>();
+  const keywordRulesIn = (text: string | undefined, remember: boolean): readonly StoredRule[] => {
+    if (!text || !anyKeyword) return [];
+    if (!remember) return anyKeyword.test(text) ? keywordRules(text) : [];
+    let found = titleMatches.get(text);
+    if (!found) titleMatches.set(text, (found = anyKeyword.test(text) ? keywordRules(text) : []));
+    return found;
+  };
+  const slotAirings = new Map<string, Airing[]>();
+  const lowerTitles = new Map<string, string>();
+  const matched: StoredRule[] = [];
+  const add = (rules: readonly StoredRule[] | undefined) => {
+    if (rules) for (const rule of rules) if (!matched.includes(rule)) matched.push(rule);
+  };
   for (const airing of input.airings) {
     if (airing.stop <= input.now) continue;
-    const matched = new Set<StoredRule>();
-    if (airing.seriesId) for (const rule of bySeriesId.get(airing.seriesId) ?? []) matched.add(rule);
-    for (const rule of byTitle.get(airing.title.toLowerCase()) ?? []) matched.add(rule);
+    if (slotChannels.size > 0) for (const channel of airing.channels) if (slotChannels.has(channel)) push(slotAirings, channel, airing);
+    matched.length = 0;
+    if (airing.seriesId && bySeriesId.size > 0) add(bySeriesId.get(airing.seriesId));
+    if (byTitle.size > 0) {
+      let lower = lowerTitles.get(airing.title);
+      if (lower === undefined) lowerTitles.set(airing.title, (lower = airing.title.toLowerCase()));
+      add(byTitle.get(lower));
+    }
     if (keywords.length > 0) {
-      const title = airing.title.toLowerCase();
-      const summary = airing.summary?.toLowerCase() ?? '';
-      for (const { rule, needle } of keywords) if (title.includes(needle) || summary.includes(needle)) matched.add(rule);
+      add(keywordRulesIn(airing.title, true));
+      add(keywordRulesIn(airing.summary, false));
     }
     for (const rule of matched) addCandidate(out, rule, airing, airing.channels, true);
+    if (programs.size === 0) continue;
     for (const channel of airing.channels) {
       for (const rule of programs.get(`${channel}@${airing.start}`) ?? []) addCandidate(out, rule, airing, [channel], false);
     }
   }
+  return slotAirings;
 }
 
 function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Airing, channels: readonly string[], dedupe: boolean): void {
@@ -214,20 +250,14 @@ function sameProgramme(a: Airing, b: Airing): boolean {
 }
 
 /** Time-slot rules: their occurrences, described by the airing that overlaps each most. */
-function collectSlots(input: PlannerInput, rules: readonly StoredRule[], out: Map<string, Candidate>): void {
-  const slots = rules.filter((rule): rule is StoredRule & { definition: SlotRule } => rule.definition.type === 'slot');
-  if (slots.length === 0) return;
+function collectSlots(input: PlannerInput, rules: readonly StoredRule[], byChannel: ReadonlyMap<string, Airing[]>, out: Map<string, Candidate>): void {
   const horizon = input.now + (input.horizon ?? DEFAULT_HORIZON);
-  const wanted = new Set(slots.map((rule) => rule.definition.channel));
-  const byChannel = new Map<string, Airing[]>();
-  for (const airing of input.airings) {
-    for (const channel of airing.channels) if (wanted.has(channel)) push(byChannel, channel, airing);
-  }
-  for (const rule of slots) {
+  for (const rule of rules) {
     const d = rule.definition;
+    if (d.type !== 'slot') continue;
     for (const start of slotStarts(d, input.now, horizon)) {
       const end = start + d.duration;
-      const airing = describeSlot(rule.definition, start, end, byChannel.get(d.channel) ?? []);
+      const airing = describeSlot(d, start, end, byChannel.get(d.channel) ?? []);
       const padded = { start: start - (d.padding_before ?? 0), end: end + (d.padding_after ?? 0) };
       out.set(`${padded.start}-${rule.id}`, { rule, airing, channels: [d.channel], ...padded, dedupe: false });
     }
@@ -271,11 +301,41 @@ interface Placement {
   name: string;
 }
 
+/** Bucket width for finding the placements that overlap a time: most programmes are shorter. */
+const BUCKET_SECONDS = 3600;
+
+/**
+ * One source's placed streams, indexed by hour, so the placements overlapping a
+ * candidate are found without walking every job of a 14-day plan (tens of thousands).
+ */
+class SourceSchedule {
+  private readonly buckets = new Map<number, Placement[]>();
+
+  add(placement: Placement): void {
+    const last = Math.floor((placement.end - 1) / BUCKET_SECONDS);
+    for (let bucket = Math.floor(placement.start / BUCKET_SECONDS); bucket <= last; bucket++) push(this.buckets, bucket, placement);
+  }
+
+  overlapping(start: number, end: number): Placement[] {
+    const found = new Set<Placement>();
+    const last = Math.floor((end - 1) / BUCKET_SECONDS);
+    for (let bucket = Math.floor(start / BUCKET_SECONDS); bucket <= last; bucket++) {
+      for (const p of this.buckets.get(bucket) ?? []) if (p.start < end && start < p.end) found.add(p);
+    }
+    return [...found];
+  }
+}
+
 function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
   const priority = (c: Candidate) => c.rule.definition.priority ?? 0;
   candidates.sort((a, b) => priority(b) - priority(a) || a.start - b.start || a.rule.id - b.rule.id);
-  const placements = new Map<string, Placement[]>();
-  for (const job of input.running) push(placements, job.sourceId, { ...job });
+  const placements = new Map<string, SourceSchedule>();
+  const scheduleOf = (sourceId: string) => {
+    let schedule = placements.get(sourceId);
+    if (!schedule) placements.set(sourceId, (schedule = new SourceSchedule()));
+    return schedule;
+  };
+  for (const job of input.running) scheduleOf(job.sourceId).add({ ...job });
   const runningIds = new Set(input.running.map((job) => job.id));
   const placedKeys = new Set<string>();
   const jobs: PlannedJob[] = [];
@@ -294,7 +354,7 @@ function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
       jobs.push({ ...job, skipped: true, error: choice.error });
       continue;
     }
-    push(placements, choice.sourceId, { channel: choice.channel, sourceId: choice.sourceId, start: job.start, end: job.end, name: job.name });
+    scheduleOf(choice.sourceId).add({ channel: choice.channel, sourceId: choice.sourceId, start: job.start, end: job.end, name: job.name });
     for (const key of keys) placedKeys.add(key);
     jobs.push({ ...job, channel: choice.channel, sourceId: choice.sourceId });
   }
@@ -318,7 +378,7 @@ function baseJob(id: string, candidate: Candidate, keys: readonly string[]): Pla
 
 function chooseStream(
   input: PlannerInput,
-  placements: ReadonlyMap<string, Placement[]>,
+  placements: ReadonlyMap<string, SourceSchedule>,
   candidate: Candidate,
 ): { channel: string; sourceId: string } | { error: string } {
   let blockers: Placement[] = [];
@@ -326,10 +386,10 @@ function chooseStream(
   for (const channel of candidate.channels) {
     for (const sourceId of input.channelSources.get(channel) ?? []) {
       const limit = input.sourceLimits.get(sourceId) ?? 1;
-      const busy = placements.get(sourceId) ?? [];
+      const busy = placements.get(sourceId)?.overlapping(candidate.start, candidate.end) ?? [];
       if (fits(busy, channel, candidate.start, candidate.end, limit)) return { channel, sourceId };
       tried.push(input.sourceNames?.get(sourceId) ?? sourceId);
-      if (blockers.length === 0) blockers = busy.filter((p) => p.start < candidate.end && candidate.start < p.end);
+      if (blockers.length === 0) blockers = busy;
     }
   }
   if (tried.length === 0) return { error: `no source carries channel ${candidate.channels.join(', ')}` };

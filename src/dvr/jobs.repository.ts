@@ -89,21 +89,25 @@ export interface ScheduledJobInput {
 
 /**
  * Makes the scheduled jobs exactly the planned ones. Jobs that started or finished are
- * history and stay; a planned job keeps its `updated_at` when nothing about it changed,
- * so clients that poll see real changes only.
+ * history and stay. Only differences are written: a job whose plan did not change
+ * keeps its row and its `updated_at`, so clients that poll see real changes only, and
+ * a re-plan of tens of thousands of jobs costs little when little changed.
  */
 export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput[], now = Date.now()): void {
   db.transaction(() => {
     const before = new Map(
-      (statement(db, "SELECT id, name, start_time, end_time, channels, channel, skipped, error, item, source_id, updated_at FROM jobs WHERE state = 'scheduled'").all() as (JobRow & { source_id: string | null })[]).map(
-        (row) => [row.id, row],
+      (statement(db, "SELECT id, name, start_time, end_time, channels, channel, skipped, error, item, source_id FROM jobs WHERE state = 'scheduled'").raw(true).all() as unknown[][]).map(
+        (row) => [row[0] as string, row.slice(1).join('\u0000')],
       ),
     );
-    statement(db, "DELETE FROM jobs WHERE state = 'scheduled'").run();
     const insert = statement(
       db,
-      `INSERT OR IGNORE INTO jobs (id, name, start_time, end_time, channels, channel, skipped, failed, error, item, rule_id, state, source_id, episode_key, created_at, updated_at)
-       VALUES (@id, @name, @start_time, @end_time, @channels, @channel, @skipped, 0, @error, @item, @rule_id, 'scheduled', @source_id, @episode_key, @now, @updated_at)`,
+      `INSERT INTO jobs (id, name, start_time, end_time, channels, channel, skipped, failed, error, item, rule_id, state, source_id, episode_key, created_at, updated_at)
+       VALUES (@id, @name, @start_time, @end_time, @channels, @channel, @skipped, 0, @error, @item, @rule_id, 'scheduled', @source_id, @episode_key, @now, @now)
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name, start_time = excluded.start_time, end_time = excluded.end_time, channels = excluded.channels,
+         channel = excluded.channel, skipped = excluded.skipped, error = excluded.error, item = excluded.item, rule_id = excluded.rule_id,
+         source_id = excluded.source_id, episode_key = excluded.episode_key, updated_at = excluded.updated_at
+       WHERE jobs.state = 'scheduled'`,
     );
     for (const job of planned) {
       const row = {
@@ -116,18 +120,18 @@ export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput
         skipped: job.skipped ? 1 : 0,
         error: job.error ?? null,
         item: JSON.stringify(job.item),
-        rule_id: job.ruleId,
         source_id: job.sourceId ?? null,
+        rule_id: job.ruleId,
         episode_key: job.episodeKey ?? null,
         now,
       };
       const old = before.get(job.id);
-      const same =
-        old !== undefined &&
-        old.name === row.name && old.start_time === row.start_time && old.end_time === row.end_time && old.channels === row.channels &&
-        old.channel === row.channel && old.skipped === row.skipped && old.error === row.error && old.item === row.item && old.source_id === row.source_id;
-      insert.run({ ...row, updated_at: same ? old.updated_at : now });
+      before.delete(job.id);
+      const signature = [row.name, row.start_time, row.end_time, row.channels, row.channel, row.skipped, row.error, row.item, row.source_id].join('\u0000');
+      if (old !== signature) insert.run(row);
     }
+    const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
+    for (const id of before.keys()) remove.run(id);
   })();
 }
 

@@ -65,8 +65,16 @@ export const ProgramRuleSchema = Type.Object(
   { additionalProperties: false, title: 'Program rule', description: 'One airing from the guide: its channel and start time.' },
 );
 
-export const RuleDefinitionSchema = Type.Union([SeriesRuleSchema, KeywordRuleSchema, SlotRuleSchema, ProgramRuleSchema], {
+/**
+ * A union tagged by `type`: the validator then checks the body against that type's
+ * schema only, so an error names the field that is wrong rather than the union.
+ */
+export const RuleDefinitionSchema = Type.Unsafe<Static<typeof SeriesRuleSchema> | Static<typeof KeywordRuleSchema> | Static<typeof SlotRuleSchema> | Static<typeof ProgramRuleSchema>>({
+  type: 'object',
   title: 'Rule definition',
+  required: ['type'],
+  discriminator: { propertyName: 'type' },
+  oneOf: [SeriesRuleSchema, KeywordRuleSchema, SlotRuleSchema, ProgramRuleSchema],
 });
 
 const RuleId = Type.String({ pattern: '^\\d+$', description: 'the rule id' });

@@ -70,6 +70,23 @@ describe('planJobs: matching', () => {
     expect(jobs.map((j) => j.item.title)).toEqual(['Volcanoes of Iceland', 'Nature']);
   });
 
+  it('keywords are literal text, not patterns, and work beyond ASCII', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(1, { type: 'keyword', keyword: 'C++ (live)' }), rule(2, { type: 'keyword', keyword: 'ÉTÉ' })],
+        airings: [
+          airing({ title: 'Learning C++ (Live)', start: NOW + 10 }),
+          airing({ title: 'Learning C (live)', start: NOW + 4000 }),
+          airing({ title: 'Un été à Paris', start: NOW + 8000 }),
+        ],
+      }),
+    );
+    expect(jobs.map((j) => [j.ruleId, j.item.title])).toEqual([
+      [1, 'Learning C++ (Live)'],
+      [2, 'Un été à Paris'],
+    ]);
+  });
+
   it('a program rule records one airing on one channel', () => {
     const jobs = planJobs(
       input({

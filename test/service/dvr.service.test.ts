@@ -1,0 +1,285 @@
+/**
+ * DvrService on a real temp SQLite file, with M3U and XMLTV files in a temp directory
+ * and an injected clock: planning, re-planning, restarts, failed refreshes and tuner
+ * limits. The clock stays before every programme, so nothing starts recording.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError } from '../../src/common/errors.js';
+import { sourceIdFor } from '../../src/dvr/dvr-sources.service.js';
+import type { DvrService } from '../../src/dvr/dvr.service.js';
+import { type DvrJobRow, getDvrJob, listJobs } from '../../src/dvr/jobs.repository.js';
+import { getRecording, insertRecording } from '../../src/dvr/recordings.repository.js';
+import { upsertMovie } from '../../src/library/items.repository.js';
+import { createDvr, type DvrSetup, type M3uEntry, writeM3u, writeXmltv } from '../support/dvr-app.js';
+import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
+
+/** Epoch seconds of the guide's first programmes (in 2030: a fixed, known time). */
+const T0 = 1_900_000_000;
+/** Nothing answers here; no test lets a job become due. */
+const NOWHERE = 'http://127.0.0.1:9/stream';
+
+let temp: TempLibrary;
+let started: DvrService[];
+/** The injected clock, epoch milliseconds. */
+let clock: number;
+const now = () => clock;
+
+beforeEach(() => {
+  temp = createTempLibrary({ externalCheckIntervalMs: 0 });
+  started = [];
+  clock = (T0 - 3600) * 1000;
+});
+
+afterEach(async () => {
+  for (const dvr of started) await dvr.stop();
+  temp.close();
+});
+
+const feed = (name: string) => join(temp.dir, name);
+
+function dvrOf(setup: Partial<DvrSetup> & Pick<DvrSetup, 'sources' | 'guides'>): DvrService {
+  const dvr = createDvr(temp, { now, ...setup });
+  started.push(dvr);
+  return dvr;
+}
+
+const entry = (number: string, tvgId: string): M3uEntry => ({ number, name: `Channel ${number}`, tvgId, url: `${NOWHERE}/${number}` });
+
+/** One M3U with channels 2 and 3, one guide with three Harbour Lights episodes and a film. */
+async function standard(): Promise<{ dvr: DvrService; m3u: string; guide: string }> {
+  const m3u = feed('channels.m3u');
+  const guide = feed('guide.xml');
+  writeM3u(m3u, [entry('2', 'two.test'), entry('3', 'three.test')]);
+  writeStandardGuide(guide);
+  const dvr = dvrOf({ sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [guide] });
+  await dvr.sources.refreshAll();
+  dvr.replan();
+  return { dvr, m3u, guide };
+}
+
+const episode = (n: number) => `<episode-num system="dd_progid">EP00000001.000${n}</episode-num>`;
+
+function writeStandardGuide(path: string): void {
+  writeXmltv(
+    path,
+    [
+      ['two.test', 'Two'],
+      ['three.test', 'Three'],
+    ],
+    [
+      { channel: 'two.test', start: T0, stop: T0 + 1800, title: 'Harbour Lights', extra: episode(1) },
+      { channel: 'two.test', start: T0 + 1800, stop: T0 + 2400, title: 'Harbour Lights', extra: episode(2) },
+      { channel: 'two.test', start: T0 + 7200, stop: T0 + 9000, title: 'Harbour Lights', extra: episode(3) },
+      { channel: 'three.test', start: T0, stop: T0 + 5400, title: 'Night Movie', extra: '<category>Movie</category>' },
+    ],
+  );
+}
+
+const jobsOf = (ruleId: number) => listJobs(temp.db).filter((job) => job.id.endsWith(`-${ruleId}`));
+const job = (id: string) => getDvrJob(temp.db, id) as DvrJobRow;
+
+describe('planning', () => {
+  it('plans jobs from rules and the guide', async () => {
+    const { dvr } = await standard();
+    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    const film = dvr.createRule({ type: 'keyword', keyword: 'movie', channels: ['3'] });
+    expect(jobsOf(series.id).map((j) => j.id)).toEqual([`${T0}-${series.id}`, `${T0 + 1800}-${series.id}`, `${T0 + 7200}-${series.id}`]);
+    expect(jobsOf(film.id)).toMatchObject([{ id: `${T0}-${film.id}`, name: 'Night Movie', channel: '3', start_time: T0, end_time: T0 + 5400, skipped: 0 }]);
+  });
+
+  it('is idempotent: planning again gives the same jobs, each keeping its updated_at', async () => {
+    const { dvr } = await standard();
+    dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    const snapshot = () => listJobs(temp.db);
+    const before = snapshot();
+    expect(before).toHaveLength(4);
+    clock += 60_000;
+    dvr.replan();
+    clock += 60_000;
+    dvr.replan();
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('gives a new updated_at only to the jobs that changed', async () => {
+    const { dvr } = await standard();
+    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    const film = dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    const plannedAt = clock;
+    clock += 60_000;
+    dvr.replaceRule(film.id, { type: 'program', channel: '3', start_time: T0, name: 'Film night' });
+    expect(jobsOf(film.id)).toMatchObject([{ name: 'Film night', updated_at: clock }]);
+    expect(jobsOf(series.id).map((j) => j.updated_at)).toEqual([plannedAt, plannedAt, plannedAt]);
+  });
+
+  it('re-plans on a rule change: pausing a rule removes its scheduled jobs, un-pausing brings them back', async () => {
+    const { dvr } = await standard();
+    const series = dvr.createRule({ type: 'series', series_id: 'SH00000001' });
+    const other = dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    const ids = jobsOf(series.id).map((j) => j.id);
+    expect(ids).toHaveLength(3);
+    dvr.replaceRule(series.id, { type: 'series', series_id: 'SH00000001', paused: true });
+    expect(jobsOf(series.id)).toEqual([]);
+    expect(jobsOf(other.id)).toHaveLength(1);
+    dvr.replaceRule(series.id, { type: 'series', series_id: 'SH00000001' });
+    expect(jobsOf(series.id).map((j) => j.id)).toEqual(ids);
+  });
+
+  it('keeps a job the user skipped skipped when the plan is made again', async () => {
+    const { dvr } = await standard();
+    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    const id = `${T0 + 1800}-${series.id}`;
+    dvr.cancelJob(id);
+    dvr.replan();
+    dvr.replaceRule(series.id, { type: 'series', title: 'Harbour Lights', padding_after: 0 });
+    expect(job(id)).toMatchObject({ skipped: 1, error: 'skipped by the user', state: 'scheduled' });
+    expect(job(`${T0}-${series.id}`)).toMatchObject({ skipped: 0 });
+  });
+});
+
+describe('a restart', () => {
+  it('fails the jobs that ended while Antenna was not running, and keeps the rest', async () => {
+    const { dvr, m3u, guide } = await standard();
+    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    const [missed, skipped, later] = [`${T0}-${series.id}`, `${T0 + 1800}-${series.id}`, `${T0 + 7200}-${series.id}`];
+    dvr.cancelJob(skipped);
+    await dvr.stop();
+
+    clock = (T0 + 3600) * 1000;
+    const again = dvrOf({ sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [guide] });
+    again.start();
+    expect(job(missed)).toMatchObject({ state: 'finished', failed: 1, error: 'Antenna was not running at the time', updated_at: clock });
+    // A job the user skipped did not fail (it ended unplanned, so it is simply no longer listed).
+    expect(getDvrJob(temp.db, skipped)?.failed ?? 0).toBe(0);
+    expect(job(later)).toMatchObject({ state: 'scheduled', failed: 0, skipped: 0 });
+    // Settled: a refresh and a re-plan do not bring the missed job back, and it cannot be skipped any more.
+    await again.refresh();
+    expect(job(missed)).toMatchObject({ state: 'finished', failed: 1 });
+    expect(() => again.cancelJob(missed)).toThrow(ConflictError);
+  });
+});
+
+describe('failed refreshes', () => {
+  it('a guide refresh that fails keeps the programmes from the last good one and records the error', async () => {
+    const { dvr, guide } = await standard();
+    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    const [good] = dvr.sources.listGuides();
+    expect(good).toMatchObject({ programmes: 4, error: null });
+    const programmes = dvr.guide('2', T0, T0 + 86400);
+    expect(programmes).toHaveLength(3);
+
+    writeFileSync(guide, '<html><body>Service unavailable</body></html>');
+    clock += 60_000;
+    const result = await dvr.sources.refreshGuide(good!.id);
+    expect(result.error).toMatch(/not an XMLTV document/i);
+    const [after] = dvr.sources.listGuides();
+    expect(after).toMatchObject({ programmes: 4, refreshed_at: good!.refreshed_at, error: result.error });
+    expect(dvr.guide('2', T0, T0 + 86400)).toEqual(programmes);
+    dvr.replan();
+    expect(jobsOf(series.id)).toHaveLength(3);
+
+    // The next good refresh clears the error.
+    writeStandardGuide(guide);
+    expect((await dvr.sources.refreshGuide(good!.id)).programmes).toBe(4);
+    expect(dvr.sources.listGuides()[0]).toMatchObject({ error: null, refreshed_at: clock });
+  });
+
+  it('a source refresh that fails (the file is gone) keeps the channels from the last good one', async () => {
+    const { dvr, m3u } = await standard();
+    const film = dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    const [source] = dvr.sources.listSources();
+    const channels = dvr.channels();
+    expect(channels.map((c) => c.number)).toEqual(['2', '3']);
+
+    rmSync(m3u);
+    clock += 60_000;
+    const result = await dvr.sources.refreshSource(source!.id);
+    expect(result.error).toMatch(/does not exist/);
+    expect(dvr.sources.listSources()[0]).toMatchObject({ error: result.error, refreshed_at: source!.refreshed_at });
+    expect(dvr.channels()).toEqual(channels);
+    dvr.replan();
+    expect(jobsOf(film.id)).toMatchObject([{ channel: '3', skipped: 0 }]);
+  });
+
+  it('a source refresh that reads a web page instead of a playlist keeps the channels from the last good one', async () => {
+    const { dvr, m3u } = await standard();
+    const film = dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    const [source] = dvr.sources.listSources();
+    // What an IPTV provider or a captive portal sends with a 200 when the account has lapsed.
+    writeFileSync(m3u, '<!doctype html>\n<html>\n<head><title>Sign in</title></head>\n<body><p>Your subscription has expired.</p></body>\n</html>\n');
+    const result = await dvr.sources.refreshSource(source!.id);
+    expect(result.error).toEqual(expect.any(String));
+    expect(dvr.channels().map((c) => c.number)).toEqual(['2', '3']);
+    dvr.replan();
+    expect(jobsOf(film.id)).toMatchObject([{ channel: '3', skipped: 0 }]);
+  });
+});
+
+describe('recordings and rules', () => {
+  it('deleting a rule leaves its recordings alone, and an episode recorded already is not planned again', async () => {
+    const { dvr } = await standard();
+    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    expect(jobsOf(series.id)).toHaveLength(3);
+    const path = join(temp.dir, 'recordings', 'Harbour Lights.ts');
+    writeFileSync(path, 'recorded');
+    upsertMovie(temp.db, { id: 'rec-old', source: 'recordings', title: 'Harbour Lights', path, program_id: 'EP000000010003' });
+    insertRecording(temp.db, { item_id: 'rec-old', job_id: `${T0 - 86400}-${series.id}`, rule_id: series.id, channel: '2', source_id: null, episode_key: 'pid:EP000000010003', started_at: clock });
+    dvr.replan();
+    expect(jobsOf(series.id).map((j) => j.start_time)).toEqual([T0, T0 + 1800]);
+
+    dvr.deleteRule(series.id);
+    expect(jobsOf(series.id)).toEqual([]);
+    expect(getRecording(temp.db, 'rec-old')).toMatchObject({ rule_id: series.id, path });
+    expect(() => dvr.deleteRule(series.id)).toThrow(/No rule/);
+  });
+});
+
+describe('tuner limits', () => {
+  it('shares each source’s streams across rules and sources, and skips what fits nowhere with a "no free tuner" error', async () => {
+    const a = feed('a.m3u');
+    const b = feed('b.m3u');
+    const guide = feed('guide.xml');
+    writeM3u(a, [entry('2', 'two.test'), entry('3', 'three.test'), entry('5', 'five.test')]);
+    writeM3u(b, [entry('4', 'four.test'), entry('5', 'five.test')]);
+    writeXmltv(
+      guide,
+      [
+        ['two.test', 'Two'],
+        ['three.test', 'Three'],
+        ['four.test', 'Four'],
+        ['five.test', 'Five'],
+      ],
+      ['Two', 'Three', 'Four', 'Five'].map((name) => ({ channel: `${name.toLowerCase()}.test`, start: T0, stop: T0 + 1800, title: `${name} Show` })),
+    );
+    const dvr = dvrOf({
+      sources: [
+        { kind: 'm3u', location: a, streams: 1 },
+        { kind: 'm3u', location: b, streams: 1 },
+      ],
+      guides: [guide],
+    });
+    await dvr.sources.refreshAll();
+    const [sourceA, sourceB] = [sourceIdFor('m3u', a), sourceIdFor('m3u', b)];
+
+    const two = dvr.createRule({ type: 'series', title: 'Two Show' });
+    const three = dvr.createRule({ type: 'series', title: 'Three Show' });
+    const five = dvr.createRule({ type: 'series', title: 'Five Show' });
+    const four = dvr.createRule({ type: 'series', title: 'Four Show' });
+    // The same programme on the same channel shares the stream already planned.
+    const twoAgain = dvr.createRule({ type: 'keyword', keyword: 'two show' });
+
+    const one = (rule: { id: number }) => jobsOf(rule.id)[0] as DvrJobRow;
+    expect(one(two)).toMatchObject({ channel: '2', source_id: sourceA, skipped: 0 });
+    expect(one(three)).toMatchObject({ skipped: 1, channel: null, error: expect.stringMatching(/^no free tuner on M3U .*a\.m3u: already recording Two Show/) });
+    expect(one(five)).toMatchObject({ channel: '5', source_id: sourceB, skipped: 0 });
+    expect(one(four)).toMatchObject({ skipped: 1, error: expect.stringMatching(/^no free tuner on M3U .*b\.m3u: already recording Five Show/) });
+    expect(one(twoAgain)).toMatchObject({ channel: '2', source_id: sourceA, skipped: 0 });
+
+    // A higher priority takes the tuner; what it displaces is skipped instead.
+    dvr.replaceRule(three.id, { type: 'series', title: 'Three Show', priority: 10 });
+    expect(one(three)).toMatchObject({ channel: '3', source_id: sourceA, skipped: 0 });
+    expect(one(two)).toMatchObject({ skipped: 1, error: expect.stringMatching(/no free tuner.*already recording Three Show/) });
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * A DvrService over a real temp library, fed by M3U and XMLTV files written into a
+ * temp directory, and the full HTTP app with its management routes over both.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { DvrService } from '../../src/dvr/dvr.service.js';
+import type { SourceSpec } from '../../src/dvr/dvr-sources.service.js';
+import { LibraryEditsService } from '../../src/management/library-edits.service.js';
+import { MediaFilesService } from '../../src/management/media-files.service.js';
+import { type TempLibrary, buildTestApp } from './temp-library.js';
+
+/** XMLTV time: `YYYYMMDDhhmmss +0000`. */
+export const xmlTime = (epoch: number) => `${new Date(epoch * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14)} +0000`;
+
+export interface GuideProgramme {
+  channel: string;
+  start: number;
+  stop: number;
+  title: string;
+  /** Raw XML put inside <programme> after the title. */
+  extra?: string;
+}
+
+export function writeXmltv(path: string, channels: [id: string, name: string][], programmes: GuideProgramme[]): void {
+  const body = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<tv generator-info-name="antenna-test">',
+    ...channels.map(([id, name]) => `<channel id="${id}"><display-name>${name}</display-name></channel>`),
+    ...programmes.map(
+      (p) => `<programme start="${xmlTime(p.start)}" stop="${xmlTime(p.stop)}" channel="${p.channel}"><title>${p.title}</title>${p.extra ?? ''}</programme>`,
+    ),
+    '</tv>',
+  ].join('\n');
+  writeFileSync(path, body);
+}
+
+export interface M3uEntry {
+  number: string;
+  name: string;
+  url: string;
+  tvgId?: string;
+}
+
+export function writeM3u(path: string, entries: M3uEntry[]): void {
+  const lines = ['#EXTM3U'];
+  for (const e of entries) lines.push(`#EXTINF:-1${e.tvgId ? ` tvg-id="${e.tvgId}"` : ''} tvg-chno="${e.number}",${e.name}`, e.url);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+}
+
+export interface DvrSetup {
+  sources: SourceSpec[];
+  guides: string[];
+  /** Epoch milliseconds. */
+  now?: () => number;
+}
+
+/** A DvrService writing under `temp.dir`; nothing refreshes on its own (refreshInterval 0) and comskip is off. */
+export function createDvr(temp: TempLibrary, setup: DvrSetup): DvrService {
+  const recordingsDir = join(temp.dir, 'recordings');
+  mkdirSync(recordingsDir, { recursive: true });
+  return new DvrService(temp.db, {
+    recordingsDir,
+    thumbnailsDir: join(temp.dir, 'thumbnails'),
+    workDir: join(temp.dir, 'work'),
+    sources: { sources: setup.sources, guides: setup.guides },
+    logger: pino({ level: 'silent' }),
+    ...(setup.now ? { now: setup.now } : {}),
+    refreshInterval: 0,
+    comskip: false,
+  });
+}
+
+/** The full app with the management interface and the DVR routes. */
+export function buildDvrApp(temp: TempLibrary, dvr: DvrService, token?: string): Promise<FastifyInstance> {
+  return buildTestApp(temp, {
+    management: {
+      files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings') }),
+      edits: new LibraryEditsService(temp.db),
+      token,
+      roots: () => [],
+      dvr,
+    },
+  });
+}
