@@ -249,14 +249,14 @@ export class DvrService {
   }
 
   createRule(definition: RuleDefinition): StoredRule {
-    definition = checkRule(definition);
+    definition = checkRule(definition, this.nowSeconds());
     const rule = insertRule(this.db, definition, this.nowMs());
     this.replan();
     return rule;
   }
 
   replaceRule(id: number, definition: RuleDefinition): StoredRule {
-    definition = checkRule(definition);
+    definition = checkRule(definition, this.nowSeconds());
     if (!replaceRule(this.db, id, definition, this.nowMs())) throw new NotFoundError('rule', String(id));
     this.replan();
     return { id, definition };
@@ -397,9 +397,16 @@ export class DvrService {
 }
 
 /** What a schema cannot say about a rule; channel numbers written 7-1 become 7.1, as channels are stored. */
-function checkRule(definition: RuleDefinition): RuleDefinition {
+function checkRule(definition: RuleDefinition, now: number): RuleDefinition {
   if (definition.type === 'series' && !definition.series_id && !definition.title) {
     throw new BadRequestError('series_id', 'A series rule needs "series_id" or "title".');
+  }
+  // A one-time rule for a time already over could record nothing (and would be cleaned away at once).
+  if (definition.type === 'slot' && !definition.weekly && definition.start_time + definition.duration <= now) {
+    throw new BadRequestError('start_time', 'That time slot is over: give a start_time in the future, or weekly: true.');
+  }
+  if (definition.type === 'program' && definition.start_time + 86400 <= now) {
+    throw new BadRequestError('start_time', 'That airing is over: give the start_time of an airing in the guide that has not ended.');
   }
   const number = (text: string) => text.replace('-', '.');
   const normalised = { ...definition } as RuleDefinition;
