@@ -111,8 +111,8 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
         response: { 204: Type.Null(), 409: ErrorSchema, ...ErrorReplies },
       },
     },
-    (request, reply) => {
-      files.delete((request.params as { id: string }).id);
+    async (request, reply) => {
+      await files.delete((request.params as { id: string }).id);
       return reply.headers(CORS_HEADERS).code(204).send();
     },
   );

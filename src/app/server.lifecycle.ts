@@ -69,7 +69,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const app = await buildHttpApp({
       library: new LibraryService(db),
       management: {
-        files: new MediaFilesService(db, { recordingsDir: config.recordings }),
+        files: new MediaFilesService(db, { recordingsDir: config.recordings, stopRecording: (id) => dvr.recordings.stopItem(id) }),
         dvr,
         edits: new LibraryEditsService(db),
         token: config.token,

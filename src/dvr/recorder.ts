@@ -68,6 +68,7 @@ export class Recorder {
   private firstByteAt: number | undefined;
   private lastByteAt: number | undefined;
   private dropping = false;
+  private firstBytesReported = false;
   private target: StreamTarget | undefined;
 
   constructor(
@@ -154,7 +155,16 @@ export class Recorder {
       return 'failed';
     }
     this.target = subscription.target;
-    const timer = setTimeout(() => finish('end'), Math.max(0, this.plan.endAt - this.now()));
+    // The first chunk can reach write() before join() returns, while the target is unknown.
+    this.reportFirstBytes();
+    // A timer may fire a moment before the clock reaches its time: re-arm until the end has really come.
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      const left = this.plan.endAt - this.now();
+      if (left <= 0) finish('end');
+      else timer = setTimeout(arm, left);
+    };
+    arm();
     const onStop = () => finish('dropped');
     this.stopController.signal.addEventListener('abort', onStop, { once: true });
     if (this.stopController.signal.aborted) finish('dropped');
@@ -178,11 +188,18 @@ export class Recorder {
     const now = this.now();
     if (this.firstByteAt === undefined) {
       this.firstByteAt = now;
-      if (this.target) this.deps.onFirstBytes?.(this.target);
+      this.reportFirstBytes();
     }
     this.lastByteAt = now;
     this.integrity.push(chunk);
     this.file.write(chunk);
+  }
+
+  /** Calls onFirstBytes once, when both the first bytes and the stream they came from are known. */
+  private reportFirstBytes(): void {
+    if (this.firstBytesReported || this.firstByteAt === undefined || !this.target) return;
+    this.firstBytesReported = true;
+    this.deps.onFirstBytes?.(this.target);
   }
 
   private closeFile(): Promise<void> {

@@ -207,6 +207,18 @@ export class RecordingsService {
     if (active) setRecordingFlags(this.db, active.itemId, { delayed: true });
   }
 
+  /** Stops the recording writing this item, if one is, and waits until its file is closed (before a delete). */
+  async stopItem(itemId: string): Promise<void> {
+    for (const [jobId, active] of this.active) {
+      if (active.itemId !== itemId) continue;
+      active.recorder.stop('user');
+      await active.recorder.done;
+      // Let its finishing (flags, job result) land before the item goes.
+      await new Promise((resolve) => setImmediate(resolve));
+      this.active.delete(jobId);
+    }
+  }
+
   /** Stops a recording early at the user's request; it keeps what was written, flagged cancelled. */
   cancel(jobId: string): boolean {
     const active = this.active.get(jobId);

@@ -26,6 +26,8 @@ export interface MediaFilesOptions {
   /** Where the DVR writes its recordings: the only place a delete may remove a file from. */
   recordingsDir: string;
   now?: () => number;
+  /** Stops a recording still in progress before its item is deleted (the DVR's hook; resolves when the file is closed). */
+  stopRecording?: (itemId: string) => Promise<void>;
 }
 
 export class MediaFilesService {
@@ -93,7 +95,7 @@ export class MediaFilesService {
    * Deletes a recording the DVR made: its entry, and its file when the file is in the
    * recordings folder. An imported item is the user's file: 409, nothing touched.
    */
-  delete(id: string): void {
+  async delete(id: string): Promise<void> {
     const row = this.file(id);
     if (row.source !== 'recordings') {
       throw new ConflictError(
@@ -101,6 +103,8 @@ export class MediaFilesService {
         `'${id}' is an imported file: Antenna never deletes your files. Remove it from the import folder; the next scan drops it.`,
       );
     }
+    // A recording still being written is stopped first, so no recorder writes to a deleted file.
+    await this.options.stopRecording?.(id);
     const dir = this.options.recordingsDir;
     if (row.path && row.path.startsWith(dir.endsWith(sep) ? dir : dir + sep)) rmSync(row.path, { force: true });
     deleteItem(this.db, id);

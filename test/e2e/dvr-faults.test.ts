@@ -6,7 +6,7 @@
  * server's counters are its own.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeRecording, type RecordingOutcome, Recorder, type RecordingPlan } from '../../src/dvr/recorder.js';
@@ -28,6 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const hub of hubs) hub.stop();
   await streams?.close();
+  if (work) rmSync(work, { recursive: true, force: true }); // the /dev/full link goes, not /dev/full
 });
 
 const SOURCE = 'm3u-test';
