@@ -59,12 +59,24 @@ const importMs = performance.now() - started;
 if (result.error) throw new Error(result.error);
 const importRss = peakRss();
 
-// 200 rules: 120 series by title, 50 keywords, 20 weekly time slots, 10 single programmes.
-const popular = [...titles.entries()].sort((a, b) => b[1] - a[1]).map(([title]) => title);
-const words = [...new Set(popular.flatMap((title) => title.split(/\s+/)).filter((w) => w.length > 5))];
+// 200 rules as a household might set them up: 120 series picked across the guide's
+// titles (every k-th title in name order, not the most aired), 50 keywords that are
+// distinctive (each in at most three titles, like "Hitchcock" or "Winter Olympics": the
+// generated guide has a small vocabulary, so they are two-word phrases from titles),
+// 20 weekly time slots and 10 single programmes.
+const allTitles = [...titles.keys()].sort();
+const step = Math.max(1, Math.floor(allTitles.length / 120));
+const titlesOf = new Map();
+for (const title of allTitles) {
+  const words = title.toLowerCase().split(/\s+/);
+  const phrases = new Set(words.slice(1).map((word, i) => `${words[i]} ${word}`));
+  for (const phrase of phrases) titlesOf.set(phrase, (titlesOf.get(phrase) ?? 0) + 1);
+}
+const distinctive = [...titlesOf.entries()].filter(([phrase, n]) => n <= 3 && /^[a-z]+ [a-z]+$/.test(phrase)).map(([phrase]) => phrase).sort();
+if (distinctive.length < 50) throw new Error(`only ${distinctive.length} distinctive phrases in the guide`);
 const tomorrow = Math.floor(Date.now() / 1000) + 86400;
-for (let i = 0; i < 120; i++) insertRule(db, { type: 'series', title: popular[(i * 7) % popular.length], keep: 5 });
-for (let i = 0; i < 50; i++) insertRule(db, { type: 'keyword', keyword: words[(i * 13) % words.length], new_only: true });
+for (let i = 0; i < 120; i++) insertRule(db, { type: 'series', title: allTitles[(i * step) % allTitles.length], keep: 5 });
+for (let i = 0; i < 50; i++) insertRule(db, { type: 'keyword', keyword: distinctive[(i * 7) % distinctive.length], new_only: true });
 for (let i = 0; i < 20; i++) insertRule(db, { type: 'slot', channel: String(1 + i * 20), start_time: tomorrow + i * 3600, duration: 3600, weekly: true });
 for (let i = 0; i < 10; i++) {
   const [channel, start] = airings[i * 50];
@@ -81,4 +93,4 @@ const planMs = performance.now() - started;
 const jobs = listJobs(db).length;
 await dvr.stop();
 db.close();
-process.send({ programmes, bytes, stored: rows, parseMs, importMs, peakRss: importRss, planMs, scanMs, jobs, rules: 200 }, () => process.exit(0));
+process.send({ programmes, bytes, stored: rows, parseMs, importMs, peakRss: importRss, planMs, scanMs, jobs, rules: 200, keywordExample: distinctive[0] }, () => process.exit(0));

@@ -10,13 +10,13 @@ import { DvrSourcesService, type DvrSourcesConfig } from './dvr-sources.service.
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
 import {
   deleteProgrammesEndedBefore,
-  iterateProgrammeTuples,
+  iterateProgrammeTuplesWhere,
   listGuideChannels,
   type ProgrammeRow,
   type ProgrammeTuple,
   programmesBetween,
 } from './guide.repository.js';
-import { type Airing, planJobs, type RunningJob } from './job-planner.js';
+import { type Airing, guidePrefilter, planJobs, type RunningJob } from './job-planner.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -141,10 +141,11 @@ export class DvrService {
     this.forgetPastOneTimeRules(now);
     deleteProgrammesEndedBefore(this.db, now - 86400);
     const channels = listStreamableChannels(this.db);
+    const rules = listRules(this.db);
     const planned = planJobs({
       now,
-      rules: listRules(this.db),
-      airings: this.airings(now, channels),
+      rules,
+      airings: this.airings(now, channels, rules),
       ...this.capacity(channels),
       recordedKeys: recordedEpisodeKeys(this.db),
       running: this.runningJobs(),
@@ -190,13 +191,15 @@ export class DvrService {
     }));
   }
 
-  /** The guide as airings on channel numbers; re-iterable, streamed from the database each time. */
-  private airings(now: number, channels: readonly StreamableChannel[]): Iterable<Airing> {
+  /** The guide as airings on channel numbers, only those the rules can use; streamed from the database. */
+  private airings(now: number, channels: readonly StreamableChannel[], rules: readonly StoredRule[]): Iterable<Airing> {
     const map = this.guideMap(channels);
+    const prefilter = guidePrefilter(rules);
+    const channelKeys = [...map].filter(([, numbers]) => numbers.some((n) => prefilter.channels.has(n))).map(([key]) => key);
     const db = this.db;
     return {
       *[Symbol.iterator]() {
-        for (const row of iterateProgrammeTuples(db, now)) {
+        for (const row of iterateProgrammeTuplesWhere(db, now, { channelKeys, needsSummary: prefilter.needsSummary, match: prefilter.matches })) {
           const numbers = map.get(guideKey(row[0], row[1]));
           if (numbers) yield ProgrammeAiring.fromTuple(row, numbers);
         }

@@ -177,25 +177,7 @@ function collectGuideMatches(input: PlannerInput, rules: readonly StoredRule[], 
     else if (d.type === 'program') push(programs, `${d.channel}@${d.start_time}`, rule);
     else slotChannels.add(d.channel);
   }
-  // One case-blind pattern of every keyword rejects most texts in a single native scan;
-  // only texts it accepts are checked keyword by keyword. Titles repeat (reruns,
-  // simulcasts), so their answers are remembered; summaries mostly do not.
-  // (Only for ASCII keywords: the pattern's case folding and toLowerCase agree there.)
-  // eslint-disable-next-line no-control-regex
-  const ascii = keywords.every(({ needle }) => /^[\x00-\x7f]*$/.test(needle));
-  const anyKeyword = keywords.length === 0 ? undefined : !ascii ? /(?:)/ : new RegExp(keywords.map(({ needle }) => needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
-  const keywordRules = (text: string): StoredRule[] => {
-    const lower = text.toLowerCase();
-    return keywords.filter(({ needle }) => lower.includes(needle)).map(({ rule }) => rule);
-  };
-  const titleMatches = new Map<string, readonly StoredRule[]>();
-  const keywordRulesIn = (text: string | undefined, remember: boolean): readonly StoredRule[] => {
-    if (!text || !anyKeyword) return [];
-    if (!remember) return anyKeyword.test(text) ? keywordRules(text) : [];
-    let found = titleMatches.get(text);
-    if (!found) titleMatches.set(text, (found = anyKeyword.test(text) ? keywordRules(text) : []));
-    return found;
-  };
+  const keywordRulesIn = keywordMatcher(keywords);
   const slotAirings = new Map<string, Airing[]>();
   const lowerTitles = new Map<string, string>();
   const matched: StoredRule[] = [];
@@ -223,6 +205,84 @@ function collectGuideMatches(input: PlannerInput, rules: readonly StoredRule[], 
     }
   }
   return slotAirings;
+}
+
+/**
+ * What a plan can use from the guide, so the database hands over only those rows:
+ * airings on the channels of slot and program rules, and airings whose title, series
+ * id or (for keyword rules) summary some rule matches. The planner checks every
+ * airing again; this only spares it reading the rest of a 14-day guide.
+ */
+export function guidePrefilter(rules: readonly StoredRule[]): {
+  channels: Set<string>;
+  needsSummary: boolean;
+  matches(title: string, summary: string | null, seriesId: string | null): boolean;
+} {
+  const active = rules.filter((rule) => !rule.definition.paused);
+  const channels = new Set<string>();
+  const seriesIds = new Set<string>();
+  const titles = new Set<string>();
+  const keywords: { rule: StoredRule; needle: string }[] = [];
+  for (const rule of active) {
+    const d = rule.definition;
+    if (d.type === 'slot' || d.type === 'program') channels.add(d.channel);
+    else if (d.type === 'keyword') keywords.push({ rule, needle: d.keyword.toLowerCase() });
+    else if (d.series_id) seriesIds.add(d.series_id);
+    else if (d.title) titles.add(d.title.toLowerCase());
+  }
+  const keywordRulesIn = keywordMatcher(keywords);
+  return {
+    channels,
+    needsSummary: keywords.length > 0,
+    matches: (title, summary, seriesId) =>
+      (seriesId !== null && seriesIds.has(seriesId)) ||
+      (titles.size > 0 && titles.has(title.toLowerCase())) ||
+      keywordRulesIn(title, true).length > 0 ||
+      (summary !== null && keywordRulesIn(summary, false).length > 0),
+  };
+}
+
+/**
+ * Which keyword rules a text matches (case ignored), fast enough for every title and
+ * summary of a 14-day guide. One case-blind pattern of all keywords, longest first, is
+ * searched from each match's start + 1, so every position where some keyword begins is
+ * found; the keyword found there implies every keyword it contains (a shorter one
+ * beginning at the same place is one of those). Titles repeat (reruns, simulcasts), so
+ * their answers are remembered. Non-ASCII keywords fall back to one search per keyword,
+ * where toLowerCase and the pattern's case folding could disagree.
+ */
+export function keywordMatcher(keywords: readonly { rule: StoredRule; needle: string }[]): (text: string | undefined, remember: boolean) => readonly StoredRule[] {
+  if (keywords.length === 0) return () => [];
+  const needles = [...new Set(keywords.map(({ needle }) => needle))].sort((a, b) => b.length - a.length);
+  const rulesOf = new Map<string, StoredRule[]>();
+  for (const needle of needles) {
+    const contained = keywords.filter((k) => needle.includes(k.needle)).map((k) => k.rule);
+    rulesOf.set(needle, [...new Set(contained)]);
+  }
+  // eslint-disable-next-line no-control-regex
+  const ascii = needles.every((needle) => /^[\x00-\x7f]*$/.test(needle));
+  const pattern = new RegExp(needles.map((needle) => needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+  const search = (text: string): StoredRule[] => {
+    if (!ascii) {
+      const lower = text.toLowerCase();
+      return keywords.filter(({ needle }) => lower.includes(needle)).map(({ rule }) => rule);
+    }
+    const found: StoredRule[] = [];
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      for (const rule of rulesOf.get(match[0].toLowerCase()) ?? []) if (!found.includes(rule)) found.push(rule);
+      pattern.lastIndex = match.index + 1;
+    }
+    return found;
+  };
+  const remembered = new Map<string, readonly StoredRule[]>();
+  return (text, remember) => {
+    if (!text) return [];
+    if (!remember) return search(text);
+    let found = remembered.get(text);
+    if (!found) remembered.set(text, (found = search(text)));
+    return found;
+  };
 }
 
 function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Airing, channels: readonly string[], dedupe: boolean): void {
@@ -338,6 +398,7 @@ function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
   for (const job of input.running) scheduleOf(job.sourceId).add({ ...job });
   const runningIds = new Set(input.running.map((job) => job.id));
   const placedKeys = new Set<string>();
+  const skippedKeys = new Set<string>();
   const jobs: PlannedJob[] = [];
   for (const candidate of candidates) {
     const id = `${candidate.start}-${candidate.rule.id}`;
@@ -351,6 +412,9 @@ function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
     }
     const choice = chooseStream(input, placements, candidate);
     if ('error' in choice) {
+      // An episode that fits at none of its airings is listed as skipped once, at its first.
+      if (candidate.dedupe && keys.some((key) => skippedKeys.has(key))) continue;
+      for (const key of keys) skippedKeys.add(key);
       jobs.push({ ...job, skipped: true, error: choice.error });
       continue;
     }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, episodeKeys, fits, isMovie, jobItemOf, type PlannerInput, planJobs, slotStarts } from '../../src/dvr/job-planner.js';
+import { type Airing, episodeKeys, fits, isMovie, jobItemOf, keywordMatcher, type PlannerInput, planJobs, slotStarts } from '../../src/dvr/job-planner.js';
 import type { RuleDefinition, StoredRule } from '../../src/dvr/rule.schemas.js';
 
 const NOW = 1_800_000_000; // a fixed clock: every decision below is a function of it
@@ -230,6 +230,36 @@ describe('planJobs: tuners', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('keyword matching', () => {
+  it('property: finds exactly the keywords a naive case-blind search finds, overlapping ones included', () => {
+    const letters = fc.constantFrom(...'abcAB ().+'.split(''));
+    const word = fc.array(letters, { minLength: 1, maxLength: 4 }).map((chars) => chars.join(''));
+    fc.assert(
+      fc.property(fc.uniqueArray(word, { minLength: 1, maxLength: 6 }), fc.array(letters, { maxLength: 40 }).map((c) => c.join('')), (words, text) => {
+        const keywords = words.map((w, i) => ({ rule: rule(i + 1, { type: 'keyword', keyword: w }), needle: w.toLowerCase() }));
+        const expected = keywords.filter((k) => text.toLowerCase().includes(k.needle)).map((k) => k.rule.id).sort();
+        const match = keywordMatcher(keywords);
+        expect(match(text, false).map((r) => r.id).sort()).toEqual(expected);
+        expect(match(text, true).map((r) => r.id).sort()).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('an episode that fits at none of its airings is listed as skipped once', () => {
+    const jobs = planJobs(
+      input({
+        sourceLimits: new Map([['tuner', 1]]),
+        rules: [rule(1, { type: 'slot', channel: '3', start_time: NOW, duration: 30 * 86400, priority: 10 }), rule(2, { type: 'series', title: 'Show' })],
+        airings: [0, 1, 2].map((day) => airing({ title: 'Show', season: 1, episode: 4, start: NOW + day * 86400 + 100 })),
+      }),
+    );
+    const show = jobs.filter((j) => j.ruleId === 2);
+    expect(show).toHaveLength(1);
+    expect(show[0]).toMatchObject({ start: NOW + 100, skipped: true });
   });
 });
 
