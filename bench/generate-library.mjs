@@ -383,6 +383,8 @@ export async function generateLibrary(dataDir, { sizes = SIZES, seed = 20240611,
           channel,
           skipped: r.chance(0.05),
           failed: false,
+          // Library data for interface A: the DVR plans and starts only its own 'scheduled' jobs.
+          state: 'finished',
           item: {
             show_id: ids.show(s),
             title: showNames[s],

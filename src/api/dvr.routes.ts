@@ -11,6 +11,7 @@ import type { Airing } from '../dvr/job-planner.js';
 import { RuleDefinitionSchema, RuleSchema, type RuleDefinition, type StoredRule } from '../dvr/rule.schemas.js';
 import type { SourceRow } from '../dvr/sources.repository.js';
 import type { GuideRow } from '../dvr/guide.repository.js';
+import { shownLocation } from '../dvr/source-reader.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
 import { CORS_HEADERS } from './cors.js';
 import { type ErrorBody, ErrorSchema, sendError } from './error-reply.js';
@@ -76,10 +77,11 @@ function json(reply: FastifyReply, status: number, body: unknown): FastifyReply 
 }
 
 const ruleOut = (rule: StoredRule) => ({ id: String(rule.id), ...rule.definition });
+// Reads are open to the local network: locations are shown without the query and credentials IPTV URLs carry.
 const sourceOut = (s: SourceRow) => ({
   id: s.id,
   kind: s.kind,
-  location: s.location,
+  location: shownLocation(s.location),
   name: s.name,
   streams: s.stream_limit,
   origin: s.origin,
@@ -89,7 +91,7 @@ const sourceOut = (s: SourceRow) => ({
 });
 const guideOut = (g: GuideRow) => ({
   id: g.id,
-  location: g.location,
+  location: shownLocation(g.location),
   origin: g.origin,
   programmes: g.programmes,
   skipped: g.skipped,

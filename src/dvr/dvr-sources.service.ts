@@ -11,7 +11,7 @@ import type { Db } from '../db/database.js';
 import { GuideWriter, deleteGuide, getGuide, type GuideRow, listGuides, removeConfigGuidesExcept, saveGuide, setGuideError } from './guide.repository.js';
 import { readHdHomeRun } from './hdhomerun.client.js';
 import { parseM3u } from './m3u.parser.js';
-import { openSource, readSourceText } from './source-reader.js';
+import { openSource, readSourceText, shownLocation } from './source-reader.js';
 import {
   applyChannelFavorites,
   deleteSource,
@@ -86,7 +86,8 @@ export class DvrSourcesService {
     const existing = getSource(this.db, id);
     // A tuner's own count replaces this at its first refresh.
     const limit = spec.kind === 'm3u' ? (spec.streams ?? DEFAULT_M3U_STREAMS) : (existing?.stream_limit ?? 1);
-    const name = existing?.name ?? (spec.kind === 'm3u' ? `M3U ${spec.location}` : `HDHomeRun ${spec.location}`);
+    // Shown in the API, logs and job errors: never the credentials a playlist URL may carry.
+    const name = existing?.name ?? (spec.kind === 'm3u' ? `M3U ${shownLocation(spec.location)}` : `HDHomeRun ${shownLocation(spec.location)}`);
     saveSource(this.db, { id, kind: spec.kind, location: spec.location, name, stream_limit: limit, origin: existing?.origin === 'config' ? 'config' : origin }, this.now());
     return getSource(this.db, id) as SourceRow;
   }
@@ -203,7 +204,7 @@ export class DvrSourcesService {
       return { id, programmes: writer.count, skipped };
     } catch (error) {
       writer.abandon();
-      const message = `guide ${guide.location}: ${reason(error)}`;
+      const message = `guide ${shownLocation(guide.location)}: ${reason(error)}`;
       setGuideError(this.db, id, message, this.now());
       this.options.logger?.warn({ guide: id, err: message }, 'guide refresh failed; keeping the programmes from the last refresh');
       return { id, error: message };

@@ -346,6 +346,7 @@ export class DvrService {
 
   // Channels, guide and live TV
 
+  /** Each channel number once (the first source that carries it), favorites resolved: what a player lists. */
   channels(): StreamableChannel[] {
     const seen = new Set<string>();
     return listStreamableChannels(this.db).filter((c) => !seen.has(c.number) && seen.add(c.number));

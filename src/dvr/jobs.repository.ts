@@ -16,6 +16,8 @@ export interface JobInput {
   error?: string | null;
   item: JobItem;
   updated_at?: number;
+  /** Default 'scheduled'. Rows written here that the planner must leave alone (seeded data) say 'finished'. */
+  state?: JobState;
 }
 
 export interface JobRow {
@@ -43,6 +45,7 @@ const JOB_COLUMNS: ColumnMap = {
   failed: ['failed', 'bool'],
   error: ['error', 'text'],
   item: ['item', 'json'],
+  state: ['state', 'text'],
 };
 
 export function upsertJob(db: Db, input: JobInput): void {

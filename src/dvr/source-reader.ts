@@ -71,7 +71,7 @@ export async function readSourceText(location: string, options: ReadOptions = {}
       options.signal?.throwIfAborted();
       size += chunk.length;
       // Counted after gunzipping, so a small gzip bomb is stopped too.
-      if (size > maxBytes) throw new SourceError(`${shown(location)} is larger than ${formatBytes(maxBytes)}`, 'too_large');
+      if (size > maxBytes) throw new SourceError(`${shownLocation(location)} is larger than ${formatBytes(maxBytes)}`, 'too_large');
       parts.push(chunk);
     }
   } catch (error) {
@@ -84,12 +84,12 @@ export async function readSourceText(location: string, options: ReadOptions = {}
 
 /** GET a URL and parse its body as JSON; not JSON → SourceError 'invalid'. */
 export async function fetchJson(url: string, options: ReadOptions = {}): Promise<unknown> {
-  if (!isUrl(url)) throw new SourceError(`${shown(url)} is not an http:// or https:// URL`, 'invalid');
+  if (!isUrl(url)) throw new SourceError(`${shownLocation(url)} is not an http:// or https:// URL`, 'invalid');
   const text = await readSourceText(url, options);
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new SourceError(`${shown(url)} is not JSON (it begins ${JSON.stringify(text.trimStart().slice(0, 40))})`, 'invalid');
+    throw new SourceError(`${shownLocation(url)} is not JSON (it begins ${JSON.stringify(text.trimStart().slice(0, 40))})`, 'invalid');
   }
 }
 
@@ -98,7 +98,7 @@ export async function fetchJson(url: string, options: ReadOptions = {}): Promise
  * and credentials, since IPTV providers put account names and passwords there and these
  * messages end up in logs and the API.
  */
-function shown(location: string): string {
+export function shownLocation(location: string): string {
   if (!isUrl(location)) return location;
   try {
     const url = new URL(location.trim());
@@ -124,7 +124,7 @@ async function urlChunks(location: string, options: OpenOptions): Promise<AsyncG
     watchdog.stop();
     await response.body?.cancel().catch(() => undefined);
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-    throw new SourceError(`${shown(location)} answered ${status}`, 'http_status', response.status);
+    throw new SourceError(`${shownLocation(location)} answered ${status}`, 'http_status', response.status);
   }
   return bodyChunks(response.body, watchdog, location);
 }
@@ -133,7 +133,7 @@ function parseHttpUrl(location: string): URL {
   try {
     return new URL(location);
   } catch {
-    throw new SourceError(`${shown(location)} is not a valid URL`, 'invalid');
+    throw new SourceError(`${shownLocation(location)} is not a valid URL`, 'invalid');
   }
 }
 
@@ -198,10 +198,10 @@ class Watchdog {
 
   /** The error to throw for a failed fetch or body read. */
   explain(error: unknown, location: string, verb: string): unknown {
-    if (this.timedOut) return new SourceError(`${shown(location)} ${verb} within ${formatSeconds(this.timeoutMs)}`, 'timeout');
+    if (this.timedOut) return new SourceError(`${shownLocation(location)} ${verb} within ${formatSeconds(this.timeoutMs)}`, 'timeout');
     if (this.callerSignal?.aborted) return this.callerSignal.reason;
     if (error instanceof SourceError) return error;
-    return new SourceError(`${shown(location)} could not be reached (${networkCause(error)})`, 'unreachable');
+    return new SourceError(`${shownLocation(location)} could not be reached (${networkCause(error)})`, 'unreachable');
   }
 }
 
@@ -306,7 +306,7 @@ function asReadError(error: unknown, location: string, signal: AbortSignal | und
   if (signal?.aborted) return signal.reason;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && code.startsWith('Z_')) {
-    return new SourceError(`${shown(location)} looks like gzip but does not decompress (${(error as Error).message})`, 'invalid');
+    return new SourceError(`${shownLocation(location)} looks like gzip but does not decompress (${(error as Error).message})`, 'invalid');
   }
   return error;
 }

@@ -4,6 +4,9 @@ import { describeRule, parseTime, ruleBody } from '../../src/cli/remote.commands
 import { guideKey, matchGuideChannels } from '../../src/dvr/guide-match.js';
 import { backoffMs, judgeRecording, type RecordingOutcome } from '../../src/dvr/recorder.js';
 import { localDate, recordingRelativePath, safeName, uniquePath } from '../../src/dvr/recording-paths.js';
+import { shownLocation } from '../../src/dvr/source-reader.js';
+import { DvrSourcesService } from '../../src/dvr/dvr-sources.service.js';
+import { openMemoryDatabase } from '../../src/db/database.js';
 
 const START = Date.UTC(2026, 10, 22, 20, 0, 0) / 1000;
 
@@ -107,5 +110,18 @@ describe('antenna rule add', () => {
   });
   it('describes rules in one line', () => {
     expect(describeRule({ type: 'keyword', keyword: 'volcano', keep: 3 })).toBe('keyword "volcano" (keep 3)');
+  });
+});
+
+describe('source locations in the API and logs', () => {
+  it('never show the credentials an IPTV URL carries', () => {
+    expect(shownLocation('http://user:secret@iptv.example:8080/get.php?username=u&password=p&type=m3u')).toBe('http://iptv.example:8080/get.php');
+    expect(shownLocation('/srv/channels.m3u')).toBe('/srv/channels.m3u');
+    const db = openMemoryDatabase();
+    const sources = new DvrSourcesService(db);
+    const source = sources.addSource({ kind: 'm3u', location: 'http://iptv.example/get.php?username=u&password=secret' });
+    expect(source.name).toBe('M3U http://iptv.example/get.php');
+    expect(JSON.stringify(sources.listSources().map((s) => s.name))).not.toContain('secret');
+    db.close();
   });
 });
