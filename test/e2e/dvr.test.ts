@@ -13,6 +13,7 @@ import { type RunningServer, startServer } from '../../src/app/server.lifecycle.
 import { resolveServerConfig } from '../../src/config/server-config.js';
 import { localDate } from '../../src/dvr/recording-paths.js';
 import { startFakeHdHomeRun } from '../support/fake-hdhomerun.js';
+import { runAntenna } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';
 import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
 
@@ -269,6 +270,23 @@ describe('DVR end to end', () => {
     expect(done.error).toBe('stopped by the user');
     expect((await call('DELETE', '/dvr/channels/2/recording')).status).toBe(404);
     expect((await call('POST', '/dvr/channels/42/recording')).status).toBe(404);
+  });
+});
+
+describe('antenna rule', () => {
+  it('adds, lists and removes rules on a running server', async () => {
+    const added = await runAntenna(['rule', 'add', 'keyword', 'zebra crossing', '--new-only', '--keep', '3', '--server', server.url, '--json']).done;
+    expect(added.code, added.stderr).toBe(0);
+    const rule = JSON.parse(added.stdout) as Json;
+    expect(rule).toMatchObject({ type: 'keyword', keyword: 'zebra crossing', new_only: true, keep: 3 });
+    const listed = await runAntenna(['rule', 'list', '--server', server.url]).done;
+    expect(listed.stdout).toContain(`${String(rule.id)}\tkeyword "zebra crossing" (new only, keep 3)`);
+    const refused = await runAntenna(['rule', 'add', 'slot', '4', '--server', server.url]).done;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/--start/);
+    const removed = await runAntenna(['rule', 'remove', String(rule.id), '--server', server.url]).done;
+    expect(removed.stdout.trim()).toBe(`Removed rule ${String(rule.id)}`);
+    expect((await call('GET', `/dvr/rules/${String(rule.id)}`)).status).toBe(404);
   });
 });
 

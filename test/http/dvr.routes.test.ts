@@ -284,7 +284,8 @@ describe('rules', () => {
       fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map(encodeURIComponent),
       fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
       fc.constantFrom('%', '%zz', '0', '-1', '1.5', '1e3', '9'.repeat(16), '9'.repeat(15), 'a'.repeat(3000), '%00', '..'),
-    );
+      // "/dvr/rules/." is a dot segment: the URL resolves to the rule list itself (a 200), not to an id.
+    ).filter((raw) => raw !== '.');
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('GET', 'PUT', 'DELETE'), id, async (method, raw) => {
         const response = await send(method, `/dvr/rules/${raw}`, method === 'PUT' ? { type: 'keyword', keyword: 'news' } : undefined);
