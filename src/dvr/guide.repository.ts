@@ -25,8 +25,8 @@ export interface GuideChannelRow {
   icon: string | null;
 }
 
-export interface ProgrammeInput {
-  channel: string;
+/** What the guide says of one programme (epoch seconds); the planner's Airing has the same fields. */
+export interface ProgrammeFields {
   start: number;
   stop: number;
   title: string;
@@ -42,6 +42,11 @@ export interface ProgrammeInput {
   programId?: string | undefined;
   seriesId?: string | undefined;
   year?: number | undefined;
+}
+
+/** A programme to store: its fields and the guide channel it airs on. */
+export interface ProgrammeInput extends ProgrammeFields {
+  channel: string;
 }
 
 export interface ProgrammeRow {

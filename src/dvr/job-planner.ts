@@ -14,26 +14,12 @@
  */
 import { showIdFor } from '../importer/item-writer.js';
 import type { JobItem } from '../library/library.schemas.js';
+import type { ProgrammeFields } from './guide.repository.js';
 import { type RuleDefinition, ruleDisplayName, type SlotRule, type StoredRule } from './rule.schemas.js';
 
 /** One programme from the guide, on every channel number its guide channel maps to. */
-export interface Airing {
+export interface Airing extends ProgrammeFields {
   channels: string[];
-  start: number;
-  stop: number;
-  title: string;
-  episodeTitle?: string | undefined;
-  season?: number | undefined;
-  episode?: number | undefined;
-  summary?: string | undefined;
-  categories?: string[] | undefined;
-  originalAirDate?: string | undefined;
-  isNew?: boolean | undefined;
-  rating?: string | undefined;
-  image?: string | undefined;
-  programId?: string | undefined;
-  seriesId?: string | undefined;
-  year?: number | undefined;
 }
 
 /** A job the DVR already started: it keeps its stream, and its id is not planned again. */

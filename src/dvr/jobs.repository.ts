@@ -2,6 +2,7 @@
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
 import type { JobItem } from '../library/library.schemas.js';
+import type { PlannedJob } from './job-planner.js';
 
 export interface JobInput {
   /** `<start epoch seconds>-<rule id>` */
@@ -75,20 +76,8 @@ export interface DvrJobRow extends JobRow {
   episode_key: string | null;
 }
 
-export interface ScheduledJobInput {
-  id: string;
-  ruleId: number;
-  name: string;
-  start: number;
-  end: number;
-  channels: string[];
-  channel?: string | undefined;
-  sourceId?: string | undefined;
-  skipped: boolean;
-  error?: string | undefined;
-  episodeKey?: string | undefined;
-  item: JobItem;
-}
+/** A job as the planner made it. */
+export type ScheduledJobInput = PlannedJob;
 
 /**
  * Makes the scheduled jobs exactly the planned ones. Jobs that started or finished are

@@ -14,40 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/app/server.lifecycle.js';
 import { resolveServerConfig } from '../../src/config/server-config.js';
 import { makeClipWithBreak } from '../support/commercial-clip.js';
+import { callJson, type Json, until, writeXmltv } from '../support/dvr-app.js';
 import { tempDir } from '../support/temp-library.js';
 import { type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
-
-type Json = Record<string, unknown>;
-
-const xmlTime = (epoch: number) => `${new Date(epoch * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14)} +0000`;
-
-interface Programme {
-  channel: string;
-  start: number;
-  stop: number;
-  title: string;
-}
-
-function writeXmltv(path: string, channels: [id: string, name: string][], programmes: Programme[]): void {
-  const body = [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<tv generator-info-name="antenna-test">',
-    ...channels.map(([id, name]) => `<channel id="${id}"><display-name>${name}</display-name></channel>`),
-    ...programmes.map((p) => `<programme start="${xmlTime(p.start)}" stop="${xmlTime(p.stop)}" channel="${p.channel}"><title>${p.title}</title></programme>`),
-    '</tv>',
-  ].join('\n');
-  writeFileSync(path, body);
-}
-
-async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs: number, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not met in ${timeoutMs} ms: ${JSON.stringify(value)?.slice(0, 2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 /** comskip cuts inside the black separators; the clip's break is their outer edges. */
 const TOLERANCE_S = 3;
@@ -62,14 +31,7 @@ let T: number;
 let length: number;
 let ruleId: string;
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Json & Json[] }> {
-  const response = await fetch(server.url + path, {
-    method,
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: (text ? JSON.parse(text) : null) as Json & Json[] };
-}
+const call = (method: string, path: string, body?: unknown) => callJson(server.url, method, path, body);
 
 const recordedEpisode = async () => ((await call('GET', '/api/v1/episodes?source=recordings')).json as Json[]).find((e) => e.title === TITLE) ?? {};
 

@@ -37,6 +37,29 @@ export function writeXmltv(path: string, channels: [id: string, name: string][],
   writeFileSync(path, body);
 }
 
+/** Polls `read` until `ok` says yes; fails after `timeoutMs` showing the last value. */
+export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs: number, what = 'condition', everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not met in ${timeoutMs} ms: ${JSON.stringify(value)?.slice(0, 2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+export type Json = Record<string, unknown>;
+
+/** A JSON request to a running server: the status and the parsed answer (null for an empty body). */
+export async function callJson(baseUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Json & Json[] }> {
+  const response = await fetch(baseUrl + path, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, json: (text ? JSON.parse(text) : null) as Json & Json[] };
+}
+
 export interface M3uEntry {
   number: string;
   name: string;
