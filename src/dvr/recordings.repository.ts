@@ -133,3 +133,18 @@ export function setRecordingFlags(db: Db, itemId: string, flags: { delayed?: boo
     completed: flags.completed === undefined ? null : Number(flags.completed),
   });
 }
+
+/**
+ * Deletes a recording's library item, and the show it was filed under when that show
+ * now holds nothing and the importer does not own it (the DVR made it for recordings).
+ */
+export function deleteRecordingItem(db: Db, itemId: string): void {
+  const showId = statement(db, 'SELECT show_id FROM items WHERE id = ?').pluck().get(itemId) as string | null | undefined;
+  statement(db, 'DELETE FROM items WHERE id = ?').run(itemId);
+  if (!showId) return;
+  statement(
+    db,
+    `DELETE FROM shows WHERE id = ? AND NOT EXISTS (SELECT 1 FROM items WHERE show_id = shows.id)
+       AND id NOT IN (SELECT id FROM import_parents)`,
+  ).run(showId);
+}

@@ -11,13 +11,14 @@ import type { Db } from '../db/database.js';
 import { probeFile } from '../importer/media-probe.js';
 import { makeThumbnail } from '../importer/thumbnail-maker.js';
 import { upsertShow } from '../library/parents.repository.js';
-import { deleteItem, setThumbnailUrl, upsertEpisode, upsertMovie } from '../library/items.repository.js';
+import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../library/items.repository.js';
 import type { JobItem } from '../library/library.schemas.js';
 import { detectCommercials } from './comskip.js';
 import { type DvrJobRow, finishJob, markJobRecording, setJobItem } from './jobs.repository.js';
 import { Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
 import {
+  deleteRecordingItem,
   finishRecording,
   getRecording,
   getRecordingOfJob,
@@ -90,10 +91,11 @@ export class RecordingsService {
     const existing = getRecordingOfJob(this.db, job.id);
     const resume = existing !== undefined && existing.path !== null && existsSync(existing.path);
     const itemId = existing?.item_id ?? `rec-${job.id}`;
-    const path = resume && existing?.path ? existing.path : this.newPath(job, item);
+    // A job that was recording keeps its path, even when the earlier file is gone.
+    const path = existing?.path ?? this.newPath(job, item);
     const startedAt = this.now();
+    mkdirSync(dirname(path), { recursive: true });
     if (!existing) {
-      mkdirSync(dirname(path), { recursive: true });
       this.db.transaction(() => {
         this.writeItem(itemId, job, item, path);
         insertRecording(this.db, {
@@ -184,7 +186,7 @@ export class RecordingsService {
     const path = getRecording(this.db, itemId)?.path ?? null;
     if (verdict.failed) {
       this.db.transaction(() => {
-        deleteItem(this.db, itemId);
+        deleteRecordingItem(this.db, itemId);
         finishJob(this.db, job.id, { failed: true, error: verdict.error }, endedAt);
       })();
       if (path) this.removeOwnFile(path);
@@ -295,7 +297,7 @@ export class RecordingsService {
     const keep = getRule(this.db, ruleId)?.definition.keep;
     if (!keep) return;
     for (const row of recordingsToPrune(this.db, ruleId, keep)) {
-      deleteItem(this.db, row.item_id);
+      deleteRecordingItem(this.db, row.item_id);
       if (row.path) this.removeOwnFile(row.path);
       this.options.logger?.info({ item: row.item_id, rule: ruleId }, 'auto-pruned a recording');
     }

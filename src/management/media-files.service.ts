@@ -8,7 +8,8 @@ import { sep } from 'node:path';
 import { ConflictError, NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { chaptersOf } from '../importer/import-files.repository.js';
-import { deleteItem, getItemFile, getItemJson, type ItemFileRow, setWatchState } from '../library/items.repository.js';
+import { deleteRecordingItem } from '../dvr/recordings.repository.js';
+import { getItemFile, getItemJson, type ItemFileRow, setWatchState } from '../library/items.repository.js';
 
 /** The longest playback position accepted: a week, far past any real programme. */
 export const MAX_PLAYBACK_SECONDS = 7 * 24 * 3600;
@@ -107,7 +108,7 @@ export class MediaFilesService {
     await this.options.stopRecording?.(id);
     const dir = this.options.recordingsDir;
     if (row.path && row.path.startsWith(dir.endsWith(sep) ? dir : dir + sep)) rmSync(row.path, { force: true });
-    deleteItem(this.db, id);
+    deleteRecordingItem(this.db, id);
   }
 }
 

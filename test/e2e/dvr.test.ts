@@ -207,6 +207,9 @@ describe('DVR end to end', () => {
     expect(errors['6']).toMatch(/HTTP 404/);
     const titles = ((await call('GET', '/api/v1/all?source=recordings')).json as Json[]).map((i) => i.title);
     expect(titles.filter((t) => String(t).startsWith('Broken'))).toEqual([]);
+    // Nor the shows the DVR filed them under.
+    const shows = ((await call('GET', '/api/v1/shows')).json as Json[]).map((show) => String(show.name));
+    expect(shows.filter((name) => name.startsWith('Broken'))).toEqual([]);
   });
 
   it('reconnects a dropped stream and flags the recording corrupted but completed', async () => {
