@@ -92,7 +92,9 @@ export async function startStreamServer(clipPath, options = {}) {
 
   function stream(state, response, source, behaviour) {
     const pace = behaviour.pace ?? true;
-    const limit = behaviour.dropAfterBytes ?? Infinity;
+    // stallAfterBytes: stop sending there but keep the connection open (a tuner that lost its signal).
+    const limit = behaviour.dropAfterBytes ?? behaviour.stallAfterBytes ?? Infinity;
+    const cut = behaviour.dropAfterBytes !== undefined;
     const started = performance.now();
     let written = 0; // bytes given to response.write, also the position in the looped source
     let blocked = false;
@@ -123,7 +125,7 @@ export async function startStreamServer(clipPath, options = {}) {
         blocked = !response.write(source.subarray(at, at + length), (error) => {
           if (error) return;
           state.bytes += length; // handed to the socket
-          if (last) response.destroy(); // dropAfterBytes: cut once the last byte left
+          if (last && cut) response.destroy(); // dropAfterBytes: cut once the last byte left
         });
       }
       if (done || written >= limit) return;

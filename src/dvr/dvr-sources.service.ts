@@ -57,9 +57,20 @@ export function guideIdFor(location: string): string {
   return `xmltv-${digest(location)}`;
 }
 
+/** A URL's host (its path may hold an account, as in /get/USER/PASS/m3u), a file's path. */
+function shortLocation(location: string): string {
+  try {
+    return /^https?:\/\//i.test(location) ? new URL(location).host : location;
+  } catch {
+    return shownLocation(location);
+  }
+}
+
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class DvrSourcesService {
+  private readonly guideRefreshes = new Map<string, Promise<RefreshSummary['guides'][number]>>();
+
   constructor(
     private readonly db: Db,
     private readonly options: { logger?: Logger; now?: () => number } = {},
@@ -87,7 +98,7 @@ export class DvrSourcesService {
     // A tuner's own count replaces this at its first refresh.
     const limit = spec.kind === 'm3u' ? (spec.streams ?? DEFAULT_M3U_STREAMS) : (existing?.stream_limit ?? 1);
     // Shown in the API, logs and job errors: never the credentials a playlist URL may carry.
-    const name = existing?.name ?? (spec.kind === 'm3u' ? `M3U ${shownLocation(spec.location)}` : `HDHomeRun ${shownLocation(spec.location)}`);
+    const name = existing?.name ?? (spec.kind === 'm3u' ? `M3U ${shortLocation(spec.location)}` : `HDHomeRun ${shortLocation(spec.location)}`);
     saveSource(this.db, { id, kind: spec.kind, location: spec.location, name, stream_limit: limit, origin: existing?.origin === 'config' ? 'config' : origin }, this.now());
     return getSource(this.db, id) as SourceRow;
   }
@@ -123,8 +134,9 @@ export class DvrSourcesService {
 
   async refreshAll(signal?: AbortSignal): Promise<RefreshSummary> {
     const summary: RefreshSummary = { sources: [], guides: [] };
-    for (const source of listSources(this.db)) summary.sources.push(await this.refreshSource(source.id, signal));
-    for (const guide of listGuides(this.db)) summary.guides.push(await this.refreshGuide(guide.id, signal));
+    // A source or guide removed while this runs is skipped, not an error.
+    for (const source of listSources(this.db)) if (getSource(this.db, source.id)) summary.sources.push(await this.refreshSource(source.id, signal));
+    for (const guide of listGuides(this.db)) if (getGuide(this.db, guide.id)) summary.guides.push(await this.refreshGuide(guide.id, signal));
     return summary;
   }
 
@@ -172,7 +184,16 @@ export class DvrSourcesService {
     return { channels, skipped: device.skipped, streamLimit: Math.max(1, device.tunerCount), name };
   }
 
-  async refreshGuide(id: string, signal?: AbortSignal): Promise<RefreshSummary['guides'][number]> {
+  /** Reads a guide again; a refresh of it already running is shared, not started twice. */
+  refreshGuide(id: string, signal?: AbortSignal): Promise<RefreshSummary['guides'][number]> {
+    const running = this.guideRefreshes.get(id);
+    if (running) return running;
+    const refresh = this.readGuide(id, signal).finally(() => this.guideRefreshes.delete(id));
+    this.guideRefreshes.set(id, refresh);
+    return refresh;
+  }
+
+  private async readGuide(id: string, signal?: AbortSignal): Promise<RefreshSummary['guides'][number]> {
     const guide = getGuide(this.db, id);
     if (!guide) throw new NotFoundError('guide', id);
     const writer = new GuideWriter(this.db, id);

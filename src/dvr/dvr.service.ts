@@ -87,9 +87,7 @@ export class DvrService {
       thumbnailsDir: options.thumbnailsDir,
       workDir: options.workDir,
       comskip: options.comskip ?? true,
-      onChange: () => {
-        if (!this.stopped) this.replan();
-      },
+      onChange: () => this.safely('re-planning after a recording', () => this.replan()),
     });
   }
 
@@ -110,13 +108,24 @@ export class DvrService {
     for (const job of listJobsInState(this.db, 'recording')) this.recordings.start(job, this.targetsFor(job));
     this.recordings.resumePostProcessing();
     this.replan();
-    this.replanTimer = setInterval(() => this.replan(), REPLAN_INTERVAL_MS);
+    this.replanTimer = setInterval(() => this.safely('periodic re-planning', () => this.replan()), REPLAN_INTERVAL_MS);
     this.replanTimer.unref();
-    void this.refresh();
+    const refresh = () => this.refresh().catch((error: unknown) => this.options.logger?.error({ err: error }, 'refreshing sources and guides failed'));
+    void refresh();
     const minutes = this.options.refreshInterval ?? 720;
     if (minutes > 0) {
-      this.refreshTimer = setInterval(() => void this.refresh(), minutes * 60_000);
+      this.refreshTimer = setInterval(() => void refresh(), minutes * 60_000);
       this.refreshTimer.unref();
+    }
+  }
+
+  /** Runs timer and callback work so that a failure is logged, never thrown into the event loop (which would end the process). */
+  private safely(what: string, work: () => void): void {
+    if (this.stopped) return;
+    try {
+      work();
+    } catch (error) {
+      this.options.logger?.error({ err: error }, `${what} failed`);
     }
   }
 
@@ -217,12 +226,21 @@ export class DvrService {
     if (this.stopped) return;
     clearTimeout(this.startTimer);
     const now = this.nowSeconds();
-    for (const job of listDueJobs(this.db, now)) this.recordings.start(job, this.targetsFor(job));
+    for (const job of listDueJobs(this.db, now)) {
+      // One job that cannot start (its folder cannot be made, say) fails alone; the others and the timer go on.
+      try {
+        this.recordings.start(job, this.targetsFor(job));
+      } catch (error) {
+        const message = `the recording could not start: ${(error as Error).message}`;
+        this.options.logger?.error({ job: job.id, err: message }, 'recording failed to start');
+        finishJob(this.db, job.id, { failed: true, error: message }, this.nowMs());
+      }
+    }
     const next = nextJobStart(this.db);
     if (next === undefined) return;
     // Timers drift and sleep with the machine: wake at least every minute to look again.
     const delay = Math.min(Math.max(0, next * 1000 - this.nowMs()), 60_000);
-    this.startTimer = setTimeout(() => this.startDue(), delay);
+    this.startTimer = setTimeout(() => this.safely('starting due recordings', () => this.startDue()), delay);
     this.startTimer.unref();
   }
 

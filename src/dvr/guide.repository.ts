@@ -113,8 +113,9 @@ export class GuideWriter {
     private readonly guideId: string,
     private readonly batchSize = 5000,
   ) {
-    db.exec(`CREATE TEMP TABLE IF NOT EXISTS programmes_staging (${PROGRAMME_FIELDS})`);
-    db.exec('DELETE FROM temp.programmes_staging');
+    // Staged rows carry their guide: two refreshes of different guides may run at once.
+    db.exec(`CREATE TEMP TABLE IF NOT EXISTS programmes_staging (staging_guide TEXT NOT NULL, ${PROGRAMME_FIELDS})`);
+    statement(db, 'DELETE FROM temp.programmes_staging WHERE staging_guide = ?').run(guideId);
   }
 
   channel(channel: { id: string; displayNames: string[]; number?: string | undefined; icon?: string | undefined }): void {
@@ -153,11 +154,14 @@ export class GuideWriter {
   /** Writes buffered programmes to staging; short transactions, so other writers wait at most one batch. */
   flush(): void {
     if (this.pending.length === 0) return;
-    const insert = statement(this.db, `INSERT INTO temp.programmes_staging (${PROGRAMME_FIELDS}) VALUES (${PROGRAMME_FIELDS.split(',').map(() => '?').join(', ')})`);
+    const insert = statement(
+      this.db,
+      `INSERT INTO temp.programmes_staging (staging_guide, ${PROGRAMME_FIELDS}) VALUES (?, ${PROGRAMME_FIELDS.split(',').map(() => '?').join(', ')})`,
+    );
     const rows = this.pending;
     this.pending = [];
     this.db.transaction(() => {
-      for (const row of rows) insert.run(row);
+      for (const row of rows) insert.run(this.guideId, ...row);
     })();
   }
 
@@ -165,9 +169,10 @@ export class GuideWriter {
     this.flush();
     this.db.transaction(() => {
       statement(this.db, 'DELETE FROM programmes WHERE guide_id = ?').run(this.guideId);
-      statement(this.db, `INSERT INTO programmes (guide_id, ${PROGRAMME_FIELDS}) SELECT ?, ${PROGRAMME_FIELDS} FROM temp.programmes_staging`).run(
-        this.guideId,
-      );
+      statement(
+        this.db,
+        `INSERT INTO programmes (guide_id, ${PROGRAMME_FIELDS}) SELECT staging_guide, ${PROGRAMME_FIELDS} FROM temp.programmes_staging WHERE staging_guide = ?`,
+      ).run(this.guideId);
       statement(this.db, 'DELETE FROM guide_channels WHERE guide_id = ?').run(this.guideId);
       const insert = statement(
         this.db,
@@ -187,7 +192,7 @@ export class GuideWriter {
 
   abandon(): void {
     this.pending = [];
-    this.db.exec('DELETE FROM temp.programmes_staging');
+    statement(this.db, 'DELETE FROM temp.programmes_staging WHERE staging_guide = ?').run(this.guideId);
   }
 }
 

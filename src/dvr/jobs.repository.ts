@@ -166,9 +166,9 @@ export function finishJob(db: Db, id: string, result: { failed: boolean; error?:
   );
 }
 
-/** The job's `item` follows its recording's flags while it records. */
-export function setJobItem(db: Db, id: string, item: JobItem, now = Date.now()): void {
-  statement(db, 'UPDATE jobs SET item = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(item), now, id);
+/** The job's `item` follows its recording's flags (delayed while it records, processed afterwards). */
+export function patchJobItem(db: Db, id: string, patch: Partial<JobItem>, now = Date.now()): void {
+  statement(db, 'UPDATE jobs SET item = json_patch(item, ?), updated_at = ? WHERE id = ?').run(JSON.stringify(patch), now, id);
 }
 
 /** A job the user skipped by hand stays skipped through re-planning. */

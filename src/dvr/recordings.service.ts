@@ -14,7 +14,7 @@ import { upsertShow } from '../library/parents.repository.js';
 import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../library/items.repository.js';
 import type { JobItem } from '../library/library.schemas.js';
 import { detectCommercials } from './comskip.js';
-import { type DvrJobRow, finishJob, markJobRecording, setJobItem } from './jobs.repository.js';
+import { type DvrJobRow, finishJob, markJobRecording, patchJobItem } from './jobs.repository.js';
 import { Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
 import {
@@ -55,6 +55,7 @@ const DELAY_GRACE_MS = 5000;
 interface Active {
   recorder: Recorder;
   itemId: string;
+  path: string;
 }
 
 export class RecordingsService {
@@ -122,7 +123,7 @@ export class RecordingsService {
         },
       },
     );
-    this.active.set(job.id, { recorder, itemId });
+    this.active.set(job.id, { recorder, itemId, path });
     this.options.logger?.info({ job: job.id, path, resume }, resume ? 'recording resumed after a restart' : 'recording started');
     const finishing = recorder.done
       .then((outcome) => this.finish(job, itemId, item, outcome, resume, existing))
@@ -145,7 +146,9 @@ export class RecordingsService {
       year: item.release_year,
       start: job.start_time,
     });
-    return uniquePath(join(this.options.recordingsDir, relativePath), existsSync);
+    // Two jobs starting together may want one name: a path a recorder holds is taken, file or not yet.
+    const held = new Set([...this.active.values()].map((active) => active.path));
+    return uniquePath(join(this.options.recordingsDir, relativePath), (candidate) => existsSync(candidate) || held.has(candidate));
   }
 
   private writeItem(itemId: string, job: DvrJobRow, item: JobItem, path: string): void {
@@ -206,7 +209,9 @@ export class RecordingsService {
   /** The recording's first bytes came late: the flag shows while it still records. */
   markDelayed(jobId: string): void {
     const active = this.active.get(jobId);
-    if (active) setRecordingFlags(this.db, active.itemId, { delayed: true });
+    if (!active) return;
+    setRecordingFlags(this.db, active.itemId, { delayed: true });
+    patchJobItem(this.db, jobId, { delayed: true }, this.now());
   }
 
   /** Stops the recording writing this item, if one is, and waits until its file is closed (before a delete). */
@@ -287,6 +292,7 @@ export class RecordingsService {
       setRecordingPostResults(this.db, itemId, { duration, tags, commercials, thumbnail, probeFailed: !probe.ok && !probe.transient });
       if (thumbnail) setThumbnailUrl(this.db, itemId, `/thumbnails/${encodeURIComponent(itemId)}`);
       markRecordingProcessed(this.db, itemId);
+      patchJobItem(this.db, recording.job_id, { processed: true, ...(duration !== null ? { duration } : {}) }, this.now());
     })();
     this.options.logger?.info({ item: itemId, duration, commercials: (commercials?.length ?? 0) / 2 }, 'recording processed');
     if (recording.rule_id !== null) this.prune(recording.rule_id);
@@ -313,11 +319,6 @@ export class RecordingsService {
     } catch {
       // already gone
     }
-  }
-
-  /** The job's item mirrors its recording's flags. */
-  syncJobItem(jobId: string, item: JobItem): void {
-    setJobItem(this.db, jobId, item, this.now());
   }
 
   /** Stops recorders (they stay 'recording' and resume at the next start) and post-processing. */

@@ -51,7 +51,12 @@ export interface StreamHubOptions {
   logger?: Logger;
   /** Time allowed for the source to answer and send its first packets (default 10 s). */
   connectTimeoutMs?: number;
+  /** A flowing stream that sends nothing for this long is closed as dropped (default 15 s). */
+  idleTimeoutMs?: number;
 }
+
+/** Redirects followed for one stream. */
+const MAX_REDIRECTS = 5;
 
 /** Bytes needed to tell MPEG-TS from anything else: a few packets. */
 const SNIFF_BYTES = TS_PACKET_SIZE * 4;
@@ -65,12 +70,26 @@ class Upstream {
   live = false;
   bytes = 0;
 
+  private idleTimer: NodeJS.Timeout | undefined;
+
   constructor(
     readonly target: StreamTarget,
     private readonly onClose: (upstream: Upstream) => void,
     timeoutMs: number,
+    private readonly idleTimeoutMs: number,
   ) {
     this.ready = this.open(timeoutMs);
+  }
+
+  /**
+   * A source that keeps the connection open but stops sending (a tuner that lost its
+   * signal) would otherwise look like a recording that went well: after the idle time
+   * the stream counts as dropped, so the recorder reconnects and counts the gap.
+   */
+  private armIdleTimer(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.close(`${describe(this.target)} sent nothing for ${this.idleTimeoutMs / 1000} s`), this.idleTimeoutMs);
+    this.idleTimer.unref();
   }
 
   get onlyViewers(): boolean {
@@ -89,84 +108,111 @@ class Upstream {
         this.close(error.message);
       };
       const timer = setTimeout(() => fail(new StreamUnavailableError(`${describe(this.target)} sent no video within ${timeoutMs / 1000} s`, 'timeout')), timeoutMs);
-      let request: http.ClientRequest;
-      try {
-        const client = this.target.url.startsWith('https:') ? https : http;
-        request = client.get(this.target.url, { headers: { 'user-agent': 'Antenna DVR' } });
-      } catch (error) {
-        clearTimeout(timer);
-        fail(new StreamUnavailableError(`${describe(this.target)}: ${(error as Error).message}`, 'unreachable'));
-        return;
-      }
-      this.request = request;
-      request.on('error', (error) => {
-        clearTimeout(timer);
-        fail(new StreamUnavailableError(`${describe(this.target)} could not be reached: ${error.message}`, 'unreachable'));
-      });
-      request.on('response', (response) => {
-        const status = response.statusCode ?? 0;
-        const type = String(response.headers['content-type'] ?? '');
-        if (status >= 400 || status < 200 || status >= 300) {
+      // IPTV providers often answer a stream URL with a redirect to an edge server.
+      const get = (url: string, hops: number): void => {
+        let request: http.ClientRequest;
+        try {
+          const client = url.startsWith('https:') ? https : http;
+          request = client.get(url, { headers: { 'user-agent': 'Antenna DVR' } });
+        } catch (error) {
           clearTimeout(timer);
-          response.resume();
-          const hint = status === 503 ? ' (the source may have no free tuner)' : '';
-          fail(new StreamUnavailableError(`${describe(this.target)} answered HTTP ${status}${hint}`, 'http_status'));
+          fail(new StreamUnavailableError(`${describe(this.target)}: ${(error as Error).message}`, 'unreachable'));
           return;
         }
-        if (/^text\/html|^application\/(json|xml)/i.test(type)) {
+        this.request = request;
+        request.on('error', (error) => {
           clearTimeout(timer);
-          response.resume();
-          fail(new StreamUnavailableError(`${describe(this.target)} answered a web page (${type.split(';')[0]}), not a video stream`, 'not_video'));
-          return;
-        }
-        let head: Buffer[] = [];
-        let headBytes = 0;
-        response.on('data', (chunk: Buffer) => {
-          if (this.closed) return;
-          if (!settled) {
-            head.push(chunk);
-            headBytes += chunk.length;
-            if (headBytes < SNIFF_BYTES) return;
-            clearTimeout(timer);
-            const joined = Buffer.concat(head);
-            head = [];
-            if (!looksLikeMpegTs(joined)) {
-              fail(new StreamUnavailableError(`${describe(this.target)} sent data that is not an MPEG-TS video stream`, 'not_video'));
+          fail(new StreamUnavailableError(`${describe(this.target)} could not be reached: ${error.message}`, 'unreachable'));
+        });
+        request.on('response', (response) => {
+          const status = response.statusCode ?? 0;
+          const type = String(response.headers['content-type'] ?? '');
+          const location = response.headers.location;
+          if (status >= 300 && status < 400 && location && hops < MAX_REDIRECTS && !this.closed) {
+            response.resume();
+            let next: string;
+            try {
+              next = new URL(location, url).href;
+            } catch {
+              next = '';
+            }
+            if (/^https?:/.test(next)) {
+              get(next, hops + 1);
               return;
             }
-            settled = true;
-            this.live = true;
-            resolve();
-            this.deliver(joined);
+          }
+          if (status >= 400 || status < 200 || status >= 300) {
+            clearTimeout(timer);
+            response.resume();
+            const hint = status === 503 ? ' (the source may have no free tuner)' : '';
+            fail(new StreamUnavailableError(`${describe(this.target)} answered HTTP ${status}${hint}`, 'http_status'));
             return;
           }
-          this.deliver(chunk);
+          if (/^text\/html|^application\/(json|xml)/i.test(type)) {
+            clearTimeout(timer);
+            response.resume();
+            fail(new StreamUnavailableError(`${describe(this.target)} answered a web page (${type.split(';')[0]}), not a video stream`, 'not_video'));
+            return;
+          }
+          let head: Buffer[] = [];
+          let headBytes = 0;
+          response.on('data', (chunk: Buffer) => {
+            if (this.closed) return;
+            if (!settled) {
+              head.push(chunk);
+              headBytes += chunk.length;
+              if (headBytes < SNIFF_BYTES) return;
+              clearTimeout(timer);
+              const joined = Buffer.concat(head);
+              head = [];
+              if (!looksLikeMpegTs(joined)) {
+                fail(new StreamUnavailableError(`${describe(this.target)} sent data that is not an MPEG-TS video stream`, 'not_video'));
+                return;
+              }
+              settled = true;
+              this.live = true;
+              resolve();
+              this.deliver(joined);
+              return;
+            }
+            this.deliver(chunk);
+          });
+          response.on('end', () => {
+            clearTimeout(timer);
+            if (!settled) fail(new StreamUnavailableError(`${describe(this.target)} ended its answer before sending video`, 'not_video'));
+            else this.close(`${describe(this.target)} ended the stream`);
+          });
+          response.on('error', (error) => {
+            clearTimeout(timer);
+            fail(new StreamUnavailableError(`${describe(this.target)} dropped the stream: ${error.message}`, 'unreachable'));
+          });
+          response.on('close', () => {
+            if (settled && !this.closed) this.close(`${describe(this.target)} dropped the stream`);
+          });
         });
-        response.on('end', () => {
-          clearTimeout(timer);
-          if (!settled) fail(new StreamUnavailableError(`${describe(this.target)} ended its answer before sending video`, 'not_video'));
-          else this.close(`${describe(this.target)} ended the stream`);
-        });
-        response.on('error', (error) => {
-          clearTimeout(timer);
-          fail(new StreamUnavailableError(`${describe(this.target)} dropped the stream: ${error.message}`, 'unreachable'));
-        });
-        response.on('close', () => {
-          if (settled && !this.closed) this.close(`${describe(this.target)} dropped the stream`);
-        });
-      });
+      };
+      get(this.target.url, 0);
     });
   }
 
   private deliver(chunk: Buffer): void {
     this.bytes += chunk.length;
+    // Re-armed at most every second: a timer per chunk would cost more than the copy.
+    const now = Date.now();
+    if (now - this.lastArmed >= 1000) {
+      this.lastArmed = now;
+      this.armIdleTimer();
+    }
     for (const consumer of this.consumers) consumer.data(chunk);
   }
+
+  private lastArmed = 0;
 
   /** Ends the connection and tells every consumer still here. */
   close(error: string): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.idleTimer);
     this.request?.destroy();
     this.onClose(this);
     const consumers = [...this.consumers];
@@ -186,7 +232,7 @@ export class StreamHub {
   /** Upstream connections open now, per source. */
   usage(): Map<string, number> {
     const counts = new Map<string, number>();
-    for (const upstream of this.upstreams.values()) counts.set(upstream.target.sourceId, (counts.get(upstream.target.sourceId) ?? 0) + 1);
+    for (const upstream of this.upstreams.values()) if (!upstream.closed) counts.set(upstream.target.sourceId, (counts.get(upstream.target.sourceId) ?? 0) + 1);
     return counts;
   }
 
@@ -242,8 +288,9 @@ export class StreamHub {
       const sources = [...new Set(targets.map((t) => t.sourceId))].join(', ');
       throw new StreamUnavailableError(`no free tuner on ${sources}: every stream it allows is in use`, 'no_tuner');
     }
-    const upstream = new Upstream(target, (closed) => this.forget(closed), this.options.connectTimeoutMs ?? 10_000);
-    this.upstreams.set(key(target), upstream);
+    const upstream = new Upstream(target, (closed) => this.forget(closed), this.options.connectTimeoutMs ?? 10_000, this.options.idleTimeoutMs ?? 15_000);
+    // An upstream that failed while being made (a URL http cannot open) must not hold a tuner slot.
+    if (!upstream.closed) this.upstreams.set(key(target), upstream);
     // A failed open is reported to whoever awaits `ready`; this keeps it from counting as unhandled.
     upstream.ready.catch(() => undefined);
     return upstream;

@@ -6,6 +6,7 @@
  * server's counters are its own.
  */
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { existsSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -237,6 +238,49 @@ describe('a source that is down', () => {
       corrupted: true,
       error: expect.stringMatching(/lost before the end: .*HTTP 404/),
     });
+  });
+});
+
+describe('review fixes', () => {
+  it('treats a source that keeps the connection open but stops sending as dropped: reconnects and counts the gap', async () => {
+    const hub = new StreamHub({ limitOf: () => 4, connectTimeoutMs: 5000, idleTimeoutMs: 1000 });
+    hubs.push(hub);
+    // About 1 s of video, then silence on an open connection.
+    streams.set('stall', { stallAfterBytes: 250_000 });
+    const start = Date.now();
+    const outcome = await new Recorder(plan(join(work, 'stall.ts'), 'stall', start, start + 4500), { hub }).done;
+    expect(streams.totalConnections('stall')).toBeGreaterThan(1);
+    expect(outcome.streamError).toMatch(/sent nothing for 1 s/);
+    expect(outcome.gaps).toBeGreaterThanOrEqual(1);
+    expect(judgeRecording(outcome, start)).toMatchObject({ corrupted: true });
+  }, 20_000);
+
+  it('follows a redirect to the stream, as IPTV providers answer', async () => {
+    const redirector = createServer((_request, response) => {
+      response.writeHead(302, { location: streams.url('redirected') });
+      response.end();
+    });
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (redirector.address() as { port: number }).port;
+      const hub = hubWithLimit(1);
+      const seen = viewer();
+      const subscription = await hub.join([{ sourceId: SOURCE, number: '30', url: `http://127.0.0.1:${port}/live/30.ts` }], seen.consumer);
+      await until(() => seen.bytes().length, (n) => n > 188 * 20, 5000, 'video through the redirect');
+      subscription.leave();
+      expect(seen.bytes()[0]).toBe(0x47);
+    } finally {
+      await new Promise((resolve) => redirector.close(resolve));
+    }
+  });
+
+  it('does not let a stream URL it cannot open (udp://) hold a tuner', async () => {
+    const hub = hubWithLimit(1);
+    await expect(hub.join([{ sourceId: SOURCE, number: '40', url: 'udp://239.0.0.1:1234' }], viewer().consumer)).rejects.toBeInstanceOf(StreamUnavailableError);
+    expect(hub.usage().get(SOURCE) ?? 0).toBe(0);
+    const seen = viewer();
+    const subscription = await hub.join([target('after-udp')], seen.consumer);
+    subscription.leave();
   });
 });
 

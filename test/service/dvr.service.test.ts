@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/common/errors.js';
 import { sourceIdFor } from '../../src/dvr/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
+import { GuideWriter, saveGuide } from '../../src/dvr/guide.repository.js';
 import { type DvrJobRow, getDvrJob, listJobs } from '../../src/dvr/jobs.repository.js';
 import { getRecording, insertRecording } from '../../src/dvr/recordings.repository.js';
 import { upsertMovie } from '../../src/library/items.repository.js';
@@ -281,5 +282,42 @@ describe('tuner limits', () => {
     dvr.replaceRule(three.id, { type: 'series', title: 'Three Show', priority: 10 });
     expect(one(three)).toMatchObject({ channel: '3', source_id: sourceA, skipped: 0 });
     expect(one(two)).toMatchObject({ skipped: 1, error: expect.stringMatching(/no free tuner.*already recording Three Show/) });
+  });
+});
+
+describe('review fixes', () => {
+  it('two guides refreshed at the same time each keep their own programmes', () => {
+    // Writers flushing every 2 rows, interleaved as two large guides streaming at once would be.
+    saveGuide(temp.db, { id: 'g1', location: '/one.xml', origin: 'managed' });
+    saveGuide(temp.db, { id: 'g2', location: '/two.xml', origin: 'managed' });
+    const one = new GuideWriter(temp.db, 'g1', 2);
+    const two = new GuideWriter(temp.db, 'g2', 2);
+    for (let i = 0; i < 5; i++) {
+      one.programme({ channel: 'a', start: T0 + i * 100, stop: T0 + i * 100 + 50, title: `One ${i}` });
+      two.programme({ channel: 'b', start: T0 + i * 100, stop: T0 + i * 100 + 50, title: `Two ${i}` });
+    }
+    one.commit({ skipped: 0 });
+    two.commit({ skipped: 0 });
+    const stored = temp.db.prepare('SELECT guide_id, count(*) AS n, min(title) AS first FROM programmes GROUP BY guide_id ORDER BY guide_id').all();
+    expect(stored).toEqual([
+      { guide_id: 'g1', n: 5, first: 'One 0' },
+      { guide_id: 'g2', n: 5, first: 'Two 0' },
+    ]);
+  });
+
+  it('a job that cannot start (its folder cannot be made) fails alone, with the reason, and nothing throws', async () => {
+    const m3u = feed('channels.m3u');
+    writeM3u(m3u, [entry('2', 'two.test')]);
+    // The recordings "directory" is a file: making TV/<Show>/ under it fails.
+    const blocked = feed('not-a-dir');
+    writeFileSync(blocked, '');
+    const { DvrService: Dvr } = await import('../../src/dvr/dvr.service.js');
+    const dvr = new Dvr(temp.db, { recordingsDir: blocked, thumbnailsDir: feed('th'), workDir: feed('w'), sources: { sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [] }, now, refreshInterval: 0, comskip: false });
+    started.push(dvr);
+    await dvr.sources.refreshAll();
+    const rule = dvr.createRule({ type: 'slot', channel: '2', start_time: Math.floor(clock / 1000) - 10, duration: 600 });
+    const job = getDvrJob(temp.db, `${Math.floor(clock / 1000) - 10}-${rule.id}`);
+    expect(job).toMatchObject({ state: 'finished', failed: 1 });
+    expect(job?.error).toMatch(/could not start/);
   });
 });

@@ -31,6 +31,8 @@ export interface StreamBehaviour {
   status?: number;
   /** Destroy the socket after sending exactly this many body bytes (a dropped stream). */
   dropAfterBytes?: number;
+  /** Stop sending after this many body bytes but keep the connection open (a stalled source). */
+  stallAfterBytes?: number;
   /** The first N connections after this `set` answer 503 (then the channel behaves as set). */
   failConnections?: number;
   /** Default true; false = as fast as the reader takes it. */

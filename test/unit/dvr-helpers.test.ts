@@ -120,7 +120,7 @@ describe('source locations in the API and logs', () => {
     const db = openMemoryDatabase();
     const sources = new DvrSourcesService(db);
     const source = sources.addSource({ kind: 'm3u', location: 'http://iptv.example/get.php?username=u&password=secret' });
-    expect(source.name).toBe('M3U http://iptv.example/get.php');
+    expect(source.name).toBe('M3U iptv.example');
     expect(JSON.stringify(sources.listSources().map((s) => s.name))).not.toContain('secret');
     db.close();
   });
