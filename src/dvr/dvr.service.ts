@@ -68,6 +68,7 @@ export class DvrService {
   private refreshing: Promise<unknown> | undefined;
   private readonly refreshAbort = new AbortController();
   private stopped = false;
+  private readonly recordNowPending = new Map<string, Promise<DvrJobRow>>();
 
   constructor(
     private readonly db: Db,
@@ -192,6 +193,7 @@ export class DvrService {
   private runningJobs(): RunningJob[] {
     return listJobsInState(this.db, 'recording').map((job) => ({
       id: job.id,
+      ruleId: job.rule_id ?? undefined,
       name: job.name,
       start: job.start_time,
       end: job.end_time,
@@ -309,7 +311,16 @@ export class DvrService {
    * a guide). The channel's stream is tried first, so a source that is down or full is
    * a 409 now rather than a recording that fails later.
    */
-  async recordNow(number: string): Promise<DvrJobRow> {
+  recordNow(number: string): Promise<DvrJobRow> {
+    // Two presses at once (a remote's repeat) make one recording, not two.
+    const pending = this.recordNowPending.get(number);
+    if (pending) return pending;
+    const started = this.startRecordingNow(number).finally(() => this.recordNowPending.delete(number));
+    this.recordNowPending.set(number, started);
+    return started;
+  }
+
+  private async startRecordingNow(number: string): Promise<DvrJobRow> {
     const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
     if (channels.length === 0) throw new NotFoundError('channel', number);
     const active = this.activeJobOn(number);

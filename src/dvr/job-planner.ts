@@ -25,6 +25,8 @@ export interface Airing extends ProgrammeFields {
 /** A job the DVR already started: it keeps its stream, and its id is not planned again. */
 export interface RunningJob {
   id: string;
+  /** The rule that planned it, when one did. */
+  ruleId?: number | undefined;
   name: string;
   start: number;
   end: number;
@@ -389,6 +391,8 @@ function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
   for (const candidate of candidates) {
     const id = `${candidate.start}-${candidate.rule.id}`;
     if (runningIds.has(id) || input.settledIds?.has(id) || candidate.end <= input.now) continue;
+    // The guide moved a programme that is recording (or a rule's padding changed): the running job covers it.
+    if (input.running.some((r) => r.ruleId === candidate.rule.id && candidate.channels.includes(r.channel) && r.start < candidate.end && candidate.start < r.end)) continue;
     const keys = episodeKeys(candidate.airing);
     if (candidate.dedupe && keys.some((key) => input.recordedKeys.has(key) || placedKeys.has(key))) continue;
     const job = baseJob(id, candidate, keys);

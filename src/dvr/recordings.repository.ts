@@ -66,7 +66,7 @@ export function markRecordingProcessed(db: Db, itemId: string): void {
 
 /** Episode keys of every recording that exists: the planner does not record these again. */
 export function recordedEpisodeKeys(db: Db): Set<string> {
-  const keys = new Set<string>();
+  const keys = new Set<string>(statement(db, 'SELECT episode_key FROM recorded_episodes').pluck().all() as string[]);
   const rows = statement(
     db,
     `SELECT r.episode_key, i.program_id, s.name AS show, i.season_number, i.episode_number
@@ -80,6 +80,12 @@ export function recordedEpisodeKeys(db: Db): Set<string> {
     }
   }
   return keys;
+}
+
+/** Remembers an episode as recorded, for good: pruning or deleting its file does not make it wanted again. */
+export function rememberRecordedEpisode(db: Db, keys: readonly string[], now = Date.now()): void {
+  const insert = statement(db, 'INSERT OR IGNORE INTO recorded_episodes (episode_key, recorded_at) VALUES (?, ?)');
+  for (const key of keys) insert.run(key, now);
 }
 
 /** A rule's finished recordings beyond the newest `keep`, oldest first, never locked ones. */

@@ -15,6 +15,7 @@ import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../library/items.re
 import type { JobItem } from '../library/library.schemas.js';
 import { detectCommercials } from './comskip.js';
 import { type DvrJobRow, finishJob, markJobRecording, patchJobItem } from './jobs.repository.js';
+import { episodeKeys } from './job-planner.js';
 import { Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
 import {
@@ -27,6 +28,7 @@ import {
   listRecordingsInState,
   markRecordingProcessed,
   recordingsToPrune,
+  rememberRecordedEpisode,
   type RecordingRow,
   setRecordingFlags,
   setRecordingPostResults,
@@ -198,6 +200,7 @@ export class RecordingsService {
     }
     const flags = { delayed: verdict.delayed, cancelled: verdict.cancelled, corrupted: verdict.corrupted, completed: verdict.completed };
     this.db.transaction(() => {
+      rememberRecordedEpisode(this.db, episodeKeys({ programId: item.program_id, title: item.title ?? job.name, season: item.season_number, episode: item.episode_number }), endedAt);
       setRecordingFlags(this.db, itemId, flags);
       finishRecording(this.db, itemId, { bytes: outcome.bytes, error: verdict.error, endedAt });
       finishJob(this.db, job.id, { failed: false, error: verdict.error, item: { ...item, ...flags } }, endedAt);

@@ -181,6 +181,9 @@ describe('DVR end to end', () => {
     expect(episode.duration as number).toBeGreaterThan(6);
     expect(episode.thumbnail_url).toMatch(/\/thumbnails\//);
     expect(episode.tags).toContain('Live');
+    // Remembered for good: pruning or deleting the file later does not make the episode wanted again.
+    const remembered = server.db.prepare('SELECT episode_key FROM recorded_episodes').pluck().all();
+    expect(remembered).toEqual(expect.arrayContaining(['pid:EP000000010002', 'sxe:harbour lights|1|2']));
     const thumb = await fetch(String(episode.thumbnail_url).replace(/^https?:\/\/[^/]+/, server.url));
     expect(thumb.headers.get('content-type')).toMatch(/image\/jpeg/);
   });
@@ -231,6 +234,11 @@ describe('DVR end to end', () => {
     expect(done.item).toMatchObject({ cancelled: true, completed: false });
     expect(done.error).toBe('stopped by the user');
     expect((await call('DELETE', '/dvr/channels/2/recording')).status).toBe(404);
+    // Two presses at once make one recording.
+    const [first, second] = await Promise.all([call('POST', '/dvr/channels/3/recording'), call('POST', '/dvr/channels/3/recording')]);
+    expect(first.status).toBe(201);
+    expect(second.json.id).toBe(first.json.id);
+    expect((await call('DELETE', '/dvr/channels/3/recording')).status).toBe(204);
     expect((await call('POST', '/dvr/channels/42/recording')).status).toBe(404);
   });
 });

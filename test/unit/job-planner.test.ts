@@ -201,6 +201,18 @@ describe('planJobs: tuners', () => {
     expect(jobs.find((j) => j.ruleId === 2)).toMatchObject({ skipped: true, error: 'skipped by the user' });
   });
 
+  it('does not record again a programme the guide moved while it records', () => {
+    const jobs = planJobs(
+      input({
+        running: [{ id: `${NOW - 60}-1`, ruleId: 1, name: 'news', start: NOW - 60, end: NOW + 1740, channel: '2', sourceId: 'tuner' }],
+        rules: [rule(1, { type: 'keyword', keyword: 'news' })],
+        // The same news, now said to start two minutes later: a new id, but the recording covers it.
+        airings: [airing({ title: 'news', start: NOW + 60 }), airing({ title: 'news', start: NOW + 7200 })],
+      }),
+    );
+    expect(jobs.map((j) => j.start)).toEqual([NOW + 7200]);
+  });
+
   it('never plans again a job that started or finished', () => {
     const jobs = planJobs(
       input({ rules: [rule(1, { type: 'keyword', keyword: 'news' })], airings: [airing({ title: 'news', start: NOW + 10 })], settledIds: new Set([`${NOW + 10}-1`]) }),
