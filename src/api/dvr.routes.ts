@@ -72,6 +72,8 @@ const AiringSchema = Type.Object(
 );
 const JobRef = Type.Object({ id: Type.String(), name: Type.String(), start_time: Type.Integer(), end_time: Type.Integer(), channel: Type.Optional(Type.String()) });
 
+const noContent = (reply: FastifyReply) => reply.headers(CORS_HEADERS).code(204).send();
+
 function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   return reply.code(status).headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).send(body);
 }
@@ -143,7 +145,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     { schema: { summary: 'Remove a recording rule (its recordings stay; one recording now goes on)', tags, params: RuleParams, response: { 204: Type.Null(), ...Errors } } },
     (request, reply) => {
       dvr.deleteRule(ruleId(request));
-      return reply.headers(CORS_HEADERS).code(204).send();
+      return noContent(reply);
     },
   );
 
@@ -160,7 +162,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     },
     (request, reply) => {
       dvr.cancelJob((request.params as { id: string }).id);
-      return reply.headers(CORS_HEADERS).code(204).send();
+      return noContent(reply);
     },
   );
 
@@ -196,7 +198,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   app.delete('/dvr/sources/:id', { schema: { summary: 'Remove a source and its channels', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
     dvr.sources.removeSource((request.params as { id: string }).id);
     dvr.replan();
-    return reply.headers(CORS_HEADERS).code(204).send();
+    return noContent(reply);
   });
   app.get('/dvr/guides', { schema: { summary: 'XMLTV guides', tags, response: { 200: Type.Array(GuideSchema), 401: ErrorSchema } } }, (_r, reply) =>
     json(reply, 200, dvr.sources.listGuides().map(guideOut)),
@@ -214,7 +216,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   app.delete('/dvr/guides/:id', { schema: { summary: 'Remove a guide and its programmes', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
     dvr.sources.removeGuide((request.params as { id: string }).id);
     dvr.replan();
-    return reply.headers(CORS_HEADERS).code(204).send();
+    return noContent(reply);
   });
   app.post(
     '/dvr/refresh',
@@ -229,22 +231,20 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   );
 
   // ---------------------------------------------------------------- channels
-  app.put(
-    '/dvr/channels/:number/favorite',
-    { schema: { summary: 'Make a channel a favorite', tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } } },
-    (request, reply) => {
-      dvr.setFavorite(number(request), true);
-      return reply.headers(CORS_HEADERS).code(204).send();
-    },
-  );
-  app.delete(
-    '/dvr/channels/:number/favorite',
-    { schema: { summary: 'Make a channel no longer a favorite', tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } } },
-    (request, reply) => {
-      dvr.setFavorite(number(request), false);
-      return reply.headers(CORS_HEADERS).code(204).send();
-    },
-  );
+  for (const [method, favorite, summary] of [
+    ['PUT', true, 'Make a channel a favorite'],
+    ['DELETE', false, 'Make a channel no longer a favorite'],
+  ] as const) {
+    app.route({
+      method,
+      url: '/dvr/channels/:number/favorite',
+      schema: { summary, tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } },
+      handler: (request, reply) => {
+        dvr.setFavorite(number(request), favorite);
+        return noContent(reply);
+      },
+    });
+  }
   app.get(
     '/dvr/channels/:number/guide',
     {
@@ -282,7 +282,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       if (!dvr.stopRecording(number(request))) {
         return sendError(reply, { status: 404, code: 'not_recording', message: `Nothing is recording channel ${number(request)} now.` });
       }
-      return reply.headers(CORS_HEADERS).code(204).send();
+      return noContent(reply);
     },
   );
 
