@@ -34,13 +34,13 @@ export function corsHook(context: FastifyInstance): void {
   });
 }
 
-/** The preflight answer, for any path. */
-export function installPreflight(app: FastifyInstance): void {
+/** The preflight answer, for any path; `methods` are those a browser may use cross-origin. */
+export function installPreflight(app: FastifyInstance, methods = ALLOWED_METHODS): void {
   // Preflight for any path: the same fixed permissions everywhere.
   app.options('*', { schema: { hide: true } }, (_request, reply) =>
     withCorsHeaders(reply)
       .code(204)
-      .header('access-control-allow-methods', ALLOWED_METHODS)
+      .header('access-control-allow-methods', methods)
       .header('access-control-allow-headers', ALLOWED_HEADERS)
       .header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS)
       .send(),

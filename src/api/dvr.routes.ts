@@ -72,6 +72,14 @@ const AiringSchema = Type.Object(
 );
 const JobRef = Type.Object({ id: Type.String(), name: Type.String(), start_time: Type.Integer(), end_time: Type.Integer(), channel: Type.Optional(Type.String()) });
 
+const jobRef = (job: { id: string; name: string; start_time: number; end_time: number; channel: string | null }) => ({
+  id: job.id,
+  name: job.name,
+  start_time: job.start_time,
+  end_time: job.end_time,
+  ...(job.channel ? { channel: job.channel } : {}),
+});
+
 const noContent = (reply: FastifyReply) => reply.headers(CORS_HEADERS).code(204).send();
 
 function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
@@ -267,12 +275,21 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       return json(reply, 200, dvr.guide(number(request), from, to).map(airingOut));
     },
   );
+  app.get(
+    '/dvr/channels/:number/recording',
+    { schema: { summary: 'What is recording this channel now (404 not_recording when nothing is)', tags, params: NumberParams, response: { 200: JobRef, ...Errors } } },
+    (request, reply) => {
+      const job = dvr.recordingOn(number(request));
+      if (!job) return sendError(reply, { status: 404, code: 'not_recording', message: `Nothing is recording channel ${number(request)} now.` });
+      return json(reply, 200, jobRef(job));
+    },
+  );
   app.post(
     '/dvr/channels/:number/recording',
     { schema: { summary: 'Record what is on this channel now, until its programme ends (the player’s toggle_record)', tags, params: NumberParams, response: { 201: JobRef, ...Errors } } },
     async (request, reply) => {
       const job = await dvr.recordNow(number(request));
-      return json(reply, 201, { id: job.id, name: job.name, start_time: job.start_time, end_time: job.end_time, ...(job.channel ? { channel: job.channel } : {}) });
+      return json(reply, 201, jobRef(job));
     },
   );
   app.delete(

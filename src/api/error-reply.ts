@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { MembershipError } from '../library/collections.repository.js';
-import { BadRequestError, ConflictError, NotFoundError, truncate } from '../common/errors.js';
+import { BadRequestError, ConflictError, NotFoundError, UnavailableError, truncate } from '../common/errors.js';
 import { withCorsHeaders } from './cors.js';
 
 export const ErrorSchema = Type.Object(
@@ -82,6 +82,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (error instanceof ConflictError) {
       return sendError(reply, { status: 409, code: error.code, message: error.message });
+    }
+    if (error instanceof UnavailableError) {
+      return sendError(reply, { status: error.status, code: error.code, message: error.message });
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {

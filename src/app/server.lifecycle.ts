@@ -4,6 +4,7 @@
  * schedulers and child processes. Stops cleanly on SIGTERM and SIGINT.
  */
 import type { FastifyInstance } from 'fastify';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { buildHttpApp } from '../api/http-app.js';
@@ -17,6 +18,9 @@ import { LibraryEditsService } from '../management/library-edits.service.js';
 import { MediaFilesService } from '../management/media-files.service.js';
 import { isLibraryEmpty, replaceImportRoots } from '../library/library-state.repository.js';
 import { removeSampleLibrary } from '../sample/sample-library.js';
+import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js';
+import { VERSION } from '../version.js';
+import { stopOnSignals } from './signals.js';
 import { ensureSampleMedia, sampleMediaDir, sampleRoots } from '../sample/sample-media.js';
 
 export interface RunningServer {
@@ -105,6 +109,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
+    // In the background: probing the network for a name conflict takes about a second.
+    const advertising = config.mdns ? advertiseServer(config, port, logger) : Promise.resolve(undefined);
     let stopped = false;
     return {
       url,
@@ -113,6 +119,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       async stop() {
         if (stopped) return;
         stopped = true;
+        await (await advertising)?.end();
         making.abort();
         await scans.stop();
         // Recordings stop first: their jobs stay 'recording' and resume at the next start.
@@ -127,23 +134,22 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   }
 }
 
+/** `_antenna_dvr._tcp` on the server's port, so players on the network find it; a network without multicast only loses that. */
+async function advertiseServer(config: ServerConfig, port: number, logger: Logger): Promise<Advertisement | undefined> {
+  const name = `Antenna on ${hostname()}`.slice(0, 63);
+  try {
+    return await advertise({ type: config.mdnsType, name, port, host: config.host, txt: { name, id: stableId('server', config.data), version: VERSION }, logger });
+  } catch (error) {
+    logger.warn({ err: error }, 'could not advertise the server on the network (players can still be given its address)');
+    return undefined;
+  }
+}
+
 /** Runs until SIGTERM or SIGINT, then closes the HTTP server and the database and exits 0. */
 export async function runServer(config: ServerConfig): Promise<void> {
   const logger = createLogger(config);
   const server = await startServer(config, logger);
-  const shutdown = (signal: NodeJS.Signals) => {
-    logger.info({ signal }, 'shutting down');
-    server.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  // Handlers first, announcement second: whoever reacts to the announcement can already stop us.
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  stopOnSignals(logger, () => server.stop());
   logger.info({ url: server.url, data: config.data }, 'antenna server listening');
   process.stdout.write(`Antenna server is running at ${server.url} (API docs: ${server.url}/api/docs). Stop it with Ctrl-C.\n`);
 }

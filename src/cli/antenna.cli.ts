@@ -1,6 +1,10 @@
 /** The `antenna` command line. */
 import { Command, Option } from 'commander';
+import { runPlayer } from '../app/player.lifecycle.js';
 import { runServer } from '../app/server.lifecycle.js';
+import { runSingleBox } from '../app/single-box.lifecycle.js';
+import { loadPlayerConfig } from '../config/load-player-config.js';
+import { PLAYER_ENV_NAMES } from '../config/player-config.js';
 import { RemoteError, addRemoteCommands } from './remote.commands.js';
 import { runScan } from './scan.command.js';
 import { ConfigError, ENV_NAMES, loadServerConfig } from '../config/server-config.js';
@@ -11,35 +15,43 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 
 export function buildProgram(): Command {
   const program = new Command('antenna').description('Home DVR and media library server').version(VERSION);
-  program
-    .command('server')
-    .description('run the library and DVR server (interface A on /api/v1)')
-    .option('--config <file>', `JSON config file (env ${ENV_NAMES.config})`)
-    .option('--data <dir>', `database and generated files (env ${ENV_NAMES.data}; default ./data)`)
-    .option('--host <host>', `address to listen on (env ${ENV_NAMES.host}; default 0.0.0.0)`)
-    .option('--port <port>', `port to listen on (env ${ENV_NAMES.port}; default 8089)`)
-    .option('--public-url <url>', `base of absolute URLs in payloads (env ${ENV_NAMES.publicUrl}; default: from the request)`)
-    .option('--tv <dir>', `a TV import root; repeatable (env ${ENV_NAMES.tv}, ':'-separated)`, collect)
-    .option('--movies <dir>', `a movies import root; repeatable (env ${ENV_NAMES.movies})`, collect)
-    .option('--videos <dir>', `a videos import root; repeatable (env ${ENV_NAMES.videos})`, collect)
-    .addOption(new Option('--log-level <level>', `log level (env ${ENV_NAMES.logLevel}; default info)`))
-    .option('--no-sample', `do not seed a sample library when none is configured (env ${ENV_NAMES.sample}=false)`)
-    .option('--token <token>', `bearer token that writes must carry (env ${ENV_NAMES.token}); without one, writes come only from private addresses`)
-    .option('--rescan-interval <minutes>', `minutes between full rescans of the import roots; 0: never (env ${ENV_NAMES.rescanInterval}; default 60)`)
-    .option('--m3u <file|url>', `an M3U channel playlist; repeatable (env ${ENV_NAMES.m3u}, space-separated)`, collect)
-    .option('--m3u-streams <n>', `simultaneous streams each M3U source allows (env ${ENV_NAMES.m3uStreams}; default 2)`)
-    .option('--hdhomerun <address>', `an HDHomeRun tuner (host, host:port or URL); repeatable (env ${ENV_NAMES.hdhomerun})`, collect)
-    .option('--xmltv <file|url>', `an XMLTV guide, gzip too; repeatable (env ${ENV_NAMES.xmltv})`, collect)
-    .option('--recordings <dir>', `where recordings are written (env ${ENV_NAMES.recordings}; default <data>/recordings)`)
-    .option('--guide-refresh <minutes>', `minutes between refreshes of sources and guides; 0: only on request (env ${ENV_NAMES.guideRefresh}; default 720)`)
-    .action(async (options: Record<string, unknown>, command: Command) => {
-      // Only flags actually given take part in precedence; defaults come later.
-      const given = Object.fromEntries(
-        Object.entries(options).filter(([name]) => command.getOptionValueSource(name) === 'cli'),
-      );
-      const config = loadServerConfig(given, process.env);
-      await runServer(config);
+  const server = addServerOptions(program.command('server').description('run the library and DVR server (interface A on /api/v1)'));
+  server.action(async (options: Record<string, unknown>, command: Command) => {
+    await runServer(loadServerConfig(givenFlags(options, command), process.env));
+  });
+
+  const player = program
+    .command('player')
+    .description('run a player: interface B on port 57000, playing with mpv what a server offers')
+    .option('--config <file>', `JSON config file; its "player" object holds these settings (env ${ENV_NAMES.config})`)
+    .option('--host <host>', `address to listen on (env ${PLAYER_ENV_NAMES.host}; default 0.0.0.0)`)
+    .option('--port <port>', `port of interface B (env ${PLAYER_ENV_NAMES.port}; default 57000)`)
+    .option('--server <url>', `the Antenna server (env ${PLAYER_ENV_NAMES.server}); default: found on the network`)
+    .option('--name <name>', `the name the player is advertised under (env ${PLAYER_ENV_NAMES.name})`)
+    .option('--mdns-type <type>', `DNS-SD type the player advertises (env ${PLAYER_ENV_NAMES.mdnsType}; default _antenna_app._tcp)`)
+    .option('--server-type <type>', `DNS-SD type of the server to look for (env ${PLAYER_ENV_NAMES.serverType}; default _antenna_dvr._tcp)`)
+    .option('--no-mdns', `neither advertise the player nor look for a server (env ${PLAYER_ENV_NAMES.mdns}=false)`)
+    .option('--token <token>', `the server's token, for watch progress and recordings (env ${PLAYER_ENV_NAMES.token})`)
+    .addOption(new Option('--log-level <level>', `log level (env ${PLAYER_ENV_NAMES.logLevel}; default info)`));
+  addPlaybackOptions(player).action(async (options: Record<string, unknown>, command: Command) => {
+    await runPlayer(loadPlayerConfig(playerFlags(givenFlags(options, command)), process.env));
+  });
+
+  const start = addServerOptions(program.command('start').description('run the server and a player in one process (a single box under the TV)'))
+    .option('--player-host <host>', `address the player listens on (env ${PLAYER_ENV_NAMES.host}; default 0.0.0.0)`)
+    .option('--player-port <port>', `port of the player's interface B (env ${PLAYER_ENV_NAMES.port}; default 57000)`)
+    .option('--player-name <name>', `the name the player is advertised under (env ${PLAYER_ENV_NAMES.name})`)
+    .option('--player-mdns-type <type>', `DNS-SD type the player advertises (env ${PLAYER_ENV_NAMES.mdnsType}; default _antenna_app._tcp)`);
+  addPlaybackOptions(start).action(async (options: Record<string, unknown>, command: Command) => {
+    const given = givenFlags(options, command);
+    const forPlayer = playerFlags({
+      ...pickKeys(given, PLAYBACK_KEYS),
+      ...renameKeys(given, { playerHost: 'host', playerPort: 'port', playerName: 'name', playerMdnsType: 'mdnsType', mdns: 'mdns', token: 'token', logLevel: 'logLevel', config: 'config' }),
     });
+    const forServer = Object.fromEntries(Object.entries(given).filter(([key]) => !key.startsWith('player') && !PLAYBACK_KEYS.includes(key)));
+    await runSingleBox(loadServerConfig(forServer, process.env), loadPlayerConfig(forPlayer, process.env));
+  });
+
   program
     .command('scan')
     .description('scan the import roots into the library once, print a summary and exit')
@@ -59,6 +71,63 @@ export function buildProgram(): Command {
     });
   addRemoteCommands(program);
   return program;
+}
+
+/** Only flags actually given take part in precedence; defaults come later. */
+function givenFlags(options: Record<string, unknown>, command: Command): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(options).filter(([name]) => command.getOptionValueSource(name) === 'cli'));
+}
+
+/** Repeated --mpv-option flags are the mpvOptions setting. */
+function playerFlags(flags: Record<string, unknown>): Record<string, unknown> {
+  const { mpvOption, ...rest } = flags;
+  return mpvOption === undefined ? rest : { ...rest, mpvOptions: mpvOption };
+}
+
+function pickKeys(values: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([key]) => keys.includes(key)));
+}
+
+function renameKeys(values: Record<string, unknown>, names: Record<string, string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).flatMap(([key, value]) => (names[key] ? [[names[key], value]] : [])));
+}
+
+function addServerOptions(command: Command): Command {
+  return command
+    .option('--config <file>', `JSON config file (env ${ENV_NAMES.config})`)
+    .option('--data <dir>', `database and generated files (env ${ENV_NAMES.data}; default ./data)`)
+    .option('--host <host>', `address to listen on (env ${ENV_NAMES.host}; default 0.0.0.0)`)
+    .option('--port <port>', `port to listen on (env ${ENV_NAMES.port}; default 8089)`)
+    .option('--public-url <url>', `base of absolute URLs in payloads (env ${ENV_NAMES.publicUrl}; default: from the request)`)
+    .option('--tv <dir>', `a TV import root; repeatable (env ${ENV_NAMES.tv}, ':'-separated)`, collect)
+    .option('--movies <dir>', `a movies import root; repeatable (env ${ENV_NAMES.movies})`, collect)
+    .option('--videos <dir>', `a videos import root; repeatable (env ${ENV_NAMES.videos})`, collect)
+    .addOption(new Option('--log-level <level>', `log level (env ${ENV_NAMES.logLevel}; default info)`))
+    .option('--no-sample', `do not seed a sample library when none is configured (env ${ENV_NAMES.sample}=false)`)
+    .option('--token <token>', `bearer token that writes must carry (env ${ENV_NAMES.token}); without one, writes come only from private addresses`)
+    .option('--rescan-interval <minutes>', `minutes between full rescans of the import roots; 0: never (env ${ENV_NAMES.rescanInterval}; default 60)`)
+    .option('--m3u <file|url>', `an M3U channel playlist; repeatable (env ${ENV_NAMES.m3u}, space-separated)`, collect)
+    .option('--m3u-streams <n>', `simultaneous streams each M3U source allows (env ${ENV_NAMES.m3uStreams}; default 2)`)
+    .option('--hdhomerun <address>', `an HDHomeRun tuner (host, host:port or URL); repeatable (env ${ENV_NAMES.hdhomerun})`, collect)
+    .option('--xmltv <file|url>', `an XMLTV guide, gzip too; repeatable (env ${ENV_NAMES.xmltv})`, collect)
+    .option('--recordings <dir>', `where recordings are written (env ${ENV_NAMES.recordings}; default <data>/recordings)`)
+    .option('--guide-refresh <minutes>', `minutes between refreshes of sources and guides; 0: only on request (env ${ENV_NAMES.guideRefresh}; default 720)`)
+    .option('--no-mdns', `do not advertise on the local network (DNS-SD) (env ${ENV_NAMES.mdns}=false)`)
+    .option('--mdns-type <type>', `DNS-SD type the server advertises (env ${ENV_NAMES.mdnsType}; default _antenna_dvr._tcp)`);
+}
+
+/** Player settings that `antenna player` and `antenna start` name alike. */
+const PLAYBACK_KEYS = ['backend', 'seekForward', 'seekBackward', 'mpv', 'mpvIpc', 'mpvOption', 'headless'];
+
+function addPlaybackOptions(command: Command): Command {
+  return command
+    .option('--backend <name>', `what plays: mpv (env ${PLAYER_ENV_NAMES.backend}; default mpv)`)
+    .option('--seek-forward <seconds>', `seek_forward amount (env ${PLAYER_ENV_NAMES.seekForward}; default 30)`)
+    .option('--seek-backward <seconds>', `seek_backward amount (env ${PLAYER_ENV_NAMES.seekBackward}; default 10)`)
+    .option('--mpv <path>', `the mpv program (env ${PLAYER_ENV_NAMES.mpv}; default mpv)`)
+    .option('--mpv-ipc <path>', `where mpv's IPC socket goes, for scripts of your own (env ${PLAYER_ENV_NAMES.mpvIpc}; default a private temp folder)`)
+    .option('--mpv-option <name=value>', `an mpv option such as hwdec=auto; repeatable (env ${PLAYER_ENV_NAMES.mpvOptions}, space-separated)`, collect)
+    .option('--headless', `no video or audio output even with a display (env ${PLAYER_ENV_NAMES.headless}=true)`);
 }
 
 export async function main(argv: string[]): Promise<void> {

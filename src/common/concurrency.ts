@@ -19,3 +19,22 @@ export async function forEachConcurrently<T>(items: readonly T[], limit: number,
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
+
+/**
+ * Runs tasks one after another in the order they were queued, whatever each one
+ * awaits: two remote-control presses never interleave. A failing task fails alone.
+ */
+export class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(task, task);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Resolves when everything queued so far has finished. */
+  idle(): Promise<void> {
+    return this.tail.then(() => undefined);
+  }
+}

@@ -9,6 +9,24 @@ import { delimiter, dirname, resolve, sep } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { ImportRoot } from '../library/library-state.repository.js';
+import { SERVER_SERVICE_TYPE } from '../discovery/dns-sd.js';
+import {
+  type LogLevel,
+  ConfigError,
+  LOG_LEVELS,
+  isUrl,
+  parseFlag,
+  parseLogLevel,
+  parsePort,
+  parsePublicUrl,
+  parseServiceType,
+  parseToken,
+  pick,
+  words,
+} from './config-values.js';
+
+export { ConfigError, LOG_LEVELS, type LogLevel } from './config-values.js';
+import { PlayerFileSchema } from './player-config.js';
 
 export interface ServerConfig {
   data: string;
@@ -37,10 +55,11 @@ export interface ServerConfig {
   recordings: string;
   /** Minutes between refreshes of sources and guides; 0: only on request. */
   guideRefresh: number;
+  /** Advertise the server on the local network (DNS-SD), so players find it. */
+  mdns: boolean;
+  /** The DNS-SD service type advertised. */
+  mdnsType: string;
 }
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULTS: ServerConfig = {
   data: './data',
@@ -60,6 +79,8 @@ export const DEFAULTS: ServerConfig = {
   xmltv: [],
   recordings: '',
   guideRefresh: 720,
+  mdns: true,
+  mdnsType: SERVER_SERVICE_TYPE,
 };
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -83,6 +104,10 @@ export const ConfigFileSchema = Type.Object(
     xmltv: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     recordings: Type.Optional(Type.String({ minLength: 1 })),
     guideRefresh: Type.Optional(Type.Number({ minimum: 0 })),
+    mdns: Type.Optional(Type.Boolean()),
+    mdnsType: Type.Optional(Type.String({ minLength: 1 })),
+    /** `antenna player`'s settings (and the player's in `antenna start`). */
+    player: Type.Optional(PlayerFileSchema),
   },
   { additionalProperties: false },
 );
@@ -107,11 +132,8 @@ export interface PartialSettings {
   xmltv?: string[] | undefined;
   recordings?: string | undefined;
   guideRefresh?: number | string | undefined;
-}
-
-/** A setting that cannot be used; the message says which and what is accepted. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+  mdns?: boolean | string | undefined;
+  mdnsType?: string | undefined;
 }
 
 export const ENV_NAMES = {
@@ -132,6 +154,8 @@ export const ENV_NAMES = {
   xmltv: 'ANTENNA_XMLTV',
   recordings: 'ANTENNA_RECORDINGS',
   guideRefresh: 'ANTENNA_GUIDE_REFRESH',
+  mdns: 'ANTENNA_MDNS',
+  mdnsType: 'ANTENNA_MDNS_TYPE',
   config: 'ANTENNA_CONFIG',
 } as const;
 
@@ -158,13 +182,13 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     xmltv: words(value(ENV_NAMES.xmltv)),
     recordings: value(ENV_NAMES.recordings),
     guideRefresh: value(ENV_NAMES.guideRefresh),
+    mdns: value(ENV_NAMES.mdns),
+    mdnsType: value(ENV_NAMES.mdnsType),
   };
 }
 
-const words = (text: string | undefined) => text?.split(/\s+/).filter((word) => word !== '');
-
-/** Reads and checks a config file; relative paths in it are relative to the file. */
-export function readConfigFile(file: string): PartialSettings {
+/** Reads a config file and checks all of it (the player's part too). */
+export function readConfigJson(file: string): ConfigFile {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
@@ -176,6 +200,12 @@ export function readConfigFile(file: string): PartialSettings {
     const where = first?.path ? ` at ${first.path}` : '';
     throw new ConfigError(`Config file ${file} is invalid${where}: ${first?.message ?? 'unexpected content'}.`);
   }
+  return parsed;
+}
+
+/** The server's settings from a config file; relative paths in it are relative to the file. */
+export function readConfigFile(file: string): PartialSettings {
+  const { player: _player, ...parsed } = readConfigJson(file);
   const base = dirname(resolve(file));
   const relative = (path: string | undefined) => (path === undefined ? undefined : resolve(base, path));
   const relativeList = (paths: string[] | undefined) => paths?.map((path) => resolve(base, path));
@@ -192,41 +222,6 @@ export function readConfigFile(file: string): PartialSettings {
   };
 }
 
-const isUrl = (location: string) => /^https?:\/\//i.test(location);
-
-function pick<K extends keyof PartialSettings>(key: K, places: readonly PartialSettings[]): PartialSettings[K] {
-  for (const place of places) if (place[key] !== undefined) return place[key];
-  return undefined;
-}
-
-function parsePort(value: string | number): number {
-  const port = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`Port '${value}' is invalid: give a whole number from 0 to 65535 (0 picks a free port).`);
-  }
-  return port;
-}
-
-function parsePublicUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(`Public URL '${value}' is invalid: give an absolute http(s) URL such as http://tv.local:8089.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`Public URL '${value}' must use http or https.`);
-  }
-  return url.href.replace(/\/+$/, '');
-}
-
-function parseLogLevel(value: string): LogLevel {
-  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
-    throw new ConfigError(`Log level '${value}' is invalid: use one of ${LOG_LEVELS.join(', ')}.`);
-  }
-  return value as LogLevel;
-}
-
 function parseMinutes(value: number | string, what = 'Rescan interval', zero = 'periodic rescans'): number {
   const minutes = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isFinite(minutes) || minutes < 0) {
@@ -241,21 +236,6 @@ function parseStreams(value: number | string): number {
     throw new ConfigError(`M3U streams '${value}' is invalid: give how many channels the provider lets you stream at once, 1 to 64.`);
   }
   return streams;
-}
-
-/** A token short enough to guess protects nothing. */
-function parseToken(value: string): string {
-  if (value.length < 16 || /\s/.test(value)) {
-    throw new ConfigError('The token must be at least 16 characters without spaces (for example: openssl rand -hex 16).');
-  }
-  return value;
-}
-
-function parseFlag(value: boolean | string): boolean {
-  if (typeof value === 'boolean') return value;
-  if (/^(1|true|yes|on)$/i.test(value)) return true;
-  if (/^(0|false|no|off)$/i.test(value)) return false;
-  throw new ConfigError(`'${value}' is not a yes/no value: use true or false.`);
 }
 
 function inside(path: string, folder: string): boolean {
@@ -294,6 +274,8 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
   const m3uStreams = pick('m3uStreams', places);
   const guideRefresh = pick('guideRefresh', places);
   const recordings = pick('recordings', places);
+  const mdns = pick('mdns', places);
+  const mdnsType = pick('mdnsType', places);
   const locations = (list: string[] | undefined) => (list ?? []).map((location) => (isUrl(location) ? location : resolve(cwd, location)));
   const paths = (list: string[] | undefined) => (list ?? []).map((path) => resolve(cwd, path));
   const config: ServerConfig = {
@@ -314,6 +296,8 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     xmltv: locations(pick('xmltv', places)),
     recordings: '',
     guideRefresh: guideRefresh === undefined ? DEFAULTS.guideRefresh : parseMinutes(guideRefresh, 'Guide refresh interval', 'periodic refreshes'),
+    mdns: mdns === undefined ? DEFAULTS.mdns : parseFlag(mdns),
+    mdnsType: mdnsType === undefined ? DEFAULTS.mdnsType : parseServiceType(mdnsType),
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

@@ -369,6 +369,12 @@ export class DvrService {
     return true;
   }
 
+  /** The job recording `number` now, if one is (the player's toggle_record asks before it toggles). */
+  recordingOn(number: string): DvrJobRow | undefined {
+    if (!listStreamableChannels(this.db).some((c) => c.number === number)) throw new NotFoundError('channel', number);
+    return this.activeJobOn(number);
+  }
+
   private activeJobOn(number: string): DvrJobRow | undefined {
     return listJobsInState(this.db, 'recording').find((job) => job.channel === number && this.recordings.isRecording(job.id));
   }

@@ -21,7 +21,7 @@ export interface StartedServer {
 
 export function runAntenna(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<Finished> } {
   const child = spawn(process.execPath, [ANTENNA_BIN, ...args], {
-    env: { ...process.env, ANTENNA_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, ANTENNA_LOG_LEVEL: 'warn', ANTENNA_MDNS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -1,0 +1,118 @@
+/**
+ * The one place that starts and stops everything `antenna player` runs: mpv (through
+ * its backend), the search for a server on the network, the player service and its
+ * progress reports, interface B's HTTP server and the DNS-SD advertisement.
+ * Stops cleanly on SIGTERM and SIGINT (the position of what plays is reported first).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildPlayerHttpApp } from '../api/player-http-app.js';
+import { type PlayerConfig, hasDisplay } from '../config/player-config.js';
+import { StartupError } from '../db/database.js';
+import { type Advertisement, ServiceBrowser, advertise, stableId } from '../discovery/dns-sd.js';
+import { AntennaServerClient } from '../player/antenna-server.client.js';
+import { MpvBackend, MpvStartError } from '../player/mpv.backend.js';
+import { PlayerService } from '../player/player.service.js';
+import { VERSION } from '../version.js';
+import { createLogger } from './server.lifecycle.js';
+import { stopOnSignals } from './signals.js';
+
+export interface RunningPlayer {
+  /** Where interface B answers, such as http://127.0.0.1:57000. */
+  url: string;
+  app: FastifyInstance;
+  player: PlayerService;
+  backend: MpvBackend;
+  stop(): Promise<void>;
+}
+
+export interface StartPlayerOptions {
+  /** Where the server is, when the caller knows (antenna start); otherwise config.server, or found on the network. */
+  serverUrl?: () => string | undefined;
+}
+
+export function displayUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+export async function startPlayer(config: PlayerConfig, logger: Logger, options: StartPlayerOptions = {}): Promise<RunningPlayer> {
+  const backend = new MpvBackend({ mpvPath: config.mpv, socketPath: config.mpvIpc, display: hasDisplay(config, process.env), options: config.mpvOptions, logger });
+  try {
+    await backend.start();
+  } catch (error) {
+    await backend.stop();
+    throw error instanceof MpvStartError ? new StartupError(error.message) : error;
+  }
+  let browser: ServiceBrowser | undefined;
+  let locate = options.serverUrl;
+  if (!locate && config.server) locate = () => config.server;
+  if (!locate) {
+    const found = new ServiceBrowser(config.serverType, logger);
+    found.start();
+    browser = found;
+    locate = () => found.first()?.url;
+  }
+  const player = new PlayerService({
+    backend,
+    server: new AntennaServerClient({ locate, token: config.token }),
+    logger,
+    seekForwardSeconds: config.seekForward,
+    seekBackwardSeconds: config.seekBackward,
+  });
+  player.start();
+  const app = await buildPlayerHttpApp({ player, logger });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await player.stop();
+    await backend.stop();
+    browser?.stop();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartupError(`Port ${config.port} is in use (another player?): stop it, or give --port.`);
+    if (code === 'EADDRNOTAVAIL') throw new StartupError(`This machine has no address ${config.host}: give --host an address it has.`);
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  // In the background: probing the network for a name conflict takes about a second.
+  const advertising: Promise<Advertisement | undefined> = config.mdns
+    ? advertise({
+        type: config.mdnsType,
+        name: config.name,
+        port,
+        host: config.host,
+        txt: { name: config.name, id: stableId('player', String(port)), version: VERSION },
+        logger,
+      }).catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not advertise the player on the network (clients can still use its address)');
+        return undefined;
+      })
+    : Promise.resolve(undefined);
+  let stopped = false;
+  return {
+    url: displayUrl(config.host, port),
+    app,
+    player,
+    backend,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await (await advertising)?.end();
+      await app.close();
+      // Before mpv goes: the position of what plays is reported.
+      await player.stop();
+      await backend.stop();
+      browser?.stop();
+    },
+  };
+}
+
+/** Runs until SIGTERM or SIGINT. */
+export async function runPlayer(config: PlayerConfig): Promise<void> {
+  const logger = createLogger(config);
+  const running = await startPlayer(config, logger);
+  stopOnSignals(logger, () => running.stop());
+  logger.info({ url: running.url, server: config.server ?? `looking for ${config.serverType}` }, 'antenna player listening');
+  process.stdout.write(`Antenna player is running at ${running.url} (status: ${running.url}/api/status). Stop it with Ctrl-C.\n`);
+}

@@ -1,0 +1,49 @@
+/**
+ * The command line the player starts mpv with (pure; unit-tested). mpv runs idle
+ * between items and takes every order through its JSON IPC socket.
+ */
+
+export interface MpvLaunch {
+  /** Where mpv listens for JSON IPC. */
+  socketPath: string;
+  /** A display to draw on: a fullscreen window. Without one: no video or audio output at all. */
+  display: boolean;
+  /** Extra options from the user, as `name=value` (or a bare `name` for a flag). */
+  options: readonly string[];
+}
+
+/** Options the player itself relies on: a user's --mpv-option may not change them. */
+export const RESERVED_MPV_OPTIONS = ['input-ipc-server', 'idle', 'config', 'terminal', 'keep-open', 'force-window', 'input-terminal', 'player-operation-mode'] as const;
+
+const OPTION = /^([a-z0-9][a-z0-9-]*)(=(.*))?$/s;
+
+/** Checks one user option: a known shape, not one of ours. Returns the reason it cannot be used, if any. */
+export function mpvOptionProblem(option: string): string | undefined {
+  const match = OPTION.exec(option);
+  if (!match) return `'${option}' is not an mpv option: write it as name=value, such as hwdec=auto`;
+  const name = (match[1] ?? '').replace(/^no-/, '');
+  if ((RESERVED_MPV_OPTIONS as readonly string[]).includes(name)) return `the player sets --${name} itself`;
+  return undefined;
+}
+
+export function mpvArguments(launch: MpvLaunch): string[] {
+  const output = launch.display
+    ? // A TV: one fullscreen window that stays up between items, black while idle: no
+      // on-screen controller (its idle logo says "Drop files"), no mouse pointer.
+      ['--force-window=yes', '--fullscreen=yes', '--keepaspect-window=no', '--osc=no', '--cursor-autohide=always']
+    : // Nowhere to draw or play sound (a headless box, CI): decode and discard.
+      ['--vo=null', '--ao=null', '--force-window=no'];
+  return [
+    // The user's mpv.conf could change what the player depends on (pause at start, resume files, key bindings).
+    '--no-config',
+    '--idle=yes',
+    '--no-terminal',
+    '--keep-open=no',
+    `--input-ipc-server=${launch.socketPath}`,
+    '--osd-level=1',
+    // The player resumes items itself from the server's playback_time.
+    '--save-position-on-quit=no',
+    ...output,
+    ...launch.options.map((option) => `--${option}`),
+  ];
+}

@@ -1,0 +1,375 @@
+/**
+ * The mpv backend: starts mpv idle with a JSON IPC socket, supervises it (a crash is
+ * noticed and mpv restarted with backoff), mirrors the properties the status needs
+ * through observe_property, and turns the player's orders into mpv commands.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { lstatSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { ConflictError, UnavailableError } from '../common/errors.js';
+import { mpvArguments } from './mpv-args.js';
+import { MpvCommandError, MpvGoneError, MpvIpc, type MpvMessage } from './mpv-ipc.js';
+import { type BackendEvents, IDLE_STATE, type LoadOptions, type LoadResult, type MediaState, type PlayerBackend } from './player-backend.js';
+import type { Section } from './sections.js';
+
+export interface MpvBackendOptions {
+  /** The mpv program; default 'mpv' from PATH. */
+  mpvPath?: string;
+  /** Where mpv's IPC socket goes; default a fresh private folder under the system's temp folder. */
+  socketPath?: string | undefined;
+  display: boolean;
+  /** Extra mpv options, `name=value`. */
+  options?: readonly string[];
+  logger: Logger;
+  /** Wait before restart number `attempt` (1, 2, ...) after mpv died; default 0.5 s doubling to 30 s. */
+  restartDelayMs?: (attempt: number) => number;
+}
+
+/** mpv could not be started at all (not installed, bad option). */
+export class MpvStartError extends Error {
+  override readonly name = 'MpvStartError';
+}
+
+/** The media could not be opened (a 404 stream, an unreadable file). */
+export class MediaLoadError extends Error {
+  override readonly name = 'MediaLoadError';
+}
+
+/** Properties mirrored for the status: observed, and read back after every command. */
+const MIRRORED = ['idle-active', 'pause', 'mute', 'time-pos', 'duration', 'sid', 'sub-visibility', 'ontop'] as const;
+type Mirrored = (typeof MIRRORED)[number];
+
+const SOCKET_WAIT_MS = 10_000;
+/** mpv that ran this long counts as healthy: the next crash restarts it at once again. */
+const HEALTHY_AFTER_MS = 60_000;
+const QUIT_WAIT_MS = 3000;
+
+export const defaultRestartDelay = (attempt: number) => Math.min(30_000, 500 * 2 ** (attempt - 1));
+
+export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBackend {
+  readonly name = 'mpv';
+  private child: ChildProcess | undefined;
+  private ipc: MpvIpc | undefined;
+  private readonly values = new Map<Mirrored, unknown>();
+  private mirror: MediaState = { ...IDLE_STATE };
+  /** The playlist entry of the latest loadfile: end-file events of older ones are stale. */
+  private currentEntry: number | undefined;
+  private currentTag: number | undefined;
+  private stopping = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private attempts = 0;
+  private launchedAt = 0;
+  private readonly socketPath: string;
+  private readonly ownSocketDir: string | undefined;
+  private stderrTail = '';
+
+  constructor(private readonly options: MpvBackendOptions) {
+    super();
+    if (options.socketPath) {
+      this.socketPath = options.socketPath;
+    } else {
+      this.ownSocketDir = mkdtempSync(join(tmpdir(), 'antenna-mpv-'));
+      this.socketPath = join(this.ownSocketDir, 'ipc.sock');
+    }
+  }
+
+  /** Where mpv's IPC socket is (scripts may talk to mpv directly there). */
+  get ipcPath(): string {
+    return this.socketPath;
+  }
+
+  /** The running mpv's process id, if one runs. */
+  get pid(): number | undefined {
+    return this.child?.exitCode === null ? this.child.pid : undefined;
+  }
+
+  async start(): Promise<void> {
+    this.stopping = false;
+    this.clearStaleSocket();
+    await this.launch();
+  }
+
+  /** A socket left by a crashed mpv is removed; anything else at that path is not ours to delete. */
+  private clearStaleSocket(): void {
+    try {
+      if (!lstatSync(this.socketPath).isSocket()) {
+        throw new MpvStartError(`${this.socketPath} exists and is not a socket: give --mpv-ipc a path where the player may create one.`);
+      }
+      unlinkSync(this.socketPath);
+    } catch (error) {
+      if (error instanceof MpvStartError) throw error;
+      // nothing there
+    }
+  }
+
+  private async launch(): Promise<void> {
+    const args = mpvArguments({ socketPath: this.socketPath, display: this.options.display, options: this.options.options ?? [] });
+    const child = spawn(this.options.mpvPath ?? 'mpv', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = child;
+    this.stderrTail = '';
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (text: string) => (this.stderrTail = (this.stderrTail + text).slice(-2000)));
+    const failed = new Promise<never>((_resolve, reject) => {
+      child.once('error', (error: NodeJS.ErrnoException) =>
+        reject(new MpvStartError(error.code === 'ENOENT' ? `mpv is not installed (${this.options.mpvPath ?? 'mpv'} not found): install it with \`sudo apt-get install mpv\`.` : `mpv could not be started: ${error.message}`)),
+      );
+      child.once('exit', (code, signal) => reject(new MpvStartError(`mpv exited at start (${signal ?? `code ${code}`}): ${this.stderrTail.trim() || 'no message'}`)));
+    });
+    failed.catch(() => undefined);
+    const ipc = await Promise.race([this.connectWhenListening(child), failed]);
+    child.removeAllListeners('exit');
+    child.removeAllListeners('error');
+    child.on('error', () => undefined);
+    child.once('exit', (code, signal) => this.exited(child, code, signal));
+    this.ipc = ipc;
+    this.launchedAt = Date.now();
+    this.values.clear();
+    ipc.on('property', (name, value) => this.observed(name as Mirrored, value));
+    ipc.on('event', (message) => this.event(message));
+    await Promise.all(MIRRORED.map((name) => ipc.observe(name)));
+    this.options.logger.info({ pid: child.pid, socket: this.socketPath }, 'mpv started');
+    this.emit('up');
+  }
+
+  private async connectWhenListening(child: ChildProcess): Promise<MpvIpc> {
+    const deadline = Date.now() + SOCKET_WAIT_MS;
+    for (;;) {
+      try {
+        return await MpvIpc.connect(this.socketPath);
+      } catch (error) {
+        if (child.exitCode !== null || Date.now() > deadline) {
+          child.kill('SIGKILL');
+          throw new MpvStartError(`mpv did not open its IPC socket at ${this.socketPath}: ${error instanceof Error ? error.message : error}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+  }
+
+  private exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.child !== child) return;
+    const lastPosition = this.mirror.position;
+    this.ipc?.close();
+    this.ipc = undefined;
+    this.child = undefined;
+    this.mirror = { ...IDLE_STATE };
+    this.currentEntry = undefined;
+    if (this.stopping) return;
+    const reason = `mpv exited (${signal ?? `code ${code}`})`;
+    this.options.logger.warn({ reason, stderr: this.stderrTail.trim() || undefined }, 'mpv went away; restarting it');
+    this.emit('down', reason, lastPosition);
+    this.emit('change');
+    if (Date.now() - this.launchedAt > HEALTHY_AFTER_MS) this.attempts = 0;
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    this.attempts += 1;
+    const delay = (this.options.restartDelayMs ?? defaultRestartDelay)(this.attempts);
+    this.restartTimer = setTimeout(() => {
+      this.launch().catch((error: unknown) => {
+        this.options.logger.error({ err: error, attempt: this.attempts }, 'mpv did not restart; trying again');
+        if (!this.stopping) this.scheduleRestart();
+      });
+    }, delay);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (child && child.exitCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      this.ipc?.command(['quit'], QUIT_WAIT_MS).catch(() => undefined);
+      const timer = setTimeout(() => child.kill('SIGKILL'), QUIT_WAIT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    this.ipc?.close();
+    this.ipc = undefined;
+    if (this.ownSocketDir) rmSync(this.ownSocketDir, { recursive: true, force: true });
+  }
+
+  // ---------------------------------------------------------------- state
+
+  state(): MediaState {
+    return this.mirror;
+  }
+
+  async readBack(): Promise<MediaState> {
+    const ipc = this.requireIpc();
+    const values = await Promise.all(
+      MIRRORED.map((name) =>
+        ipc.getProperty(name).catch((error: unknown) => {
+          // "property unavailable" (time-pos while idle) is an answer: no value.
+          if (error instanceof MpvCommandError) return null;
+          throw this.unavailable(error);
+        }),
+      ),
+    );
+    MIRRORED.forEach((name, index) => this.values.set(name, values[index]));
+    this.recompute();
+    return this.mirror;
+  }
+
+  private observed(name: Mirrored, value: unknown): void {
+    this.values.set(name, value);
+    this.recompute();
+    this.emit('change');
+  }
+
+  private recompute(): void {
+    const v = (name: Mirrored) => this.values.get(name);
+    const sid = v('sid');
+    const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+    const loaded = v('idle-active') === false;
+    this.mirror = {
+      available: this.ipc !== undefined,
+      loaded,
+      paused: v('pause') === true,
+      muted: v('mute') === true,
+      ...(loaded && number(v('time-pos')) !== undefined ? { position: number(v('time-pos')) } : {}),
+      ...(loaded && number(v('duration')) !== undefined ? { duration: number(v('duration')) } : {}),
+      captions: sid !== false && sid !== null && sid !== undefined && sid !== 'no' && v('sub-visibility') === true,
+      pip: v('ontop') === true,
+    };
+  }
+
+  private event(message: MpvMessage): void {
+    if (message.event !== 'end-file') return;
+    // Only the latest load counts: replacing a file ends the old one with reason 'stop'.
+    if (this.currentEntry !== undefined && message.playlist_entry_id !== this.currentEntry) return;
+    if (message.reason === 'eof' || message.reason === 'error') {
+      const position = this.mirror.position;
+      this.emit('ended', {
+        reason: message.reason,
+        tag: this.currentTag,
+        ...(message.file_error ? { error: message.file_error } : {}),
+        ...(position !== undefined ? { position } : {}),
+      });
+    }
+  }
+
+  // ---------------------------------------------------------------- commands
+
+  private requireIpc(): MpvIpc {
+    if (!this.ipc?.isOpen) {
+      throw new UnavailableError(503, 'player_unavailable', 'mpv is restarting after it stopped unexpectedly; try again in a moment.');
+    }
+    return this.ipc;
+  }
+
+  private unavailable(error: unknown): unknown {
+    return error instanceof MpvGoneError ? new UnavailableError(503, 'player_unavailable', 'mpv went away during the command; it is being restarted.') : error;
+  }
+
+  private async run(command: readonly unknown[]): Promise<unknown> {
+    try {
+      return await this.requireIpc().command(command);
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  private async set(name: string, value: unknown): Promise<void> {
+    await this.run(['set_property', name, value]);
+  }
+
+  async load(url: string, options: LoadOptions): Promise<LoadResult> {
+    const ipc = this.requireIpc();
+    // Global options read by the next loadfile (mpv 0.35 has no per-file options argument before the index one).
+    await this.set('start', options.start !== undefined && options.start > 0 ? String(options.start) : 'none');
+    await this.set('force-media-title', options.title ?? '');
+    const early: MpvMessage[] = [];
+    let handle: ((message: MpvMessage) => void) | undefined;
+    const listener = (message: MpvMessage) => (handle ? handle(message) : early.push(message));
+    ipc.on('event', listener);
+    try {
+      // The reply can come in the same read as start-file, so events are held until the entry is known.
+      const reply = (await this.run(['loadfile', url, 'replace'])) as { playlist_entry_id?: number } | null;
+      const entry = reply?.playlist_entry_id;
+      this.currentEntry = entry;
+      this.currentTag = options.tag;
+      return await new Promise<LoadResult>((resolve, reject) => {
+        let started = false;
+        const timer = setTimeout(() => resolve('loading'), options.waitMs);
+        const settle = (outcome: () => void) => {
+          clearTimeout(timer);
+          outcome();
+        };
+        handle = (message) => {
+          const ours = entry === undefined || message.playlist_entry_id === entry;
+          if (message.event === 'start-file' && ours) started = true;
+          else if (message.event === 'file-loaded' && started) settle(() => resolve('loaded'));
+          else if (message.event === 'end-file' && ours) {
+            settle(() => (message.reason === 'error' ? reject(new MediaLoadError(`mpv could not open the media: ${message.file_error ?? 'unknown error'}`)) : resolve('loaded')));
+          }
+        };
+        ipc.once('close', () => settle(() => reject(this.unavailable(new MpvGoneError('mpv went away')))));
+        for (const message of early.splice(0)) handle(message);
+      });
+    } finally {
+      ipc.off('event', listener);
+    }
+  }
+
+  async unload(): Promise<void> {
+    await this.run(['stop']);
+  }
+
+  async setPaused(paused: boolean): Promise<void> {
+    await this.set('pause', paused);
+  }
+
+  async setMuted(muted: boolean): Promise<void> {
+    await this.set('mute', muted);
+  }
+
+  async seekTo(seconds: number): Promise<void> {
+    await this.run(['seek', seconds, 'absolute+exact']);
+  }
+
+  async toggleCaptions(): Promise<void> {
+    const sid = await this.run(['get_property', 'sid']);
+    if (sid === false || sid === 'no' || sid === null) {
+      const tracks = (await this.run(['get_property', 'track-list'])) as { id: number; type: string }[];
+      const first = tracks.find((track) => track.type === 'sub');
+      if (!first) throw new ConflictError('no_captions', 'What is playing has no caption or subtitle track.');
+      await this.set('sid', first.id);
+      await this.set('sub-visibility', true);
+      return;
+    }
+    await this.set('sub-visibility', (await this.run(['get_property', 'sub-visibility'])) !== true);
+  }
+
+  async setPip(on: boolean): Promise<void> {
+    if (on) {
+      await this.set('fullscreen', false);
+      await this.set('ontop', true);
+      // A quarter of the screen, in the lower right corner; some video outputs cannot move a window at runtime.
+      await this.set('geometry', '25%x25%-32-32').catch(() => undefined);
+    } else {
+      await this.set('ontop', false);
+      await this.set('fullscreen', this.options.display);
+    }
+  }
+
+  async showMessage(title: string, message: string, durationMs: number): Promise<void> {
+    // Commands sent as JSON arrays are raw: "${...}" in a message is shown as written, never expanded.
+    await this.run(['show-text', title === '' ? message : `${title}\n${message}`, durationMs]);
+  }
+
+  async chapters(): Promise<number[]> {
+    const list = (await this.run(['get_property', 'chapter-list'])) as { time?: number }[] | null;
+    return (list ?? []).map((chapter) => chapter.time).filter((time): time is number => typeof time === 'number');
+  }
+
+  navigate(_section: Section): Promise<void> {
+    return Promise.reject(
+      new UnavailableError(501, 'navigation_unsupported', 'The mpv backend has no app sections to show: navigation needs the browser TV app backend, which this player does not have yet.'),
+    );
+  }
+}

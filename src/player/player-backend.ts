@@ -1,0 +1,83 @@
+/**
+ * What the player service needs from whatever shows the video: mpv today, the
+ * browser TV app next. A backend plays one thing at a time, mirrors its state without
+ * I/O (`state()`, for status reads), and reads it back from the real player on demand
+ * (`readBack()`, after each command).
+ */
+import type { EventEmitter } from 'node:events';
+import type { Section } from './sections.js';
+
+export interface MediaState {
+  /** The backend's player runs and takes commands (false while mpv restarts). */
+  available: boolean;
+  /** Something is loaded (playing or paused); false when idle. */
+  loaded: boolean;
+  paused: boolean;
+  muted: boolean;
+  /** Seconds into what is loaded. */
+  position?: number;
+  /** Seconds, when the player knows it (not for live streams). */
+  duration?: number;
+  /** A caption or subtitle track is selected and shown. */
+  captions: boolean;
+  /** The small always-on-top window instead of fullscreen. */
+  pip: boolean;
+}
+
+export const IDLE_STATE: MediaState = { available: false, loaded: false, paused: false, muted: false, captions: false, pip: false };
+
+export interface LoadOptions {
+  /** Seconds to start at (resume). */
+  start?: number;
+  /** The title the player shows for it. */
+  title?: string;
+  /** Give up waiting for the media to open after this long and answer 'loading' (it goes on). */
+  waitMs: number;
+  /** The caller's name for this load, given back in `ended`, so an end that arrives late is known for whose it is. */
+  tag: number;
+}
+
+/** 'loaded': playing; 'loading': still opening when waitMs ran out. */
+export type LoadResult = 'loaded' | 'loading';
+
+/** Why playback ended on its own: the end of the media, or an error opening or reading it. */
+export interface Ended {
+  reason: 'eof' | 'error';
+  error?: string;
+  /** Seconds reached before the end, when known. */
+  position?: number;
+  /** The `tag` of the load that ended. */
+  tag: number | undefined;
+}
+
+export interface BackendEvents {
+  /** What was loaded ended by itself (not by a command). */
+  ended: [ended: Ended];
+  /** The backend's player went away (it is being restarted); `position` is the last one it reported. */
+  down: [reason: string, position: number | undefined];
+  /** The backend's player (re)started and takes commands. */
+  up: [];
+  /** Any mirrored value changed. */
+  change: [];
+}
+
+export interface PlayerBackend extends EventEmitter<BackendEvents> {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  state(): MediaState;
+  readBack(): Promise<MediaState>;
+  load(url: string, options: LoadOptions): Promise<LoadResult>;
+  unload(): Promise<void>;
+  setPaused(paused: boolean): Promise<void>;
+  setMuted(muted: boolean): Promise<void>;
+  /** Absolute position in seconds; the caller has clamped it. */
+  seekTo(seconds: number): Promise<void>;
+  /** Shows or hides captions; selects the first caption track when none is. */
+  toggleCaptions(): Promise<void>;
+  setPip(on: boolean): Promise<void>;
+  showMessage(title: string, message: string, durationMs: number): Promise<void>;
+  /** Start times of the loaded file's own chapters, seconds. */
+  chapters(): Promise<number[]>;
+  navigate(section: Section): Promise<void>;
+}

@@ -1,0 +1,482 @@
+/**
+ * THE player: takes interface B's commands one at a time (a queue, so presses that
+ * arrive together never interleave), applies them through the backend, and answers
+ * with the status read back after the command. A command that takes longer than a
+ * remote's patience (tuning, loading) answers with the state as it stands and goes
+ * on in the background. Watch progress goes to the server every 10 s while playing
+ * and on pause, stop and end.
+ */
+import type { Logger } from 'pino';
+import { SerialQueue } from '../common/concurrency.js';
+import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
+import type { AntennaServerClient, Programme, ServerChannel, ServerItem } from './antenna-server.client.js';
+import { MpvCommandError } from './mpv-ipc.js';
+import { MediaLoadError } from './mpv.backend.js';
+import type { Ended, MediaState, PlayerBackend } from './player-backend.js';
+import {
+  type NowPlaying,
+  type PlayerState,
+  type PlayerStatus,
+  type PlayingChannel,
+  type PlayingItem,
+  type TunedChannel,
+  afterLeaving,
+  afterTuning,
+  chapterMarks,
+  neighbourChannel,
+  nextMark,
+  previousMark,
+  progressReport,
+  resumePoint,
+  seekTarget,
+  statusBody,
+} from './player-state.js';
+import { ProgressReporter, type ProgressReporterOptions } from './progress-reporter.js';
+import type { Section } from './sections.js';
+
+export interface PlayerServiceOptions {
+  backend: PlayerBackend;
+  server: AntennaServerClient;
+  logger: Logger;
+  seekForwardSeconds: number;
+  seekBackwardSeconds: number;
+  /** How long a notification stays on screen. */
+  notifySeconds?: number;
+  /** Between progress reports while playing; default 10 s. */
+  progressIntervalMs?: number;
+  /** A command still running after this long is answered with the state as it stands; default 850 ms (clients wait 1 s). */
+  answerWithinMs?: number;
+  reporter?: ProgressReporterOptions;
+}
+
+export interface FavoriteChannel {
+  number: string;
+  call_sign?: string;
+  name: string;
+  image_url?: string;
+  hd: boolean;
+}
+
+export const DEFAULT_NOTIFY_SECONDS = 5;
+const DEFAULT_ANSWER_WITHIN_MS = 850;
+/** The read-back after a load needs a moment of the answer window too. */
+const READ_BACK_MARGIN_MS = 200;
+/** setTimeout cannot wait longer than about 24.8 days; a programme end further off is looked at again later. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export class PlayerService {
+  private state: PlayerState = {};
+  private readonly queue = new SerialQueue();
+  readonly reporter: ProgressReporter;
+  private progressTimer: NodeJS.Timeout | undefined;
+  private programmeTimer: NodeJS.Timeout | undefined;
+  private nextTag = 1;
+  private readonly answerWithinMs: number;
+
+  constructor(private readonly options: PlayerServiceOptions) {
+    this.answerWithinMs = options.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
+    this.reporter = new ProgressReporter(options.server, options.logger, options.reporter);
+    options.backend.on('ended', (ended) => this.inQueue('playback end', () => this.ended(ended)));
+    options.backend.on('down', (_reason, position) => this.inQueue('player restart', () => this.backendDown(position)));
+  }
+
+  private get backend(): PlayerBackend {
+    return this.options.backend;
+  }
+
+  private get server(): AntennaServerClient {
+    return this.options.server;
+  }
+
+  start(): void {
+    this.progressTimer = setInterval(() => {
+      const media = this.backend.state();
+      if (media.loaded && !media.paused) this.reportProgress(media);
+    }, this.options.progressIntervalMs ?? 10_000);
+  }
+
+  /** Reports where the current item is and stops the timers; the backend is stopped by its owner. */
+  async stop(): Promise<void> {
+    clearInterval(this.progressTimer);
+    clearTimeout(this.programmeTimer);
+    await this.queue.idle();
+    this.reportProgress(this.backend.state());
+    await this.reporter.stop();
+  }
+
+  status(): PlayerStatus {
+    return statusBody(this.state, this.backend.state());
+  }
+
+  async favoriteChannels(): Promise<FavoriteChannel[]> {
+    return (await this.server.channels())
+      .filter((channel) => channel.favorited === true)
+      .map((channel) => ({
+        number: channel.number,
+        ...(channel.call_sign ? { call_sign: channel.call_sign } : {}),
+        name: channel.name,
+        ...(channel.image_url ? { image_url: channel.image_url } : {}),
+        hd: channel.hd === true,
+      }));
+  }
+
+  // ---------------------------------------------------------------- the command machinery
+
+  /**
+   * Queues `action`, then reads the state back from the backend. Answers with that, or,
+   * if the command is still running when the answer window closes, with the state as it
+   * stands (the command finishes in the background; its failure is logged).
+   */
+  private async perform(name: string, action: () => Promise<void>): Promise<PlayerStatus> {
+    const run = this.queue.run(async () => {
+      try {
+        await action();
+      } catch (error) {
+        throw commandError(error);
+      }
+      return this.readBackStatus();
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, this.answerWithinMs, undefined)));
+    try {
+      const answered = await Promise.race([run, late]);
+      if (answered) return answered;
+      run.catch((error: unknown) => this.options.logger.warn({ err: error, command: name }, 'a command failed after it was answered'));
+      return this.status();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private inQueue(what: string, action: () => Promise<void> | void): void {
+    this.queue.run(async () => action()).catch((error: unknown) => this.options.logger.error({ err: error }, `handling the ${what} failed`));
+  }
+
+  private async readBackStatus(): Promise<PlayerStatus> {
+    let media: MediaState;
+    try {
+      media = await this.backend.readBack();
+    } catch (error) {
+      // The backend went away after the command: the mirror says so (stopped).
+      if (!(error instanceof UnavailableError)) throw error;
+      media = this.backend.state();
+    }
+    return statusBody(this.state, media);
+  }
+
+  private requireAvailable(): MediaState {
+    const media = this.backend.state();
+    if (!media.available) throw new UnavailableError(503, 'player_unavailable', `${this.backend.name} is restarting after it stopped unexpectedly; try again in a moment.`);
+    return media;
+  }
+
+  private requireLoaded(): MediaState {
+    const media = this.requireAvailable();
+    if (!media.loaded) {
+      throw new ConflictError('nothing_playing', 'Nothing is playing: start something with /api/play/recording/{id} or /api/play/channel/{number}.');
+    }
+    return media;
+  }
+
+  // ---------------------------------------------------------------- progress
+
+  private reportProgress(media: MediaState, atEnd = false): void {
+    const current = this.state.current;
+    if (current?.kind !== 'item' || current.watchedReported) return;
+    if (!atEnd && !media.loaded) return;
+    const report = progressReport(media.position, current.nowPlaying.duration ?? media.duration, atEnd);
+    if (!report) return;
+    if (report.watched) current.watchedReported = true;
+    this.reporter.report(current.id, report);
+  }
+
+  /** Leaves what is current (reporting an item's position first). */
+  private leave(media: MediaState = this.backend.state()): void {
+    this.reportProgress(media);
+    clearTimeout(this.programmeTimer);
+    this.state = afterLeaving(this.state);
+  }
+
+  private ended(ended: Ended): void {
+    const current = this.state.current;
+    // An end that arrives after something else was loaded is not about what plays now.
+    if (!current || ended.tag !== current.tag) return;
+    if (ended.reason === 'eof') this.reportProgress(this.backend.state(), true);
+    else this.options.logger.warn({ error: ended.error, playing: current.kind === 'item' ? current.id : current.channel.number }, 'playback stopped: the media failed');
+    clearTimeout(this.programmeTimer);
+    this.state = afterLeaving(this.state);
+  }
+
+  private backendDown(position: number | undefined): void {
+    this.leave({ ...this.backend.state(), loaded: true, ...(position !== undefined ? { position } : {}) });
+  }
+
+  // ---------------------------------------------------------------- playback
+
+  private async load(url: string, tag: number, options: { start?: number | undefined; title: string }): Promise<void> {
+    try {
+      await this.backend.load(url, {
+        tag,
+        title: options.title,
+        waitMs: Math.max(100, this.answerWithinMs - READ_BACK_MARGIN_MS),
+        ...(options.start !== undefined ? { start: options.start } : {}),
+      });
+    } catch (error) {
+      if (this.state.current?.tag === tag) this.state = afterLeaving(this.state);
+      throw error instanceof MediaLoadError ? new UnavailableError(502, 'media_unavailable', `${error.message} (${url})`) : error;
+    }
+  }
+
+  playRecording(id: string): Promise<PlayerStatus> {
+    return this.perform('play/recording', async () => {
+      this.requireAvailable();
+      const item = await this.server.file(id);
+      if (!item.file.available) throw new ConflictError('file_unavailable', `The file of '${id}' is not on the server's disk now, so it cannot be played.`);
+      const nowPlaying = itemNowPlaying(item);
+      const playing: PlayingItem = {
+        kind: 'item',
+        id: item.id,
+        nowPlaying,
+        marks: chapterMarks(item.commercials, item.file.chapters.map((chapter) => chapter.start)),
+        tag: this.nextTag++,
+        watchedReported: false,
+      };
+      this.leave();
+      this.state = { ...this.state, current: playing };
+      const title = [nowPlaying.title, nowPlaying.episode_title].filter(Boolean).join(': ');
+      await this.load(item.file.stream_url, playing.tag, { start: resumePoint(item.playback_time, item.duration), title });
+    });
+  }
+
+  playChannel(number: string): Promise<PlayerStatus> {
+    return this.perform('play/channel', async () => {
+      this.requireAvailable();
+      const wanted = number.replace('-', '.');
+      const channel = (await this.server.channels()).find((c) => c.number === wanted);
+      if (!channel) throw new NotFoundError('channel', number);
+      await this.tune(channel);
+    });
+  }
+
+  channelUp(): Promise<PlayerStatus> {
+    return this.perform('channel_up', () => this.walkChannels('up'));
+  }
+
+  channelDown(): Promise<PlayerStatus> {
+    return this.perform('channel_down', () => this.walkChannels('down'));
+  }
+
+  private async walkChannels(direction: 'up' | 'down'): Promise<void> {
+    this.requireAvailable();
+    const current = this.state.current;
+    const from = current?.kind === 'channel' ? current.channel.number : this.state.previousChannel?.number;
+    const next = neighbourChannel(await this.server.channels(), from, direction);
+    if (!next) throw new ConflictError('no_channels', 'The server has no channels: add an M3U playlist or an HDHomeRun tuner to it.');
+    await this.tune(next);
+  }
+
+  previousChannel(): Promise<PlayerStatus> {
+    return this.perform('previous_channel', async () => {
+      this.requireAvailable();
+      const previous = this.state.previousChannel;
+      if (!previous) throw new ConflictError('no_previous_channel', 'No other channel was watched before this one.');
+      const channel = (await this.server.channels()).find((c) => c.number === previous.number);
+      if (!channel) throw new NotFoundError('channel', previous.number);
+      await this.tune(channel);
+    });
+  }
+
+  private async tune(channel: ServerChannel): Promise<void> {
+    // The guide is a nicety: without it, now_playing is the channel's name.
+    const programme = await this.server.programmeAt(channel.number, Math.floor(Date.now() / 1000)).catch(() => undefined);
+    const playing: PlayingChannel = {
+      kind: 'channel',
+      channel: tunedChannel(channel),
+      nowPlaying: liveNowPlaying(channel, programme),
+      tag: this.nextTag++,
+      ...(programme ? { programmeEnds: programme.end_time } : {}),
+    };
+    this.reportProgress(this.backend.state());
+    clearTimeout(this.programmeTimer);
+    this.state = afterTuning(this.state, playing);
+    this.followGuide(playing, channel);
+    await this.load(this.server.liveStreamUrl(channel.number), playing.tag, { title: channel.name });
+  }
+
+  /** When the programme ends, what follows becomes now_playing (for as long as the channel is current). */
+  private followGuide(playing: PlayingChannel, channel: ServerChannel): void {
+    if (playing.programmeEnds === undefined) return;
+    const wait = Math.min(MAX_TIMER_MS, Math.max(1000, playing.programmeEnds * 1000 - Date.now() + 500));
+    this.programmeTimer = setTimeout(() => {
+      this.server
+        .programmeAt(channel.number, Math.floor(Date.now() / 1000))
+        .catch(() => undefined)
+        .then((programme) => {
+          if (this.state.current !== playing) return;
+          playing.nowPlaying = liveNowPlaying(channel, programme);
+          if (programme) playing.programmeEnds = programme.end_time;
+          else delete playing.programmeEnds;
+          this.followGuide(playing, channel);
+        }, () => undefined);
+    }, wait);
+  }
+
+  stopPlayback(): Promise<PlayerStatus> {
+    return this.perform('stop', async () => {
+      const media = this.requireAvailable();
+      if (!media.loaded) {
+        this.state = afterLeaving(this.state);
+        return;
+      }
+      // The exact position before it goes: the resume point.
+      this.leave(await this.backend.readBack());
+      await this.backend.unload();
+    });
+  }
+
+  togglePause(): Promise<PlayerStatus> {
+    return this.perform('toggle_pause', () => this.setPaused(!this.requireLoaded().paused));
+  }
+
+  pause(): Promise<PlayerStatus> {
+    return this.perform('pause', () => this.setPaused(true));
+  }
+
+  resume(): Promise<PlayerStatus> {
+    return this.perform('resume', () => this.setPaused(false));
+  }
+
+  private async setPaused(paused: boolean): Promise<void> {
+    this.requireLoaded();
+    await this.backend.setPaused(paused);
+    if (paused) this.reportProgress(await this.backend.readBack());
+  }
+
+  toggleMute(): Promise<PlayerStatus> {
+    return this.perform('toggle_mute', () => this.backend.setMuted(!this.requireAvailable().muted));
+  }
+
+  toggleCaptions(): Promise<PlayerStatus> {
+    return this.perform('toggle_cc', async () => {
+      this.requireLoaded();
+      await this.backend.toggleCaptions();
+    });
+  }
+
+  togglePip(): Promise<PlayerStatus> {
+    return this.perform('toggle_pip', () => this.backend.setPip(!this.requireAvailable().pip));
+  }
+
+  seekBy(seconds: number): Promise<PlayerStatus> {
+    return this.perform('seek', () => this.seekRelative(seconds));
+  }
+
+  seekForward(): Promise<PlayerStatus> {
+    return this.perform('seek_forward', () => this.seekRelative(this.options.seekForwardSeconds));
+  }
+
+  seekBackward(): Promise<PlayerStatus> {
+    return this.perform('seek_backward', () => this.seekRelative(-this.options.seekBackwardSeconds));
+  }
+
+  private async seekRelative(delta: number): Promise<void> {
+    const media = this.requireLoaded();
+    await this.backend.seekTo(seekTarget(media.position ?? 0, delta, this.duration(media)));
+  }
+
+  private duration(media: MediaState): number | undefined {
+    const current = this.state.current;
+    return current?.kind === 'item' ? (current.nowPlaying.duration ?? media.duration) : undefined;
+  }
+
+  skipForward(): Promise<PlayerStatus> {
+    return this.perform('skip_forward', async () => {
+      const media = this.requireLoaded();
+      const marks = this.marks();
+      if (marks.length === 0) return this.seekRelative(this.options.seekForwardSeconds);
+      const target = nextMark(marks, media.position ?? 0, this.duration(media));
+      if (target !== undefined) await this.backend.seekTo(target);
+    });
+  }
+
+  skipBackward(): Promise<PlayerStatus> {
+    return this.perform('skip_backward', async () => {
+      const media = this.requireLoaded();
+      const marks = this.marks();
+      if (marks.length === 0) return this.seekRelative(-this.options.seekBackwardSeconds);
+      await this.backend.seekTo(previousMark(marks, media.position ?? 0));
+    });
+  }
+
+  private marks(): number[] {
+    const current = this.state.current;
+    return current?.kind === 'item' ? current.marks : [];
+  }
+
+  toggleRecord(): Promise<PlayerStatus> {
+    return this.perform('toggle_record', async () => {
+      const media = this.requireAvailable();
+      const current = this.state.current;
+      if (current?.kind !== 'channel' || !media.loaded) {
+        throw new ConflictError('not_on_a_channel', 'toggle_record records the channel being watched: tune one first with /api/play/channel/{number}.');
+      }
+      const number = current.channel.number;
+      if (await this.server.isRecording(number)) await this.server.stopRecording(number);
+      else await this.server.startRecording(number);
+    });
+  }
+
+  notify(title: string, message: string): Promise<PlayerStatus> {
+    return this.perform('notify', async () => {
+      this.requireAvailable();
+      await this.backend.showMessage(title, message, (this.options.notifySeconds ?? DEFAULT_NOTIFY_SECONDS) * 1000);
+    });
+  }
+
+  navigate(section: Section): Promise<PlayerStatus> {
+    return this.perform('navigate', () => this.backend.navigate(section));
+  }
+}
+
+/** The backend's own refusals, as answers a client can act on. */
+function commandError(error: unknown): unknown {
+  if (error instanceof MpvCommandError) return new ConflictError('player_refused', `The player could not do that now: ${error.reason}.`);
+  return error;
+}
+
+function tunedChannel(channel: ServerChannel): TunedChannel {
+  return { number: channel.number, name: channel.name, ...(channel.image_url ? { image_url: channel.image_url } : {}) };
+}
+
+function itemNowPlaying(item: ServerItem): NowPlaying {
+  const type = item.show_id !== undefined ? 'episode' : item.video_group_id !== undefined ? 'video' : 'movie';
+  const episodeTitle = type === 'video' ? item.video_title : item.episode_title;
+  return dropUndefined({
+    title: item.title,
+    episode_title: episodeTitle,
+    season_number: item.season_number,
+    episode_number: item.episode_number,
+    summary: item.summary,
+    image_url: item.image_url,
+    duration: item.duration,
+    type,
+  });
+}
+
+function liveNowPlaying(channel: ServerChannel, programme: Programme | undefined): NowPlaying {
+  if (!programme) return dropUndefined({ title: channel.name, image_url: channel.image_url, type: 'live' });
+  return dropUndefined({
+    title: programme.title,
+    episode_title: programme.episode_title,
+    season_number: programme.season_number,
+    episode_number: programme.episode_number,
+    summary: programme.summary,
+    image_url: programme.image_url ?? channel.image_url,
+    duration: programme.end_time - programme.start_time,
+    type: 'live',
+  });
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
