@@ -29,7 +29,8 @@ export async function buildPlayerHttpApp(options: PlayerHttpAppOptions): Promise
     childLoggerFactory: (logger) => logger,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: BODY_LIMIT,
-    ajv: { customOptions: { verbose: true, removeAdditional: false } },
+    // No type coercion: a notification whose title is the number 5 is a client's mistake, not a title.
+    ajv: { customOptions: { verbose: true, removeAdditional: false, coerceTypes: false } },
     frameworkErrors: frameworkErrorHandler,
   });
   installErrorHandlers(app);

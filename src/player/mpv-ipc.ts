@@ -17,6 +17,8 @@ export class MpvCommandError extends Error {
   constructor(
     readonly command: readonly unknown[],
     readonly reason: string,
+    /** The answer's place among mpv's messages (see Ordered.seq); absent when mpv did not answer. */
+    readonly seq?: number,
   ) {
     super(`mpv refused ${String(command[0])}: ${reason}`);
   }
@@ -62,9 +64,16 @@ export function takeMessages(pending: string, chunk: string): { messages: MpvMes
   return { messages, rest };
 }
 
+/** A reply with its place in the order of everything mpv sent. */
+export interface Ordered {
+  data: unknown;
+  /** Messages are numbered as they arrive: a property-change numbered higher is newer than this reply. */
+  seq: number;
+}
+
 interface Waiting {
   command: readonly unknown[];
-  resolve: (data: unknown) => void;
+  resolve: (reply: Ordered) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -72,8 +81,8 @@ interface Waiting {
 export interface MpvIpcEvents {
   /** An mpv event such as start-file, file-loaded, end-file, idle, seek. */
   event: [message: MpvMessage];
-  /** An observed property changed. */
-  property: [name: string, value: unknown];
+  /** An observed property changed; `seq` numbers it among all messages, as Ordered.seq does replies. */
+  property: [name: string, value: unknown, seq: number];
   close: [];
 }
 
@@ -81,6 +90,7 @@ export class MpvIpc extends EventEmitter<MpvIpcEvents> {
   private nextId = 1;
   private nextObserver = 1;
   private pending = '';
+  private received = 0;
   private readonly waiting = new Map<number, Waiting>();
   private closed = false;
 
@@ -109,7 +119,12 @@ export class MpvIpc extends EventEmitter<MpvIpcEvents> {
   }
 
   /** Runs an mpv command and resolves with its `data`; rejects with MpvCommandError or MpvGoneError. */
-  command(command: readonly unknown[], timeoutMs = 5000): Promise<unknown> {
+  async command(command: readonly unknown[], timeoutMs = 5000): Promise<unknown> {
+    return (await this.ordered(command, timeoutMs)).data;
+  }
+
+  /** As command(), with the reply's place in the order of mpv's messages. */
+  ordered(command: readonly unknown[], timeoutMs = 5000): Promise<Ordered> {
     if (this.closed) return Promise.reject(new MpvGoneError('mpv is not running'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -144,15 +159,16 @@ export class MpvIpc extends EventEmitter<MpvIpcEvents> {
     const { messages, rest } = takeMessages(this.pending, chunk);
     this.pending = rest;
     for (const message of messages) {
+      const seq = ++this.received;
       if (message.request_id !== undefined && message.event === undefined) {
         const waiting = this.waiting.get(message.request_id);
         if (!waiting) continue;
         this.waiting.delete(message.request_id);
         clearTimeout(waiting.timer);
-        if (message.error === 'success') waiting.resolve(message.data);
-        else waiting.reject(new MpvCommandError(waiting.command, message.error ?? 'unknown error'));
+        if (message.error === 'success') waiting.resolve({ data: message.data, seq });
+        else waiting.reject(new MpvCommandError(waiting.command, message.error ?? 'unknown error', seq));
       } else if (message.event === 'property-change' && message.name !== undefined) {
-        this.emit('property', message.name, message.data);
+        this.emit('property', message.name, message.data, seq);
       } else if (message.event !== undefined) {
         this.emit('event', message);
       }

@@ -46,6 +46,8 @@ const SOCKET_WAIT_MS = 10_000;
 /** mpv that ran this long counts as healthy: the next crash restarts it at once again. */
 const HEALTHY_AFTER_MS = 60_000;
 const QUIT_WAIT_MS = 3000;
+/** A seek normally lands within a few frames; a stream that stalls is not waited for longer. */
+const SEEK_SETTLE_MS = 1500;
 
 export const defaultRestartDelay = (attempt: number) => Math.min(30_000, 500 * 2 ** (attempt - 1));
 
@@ -54,6 +56,8 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   private child: ChildProcess | undefined;
   private ipc: MpvIpc | undefined;
   private readonly values = new Map<Mirrored, unknown>();
+  /** The message number of each mirrored value: an older answer never overwrites a newer one. */
+  private readonly valueSeq = new Map<Mirrored, number>();
   private mirror: MediaState = { ...IDLE_STATE };
   /** The playlist entry of the latest loadfile: end-file events of older ones are stale. */
   private currentEntry: number | undefined;
@@ -127,7 +131,8 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     this.ipc = ipc;
     this.launchedAt = Date.now();
     this.values.clear();
-    ipc.on('property', (name, value) => this.observed(name as Mirrored, value));
+    this.valueSeq.clear();
+    ipc.on('property', (name, value, seq) => this.observed(name as Mirrored, value, seq));
     ipc.on('event', (message) => this.event(message));
     await Promise.all(MIRRORED.map((name) => ipc.observe(name)));
     this.options.logger.info({ pid: child.pid, socket: this.socketPath }, 'mpv started');
@@ -201,22 +206,32 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
 
   async readBack(): Promise<MediaState> {
     const ipc = this.requireIpc();
-    const values = await Promise.all(
+    const replies = await Promise.all(
       MIRRORED.map((name) =>
-        ipc.getProperty(name).catch((error: unknown) => {
+        ipc.ordered(['get_property', name]).catch((error: unknown) => {
           // "property unavailable" (time-pos while idle) is an answer: no value.
-          if (error instanceof MpvCommandError) return null;
+          if (error instanceof MpvCommandError && error.seq !== undefined) return { data: null, seq: error.seq };
           throw this.unavailable(error);
         }),
       ),
     );
-    MIRRORED.forEach((name, index) => this.values.set(name, values[index]));
+    // A change observed after a reply arrived is newer than the reply: it stays.
+    MIRRORED.forEach((name, index) => {
+      const reply = replies[index];
+      if (reply) this.record(name, reply.data, reply.seq);
+    });
     this.recompute();
     return this.mirror;
   }
 
-  private observed(name: Mirrored, value: unknown): void {
+  private record(name: Mirrored, value: unknown, seq: number): void {
+    if ((this.valueSeq.get(name) ?? -1) > seq) return;
     this.values.set(name, value);
+    this.valueSeq.set(name, seq);
+  }
+
+  private observed(name: Mirrored, value: unknown, seq: number): void {
+    this.record(name, value, seq);
     this.recompute();
     this.emit('change');
   }
@@ -233,7 +248,8 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
       muted: v('mute') === true,
       ...(loaded && number(v('time-pos')) !== undefined ? { position: number(v('time-pos')) } : {}),
       ...(loaded && number(v('duration')) !== undefined ? { duration: number(v('duration')) } : {}),
-      captions: sid !== false && sid !== null && sid !== undefined && sid !== 'no' && v('sub-visibility') === true,
+      // sid is a track number when one is selected ('auto' while idle, false when none).
+      captions: typeof sid === 'number' && v('sub-visibility') === true,
       pip: v('ontop') === true,
     };
   }
@@ -283,6 +299,8 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     // Global options read by the next loadfile (mpv 0.35 has no per-file options argument before the index one).
     await this.set('start', options.start !== undefined && options.start > 0 ? String(options.start) : 'none');
     await this.set('force-media-title', options.title ?? '');
+    // Pause is a player-wide property in mpv: what is asked to play plays, even after a pause.
+    await this.set('pause', false);
     const early: MpvMessage[] = [];
     let handle: ((message: MpvMessage) => void) | undefined;
     const listener = (message: MpvMessage) => (handle ? handle(message) : early.push(message));
@@ -303,7 +321,8 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
         handle = (message) => {
           const ours = entry === undefined || message.playlist_entry_id === entry;
           if (message.event === 'start-file' && ours) started = true;
-          else if (message.event === 'file-loaded' && started) settle(() => resolve('loaded'));
+          // Playing at its start position (after the resume seek), not merely opened.
+          else if (message.event === 'playback-restart' && started) settle(() => resolve('loaded'));
           else if (message.event === 'end-file' && ours) {
             settle(() => (message.reason === 'error' ? reject(new MediaLoadError(`mpv could not open the media: ${message.file_error ?? 'unknown error'}`)) : resolve('loaded')));
           }
@@ -329,12 +348,33 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   }
 
   async seekTo(seconds: number): Promise<void> {
+    const settled = this.settled(this.requireIpc());
     await this.run(['seek', seconds, 'absolute+exact']);
+    // mpv seeks asynchronously: what is read back before it lands is the old position.
+    await settled;
+  }
+
+  /** Resolves when playback has restarted after a seek, or ended (a seek past the end), or after a short wait. */
+  private settled(ipc: MpvIpc): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        ipc.off('event', listener);
+        ipc.off('close', done);
+        resolve();
+      };
+      const listener = (message: MpvMessage) => {
+        if (message.event === 'playback-restart' || message.event === 'end-file' || message.event === 'idle') done();
+      };
+      const timer = setTimeout(done, SEEK_SETTLE_MS);
+      ipc.on('event', listener);
+      ipc.once('close', done);
+    });
   }
 
   async toggleCaptions(): Promise<void> {
     const sid = await this.run(['get_property', 'sid']);
-    if (sid === false || sid === 'no' || sid === null) {
+    if (typeof sid !== 'number') {
       const tracks = (await this.run(['get_property', 'track-list'])) as { id: number; type: string }[];
       const first = tracks.find((track) => track.type === 'sub');
       if (!first) throw new ConflictError('no_captions', 'What is playing has no caption or subtitle track.');

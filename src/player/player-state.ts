@@ -80,12 +80,14 @@ export function statusBody(state: PlayerState, media: MediaState): PlayerStatus 
 export const roundSeconds = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
 /**
- * The state after tuning `channel`: the channel left (if it was one, and another)
- * becomes the previous channel; coming from an item, the previous one is kept.
+ * The state after tuning `channel`: the channel left (if it was another one) becomes
+ * the previous channel; otherwise (coming from an item, or tuning the same channel
+ * again) the previous one is kept, unless it is the channel now tuned.
  */
 export function afterTuning(state: PlayerState, current: PlayingChannel): PlayerState {
-  const leaving = state.current?.kind === 'channel' ? state.current.channel : state.previousChannel;
-  return { current, ...(leaving && leaving.number !== current.channel.number ? { previousChannel: leaving } : {}) };
+  const left = state.current?.kind === 'channel' ? state.current.channel : undefined;
+  const previous = left && left.number !== current.channel.number ? left : state.previousChannel;
+  return { current, ...(previous && previous.number !== current.channel.number ? { previousChannel: previous } : {}) };
 }
 
 /** The state after leaving what was current (stop, an item, the end): a channel left is the previous one. */
@@ -94,11 +96,19 @@ export function afterLeaving(state: PlayerState): PlayerState {
   return left ? { previousChannel: left } : {};
 }
 
-/** Channel numbers in viewing order: major then minor number ("2.1" < "2.10" < "10"). */
+/**
+ * Channel numbers in viewing order: major then minor number ("2.1" < "2.10" < "10");
+ * anything that is not a number sorts after every number, by its text.
+ */
 export function compareChannelNumbers(a: string, b: string): number {
-  const [aMajor = 0, aMinor = -1] = a.split('.').map(Number);
-  const [bMajor = 0, bMinor = -1] = b.split('.').map(Number);
-  return aMajor - bMajor || aMinor - bMinor || a.localeCompare(b);
+  const [aMajor, aMinor] = numberParts(a);
+  const [bMajor, bMinor] = numberParts(b);
+  return aMajor - bMajor || aMinor - bMinor || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function numberParts(number: string): [major: number, minor: number] {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(number);
+  return match ? [Number(match[1]), match[2] === undefined ? -1 : Number(match[2])] : [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
 }
 
 /**
@@ -154,7 +164,7 @@ export function progressReport(position: number | undefined, duration: number | 
 
 /** Where an item starts: its resume point, unless that is already in the watched share (then from the start). */
 export function resumePoint(playbackTime: number | undefined, duration: number | undefined): number | undefined {
-  if (playbackTime === undefined || playbackTime <= 0) return undefined;
+  if (playbackTime === undefined || !Number.isFinite(playbackTime) || playbackTime <= 0) return undefined;
   if (duration !== undefined && duration > 0 && playbackTime >= duration * WATCHED_SHARE) return undefined;
   return playbackTime;
 }

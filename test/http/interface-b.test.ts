@@ -1,0 +1,407 @@
+/**
+ * Interface B through inject(), with everything real behind it: the player service,
+ * mpv (headless) and an Antenna server in this process over real media and MPEG-TS
+ * channels. Every check of playback state is made against mpv's own properties.
+ */
+import { join } from 'node:path';
+import fc from 'fast-check';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningPlayer, startPlayer } from '../../src/app/player.lifecycle.js';
+import { type RunningServer, startServer } from '../../src/app/server.lifecycle.js';
+import { resolvePlayerConfig } from '../../src/config/player-config.js';
+import { resolveServerConfig } from '../../src/config/server-config.js';
+import { upsertMovie } from '../../src/library/items.repository.js';
+import { AntennaServerClient } from '../../src/player/antenna-server.client.js';
+import { PlayerService } from '../../src/player/player.service.js';
+import { buildPlayerHttpApp } from '../../src/api/player-http-app.js';
+import { type Json, callJson, until } from '../support/dvr-app.js';
+import { type PlayerMedia, makePlayerMedia, mpvProperty } from '../support/player-fixture.js';
+
+const silent = pino({ level: 'silent' });
+let media: PlayerMedia;
+let server: RunningServer;
+let running: RunningPlayer;
+let socket: string;
+const ids = { episode: '', movie: '', video: '' };
+
+type Answer = { status: number; json: Json; headers: Record<string, unknown> };
+
+async function call(method: string, url: string, options: { body?: string; headers?: Record<string, string>; remoteAddress?: string } = {}): Promise<Answer> {
+  const response = await running.app.inject({
+    method: method as 'POST',
+    url,
+    ...(options.body !== undefined ? { payload: options.body } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+  });
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  return { status: response.statusCode, json: response.json() as Json, headers: response.headers };
+}
+
+const post = (path: string, body?: string, headers?: Record<string, string>) => call('POST', `/api/${path}`, { ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
+const prop = (name: string) => mpvProperty(socket, name);
+const position = async () => Number(await prop('time-pos'));
+const serverItem = async (id: string) => (await callJson(server.url.replace('localhost', '127.0.0.1'), 'GET', `/dvr/files/${id}`)).json;
+
+beforeAll(async () => {
+  media = await makePlayerMedia();
+  const data = join(media.dir, 'data');
+  server = await startServer(
+    resolveServerConfig([
+      {
+        data,
+        host: '127.0.0.1',
+        port: 0,
+        tv: [media.roots.tv],
+        movies: [media.roots.movies],
+        videos: [media.roots.videos],
+        m3u: [media.m3u],
+        xmltv: [media.xmltv],
+        sample: false,
+        mdns: false,
+        guideRefresh: 0,
+      },
+    ]),
+    silent,
+  );
+  const base = server.url.replace('localhost', '127.0.0.1');
+  await until(() => callJson(base, 'GET', '/status'), (s) => Boolean((s.json.scan as Json | undefined)?.last) && !(s.json.scan as Json).running, 60_000, 'the first scan');
+  await callJson(base, 'POST', '/dvr/refresh');
+  await callJson(base, 'PUT', '/dvr/channels/4.1/favorite');
+  ids.episode = String(((await callJson(base, 'GET', '/api/v1/episodes')).json as Json[])[0]?.id);
+  ids.movie = String(((await callJson(base, 'GET', '/api/v1/movies')).json as Json[])[0]?.id);
+  ids.video = String(((await callJson(base, 'GET', '/api/v1/videos')).json as Json[])[0]?.id);
+  socket = join(media.dir, 'mpv.sock');
+  running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, headless: true, mpvIpc: socket }]), silent, { serverUrl: () => base });
+}, 120_000);
+
+afterAll(async () => {
+  await running?.stop();
+  await server?.stop();
+  await media?.close();
+});
+
+describe('interface B: status and bodies', () => {
+  it('reports stopped and unmuted while nothing is loaded, as mpv says', async () => {
+    const answer = await call('GET', '/api/status');
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ status: 'stopped', muted: false });
+    expect(await prop('idle-active')).toBe(true);
+  });
+
+  it('takes control POSTs with no body, with an empty JSON body, and with an empty body of another type', async () => {
+    const none = await post('toggle_mute');
+    const emptyJson = await post('toggle_mute', '', { 'content-type': 'application/json' });
+    const emptyText = await post('toggle_mute', '', { 'content-type': 'text/plain' });
+    expect([none.status, emptyJson.status, emptyText.status]).toEqual([200, 200, 200]);
+    expect([none.json.muted, emptyJson.json.muted, emptyText.json.muted]).toEqual([true, false, true]);
+    expect(await prop('mute')).toBe(true);
+    expect((await post('toggle_mute', '{}', { 'content-type': 'application/json' })).json.muted).toBe(false);
+    expect(await prop('mute')).toBe(false);
+  });
+
+  it('answers commands that need media with 409 while nothing plays', async () => {
+    for (const path of ['pause', 'resume', 'toggle_pause', 'seek/10', 'seek_forward', 'seek_backward', 'skip_forward', 'skip_backward', 'toggle_cc']) {
+      const answer = await post(path);
+      expect(answer.status, path).toBe(409);
+      expect(answer.json).toMatchObject({ status: 409, code: 'nothing_playing' });
+    }
+    expect((await post('toggle_record')).json).toMatchObject({ status: 409, code: 'not_on_a_channel' });
+    expect((await post('previous_channel')).json).toMatchObject({ status: 409, code: 'no_previous_channel' });
+    expect(await post('stop')).toMatchObject({ status: 200, json: { status: 'stopped' } });
+  });
+
+  it('answers other methods with 405 and the method that works, and commands from a public address with 403', async () => {
+    const get = await call('GET', '/api/pause');
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+    const postStatus = await call('POST', '/api/status');
+    expect(postStatus.status).toBe(405);
+    expect(postStatus.headers.allow).toBe('GET, HEAD');
+    expect((await call('DELETE', '/api/play/recording/x')).status).toBe(405);
+    const outsider = await call('POST', '/api/toggle_mute', { remoteAddress: '203.0.113.9' });
+    expect(outsider.json).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(await prop('mute')).toBe(false);
+    expect((await call('GET', '/api/status', { remoteAddress: '203.0.113.9' })).status).toBe(200);
+    expect((await call('GET', '/api/nothing-here')).json).toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
+
+describe('interface B: playing items', () => {
+  it('plays an episode from its stream, resumed where it was left, and reports a pause to the server', async () => {
+    const base = server.url.replace('localhost', '127.0.0.1');
+    await callJson(base, 'PUT', `/dvr/files/${ids.episode}/playback_time/12`);
+    const answer = await post(`play/recording/${ids.episode}`);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({
+      status: 'playing',
+      muted: false,
+      now_playing: { title: 'Harbour Lights', episode_title: 'Pilot', season_number: 1, episode_number: 1, type: 'episode' },
+    });
+    expect(answer.json.channel).toBeUndefined();
+    expect(String(await prop('path'))).toBe(`${base}/dvr/files/${ids.episode}/stream`);
+    await until(position, (t) => t >= 12, 5000, 'resumed at 12 s');
+    expect(await position()).toBeLessThan(16);
+
+    const paused = await post('pause');
+    expect(paused.json.status).toBe('paused');
+    expect(await prop('pause')).toBe(true);
+    const at = await position();
+    expect(paused.json.playback_time).toBeCloseTo(at, 0);
+    const reported = await until(() => serverItem(ids.episode), (item) => Math.abs(Number(item.playback_time) - at) < 0.5, 5000, 'the pause reported');
+    expect(reported.watched).toBe(false);
+    expect((await post('resume')).json.status).toBe('playing');
+    expect(await prop('pause')).toBe(false);
+    expect((await post('toggle_pause')).json.status).toBe('paused');
+    expect((await post('toggle_pause')).json.status).toBe('playing');
+  });
+
+  it('seeks relative to where playback is, backwards and by fractions, clamped at the start', async () => {
+    await post('pause');
+    const start = await position();
+    const ahead = await post('seek/2.5');
+    expect(ahead.json.playback_time).toBeCloseTo(start + 2.5, 0);
+    expect(await position()).toBeCloseTo(start + 2.5, 0);
+    await post('seek/-1');
+    expect(await position()).toBeCloseTo(start + 1.5, 0);
+    await post('seek/+1');
+    expect(await position()).toBeCloseTo(start + 2.5, 0);
+    expect((await post('seek/-1000')).json.playback_time).toBeLessThan(0.2);
+    expect(await position()).toBeLessThan(0.2);
+    await post('seek_forward');
+    expect(await position()).toBeCloseTo(30, 0);
+    expect((await post('seek/abc')).json).toMatchObject({ status: 400, parameter: 'seconds' });
+    expect((await post('seek/1e3')).json).toMatchObject({ status: 400, parameter: 'seconds' });
+    expect((await post('seek/700000')).json).toMatchObject({ status: 400, parameter: 'seconds' });
+  });
+
+  it('ends at the end: seeking past it finishes the item, which is marked watched with its resume point cleared', async () => {
+    await post('seek/-100');
+    await post('resume');
+    await post('seek/1000');
+    await until(() => call('GET', '/api/status'), (s) => s.json.status === 'stopped', 5000, 'the end');
+    const item = await until(() => serverItem(ids.episode), (i) => i.watched === true, 5000, 'watched');
+    expect(item.playback_time).toBe(0);
+    expect(await prop('idle-active')).toBe(true);
+  });
+
+  it("skips between the movie's chapters, then between commercial boundaries when the item has them", async () => {
+    await post(`play/recording/${ids.movie}`);
+    await post('pause');
+    expect((await post('skip_forward')).json.playback_time).toBeCloseTo(5, 0);
+    expect(await position()).toBeCloseTo(5, 0);
+    await post('skip_forward');
+    expect(await position()).toBeCloseTo(12, 0);
+    await post('seek/2');
+    await post('skip_backward');
+    expect(await position()).toBeCloseTo(5, 0);
+    await post('skip_backward');
+    expect(await position()).toBeLessThan(0.2);
+
+    upsertMovie(server.db, { id: ids.movie, source: 'imports', title: 'Chapter House', commercials: [3, 8] });
+    await post(`play/recording/${ids.movie}`);
+    await post('pause');
+    await post('seek/-100');
+    await post('skip_forward');
+    expect(await position()).toBeCloseTo(3, 0);
+    await post('skip_forward');
+    expect(await position()).toBeCloseTo(8, 0);
+    upsertMovie(server.db, { id: ids.movie, source: 'imports', title: 'Chapter House', commercials: null });
+  });
+
+  it('shows and hides captions, choosing the first subtitle track when none is selected', async () => {
+    expect((await post('toggle_cc')).json).toMatchObject({ status: 409, code: 'no_captions' });
+    await post(`play/recording/${ids.video}`);
+    expect(await prop('sid')).toBe(false);
+    expect((await post('toggle_cc')).status).toBe(200);
+    expect(await prop('sid')).toBe(1);
+    expect(await prop('sub-visibility')).toBe(true);
+    await post('toggle_cc');
+    expect(await prop('sub-visibility')).toBe(false);
+    await post('toggle_cc');
+    expect(await prop('sub-visibility')).toBe(true);
+  });
+
+  it('goes picture-in-picture and back', async () => {
+    await post('toggle_pip');
+    expect(await prop('ontop')).toBe(true);
+    expect(await prop('fullscreen')).toBe(false);
+    await post('toggle_pip');
+    expect(await prop('ontop')).toBe(false);
+  });
+
+  it('stops, keeping the position on the server', async () => {
+    await post('seek/6');
+    const stopped = await post('stop');
+    expect(stopped.json).toEqual({ status: 'stopped', muted: false });
+    expect(await prop('idle-active')).toBe(true);
+    const item = await until(() => serverItem(ids.video), (i) => Number(i.playback_time) > 5, 5000, 'the stop reported');
+    expect(item.watched).toBe(false);
+  });
+
+  it('answers 404 for an unknown item and 400 for an id too long', async () => {
+    expect((await post('play/recording/no-such-item')).json).toMatchObject({ status: 404, code: 'not_found' });
+    expect((await post(`play/recording/${'x'.repeat(3000)}`)).status).toBe(404);
+    expect(await prop('idle-active')).toBe(true);
+  });
+});
+
+describe('interface B: channels', () => {
+  it('plays a channel live, with the guide as now_playing, walks the channels and wraps', async () => {
+    const base = server.url.replace('localhost', '127.0.0.1');
+    const two = await post('play/channel/2');
+    expect(two.json).toMatchObject({
+      status: 'playing',
+      channel: { number: '2', name: 'News Two' },
+      now_playing: { title: 'Evening News', episode_title: 'Harbour report', summary: 'The day in the harbour.', type: 'live', duration: 3 * 3600 + 600 },
+    });
+    expect(String(await prop('path'))).toBe(`${base}/devices/ANY/channels/2/stream.mpg`);
+    await until(() => prop('idle-active'), (idle) => idle === false, 5000, 'live playback');
+    const walk = [];
+    for (const command of ['channel_up', 'channel_up', 'channel_up', 'channel_down', 'channel_down']) {
+      walk.push(((await post(command)).json.channel as Json | undefined)?.number);
+    }
+    expect(walk).toEqual(['4.1', '7', '2', '7', '4.1']);
+    expect(String(await prop('path'))).toContain('/channels/4.1/stream.mpg');
+    expect((await call('GET', '/api/status')).json).toMatchObject({ channel: { number: '4.1', name: 'Four One' }, now_playing: { title: 'Four One', type: 'live' } });
+  });
+
+  it('swaps with the previous channel', async () => {
+    expect(((await post('previous_channel')).json.channel as Json).number).toBe('7');
+    expect(((await post('previous_channel')).json.channel as Json).number).toBe('4.1');
+    expect(String(await prop('path'))).toContain('/channels/4.1/stream.mpg');
+  });
+
+  it("lists the server's favorite channels in the compatibility notes' shape", async () => {
+    const answer = await call('GET', '/api/favorite_channels');
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual([{ number: '4.1', name: 'Four One', hd: false }]);
+  });
+
+  it("records what is on the current channel through the server's DVR, and stops it", async () => {
+    const base = server.url.replace('localhost', '127.0.0.1');
+    expect((await post('toggle_record')).status).toBe(200);
+    const recording = await callJson(base, 'GET', '/dvr/channels/4.1/recording');
+    expect(recording.status).toBe(200);
+    expect(recording.json.channel).toBe('4.1');
+    expect((await post('toggle_record')).status).toBe(200);
+    expect((await callJson(base, 'GET', '/dvr/channels/4.1/recording')).status).toBe(404);
+  });
+
+  it('answers 404 for an unknown channel and 400 for a malformed number', async () => {
+    expect((await post('play/channel/99')).json).toMatchObject({ status: 404, code: 'not_found' });
+    expect((await post('play/channel/abc')).json).toMatchObject({ status: 400, parameter: 'number' });
+  });
+});
+
+describe('interface B: notify and navigate', () => {
+  it('shows a notification, and refuses missing, non-string and overlong fields', async () => {
+    const shown = await post('notify', JSON.stringify({ title: 'Doorbell', message: 'Someone is at the front door' }), { 'content-type': 'application/json' });
+    expect(shown.status).toBe(200);
+    expect(shown.json).toHaveProperty('status');
+    const json = { 'content-type': 'application/json' };
+    expect((await post('notify', JSON.stringify({ title: 'x' }), json)).json).toMatchObject({ status: 400, parameter: 'message' });
+    expect((await post('notify', JSON.stringify({ title: 5, message: 'm' }), json)).json).toMatchObject({ status: 400, parameter: 'title' });
+    expect((await post('notify', JSON.stringify({ title: 't', message: 'm'.repeat(501) }), json)).json).toMatchObject({ status: 400, parameter: 'message' });
+    expect((await post('notify', JSON.stringify({ title: 't'.repeat(101), message: 'm' }), json)).json).toMatchObject({ status: 400, parameter: 'title' });
+    expect((await post('notify', '{"title":', json)).status).toBe(400);
+    expect((await post('notify')).status).toBe(400);
+    expect((await post('notify', 'title=a&message=b', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(400);
+  });
+
+  it('refuses unknown sections with 400 and says that mpv cannot navigate', async () => {
+    for (const section of ['Guide', 'Live%20TV', 'live_tv', 'LIBRARY', 'search']) {
+      const answer = await post(`navigate/${section}`);
+      expect(answer.json, section).toMatchObject({ status: 501, code: 'navigation_unsupported' });
+      expect(String(answer.json.message)).toMatch(/TV app backend/);
+    }
+    expect((await post('navigate/Settings')).json).toMatchObject({ status: 400, parameter: 'section', allowed: ['Guide', 'Library', 'Live TV', 'Search'] });
+  });
+});
+
+describe('interface B: order, speed and faults', () => {
+  it('applies commands that arrive together one after another', async () => {
+    const before = Boolean(await prop('mute'));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post('toggle_mute')));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    // Each answer is the state after its own toggle: half say muted, half not, and 20 toggles end where they began.
+    expect(answers.filter((a) => a.json.muted === true)).toHaveLength(10);
+    expect(await prop('mute')).toBe(before);
+  });
+
+  it('answers a command that takes long (a channel whose stream does not start) within the second, and goes on', async () => {
+    media.streams.set('seven', { stallAfterBytes: 0 });
+    const started = Date.now();
+    const answer = await post('play/channel/7');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(answer.status).toBe(200);
+    // The next command is not held up behind the stream that never starts.
+    const stopped = await post('stop');
+    expect(stopped.json.status).toBe('stopped');
+    media.streams.set('seven', {});
+  });
+
+  it('reports stopped while mpv is down, restarts it, and plays again', async () => {
+    await post(`play/recording/${ids.episode}`);
+    const pid = running.backend.pid;
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid as number, 'SIGKILL');
+    await until(() => call('GET', '/api/status'), (s) => s.json.status === 'stopped', 5000, 'stopped after mpv died');
+    await until(() => running.backend.pid, (p) => p !== undefined && p !== pid, 10_000, 'mpv restarted');
+    await until(() => running.backend.state().available, (up) => up, 10_000, 'mpv taking commands');
+    expect((await post(`play/recording/${ids.episode}`)).json.status).toBe('playing');
+    expect(await prop('idle-active')).toBe(false);
+    await post('stop');
+  });
+
+  it('says which server cannot be reached (502) and when none is known (503)', async () => {
+    for (const [locate, status, code] of [
+      [() => 'http://127.0.0.1:9', 502, 'server_unreachable'],
+      [() => undefined, 503, 'no_server'],
+    ] as const) {
+      const player = new PlayerService({ backend: running.backend, server: new AntennaServerClient({ locate }), logger: silent, seekForwardSeconds: 30, seekBackwardSeconds: 10 });
+      const app = await buildPlayerHttpApp({ player, logger: silent });
+      for (const url of ['/api/play/recording/x', '/api/play/channel/2', '/api/channel_up']) {
+        const answer = await app.inject({ method: 'POST', url });
+        expect(answer.json(), url).toMatchObject({ status, code });
+        if (status === 502) expect(answer.json().message).toContain('http://127.0.0.1:9');
+      }
+      expect((await app.inject({ method: 'GET', url: '/api/favorite_channels' })).statusCode).toBe(status);
+      await app.close();
+    }
+  });
+});
+
+describe('interface B: any request', () => {
+  it('never answers 500 and always answers JSON, whatever the path, method and body', async () => {
+    const segment = fc.oneof(
+      fc.constantFrom('api', 'status', 'seek', 'play', 'channel', 'recording', 'navigate', 'notify', 'toggle_mute', 'pause', 'stop', 'favorite_channels', 'guide', 'live_tv', '-5', '2', '4.1', '..', '%2e%2e', '%00', '%E0%A4%A'),
+      fc.string({ maxLength: 12 }).map(encodeURIComponent),
+    );
+    const path = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/api/${parts.join('/')}`);
+    const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD');
+    const body = fc.option(fc.oneof(fc.json(), fc.string({ maxLength: 200 }), fc.constant('{"title":"t","message":"m"}')), { nil: undefined });
+    const type = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', undefined);
+    await fc.assert(
+      fc.asyncProperty(path, method, body, type, async (url, verb, payload, contentType) => {
+        // Nothing is played for long: a control that starts playback is undone by the next stop.
+        const response = await running.app.inject({
+          method: verb as 'GET',
+          url,
+          ...(payload !== undefined && verb !== 'GET' && verb !== 'HEAD' ? { payload } : {}),
+          ...(contentType ? { headers: { 'content-type': contentType } } : {}),
+        });
+        // 5xx only where something outside the request is at fault or missing, never a crash.
+        expect(response.statusCode).not.toBe(500);
+        if (response.statusCode >= 500) expect(['navigation_unsupported', 'player_unavailable', 'media_unavailable']).toContain(response.json().code);
+        if (verb !== 'HEAD') {
+          expect(response.headers['content-type']).toMatch(/^application\/json/);
+          expect(() => JSON.parse(response.body)).not.toThrow();
+        }
+      }),
+      { numRuns: 150 },
+    );
+    await post('stop');
+  }, 120_000);
+});
