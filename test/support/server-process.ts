@@ -39,11 +39,21 @@ export function runAntenna(args: string[], env: NodeJS.ProcessEnv = {}): { child
 }
 
 /** Starts `antenna server` on a free port and resolves once it says where it listens. */
-export async function startAntennaServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<StartedServer> {
-  const { child, done } = runAntenna(['server', '--host', '127.0.0.1', '--port', '0', ...args], env);
+export function startAntennaServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<StartedServer> {
+  return startAntennaProcess(['server', '--host', '127.0.0.1', '--port', '0', ...args], env);
+}
+
+/** Starts `antenna player` (headless) on a free port and resolves once it says where it listens. */
+export function startAntennaPlayer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<StartedServer> {
+  return startAntennaProcess(['player', '--host', '127.0.0.1', '--port', '0', '--headless', ...args], env);
+}
+
+/** Runs `antenna <args>` until its first "running at URL" line. */
+export async function startAntennaProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<StartedServer> {
+  const { child, done } = runAntenna(args, env);
   const output = () => (child as unknown as { collected: { stdout: string; stderr: string } }).collected;
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${JSON.stringify(output())}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`antenna ${args[0]} did not start: ${JSON.stringify(output())}`)), 15_000);
     const check = () => {
       const match = /running at (http:\/\/\S+?) /.exec(output().stdout);
       if (match?.[1]) {
@@ -54,7 +64,7 @@ export async function startAntennaServer(args: string[], env: NodeJS.ProcessEnv 
     child.stdout?.on('data', check);
     void done.then((finished) => {
       clearTimeout(timer);
-      reject(new Error(`server exited early: ${JSON.stringify(finished)}`));
+      reject(new Error(`antenna ${args[0]} exited early: ${JSON.stringify(finished)}`));
     });
   });
   return {
