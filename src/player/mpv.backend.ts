@@ -46,6 +46,8 @@ const SOCKET_WAIT_MS = 10_000;
 /** mpv that ran this long counts as healthy: the next crash restarts it at once again. */
 const HEALTHY_AFTER_MS = 60_000;
 const QUIT_WAIT_MS = 3000;
+/** Picture-in-picture: a window a quarter of the screen's size, 32 pixels from the lower right corner. */
+export const PIP_GEOMETRY = '25%x25%-32-32';
 /** A seek normally lands within a few frames; a stream that stalls is not waited for longer. */
 const SEEK_SETTLE_MS = 1500;
 
@@ -389,12 +391,25 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     if (on) {
       await this.set('fullscreen', false);
       await this.set('ontop', true);
-      // A quarter of the screen, in the lower right corner; some video outputs cannot move a window at runtime.
-      await this.set('geometry', '25%x25%-32-32').catch(() => undefined);
+      // A quarter of the screen in the lower right corner.
+      await this.set('geometry', PIP_GEOMETRY);
     } else {
       await this.set('ontop', false);
+      await this.set('geometry', '');
       await this.set('fullscreen', this.options.display);
     }
+    await this.applyGeometry();
+  }
+
+  /**
+   * mpv before 0.36 sizes and places its window only when the video (re)starts, so the
+   * video track is selected again to apply a new geometry now (a frame's flicker).
+   */
+  private async applyGeometry(): Promise<void> {
+    const vid = await this.run(['get_property', 'vid']);
+    if (typeof vid !== 'number') return;
+    await this.set('vid', 'no');
+    await this.set('vid', vid);
   }
 
   async showMessage(title: string, message: string, durationMs: number): Promise<void> {
