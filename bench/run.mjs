@@ -30,6 +30,10 @@ import { SIZES, expectedCounts, ids } from './generate-library.mjs';
 import { benchDvr, dvrRows } from './dvr.mjs';
 import { benchImporter, importerRows } from './importer.mjs';
 import { benchManagement, managementRows } from './management.mjs';
+import { benchPlayer, playerRows } from './player.mjs';
+
+// The bench's servers stay off the network: no DNS-SD advertisements from them.
+process.env.ANTENNA_MDNS ??= 'false';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORK = join(ROOT, '.bench');
@@ -457,6 +461,9 @@ async function main() {
   // 8. The DVR: simultaneous recordings beside curl, guide import, job planning.
   const dvr = await benchDvr({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'dvr'), log });
 
+  // 9. The player: control round trips while mpv plays, status throughput.
+  const player = await benchPlayer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'player'), log, rounds: ROUNDS, seconds: DURATION });
+
   // ---------------------------------------------------------------- verdicts
   const rows = [];
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
@@ -538,6 +545,7 @@ async function main() {
   rows.push(...managementRows(management, { fmt, verdict }));
   rows.push(...importerRows(importer, { fmt, verdict }));
   rows.push(...dvrRows(dvr, { fmt, verdict }));
+  rows.push(...playerRows(player, { fmt, verdict }));
 
   const table = [
     '| Target | Threshold | Antenna | Ceiling | Ratio | Result |',
@@ -655,6 +663,7 @@ ${detailRows.join('\n')}
 - Response cache at the end: ${finalStatus.cache.entries} entries, ${fmt.mb(finalStatus.cache.bytes)} accounted, ${finalStatus.cache.hits.toLocaleString('en-US')} hits, ${finalStatus.cache.misses.toLocaleString('en-US')} misses.
 - Importer: first scan of ${importer.largeTree.episodes + importer.largeTree.movies + importer.largeTree.videos} files ${fmt.ms(importer.rescan.firstMs)}; 20,000-file first scans with Node's start ${fmt.ms(importer.firstScan.wallMs)}; rescans with Node's start ${fmt.ms(importer.rescan.wallMs)}; probing per round (Antenna / bare) ${importer.probe.rounds.antenna.map((ms) => fmt.ms(ms)).join(', ')} / ${importer.probe.rounds.bare.map((ms) => fmt.ms(ms)).join(', ')}.
 - DVR: ${dvr.recording.streams} recordings of ${dvr.recording.seconds} s at 8 Mbit/s through \`antenna server\` (a paced loopback source, bench/ts-stream-server.mjs), CPU of the server process over the middle of the recording against ${dvr.recording.streams} \`curl -o\` of the same streams afterwards; ${dvr.recording.recorded.toLocaleString('en-US')} bytes written of ${dvr.recording.sent.toLocaleString('en-US')} sent. Guide: bench/generate-guide.mjs, ${dvr.guide.programmes.toLocaleString('en-US')} programmes (${fmt.mb(dvr.guide.bytes)}), imported by DvrSourcesService in a process of its own (bench/dvr-guide-child.mjs; peak RSS is that process's VmHWM); the parse-only ceiling runs the same parser with no database. Planning: 120 series, 50 keyword, 20 weekly slot and 10 single-programme rules, one \`replan()\` (plan and store), ${dvr.guide.jobs} jobs.
+- Player: \`antenna server\` and \`antenna player --headless\` (mpv with no video or audio output, decoding a 10-minute 640x360 H.264 clip streamed from the server over loopback), both child processes; ${player.controlCalls} POST /api/toggle_mute one after another on one keep-alive connection (each answer waits for mpv's reply and a read-back of its state), against get_property round trips on mpv's own IPC socket; GET /api/status with autocannon (10 connections, ${DURATION} s, ${ROUNDS} rounds alternating with a bare node:http server answering the same bytes).
 - Body sizes: show ${fmt.size(results.show.size)}, episode ${fmt.size(results.episode.size)}, movie ${fmt.size(results.movie.size)} (averages), /api/v1/shows ${fmt.size(results.shows.size)}, ${LIST_URL} ${fmt.size(results.list.size)}.
 `;
   mkdirSync(join(ROOT, 'docs'), { recursive: true });
