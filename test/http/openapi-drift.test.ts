@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatOpenApiDocument, generateOpenApiDocument } from '../../src/api/openapi-document.js';
+import { formatOpenApiDocument, generateOpenApiDocument, generatePlayerOpenApiDocument } from '../../src/api/openapi-document.js';
 
 describe('docs/openapi.json', () => {
   it('is exactly what the route schemas generate (run `npm run openapi` after changing a route)', async () => {
@@ -22,5 +22,17 @@ describe('docs/openapi.json', () => {
     }
     const episodeParameters = document.paths['/api/v1/episodes']?.get?.parameters?.map((p) => p.name);
     expect(episodeParameters).toEqual(['watched', 'favorited', 'verified', 'source', 'sort', 'order']);
+  });
+
+  it("docs/openapi-player.json is what interface B's route schemas generate, every endpoint with its status answer", async () => {
+    const committed = readFileSync(new URL('../../docs/openapi-player.json', import.meta.url), 'utf8');
+    const generated = await generatePlayerOpenApiDocument();
+    expect(committed).toBe(formatOpenApiDocument(generated));
+    const paths = (generated as { paths: Record<string, { get?: unknown; post?: { responses: Record<string, unknown> } }> }).paths;
+    expect(Object.keys(paths).filter((path) => path.startsWith('/api/'))).toHaveLength(22);
+    for (const path of ['/api/pause', '/api/seek/{seconds}', '/api/play/recording/{id}', '/api/notify', '/api/navigate/{section}']) {
+      expect(paths[path]?.post?.responses, path).toHaveProperty('200');
+      expect(paths[path]?.post?.responses, path).toHaveProperty('409');
+    }
   });
 });
