@@ -15,6 +15,7 @@ import { MpvBackend, MpvStartError } from '../player/mpv.backend.js';
 import { PlayerService } from '../player/player.service.js';
 import { VERSION } from '../version.js';
 import { createLogger } from './server.lifecycle.js';
+import { displayUrl } from './listen-url.js';
 import { stopOnSignals } from './signals.js';
 
 export interface RunningPlayer {
@@ -31,11 +32,6 @@ export interface StartPlayerOptions {
   serverUrl?: () => string | undefined;
 }
 
-export function displayUrl(host: string, port: number): string {
-  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
-}
-
 export async function startPlayer(config: PlayerConfig, logger: Logger, options: StartPlayerOptions = {}): Promise<RunningPlayer> {
   const backend = new MpvBackend({ mpvPath: config.mpv, socketPath: config.mpvIpc, display: hasDisplay(config, process.env), options: config.mpvOptions, logger });
   try {
@@ -49,19 +45,22 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
   if (!locate && config.server) locate = () => config.server;
   if (!locate) {
     const found = new ServiceBrowser(config.serverType, logger);
-    found.start();
+    await found.start();
     browser = found;
     locate = () => found.first()?.url;
   }
+  // A server merely found on the network is not trusted with the token: anything on the network can advertise one.
+  const named = Boolean(options.serverUrl ?? config.server);
+  if (config.token && !named) logger.warn('the token is sent only to a server named with --server; a server found on the network gets none');
   const player = new PlayerService({
     backend,
-    server: new AntennaServerClient({ locate, token: config.token }),
+    server: new AntennaServerClient({ locate, token: named ? config.token : undefined }),
     logger,
     seekForwardSeconds: config.seekForward,
     seekBackwardSeconds: config.seekBackward,
   });
   player.start();
-  const app = await buildPlayerHttpApp({ player, logger });
+  const app = await buildPlayerHttpApp({ player, logger, allowedOrigins: config.allowOrigins });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
@@ -108,11 +107,12 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
   };
 }
 
-/** Runs until SIGTERM or SIGINT. */
+/** Runs until SIGTERM or SIGINT (one that comes during start-up stops what has started, mpv included). */
 export async function runPlayer(config: PlayerConfig): Promise<void> {
   const logger = createLogger(config);
-  const running = await startPlayer(config, logger);
-  stopOnSignals(logger, () => running.stop());
+  const starting = startPlayer(config, logger);
+  stopOnSignals(logger, async () => (await starting.catch(() => undefined))?.stop());
+  const running = await starting;
   logger.info({ url: running.url, server: config.server ?? `looking for ${config.serverType}` }, 'antenna player listening');
   process.stdout.write(`Antenna player is running at ${running.url} (status: ${running.url}/api/status). Stop it with Ctrl-C.\n`);
 }

@@ -20,6 +20,7 @@ import { isLibraryEmpty, replaceImportRoots } from '../library/library-state.rep
 import { removeSampleLibrary } from '../sample/sample-library.js';
 import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js';
 import { VERSION } from '../version.js';
+import { displayUrl } from './listen-url.js';
 import { stopOnSignals } from './signals.js';
 import { ensureSampleMedia, sampleMediaDir, sampleRoots } from '../sample/sample-media.js';
 
@@ -108,7 +109,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     dvr.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`;
+    const url = displayUrl(config.host, port);
     // In the background: probing the network for a name conflict takes about a second.
     const advertising = config.mdns ? advertiseServer(config, port, logger) : Promise.resolve(undefined);
     let stopped = false;

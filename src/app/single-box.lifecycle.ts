@@ -7,30 +7,32 @@ import type { PlayerConfig } from '../config/player-config.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { startPlayer } from './player.lifecycle.js';
 import { createLogger, startServer } from './server.lifecycle.js';
+import { loopbackUrl } from './listen-url.js';
 import { stopOnSignals } from './signals.js';
 
 export async function runSingleBox(serverConfig: ServerConfig, playerConfig: PlayerConfig): Promise<void> {
   const logger = createLogger(serverConfig);
-  const server = await startServer(serverConfig, logger);
-  // The server answers on loopback whatever address it listens on, unless it listens on one address only.
-  const serverHost = serverConfig.host === '0.0.0.0' || serverConfig.host === '::' ? '127.0.0.1' : serverConfig.host;
-  const port = new URL(server.url).port;
-  const serverUrl = `http://${serverHost.includes(':') ? `[${serverHost}]` : serverHost}:${port}`;
-  let player;
-  try {
-    player = await startPlayer({ ...playerConfig, token: playerConfig.token ?? serverConfig.token }, logger, { serverUrl: () => serverUrl });
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
-  const running = player;
+  const starting = (async () => {
+    const server = await startServer(serverConfig, logger);
+    const serverUrl = loopbackUrl(serverConfig.host, new URL(server.url).port);
+    try {
+      const player = await startPlayer({ ...playerConfig, token: playerConfig.token ?? serverConfig.token }, logger, { serverUrl: () => serverUrl });
+      return { server, player };
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+  })();
+  // A signal during start-up stops what has started, mpv included.
   stopOnSignals(logger, async () => {
-    await running.stop();
-    await server.stop();
+    const both = await starting.catch(() => undefined);
+    await both?.player.stop();
+    await both?.server.stop();
   });
-  logger.info({ server: server.url, player: running.url }, 'antenna server and player listening');
+  const { server, player } = await starting;
+  logger.info({ server: server.url, player: player.url }, 'antenna server and player listening');
   process.stdout.write(
     `Antenna server is running at ${server.url} (API docs: ${server.url}/api/docs).\n` +
-      `Antenna player is running at ${running.url} (status: ${running.url}/api/status). Stop both with Ctrl-C.\n`,
+      `Antenna player is running at ${player.url} (status: ${player.url}/api/status). Stop both with Ctrl-C.\n`,
   );
 }

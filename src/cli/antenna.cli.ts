@@ -1,8 +1,6 @@
 /** The `antenna` command line. */
 import { Command, Option } from 'commander';
-import { runPlayer } from '../app/player.lifecycle.js';
 import { runServer } from '../app/server.lifecycle.js';
-import { runSingleBox } from '../app/single-box.lifecycle.js';
 import { loadPlayerConfig } from '../config/load-player-config.js';
 import { PLAYER_ENV_NAMES } from '../config/player-config.js';
 import { RemoteError, addRemoteCommands } from './remote.commands.js';
@@ -34,7 +32,10 @@ export function buildProgram(): Command {
     .option('--token <token>', `the server's token, for watch progress and recordings (env ${PLAYER_ENV_NAMES.token})`)
     .addOption(new Option('--log-level <level>', `log level (env ${PLAYER_ENV_NAMES.logLevel}; default info)`));
   addPlaybackOptions(player).action(async (options: Record<string, unknown>, command: Command) => {
-    await runPlayer(loadPlayerConfig(playerFlags(givenFlags(options, command)), process.env));
+    const config = loadPlayerConfig(playerFlags(givenFlags(options, command)), process.env);
+    // Loaded here: `antenna server` starts without the player's modules.
+    const { runPlayer } = await import('../app/player.lifecycle.js');
+    await runPlayer(config);
   });
 
   const start = addServerOptions(program.command('start').description('run the server and a player in one process (a single box under the TV)'))
@@ -49,7 +50,9 @@ export function buildProgram(): Command {
       ...renameKeys(given, { playerHost: 'host', playerPort: 'port', playerName: 'name', playerMdnsType: 'mdnsType', mdns: 'mdns', token: 'token', logLevel: 'logLevel', config: 'config' }),
     });
     const forServer = Object.fromEntries(Object.entries(given).filter(([key]) => !key.startsWith('player') && !PLAYBACK_KEYS.includes(key)));
-    await runSingleBox(loadServerConfig(forServer, process.env), loadPlayerConfig(forPlayer, process.env));
+    const configs = [loadServerConfig(forServer, process.env), loadPlayerConfig(forPlayer, process.env)] as const;
+    const { runSingleBox } = await import('../app/single-box.lifecycle.js');
+    await runSingleBox(...configs);
   });
 
   program
@@ -78,10 +81,10 @@ function givenFlags(options: Record<string, unknown>, command: Command): Record<
   return Object.fromEntries(Object.entries(options).filter(([name]) => command.getOptionValueSource(name) === 'cli'));
 }
 
-/** Repeated --mpv-option flags are the mpvOptions setting. */
+/** Repeated --mpv-option and --allow-origin flags are the mpvOptions and allowOrigins settings. */
 function playerFlags(flags: Record<string, unknown>): Record<string, unknown> {
-  const { mpvOption, ...rest } = flags;
-  return mpvOption === undefined ? rest : { ...rest, mpvOptions: mpvOption };
+  const { mpvOption, allowOrigin, ...rest } = flags;
+  return { ...rest, ...(mpvOption === undefined ? {} : { mpvOptions: mpvOption }), ...(allowOrigin === undefined ? {} : { allowOrigins: allowOrigin }) };
 }
 
 function pickKeys(values: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
@@ -117,7 +120,7 @@ function addServerOptions(command: Command): Command {
 }
 
 /** Player settings that `antenna player` and `antenna start` name alike. */
-const PLAYBACK_KEYS = ['backend', 'seekForward', 'seekBackward', 'mpv', 'mpvIpc', 'mpvOption', 'headless'];
+const PLAYBACK_KEYS = ['backend', 'seekForward', 'seekBackward', 'mpv', 'mpvIpc', 'mpvOption', 'headless', 'allowOrigin'];
 
 function addPlaybackOptions(command: Command): Command {
   return command
@@ -127,7 +130,8 @@ function addPlaybackOptions(command: Command): Command {
     .option('--mpv <path>', `the mpv program (env ${PLAYER_ENV_NAMES.mpv}; default mpv)`)
     .option('--mpv-ipc <path>', `where mpv's IPC socket goes, for scripts of your own (env ${PLAYER_ENV_NAMES.mpvIpc}; default a private temp folder)`)
     .option('--mpv-option <name=value>', `an mpv option such as hwdec=auto; repeatable (env ${PLAYER_ENV_NAMES.mpvOptions}, space-separated)`, collect)
-    .option('--headless', `no video or audio output even with a display (env ${PLAYER_ENV_NAMES.headless}=true)`);
+    .option('--headless', `no video or audio output even with a display (env ${PLAYER_ENV_NAMES.headless}=true)`)
+    .option('--allow-origin <url>', `a web page origin whose scripts may send commands, such as http://dashboard.local:8123; repeatable (env ${PLAYER_ENV_NAMES.allowOrigins}, space-separated)`, collect);
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -49,6 +49,8 @@ export interface PlayerConfig {
   mpvOptions: string[];
   /** No video or audio output even when a display is there. */
   headless: boolean;
+  /** Web page origins whose scripts may send commands (a dashboard). */
+  allowOrigins: string[];
 }
 
 export const PLAYER_DEFAULTS: Omit<PlayerConfig, 'name'> = {
@@ -67,6 +69,7 @@ export const PLAYER_DEFAULTS: Omit<PlayerConfig, 'name'> = {
   mpvIpc: undefined,
   mpvOptions: [],
   headless: false,
+  allowOrigins: [],
 };
 
 export const defaultPlayerName = () => `Antenna player on ${hostname()}`.slice(0, 63);
@@ -90,6 +93,7 @@ export const PlayerFileSchema = Type.Object(
     mpvIpc: Type.Optional(Type.String({ minLength: 1 })),
     mpvOptions: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     headless: Type.Optional(Type.Boolean()),
+    allowOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   },
   { additionalProperties: false },
 );
@@ -112,6 +116,7 @@ export interface PartialPlayerSettings {
   mpvIpc?: string | undefined;
   mpvOptions?: string[] | undefined;
   headless?: boolean | string | undefined;
+  allowOrigins?: string[] | undefined;
 }
 
 export const PLAYER_ENV_NAMES = {
@@ -131,6 +136,7 @@ export const PLAYER_ENV_NAMES = {
   mpvIpc: 'ANTENNA_MPV_IPC',
   mpvOptions: 'ANTENNA_MPV_OPTIONS',
   headless: 'ANTENNA_HEADLESS',
+  allowOrigins: 'ANTENNA_PLAYER_ALLOW_ORIGINS',
 } as const;
 
 export function playerSettingsFromEnv(env: NodeJS.ProcessEnv): PartialPlayerSettings {
@@ -138,7 +144,7 @@ export function playerSettingsFromEnv(env: NodeJS.ProcessEnv): PartialPlayerSett
   for (const [key, name] of Object.entries(PLAYER_ENV_NAMES)) {
     const value = env[name];
     if (value === undefined || value === '') continue;
-    settings[key] = key === 'mpvOptions' ? words(value) : value;
+    settings[key] = key === 'mpvOptions' || key === 'allowOrigins' ? words(value) : value;
   }
   return settings as PartialPlayerSettings;
 }
@@ -170,6 +176,17 @@ function parseBackend(value: string): PlayerBackendName {
   return value as PlayerBackendName;
 }
 
+function parseOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`Origin '${value}' is invalid: give the web page's scheme, host and port, such as http://dashboard.local:8123.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`Origin '${value}' must use http or https.`);
+  return url.origin;
+}
+
 function parseMpvOptions(options: string[]): string[] {
   for (const option of options) {
     const problem = mpvOptionProblem(option);
@@ -194,6 +211,7 @@ export function resolvePlayerConfig(places: readonly PartialPlayerSettings[], cw
   const mpvIpc = value('mpvIpc');
   const mpvOptions = value('mpvOptions');
   const headless = value('headless');
+  const allowOrigins = value('allowOrigins');
   return {
     host: value('host') ?? PLAYER_DEFAULTS.host,
     port: port === undefined ? PLAYER_DEFAULTS.port : parsePort(port),
@@ -211,6 +229,7 @@ export function resolvePlayerConfig(places: readonly PartialPlayerSettings[], cw
     mpvIpc: mpvIpc === undefined ? undefined : resolve(cwd, mpvIpc),
     mpvOptions: mpvOptions === undefined ? [] : parseMpvOptions(mpvOptions),
     headless: headless === undefined ? PLAYER_DEFAULTS.headless : parseFlag(headless),
+    allowOrigins: (allowOrigins ?? []).map(parseOrigin),
   };
 }
 

@@ -5,10 +5,10 @@
  *
  * Advertising uses @homebridge/ciao (RFC 6762/6763 probing, conflict renaming and
  * goodbye packets on shutdown); browsing uses bonjour-service, since ciao only
- * advertises. Both are well kept and pure JavaScript.
+ * advertises. Both are well kept and pure JavaScript, and loaded only when used: a
+ * server started without advertising does not pay for them at start-up.
  */
-import { getResponder } from '@homebridge/ciao';
-import { Bonjour, type Service } from 'bonjour-service';
+import type { Bonjour, Service } from 'bonjour-service';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -59,6 +59,7 @@ export async function advertise(options: AdvertiseOptions): Promise<Advertisemen
   const type = serviceTypeName(options.type);
   if (!type) throw new Error(`'${options.type}' is not a DNS-SD service type such as _antenna_app._tcp`);
   // One responder per process, shared by the server's and the player's services; shutdown counts references.
+  const { getResponder } = await import('@homebridge/ciao');
   const responder = getResponder();
   const anyAddress = options.host === undefined || options.host === '0.0.0.0' || options.host === '::';
   const service = responder.createService({
@@ -117,9 +118,10 @@ export class ServiceBrowser {
     private readonly logger: Logger,
   ) {}
 
-  start(): void {
+  async start(): Promise<void> {
     const name = serviceTypeName(this.type);
     if (!name) throw new Error(`'${this.type}' is not a DNS-SD service type such as _antenna_dvr._tcp`);
+    const { Bonjour } = await import('bonjour-service');
     this.bonjour = new Bonjour({}, (error: Error) => this.logger.warn({ err: error }, 'multicast DNS failed; give the player --server URL'));
     const browser = this.bonjour.find({ type: name, protocol: 'tcp' });
     browser.on('up', (service: Service) => this.up(service));
@@ -138,10 +140,6 @@ export class ServiceBrowser {
 
   first(): FoundService | undefined {
     return this.found.values().next().value;
-  }
-
-  all(): FoundService[] {
-    return [...this.found.values()];
   }
 
   stop(): void {

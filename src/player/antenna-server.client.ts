@@ -21,7 +21,7 @@ export interface ServerItem {
   duration?: number;
   playback_time?: number;
   commercials?: number[];
-  file: { available: boolean; stream_url: string; chapters: { start: number; end: number }[] };
+  file: { available: boolean; chapters: { start: number; end: number }[] };
 }
 
 export interface ServerChannel {
@@ -48,13 +48,16 @@ export interface Programme {
 export interface ServerClientOptions {
   /** The server's base URL now (configured, or found on the network), or undefined while none is known. */
   locate: () => string | undefined;
-  /** Bearer token the server wants for changes. */
+  /** Bearer token the server wants for changes; give it only for a server named by the user, never one merely found. */
   token?: string | undefined;
-  /** For requests a remote-control press waits on. */
+  /** For requests a remote-control press waits on: short enough that an answer still fits in the client's second. */
   timeoutMs?: number;
   /** For progress reports, which nobody waits on. */
   backgroundTimeoutMs?: number;
 }
+
+/** A server on the local network answers in milliseconds; one that takes longer than this is treated as unreachable. */
+export const INTERACTIVE_TIMEOUT_MS = 700;
 
 interface Answer {
   status: number;
@@ -82,7 +85,7 @@ export class AntennaServerClient {
       response = await fetch(base + path, {
         method,
         headers,
-        signal: AbortSignal.timeout(background ? (this.options.backgroundTimeoutMs ?? 10_000) : (this.options.timeoutMs ?? 2000)),
+        signal: AbortSignal.timeout(background ? (this.options.backgroundTimeoutMs ?? 10_000) : (this.options.timeoutMs ?? INTERACTIVE_TIMEOUT_MS)),
       });
     } catch (error) {
       const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
@@ -124,6 +127,14 @@ export class AntennaServerClient {
 
   liveStreamUrl(number: string): string {
     return `${this.baseUrl()}/devices/ANY/channels/${encodeURIComponent(number)}/stream.mpg`;
+  }
+
+  /**
+   * Where an item streams from: always this server's own stream route, never a URL an
+   * answer names (mpv would open anything it is given: local files, other protocols).
+   */
+  itemStreamUrl(id: string): string {
+    return `${this.baseUrl()}/dvr/files/${encodeURIComponent(id)}/stream`;
   }
 
   async setPlaybackTime(id: string, seconds: number): Promise<void> {

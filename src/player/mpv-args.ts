@@ -43,6 +43,8 @@ export function mpvArguments(launch: MpvLaunch): string[] {
     '--osd-level=1',
     // The player resumes items itself from the server's playback_time.
     '--save-position-on-quit=no',
+    // Only the server's streams are played: no web pages handed to youtube-dl.
+    '--ytdl=no',
     ...output,
     ...launch.options.map((option) => `--${option}`),
   ];

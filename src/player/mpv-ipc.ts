@@ -130,19 +130,12 @@ export class MpvIpc extends EventEmitter<MpvIpcEvents> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
-        reject(new MpvCommandError(command, `no answer within ${timeoutMs} ms`));
+        // An mpv that does not answer is as good as gone (the backend restarts one that hangs for good).
+        reject(new MpvGoneError(`mpv did not answer ${String(command[0])} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiting.set(id, { command, resolve, reject, timer });
       this.socket.write(`${JSON.stringify({ command, request_id: id })}\n`);
     });
-  }
-
-  getProperty(name: string): Promise<unknown> {
-    return this.command(['get_property', name]);
-  }
-
-  async setProperty(name: string, value: unknown): Promise<void> {
-    await this.command(['set_property', name, value]);
   }
 
   /** Asks mpv to report every change of `name` (and its current value at once) as a 'property' event. */

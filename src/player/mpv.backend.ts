@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { ConflictError, UnavailableError } from '../common/errors.js';
 import { mpvArguments } from './mpv-args.js';
 import { MpvCommandError, MpvGoneError, MpvIpc, type MpvMessage } from './mpv-ipc.js';
-import { type BackendEvents, IDLE_STATE, type LoadOptions, type LoadResult, type MediaState, type PlayerBackend } from './player-backend.js';
+import { type BackendEvents, IDLE_STATE, type LoadOptions, type MediaState, type PlayerBackend } from './player-backend.js';
 import type { Section } from './sections.js';
 
 export interface MpvBackendOptions {
@@ -39,7 +39,7 @@ export class MediaLoadError extends Error {
 }
 
 /** Properties mirrored for the status: observed, and read back after every command. */
-const MIRRORED = ['idle-active', 'pause', 'mute', 'time-pos', 'duration', 'sid', 'sub-visibility', 'ontop'] as const;
+const MIRRORED = ['idle-active', 'pause', 'mute', 'time-pos', 'duration', 'ontop'] as const;
 type Mirrored = (typeof MIRRORED)[number];
 
 const SOCKET_WAIT_MS = 10_000;
@@ -64,6 +64,8 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   /** The playlist entry of the latest loadfile: end-file events of older ones are stale. */
   private currentEntry: number | undefined;
   private currentTag: number | undefined;
+  /** The last position mpv reported for what is loaded: it reports none any more by the time it says the file ended. */
+  private lastPosition: number | undefined;
   private stopping = false;
   private restartTimer: NodeJS.Timeout | undefined;
   private attempts = 0;
@@ -82,11 +84,6 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     }
   }
 
-  /** Where mpv's IPC socket is (scripts may talk to mpv directly there). */
-  get ipcPath(): string {
-    return this.socketPath;
-  }
-
   /** The running mpv's process id, if one runs. */
   get pid(): number | undefined {
     return this.child?.exitCode === null ? this.child.pid : undefined;
@@ -95,8 +92,12 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   async start(): Promise<void> {
     this.stopping = false;
     this.clearStaleSocket();
+    // However Node ends (an uncaught error included), an idle mpv must not outlive it.
+    process.once('exit', this.killOnExit);
     await this.launch();
   }
+
+  private readonly killOnExit = () => this.child?.kill('SIGKILL');
 
   /** A socket left by a crashed mpv is removed; anything else at that path is not ours to delete. */
   private clearStaleSocket(): void {
@@ -125,20 +126,30 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
       child.once('exit', (code, signal) => reject(new MpvStartError(`mpv exited at start (${signal ?? `code ${code}`}): ${this.stderrTail.trim() || 'no message'}`)));
     });
     failed.catch(() => undefined);
-    const ipc = await Promise.race([this.connectWhenListening(child), failed]);
+    let ipc: MpvIpc | undefined;
+    try {
+      ipc = await Promise.race([this.connectWhenListening(child), failed]);
+      const connected = ipc;
+      connected.on('property', (name, value, seq) => this.observed(name as Mirrored, value, seq));
+      connected.on('event', (message) => this.event(message));
+      this.values.clear();
+      this.valueSeq.clear();
+      await Promise.race([Promise.all(MIRRORED.map((name) => connected.observe(name))), failed]);
+    } catch (error) {
+      // Whatever got this far goes: one mpv at a time, and the caller decides about retrying.
+      ipc?.close();
+      child.kill('SIGKILL');
+      throw error;
+    }
+    // From here on an exit is a crash to recover from, not a failed start.
     child.removeAllListeners('exit');
     child.removeAllListeners('error');
     child.on('error', () => undefined);
     child.once('exit', (code, signal) => this.exited(child, code, signal));
     this.ipc = ipc;
     this.launchedAt = Date.now();
-    this.values.clear();
-    this.valueSeq.clear();
-    ipc.on('property', (name, value, seq) => this.observed(name as Mirrored, value, seq));
-    ipc.on('event', (message) => this.event(message));
-    await Promise.all(MIRRORED.map((name) => ipc.observe(name)));
+    this.recompute();
     this.options.logger.info({ pid: child.pid, socket: this.socketPath }, 'mpv started');
-    this.emit('up');
   }
 
   private async connectWhenListening(child: ChildProcess): Promise<MpvIpc> {
@@ -158,7 +169,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
 
   private exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.child !== child) return;
-    const lastPosition = this.mirror.position;
+    const lastPosition = this.lastPosition;
     this.ipc?.close();
     this.ipc = undefined;
     this.child = undefined;
@@ -168,7 +179,6 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     const reason = `mpv exited (${signal ?? `code ${code}`})`;
     this.options.logger.warn({ reason, stderr: this.stderrTail.trim() || undefined }, 'mpv went away; restarting it');
     this.emit('down', reason, lastPosition);
-    this.emit('change');
     if (Date.now() - this.launchedAt > HEALTHY_AFTER_MS) this.attempts = 0;
     this.scheduleRestart();
   }
@@ -187,6 +197,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
+    process.off('exit', this.killOnExit);
     const child = this.child;
     if (child && child.exitCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -235,12 +246,10 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   private observed(name: Mirrored, value: unknown, seq: number): void {
     this.record(name, value, seq);
     this.recompute();
-    this.emit('change');
   }
 
   private recompute(): void {
     const v = (name: Mirrored) => this.values.get(name);
-    const sid = v('sid');
     const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
     const loaded = v('idle-active') === false;
     this.mirror = {
@@ -250,18 +259,18 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
       muted: v('mute') === true,
       ...(loaded && number(v('time-pos')) !== undefined ? { position: number(v('time-pos')) } : {}),
       ...(loaded && number(v('duration')) !== undefined ? { duration: number(v('duration')) } : {}),
-      // sid is a track number when one is selected ('auto' while idle, false when none).
-      captions: typeof sid === 'number' && v('sub-visibility') === true,
       pip: v('ontop') === true,
     };
+    if (this.mirror.position !== undefined) this.lastPosition = this.mirror.position;
   }
 
   private event(message: MpvMessage): void {
+    if (message.event === 'start-file') this.lastPosition = undefined;
     if (message.event !== 'end-file') return;
     // Only the latest load counts: replacing a file ends the old one with reason 'stop'.
     if (this.currentEntry !== undefined && message.playlist_entry_id !== this.currentEntry) return;
     if (message.reason === 'eof' || message.reason === 'error') {
-      const position = this.mirror.position;
+      const position = this.lastPosition;
       this.emit('ended', {
         reason: message.reason,
         tag: this.currentTag,
@@ -296,7 +305,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     await this.run(['set_property', name, value]);
   }
 
-  async load(url: string, options: LoadOptions): Promise<LoadResult> {
+  async load(url: string, options: LoadOptions): Promise<void> {
     const ipc = this.requireIpc();
     // Global options read by the next loadfile (mpv 0.35 has no per-file options argument before the index one).
     await this.set('start', options.start !== undefined && options.start > 0 ? String(options.start) : 'none');
@@ -305,17 +314,21 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     await this.set('pause', false);
     const early: MpvMessage[] = [];
     let handle: ((message: MpvMessage) => void) | undefined;
+    let gone: (() => void) | undefined;
     const listener = (message: MpvMessage) => (handle ? handle(message) : early.push(message));
+    const closed = () => gone?.();
     ipc.on('event', listener);
+    ipc.once('close', closed);
     try {
       // The reply can come in the same read as start-file, so events are held until the entry is known.
       const reply = (await this.run(['loadfile', url, 'replace'])) as { playlist_entry_id?: number } | null;
       const entry = reply?.playlist_entry_id;
       this.currentEntry = entry;
       this.currentTag = options.tag;
-      return await new Promise<LoadResult>((resolve, reject) => {
+      await new Promise<void>((resolve, reject) => {
         let started = false;
-        const timer = setTimeout(() => resolve('loading'), options.waitMs);
+        // Still opening (a slow stream): the caller answers now; the load goes on.
+        const timer = setTimeout(resolve, options.waitMs);
         const settle = (outcome: () => void) => {
           clearTimeout(timer);
           outcome();
@@ -324,16 +337,18 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
           const ours = entry === undefined || message.playlist_entry_id === entry;
           if (message.event === 'start-file' && ours) started = true;
           // Playing at its start position (after the resume seek), not merely opened.
-          else if (message.event === 'playback-restart' && started) settle(() => resolve('loaded'));
+          else if (message.event === 'playback-restart' && started) settle(resolve);
           else if (message.event === 'end-file' && ours) {
-            settle(() => (message.reason === 'error' ? reject(new MediaLoadError(`mpv could not open the media: ${message.file_error ?? 'unknown error'}`)) : resolve('loaded')));
+            settle(() => (message.reason === 'error' ? reject(new MediaLoadError(`mpv could not open the media: ${message.file_error ?? 'unknown error'}`)) : resolve()));
           }
         };
-        ipc.once('close', () => settle(() => reject(this.unavailable(new MpvGoneError('mpv went away')))));
+        gone = () => settle(() => reject(this.unavailable(new MpvGoneError('mpv went away'))));
+        if (!ipc.isOpen) gone();
         for (const message of early.splice(0)) handle(message);
       });
     } finally {
       ipc.off('event', listener);
+      ipc.off('close', closed);
     }
   }
 
@@ -415,11 +430,6 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   async showMessage(title: string, message: string, durationMs: number): Promise<void> {
     // Commands sent as JSON arrays are raw: "${...}" in a message is shown as written, never expanded.
     await this.run(['show-text', title === '' ? message : `${title}\n${message}`, durationMs]);
-  }
-
-  async chapters(): Promise<number[]> {
-    const list = (await this.run(['get_property', 'chapter-list'])) as { time?: number }[] | null;
-    return (list ?? []).map((chapter) => chapter.time).filter((time): time is number => typeof time === 'number');
   }
 
   navigate(_section: Section): Promise<void> {

@@ -18,13 +18,11 @@ export interface MediaState {
   position?: number;
   /** Seconds, when the player knows it (not for live streams). */
   duration?: number;
-  /** A caption or subtitle track is selected and shown. */
-  captions: boolean;
   /** The small always-on-top window instead of fullscreen. */
   pip: boolean;
 }
 
-export const IDLE_STATE: MediaState = { available: false, loaded: false, paused: false, muted: false, captions: false, pip: false };
+export const IDLE_STATE: MediaState = { available: false, loaded: false, paused: false, muted: false, pip: false };
 
 export interface LoadOptions {
   /** Seconds to start at (resume). */
@@ -36,9 +34,6 @@ export interface LoadOptions {
   /** The caller's name for this load, given back in `ended`, so an end that arrives late is known for whose it is. */
   tag: number;
 }
-
-/** 'loaded': playing; 'loading': still opening when waitMs ran out. */
-export type LoadResult = 'loaded' | 'loading';
 
 /** Why playback ended on its own: the end of the media, or an error opening or reading it. */
 export interface Ended {
@@ -55,10 +50,6 @@ export interface BackendEvents {
   ended: [ended: Ended];
   /** The backend's player went away (it is being restarted); `position` is the last one it reported. */
   down: [reason: string, position: number | undefined];
-  /** The backend's player (re)started and takes commands. */
-  up: [];
-  /** Any mirrored value changed. */
-  change: [];
 }
 
 export interface PlayerBackend extends EventEmitter<BackendEvents> {
@@ -67,7 +58,8 @@ export interface PlayerBackend extends EventEmitter<BackendEvents> {
   stop(): Promise<void>;
   state(): MediaState;
   readBack(): Promise<MediaState>;
-  load(url: string, options: LoadOptions): Promise<LoadResult>;
+  /** Resolves once playing, or when `waitMs` has passed (the load goes on); rejects when the media cannot be opened. */
+  load(url: string, options: LoadOptions): Promise<void>;
   unload(): Promise<void>;
   setPaused(paused: boolean): Promise<void>;
   setMuted(muted: boolean): Promise<void>;
@@ -77,7 +69,5 @@ export interface PlayerBackend extends EventEmitter<BackendEvents> {
   toggleCaptions(): Promise<void>;
   setPip(on: boolean): Promise<void>;
   showMessage(title: string, message: string, durationMs: number): Promise<void>;
-  /** Start times of the loaded file's own chapters, seconds. */
-  chapters(): Promise<number[]>;
   navigate(section: Section): Promise<void>;
 }

@@ -71,13 +71,16 @@ export class PlayerService {
   private progressTimer: NodeJS.Timeout | undefined;
   private programmeTimer: NodeJS.Timeout | undefined;
   private nextTag = 1;
+  private stopped = false;
   private readonly answerWithinMs: number;
+  private readonly onEnded = (ended: Ended) => this.inQueue('playback end', () => this.ended(ended));
+  private readonly onDown = (_reason: string, position: number | undefined) => this.inQueue('player restart', () => this.backendDown(position));
 
   constructor(private readonly options: PlayerServiceOptions) {
     this.answerWithinMs = options.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
     this.reporter = new ProgressReporter(options.server, options.logger, options.reporter);
-    options.backend.on('ended', (ended) => this.inQueue('playback end', () => this.ended(ended)));
-    options.backend.on('down', (_reason, position) => this.inQueue('player restart', () => this.backendDown(position)));
+    options.backend.on('ended', this.onEnded);
+    options.backend.on('down', this.onDown);
   }
 
   private get backend(): PlayerBackend {
@@ -97,8 +100,11 @@ export class PlayerService {
 
   /** Reports where the current item is and stops the timers; the backend is stopped by its owner. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.progressTimer);
     clearTimeout(this.programmeTimer);
+    this.backend.off('ended', this.onEnded);
+    this.backend.off('down', this.onDown);
     await this.queue.idle();
     this.reportProgress(this.backend.state());
     await this.reporter.stop();
@@ -201,8 +207,13 @@ export class PlayerService {
     const current = this.state.current;
     // An end that arrives after something else was loaded is not about what plays now.
     if (!current || ended.tag !== current.tag) return;
-    if (ended.reason === 'eof') this.reportProgress(this.backend.state(), true);
-    else this.options.logger.warn({ error: ended.error, playing: current.kind === 'item' ? current.id : current.channel.number }, 'playback stopped: the media failed');
+    if (ended.reason === 'eof') {
+      // mpv calls a stream cut short an end too: only the last 5 % (or an item of unknown length) counts as watched.
+      const media = this.backend.state();
+      const position = ended.position ?? media.position;
+      const duration = current.kind === 'item' ? (current.nowPlaying.duration ?? media.duration) : undefined;
+      this.reportProgress({ ...media, loaded: true, ...(position !== undefined ? { position } : {}) }, position === undefined || duration === undefined);
+    } else this.options.logger.warn({ error: ended.error, playing: current.kind === 'item' ? current.id : current.channel.number }, 'playback stopped: the media failed');
     clearTimeout(this.programmeTimer);
     this.state = afterLeaving(this.state);
   }
@@ -232,6 +243,7 @@ export class PlayerService {
       this.requireAvailable();
       const item = await this.server.file(id);
       if (!item.file.available) throw new ConflictError('file_unavailable', `The file of '${id}' is not on the server's disk now, so it cannot be played.`);
+      const url = this.server.itemStreamUrl(item.id);
       const nowPlaying = itemNowPlaying(item);
       const playing: PlayingItem = {
         kind: 'item',
@@ -244,7 +256,7 @@ export class PlayerService {
       this.leave();
       this.state = { ...this.state, current: playing };
       const title = [nowPlaying.title, nowPlaying.episode_title].filter(Boolean).join(': ');
-      await this.load(item.file.stream_url, playing.tag, { start: resumePoint(item.playback_time, item.duration), title });
+      await this.load(url, playing.tag, { start: resumePoint(item.playback_time, item.duration), title });
     });
   }
 
@@ -312,7 +324,7 @@ export class PlayerService {
         .programmeAt(channel.number, Math.floor(Date.now() / 1000))
         .catch(() => undefined)
         .then((programme) => {
-          if (this.state.current !== playing) return;
+          if (this.stopped || this.state.current !== playing) return;
           playing.nowPlaying = liveNowPlaying(channel, programme);
           if (programme) playing.programmeEnds = programme.end_time;
           else delete playing.programmeEnds;

@@ -40,11 +40,6 @@ export class ProgressReporter {
     if (!this.sending.has(itemId)) this.drain(itemId);
   }
 
-  /** Reports not yet accepted by the server, by item (for status and tests). */
-  unsent(): ReadonlyMap<string, Report> {
-    return this.pending;
-  }
-
   private drain(itemId: string): void {
     const work = (async () => {
       for (let report = this.pending.get(itemId); report !== undefined && !this.stopped; report = this.pending.get(itemId)) {
@@ -69,6 +64,7 @@ export class ProgressReporter {
   }
 
   private retryLater(itemId: string, error: UnavailableError): void {
+    if (this.stopped) return;
     const attempt = (this.attempts.get(itemId) ?? 0) + 1;
     this.attempts.set(itemId, attempt);
     if (attempt === 1) this.logger.warn({ item: itemId, reason: error.message }, 'cannot report progress now; retrying until the server answers');

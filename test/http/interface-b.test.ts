@@ -3,6 +3,9 @@
  * mpv (headless) and an Antenna server in this process over real media and MPEG-TS
  * channels. Every check of playback state is made against mpv's own properties.
  */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import pino from 'pino';
@@ -24,6 +27,8 @@ let server: RunningServer;
 let running: RunningPlayer;
 let socket: string;
 const ids = { episode: '', movie: '', video: '' };
+/** The server the player uses: this file's own, or for one test a stand-in that cuts a stream short. */
+let serverBase = '';
 
 type Answer = { status: number; json: Json; headers: Record<string, unknown> };
 
@@ -73,7 +78,10 @@ beforeAll(async () => {
   ids.movie = String(((await callJson(base, 'GET', '/api/v1/movies')).json as Json[])[0]?.id);
   ids.video = String(((await callJson(base, 'GET', '/api/v1/videos')).json as Json[])[0]?.id);
   socket = join(media.dir, 'mpv.sock');
-  running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, headless: true, mpvIpc: socket }]), silent, { serverUrl: () => base });
+  serverBase = base;
+  running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, headless: true, mpvIpc: socket, allowOrigins: ['http://dashboard.local:8123'] }]), silent, {
+    serverUrl: () => serverBase,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -240,7 +248,7 @@ describe('interface B: playing items', () => {
     expect(item.watched).toBe(false);
   });
 
-  it('answers 404 for an unknown item and 400 for an id too long', async () => {
+  it('answers 404 for an unknown item and for an id longer than any', async () => {
     expect((await post('play/recording/no-such-item')).json).toMatchObject({ status: 404, code: 'not_found' });
     expect((await post(`play/recording/${'x'.repeat(3000)}`)).status).toBe(404);
     expect(await prop('idle-active')).toBe(true);
@@ -335,10 +343,14 @@ describe('interface B: order, speed and faults', () => {
     const started = Date.now();
     const answer = await post('play/channel/7');
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(answer.status).toBe(200);
+    // The state as it stands: mpv is opening the channel's stream.
+    expect(answer.json).toMatchObject({ status: 'playing', channel: { number: '7' } });
+    expect(String(await prop('path'))).toContain('/channels/7/stream.mpg');
     // The next command is not held up behind the stream that never starts.
     const stopped = await post('stop');
+    expect(Date.now() - started).toBeLessThan(2000);
     expect(stopped.json.status).toBe('stopped');
+    expect(await prop('idle-active')).toBe(true);
     media.streams.set('seven', {});
   });
 
@@ -355,21 +367,90 @@ describe('interface B: order, speed and faults', () => {
     await post('stop');
   });
 
-  it('says which server cannot be reached (502) and when none is known (503)', async () => {
+  it('says which server cannot be reached (502: refused, or silent past the answer window) and when none is known (503)', async () => {
+    // A server that takes connections and never answers (a machine that hangs).
+    const silentServer = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => silentServer.listen(0, '127.0.0.1', resolve));
+    const silentUrl = `http://127.0.0.1:${(silentServer.address() as AddressInfo).port}`;
     for (const [locate, status, code] of [
       [() => 'http://127.0.0.1:9', 502, 'server_unreachable'],
+      [() => silentUrl, 502, 'server_unreachable'],
       [() => undefined, 503, 'no_server'],
     ] as const) {
       const player = new PlayerService({ backend: running.backend, server: new AntennaServerClient({ locate }), logger: silent, seekForwardSeconds: 30, seekBackwardSeconds: 10 });
       const app = await buildPlayerHttpApp({ player, logger: silent });
       for (const url of ['/api/play/recording/x', '/api/play/channel/2', '/api/channel_up']) {
+        const started = Date.now();
         const answer = await app.inject({ method: 'POST', url });
+        expect(Date.now() - started, url).toBeLessThan(1000);
         expect(answer.json(), url).toMatchObject({ status, code });
-        if (status === 502) expect(answer.json().message).toContain('http://127.0.0.1:9');
+        if (status === 502) expect(answer.json().message).toContain(locate());
       }
       expect((await app.inject({ method: 'GET', url: '/api/favorite_channels' })).statusCode).toBe(status);
       await app.close();
+      await player.stop();
     }
+    silentServer.closeAllConnections();
+    silentServer.close();
+  });
+
+  it('counts a stream cut short as a position to resume from, not as watched', async () => {
+    // A stand-in server: a ten-minute item whose stream ends after a few seconds of the movie file.
+    const movie = readFileSync(join(media.roots.movies, 'Chapter House (2019)', 'Chapter House (2019).mkv'));
+    const reports: string[] = [];
+    const standIn = http.createServer((request, response) => {
+      if (request.method === 'GET' && request.url === '/dvr/files/cut') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ id: 'cut', title: 'Cut Short', duration: 600, playback_time: 0, file: { available: true, chapters: [] } }));
+      } else if (request.method === 'GET' && request.url === '/dvr/files/cut/stream') {
+        response.writeHead(200, { 'content-type': 'video/x-matroska', 'content-length': movie.length });
+        response.write(movie.subarray(0, Math.floor(movie.length * 0.3)), () => response.destroy());
+      } else {
+        reports.push(`${request.method} ${request.url}`);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{}');
+      }
+    });
+    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+    serverBase = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
+    try {
+      expect((await post('play/recording/cut')).json).toMatchObject({ status: 'playing', now_playing: { title: 'Cut Short', duration: 600 } });
+      await until(() => call('GET', '/api/status'), (s) => s.json.status === 'stopped', 30_000, 'the end of what came');
+      await until(() => reports, (r) => r.length > 0, 5000, 'a report');
+      expect(reports).toHaveLength(1);
+      expect(reports[0]).toMatch(/^PUT \/dvr\/files\/cut\/playback_time\/\d+(\.\d+)?$/);
+    } finally {
+      serverBase = server.url.replace('localhost', '127.0.0.1');
+      standIn.closeAllConnections();
+      standIn.close();
+    }
+  });
+
+  it('leaves no listeners behind on mpv events after many loads', async () => {
+    for (let n = 0; n < 15; n++) await post(n % 2 ? `play/recording/${ids.movie}` : 'play/channel/2');
+    await post('stop');
+    const ipc = (running.backend as unknown as { ipc: { listenerCount(event: string): number } }).ipc;
+    expect(ipc.listenerCount('close')).toBeLessThanOrEqual(1);
+    expect(ipc.listenerCount('event')).toBeLessThanOrEqual(1);
+  });
+
+  it('takes commands from the local network, to its address or a local name, from its own pages or allowed origins only', async () => {
+    const toggle = (headers: Record<string, string>, remoteAddress?: string) => call('POST', '/api/toggle_mute', { headers, ...(remoteAddress ? { remoteAddress } : {}) });
+    const before = await prop('mute');
+    expect((await toggle({ host: 'evil.example.com:57000' })).json).toMatchObject({ status: 403, code: 'forbidden_host' });
+    expect((await toggle({ host: '192.168.1.20:57000', origin: 'http://evil.example.com' })).json).toMatchObject({ status: 403, code: 'forbidden_origin' });
+    expect(await prop('mute')).toBe(before);
+    const accepted: Record<string, string>[] = [
+      { host: '192.168.1.20:57000' },
+      { host: 'tv.local:57000', origin: 'http://tv.local:57000' },
+      { host: 'livingroom', origin: 'http://dashboard.local:8123' },
+      { host: '[fd00::2]:57000' },
+    ];
+    for (const headers of accepted) {
+      expect((await toggle(headers)).status, JSON.stringify(headers)).toBe(200);
+    }
+    // An even number of toggles: where it started.
+    expect(await prop('mute')).toBe(before);
   });
 });
 

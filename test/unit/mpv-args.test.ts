@@ -116,3 +116,9 @@ describe('takeMessages', () => {
     );
   });
 });
+
+describe('mpvArguments: what mpv may open', () => {
+  it('never hands a URL to youtube-dl', () => {
+    expect(mpvArguments({ socketPath: '/tmp/s', display: false, options: [] })).toContain('--ytdl=no');
+  });
+});

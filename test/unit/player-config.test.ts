@@ -61,6 +61,14 @@ describe('resolvePlayerConfig', () => {
     expect(resolvePlayerConfig([{ port: undefined }, {}, file], '/srv').port).toBe(57030);
   });
 
+  it('reads allowed origins as origins, refusing what is not an http(s) URL', () => {
+    expect(resolvePlayerConfig([{ allowOrigins: ['http://dashboard.local:8123/lovelace', 'https://HA.lan'] }]).allowOrigins).toEqual(['http://dashboard.local:8123', 'https://ha.lan']);
+    expect(resolvePlayerConfig([]).allowOrigins).toEqual([]);
+    expect(() => resolvePlayerConfig([{ allowOrigins: ['dashboard'] }])).toThrow(/Origin 'dashboard' is invalid/);
+    expect(() => resolvePlayerConfig([{ allowOrigins: ['ftp://x'] }])).toThrow(/must use http or https/);
+    expect(playerSettingsFromEnv({ ANTENNA_PLAYER_ALLOW_ORIGINS: 'http://a.local http://b.local' }).allowOrigins).toEqual(['http://a.local', 'http://b.local']);
+  });
+
   it('normalises the server URL without a trailing slash', () => {
     expect(resolvePlayerConfig([{ server: 'http://tv.local:8089/' }]).server).toBe('http://tv.local:8089');
     expect(resolvePlayerConfig([{ server: 'https://tv.example/antenna/' }]).server).toBe('https://tv.example/antenna');

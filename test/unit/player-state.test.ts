@@ -24,7 +24,6 @@ const media = (over: Partial<MediaState> = {}): MediaState => ({
   loaded: true,
   paused: false,
   muted: false,
-  captions: false,
   pip: false,
   ...over,
 });
