@@ -6,6 +6,8 @@
  * after it, merged with any other waiting requests.
  */
 import { type FSWatcher, watch } from 'chokidar';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ImportRoot } from '../library/library-state.repository.js';
 import { type ImportService, ScanCancelledError, type ScanProgress, type ScanSummary } from './import.service.js';
@@ -29,6 +31,8 @@ export interface ScanStatus extends ScanProgress {
 
 const DEFAULT_DEBOUNCE_MS = 300;
 const DEFAULT_WRITE_FINISH_MS = 1000;
+/** A path with a hidden file or folder in it. */
+const HIDDEN = /(^|[/\\])\.[^/\\]/;
 
 export class ScanScheduler {
   private watcher: FSWatcher | undefined;
@@ -75,7 +79,9 @@ export class ScanScheduler {
   request(roots: readonly ImportRoot[]): void {
     if (this.stopped) return;
     for (const root of roots) this.waiting.add(root);
-    if (!this.running) this.running = this.drain();
+    // With nothing waiting, drain() would finish before returning, and the promise stored
+    // after it would mark a scan as running for ever: no scan would start again.
+    if (!this.running && this.waiting.size > 0) this.running = this.drain();
   }
 
   private async drain(): Promise<void> {
@@ -102,10 +108,18 @@ export class ScanScheduler {
     this.watcher = watch(paths, {
       ignoreInitial: true,
       // Hidden files and folders are never imported, so their churn (.part files, editors) is not a change.
-      ignored: (path) => /(^|[/\\])\.[^/\\]/.test(path),
+      ignored: (path) => HIDDEN.test(path),
       awaitWriteFinish: { stabilityThreshold: this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS, pollInterval: 100 },
     });
     this.watcher.on('all', (_event, path) => this.changed(path));
+    // A file removed while chokidar still waits for its write to finish gets neither 'add' nor
+    // 'unlink' (chokidar drops it on ENOENT): the raw event of a path that is gone says it.
+    this.watcher.on('raw', (event, name, details) => {
+      if (event !== 'rename') return;
+      const watched = (details as { watchedPath?: string }).watchedPath ?? '';
+      const path = basename(watched) === name ? watched : join(watched, name);
+      if (!HIDDEN.test(path) && !existsSync(path)) this.changed(path);
+    });
     this.watcher.on('error', (error) => this.options.logger.warn({ err: error }, 'watching the import roots failed; periodic rescans still run'));
   }
 
