@@ -140,7 +140,7 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
   const socketPath = join(work, 'mpv.sock');
   try {
     startChild(antennaBin, ['server', '--data', join(work, 'data'), '--host', '127.0.0.1', '--port', String(serverPort), '--movies', movies, '--no-sample'], join(work, 'server.log'), children);
-    const player = startChild(
+    startChild(
       antennaBin,
       ['player', '--host', '127.0.0.1', '--port', String(playerPort), '--server', `http://127.0.0.1:${serverPort}`, '--headless', '--mpv-ipc', socketPath],
       join(work, 'player.log'),
@@ -178,7 +178,6 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
       for (const name of order) runs[name].push(await throughput(name === 'antenna' ? playerPort : ceiling.address().port, '/api/status', seconds));
     }
     ceiling.close();
-    player.kill('SIGTERM');
     return {
       controlCalls: CONTROL_CALLS,
       control: { median: median(control), p99: percentile(control, 99) },
@@ -192,8 +191,10 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
       },
     };
   } finally {
+    // The player stops mpv itself on SIGTERM: give it the time to, or mpv would outlive it.
+    const exited = children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve()));
     for (const child of children) child.kill('SIGTERM');
-    await sleep(500);
+    await Promise.race([Promise.all(exited), sleep(10_000)]);
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
   }
