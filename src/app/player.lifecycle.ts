@@ -15,7 +15,7 @@ import { MpvBackend, MpvStartError } from '../player/mpv.backend.js';
 import { PlayerService } from '../player/player.service.js';
 import { VERSION } from '../version.js';
 import { createLogger } from './server.lifecycle.js';
-import { displayUrl } from './listen-url.js';
+import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
 
 export interface RunningPlayer {
@@ -72,8 +72,7 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
     if (code === 'EADDRNOTAVAIL') throw new StartupError(`This machine has no address ${config.host}: give --host an address it has.`);
     throw error;
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const port = listeningPort(app.server, config.port);
   // In the background: probing the network for a name conflict takes about a second.
   const advertising: Promise<Advertisement | undefined> = config.mdns
     ? advertise({

@@ -20,7 +20,7 @@ import { isLibraryEmpty, replaceImportRoots } from '../library/library-state.rep
 import { removeSampleLibrary } from '../sample/sample-library.js';
 import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js';
 import { VERSION } from '../version.js';
-import { displayUrl } from './listen-url.js';
+import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
 import { ensureSampleMedia, sampleMediaDir, sampleRoots } from '../sample/sample-media.js';
 
@@ -51,7 +51,6 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       removeSampleLibrary(db);
       importer.forgetImportsUnder(sampleDir);
     }
-    const displayHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     const scans = new ScanScheduler(importer, sample ? sampleRoots(config.data) : roots, {
       logger,
       rescanIntervalMs: config.rescanInterval * 60_000,
@@ -89,7 +88,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       scanStatus: () => scans.status(),
       logger,
       publicUrl: config.publicUrl,
-      fallbackBaseUrl: `http://${displayHost}:${config.port}`,
+      fallbackBaseUrl: displayUrl(config.host, config.port),
     });
     if (config.token === undefined) {
       logger.warn('no --token: changes (watch state, deletes, scans) are accepted from loopback and private-network addresses only');
@@ -107,8 +106,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       );
     } else scans.start();
     dvr.start();
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
+    const port = listeningPort(app.server, config.port);
     const url = displayUrl(config.host, port);
     // In the background: probing the network for a name conflict takes about a second.
     const advertising = config.mdns ? advertiseServer(config, port, logger) : Promise.resolve(undefined);

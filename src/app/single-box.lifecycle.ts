@@ -7,7 +7,7 @@ import type { PlayerConfig } from '../config/player-config.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { startPlayer } from './player.lifecycle.js';
 import { createLogger, startServer } from './server.lifecycle.js';
-import { loopbackUrl } from './listen-url.js';
+import { loopbackUrl } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
 
 export async function runSingleBox(serverConfig: ServerConfig, playerConfig: PlayerConfig): Promise<void> {

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { isAnyAddress } from '../common/listen-url.js';
 
 export const SERVER_SERVICE_TYPE = '_antenna_dvr._tcp';
 export const PLAYER_SERVICE_TYPE = '_antenna_app._tcp';
@@ -61,7 +62,7 @@ export async function advertise(options: AdvertiseOptions): Promise<Advertisemen
   // One responder per process, shared by the server's and the player's services; shutdown counts references.
   const { getResponder } = await import('@homebridge/ciao');
   const responder = getResponder();
-  const anyAddress = options.host === undefined || options.host === '0.0.0.0' || options.host === '::';
+  const anyAddress = options.host === undefined || isAnyAddress(options.host);
   const service = responder.createService({
     name: options.name,
     type,

@@ -321,8 +321,7 @@ export class DvrService {
   }
 
   private async startRecordingNow(number: string): Promise<DvrJobRow> {
-    const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
-    if (channels.length === 0) throw new NotFoundError('channel', number);
+    const channels = this.sourcesOf(number);
     const active = this.activeJobOn(number);
     if (active) return active;
     // Holding the stream while the job starts keeps the tuner for the recorder, which joins the same connection.
@@ -371,8 +370,15 @@ export class DvrService {
 
   /** The job recording `number` now, if one is (the player's toggle_record asks before it toggles). */
   recordingOn(number: string): DvrJobRow | undefined {
-    if (!listStreamableChannels(this.db).some((c) => c.number === number)) throw new NotFoundError('channel', number);
+    this.sourcesOf(number);
     return this.activeJobOn(number);
+  }
+
+  /** The channels (one per source) that carry `number`; 404 when none does. */
+  private sourcesOf(number: string): StreamableChannel[] {
+    const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
+    if (channels.length === 0) throw new NotFoundError('channel', number);
+    return channels;
   }
 
   private activeJobOn(number: string): DvrJobRow | undefined {
@@ -388,14 +394,13 @@ export class DvrService {
   }
 
   setFavorite(number: string, favorite: boolean): void {
-    if (!listStreamableChannels(this.db).some((c) => c.number === number)) throw new NotFoundError('channel', number);
+    this.sourcesOf(number);
     setChannelFavorite(this.db, number, favorite);
   }
 
   /** The guide for one channel between two times (epoch seconds). */
   guide(number: string, from: number, to: number): Airing[] {
-    const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
-    if (channels.length === 0) throw new NotFoundError('channel', number);
+    this.sourcesOf(number);
     if (to <= from) throw new BadRequestError('to', '"to" must be after "from".');
     for (const [key, numbers] of this.guideMap(listStreamableChannels(this.db))) {
       if (!numbers.includes(number)) continue;
@@ -411,8 +416,7 @@ export class DvrService {
 
   /** Joins channel `number` for a live viewer; the connection is shared with recordings of it. */
   watch(number: string, consumer: StreamConsumer): Promise<Subscription> {
-    const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
-    if (channels.length === 0) throw new NotFoundError('channel', number);
+    const channels = this.sourcesOf(number);
     return this.hub.join(
       channels.map((c) => ({ sourceId: c.source_id, number: c.number, url: c.stream_url })),
       consumer,
