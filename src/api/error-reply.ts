@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { MembershipError } from '../library/collections.repository.js';
-import { BadRequestError, ConflictError, NotFoundError, UnavailableError, truncate } from '../common/errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, truncate } from '../common/errors.js';
 import { withCorsHeaders } from './cors.js';
 
 export const ErrorSchema = Type.Object(
@@ -79,6 +79,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (error instanceof MembershipError) {
       return sendError(reply, { status: 400, code: 'invalid_member', message: error.message });
+    }
+    if (error instanceof ForbiddenError) {
+      return sendError(reply, { status: 403, code: error.code, message: error.message });
     }
     if (error instanceof ConflictError) {
       return sendError(reply, { status: 409, code: error.code, message: error.message });

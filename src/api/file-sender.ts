@@ -27,6 +27,35 @@ const VIDEO_TYPES: Record<string, string> = {
   webm: 'video/webm',
 };
 
+/** A Range of one suffix (`bytes=-500`, the last 500 bytes) with a length above zero. */
+const SUFFIX_RANGE = /^bytes=\s*-\s*0*[1-9]\d*\s*$/i;
+
+type SendResult = Awaited<ReturnType<typeof send>>;
+
+function sendFile(request: Pick<FastifyRequest['raw'], 'method' | 'headers'>, path: string): Promise<SendResult> {
+  // send() takes a URL path under `root`: hand it the file's own name, encoded, under its folder.
+  return send(request as FastifyRequest['raw'], `/${encodeURIComponent(basename(path))}`, {
+    root: dirname(path),
+    dotfiles: 'allow',
+    cacheControl: false,
+    etag: true,
+    lastModified: true,
+    highWaterMark: STREAM_CHUNK_BYTES,
+  });
+}
+
+/**
+ * send()'s range parser refuses a suffix longer than the file (416), but RFC 9110
+ * (14.1.1) says such a suffix selects the whole representation: asked again for
+ * `bytes=0-`, the whole file as a 206. Only this rare case costs a second call.
+ */
+async function sendWithSuffixRule(request: FastifyRequest, path: string): Promise<SendResult> {
+  const result = await sendFile(request.raw, path);
+  const range = request.headers.range;
+  if (result.type !== 'error' || result.statusCode !== 416 || range === undefined || !SUFFIX_RANGE.test(range)) return result;
+  return sendFile({ method: request.raw.method, headers: { ...request.raw.headers, range: 'bytes=0-' } }, path);
+}
+
 /** `missing` is the 404 message when the file is not on disk (send() checks; no stat of our own first). */
 export async function sendKnownFile(
   request: FastifyRequest,
@@ -35,28 +64,24 @@ export async function sendKnownFile(
   cacheControl: string,
   missing: string,
 ): Promise<FastifyReply> {
-  // send() takes a URL path under `root`: hand it the file's own name, encoded, under its folder.
-  const result = await send(request.raw, `/${encodeURIComponent(basename(path))}`, {
-    root: dirname(path),
-    dotfiles: 'allow',
-    cacheControl: false,
-    etag: true,
-    lastModified: true,
-    highWaterMark: STREAM_CHUNK_BYTES,
-  });
+  const result = await sendWithSuffixRule(request, path);
   if (result.type !== 'file') {
-    const status = result.type === 'error' ? result.statusCode : 404;
+    // send() says 500 for a file it may not read (EACCES): that is the file's state, not a server fault.
+    const sent = result.type === 'error' ? result.statusCode : 404;
+    const status = sent >= 500 ? 403 : sent;
     const range = result.headers['Content-Range'] ?? result.headers['content-range'];
     if (range !== undefined) reply.header('content-range', String(range));
     return sendError(reply, {
       status,
-      code: status === 416 ? 'range_not_satisfiable' : status === 404 ? 'not_found' : 'file_unreadable',
+      code: status === 416 ? 'range_not_satisfiable' : status === 404 ? 'not_found' : status === 412 ? 'precondition_failed' : 'file_unreadable',
       message:
         status === 416
           ? 'The Range asked for is outside the file; ask for bytes within Content-Range\'s length.'
           : status === 404
             ? missing
-            : 'The file could not be read; check that it is readable by the server.',
+            : status === 412
+              ? 'The file has changed since the If-Match or If-Unmodified-Since validator was taken; fetch it again.'
+              : 'The file could not be read; check that it is readable by the server.',
     });
   }
   const extension = path.slice(path.lastIndexOf('.') + 1).toLowerCase();

@@ -19,6 +19,7 @@ import type { LibraryService } from '../library/library.service.js';
 import { VERSION } from '../version.js';
 import { corsHook, installPreflight } from './cors.js';
 import { frameworkErrorHandler, installErrorHandlers } from './error-reply.js';
+import { HTTP_SERVER_LIMITS, jsonClientErrorHandler } from './http-limits.js';
 import { AnswerFront } from './answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
@@ -35,7 +36,13 @@ import { registerStatus } from './status.routes.js';
 export interface HttpAppOptions {
   library: LibraryService;
   /** The management interface (/dvr): absent in tests of interface A alone. */
-  management?: Omit<ManagementDeps, 'baseUrl'> & { token: string | undefined; edits: LibraryEditsService; dvr?: DvrService | undefined };
+  management?: Omit<ManagementDeps, 'baseUrl'> & {
+    token: string | undefined;
+    /** Web page origins that may write besides the server's own (--allow-origin). */
+    allowedOrigins?: readonly string[];
+    edits: LibraryEditsService;
+    dvr?: DvrService | undefined;
+  };
   /** The importer's state for /status; absent when nothing scans (tests). */
   scanStatus?: () => ScanStatus;
   logger: FastifyBaseLogger;
@@ -73,7 +80,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   const front = new AnswerFront(cache, () => options.library.generation());
   const app = Fastify({
     // Repeats of interface-A reads are answered from the cache before routing (answer-front.ts).
-    serverFactory: (route) => createServer((request, response) => front.tryAnswer(request, response) || route(request, response)),
+    serverFactory: (route) => createServer(HTTP_SERVER_LIMITS, (request, response) => front.tryAnswer(request, response) || route(request, response)),
     loggerInstance: options.logger,
     // One log line per request costs more than answering it from the cache; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
@@ -84,6 +91,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     // Unknown body fields are refused, not silently dropped: a misspelt field must not look like success.
     ajv: { customOptions: { verbose: true, removeAdditional: false, discriminator: true } },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: jsonClientErrorHandler,
   });
   // Requests that arrive while closing go to the router, which answers 503.
   app.addHook('preClose', (done) => {
@@ -117,7 +125,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   const management = options.management;
   if (management) {
     await app.register(async (context) => {
-      requireWriteAccess(context, management.token);
+      requireWriteAccess(context, { token: management.token, allowedOrigins: management.allowedOrigins, publicUrl: options.publicUrl });
       registerManagement(context, { ...management, baseUrl: baseUrlResolver(options) });
       registerLibraryEdits(context, { edits: management.edits, files: management.files, library: options.library, baseUrl: baseUrlResolver(options) });
       if (management.dvr) registerDvrRoutes(context, { dvr: management.dvr });

@@ -3,7 +3,8 @@
  * beside an item's or show's media, and `GET /thumbnails/:id`, the frame Antenna took
  * from an item (stored under the data directory). The file's path comes from the
  * database, never from the request; an id with no image, or one since removed from
- * disk, is a 404.
+ * disk, is a 404. Artwork is served only from inside the library and only when its
+ * bytes are an image (LibraryService.artworkFile).
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
@@ -23,7 +24,7 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
     {
       url: '/artwork/:id',
       summary: 'Artwork of an imported item or show (image_url points here)',
-      lookup: (id) => library.artworkPath(id),
+      lookup: (id) => library.artworkFile(id),
       missing: 'Artwork comes from image files beside imported media; rescan after adding one.',
     },
     {
@@ -41,7 +42,7 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
           summary: route.summary,
           tags: ['media'],
           params: Type.Object({ id: Type.String({ maxLength: 512 }) }),
-          response: { 404: ErrorSchema },
+          response: { 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema },
         },
       },
       (request, reply) => {

@@ -122,11 +122,11 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
       url,
       {
         schema: {
-          summary: 'The item\'s media file: byte ranges, If-Range, conditional GET, HEAD',
+          summary: 'The item\'s media file: byte ranges, If-Range, conditional GET, HEAD; only media inside the library (403, 409)',
           description: 'The extension form (stream.mkv) is for players that choose a demuxer by URL; any extension serves the same file.',
           tags: ['media'],
           params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }), ext: Type.Optional(Type.String({ maxLength: 16 })) }),
-          response: { 404: ErrorSchema, 416: ErrorSchema },
+          response: { 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 416: ErrorSchema },
         },
       },
       (request, reply) => {

@@ -6,14 +6,15 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { createServer } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { hostname } from 'node:os';
 import type { PlayerService } from '../player/player.service.js';
 import { VERSION } from '../version.js';
 import { corsHook, installPreflight } from './cors.js';
 import { frameworkErrorHandler, installErrorHandlers, sendError } from './error-reply.js';
+import { HTTP_SERVER_LIMITS, jsonClientErrorHandler } from './http-limits.js';
 import { registerInterfaceB } from './interface-b.routes.js';
-import { isPrivateAddress } from './write-access.js';
+import { type Refusal, isLocalHostHeader, isPrivateAddress, originRefusal } from './request-origin.js';
 
 export interface PlayerHttpAppOptions {
   player: PlayerService;
@@ -27,6 +28,7 @@ const BODY_LIMIT = 64 * 1024;
 
 export async function buildPlayerHttpApp(options: PlayerHttpAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
+    serverFactory: (handler) => createServer(HTTP_SERVER_LIMITS, handler),
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (logger) => logger,
@@ -35,12 +37,13 @@ export async function buildPlayerHttpApp(options: PlayerHttpAppOptions): Promise
     // No type coercion: a notification whose title is the number 5 is a client's mistake, not a title.
     ajv: { customOptions: { verbose: true, removeAdditional: false, coerceTypes: false } },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: jsonClientErrorHandler,
   });
   installErrorHandlers(app);
   acceptEmptyBodies(app);
   installPreflight(app, 'GET, HEAD, POST');
   corsHook(app);
-  const allowed = new Set(options.allowedOrigins ?? []);
+  const allowed = new Set((options.allowedOrigins ?? []).map((origin) => origin.toLowerCase()));
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return done();
     const refusal = commandRefusal(request.socket.remoteAddress, request.headers.host, request.headers.origin, allowed);
@@ -67,38 +70,21 @@ export async function buildPlayerHttpApp(options: PlayerHttpAppOptions): Promise
 
 /**
  * Interface B has no authentication (its clients send none), so commands are taken
- * only where a stranger cannot send them: from the local network; addressed to the
- * player by an address or a local name (a web page that points a public domain of its
- * own at the player, DNS rebinding, names that domain); and, from a web page, only
- * from the player's own pages or an origin the user allowed (any page a browser on the
- * network shows could otherwise send a simple POST). Native clients send no Origin.
+ * only where a stranger cannot send them: from the local network, addressed to the
+ * player by an address or a local name, and from a web page only when it is the
+ * player's own or one the user allowed (request-origin.ts says why each).
  */
 export function commandRefusal(
   remote: string | undefined,
   host: string | undefined,
   origin: string | undefined,
   allowedOrigins: ReadonlySet<string>,
-): { code: string; message: string } | undefined {
+): Refusal | undefined {
   if (!isPrivateAddress(remote)) return { code: 'forbidden', message: 'The player takes commands only from the local network (loopback and private addresses).' };
   if (!isLocalHostHeader(host)) {
     return { code: 'forbidden_host', message: 'Address the player by its IP address or a local name (such as tv.local): commands to other names are refused.' };
   }
-  if (origin !== undefined && origin.toLowerCase() !== `http://${host?.toLowerCase()}` && !allowedOrigins.has(origin.toLowerCase())) {
-    return { code: 'forbidden_origin', message: `Commands from the web page at ${origin.slice(0, 200)} are refused: start the player with --allow-origin ${origin.slice(0, 200)} to allow them.` };
-  }
-  return undefined;
-}
-
-const LOCAL_SUFFIXES = ['.local', '.lan', '.home.arpa', '.internal', '.localdomain'];
-
-/** An IP literal, localhost, a name without dots (a LAN host) or under a local-only suffix, or this machine's name. */
-export function isLocalHostHeader(host: string | undefined): boolean {
-  if (!host) return false;
-  const name = (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '')).toLowerCase();
-  if (name.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(name)) return true;
-  if (name === 'localhost' || !name.includes('.')) return true;
-  const machine = hostname().toLowerCase();
-  return name === machine || LOCAL_SUFFIXES.some((suffix) => name.endsWith(suffix));
+  return originRefusal(origin, host, { allowed: allowedOrigins, program: 'the player' });
 }
 
 /**

@@ -6,6 +6,9 @@ import type { ScanStatus } from '../importer/scan-scheduler.js';
 import type { ResponseCache } from './response-cache.js';
 
 const Count = Type.Integer({ minimum: 0 });
+/** Problems listed in /status; the count says how many there are in all. */
+const PROBLEMS_SHOWN = 100;
+const Problem = Type.Object({ path: Type.String(), reason: Type.String() });
 
 export const StatusSchema = Type.Object(
   {
@@ -51,7 +54,15 @@ export const StatusSchema = Type.Object(
               unchanged: Count,
               failed: Count,
               duration_ms: Count,
+              problems: Type.Array(Problem, { description: `what the scan could not import and why (links leading outside the roots, unreadable folders, files that are not media); the first ${PROBLEMS_SHOWN}` }),
             }),
+          ),
+          not_media: Type.Object(
+            {
+              count: Count,
+              files: Type.Array(Type.Object({ id: Type.String(), path: Type.String(), reason: Type.String() }), { description: `the first ${PROBLEMS_SHOWN} by path` }),
+            },
+            { description: 'files in the library that ffprobe could not read: listed here, never served' },
           ),
         },
         { description: 'the importer: the scan in progress, and the last one finished' },
@@ -83,8 +94,9 @@ export interface StatusDeps {
   dvrStatus?: (() => { recording: string[]; refreshing: boolean; streams: { channel: string; source: string; recordings: number; viewers: number; bytes: number }[] }) | undefined;
 }
 
-function scanOf(status: ScanStatus) {
+function scanOf(status: ScanStatus, library: LibraryService) {
   const last = status.last;
+  const notMedia = library.notMediaFiles(PROBLEMS_SHOWN);
   return {
     running: status.running,
     phase: status.phase,
@@ -102,9 +114,14 @@ function scanOf(status: ScanStatus) {
             unchanged: last.summary.unchanged,
             failed: last.summary.failed.length,
             duration_ms: last.summary.durationMs,
+            problems: last.summary.failed.slice(0, PROBLEMS_SHOWN).map(({ path, reason }) => ({ path, reason })),
           },
         }
       : {}),
+    not_media: {
+      count: notMedia.count,
+      files: notMedia.files.map((file) => ({ id: file.item_id, path: file.path, reason: file.problem ?? 'ffprobe could not read it' })),
+    },
   };
 }
 
@@ -118,7 +135,7 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): void {
       uptime: (Date.now() - deps.startedAt) / 1000,
       library: deps.library.counts(),
       cache: deps.cache.stats(),
-      ...(deps.scanStatus ? { scan: scanOf(deps.scanStatus()) } : {}),
+      ...(deps.scanStatus ? { scan: scanOf(deps.scanStatus(), deps.library) } : {}),
       ...(deps.dvrStatus ? { dvr: deps.dvrStatus() } : {}),
     }),
   );

@@ -1,30 +1,23 @@
 /**
- * Who may write. With a token configured (--token), every write needs
- * `Authorization: Bearer <token>`. Without one, writes are accepted only from loopback
+ * Who may write. A write from a web page (it carries an Origin header) is taken only
+ * from the server's own pages or an origin given with --allow-origin, with or without a
+ * token: otherwise any page a user opens could send a simple POST through the user's
+ * browser. Then, with a token configured (--token), every write needs
+ * `Authorization: Bearer <token>`; without one, writes are accepted only from loopback
  * and private-network addresses (the server warns at start-up). Reads stay open, as
- * clients on the local network expect. Either way a refusal is a 401 JSON answer.
+ * clients on the local network expect. A refusal is a 403 (origin) or 401 JSON answer.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { BlockList } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { sendError } from './error-reply.js';
+import { type OriginPolicy, type Refusal, isPrivateAddress, originRefusal } from './request-origin.js';
 
-const PRIVATE = new BlockList();
-PRIVATE.addSubnet('127.0.0.0', 8, 'ipv4');
-PRIVATE.addSubnet('10.0.0.0', 8, 'ipv4');
-PRIVATE.addSubnet('172.16.0.0', 12, 'ipv4');
-PRIVATE.addSubnet('192.168.0.0', 16, 'ipv4');
-PRIVATE.addSubnet('169.254.0.0', 16, 'ipv4');
-PRIVATE.addAddress('::1', 'ipv6');
-PRIVATE.addSubnet('fc00::', 7, 'ipv6');
-PRIVATE.addSubnet('fe80::', 10, 'ipv6');
-
-/** Loopback, RFC 1918, link-local and unique-local addresses, IPv4-mapped ones included. */
-export function isPrivateAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return PRIVATE.check(mapped, 'ipv4');
-  return PRIVATE.check(address, address.includes(':') ? 'ipv6' : 'ipv4');
+export interface WriteAccess {
+  token: string | undefined;
+  /** Web page origins allowed to write besides the server's own (--allow-origin). */
+  allowedOrigins?: readonly string[];
+  /** The --public-url, whose origin is the server's own too. */
+  publicUrl?: string | undefined;
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
@@ -36,22 +29,33 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function writeRefusal(request: FastifyRequest, token: string | undefined): string | undefined {
+export function originPolicyOf(access: WriteAccess): OriginPolicy {
+  const own = access.publicUrl ? [new URL(access.publicUrl).origin.toLowerCase()] : [];
+  return { allowed: new Set((access.allowedOrigins ?? []).map((origin) => origin.toLowerCase())), own: new Set(own), program: 'the server' };
+}
+
+export function writeRefusal(request: FastifyRequest, token: string | undefined, policy: OriginPolicy): (Refusal & { status: 401 | 403 }) | undefined {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return undefined;
+  const fromPage = originRefusal(request.headers.origin, request.headers.host, policy);
+  if (fromPage) return { status: 403, ...fromPage };
   if (token !== undefined) {
-    return tokenMatches(request.headers.authorization, token) ? undefined : 'This server needs a token for changes: send Authorization: Bearer <token>.';
+    return tokenMatches(request.headers.authorization, token)
+      ? undefined
+      : { status: 401, code: 'unauthorized', message: 'This server needs a token for changes: send Authorization: Bearer <token>.' };
   }
   return isPrivateAddress(request.socket.remoteAddress)
     ? undefined
-    : 'Changes are accepted only from the local network while the server has no token; start it with --token to allow others.';
+    : { status: 401, code: 'unauthorized', message: 'Changes are accepted only from the local network while the server has no token; start it with --token to allow others.' };
 }
 
 /** Refuses writes in `context` that `writeRefusal` refuses, before the body is read. */
-export function requireWriteAccess(context: FastifyInstance, token: string | undefined): void {
+export function requireWriteAccess(context: FastifyInstance, access: WriteAccess): void {
+  const policy = originPolicyOf(access);
   context.addHook('onRequest', (request, reply, done) => {
-    const refusal = writeRefusal(request, token);
+    const refusal = writeRefusal(request, access.token, policy);
     if (!refusal) return done();
+    if (refusal.status === 401) reply.header('www-authenticate', 'Bearer');
     // Answered from the hook: Fastify's rule is not to call done() then.
-    sendError(reply.header('www-authenticate', 'Bearer'), { status: 401, code: 'unauthorized', message: refusal });
+    sendError(reply, refusal);
   });
 }

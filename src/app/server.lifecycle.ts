@@ -22,6 +22,8 @@ import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js'
 import { VERSION } from '../version.js';
 import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
+import { PathBoundary } from '../common/path-boundary.js';
+import { listImportsUnder } from '../importer/import-files.repository.js';
 import { ensureSampleMedia, sampleMediaDir, sampleRoots } from '../sample/sample-media.js';
 
 export interface RunningServer {
@@ -43,19 +45,21 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   try {
     const roots = importRootsOf(config);
     replaceImportRoots(db, roots);
-    const importer = new ImportService(db, { logger, thumbnailsDir: join(config.data, 'thumbnails') });
     const sampleDir = sampleMediaDir(config.data);
     // The sample library stands in only while nothing else is configured or imported.
-    const sample = roots.length === 0 && config.sample && (isLibraryEmpty(db) || importer.hasImportsUnder(sampleDir));
+    const sample = roots.length === 0 && config.sample && (isLibraryEmpty(db) || listImportsUnder(db, sampleDir).length > 0);
+    const scanRoots = sample ? sampleRoots(config.data) : roots;
+    // What the server reads of the user's files: inside the roots and its recordings folder.
+    const boundary = new PathBoundary(() => [...scanRoots.map((root) => root.path), config.recordings], config.followExternalLinks);
+    const importer = new ImportService(db, { logger, thumbnailsDir: join(config.data, 'thumbnails'), boundary });
     if (roots.length > 0) {
       removeSampleLibrary(db);
       importer.forgetImportsUnder(sampleDir);
     }
-    const scans = new ScanScheduler(importer, sample ? sampleRoots(config.data) : roots, {
+    const scans = new ScanScheduler(importer, scanRoots, {
       logger,
       rescanIntervalMs: config.rescanInterval * 60_000,
     });
-    const scanRoots = sample ? sampleRoots(config.data) : roots;
     const dvr = new DvrService(db, {
       recordingsDir: config.recordings,
       thumbnailsDir: join(config.data, 'thumbnails'),
@@ -69,14 +73,16 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       },
       logger,
       refreshInterval: config.guideRefresh,
+      localSourceDirs: config.allowLocalSources,
     });
     const app = await buildHttpApp({
-      library: new LibraryService(db),
+      library: new LibraryService(db, { boundary }),
       management: {
-        files: new MediaFilesService(db, { recordingsDir: config.recordings, stopRecording: (id) => dvr.recordings.stopItem(id) }),
+        files: new MediaFilesService(db, { recordingsDir: config.recordings, boundary, stopRecording: (id) => dvr.recordings.stopItem(id) }),
         dvr,
         edits: new LibraryEditsService(db),
         token: config.token,
+        allowedOrigins: config.allowOrigins,
         roots: () => scanRoots,
         requestScan: (path) => {
           const chosen = path === undefined ? [...scanRoots] : scanRoots.filter((root) => root.path === resolve(path));
@@ -90,6 +96,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       publicUrl: config.publicUrl,
       fallbackBaseUrl: displayUrl(config.host, config.port),
     });
+    if (config.followExternalLinks) {
+      logger.warn('--follow-external-links: symbolic links that leave the import roots are followed, and their targets imported and served to the network');
+    }
     if (config.token === undefined) {
       logger.warn('no --token: changes (watch state, deletes, scans) are accepted from loopback and private-network addresses only');
     }

@@ -15,7 +15,7 @@ export function buildProgram(): Command {
   const program = new Command('antenna').description('Home DVR and media library server').version(VERSION);
   const server = addServerOptions(program.command('server').description('run the library and DVR server (interface A on /api/v1)'));
   server.action(async (options: Record<string, unknown>, command: Command) => {
-    await runServer(loadServerConfig(givenFlags(options, command), process.env));
+    await runServer(loadServerConfig(serverFlags(givenFlags(options, command)), process.env));
   });
 
   const player = program
@@ -30,7 +30,8 @@ export function buildProgram(): Command {
     .option('--server-type <type>', `DNS-SD type of the server to look for (env ${PLAYER_ENV_NAMES.serverType}; default _antenna_dvr._tcp)`)
     .option('--no-mdns', `neither advertise the player nor look for a server (env ${PLAYER_ENV_NAMES.mdns}=false)`)
     .option('--token <token>', `the server's token, for watch progress and recordings (env ${PLAYER_ENV_NAMES.token})`)
-    .addOption(new Option('--log-level <level>', `log level (env ${PLAYER_ENV_NAMES.logLevel}; default info)`));
+    .addOption(new Option('--log-level <level>', `log level (env ${PLAYER_ENV_NAMES.logLevel}; default info)`))
+    .option('--allow-origin <url>', `a web page origin whose scripts may send commands, such as http://dashboard.local:8123; repeatable (env ${PLAYER_ENV_NAMES.allowOrigins}, space-separated)`, collect);
   addPlaybackOptions(player).action(async (options: Record<string, unknown>, command: Command) => {
     const config = loadPlayerConfig(playerFlags(givenFlags(options, command)), process.env);
     // Loaded here: `antenna server` starts without the player's modules.
@@ -45,12 +46,13 @@ export function buildProgram(): Command {
     .option('--player-mdns-type <type>', `DNS-SD type the player advertises (env ${PLAYER_ENV_NAMES.mdnsType}; default _antenna_app._tcp)`);
   addPlaybackOptions(start).action(async (options: Record<string, unknown>, command: Command) => {
     const given = givenFlags(options, command);
+    // --allow-origin is for both: the server's pages and the player's commands.
     const forPlayer = playerFlags({
-      ...pickKeys(given, PLAYBACK_KEYS),
+      ...pickKeys(given, [...PLAYBACK_KEYS, 'allowOrigin']),
       ...renameKeys(given, { playerHost: 'host', playerPort: 'port', playerName: 'name', playerMdnsType: 'mdnsType', mdns: 'mdns', token: 'token', logLevel: 'logLevel', config: 'config' }),
     });
     const forServer = Object.fromEntries(Object.entries(given).filter(([key]) => !key.startsWith('player') && !PLAYBACK_KEYS.includes(key)));
-    const configs = [loadServerConfig(forServer, process.env), loadPlayerConfig(forPlayer, process.env)] as const;
+    const configs = [loadServerConfig(serverFlags(forServer), process.env), loadPlayerConfig(forPlayer, process.env)] as const;
     const { runSingleBox } = await import('../app/single-box.lifecycle.js');
     await runSingleBox(...configs);
   });
@@ -66,6 +68,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--log-level <level>', `log level (env ${ENV_NAMES.logLevel}; default info)`))
     .option('--json', 'print the summary as JSON')
     .option('--no-probe', 'do not run ffprobe (names and sidecar files only)')
+    .option('--follow-external-links', `follow symbolic links that lead outside the import roots (env ${ENV_NAMES.followExternalLinks}=true)`)
     .action(async (options: Record<string, unknown>, command: Command) => {
       const given = Object.fromEntries(
         Object.entries(options).filter(([name]) => command.getOptionValueSource(name) === 'cli' && name !== 'json' && name !== 'probe'),
@@ -79,6 +82,12 @@ export function buildProgram(): Command {
 /** Only flags actually given take part in precedence; defaults come later. */
 function givenFlags(options: Record<string, unknown>, command: Command): Record<string, unknown> {
   return Object.fromEntries(Object.entries(options).filter(([name]) => command.getOptionValueSource(name) === 'cli'));
+}
+
+/** Repeated --allow-origin and --allow-local-source flags are the allowOrigins and allowLocalSources settings. */
+function serverFlags(flags: Record<string, unknown>): Record<string, unknown> {
+  const { allowOrigin, allowLocalSource, ...rest } = flags;
+  return { ...rest, ...(allowOrigin === undefined ? {} : { allowOrigins: allowOrigin }), ...(allowLocalSource === undefined ? {} : { allowLocalSources: allowLocalSource }) };
 }
 
 /** Repeated --mpv-option and --allow-origin flags are the mpvOptions and allowOrigins settings. */
@@ -116,11 +125,14 @@ function addServerOptions(command: Command): Command {
     .option('--recordings <dir>', `where recordings are written (env ${ENV_NAMES.recordings}; default <data>/recordings)`)
     .option('--guide-refresh <minutes>', `minutes between refreshes of sources and guides; 0: only on request (env ${ENV_NAMES.guideRefresh}; default 720)`)
     .option('--no-mdns', `do not advertise on the local network (DNS-SD) (env ${ENV_NAMES.mdns}=false)`)
-    .option('--mdns-type <type>', `DNS-SD type the server advertises (env ${ENV_NAMES.mdnsType}; default _antenna_dvr._tcp)`);
+    .option('--mdns-type <type>', `DNS-SD type the server advertises (env ${ENV_NAMES.mdnsType}; default _antenna_dvr._tcp)`)
+    .option('--allow-origin <url>', `a web page origin whose scripts may make changes, such as http://dashboard.local:8123; repeatable (env ${ENV_NAMES.allowOrigins}, space-separated)`, collect)
+    .option('--allow-local-source <dir>', `a folder whose files may be added as sources and guides through the API; repeatable (env ${ENV_NAMES.allowLocalSources}, ':'-separated)`, collect)
+    .option('--follow-external-links', `follow symbolic links that lead outside the import roots and recordings folder: their targets are then imported and served (env ${ENV_NAMES.followExternalLinks}=true)`);
 }
 
 /** Player settings that `antenna player` and `antenna start` name alike. */
-const PLAYBACK_KEYS = ['backend', 'seekForward', 'seekBackward', 'mpv', 'mpvIpc', 'mpvOption', 'headless', 'allowOrigin'];
+const PLAYBACK_KEYS = ['backend', 'seekForward', 'seekBackward', 'mpv', 'mpvIpc', 'mpvOption', 'headless'];
 
 function addPlaybackOptions(command: Command): Command {
   return command
@@ -130,8 +142,7 @@ function addPlaybackOptions(command: Command): Command {
     .option('--mpv <path>', `the mpv program (env ${PLAYER_ENV_NAMES.mpv}; default mpv)`)
     .option('--mpv-ipc <path>', `where mpv's IPC socket goes, for scripts of your own (env ${PLAYER_ENV_NAMES.mpvIpc}; default a private temp folder)`)
     .option('--mpv-option <name=value>', `an mpv option such as hwdec=auto; repeatable (env ${PLAYER_ENV_NAMES.mpvOptions}, space-separated)`, collect)
-    .option('--headless', `no video or audio output even with a display (env ${PLAYER_ENV_NAMES.headless}=true)`)
-    .option('--allow-origin <url>', `a web page origin whose scripts may send commands, such as http://dashboard.local:8123; repeatable (env ${PLAYER_ENV_NAMES.allowOrigins}, space-separated)`, collect);
+    .option('--headless', `no video or audio output even with a display (env ${PLAYER_ENV_NAMES.headless}=true)`);
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -5,6 +5,7 @@
  * listed in the summary.
  */
 import { join } from 'node:path';
+import { PathBoundary } from '../common/path-boundary.js';
 import pino from 'pino';
 import { ConfigError, type ServerConfig, importRootsOf } from '../config/server-config.js';
 import { databasePath, openDatabase, prepareDataDir } from '../db/database.js';
@@ -81,6 +82,8 @@ export async function runScan(config: ServerConfig, options: ScanOptions): Promi
       probe: options.probe,
       thumbnailsDir: join(config.data, 'thumbnails'),
       onProgress: (p) => printer.update(p),
+      // Links are followed as the server follows them: inside the roots and recordings folder only, unless allowed.
+      boundary: new PathBoundary(() => [...roots.map((root) => root.path), config.recordings], config.followExternalLinks),
     });
     // Scanning your own roots replaces the sample library.
     removeSampleLibrary(db);

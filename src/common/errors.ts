@@ -52,3 +52,14 @@ export class UnavailableError extends Error {
     super(message);
   }
 }
+
+/** The request may not have this, whoever asks (a file outside the library, a page of another site): HTTP 403. */
+export class ForbiddenError extends Error {
+  override readonly name = 'ForbiddenError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

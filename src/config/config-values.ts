@@ -69,3 +69,15 @@ export function parseFlag(value: boolean | string): boolean {
   if (/^(0|false|no|off)$/i.test(value)) return false;
   throw new ConfigError(`'${value}' is not a yes/no value: use true or false.`);
 }
+
+/** A web page origin (--allow-origin): scheme, host and port, as browsers send it in Origin. */
+export function parseOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`Origin '${value}' is invalid: give the web page's scheme, host and port, such as http://dashboard.local:8123.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`Origin '${value}' must use http or https.`);
+  return url.origin;
+}

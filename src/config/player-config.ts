@@ -13,6 +13,7 @@ import {
   ConfigError,
   LOG_LEVELS,
   parseFlag,
+  parseOrigin,
   parseLogLevel,
   parsePort,
   parsePublicUrl,
@@ -174,17 +175,6 @@ function parseBackend(value: string): PlayerBackendName {
     throw new ConfigError(`Backend '${value}' is unknown: this player has ${PLAYER_BACKENDS.join(', ')} (the browser TV app backend comes next).`);
   }
   return value as PlayerBackendName;
-}
-
-function parseOrigin(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(`Origin '${value}' is invalid: give the web page's scheme, host and port, such as http://dashboard.local:8123.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`Origin '${value}' must use http or https.`);
-  return url.origin;
 }
 
 function parseMpvOptions(options: string[]): string[] {

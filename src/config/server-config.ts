@@ -17,6 +17,7 @@ import {
   isUrl,
   parseFlag,
   parseLogLevel,
+  parseOrigin,
   parsePort,
   parsePublicUrl,
   parseServiceType,
@@ -59,6 +60,12 @@ export interface ServerConfig {
   mdns: boolean;
   /** The DNS-SD service type advertised. */
   mdnsType: string;
+  /** Follow symbolic links that lead outside the import roots and recordings folder (the user's opt-in). */
+  followExternalLinks: boolean;
+  /** Web page origins allowed to make changes besides the server's own pages. */
+  allowOrigins: string[];
+  /** Folders under which sources and guides added through the API may be local files. */
+  allowLocalSources: string[];
 }
 
 export const DEFAULTS: ServerConfig = {
@@ -81,6 +88,9 @@ export const DEFAULTS: ServerConfig = {
   guideRefresh: 720,
   mdns: true,
   mdnsType: SERVER_SERVICE_TYPE,
+  followExternalLinks: false,
+  allowOrigins: [],
+  allowLocalSources: [],
 };
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -106,6 +116,9 @@ export const ConfigFileSchema = Type.Object(
     guideRefresh: Type.Optional(Type.Number({ minimum: 0 })),
     mdns: Type.Optional(Type.Boolean()),
     mdnsType: Type.Optional(Type.String({ minLength: 1 })),
+    followExternalLinks: Type.Optional(Type.Boolean()),
+    allowOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    allowLocalSources: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     /** `antenna player`'s settings (and the player's in `antenna start`). */
     player: Type.Optional(PlayerFileSchema),
   },
@@ -134,6 +147,9 @@ export interface PartialSettings {
   guideRefresh?: number | string | undefined;
   mdns?: boolean | string | undefined;
   mdnsType?: string | undefined;
+  followExternalLinks?: boolean | string | undefined;
+  allowOrigins?: string[] | undefined;
+  allowLocalSources?: string[] | undefined;
 }
 
 export const ENV_NAMES = {
@@ -156,6 +172,9 @@ export const ENV_NAMES = {
   guideRefresh: 'ANTENNA_GUIDE_REFRESH',
   mdns: 'ANTENNA_MDNS',
   mdnsType: 'ANTENNA_MDNS_TYPE',
+  followExternalLinks: 'ANTENNA_FOLLOW_EXTERNAL_LINKS',
+  allowOrigins: 'ANTENNA_ALLOW_ORIGINS',
+  allowLocalSources: 'ANTENNA_ALLOW_LOCAL_SOURCES',
   config: 'ANTENNA_CONFIG',
 } as const;
 
@@ -184,6 +203,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     guideRefresh: value(ENV_NAMES.guideRefresh),
     mdns: value(ENV_NAMES.mdns),
     mdnsType: value(ENV_NAMES.mdnsType),
+    followExternalLinks: value(ENV_NAMES.followExternalLinks),
+    allowOrigins: words(value(ENV_NAMES.allowOrigins)),
+    allowLocalSources: paths(ENV_NAMES.allowLocalSources),
   };
 }
 
@@ -216,6 +238,7 @@ export function readConfigFile(file: string): PartialSettings {
     movies: relativeList(parsed.movies),
     videos: relativeList(parsed.videos),
     recordings: relative(parsed.recordings),
+    allowLocalSources: relativeList(parsed.allowLocalSources),
     // Locations may be URLs; only file paths are made relative to the config file.
     m3u: parsed.m3u?.map((location) => (isUrl(location) ? location : resolve(base, location))),
     xmltv: parsed.xmltv?.map((location) => (isUrl(location) ? location : resolve(base, location))),
@@ -276,6 +299,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
   const recordings = pick('recordings', places);
   const mdns = pick('mdns', places);
   const mdnsType = pick('mdnsType', places);
+  const followExternalLinks = pick('followExternalLinks', places);
   const locations = (list: string[] | undefined) => (list ?? []).map((location) => (isUrl(location) ? location : resolve(cwd, location)));
   const paths = (list: string[] | undefined) => (list ?? []).map((path) => resolve(cwd, path));
   const config: ServerConfig = {
@@ -298,6 +322,9 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     guideRefresh: guideRefresh === undefined ? DEFAULTS.guideRefresh : parseMinutes(guideRefresh, 'Guide refresh interval', 'periodic refreshes'),
     mdns: mdns === undefined ? DEFAULTS.mdns : parseFlag(mdns),
     mdnsType: mdnsType === undefined ? DEFAULTS.mdnsType : parseServiceType(mdnsType),
+    followExternalLinks: followExternalLinks === undefined ? DEFAULTS.followExternalLinks : parseFlag(followExternalLinks),
+    allowOrigins: (pick('allowOrigins', places) ?? []).map(parseOrigin),
+    allowLocalSources: paths(pick('allowLocalSources', places)),
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

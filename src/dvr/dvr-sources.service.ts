@@ -5,13 +5,16 @@
  * records the error on the source or guide, for /dvr/sources and /dvr/guides to show.
  */
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
+import { isInsideTree } from '../common/path-boundary.js';
 import type { Db } from '../db/database.js';
 import { GuideWriter, deleteGuide, getGuide, type GuideRow, listGuides, removeConfigGuidesExcept, saveGuide, setGuideError } from './guide.repository.js';
 import { readHdHomeRun } from './hdhomerun.client.js';
 import { parseM3u } from './m3u.parser.js';
-import { openSource, readSourceText, shownLocation } from './source-reader.js';
+import { isUrl, openSource, readSourceText, shownLocation } from './source-reader.js';
 import {
   applyChannelFavorites,
   deleteSource,
@@ -68,12 +71,39 @@ function shortLocation(location: string): string {
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** A path with its links followed; as written (normalised) when it does not exist yet. */
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/**
+ * Why a location given through the API may not be read, if it may not: an http(s) URL
+ * may, a local file only under a folder the user allowed (--allow-local-source), since
+ * anyone on the network who may write could otherwise make the server read any file it
+ * can (and show its lines as channel names). Config-file and flag locations are the
+ * user's own and are not checked.
+ */
+export function managedLocationProblem(location: string, allowedDirs: readonly string[]): string | undefined {
+  if (isUrl(location)) return undefined;
+  if (allowedDirs.length === 0) {
+    return 'Give an http:// or https:// URL: local files are accepted only under folders the server allows (start it with --allow-local-source DIR).';
+  }
+  if (!isAbsolute(location.trim())) return `Give an http(s) URL or an absolute path under ${allowedDirs.join(', ')}.`;
+  const real = realOrResolved(location.trim());
+  if (allowedDirs.some((dir) => isInsideTree(real, realOrResolved(dir)))) return undefined;
+  return `${location.trim().slice(0, 200)} is not under a folder the server allows for sources (${allowedDirs.join(', ')}); move it there, give an http(s) URL, or add its folder with --allow-local-source.`;
+}
+
 export class DvrSourcesService {
   private readonly guideRefreshes = new Map<string, Promise<RefreshSummary['guides'][number]>>();
 
   constructor(
     private readonly db: Db,
-    private readonly options: { logger?: Logger; now?: () => number } = {},
+    private readonly options: { logger?: Logger; now?: () => number; localSourceDirs?: readonly string[] } = {},
   ) {}
 
   private now(): number {
@@ -115,6 +145,8 @@ export class DvrSourcesService {
     if (spec.kind === 'hdhomerun' && spec.streams !== undefined) {
       throw new BadRequestError('streams', 'An HDHomeRun reports its own tuner count; leave out "streams".');
     }
+    // A tuner's location is an address, never read as a file.
+    if (spec.kind === 'm3u') this.checkManagedLocation(spec.location);
     return this.saveSpec(spec, 'managed');
   }
 
@@ -123,9 +155,23 @@ export class DvrSourcesService {
   }
 
   addGuide(location: string): GuideRow {
+    this.checkManagedLocation(location);
     const id = guideIdFor(location);
     if (!getGuide(this.db, id)) saveGuide(this.db, { id, location, origin: 'managed' }, this.now());
     return getGuide(this.db, id) as GuideRow;
+  }
+
+  private checkManagedLocation(location: string): void {
+    const problem = managedLocationProblem(location, this.options.localSourceDirs ?? []);
+    if (problem) throw new BadRequestError('location', problem);
+  }
+
+  /** Checked again at every read: a file may have become a link since it was added. */
+  private readableLocation(row: { location: string; origin: string }): string {
+    if (row.origin !== 'managed') return row.location;
+    const problem = managedLocationProblem(row.location, this.options.localSourceDirs ?? []);
+    if (problem) throw new Error(problem);
+    return row.location;
   }
 
   removeGuide(id: string): void {
@@ -158,7 +204,7 @@ export class DvrSourcesService {
   }
 
   private async readM3u(source: SourceRow, signal?: AbortSignal) {
-    const text = await readSourceText(source.location, signal ? { signal } : {});
+    const text = await readSourceText(this.readableLocation(source), signal ? { signal } : {});
     const playlist = parseM3u(text);
     // A web page or an error text where the playlist was must not wipe the channels; an empty playlist may.
     if (playlist.channels.length === 0 && (playlist.skipped > 0 || !/#EXTM3U|#EXTINF/i.test(text)) && text.trim() !== '') {
@@ -205,7 +251,7 @@ export class DvrSourcesService {
       else writer.programme({ ...p, stop: p.stop });
     };
     try {
-      const input = await openSource(guide.location, signal ? { signal } : {});
+      const input = await openSource(this.readableLocation(guide), signal ? { signal } : {});
       const counts = await parseXmltv(
         input,
         {

@@ -49,6 +49,8 @@ export interface DvrOptions {
   refreshInterval?: number;
   comskip?: boolean;
   connectTimeoutMs?: number;
+  /** Folders under which sources and guides added through the API may be local files (--allow-local-source). */
+  localSourceDirs?: readonly string[];
 }
 
 /** Re-planning at least this often keeps the plan rolling forward with the clock. */
@@ -75,7 +77,7 @@ export class DvrService {
     private readonly options: DvrOptions,
   ) {
     const shared = { ...(options.logger ? { logger: options.logger } : {}), ...(options.now ? { now: options.now } : {}) };
-    this.sources = new DvrSourcesService(db, shared);
+    this.sources = new DvrSourcesService(db, { ...shared, ...(options.localSourceDirs ? { localSourceDirs: options.localSourceDirs } : {}) });
     this.sources.applyConfig(options.sources);
     this.hub = new StreamHub({
       limitOf: (sourceId) => listSources(this.db).find((s) => s.id === sourceId)?.stream_limit ?? 1,

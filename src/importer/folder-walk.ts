@@ -5,14 +5,20 @@
  * Read-only by construction: only readdir, stat and realpath. Synchronous calls keep
  * the walk fast (no thread-pool round trip per file, about 100,000 files a second);
  * the walk yields to the event loop after every batch of directories so a server
- * scanning in the background keeps answering. Symlinked folders are followed once:
- * a link into the root itself or into a linked folder already walked (a loop, or a
- * second path to the same folder) is reported, not walked again. Only links cost a
- * realpath; plain folders cannot form a loop.
+ * scanning in the background keeps answering.
+ *
+ * Symbolic links are followed only where they stay in the library: a link whose target
+ * lies outside every import root and the recordings folder (`boundary`) is reported and
+ * skipped, unless the user opted in (--follow-external-links), so a link to /etc/shadow
+ * named like a video is never imported. A linked folder is walked once: a link into
+ * the root itself or into a linked folder already walked (a loop, or a second path to
+ * the same folder) is reported, not walked again. Only links cost a realpath; plain
+ * folders cannot form a loop.
  */
 import { type Dirent, type Stats, readdirSync, realpathSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { type PathBoundary, isInsideTree } from '../common/path-boundary.js';
 import { VIDEO_EXTENSIONS } from './media-name.parser.js';
 
 export interface WalkedFile {
@@ -70,7 +76,7 @@ function describe(error: unknown): string {
  * are in `sidecars` before its files are yielded, and a parent folder is read before
  * its children (a show folder's tvshow.nfo before its seasons).
  */
-export async function* walkRoot(root: string, problems: WalkProblem[], sidecars: SidecarIndex): AsyncGenerator<WalkedFile[]> {
+export async function* walkRoot(root: string, problems: WalkProblem[], sidecars: SidecarIndex, boundary: PathBoundary): AsyncGenerator<WalkedFile[]> {
   const walkedTrees: string[] = [];
   try {
     walkedTrees.push(realpathSync(root));
@@ -104,11 +110,11 @@ export async function* walkRoot(root: string, problems: WalkProblem[], sidecars:
       let isDirectory = entry.isDirectory();
       let isFile = entry.isFile();
       if (entry.isSymbolicLink()) {
-        const target = statOrReport(path, problems);
+        const target = followLink(path, boundary, problems);
         if (!target) continue;
-        isDirectory = target.isDirectory();
-        isFile = target.isFile();
-        if (isDirectory && !enterLinkedTree(path, walkedTrees, problems)) continue;
+        isDirectory = target.stats.isDirectory();
+        isFile = target.stats.isFile();
+        if (isDirectory && !enterLinkedTree(path, target.realPath, walkedTrees, problems)) continue;
       }
       if (isDirectory) pending.push({ dir: path, relative: childRelative });
       else if (isFile && hasVideoExtension(name)) {
@@ -136,18 +142,31 @@ function statOrReport(path: string, problems: WalkProblem[]): Stats | undefined 
   }
 }
 
-/** True (and remembered) when a linked folder leads outside everything walked so far. */
-function enterLinkedTree(link: string, walkedTrees: string[], problems: WalkProblem[]): boolean {
-  let real: string;
+/** Where a link leads, when it leads somewhere inside the library (or the user allows anywhere). */
+function followLink(link: string, boundary: PathBoundary, problems: WalkProblem[]): { realPath: string; stats: Stats } | undefined {
+  let realPath: string;
   try {
-    real = realpathSync(link);
+    realPath = realpathSync(link);
   } catch (error) {
     problems.push(problemOf(link, error));
-    return false;
+    return undefined;
   }
-  const under = (path: string, tree: string) => path === tree || path.startsWith(tree.endsWith(sep) ? tree : tree + sep);
+  if (!boundary.admits(realPath)) {
+    problems.push({
+      path: link,
+      reason: 'symbolic link to a place outside the import roots and recordings folder; skipped (start the server with --follow-external-links to follow such links)',
+      unreadable: false,
+    });
+    return undefined;
+  }
+  const stats = statOrReport(realPath, problems);
+  return stats ? { realPath, stats } : undefined;
+}
+
+/** True (and remembered) when a linked folder leads outside everything walked so far. */
+function enterLinkedTree(link: string, real: string, walkedTrees: string[], problems: WalkProblem[]): boolean {
   // Inside a walked tree: already walked. Above one: it would walk that tree again.
-  if (walkedTrees.some((tree) => under(real, tree) || under(tree, real))) {
+  if (walkedTrees.some((tree) => isInsideTree(real, tree) || isInsideTree(tree, real))) {
     problems.push({ path: link, reason: 'symbolic link loop or second link to a folder already scanned; skipped', unreadable: false });
     return false;
   }

@@ -138,6 +138,20 @@ export function getArtworkPath(db: Db, ownerId: string): string | undefined {
   return statement(db, 'SELECT path FROM import_artwork WHERE owner_id = ?').pluck().get(ownerId) as string | undefined;
 }
 
+export interface NotMediaFile {
+  item_id: string;
+  path: string;
+  problem: string | null;
+}
+
+/** Imported files ffprobe could not read (the first `limit` by path), and how many there are. */
+export function listNotMediaFiles(db: Db, limit: number): { count: number; files: NotMediaFile[] } {
+  const from = 'FROM items i JOIN import_files f ON f.item_id = i.id WHERE i.corrupted = 1';
+  const count = statement(db, `SELECT count(*) ${from}`).pluck().get() as number;
+  const files = count === 0 ? [] : (statement(db, `SELECT f.item_id, f.path, f.problem ${from} ORDER BY f.path LIMIT ?`).all(limit) as NotMediaFile[]);
+  return { count, files };
+}
+
 /** Items imported from roots inside `dir`, with their thumbnails. */
 export function listImportsUnder(db: Db, dir: string): { item_id: string; thumbnail: string | null }[] {
   // A range on the indexed root column: paths under `dir/` sort between `dir/` and `dir0` ('0' follows '/').

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { ImportRoot } from '../library/library-state.repository.js';
 import { forEachConcurrently } from '../common/concurrency.js';
+import { PathBoundary } from '../common/path-boundary.js';
 import { deleteItem, setProbeResults, setThumbnailUrl } from '../library/items.repository.js';
 import { type SidecarIndex, type WalkProblem, type WalkedFile, walkRoot } from './folder-walk.js';
 import {
@@ -74,6 +75,11 @@ export interface ImportServiceOptions {
   probeConcurrency?: number;
   now?: () => number;
   onProgress?: (progress: ScanProgress) => void;
+  /**
+   * Where symbolic links may lead (the import roots and the recordings folder, or
+   * anywhere with --follow-external-links); default: the roots being scanned.
+   */
+  boundary?: PathBoundary;
 }
 
 const FINGERPRINT_BYTES = 64 * 1024;
@@ -106,6 +112,8 @@ interface ScanRun {
   now: number;
   /** Folders and files the walk could not read: what was imported from them stays. */
   unreadable: string[];
+  /** Where symbolic links may lead. */
+  boundary: PathBoundary;
 }
 
 /** Files that vanished, findable by inode (same disk) or by content fingerprint (copied across). */
@@ -183,6 +191,7 @@ export class ImportService {
       writer: new ItemWriter(this.db, now, (path, reason) => this.fail(summary, path, reason)),
       now,
       unreadable: [],
+      boundary: this.options.boundary ?? new PathBoundary(() => roots.map((root) => root.path)),
     };
     const availableRoots = new Set<string>();
     for (const root of roots) {
@@ -232,7 +241,7 @@ export class ImportService {
     const problems: WalkProblem[] = [];
     let batch: WalkedFile[] = [];
     let found = 0;
-    for await (const files of walkRoot(root.path, problems, run.sidecars)) {
+    for await (const files of walkRoot(root.path, problems, run.sidecars, run.boundary)) {
       this.checkCancelled();
       for (const file of files) {
         run.seen.add(file.path);
@@ -388,10 +397,6 @@ export class ImportService {
   private fail(summary: ScanSummary, path: string, reason: string): void {
     summary.failed.push({ path, reason });
     this.options.logger.warn({ path, reason }, 'import problem');
-  }
-
-  hasImportsUnder(dir: string): boolean {
-    return listImportsUnder(this.db, dir).length > 0;
   }
 
   /** Removes everything imported from roots inside `dir` (the sample media, once real roots are configured). */

@@ -170,11 +170,13 @@ export interface ItemFileRow {
   kind: ItemKind;
   source: ItemSource;
   path: string | null;
+  /** ffprobe could not read the file: it is not media. */
+  corrupted: 0 | 1;
 }
 
-/** Kind, source and file of a playable item, or undefined for an unknown id. */
+/** Kind, source, file and probe verdict of a playable item, or undefined for an unknown id. */
 export function getItemFile(db: Db, id: string): ItemFileRow | undefined {
-  return statement(db, 'SELECT id, kind, source, path FROM items WHERE id = ?').get(id) as ItemFileRow | undefined;
+  return statement(db, 'SELECT id, kind, source, path, corrupted FROM items WHERE id = ?').get(id) as ItemFileRow | undefined;
 }
 
 /** Watch state as a player reports it; false when no such item. */

@@ -5,14 +5,16 @@
  * objects. Unknown ids raise NotFoundError.
  */
 import type { Db } from '../db/database.js';
-import { NotFoundError } from '../common/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
+import { PathBoundary } from '../common/path-boundary.js';
+import { imageTypeOf, readLeadingBytes } from '../common/file-signature.js';
 import { getJob, listJobs } from '../dvr/jobs.repository.js';
 import { listChannels } from '../dvr/channels.repository.js';
 import { type CollectionType, getCollection, getPlaylist, listCollections, listPlaylists } from './collections.repository.js';
 import { getItemJson, type ItemScope, listItemsJson, type ListShape } from './items.repository.js';
 import type { Channel, Collection, Job, Playlist, Show, VideoGroup } from './library.schemas.js';
 import type { DefaultItemOrder, ItemFilter, ItemSort, ParentFilter, ParentSort, SortRequest } from './list-query.js';
-import { getArtworkPath, getThumbnailPath } from '../importer/import-files.repository.js';
+import { getArtworkPath, getThumbnailPath, listNotMediaFiles, type NotMediaFile } from '../importer/import-files.repository.js';
 import { countLibrary, dataVersion, type LibraryCounts, totalChanges } from './library-state.repository.js';
 import { getParent, listParents, type ParentKind } from './parents.repository.js';
 import {
@@ -35,6 +37,8 @@ export interface LibraryServiceOptions {
   externalCheckIntervalMs?: number;
   /** Monotonic milliseconds; tests replace it. */
   now?: () => number;
+  /** Where artwork may be read from (the import roots); default: nowhere. */
+  boundary?: PathBoundary;
 }
 export type ParentQuery = ParentFilter & SortRequest<ParentSort>;
 
@@ -43,6 +47,7 @@ export class LibraryService {
   private externalCheckedAt = Number.NEGATIVE_INFINITY;
   private readonly externalCheckIntervalMs: number;
   private readonly now: () => number;
+  private readonly boundary: PathBoundary;
 
   constructor(
     private readonly db: Db,
@@ -50,6 +55,7 @@ export class LibraryService {
   ) {
     this.externalCheckIntervalMs = options.externalCheckIntervalMs ?? DEFAULT_EXTERNAL_CHECK_INTERVAL_MS;
     this.now = options.now ?? (() => performance.now());
+    this.boundary = options.boundary ?? PathBoundary.closed();
   }
 
   /**
@@ -71,14 +77,38 @@ export class LibraryService {
     return `${totalChanges(this.db)}.${this.externalVersion}`;
   }
 
-  /** The image file behind an item's or show's `/artwork/<id>` URL, if the importer found one. */
-  artworkPath(id: string): string | undefined {
-    return getArtworkPath(this.db, id);
+  /**
+   * The real path of the image behind an item's or show's `/artwork/<id>` URL, if the
+   * importer found one (undefined when not). Checked at every request, since the file
+   * may have changed since the scan: it must resolve inside the library (403) and its
+   * bytes must be a JPEG or PNG (409); one gone from disk is a 404.
+   */
+  artworkFile(id: string): string | undefined {
+    const path = getArtworkPath(this.db, id);
+    if (path === undefined) return undefined;
+    const resolved = this.boundary.resolve(path);
+    if (!resolved.ok) {
+      if (resolved.reason === 'outside') throw new ForbiddenError('outside_library', `The artwork of '${id}' leads outside the library folders; Antenna serves only files inside its import roots.`);
+      throw new NotFoundError('artwork file on disk for item', id);
+    }
+    let leading: Buffer;
+    try {
+      leading = readLeadingBytes(resolved.realPath, 8);
+    } catch {
+      throw new NotFoundError('readable artwork file for item', id);
+    }
+    if (!imageTypeOf(leading)) throw new ConflictError('not_an_image', `The artwork file of '${id}' is not a JPEG or PNG image; replace it with one and rescan.`);
+    return resolved.realPath;
   }
 
   /** The thumbnail Antenna made for an item, if any. */
   thumbnailPath(id: string): string | undefined {
     return getThumbnailPath(this.db, id);
+  }
+
+  /** Imported files that are not media (ffprobe could not read them): listed for the user, never served. */
+  notMediaFiles(limit: number): { count: number; files: NotMediaFile[] } {
+    return listNotMediaFiles(this.db, limit);
   }
 
   counts(): LibraryCounts {

@@ -5,7 +5,8 @@
  */
 import { rmSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
-import { ConflictError, NotFoundError } from '../common/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
+import type { PathBoundary } from '../common/path-boundary.js';
 import type { Db } from '../db/database.js';
 import { chaptersOf } from '../importer/import-files.repository.js';
 import { deleteRecordingItem } from '../dvr/recordings.repository.js';
@@ -26,6 +27,8 @@ export interface FileFacts {
 export interface MediaFilesOptions {
   /** Where the DVR writes its recordings: the only place a delete may remove a file from. */
   recordingsDir: string;
+  /** Where files may be streamed from: the import roots and the recordings folder. */
+  boundary: PathBoundary;
   now?: () => number;
   /** Stops a recording still in progress before its item is deleted (the DVR's hook; resolves when the file is closed). */
   stopRecording?: (itemId: string) => Promise<void>;
@@ -85,11 +88,27 @@ export class MediaFilesService {
     if (!setWatchState(this.db, id, { ...state, lastWatchedAt: now, updatedAt: now })) throw new NotFoundError('file', id);
   }
 
-  /** The file behind an item, for streaming; 404 when the library has none (the sender answers 404 if it is gone from disk). */
+  /**
+   * The real path of the file behind an item, for streaming. Only media inside the
+   * library is served: an imported file ffprobe could not read is not (409 not_media), nor one
+   * that now resolves outside the roots (403, a link swapped in after the scan); 404
+   * when the library has no file or it is gone from disk. An item not probed yet is
+   * served: the scan that imported it probes it next.
+   */
   streamPath(id: string): string {
     const row = this.file(id);
     if (!row.path) throw new NotFoundError('file on disk for item', id);
-    return row.path;
+    // For an import, corrupted means ffprobe could not read it; a recording's flag means damaged (cut short, gaps), still playable.
+    if (row.corrupted && row.source !== 'recordings') {
+      throw new ConflictError('not_media', `The file of '${id}' is not media ffprobe can read, so Antenna does not serve it; replace it with a playable file and rescan.`);
+    }
+    const resolved = this.options.boundary.resolve(row.path);
+    if (resolved.ok) return resolved.realPath;
+    if (resolved.reason === 'outside') {
+      throw new ForbiddenError('outside_library', `The file of '${id}' leads outside the import roots and recordings folder; Antenna serves only files inside them (see --follow-external-links).`);
+    }
+    if (resolved.reason === 'missing') throw new NotFoundError('file on disk for item', id);
+    throw new ForbiddenError('file_unreadable', `The file of '${id}' cannot be read by the server (${resolved.error?.code ?? 'error'}); check its permissions.`);
   }
 
   /**

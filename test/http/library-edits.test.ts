@@ -2,6 +2,7 @@
  * Edits through the management interface and their effect on interface A: flags on
  * items, shows and video groups; collections; playlists, including concurrent edits.
  */
+import { PathBoundary } from '../../src/common/path-boundary.js';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   seedLibrary(temp.db);
   app = await buildTestApp(temp, {
     management: {
-      files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings') }),
+      files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), boundary: PathBoundary.closed() }),
       edits: new LibraryEditsService(temp.db),
       token: undefined,
       roots: () => [],

@@ -4,9 +4,10 @@
  * who may write (token, private addresses).
  */
 import type { FastifyInstance } from 'fastify';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { PathBoundary } from '../../src/common/path-boundary.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertEpisode, upsertMovie } from '../../src/library/items.repository.js';
 import type { ImportRoot } from '../../src/library/library-state.repository.js';
@@ -29,7 +30,11 @@ const BYTES = Buffer.from(Array.from({ length: 10_000 }, (_, i) => i % 251));
 async function build(token: string | undefined): Promise<FastifyInstance> {
   return buildTestApp(temp, {
     management: {
-      files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), now: () => 1_800_000_000_000 }),
+      files: new MediaFilesService(temp.db, {
+        recordingsDir: join(temp.dir, 'recordings'),
+        boundary: new PathBoundary(() => [join(temp.dir, 'media'), join(temp.dir, 'recordings')]),
+        now: () => 1_800_000_000_000,
+      }),
       edits: new LibraryEditsService(temp.db),
       token,
       roots: () => ROOTS,
@@ -253,5 +258,68 @@ describe('who may write', () => {
   it('refuses before reading the body', async () => {
     const response = await guarded.inject({ method: 'POST', url: '/dvr/scans', payload: '{broken', headers: { 'content-type': 'application/json' } });
     expect(response.statusCode).toBe(401);
+  });
+
+  it('refuses a write from another site’s web page with 403, with or without the token, and takes its own pages and native clients', async () => {
+    const url = '/dvr/files/mov-1/playback_time/3';
+    const evil = { origin: 'http://evil.example', host: '192.168.1.20:8089' };
+    for (const [method, target] of [['PUT', url], ['DELETE', '/dvr/files/mov-1'], ['POST', '/dvr/scans']] as const) {
+      const refused = await open.inject({ method, url: target, headers: evil });
+      expect(refused.statusCode, method).toBe(403);
+      expect(refused.json()).toMatchObject({ status: 403, code: 'forbidden_origin', message: expect.stringContaining('--allow-origin') });
+    }
+    const withToken = await guarded.inject({ method: 'PUT', url, headers: { ...evil, authorization: `Bearer ${TOKEN}` } });
+    expect(withToken.statusCode).toBe(403);
+    // The scan was not queued: refused before anything ran.
+    const before = scansRequested.length;
+    expect((await open.inject({ method: 'POST', url: '/dvr/scans', headers: evil })).statusCode).toBe(403);
+    expect(scansRequested.length).toBe(before);
+
+    expect((await open.inject({ method: 'PUT', url, headers: { host: '192.168.1.20:8089' } })).statusCode).toBe(200);
+    expect((await open.inject({ method: 'PUT', url, headers: { origin: 'http://192.168.1.20:8089', host: '192.168.1.20:8089' } })).statusCode).toBe(200);
+    const rebound = await open.inject({ method: 'PUT', url, headers: { origin: 'http://tv.attacker.example:8089', host: 'tv.attacker.example:8089' } });
+    expect(rebound.json()).toMatchObject({ status: 403, code: 'forbidden_host' });
+    // Reads stay open to any page.
+    expect((await open.inject({ url: '/dvr/files/mov-1', headers: evil })).statusCode).toBe(200);
+  });
+});
+
+describe('what is served', () => {
+  it('serves the whole file as 206 for a suffix longer than the file (RFC 9110), and 416 for an empty suffix', async () => {
+    const response = await open.inject({ url: '/dvr/files/mov-1/stream', headers: { range: 'bytes=-99999999' } });
+    expect(response.statusCode).toBe(206);
+    expect(response.headers['content-range']).toBe(`bytes 0-${BYTES.length - 1}/${BYTES.length}`);
+    expect(response.rawPayload.equals(BYTES)).toBe(true);
+    expect((await open.inject({ url: '/dvr/files/mov-1/stream', headers: { range: 'bytes=-0' } })).statusCode).toBe(416);
+  });
+
+  it('never serves an imported file ffprobe could not read (409 not_media)', async () => {
+    const movie = MOVIES.find((m) => m.id === 'mov-2');
+    const notMedia = join(temp.dir, 'media', 'Not Media (2001).mkv');
+    writeFileSync(notMedia, 'root:x:0:0:root:/root:/bin/bash\n');
+    upsertMovie(temp.db, { ...movie!, source: 'imports', path: notMedia, corrupted: true });
+    const response = await open.inject({ url: '/dvr/files/mov-2/stream' });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toMatchObject({ status: 409, code: 'not_media' });
+    expect(response.body).not.toContain('root:x');
+  });
+
+  it('refuses a file that has become a link out of the library since it was imported (403), and follows one that stays inside', async () => {
+    const movie = MOVIES.find((m) => m.id === 'mov-3');
+    const linked = join(temp.dir, 'media', 'Linked (2003).mkv');
+    const secret = join(temp.dir, 'secret.txt');
+    writeFileSync(secret, 'secret bytes');
+    symlinkSync(secret, linked);
+    upsertMovie(temp.db, { ...movie!, path: linked });
+    const refused = await open.inject({ url: '/dvr/files/mov-3/stream' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ status: 403, code: 'outside_library' });
+    expect(refused.body).not.toContain('secret bytes');
+
+    rmSync(linked);
+    symlinkSync(mediaFile, linked);
+    const inside = await open.inject({ url: '/dvr/files/mov-3/stream' });
+    expect(inside.statusCode).toBe(200);
+    expect(inside.rawPayload.equals(BYTES)).toBe(true);
   });
 });

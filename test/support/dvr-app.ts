@@ -2,6 +2,7 @@
  * A DvrService over a real temp library, fed by M3U and XMLTV files written into a
  * temp directory, and the full HTTP app with its management routes over both.
  */
+import { PathBoundary } from '../../src/common/path-boundary.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -93,6 +94,8 @@ export function createDvr(temp: TempLibrary, setup: DvrSetup): DvrService {
     ...(setup.now ? { now: setup.now } : {}),
     refreshInterval: 0,
     comskip: false,
+    // The tests' playlists and guides are files in the temporary folder, added through the API too.
+    localSourceDirs: [temp.dir],
   });
 }
 
@@ -100,7 +103,7 @@ export function createDvr(temp: TempLibrary, setup: DvrSetup): DvrService {
 export function buildDvrApp(temp: TempLibrary, dvr: DvrService, token?: string): Promise<FastifyInstance> {
   return buildTestApp(temp, {
     management: {
-      files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings') }),
+      files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), boundary: new PathBoundary(() => [join(temp.dir, 'recordings')]) }),
       edits: new LibraryEditsService(temp.db),
       token,
       roots: () => [],

@@ -1,0 +1,69 @@
+/**
+ * Where the server may read a user's files from: inside the configured import roots
+ * and its own recordings folder, judged by real paths (after every symbolic link), so
+ * a link inside a media folder that points at /etc is not the library. The importer
+ * asks before following a link; the file and artwork routes ask again at every
+ * request, since a file may be swapped for a link after it was imported.
+ *
+ * `followExternal` (--follow-external-links) is the user's opt-in to links that leave
+ * the roots: then everything the library holds may be read.
+ */
+import { realpathSync } from 'node:fs';
+import { sep } from 'node:path';
+
+/** True when `path` is `tree` or lies below it; both absolute and normal. */
+export function isInsideTree(path: string, tree: string): boolean {
+  return path === tree || path.startsWith(tree.endsWith(sep) ? tree : tree + sep);
+}
+
+export type Resolution =
+  | { ok: true; realPath: string }
+  | { ok: false; reason: 'missing' | 'outside' | 'unreadable'; error?: NodeJS.ErrnoException };
+
+export class PathBoundary {
+  /** Real paths of the trees, resolved when first needed and again when a path seems outside (a root mounted later). */
+  private realTrees: string[] | undefined;
+
+  constructor(
+    private readonly trees: () => readonly string[],
+    readonly followExternal = false,
+  ) {}
+
+  /** A boundary that admits nothing: the safe default where no roots were given. */
+  static closed(): PathBoundary {
+    return new PathBoundary(() => []);
+  }
+
+  /** True when a real (already resolved) path lies inside a tree, or links may go anywhere. */
+  admits(realPath: string): boolean {
+    if (this.followExternal) return true;
+    if (this.currentTrees().some((tree) => isInsideTree(realPath, tree))) return true;
+    // A root that was missing or re-pointed since the trees were resolved.
+    this.realTrees = undefined;
+    return this.currentTrees().some((tree) => isInsideTree(realPath, tree));
+  }
+
+  /** Follows every link in `path` and says whether the file it reaches may be read. */
+  resolve(path: string): Resolution {
+    let realPath: string;
+    try {
+      realPath = realpathSync(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return { ok: false, reason: code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable', error: error as NodeJS.ErrnoException };
+    }
+    return this.admits(realPath) ? { ok: true, realPath } : { ok: false, reason: 'outside' };
+  }
+
+  private currentTrees(): string[] {
+    this.realTrees ??= this.trees().flatMap((tree) => {
+      try {
+        return [realpathSync(tree)];
+      } catch {
+        // Not there now (an unmounted disk): nothing can be inside it.
+        return [];
+      }
+    });
+    return this.realTrees;
+  }
+}
