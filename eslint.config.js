@@ -1,6 +1,57 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Dependencies run one way (docs/architecture.md, "Layers"): each folder of src/ may
+ * import only the folders listed for it here, besides itself and src/version.ts. The
+ * built-in no-restricted-imports rule keeps it so; a forbidden import fails `npm run
+ * lint` and so CI. (No plugin: every folder sits directly under src/, so a relative
+ * import names its folder as `../<folder>/`.)
+ */
+const FOLDERS = ['common', 'model', 'db', 'repositories', 'media-tools', 'library', 'importer', 'dvr', 'management', 'player', 'discovery', 'sample', 'config', 'api', 'app', 'cli'];
+const LOWER = ['common', 'model', 'db', 'repositories', 'media-tools'];
+const ALLOWED = {
+  common: [],
+  model: ['common'],
+  db: ['common'],
+  repositories: ['common', 'model', 'db'],
+  'media-tools': ['common', 'model'],
+  // Domains: the layers below, never each other (the app wires them together).
+  library: LOWER,
+  importer: LOWER,
+  dvr: LOWER,
+  management: LOWER,
+  player: LOWER,
+  discovery: LOWER,
+  sample: LOWER,
+  // Settings are checked with the domains' own pure checks (service types, mpv options).
+  config: ['common', 'model', 'discovery', 'player'],
+  // Routes call services; SQL and the database stay behind them.
+  api: ['common', 'model', 'media-tools', 'library', 'importer', 'dvr', 'management', 'player', 'discovery', 'sample'],
+  app: FOLDERS.filter((folder) => folder !== 'app' && folder !== 'cli'),
+  cli: FOLDERS.filter((folder) => folder !== 'cli'),
+};
+
+const boundaries = Object.entries(ALLOWED).map(([folder, allowed]) => {
+  const forbidden = FOLDERS.filter((other) => other !== folder && !allowed.includes(other));
+  return {
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...(forbidden.length > 0
+              ? [{ group: forbidden.map((other) => `../${other}/*`), message: `src/${folder} may import only ${allowed.join(', ') || 'nothing outside itself'} (see docs/architecture.md, Layers).` }]
+              : []),
+            { group: ['../../*'], message: 'Import through the folder directly under src/.' },
+          ],
+        },
+      ],
+    },
+  };
+});
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', '.bench/'] },
   js.configs.recommended,
@@ -15,4 +66,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  ...boundaries,
 );

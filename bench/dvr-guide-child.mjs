@@ -10,9 +10,9 @@ import process from 'node:process';
 import { databasePath, openDatabase, prepareDataDir } from '../dist/db/database.js';
 import { DvrService } from '../dist/dvr/dvr.service.js';
 import { guideIdFor, sourceIdFor } from '../dist/dvr/dvr-sources.service.js';
-import { iterateProgrammes } from '../dist/dvr/guide.repository.js';
-import { listJobs } from '../dist/dvr/jobs.repository.js';
-import { insertRule } from '../dist/dvr/rules.repository.js';
+import { iterateProgrammes } from '../dist/repositories/guide.repository.js';
+import { listJobs } from '../dist/repositories/jobs.repository.js';
+import { insertRule } from '../dist/repositories/rules.repository.js';
 import { parseXmltv } from '../dist/dvr/xmltv.parser.js';
 import { writeGuide } from './generate-guide.mjs';
 

@@ -25,7 +25,7 @@ const STREAM_CLIENTS = 20;
 
 async function generate(data, file) {
   const { openDatabase, prepareDataDir, databasePath } = await import(pathToFileURL(join(ROOT, 'dist/db/database.js')).href);
-  const { upsertMovie } = await import(pathToFileURL(join(ROOT, 'dist/library/items.repository.js')).href);
+  const { upsertMovie } = await import(pathToFileURL(join(ROOT, 'dist/repositories/items.repository.js')).href);
   prepareDataDir(data);
   const db = openDatabase(databasePath(data));
   db.transaction(() => {

@@ -8,13 +8,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { DvrService } from '../dvr/dvr.service.js';
 import type { Airing } from '../dvr/job-planner.js';
-import { RuleDefinitionSchema, RuleSchema, type RuleDefinition, type StoredRule } from '../dvr/rule.schemas.js';
-import type { SourceRow } from '../dvr/sources.repository.js';
-import type { GuideRow } from '../dvr/guide.repository.js';
+import { RuleDefinitionSchema, RuleSchema, type RuleDefinition, type StoredRule } from '../model/rule.schemas.js';
+import type { GuideRow, SourceRow } from '../dvr/dvr-sources.service.js';
 import { shownLocation } from '../dvr/source-reader.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
 import { CORS_HEADERS } from './cors.js';
 import { type ErrorBody, ErrorSchema, sendError } from './error-reply.js';
+import { TAGS } from './openapi-tags.js';
 
 export interface DvrRoutesDeps {
   dvr: DvrService;
@@ -129,7 +129,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   const { dvr } = deps;
   const ruleId = (request: FastifyRequest) => Number((request.params as { id: string }).id);
   const number = (request: FastifyRequest) => (request.params as { number: string }).number.replace('-', '.');
-  const tags = ['dvr'];
+  const tags = [TAGS.dvr];
 
   // ---------------------------------------------------------------- rules
   app.get('/dvr/rules', { schema: { summary: 'List recording rules', tags, response: { 200: Type.Array(RuleSchema), 401: ErrorSchema } } }, (_request, reply) =>
@@ -306,7 +306,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   // ---------------------------------------------------------------- live TV
   app.get(
     '/devices/ANY/channels/:number/stream.mpg',
-    { schema: { summary: "Watch a channel live (MPEG-TS); viewers and recordings of a channel share one tuner", tags, params: NumberParams, response: { ...Errors, 503: ErrorSchema } } },
+    { schema: { summary: "Watch a channel live (MPEG-TS); viewers and recordings of a channel share one tuner", tags: [TAGS.media], params: NumberParams, response: { ...Errors, 503: ErrorSchema } } },
     (request, reply) => liveStream(dvr, number(request), request, reply),
   );
 }

@@ -5,8 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { MembershipError } from '../library/collections.repository.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnavailableError, truncate } from '../common/errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, MembershipError, NotFoundError, UnavailableError, truncate } from '../common/errors.js';
 import { withCorsHeaders } from './cors.js';
 
 export const ErrorSchema = Type.Object(

@@ -31,6 +31,7 @@ import type { LibraryEditsService } from '../management/library-edits.service.js
 import { requireWriteAccess } from './write-access.js';
 import { IdParamsSchema } from './query.schemas.js';
 import { ResponseCache } from './response-cache.js';
+import { OPENAPI_TAGS } from './openapi-tags.js';
 import { registerStatus } from './status.routes.js';
 
 export interface HttpAppOptions {
@@ -114,9 +115,10 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
         title: 'Antenna',
         version: VERSION,
         description:
-          'Interface A: the read-only library interface under /api/v1. Every error is JSON: {status, code, message}. ' +
+          'Interface A, the read-only library interface under /api/v1, and the management, DVR and media routes. Every error is JSON: {status, code, message}. ' +
           'Answers carry a strong ETag; send If-None-Match for a 304. Properties whose value is null are omitted.',
       },
+      tags: OPENAPI_TAGS,
     },
     transform: documentIdParameter,
   });

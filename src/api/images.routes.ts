@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { LibraryService } from '../library/library.service.js';
 import { ErrorSchema, sendError } from './error-reply.js';
 import { sendKnownFile } from './file-sender.js';
+import { TAGS } from './openapi-tags.js';
 
 interface ImageRoute {
   url: string;
@@ -40,7 +41,7 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
       {
         schema: {
           summary: route.summary,
-          tags: ['media'],
+          tags: [TAGS.media],
           params: Type.Object({ id: Type.String({ maxLength: 512 }) }),
           response: { 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema },
         },

@@ -18,7 +18,7 @@ import {
   ShowSchema,
   VideoGroupSchema,
   VideoSchema,
-} from '../library/library.schemas.js';
+} from '../model/library.schemas.js';
 import type { MapContext } from '../library/resource-mappers.js';
 import { type AnswerFront, answerHeaders, encodingFor } from './answer-front.js';
 import { ErrorSchema, sendError } from './error-reply.js';
@@ -33,6 +33,7 @@ import {
   toParentQuery,
 } from './query.schemas.js';
 import type { ResponseCache } from './response-cache.js';
+import { TAGS } from './openapi-tags.js';
 
 export interface InterfaceADeps {
   library: LibraryService;
@@ -49,7 +50,6 @@ interface RouteSpec {
   url: string;
   summary: string;
   description?: string;
-  tag: string;
   querystring?: TSchema & { properties?: Record<string, unknown> };
   withId?: boolean;
   response: TSchema;
@@ -66,7 +66,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/shows',
       summary: 'List shows',
       description: `Alphabetical by default. ${LIST_NOTE}`,
-      tag: 'shows',
       querystring: ParentQuerySchema,
       response: Type.Array(ShowSchema),
       render: (_, q, c) => s.show.many(library.listShows(toParentQuery(q), c)),
@@ -74,7 +73,6 @@ function specs(library: LibraryService): RouteSpec[] {
     {
       url: '/api/v1/shows/:id',
       summary: 'Get a show',
-      tag: 'shows',
       withId: true,
       response: ShowSchema,
       render: (id, _, c) => s.show.one(library.getShow(id, c)),
@@ -83,7 +81,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/shows/:id/episodes',
       summary: "List a show's episodes",
       description: `In season and episode order by default. ${LIST_NOTE}`,
-      tag: 'shows',
       withId: true,
       querystring: ItemQuerySchema,
       response: Type.Array(EpisodeSchema),
@@ -93,7 +90,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/episodes',
       summary: 'List episodes',
       description: `Newest first by default. ${LIST_NOTE}`,
-      tag: 'episodes',
       querystring: ItemQuerySchema,
       response: Type.Array(EpisodeSchema),
       render: (_, q, c) => library.listEpisodes(toItemQuery(q), c),
@@ -101,7 +97,6 @@ function specs(library: LibraryService): RouteSpec[] {
     {
       url: '/api/v1/episodes/:id',
       summary: 'Get an episode',
-      tag: 'episodes',
       withId: true,
       response: EpisodeSchema,
       render: (id, _, c) => library.getEpisode(id, c),
@@ -110,7 +105,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/movies',
       summary: 'List movies',
       description: `Alphabetical by default. ${LIST_NOTE}`,
-      tag: 'movies',
       querystring: MovieQuerySchema,
       response: Type.Array(MovieSchema),
       render: (_, q, c) => library.listMovies(toItemQuery(q), c),
@@ -118,7 +112,6 @@ function specs(library: LibraryService): RouteSpec[] {
     {
       url: '/api/v1/movies/:id',
       summary: 'Get a movie',
-      tag: 'movies',
       withId: true,
       response: MovieSchema,
       render: (id, _, c) => library.getMovie(id, c),
@@ -127,7 +120,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/video_groups',
       summary: 'List video groups',
       description: `Alphabetical by default. ${LIST_NOTE}`,
-      tag: 'videos',
       querystring: ParentQuerySchema,
       response: Type.Array(VideoGroupSchema),
       render: (_, q, c) => s.videoGroup.many(library.listVideoGroups(toParentQuery(q), c)),
@@ -135,7 +127,6 @@ function specs(library: LibraryService): RouteSpec[] {
     {
       url: '/api/v1/video_groups/:id',
       summary: 'Get a video group',
-      tag: 'videos',
       withId: true,
       response: VideoGroupSchema,
       render: (id, _, c) => s.videoGroup.one(library.getVideoGroup(id, c)),
@@ -144,7 +135,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/video_groups/:id/videos',
       summary: "List a video group's videos",
       description: `In season, episode and title order by default. ${LIST_NOTE}`,
-      tag: 'videos',
       withId: true,
       querystring: VideoQuerySchema,
       response: Type.Array(VideoSchema),
@@ -154,7 +144,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/videos',
       summary: 'List videos',
       description: `Newest first by default. ${LIST_NOTE}`,
-      tag: 'videos',
       querystring: VideoQuerySchema,
       response: Type.Array(VideoSchema),
       render: (_, q, c) => library.listVideos(toItemQuery(q), c),
@@ -162,7 +151,6 @@ function specs(library: LibraryService): RouteSpec[] {
     {
       url: '/api/v1/videos/:id',
       summary: 'Get a video',
-      tag: 'videos',
       withId: true,
       response: VideoSchema,
       render: (id, _, c) => library.getVideo(id, c),
@@ -170,7 +158,6 @@ function specs(library: LibraryService): RouteSpec[] {
     {
       url: '/api/v1/collections',
       summary: 'List collections, alphabetically',
-      tag: 'collections',
       querystring: CollectionQuerySchema,
       response: Type.Array(CollectionSchema),
       render: (_, q, c) => s.collection.many(library.listCollections(q.collection_type as 'movies' | 'shows' | undefined, c)),
@@ -178,7 +165,6 @@ function specs(library: LibraryService): RouteSpec[] {
     {
       url: '/api/v1/collections/:id',
       summary: 'Get a collection',
-      tag: 'collections',
       withId: true,
       response: CollectionSchema,
       render: (id, _, c) => s.collection.one(library.getCollection(id, c)),
@@ -189,7 +175,6 @@ function specs(library: LibraryService): RouteSpec[] {
       description:
         `A movies collection lists its movies (alphabetical by default); a shows collection the episodes of its shows ` +
         `(by show, season and episode by default). ${LIST_NOTE}`,
-      tag: 'collections',
       withId: true,
       querystring: ItemQuerySchema,
       response: ContentListSchema,
@@ -198,14 +183,12 @@ function specs(library: LibraryService): RouteSpec[] {
     {
       url: '/api/v1/playlists',
       summary: 'List playlists, alphabetically',
-      tag: 'playlists',
       response: Type.Array(PlaylistSchema),
       render: () => s.playlist.many(library.listPlaylists()),
     },
     {
       url: '/api/v1/playlists/:id',
       summary: 'Get a playlist',
-      tag: 'playlists',
       withId: true,
       response: PlaylistSchema,
       render: (id) => s.playlist.one(library.getPlaylist(id)),
@@ -214,7 +197,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/playlists/:id/content',
       summary: "List a playlist's items",
       description: `Movies, episodes and videos, each in its own shape, in the playlist's order unless a sort is given. ${LIST_NOTE}`,
-      tag: 'playlists',
       withId: true,
       querystring: ItemQuerySchema,
       response: ContentListSchema,
@@ -224,14 +206,12 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/jobs',
       summary: 'List scheduled recording jobs',
       description: 'In start-time order. start_time and end_time are epoch seconds.',
-      tag: 'jobs',
       response: Type.Array(JobSchema),
       render: (_, __, c) => s.job.many(library.listJobs(c)),
     },
     {
       url: '/api/v1/jobs/:id',
       summary: 'Get a scheduled recording job',
-      tag: 'jobs',
       withId: true,
       response: JobSchema,
       render: (id, _, c) => s.job.one(library.getJob(id, c)),
@@ -240,7 +220,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/all',
       summary: 'List every episode, movie and video',
       description: `Each item in its own shape; the filters and sorts of /api/v1/episodes. Newest first by default. ${LIST_NOTE}`,
-      tag: 'library',
       querystring: ItemQuerySchema,
       response: AllListSchema,
       render: (_, q, c) => library.listAll(toItemQuery(q), c),
@@ -249,7 +228,6 @@ function specs(library: LibraryService): RouteSpec[] {
       url: '/api/v1/channels',
       summary: 'List channels',
       description: 'In channel-number order.',
-      tag: 'channels',
       response: Type.Array(ChannelSchema),
       render: (_, __, c) => s.channel.many(library.listChannels(c)),
     },
@@ -308,7 +286,7 @@ export function registerInterfaceA(app: FastifyInstance, deps: InterfaceADeps): 
         schema: {
           summary: spec.summary,
           ...(spec.description ? { description: spec.description } : {}),
-          tags: [spec.tag],
+          tags: [TAGS.library],
           ...(spec.querystring ? { querystring: spec.querystring } : {}),
           response: { 200: spec.response, 400: ErrorSchema, 404: ErrorSchema },
         },

@@ -16,7 +16,7 @@ import {
   ShowSchema,
   VideoGroupSchema,
   VideoSchema,
-} from '../library/library.schemas.js';
+} from '../model/library.schemas.js';
 
 export type Serializer = (value: unknown) => string;
 

@@ -5,7 +5,7 @@
  */
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import { CollectionSchema, PlaylistSchema, ShowSchema, VideoGroupSchema } from '../library/library.schemas.js';
+import { CollectionSchema, PlaylistSchema, ShowSchema, VideoGroupSchema } from '../model/library.schemas.js';
 import type { LibraryService } from '../library/library.service.js';
 import type { LibraryEditsService } from '../management/library-edits.service.js';
 import { MAX_PLAYLIST_ITEMS } from '../management/library-edits.service.js';
@@ -13,6 +13,7 @@ import type { MediaFilesService } from '../management/media-files.service.js';
 import { CORS_HEADERS } from './cors.js';
 import { ErrorSchema } from './error-reply.js';
 import { serializers } from './json-serializers.js';
+import { TAGS } from './openapi-tags.js';
 
 export interface LibraryEditsDeps {
   edits: LibraryEditsService;
@@ -53,7 +54,7 @@ export function registerLibraryEdits(app: FastifyInstance, deps: LibraryEditsDep
     json(reply, status, serializers.collection.one(library.getCollection(collectionId, context(request))));
   const playlist = (reply: FastifyReply, playlistId: string, status = 200) => json(reply, status, serializers.playlist.one(library.getPlaylist(playlistId)));
   const schema = (summary: string, extra: Record<string, unknown>, response: Record<number, TSchema>): { schema: FastifySchema } => ({
-    schema: { summary, tags: ['management'], ...extra, response: { ...response, ...Errors } },
+    schema: { summary, tags: [TAGS.management], ...extra, response: { ...response, ...Errors } },
   });
 
   app.patch(

@@ -6,11 +6,12 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ImportRoot } from '../library/library-state.repository.js';
+import type { ImportRoot } from '../model/import-root.js';
 import { MAX_PLAYBACK_SECONDS, type MediaFilesService } from '../management/media-files.service.js';
 import { CORS_HEADERS } from './cors.js';
 import { ErrorSchema, sendError } from './error-reply.js';
 import { sendKnownFile } from './file-sender.js';
+import { TAGS } from './openapi-tags.js';
 
 export interface ManagementDeps {
   files: MediaFilesService;
@@ -45,7 +46,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
 
   app.get(
     '/dvr/files/:id',
-    { schema: { summary: 'A playable item with its file facts', tags: ['management'], params: IdParams, response: { 200: FileItem, 404: ErrorSchema } } },
+    { schema: { summary: 'A playable item with its file facts', tags: [TAGS.management], params: IdParams, response: { 200: FileItem, 404: ErrorSchema } } },
     (request, reply) => {
       const { id } = request.params as { id: string };
       const base = deps.baseUrl(request);
@@ -61,7 +62,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
     { url: '/dvr/files/:id/unwatch', summary: 'Mark an item unwatched', change: (id: string) => files.unwatch(id) },
   ];
   for (const route of watchState) {
-    app.put(route.url, { schema: { summary: route.summary, tags: ['management'], params: IdParams, response: { 200: Item, ...ErrorReplies } } }, (request, reply) => {
+    app.put(route.url, { schema: { summary: route.summary, tags: [TAGS.management], params: IdParams, response: { 200: Item, ...ErrorReplies } } }, (request, reply) => {
       const { id } = request.params as { id: string };
       route.change(id);
       return itemAnswer(request, reply, id);
@@ -73,7 +74,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
     {
       schema: {
         summary: 'Set where playback resumes, in seconds',
-        tags: ['management'],
+        tags: [TAGS.management],
         params: Type.Object({
           id: Type.String({ minLength: 1, maxLength: 2048 }),
           // A decimal number: no sign, no exponent, so NaN, Infinity and "-1" are refused.
@@ -106,7 +107,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
     {
       schema: {
         summary: 'Delete a recording the DVR made (file and entry); imported files are never deleted (409)',
-        tags: ['management'],
+        tags: [TAGS.management],
         params: IdParams,
         response: { 204: Type.Null(), 409: ErrorSchema, ...ErrorReplies },
       },
@@ -124,7 +125,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
         schema: {
           summary: 'The item\'s media file: byte ranges, If-Range, conditional GET, HEAD; only media inside the library (403, 409)',
           description: 'The extension form (stream.mkv) is for players that choose a demuxer by URL; any extension serves the same file.',
-          tags: ['media'],
+          tags: [TAGS.media],
           params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }), ext: Type.Optional(Type.String({ maxLength: 16 })) }),
           response: { 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 416: ErrorSchema },
         },
@@ -141,7 +142,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
     {
       schema: {
         summary: 'Rescan the import roots, or the one named',
-        tags: ['management'],
+        tags: [TAGS.management],
         body: Type.Optional(Type.Object({ root: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) }, { additionalProperties: false })),
         response: { 202: Type.Object({ roots: Type.Array(Type.Object({ kind: Type.String(), path: Type.String() })) }), ...ErrorReplies },
       },

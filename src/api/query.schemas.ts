@@ -11,7 +11,7 @@ import {
   type ItemSort,
   type Order,
   type Source,
-} from '../library/list-query.js';
+} from '../model/list-query.js';
 import type { ItemQuery, ParentQuery } from '../library/library.service.js';
 import { StringEnum } from '../common/string-enum.js';
 

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { LibraryService } from '../library/library.service.js';
 import type { ScanStatus } from '../importer/scan-scheduler.js';
 import type { ResponseCache } from './response-cache.js';
+import { TAGS } from './openapi-tags.js';
 
 const Count = Type.Integer({ minimum: 0 });
 /** Problems listed in /status; the count says how many there are in all. */
@@ -128,7 +129,7 @@ function scanOf(status: ScanStatus, library: LibraryService) {
 export function registerStatus(app: FastifyInstance, deps: StatusDeps): void {
   app.get(
     '/status',
-    { schema: { summary: 'Server version, uptime and library counts', tags: ['server'], response: { 200: StatusSchema } } },
+    { schema: { summary: 'Server version, uptime and library counts', tags: [TAGS.status], response: { 200: StatusSchema } } },
     () => ({
       name: 'antenna',
       version: deps.version,

@@ -16,14 +16,14 @@ import { ScanScheduler } from '../importer/scan-scheduler.js';
 import { LibraryService } from '../library/library.service.js';
 import { LibraryEditsService } from '../management/library-edits.service.js';
 import { MediaFilesService } from '../management/media-files.service.js';
-import { isLibraryEmpty, replaceImportRoots } from '../library/library-state.repository.js';
-import { removeSampleLibrary } from '../sample/sample-library.js';
+import { isLibraryEmpty, replaceImportRoots } from '../repositories/library-state.repository.js';
+import { removeSampleLibrary } from '../repositories/sample-library.repository.js';
 import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js';
 import { VERSION } from '../version.js';
 import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
 import { PathBoundary } from '../common/path-boundary.js';
-import { listImportsUnder } from '../importer/import-files.repository.js';
+import { listImportsUnder } from '../repositories/import-files.repository.js';
 import { ensureSampleMedia, sampleMediaDir, sampleRoots } from '../sample/sample-media.js';
 
 export interface RunningServer {

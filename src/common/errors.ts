@@ -63,3 +63,8 @@ export class ForbiddenError extends Error {
     super(message);
   }
 }
+
+/** A write that names a member a collection cannot hold (a movie for a shows collection): HTTP 400 invalid_member. */
+export class MembershipError extends Error {
+  override readonly name = 'MembershipError';
+}

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { delimiter, dirname, resolve, sep } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { ImportRoot } from '../library/library-state.repository.js';
+import type { ImportRoot } from '../model/import-root.js';
 import { SERVER_SERVICE_TYPE } from '../discovery/dns-sd.js';
 import {
   type LogLevel,

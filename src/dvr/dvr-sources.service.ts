@@ -4,14 +4,14 @@
  * management interface. A refresh that fails keeps what the last good one gave and
  * records the error on the source or guide, for /dvr/sources and /dvr/guides to show.
  */
-import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import { isInsideTree } from '../common/path-boundary.js';
+import { digest } from '../model/ids.js';
 import type { Db } from '../db/database.js';
-import { GuideWriter, deleteGuide, getGuide, type GuideRow, listGuides, removeConfigGuidesExcept, saveGuide, setGuideError } from './guide.repository.js';
+import { GuideWriter, deleteGuide, getGuide, type GuideRow, listGuides, removeConfigGuidesExcept, saveGuide, setGuideError } from '../repositories/guide.repository.js';
 import { readHdHomeRun } from './hdhomerun.client.js';
 import { parseM3u } from './m3u.parser.js';
 import { isUrl, openSource, readSourceText, shownLocation } from './source-reader.js';
@@ -27,8 +27,11 @@ import {
   setSourceError,
   type SourceKind,
   type SourceRow,
-} from './sources.repository.js';
+} from '../repositories/sources.repository.js';
 import { parseXmltv, type XmltvProgramme } from './xmltv.parser.js';
+
+/** The rows a source and a guide are, as the routes show them. */
+export type { GuideRow, SourceRow };
 
 export interface SourceSpec {
   kind: SourceKind;
@@ -50,14 +53,15 @@ export interface RefreshSummary {
 /** Streams an M3U source allows when nobody said. */
 export const DEFAULT_M3U_STREAMS = 2;
 
-const digest = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 12);
+/** Source and guide ids keep the 12 digits they have always had: jobs and favorites refer to them. */
+const SOURCE_DIGEST_LENGTH = 12;
 
 export function sourceIdFor(kind: SourceKind, location: string): string {
-  return `${kind === 'm3u' ? 'm3u' : 'hdhr'}-${digest(location)}`;
+  return `${kind === 'm3u' ? 'm3u' : 'hdhr'}-${digest(location, SOURCE_DIGEST_LENGTH)}`;
 }
 
 export function guideIdFor(location: string): string {
-  return `xmltv-${digest(location)}`;
+  return `xmltv-${digest(location, SOURCE_DIGEST_LENGTH)}`;
 }
 
 /** A URL's host (its path may hold an account, as in /get/USER/PASS/m3u), a file's path. */

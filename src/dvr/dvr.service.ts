@@ -15,7 +15,7 @@ import {
   type ProgrammeRow,
   type ProgrammeTuple,
   programmesBetween,
-} from './guide.repository.js';
+} from '../repositories/guide.repository.js';
 import { type Airing, guidePrefilter, planJobs, type RunningJob } from './job-planner.js';
 import {
   addJobSkip,
@@ -29,12 +29,12 @@ import {
   nextJobStart,
   replaceScheduledJobs,
   settledJobIds,
-} from './jobs.repository.js';
-import { recordedEpisodeKeys } from './recordings.repository.js';
+} from '../repositories/jobs.repository.js';
+import { recordedEpisodeKeys } from '../repositories/recordings.repository.js';
 import { RecordingsService } from './recordings.service.js';
-import { type RuleDefinition, type StoredRule } from './rule.schemas.js';
-import { deleteRule, getRule, insertRule, listRules, replaceRule } from './rules.repository.js';
-import { listSources, listStreamableChannels, setChannelFavorite, type StreamableChannel } from './sources.repository.js';
+import { type RuleDefinition, type StoredRule } from '../model/rule.schemas.js';
+import { deleteRule, getRule, insertRule, listRules, replaceRule } from '../repositories/rules.repository.js';
+import { listSources, listStreamableChannels, setChannelFavorite, type StreamableChannel } from '../repositories/sources.repository.js';
 import { type StreamConsumer, StreamHub, type StreamTarget, StreamUnavailableError, type Subscription } from './stream-hub.js';
 
 export interface DvrOptions {

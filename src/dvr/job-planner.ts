@@ -12,10 +12,11 @@
  *    stream for its whole time (recordings of one channel share one stream); what
  *    fits nowhere stays in the plan as `skipped` with an error saying why.
  */
-import { showIdFor } from '../importer/item-writer.js';
-import type { JobItem } from '../library/library.schemas.js';
-import type { ProgrammeFields } from './guide.repository.js';
-import { type RuleDefinition, ruleDisplayName, type SlotRule, type StoredRule } from './rule.schemas.js';
+import { showIdFor } from '../model/ids.js';
+import type { JobItem } from '../model/library.schemas.js';
+import type { PlannedJob } from '../model/planned-job.js';
+import type { ProgrammeFields } from '../repositories/guide.repository.js';
+import { type RuleDefinition, ruleDisplayName, type SlotRule, type StoredRule } from '../model/rule.schemas.js';
 
 /** One programme from the guide, on every channel number its guide channel maps to. */
 export interface Airing extends ProgrammeFields {
@@ -55,22 +56,6 @@ export interface PlannerInput {
   userSkips: ReadonlySet<string>;
   /** How far ahead weekly time slots are planned, seconds (default 14 days). */
   horizon?: number;
-}
-
-export interface PlannedJob {
-  id: string;
-  ruleId: number;
-  name: string;
-  start: number;
-  end: number;
-  channels: string[];
-  channel?: string;
-  sourceId?: string;
-  skipped: boolean;
-  error?: string;
-  /** The first of the airing's episode keys, stored with the recording for later de-duplication. */
-  episodeKey?: string;
-  item: JobItem;
 }
 
 const DEFAULT_HORIZON = 14 * 24 * 3600;

@@ -8,13 +8,13 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { probeFile } from '../importer/media-probe.js';
-import { makeThumbnail } from '../importer/thumbnail-maker.js';
-import { upsertShow } from '../library/parents.repository.js';
-import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../library/items.repository.js';
-import type { JobItem } from '../library/library.schemas.js';
+import { probeFile } from '../media-tools/media-probe.js';
+import { makeThumbnail } from '../media-tools/thumbnail-maker.js';
+import { upsertShow } from '../repositories/parents.repository.js';
+import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../repositories/items.repository.js';
+import type { JobItem } from '../model/library.schemas.js';
 import { detectCommercials } from './comskip.js';
-import { type DvrJobRow, finishJob, markJobRecording, patchJobItem } from './jobs.repository.js';
+import { type DvrJobRow, finishJob, markJobRecording, patchJobItem } from '../repositories/jobs.repository.js';
 import { episodeKeys } from './job-planner.js';
 import { Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
@@ -32,8 +32,8 @@ import {
   type RecordingRow,
   setRecordingFlags,
   setRecordingPostResults,
-} from './recordings.repository.js';
-import { getRule } from './rules.repository.js';
+} from '../repositories/recordings.repository.js';
+import { getRule } from '../repositories/rules.repository.js';
 import type { StreamHub, StreamTarget } from './stream-hub.js';
 
 export interface RecordingsOptions {

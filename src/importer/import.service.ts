@@ -13,10 +13,10 @@ import { join, sep } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import type { ImportRoot } from '../library/library-state.repository.js';
+import type { ImportRoot } from '../model/import-root.js';
 import { forEachConcurrently } from '../common/concurrency.js';
 import { PathBoundary } from '../common/path-boundary.js';
-import { deleteItem, setProbeResults, setThumbnailUrl } from '../library/items.repository.js';
+import { deleteItem, setProbeResults, setThumbnailUrl } from '../repositories/items.repository.js';
 import { type SidecarIndex, type WalkProblem, type WalkedFile, walkRoot } from './folder-walk.js';
 import {
   type ImportFileRow,
@@ -32,11 +32,12 @@ import {
   saveImportFile,
   saveProbeRecord,
   saveThumbnail,
-} from './import-files.repository.js';
-import { makeThumbnail } from './thumbnail-maker.js';
-import { ItemWriter, type MediaItem, digest } from './item-writer.js';
+} from '../repositories/import-files.repository.js';
+import { makeThumbnail } from '../media-tools/thumbnail-maker.js';
+import { ItemWriter, type MediaItem } from './item-writer.js';
+import { digest } from '../model/ids.js';
 import { type ParsedMedia, parseMediaPath } from './media-name.parser.js';
-import { type ProbeOutcome, probeFile } from './media-probe.js';
+import { type ProbeOutcome, probeFile } from '../media-tools/media-probe.js';
 import { type SidecarFiles, findSidecars } from './sidecar-files.js';
 
 export interface ScanSummary {

@@ -6,32 +6,20 @@
  * Only metadata is written. Watch state, playback position, favorites and labels
  * set by the user are never touched, so rescans and moves keep them.
  */
-import { createHash } from 'node:crypto';
+import { nfoSetCollectionIdFor, showIdFor, videoGroupIdFor } from '../model/ids.js';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Db } from '../db/database.js';
-import { addCollectionMember, upsertCollection } from '../library/collections.repository.js';
-import { upsertEpisode, upsertMovie, upsertVideo } from '../library/items.repository.js';
-import type { ImportRoot } from '../library/library-state.repository.js';
-import { upsertShow, upsertVideoGroup } from '../library/parents.repository.js';
-import { recordImportedParent, setArtwork } from './import-files.repository.js';
+import { addCollectionMember, upsertCollection } from '../repositories/collections.repository.js';
+import { upsertEpisode, upsertMovie, upsertVideo } from '../repositories/items.repository.js';
+import type { ImportRoot } from '../model/import-root.js';
+import { upsertShow, upsertVideoGroup } from '../repositories/parents.repository.js';
+import { recordImportedParent, setArtwork } from '../repositories/import-files.repository.js';
 import type { ParsedMedia } from './media-name.parser.js';
 import { MAX_NFO_BYTES, type NfoMetadata, parseNfo } from './nfo.parser.js';
 import type { SidecarFiles } from './sidecar-files.js';
 
 export type MediaItem = Exclude<ParsedMedia, { kind: 'ignored' }>;
-
-export function digest(text: string): string {
-  return createHash('sha1').update(text).digest('hex').slice(0, 16);
-}
-
-export function showIdFor(parsed: { show: string; year?: number }): string {
-  return `imp-show-${digest(`${parsed.show.toLowerCase()}|${parsed.year ?? ''}`)}`;
-}
-
-export function videoGroupIdFor(folder: string): string {
-  return `videos-${digest(folder)}`;
-}
 
 const artworkUrl = (ownerId: string) => `/artwork/${encodeURIComponent(ownerId)}`;
 
@@ -136,7 +124,7 @@ export class ItemWriter {
   }
 
   private addToCollection(name: string, movieId: string): void {
-    const collectionId = `imp-set-${digest(name.toLowerCase())}`;
+    const collectionId = nfoSetCollectionIdFor(name);
     this.once(collectionId, () => upsertCollection(this.db, { id: collectionId, collection_type: 'movies', name }));
     addCollectionMember(this.db, collectionId, movieId);
   }

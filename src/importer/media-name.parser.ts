@@ -8,8 +8,9 @@
  * folders, extras) and the episode patterns it misses (dates, ranges) are handled here.
  */
 import { filenameParse } from '@ctrl/video-filename-parser';
+import type { RootKind } from '../model/import-root.js';
 
-export type RootKind = 'tv' | 'movies' | 'videos';
+export type { RootKind };
 
 export type ParsedMedia =
   | {

@@ -9,7 +9,7 @@ import { type FSWatcher, watch } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Logger } from 'pino';
-import type { ImportRoot } from '../library/library-state.repository.js';
+import type { ImportRoot } from '../model/import-root.js';
 import { type ImportService, ScanCancelledError, type ScanProgress, type ScanSummary } from './import.service.js';
 
 export interface ScanSchedulerOptions {

@@ -8,15 +8,15 @@ import type { Db } from '../db/database.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import { PathBoundary } from '../common/path-boundary.js';
 import { imageTypeOf, readLeadingBytes } from '../common/file-signature.js';
-import { getJob, listJobs } from '../dvr/jobs.repository.js';
-import { listChannels } from '../dvr/channels.repository.js';
-import { type CollectionType, getCollection, getPlaylist, listCollections, listPlaylists } from './collections.repository.js';
-import { getItemJson, type ItemScope, listItemsJson, type ListShape } from './items.repository.js';
-import type { Channel, Collection, Job, Playlist, Show, VideoGroup } from './library.schemas.js';
-import type { DefaultItemOrder, ItemFilter, ItemSort, ParentFilter, ParentSort, SortRequest } from './list-query.js';
-import { getArtworkPath, getThumbnailPath, listNotMediaFiles, type NotMediaFile } from '../importer/import-files.repository.js';
-import { countLibrary, dataVersion, type LibraryCounts, totalChanges } from './library-state.repository.js';
-import { getParent, listParents, type ParentKind } from './parents.repository.js';
+import { getJob, listJobs } from '../repositories/jobs.repository.js';
+import { listChannels } from '../repositories/channels.repository.js';
+import { type CollectionType, getCollection, getPlaylist, listCollections, listPlaylists } from '../repositories/collections.repository.js';
+import { getItemJson, type ItemScope, listItemsJson, type ListShape } from '../repositories/items.repository.js';
+import type { Channel, Collection, Job, Playlist, Show, VideoGroup } from '../model/library.schemas.js';
+import type { DefaultItemOrder, ItemFilter, ItemSort, ParentFilter, ParentSort, SortRequest } from '../model/list-query.js';
+import { getArtworkPath, getThumbnailPath, listNotMediaFiles, type NotMediaFile } from '../repositories/import-files.repository.js';
+import { countLibrary, dataVersion, type LibraryCounts, totalChanges } from '../repositories/library-state.repository.js';
+import { getParent, listParents, type ParentKind } from '../repositories/parents.repository.js';
 import {
   type MapContext,
   toChannel,

@@ -4,11 +4,11 @@
  * (the specification omits null properties), 0/1 become booleans, JSON columns
  * become arrays, and server-relative image paths become absolute URLs.
  */
-import type { ChannelRow } from '../dvr/channels.repository.js';
-import type { JobRow } from '../dvr/jobs.repository.js';
-import type { CollectionRow, PlaylistRow } from './collections.repository.js';
-import type { Channel, Collection, Job, JobItem, Playlist, Show, VideoGroup } from './library.schemas.js';
-import type { ParentRow } from './parents.repository.js';
+import type { ChannelRow } from '../repositories/channels.repository.js';
+import type { JobRow } from '../repositories/jobs.repository.js';
+import type { CollectionRow, PlaylistRow } from '../repositories/collections.repository.js';
+import type { Channel, Collection, Job, JobItem, Playlist, Show, VideoGroup } from '../model/library.schemas.js';
+import type { ParentRow } from '../repositories/parents.repository.js';
 
 export interface MapContext {
   /** Absolute base such as `http://tv.local:8089`, without a trailing slash. */

@@ -25,9 +25,9 @@ import {
   updatePlaylist,
   upsertCollection,
   upsertPlaylist,
-} from '../library/collections.repository.js';
-import { updateItemFlags } from '../library/items.repository.js';
-import { type ParentKind, updateParentFlags } from '../library/parents.repository.js';
+} from '../repositories/collections.repository.js';
+import { updateItemFlags } from '../repositories/items.repository.js';
+import { type ParentKind, updateParentFlags } from '../repositories/parents.repository.js';
 
 export interface ItemFlags {
   favorited?: boolean;

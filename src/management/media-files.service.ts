@@ -8,9 +8,9 @@ import { sep } from 'node:path';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import type { PathBoundary } from '../common/path-boundary.js';
 import type { Db } from '../db/database.js';
-import { chaptersOf } from '../importer/import-files.repository.js';
-import { deleteRecordingItem } from '../dvr/recordings.repository.js';
-import { getItemFile, getItemJson, type ItemFileRow, setWatchState } from '../library/items.repository.js';
+import { chaptersOf } from '../repositories/import-files.repository.js';
+import { deleteRecordingItem } from '../repositories/recordings.repository.js';
+import { getItemFile, getItemJson, type ItemFileRow, setWatchState } from '../repositories/items.repository.js';
 
 /** The longest playback position accepted: a week, far past any real programme. */
 export const MAX_PLAYBACK_SECONDS = 7 * 24 * 3600;

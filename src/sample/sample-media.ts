@@ -13,7 +13,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ImportRoot } from '../library/library-state.repository.js';
+import type { ImportRoot } from '../model/import-root.js';
 
 export const SAMPLE_MEDIA_DIR = 'sample-media';
 const MARKER = '.complete';

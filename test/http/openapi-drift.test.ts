@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatOpenApiDocument, generateOpenApiDocument, generatePlayerOpenApiDocument } from '../../src/api/openapi-document.js';
+import { formatOpenApiDocument, generateOpenApiDocument, generatePlayerOpenApiDocument } from '../../src/app/openapi-document.js';
 
 describe('docs/openapi.json', () => {
   it('is exactly what the route schemas generate (run `npm run openapi` after changing a route)', async () => {
@@ -22,6 +22,19 @@ describe('docs/openapi.json', () => {
     }
     const episodeParameters = document.paths['/api/v1/episodes']?.get?.parameters?.map((p) => p.name);
     expect(episodeParameters).toEqual(['watched', 'favorited', 'verified', 'source', 'sort', 'order']);
+  });
+
+  it('documents the fully wired server: management, DVR, media and status routes too, each in one of five groups', async () => {
+    const document = (await generateOpenApiDocument()) as { tags: { name: string }[]; paths: Record<string, Record<string, { tags?: string[] }>> };
+    const groups = ['Library', 'Management', 'DVR', 'Media', 'Status'];
+    expect(document.tags.map((tag) => tag.name)).toEqual(groups);
+    for (const path of ['/dvr/files/{id}', '/dvr/files/{id}/stream', '/dvr/playlists', '/dvr/rules', '/dvr/sources', '/devices/ANY/channels/{number}/stream.mpg', '/artwork/{id}', '/status']) {
+      expect(document.paths, path).toHaveProperty([path]);
+    }
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const operation of Object.values(operations)) expect(groups, path).toContain(operation.tags?.[0]);
+    }
+    expect(Object.keys(document.paths).length).toBeGreaterThanOrEqual(53);
   });
 
   it("docs/openapi-player.json is what interface B's route schemas generate, every endpoint with its status answer", async () => {

@@ -9,10 +9,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/common/errors.js';
 import { sourceIdFor } from '../../src/dvr/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
-import { GuideWriter, saveGuide } from '../../src/dvr/guide.repository.js';
-import { type DvrJobRow, getDvrJob, listJobs } from '../../src/dvr/jobs.repository.js';
-import { getRecording, insertRecording } from '../../src/dvr/recordings.repository.js';
-import { upsertMovie } from '../../src/library/items.repository.js';
+import { GuideWriter, saveGuide } from '../../src/repositories/guide.repository.js';
+import { type DvrJobRow, getDvrJob, listJobs } from '../../src/repositories/jobs.repository.js';
+import { getRecording, insertRecording } from '../../src/repositories/recordings.repository.js';
+import { upsertMovie } from '../../src/repositories/items.repository.js';
 import { createDvr, type DvrSetup, type M3uEntry, writeM3u, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 

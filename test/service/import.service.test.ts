@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImportService, type ScanSummary } from '../../src/importer/import.service.js';
-import type { ImportRoot } from '../../src/library/library-state.repository.js';
+import type { ImportRoot } from '../../src/model/import-root.js';
 import { type TempLibrary, createTempLibrary, tempDir } from '../support/temp-library.js';
 
 let temp: TempLibrary;

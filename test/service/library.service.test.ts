@@ -5,12 +5,11 @@
  */
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../src/common/errors.js';
+import { MembershipError, NotFoundError } from '../../src/common/errors.js';
 import { databasePath } from '../../src/db/database.js';
-import { upsertChannel } from '../../src/dvr/channels.repository.js';
-import { deleteJob, upsertJob } from '../../src/dvr/jobs.repository.js';
+import { upsertChannel } from '../../src/repositories/channels.repository.js';
+import { deleteJob, upsertJob } from '../../src/repositories/jobs.repository.js';
 import {
-  MembershipError,
   addCollectionMember,
   appendPlaylistItems,
   deleteCollection,
@@ -19,11 +18,11 @@ import {
   setPlaylistItems,
   upsertCollection,
   upsertPlaylist,
-} from '../../src/library/collections.repository.js';
-import { deleteItem, upsertEpisode, upsertMovie, upsertVideo } from '../../src/library/items.repository.js';
+} from '../../src/repositories/collections.repository.js';
+import { deleteItem, upsertEpisode, upsertMovie, upsertVideo } from '../../src/repositories/items.repository.js';
 import { DEFAULT_EXTERNAL_CHECK_INTERVAL_MS, LibraryService } from '../../src/library/library.service.js';
 import type { MapContext } from '../../src/library/resource-mappers.js';
-import { deleteParent, upsertShow, upsertVideoGroup } from '../../src/library/parents.repository.js';
+import { deleteParent, upsertShow, upsertVideoGroup } from '../../src/repositories/parents.repository.js';
 import {
   BASE_TIME as T,
   CHANNELS,

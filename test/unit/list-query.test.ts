@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ITEM_SORTS,
-  MOVIE_SORTS,
-  itemFilterTerms,
-  itemOrderBy,
-  parentOrderBy,
-  parseBooleanParam,
-  whereClause,
-} from '../../src/library/list-query.js';
+import { ITEM_SORTS, MOVIE_SORTS, parseBooleanParam } from '../../src/model/list-query.js';
+import { itemFilterTerms, itemOrderBy, parentOrderBy, whereClause } from '../../src/repositories/list-sql.js';
 
 describe('itemOrderBy', () => {
   it('puts missing values last and breaks ties by id ascending', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ffprobeArgs, readProbeOutput } from '../../src/importer/media-probe.js';
+import { ffprobeArgs, readProbeOutput } from '../../src/media-tools/media-probe.js';
 
 const output = (streams: object[], extra: object = {}) => JSON.stringify({ streams, format: { duration: '61.44' }, ...extra });
 
@@ -74,7 +74,7 @@ describe('readProbeOutput', () => {
 
 describe('probeFile', () => {
   it('calls a failure to run ffprobe transient, not the file corrupted', async () => {
-    const { probeFile } = await import('../../src/importer/media-probe.js');
+    const { probeFile } = await import('../../src/media-tools/media-probe.js');
     const outcome = await probeFile('/nonexistent.mkv', '/nonexistent/ffprobe');
     expect(outcome).toMatchObject({ ok: false, transient: true });
   });

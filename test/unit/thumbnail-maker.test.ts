@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ffmpegThumbnailArgs, thumbnailOffset } from '../../src/importer/thumbnail-maker.js';
+import { ffmpegThumbnailArgs, thumbnailOffset } from '../../src/media-tools/thumbnail-maker.js';
 
 describe('thumbnailOffset', () => {
   it('takes the frame a tenth of the way in, at most five minutes in, and the start when the length is unknown', () => {

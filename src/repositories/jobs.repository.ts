@@ -1,8 +1,8 @@
 /** Scheduled recording jobs. The DVR writes them; interface A reads them. */
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
-import type { JobItem } from '../library/library.schemas.js';
-import type { PlannedJob } from './job-planner.js';
+import type { JobItem } from '../model/library.schemas.js';
+import type { PlannedJob } from '../model/planned-job.js';
 
 export interface JobInput {
   /** `<start epoch seconds>-<rule id>` */

@@ -3,6 +3,7 @@
  * playable items). Counts and last-watched times are aggregated on read.
  */
 import type { Db } from '../db/database.js';
+import { MembershipError } from '../common/errors.js';
 import { type ColumnMap, statement, updateRow, upsertRow } from '../db/row-codec.js';
 
 export type CollectionType = 'movies' | 'shows';
@@ -45,11 +46,6 @@ export interface PlaylistRow {
   last_watched_at: number | null;
   created_at: number;
   updated_at: number;
-}
-
-/** A write that names a member the collection cannot hold. */
-export class MembershipError extends Error {
-  override readonly name = 'MembershipError';
 }
 
 const COLLECTION_COLUMNS: ColumnMap = {

@@ -1,7 +1,7 @@
 /** The importer's record of imported files (migration 002), and the clean-up of what it created. */
 import type { Db } from '../db/database.js';
 import { statement } from '../db/row-codec.js';
-import type { RootKind } from './media-name.parser.js';
+import type { RootKind } from '../model/import-root.js';
 
 export interface ImportFileRow {
   path: string;

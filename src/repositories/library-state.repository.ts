@@ -1,5 +1,6 @@
 /** Library-wide facts: its change generation, its counts, and the configured import roots. */
 import type { Db } from '../db/database.js';
+import type { ImportRoot } from '../model/import-root.js';
 import { statement } from '../db/row-codec.js';
 
 /** Rows inserted, updated or deleted by this connection since it opened. Reads no table, takes no lock. */
@@ -43,12 +44,6 @@ export function countLibrary(db: Db): LibraryCounts {
   ).get() as LibraryCounts;
 }
 
-export type ImportRootKind = 'tv' | 'movies' | 'videos';
-
-export interface ImportRoot {
-  kind: ImportRootKind;
-  path: string;
-}
 
 /** Makes the stored import roots exactly the configured ones. */
 export function replaceImportRoots(db: Db, roots: readonly ImportRoot[]): void {

@@ -1,41 +1,9 @@
 /**
- * Interface A's list parameters (filters, sort, order) turned into SQL fragments.
+ * Interface A's list parameters (model/list-query.ts) turned into SQL fragments.
  * Pure: every fragment comes from the fixed tables below, never from request text;
  * values travel as bound parameters.
  */
-
-export type Order = 'asc' | 'desc';
-export type Source = 'recordings' | 'imports';
-
-export const PARENT_SORTS = ['alpha', 'date_added', 'date_released'] as const;
-export const ITEM_SORTS = ['date_added', 'date_aired', 'title', 'episode_title', 'duration'] as const;
-export const MOVIE_SORTS = ['alpha', 'date_added', 'date_released', 'duration'] as const;
-export const ORDERS = ['asc', 'desc'] as const;
-export const SOURCES = ['recordings', 'imports'] as const;
-export const COLLECTION_TYPES = ['movies', 'shows'] as const;
-
-export type ParentSort = (typeof PARENT_SORTS)[number];
-export type ItemSort = (typeof ITEM_SORTS)[number] | (typeof MOVIE_SORTS)[number];
-/** Orders an endpoint uses when the client names none; not accepted from clients. */
-export type DefaultItemOrder = 'natural' | 'show_natural' | 'position';
-
-export interface ItemFilter {
-  watched?: boolean;
-  favorited?: boolean;
-  verified?: boolean;
-  source?: Source;
-}
-
-export interface ParentFilter {
-  /** true: every episode/video watched (vacuously true with none); false: at least one unwatched. */
-  watched?: boolean;
-  favorited?: boolean;
-}
-
-export interface SortRequest<S extends string> {
-  sort?: S | undefined;
-  order?: Order | undefined;
-}
+import type { DefaultItemOrder, ItemFilter, ItemSort, Order, ParentSort, SortRequest } from '../model/list-query.js';
 
 export interface SqlFragment {
   sql: string;
@@ -124,9 +92,4 @@ export function itemFilterTerms(filter: ItemFilter): SqlFragment[] {
 export function whereClause(terms: readonly SqlFragment[]): SqlFragment {
   if (terms.length === 0) return { sql: '', params: [] };
   return { sql: `WHERE ${terms.map((t) => `(${t.sql})`).join(' AND ')}`, params: terms.flatMap((t) => t.params) };
-}
-
-/** "true"/"false" query values to booleans; undefined stays undefined. */
-export function parseBooleanParam(value: 'true' | 'false' | undefined): boolean | undefined {
-  return value === undefined ? undefined : value === 'true';
 }

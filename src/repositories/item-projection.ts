@@ -7,7 +7,7 @@
  * still decides exactly which fields go out and how each is typed.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { ContentMovieSchema, EpisodeSchema, MovieSchema, VideoSchema } from './library.schemas.js';
+import { ContentMovieSchema, EpisodeSchema, MovieSchema, VideoSchema } from '../model/library.schemas.js';
 
 export type ItemShape = 'episode' | 'movie' | 'content_movie' | 'video';
 

@@ -1,7 +1,7 @@
 /** Recording rules: a numeric id and the definition the management interface accepted. */
 import type { Db } from '../db/database.js';
 import { statement } from '../db/row-codec.js';
-import type { RuleDefinition, StoredRule } from './rule.schemas.js';
+import type { RuleDefinition, StoredRule } from '../model/rule.schemas.js';
 
 interface RuleRow {
   id: number;

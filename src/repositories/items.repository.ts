@@ -5,15 +5,12 @@
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, updateRow, upsertRow } from '../db/row-codec.js';
 import {
-  type DefaultItemOrder,
-  type ItemFilter,
-  type ItemSort,
-  type SortRequest,
   type SqlFragment,
   itemFilterTerms,
   itemOrderBy,
   whereClause,
-} from './list-query.js';
+} from './list-sql.js';
+import type { DefaultItemOrder, ItemFilter, ItemSort, SortRequest } from '../model/list-query.js';
 import { type ItemShape, itemJsonSql, type MovieShape, mixedItemJsonSql } from './item-projection.js';
 
 export type ItemKind = 'episode' | 'movie' | 'video';

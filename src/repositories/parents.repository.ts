@@ -5,7 +5,8 @@
  */
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, updateRow, upsertRow } from '../db/row-codec.js';
-import { type ParentFilter, type SortRequest, type ParentSort, parentOrderBy, whereClause, type SqlFragment } from './list-query.js';
+import type { ParentFilter, ParentSort, SortRequest } from '../model/list-query.js';
+import { parentOrderBy, whereClause, type SqlFragment } from './list-sql.js';
 
 export type ParentKind = 'show' | 'video_group';
 

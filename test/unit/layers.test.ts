@@ -1,0 +1,29 @@
+/**
+ * The lint rule that keeps dependencies one way (eslint.config.js): a forbidden import
+ * between folders of src/ is an error, an allowed one is not.
+ */
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });
+
+async function restrictions(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('folder boundaries', () => {
+  it('refuses a domain importing another domain, a repository importing a service, and routes reaching the database', async () => {
+    expect(await restrictions('src/library/example.ts', "import { DvrService } from '../dvr/dvr.service.js';\nexport const x = DvrService;\n")).toHaveLength(1);
+    expect(await restrictions('src/dvr/example.ts', "import { ItemWriter } from '../importer/item-writer.js';\nexport const x = ItemWriter;\n")).toHaveLength(1);
+    expect(await restrictions('src/repositories/example.ts', "import { LibraryService } from '../library/library.service.js';\nexport const x = LibraryService;\n")).toHaveLength(1);
+    expect(await restrictions('src/api/example.ts', "import { getItemFile } from '../repositories/items.repository.js';\nexport const x = getItemFile;\n")).toHaveLength(1);
+    expect(await restrictions('src/common/example.ts', "import { digest } from '../model/ids.js';\nexport const x = digest;\n")).toHaveLength(1);
+  });
+
+  it('takes imports of the layers below', async () => {
+    expect(await restrictions('src/dvr/example.ts', "import { getItemFile } from '../repositories/items.repository.js';\nimport { digest } from '../model/ids.js';\nexport const x = [getItemFile, digest];\n")).toEqual([]);
+    expect(await restrictions('src/api/example.ts', "import { LibraryService } from '../library/library.service.js';\nexport const x = LibraryService;\n")).toEqual([]);
+    expect(await restrictions('src/app/example.ts', "import { openDatabase } from '../db/database.js';\nexport const x = openDatabase;\n")).toEqual([]);
+  });
+});
