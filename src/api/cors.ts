@@ -1,5 +1,5 @@
 /**
- * CORS for a read-only API open to any origin. This replaces @fastify/cors on
+ * CORS: reads open to any origin; writes are judged by their Origin (write-access.ts). This replaces @fastify/cors on
  * purpose: its per-request origin resolution cost about a third of the throughput of
  * single-resource GETs in `npm run bench`, while a wildcard origin needs only fixed
  * headers on every answer and a fixed answer to preflight requests.

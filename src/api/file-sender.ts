@@ -37,6 +37,8 @@ function sendFile(request: Pick<FastifyRequest['raw'], 'method' | 'headers'>, pa
   return send(request as FastifyRequest['raw'], `/${encodeURIComponent(basename(path))}`, {
     root: dirname(path),
     dotfiles: 'allow',
+    // The type comes from the name the library knows, not the file's real name (sendKnownFile).
+    contentType: false,
     cacheControl: false,
     etag: true,
     lastModified: true,
@@ -56,13 +58,32 @@ async function sendWithSuffixRule(request: FastifyRequest, path: string): Promis
   return sendFile({ method: request.raw.method, headers: { ...request.raw.headers, range: 'bytes=0-' } }, path);
 }
 
-/** `missing` is the 404 message when the file is not on disk (send() checks; no stat of our own first). */
+/** The Content-Type for a file the library knows by this name. */
+export function contentTypeOf(name: string): string {
+  const extension = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
+  return VIDEO_TYPES[extension] ?? send.mime.getType(name) ?? 'application/octet-stream';
+}
+
+/**
+ * Headers on every file answer. A file is never a page: a browser must not guess
+ * another type (nosniff), and one opened directly runs no script and has no origin of
+ * its own (sandbox), whatever bytes it holds.
+ */
+const FILE_SAFETY_HEADERS = { 'x-content-type-options': 'nosniff', 'content-security-policy': 'sandbox' } as const;
+
+/**
+ * Sends `path` (a real path the caller has checked), typed by `knownAs`, the name the
+ * library knows it by: a link named poster.jpg that leads to page.html is still sent as
+ * an image, never as HTML. `missing` is the 404 message when the file is not on disk
+ * (send() checks; no stat of our own first).
+ */
 export async function sendKnownFile(
   request: FastifyRequest,
   reply: FastifyReply,
   path: string,
   cacheControl: string,
   missing: string,
+  knownAs: string = path,
 ): Promise<FastifyReply> {
   const result = await sendWithSuffixRule(request, path);
   if (result.type !== 'file') {
@@ -84,9 +105,13 @@ export async function sendKnownFile(
               : 'The file could not be read; check that it is readable by the server.',
     });
   }
-  const extension = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
-  const headers: Record<string, string | number> = { ...CORS_HEADERS, ...result.headers, 'cache-control': cacheControl };
-  if (VIDEO_TYPES[extension]) headers['content-type'] = VIDEO_TYPES[extension];
+  const headers: Record<string, string | number> = {
+    ...CORS_HEADERS,
+    ...result.headers,
+    ...FILE_SAFETY_HEADERS,
+    'content-type': contentTypeOf(knownAs),
+    'cache-control': cacheControl,
+  };
   reply.code(result.statusCode).headers(headers);
   return reply.send(result.stream);
 }

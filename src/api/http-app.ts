@@ -107,7 +107,9 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   });
 
   installErrorHandlers(app);
-  installPreflight(app);
+  // Every method a page may send: pages of the server's own or allowed origins make
+  // changes too; the write-access hook refuses the others' (write-access.ts).
+  installPreflight(app, 'GET, HEAD, POST, PUT, PATCH, DELETE');
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -35,13 +35,23 @@ export function clientErrorAnswer(errorCode: string | undefined): ClientError {
   return { status: 400, code: 'bad_request', message: 'The request is not valid HTTP/1.1 (its request line or headers could not be parsed).' };
 }
 
-/** Fastify's clientErrorHandler: one JSON answer, then the connection is closed, as Node itself does. */
+/** An error of the request itself (the parser's HPE_* codes, the receive timeout), which deserves an answer. */
+function isRequestError(code: string | undefined): boolean {
+  return code === 'ERR_HTTP_REQUEST_TIMEOUT' || (code?.startsWith('HPE_') ?? false);
+}
+
+/**
+ * Fastify's clientErrorHandler: one JSON answer, then the connection is closed, as Node
+ * itself does, and as Node only when no answer has begun on the socket (an error while
+ * a file streams must not write into it) and the error is the request's own.
+ */
 export function jsonClientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const answer = clientErrorAnswer(error.code);
   const body = JSON.stringify(answer);
-  if (socket.writable) {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && isRequestError(error.code) && inFlight?.headersSent !== true) {
     socket.write(
       `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

@@ -8,6 +8,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { ServedFile } from '../common/path-boundary.js';
 import type { LibraryService } from '../library/library.service.js';
 import { ErrorSchema, sendError } from './error-reply.js';
 import { sendKnownFile } from './file-sender.js';
@@ -16,7 +17,7 @@ import { TAGS } from './openapi-tags.js';
 interface ImageRoute {
   url: string;
   summary: string;
-  lookup: (id: string) => string | undefined;
+  lookup: (id: string) => ServedFile | undefined;
   missing: string;
 }
 
@@ -31,7 +32,11 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
     {
       url: '/thumbnails/:id',
       summary: 'A frame taken from an imported item (thumbnail_url points here)',
-      lookup: (id) => library.thumbnailPath(id),
+      lookup: (id) => {
+        // Antenna's own files, under the data directory.
+        const path = library.thumbnailPath(id);
+        return path === undefined ? undefined : { path, knownAs: path };
+      },
       missing: 'Thumbnails are made in the background after a scan has probed the item.',
     },
   ];
@@ -48,11 +53,11 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
       },
       (request, reply) => {
         const { id } = request.params as { id: string };
-        const path = route.lookup(id);
+        const file = route.lookup(id);
         const missing = `No image for '${id}'. ${route.missing}`;
-        if (path === undefined) return sendError(reply, { status: 404, code: 'not_found', message: missing });
+        if (file === undefined) return sendError(reply, { status: 404, code: 'not_found', message: missing });
         // ETag and Last-Modified with no-cache: a replaced poster shows at once, an unchanged one costs a 304.
-        return sendKnownFile(request, reply, path, 'no-cache', missing);
+        return sendKnownFile(request, reply, file.path, 'no-cache', missing, file.knownAs);
       },
     );
   }

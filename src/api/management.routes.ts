@@ -132,7 +132,8 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
       },
       (request, reply) => {
         const { id } = request.params as { id: string };
-        return sendKnownFile(request, reply, files.streamPath(id), 'no-cache', `The file of '${id}' is not on disk now; check the import folder or rescan.`);
+        const file = files.streamFile(id);
+        return sendKnownFile(request, reply, file.path, 'no-cache', `The file of '${id}' is not on disk now; check the import folder or rescan.`, file.knownAs);
       },
     );
   }

@@ -35,7 +35,8 @@ const LOCAL_SUFFIXES = ['.local', '.lan', '.home.arpa', '.internal', '.localdoma
 /** An IP literal, localhost, a name without dots (a LAN host) or under a local-only suffix, or this machine's name. */
 export function isLocalHostHeader(host: string | undefined): boolean {
   if (!host) return false;
-  const name = (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '')).toLowerCase();
+  // A fully qualified name may end in a dot (tv.local.): the same name.
+  const name = (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '').replace(/\.$/, '')).toLowerCase();
   if (name.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(name)) return true;
   if (name === 'localhost' || !name.includes('.')) return true;
   const machine = hostname().toLowerCase();

@@ -45,14 +45,8 @@ export function buildProgram(): Command {
     .option('--player-name <name>', `the name the player is advertised under (env ${PLAYER_ENV_NAMES.name})`)
     .option('--player-mdns-type <type>', `DNS-SD type the player advertises (env ${PLAYER_ENV_NAMES.mdnsType}; default _antenna_app._tcp)`);
   addPlaybackOptions(start).action(async (options: Record<string, unknown>, command: Command) => {
-    const given = givenFlags(options, command);
-    // --allow-origin is for both: the server's pages and the player's commands.
-    const forPlayer = playerFlags({
-      ...pickKeys(given, [...PLAYBACK_KEYS, 'allowOrigin']),
-      ...renameKeys(given, { playerHost: 'host', playerPort: 'port', playerName: 'name', playerMdnsType: 'mdnsType', mdns: 'mdns', token: 'token', logLevel: 'logLevel', config: 'config' }),
-    });
-    const forServer = Object.fromEntries(Object.entries(given).filter(([key]) => !key.startsWith('player') && !PLAYBACK_KEYS.includes(key)));
-    const configs = [loadServerConfig(serverFlags(forServer), process.env), loadPlayerConfig(forPlayer, process.env)] as const;
+    const flags = startFlags(givenFlags(options, command));
+    const configs = [loadServerConfig(flags.server, process.env), loadPlayerConfig(flags.player, process.env)] as const;
     const { runSingleBox } = await import('../app/single-box.lifecycle.js');
     await runSingleBox(...configs);
   });
@@ -77,6 +71,21 @@ export function buildProgram(): Command {
     });
   addRemoteCommands(program);
   return program;
+}
+
+/**
+ * `antenna start`'s flags, split into the server's settings and the player's: the
+ * player's own address and name flags, the playback flags, and the shared ones (config
+ * file, token, log level, DNS-SD on or off, and --allow-origin, for the server's pages
+ * and the player's commands alike).
+ */
+export function startFlags(given: Record<string, unknown>): { server: Record<string, unknown>; player: Record<string, unknown> } {
+  const player = playerFlags({
+    ...pickKeys(given, [...PLAYBACK_KEYS, 'allowOrigin']),
+    ...renameKeys(given, { playerHost: 'host', playerPort: 'port', playerName: 'name', playerMdnsType: 'mdnsType', mdns: 'mdns', token: 'token', logLevel: 'logLevel', config: 'config' }),
+  });
+  const server = Object.fromEntries(Object.entries(given).filter(([key]) => !key.startsWith('player') && !PLAYBACK_KEYS.includes(key)));
+  return { server: serverFlags(server), player };
 }
 
 /** Only flags actually given take part in precedence; defaults come later. */

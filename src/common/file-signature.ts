@@ -3,7 +3,7 @@
  * image: a file named poster.jpg that holds anything else (a link to a text file the
  * walk missed, a renamed document) is not one.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 const JPEG = [0xff, 0xd8, 0xff];
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -19,10 +19,15 @@ export function imageTypeOf(bytes: Uint8Array): 'image/jpeg' | 'image/png' | und
   return undefined;
 }
 
-/** The first `count` bytes of a file (fewer when it is shorter); throws what open or read throws. */
+/**
+ * The first `count` bytes of a regular file (fewer when it is shorter); throws what
+ * open or read throws, and for anything but a regular file. Opened without blocking,
+ * so a named pipe swapped in for the file cannot stall the server.
+ */
 export function readLeadingBytes(path: string, count: number): Buffer {
-  const fd = openSync(path, 'r');
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
     const buffer = Buffer.alloc(count);
     return buffer.subarray(0, readSync(fd, buffer, 0, count, 0));
   } finally {

@@ -8,7 +8,7 @@
  * `followExternal` (--follow-external-links) is the user's opt-in to links that leave
  * the roots: then everything the library holds may be read.
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 
 /** True when `path` is `tree` or lies below it; both absolute and normal. */
@@ -18,7 +18,13 @@ export function isInsideTree(path: string, tree: string): boolean {
 
 export type Resolution =
   | { ok: true; realPath: string }
-  | { ok: false; reason: 'missing' | 'outside' | 'unreadable'; error?: NodeJS.ErrnoException };
+  | { ok: false; reason: 'missing' | 'outside' | 'unreadable' | 'not_a_file'; error?: NodeJS.ErrnoException };
+
+/** A file to send: where its bytes are (checked, links followed) and the name the library knows it by (its type). */
+export interface ServedFile {
+  path: string;
+  knownAs: string;
+}
 
 export class PathBoundary {
   /** Real paths of the trees, resolved when first needed and again when a path seems outside (a root mounted later). */
@@ -53,6 +59,20 @@ export class PathBoundary {
       return { ok: false, reason: code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable', error: error as NodeJS.ErrnoException };
     }
     return this.admits(realPath) ? { ok: true, realPath } : { ok: false, reason: 'outside' };
+  }
+
+  /**
+   * As resolve(), and the target must be a regular file: a named pipe would block the
+   * reader for good, and a device or folder is no media.
+   */
+  resolveFile(path: string): Resolution {
+    const resolved = this.resolve(path);
+    if (!resolved.ok) return resolved;
+    try {
+      return statSync(resolved.realPath).isFile() ? resolved : { ok: false, reason: 'not_a_file' };
+    } catch (error) {
+      return { ok: false, reason: 'unreadable', error: error as NodeJS.ErrnoException };
+    }
   }
 
   private currentTrees(): string[] {

@@ -124,6 +124,16 @@ export class DvrSourcesService {
       return id;
     });
     removeConfigGuidesExcept(this.db, guideIds);
+    this.warnAboutRefusedLocations();
+  }
+
+  /** Sources and guides added through the API before local files needed --allow-local-source: said once at start. */
+  private warnAboutRefusedLocations(): void {
+    const managed = [...listSources(this.db).filter((s) => s.kind === 'm3u'), ...listGuides(this.db)].filter((row) => row.origin === 'managed');
+    for (const row of managed) {
+      const problem = managedLocationProblem(row.location, this.options.localSourceDirs ?? []);
+      if (problem) this.options.logger?.warn({ id: row.id, location: shownLocation(row.location) }, `added source or guide will not be read: ${problem}`);
+    }
   }
 
   private saveSpec(spec: SourceSpec, origin: Origin): SourceRow {

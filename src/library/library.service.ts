@@ -6,7 +6,7 @@
  */
 import type { Db } from '../db/database.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
-import { PathBoundary } from '../common/path-boundary.js';
+import { PathBoundary, type ServedFile } from '../common/path-boundary.js';
 import { imageTypeOf, readLeadingBytes } from '../common/file-signature.js';
 import { getJob, listJobs } from '../repositories/jobs.repository.js';
 import { listChannels } from '../repositories/channels.repository.js';
@@ -83,12 +83,13 @@ export class LibraryService {
    * may have changed since the scan: it must resolve inside the library (403) and its
    * bytes must be a JPEG or PNG (409); one gone from disk is a 404.
    */
-  artworkFile(id: string): string | undefined {
+  artworkFile(id: string): ServedFile | undefined {
     const path = getArtworkPath(this.db, id);
     if (path === undefined) return undefined;
-    const resolved = this.boundary.resolve(path);
+    const resolved = this.boundary.resolveFile(path);
     if (!resolved.ok) {
       if (resolved.reason === 'outside') throw new ForbiddenError('outside_library', `The artwork of '${id}' leads outside the library folders; Antenna serves only files inside its import roots.`);
+      if (resolved.reason === 'not_a_file') throw new ConflictError('not_an_image', `The artwork of '${id}' is not a regular file; replace it with a JPEG or PNG image and rescan.`);
       throw new NotFoundError('artwork file on disk for item', id);
     }
     let leading: Buffer;
@@ -98,7 +99,7 @@ export class LibraryService {
       throw new NotFoundError('readable artwork file for item', id);
     }
     if (!imageTypeOf(leading)) throw new ConflictError('not_an_image', `The artwork file of '${id}' is not a JPEG or PNG image; replace it with one and rescan.`);
-    return resolved.realPath;
+    return { path: resolved.realPath, knownAs: path };
   }
 
   /** The thumbnail Antenna made for an item, if any. */

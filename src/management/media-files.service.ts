@@ -6,7 +6,7 @@
 import { rmSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
-import type { PathBoundary } from '../common/path-boundary.js';
+import type { PathBoundary, ServedFile } from '../common/path-boundary.js';
 import type { Db } from '../db/database.js';
 import { chaptersOf } from '../repositories/import-files.repository.js';
 import { deleteRecordingItem } from '../repositories/recordings.repository.js';
@@ -95,19 +95,20 @@ export class MediaFilesService {
    * when the library has no file or it is gone from disk. An item not probed yet is
    * served: the scan that imported it probes it next.
    */
-  streamPath(id: string): string {
+  streamFile(id: string): ServedFile {
     const row = this.file(id);
     if (!row.path) throw new NotFoundError('file on disk for item', id);
     // For an import, corrupted means ffprobe could not read it; a recording's flag means damaged (cut short, gaps), still playable.
     if (row.corrupted && row.source !== 'recordings') {
       throw new ConflictError('not_media', `The file of '${id}' is not media ffprobe can read, so Antenna does not serve it; replace it with a playable file and rescan.`);
     }
-    const resolved = this.options.boundary.resolve(row.path);
-    if (resolved.ok) return resolved.realPath;
+    const resolved = this.options.boundary.resolveFile(row.path);
+    if (resolved.ok) return { path: resolved.realPath, knownAs: row.path };
     if (resolved.reason === 'outside') {
       throw new ForbiddenError('outside_library', `The file of '${id}' leads outside the import roots and recordings folder; Antenna serves only files inside them (see --follow-external-links).`);
     }
     if (resolved.reason === 'missing') throw new NotFoundError('file on disk for item', id);
+    if (resolved.reason === 'not_a_file') throw new ConflictError('not_media', `The file of '${id}' is not a regular file (a pipe, device or folder), so Antenna does not serve it.`);
     throw new ForbiddenError('file_unreadable', `The file of '${id}' cannot be read by the server (${resolved.error?.code ?? 'error'}); check its permissions.`);
   }
 

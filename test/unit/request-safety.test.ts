@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clientErrorAnswer } from '../../src/api/http-limits.js';
+import { startFlags } from '../../src/cli/antenna.cli.js';
 import { originRefusal } from '../../src/api/request-origin.js';
 import { imageTypeOf } from '../../src/common/file-signature.js';
 import { PathBoundary, isInsideTree } from '../../src/common/path-boundary.js';
@@ -42,6 +43,10 @@ describe('originRefusal (the server’s writes)', () => {
     expect(originRefusal('http://rebind.evil.example:8089', 'rebind.evil.example:8089', policy)?.code).toBe('forbidden_host');
   });
 
+  it('takes a local name written with its final dot', () => {
+    expect(originRefusal('http://tv.local.:8089', 'tv.local.:8089', policy)).toBeUndefined();
+  });
+
   it('refuses every Origin that is neither the Host’s nor allowed (property)', () => {
     fc.assert(
       fc.property(fc.webUrl(), fc.domain(), (origin, host) => {
@@ -73,11 +78,17 @@ describe('imageTypeOf', () => {
     expect(imageTypeOf(Buffer.alloc(0))).toBeUndefined();
   });
 
-  it('never calls text an image (property)', () => {
+  it('names an image only for bytes that begin with its signature (property)', () => {
+    const signatures = [Buffer.from([0xff, 0xd8, 0xff]), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])];
+    // Byte arrays biased to begin like a signature, so near misses are tried as well.
+    const leading = fc.oneof(fc.constantFrom(...signatures.map((s) => [...s.subarray(0, 2)]), ...signatures.map((s) => [...s])), fc.constant([]));
     fc.assert(
-      fc.property(fc.string(), (text) => {
-        expect(imageTypeOf(Buffer.from(text, 'utf8'))).toBeUndefined();
+      fc.property(leading, fc.uint8Array({ maxLength: 12 }), (start, rest) => {
+        const bytes = Buffer.concat([Buffer.from(start), rest]);
+        const begins = signatures.some((s) => bytes.length >= s.length && bytes.subarray(0, s.length).equals(s));
+        expect(imageTypeOf(bytes) !== undefined).toBe(begins);
       }),
+      { numRuns: 500 },
     );
   });
 });
@@ -139,6 +150,14 @@ describe('PathBoundary', () => {
     expect(boundary.admits(join(later, 'x.mkv'))).toBe(false);
     mkdirSync(later);
     expect(boundary.admits(join(later, 'x.mkv'))).toBe(true);
+  });
+});
+
+describe('antenna start', () => {
+  it('gives --allow-origin to the server and the player, the player its own flags, and the server the rest', () => {
+    const { server, player } = startFlags({ allowOrigin: ['http://dash.local:8123'], playerPort: '57001', tv: ['/media/tv'], token: 't'.repeat(16), headless: true, followExternalLinks: true });
+    expect(server).toEqual({ allowOrigins: ['http://dash.local:8123'], tv: ['/media/tv'], token: 't'.repeat(16), followExternalLinks: true });
+    expect(player).toEqual({ allowOrigins: ['http://dash.local:8123'], port: '57001', token: 't'.repeat(16), headless: true });
   });
 });
 
