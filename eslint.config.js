@@ -32,6 +32,9 @@ const ALLOWED = {
   cli: FOLDERS.filter((folder) => folder !== 'cli'),
 };
 
+/** Programs run through src/common/external-program.ts only (no shell, time limits, kill, stderr tail). */
+const CHILD_PROCESS = ['node:child_process', 'child_process'].map((name) => ({ name, message: 'Run programs through src/common/external-program.ts.' }));
+
 const boundaries = Object.entries(ALLOWED).map(([folder, allowed]) => {
   const forbidden = FOLDERS.filter((other) => other !== folder && !allowed.includes(other));
   return {
@@ -40,6 +43,7 @@ const boundaries = Object.entries(ALLOWED).map(([folder, allowed]) => {
       'no-restricted-imports': [
         'error',
         {
+          paths: CHILD_PROCESS,
           patterns: [
             ...(forbidden.length > 0
               ? [{ group: forbidden.map((other) => `../${other}/*`), message: `src/${folder} may import only ${allowed.join(', ') || 'nothing outside itself'} (see docs/architecture.md, Layers).` }]
@@ -67,4 +71,9 @@ export default tseslint.config(
     },
   },
   ...boundaries,
+  {
+    // The one module that may spawn.
+    files: ['src/common/external-program.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../*'], message: 'src/common may import only itself.' }] }] },
+  },
 );

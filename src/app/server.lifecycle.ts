@@ -22,6 +22,7 @@ import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js'
 import { VERSION } from '../version.js';
 import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
+import { findServerPrograms } from './program-paths.js';
 import { PathBoundary } from '../common/path-boundary.js';
 import { listImportsUnder } from '../repositories/import-files.repository.js';
 import { ensureSampleMedia, sampleMediaDir, sampleRoots } from '../sample/sample-media.js';
@@ -51,7 +52,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const scanRoots = sample ? sampleRoots(config.data) : roots;
     // What the server reads of the user's files: inside the roots and its recordings folder.
     const boundary = new PathBoundary(() => [...scanRoots.map((root) => root.path), config.recordings], config.followExternalLinks);
-    const importer = new ImportService(db, { logger, thumbnailsDir: join(config.data, 'thumbnails'), boundary });
+    const programs = findServerPrograms(config, logger);
+    const importer = new ImportService(db, { logger, thumbnailsDir: join(config.data, 'thumbnails'), boundary, ffprobePath: programs.ffprobe, ffmpegPath: programs.ffmpeg });
     if (roots.length > 0) {
       removeSampleLibrary(db);
       importer.forgetImportsUnder(sampleDir);
@@ -74,6 +76,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       logger,
       refreshInterval: config.guideRefresh,
       localSourceDirs: config.allowLocalSources,
+      programs,
     });
     const app = await buildHttpApp({
       library: new LibraryService(db, { boundary }),
@@ -107,7 +110,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const making = new AbortController();
     if (sample) {
       logger.info({ dir: sampleDir }, 'no import roots configured: using the sample library (give --tv, --movies or --videos to use your own)');
-      ensureSampleMedia(config.data, { signal: making.signal }).then(
+      ensureSampleMedia(config.data, { signal: making.signal, ffmpeg: programs.ffmpeg }).then(
         () => scans.start(),
         (error: unknown) => {
           if (!making.signal.aborted) logger.warn({ err: error }, 'could not make the sample library; give --tv, --movies or --videos to import your own');

@@ -63,6 +63,8 @@ export function buildProgram(): Command {
     .option('--json', 'print the summary as JSON')
     .option('--no-probe', 'do not run ffprobe (names and sidecar files only)')
     .option('--follow-external-links', `follow symbolic links that lead outside the import roots (env ${ENV_NAMES.followExternalLinks}=true)`)
+    .option('--ffmpeg-path <program>', `the ffmpeg program (env ${ENV_NAMES.ffmpegPath}; default ffmpeg)`)
+    .option('--ffprobe-path <program>', `the ffprobe program (env ${ENV_NAMES.ffprobePath}; default ffprobe)`)
     .action(async (options: Record<string, unknown>, command: Command) => {
       const given = Object.fromEntries(
         Object.entries(options).filter(([name]) => command.getOptionValueSource(name) === 'cli' && name !== 'json' && name !== 'probe'),
@@ -137,7 +139,10 @@ function addServerOptions(command: Command): Command {
     .option('--mdns-type <type>', `DNS-SD type the server advertises (env ${ENV_NAMES.mdnsType}; default _antenna_dvr._tcp)`)
     .option('--allow-origin <url>', `a web page origin whose scripts may make changes, such as http://dashboard.local:8123; repeatable (env ${ENV_NAMES.allowOrigins}, space-separated)`, collect)
     .option('--allow-local-source <dir>', `a folder whose files may be added as sources and guides through the API; repeatable (env ${ENV_NAMES.allowLocalSources}, ':'-separated)`, collect)
-    .option('--follow-external-links', `follow symbolic links that lead outside the import roots and recordings folder: their targets are then imported and served (env ${ENV_NAMES.followExternalLinks}=true)`);
+    .option('--follow-external-links', `follow symbolic links that lead outside the import roots and recordings folder: their targets are then imported and served (env ${ENV_NAMES.followExternalLinks}=true)`)
+    .option('--ffmpeg-path <program>', `the ffmpeg program: a name on PATH or a path (env ${ENV_NAMES.ffmpegPath}; default ffmpeg)`)
+    .option('--ffprobe-path <program>', `the ffprobe program (env ${ENV_NAMES.ffprobePath}; default ffprobe)`)
+    .option('--comskip-path <program>', `the comskip program (env ${ENV_NAMES.comskipPath}; default comskip)`);
 }
 
 /** Player settings that `antenna player` and `antenna start` name alike. */

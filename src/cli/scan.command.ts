@@ -6,6 +6,8 @@
  */
 import { join } from 'node:path';
 import { PathBoundary } from '../common/path-boundary.js';
+import { PROGRAMS_ON_PATH } from '../common/external-program.js';
+import { findServerPrograms } from '../app/program-paths.js';
 import pino from 'pino';
 import { ConfigError, type ServerConfig, importRootsOf } from '../config/server-config.js';
 import { databasePath, openDatabase, prepareDataDir } from '../db/database.js';
@@ -77,9 +79,13 @@ export async function runScan(config: ServerConfig, options: ScanOptions): Promi
   try {
     // Problems are in the summary; the log would say each one twice.
     const logger = pino({ level: config.logLevel === 'info' ? 'error' : config.logLevel }, pino.destination(2));
+    // Looked up as the server looks them up; --no-probe needs neither.
+    const programs = options.probe ? findServerPrograms(config) : PROGRAMS_ON_PATH;
     const importer = new ImportService(db, {
       logger,
       probe: options.probe,
+      ffprobePath: programs.ffprobe,
+      ffmpegPath: programs.ffmpeg,
       thumbnailsDir: join(config.data, 'thumbnails'),
       onProgress: (p) => printer.update(p),
       // Links are followed as the server follows them: inside the roots and recordings folder only, unless allowed.

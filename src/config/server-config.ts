@@ -66,6 +66,10 @@ export interface ServerConfig {
   allowOrigins: string[];
   /** Folders under which sources and guides added through the API may be local files. */
   allowLocalSources: string[];
+  /** The programs run: a name looked up on PATH, or a path. */
+  ffmpegPath: string;
+  ffprobePath: string;
+  comskipPath: string;
 }
 
 export const DEFAULTS: ServerConfig = {
@@ -91,6 +95,9 @@ export const DEFAULTS: ServerConfig = {
   followExternalLinks: false,
   allowOrigins: [],
   allowLocalSources: [],
+  ffmpegPath: 'ffmpeg',
+  ffprobePath: 'ffprobe',
+  comskipPath: 'comskip',
 };
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -119,6 +126,9 @@ export const ConfigFileSchema = Type.Object(
     followExternalLinks: Type.Optional(Type.Boolean()),
     allowOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     allowLocalSources: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    ffmpegPath: Type.Optional(Type.String({ minLength: 1 })),
+    ffprobePath: Type.Optional(Type.String({ minLength: 1 })),
+    comskipPath: Type.Optional(Type.String({ minLength: 1 })),
     /** `antenna player`'s settings (and the player's in `antenna start`). */
     player: Type.Optional(PlayerFileSchema),
   },
@@ -150,6 +160,9 @@ export interface PartialSettings {
   followExternalLinks?: boolean | string | undefined;
   allowOrigins?: string[] | undefined;
   allowLocalSources?: string[] | undefined;
+  ffmpegPath?: string | undefined;
+  ffprobePath?: string | undefined;
+  comskipPath?: string | undefined;
 }
 
 export const ENV_NAMES = {
@@ -175,6 +188,9 @@ export const ENV_NAMES = {
   followExternalLinks: 'ANTENNA_FOLLOW_EXTERNAL_LINKS',
   allowOrigins: 'ANTENNA_ALLOW_ORIGINS',
   allowLocalSources: 'ANTENNA_ALLOW_LOCAL_SOURCES',
+  ffmpegPath: 'ANTENNA_FFMPEG_PATH',
+  ffprobePath: 'ANTENNA_FFPROBE_PATH',
+  comskipPath: 'ANTENNA_COMSKIP_PATH',
   config: 'ANTENNA_CONFIG',
 } as const;
 
@@ -206,6 +222,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     followExternalLinks: value(ENV_NAMES.followExternalLinks),
     allowOrigins: words(value(ENV_NAMES.allowOrigins)),
     allowLocalSources: paths(ENV_NAMES.allowLocalSources),
+    ffmpegPath: value(ENV_NAMES.ffmpegPath),
+    ffprobePath: value(ENV_NAMES.ffprobePath),
+    comskipPath: value(ENV_NAMES.comskipPath),
   };
 }
 
@@ -231,6 +250,7 @@ export function readConfigFile(file: string): PartialSettings {
   const base = dirname(resolve(file));
   const relative = (path: string | undefined) => (path === undefined ? undefined : resolve(base, path));
   const relativeList = (paths: string[] | undefined) => paths?.map((path) => resolve(base, path));
+  const programPath = (program: string | undefined) => (program?.includes('/') ? resolve(base, program) : program);
   return {
     ...parsed,
     data: relative(parsed.data),
@@ -239,6 +259,10 @@ export function readConfigFile(file: string): PartialSettings {
     videos: relativeList(parsed.videos),
     recordings: relative(parsed.recordings),
     allowLocalSources: relativeList(parsed.allowLocalSources),
+    // A program path (with a slash) is relative to the file; a bare name is looked up on PATH.
+    ffmpegPath: programPath(parsed.ffmpegPath),
+    ffprobePath: programPath(parsed.ffprobePath),
+    comskipPath: programPath(parsed.comskipPath),
     // Locations may be URLs; only file paths are made relative to the config file.
     m3u: parsed.m3u?.map((location) => (isUrl(location) ? location : resolve(base, location))),
     xmltv: parsed.xmltv?.map((location) => (isUrl(location) ? location : resolve(base, location))),
@@ -325,6 +349,9 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     followExternalLinks: followExternalLinks === undefined ? DEFAULTS.followExternalLinks : parseFlag(followExternalLinks),
     allowOrigins: (pick('allowOrigins', places) ?? []).map(parseOrigin),
     allowLocalSources: paths(pick('allowLocalSources', places)),
+    ffmpegPath: pick('ffmpegPath', places) ?? DEFAULTS.ffmpegPath,
+    ffprobePath: pick('ffprobePath', places) ?? DEFAULTS.ffprobePath,
+    comskipPath: pick('comskipPath', places) ?? DEFAULTS.comskipPath,
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

@@ -9,7 +9,7 @@
  * 1 = none found, anything else = it could not run (255: cannot open the file or its
  * video codec; 6: cannot create an output file).
  */
-import { spawn } from 'node:child_process';
+import { lastLine as lastStderrLine, runProgram } from '../common/external-program.js';
 import { constants } from 'node:fs';
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -89,7 +89,7 @@ export function parseEdl(text: string): number[] {
 
 /** The last meaningful stderr line: comskip prints its reason for giving up last. */
 function lastLine(stderr: string): string {
-  const line = stderr.trim().split('\n').at(-1)?.trim() ?? '';
+  const line = lastStderrLine(stderr);
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
@@ -99,47 +99,18 @@ interface Finished {
 }
 
 /**
- * Runs comskip to its end. On timeout or abort it sends SIGTERM, then SIGKILL after a
- * grace period, and still waits for the exit, so nothing is writing in the directory
- * we are about to remove.
+ * Runs comskip to its end (common/external-program.ts): on timeout or abort SIGTERM,
+ * then SIGKILL after a grace period, and the run still waits for the exit, so nothing
+ * is writing in the directory we are about to remove.
  */
-function runComskip(args: string[], cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('comskip', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], windowsHide: true });
-    let stderr = '';
-    let stopped: Error | null = null;
-    let killTimer: NodeJS.Timeout | undefined;
-    const stop = (why: Error) => {
-      if (stopped) return;
-      stopped = why;
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-    };
-    const timer = setTimeout(() => stop(new Error(`comskip timed out after ${timeoutMs} ms`)), timeoutMs);
-    const onAbort = () => stop(signal?.reason instanceof Error ? signal.reason : new Error('comskip was stopped'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // Aborted while we were preparing: the event has already fired.
-    if (signal?.aborted) onAbort();
-    child.stderr.setEncoding('utf8');
-    // Only the tail: a damaged recording can make the decoder complain for megabytes.
-    child.stderr.on('data', (text: string) => {
-      stderr = (stderr + text).slice(-STDERR_TAIL_BYTES);
-    });
-    const settle = () => {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    child.on('error', (error) => {
-      settle();
-      reject(new Error(`comskip could not start: ${error.message}`));
-    });
-    child.on('close', (code) => {
-      settle();
-      if (stopped) reject(stopped);
-      else resolve({ code, stderr });
-    });
-  });
+async function runComskip(program: string, args: string[], cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<Finished> {
+  const outcome = await runProgram(program, args, { cwd, timeoutMs, signal, graceMs: KILL_GRACE_MS, stderrTailBytes: STDERR_TAIL_BYTES, collectStdout: false });
+  if (outcome.kind === 'ok') return { code: 0, stderr: outcome.stderrTail };
+  if (outcome.kind === 'failed') return { code: outcome.exitCode, stderr: outcome.stderrTail };
+  if (outcome.cause === 'not_started') throw new Error(`comskip could not start: ${outcome.reason}`);
+  if (outcome.cause === 'timeout') throw new Error(`comskip timed out after ${timeoutMs} ms`);
+  if (outcome.cause === 'aborted') throw signal?.reason instanceof Error ? signal.reason : new Error('comskip was stopped');
+  throw new Error(`comskip failed: ${outcome.reason}`);
 }
 
 async function readEdl(path: string): Promise<string | null> {
@@ -168,9 +139,9 @@ async function commercialsFrom(finished: Finished, edlPath: string): Promise<num
  */
 export async function detectCommercials(
   file: string,
-  options: { workDir: string; signal?: AbortSignal; timeoutMs?: number },
+  options: { workDir: string; signal?: AbortSignal; timeoutMs?: number; program?: string },
 ): Promise<number[]> {
-  const { workDir, signal, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const { workDir, signal, timeoutMs = DEFAULT_TIMEOUT_MS, program = 'comskip' } = options;
   signal?.throwIfAborted();
   // comskip itself reports a missing file only as "Can not open file".
   await access(file, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
@@ -182,7 +153,7 @@ export async function detectCommercials(
     const iniPath = join(runDir, 'comskip.ini');
     await writeFile(iniPath, COMSKIP_INI);
     // cwd too: comskip looks for a comskip.ini in its working directory.
-    const finished = await runComskip(comskipArgs(file, runDir, iniPath), runDir, timeoutMs, signal);
+    const finished = await runComskip(program, comskipArgs(file, runDir, iniPath), runDir, timeoutMs, signal);
     return await commercialsFrom(finished, join(runDir, `${OUTPUT_BASE}.edl`));
   } finally {
     await rm(runDir, { recursive: true, force: true });

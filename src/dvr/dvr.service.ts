@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { BadRequestError, ConflictError, NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { DvrSourcesService, type DvrSourcesConfig } from './dvr-sources.service.js';
+import { PROGRAMS_ON_PATH, type ProgramPaths } from '../common/external-program.js';
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
 import {
   deleteProgrammesEndedBefore,
@@ -49,6 +50,8 @@ export interface DvrOptions {
   refreshInterval?: number;
   comskip?: boolean;
   connectTimeoutMs?: number;
+  /** ffmpeg, ffprobe and comskip as found at start; default: their names on PATH. */
+  programs?: ProgramPaths;
   /** Folders under which sources and guides added through the API may be local files (--allow-local-source). */
   localSourceDirs?: readonly string[];
 }
@@ -89,7 +92,8 @@ export class DvrService {
       recordingsDir: options.recordingsDir,
       thumbnailsDir: options.thumbnailsDir,
       workDir: options.workDir,
-      comskip: options.comskip ?? true,
+      comskip: (options.comskip ?? true) && (options.programs?.comskip ?? PROGRAMS_ON_PATH.comskip) !== undefined,
+      programs: options.programs ?? PROGRAMS_ON_PATH,
       onChange: () => this.safely('re-planning after a recording', () => this.replan()),
     });
   }

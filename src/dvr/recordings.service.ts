@@ -14,6 +14,7 @@ import { upsertShow } from '../repositories/parents.repository.js';
 import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../repositories/items.repository.js';
 import type { JobItem } from '../model/library.schemas.js';
 import { detectCommercials } from './comskip.js';
+import { PROGRAMS_ON_PATH, type ProgramPaths } from '../common/external-program.js';
 import { type DvrJobRow, finishJob, markJobRecording, patchJobItem } from '../repositories/jobs.repository.js';
 import { episodeKeys } from './job-planner.js';
 import { Recorder, judgeRecording } from './recorder.js';
@@ -47,6 +48,8 @@ export interface RecordingsOptions {
   postConcurrency?: number;
   /** Set false to leave commercials undetected (comskip missing). */
   comskip?: boolean;
+  /** ffmpeg, ffprobe and comskip; default: their names on PATH. */
+  programs?: ProgramPaths;
   /** Called whenever a recording starts or ends (the planner then re-plans). */
   onChange?: () => void;
 }
@@ -273,19 +276,20 @@ export class RecordingsService {
     const recording = getRecording(this.db, itemId);
     if (!recording?.path) return;
     const signal = this.postAbort.signal;
-    const probe = await probeFile(recording.path, 'ffprobe', signal);
+    const programs = this.options.programs ?? PROGRAMS_ON_PATH;
+    const probe = await probeFile(recording.path, programs.ffprobe, signal);
     if (signal.aborted) return;
     const duration = probe.ok ? probe.result.duration : null;
     const tags = probe.ok ? ['Live', ...probe.result.tags] : null;
     let thumbnail: string | null = null;
     mkdirSync(this.options.thumbnailsDir, { recursive: true });
     const thumbnailPath = join(this.options.thumbnailsDir, `${itemId}.jpg`);
-    if ((await makeThumbnail(recording.path, thumbnailPath, duration, 'ffmpeg', signal)).ok) thumbnail = thumbnailPath;
+    if ((await makeThumbnail(recording.path, thumbnailPath, duration, programs.ffmpeg, signal)).ok) thumbnail = thumbnailPath;
     if (signal.aborted) return;
     let commercials: number[] | null = null;
-    if (this.options.comskip !== false) {
+    if (this.options.comskip !== false && programs.comskip !== undefined) {
       try {
-        commercials = await detectCommercials(recording.path, { workDir: join(this.options.workDir, itemId), signal });
+        commercials = await detectCommercials(recording.path, { workDir: join(this.options.workDir, itemId), signal, program: programs.comskip });
       } catch (error) {
         if (signal.aborted) return;
         this.options.logger?.warn({ item: itemId, err: (error as Error).message }, 'commercial detection failed');

@@ -1,9 +1,9 @@
 /**
  * ffprobe: what a media file holds. The argument list and the reading of ffprobe's
- * JSON are pure functions (unit-tested); `probeFile` runs ffprobe without a shell,
- * with a time limit, and never throws: a file ffprobe cannot read is a result too.
+ * JSON are pure functions (unit-tested); `probeFile` runs ffprobe through
+ * common/external-program.ts and never throws: a file ffprobe cannot read is a result too.
  */
-import { execFile } from 'node:child_process';
+import { type ProgramRunner, lastLine, spawnRunner } from '../common/external-program.js';
 
 export interface Chapter {
   start: number;
@@ -79,27 +79,16 @@ export function readProbeOutput(json: string): ProbeResult {
   return { duration, tags, chapters };
 }
 
-export function probeFile(path: string, ffprobe = 'ffprobe', signal?: AbortSignal): Promise<ProbeOutcome> {
-  return new Promise((resolve) => {
-    execFile(
-      ffprobe,
-      ffprobeArgs(path),
-      { timeout: PROBE_TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, windowsHide: true, ...(signal ? { signal } : {}) },
-      (error, stdout, stderr) => {
-        if (error) {
-          // A number is ffprobe's exit status (it read the file and refused it); a string
-          // is why it did not run (ENOENT, EMFILE, ...); killed means timed out or stopped.
-          const transient = typeof error.code !== 'number' || error.killed === true;
-          const detail = String(stderr).trim().split('\n').at(-1) || error.message;
-          resolve({ ok: false, reason: transient ? `ffprobe did not finish (${detail}); retried at the next scan` : `ffprobe could not read it: ${detail}`, transient });
-          return;
-        }
-        try {
-          resolve({ ok: true, result: readProbeOutput(stdout) });
-        } catch (parseError) {
-          resolve({ ok: false, reason: `ffprobe could not read it: ${(parseError as Error).message}`, transient: false });
-        }
-      },
-    );
-  });
+export async function probeFile(path: string, ffprobe = 'ffprobe', signal?: AbortSignal, runner: ProgramRunner = spawnRunner): Promise<ProbeOutcome> {
+  const outcome = await runner.run(ffprobe, ffprobeArgs(path), { timeoutMs: PROBE_TIMEOUT_MS, maxStdoutBytes: MAX_OUTPUT_BYTES, signal });
+  const detail = lastLine(outcome.stderrTail);
+  // Refused (an exit status): ffprobe read the file and it is not media. Anything else
+  // (not started, timed out, stopped) is tried again at the next scan.
+  if (outcome.kind === 'failed') return { ok: false, reason: `ffprobe could not read it: ${detail || outcome.reason}`, transient: false };
+  if (outcome.kind === 'transient') return { ok: false, reason: `ffprobe did not finish (${detail || outcome.reason}); retried at the next scan`, transient: true };
+  try {
+    return { ok: true, result: readProbeOutput(outcome.stdout) };
+  } catch (parseError) {
+    return { ok: false, reason: `ffprobe could not read it: ${(parseError as Error).message}`, transient: false };
+  }
 }

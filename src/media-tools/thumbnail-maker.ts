@@ -1,9 +1,9 @@
 /**
  * Thumbnails: one frame per imported item, taken by ffmpeg after probing and stored
  * under the data directory (never beside the media). The argument list is a pure
- * function; `makeThumbnail` runs ffmpeg without a shell and never throws.
+ * function; `makeThumbnail` runs ffmpeg through common/external-program.ts and never throws.
  */
-import { execFile } from 'node:child_process';
+import { type ProgramRunner, lastLine, spawnRunner } from '../common/external-program.js';
 
 const THUMBNAIL_TIMEOUT_MS = 60_000;
 export const THUMBNAIL_WIDTH = 480;
@@ -27,24 +27,16 @@ export function ffmpegThumbnailArgs(input: string, output: string, duration: num
   ];
 }
 
-export function makeThumbnail(
+export async function makeThumbnail(
   input: string,
   output: string,
   duration: number | null,
   ffmpeg = 'ffmpeg',
   signal?: AbortSignal,
+  runner: ProgramRunner = spawnRunner,
 ): Promise<{ ok: true } | { ok: false; reason: string; transient: boolean }> {
-  return new Promise((resolve) => {
-    execFile(
-      ffmpeg,
-      ffmpegThumbnailArgs(input, output, duration),
-      { timeout: THUMBNAIL_TIMEOUT_MS, windowsHide: true, ...(signal ? { signal } : {}) },
-      (error, _stdout, stderr) => {
-        if (!error) return resolve({ ok: true });
-        // Not run, timed out or stopped: try again at the next scan (see media-probe.ts).
-        const transient = typeof error.code !== 'number' || error.killed === true;
-        resolve({ ok: false, reason: `ffmpeg could not take a thumbnail: ${String(stderr).trim().split('\n').at(-1) || error.message}`, transient });
-      },
-    );
-  });
+  const outcome = await runner.run(ffmpeg, ffmpegThumbnailArgs(input, output, duration), { timeoutMs: THUMBNAIL_TIMEOUT_MS, signal });
+  if (outcome.kind === 'ok') return { ok: true };
+  // Not run, timed out or stopped: try again at the next scan (see media-probe.ts).
+  return { ok: false, reason: `ffmpeg could not take a thumbnail: ${lastLine(outcome.stderrTail) || outcome.reason}`, transient: outcome.kind === 'transient' };
 }

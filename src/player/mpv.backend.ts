@@ -3,7 +3,7 @@
  * noticed and mpv restarted with backoff), mirrors the properties the status needs
  * through observe_property, and turns the player's orders into mpv commands.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, startProgram, stopProgram } from '../common/external-program.js';
 import { EventEmitter } from 'node:events';
 import { lstatSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,7 +72,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   private launchedAt = 0;
   private readonly socketPath: string;
   private readonly ownSocketDir: string | undefined;
-  private stderrTail = '';
+  private stderrTail: () => string = () => '';
 
   constructor(private readonly options: MpvBackendOptions) {
     super();
@@ -114,16 +114,15 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
 
   private async launch(): Promise<void> {
     const args = mpvArguments({ socketPath: this.socketPath, display: this.options.display, options: this.options.options ?? [] });
-    const child = spawn(this.options.mpvPath ?? 'mpv', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const started = startProgram(this.options.mpvPath ?? 'mpv', args, { stderrTailBytes: 2000 });
+    const child = started.child;
     this.child = child;
-    this.stderrTail = '';
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (text: string) => (this.stderrTail = (this.stderrTail + text).slice(-2000)));
+    this.stderrTail = started.stderrTail;
     const failed = new Promise<never>((_resolve, reject) => {
       child.once('error', (error: NodeJS.ErrnoException) =>
         reject(new MpvStartError(error.code === 'ENOENT' ? `mpv is not installed (${this.options.mpvPath ?? 'mpv'} not found): install it with \`sudo apt-get install mpv\`.` : `mpv could not be started: ${error.message}`)),
       );
-      child.once('exit', (code, signal) => reject(new MpvStartError(`mpv exited at start (${signal ?? `code ${code}`}): ${this.stderrTail.trim() || 'no message'}`)));
+      child.once('exit', (code, signal) => reject(new MpvStartError(`mpv exited at start (${signal ?? `code ${code}`}): ${this.stderrTail().trim() || 'no message'}`)));
     });
     failed.catch(() => undefined);
     let ipc: MpvIpc | undefined;
@@ -177,7 +176,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     this.currentEntry = undefined;
     if (this.stopping) return;
     const reason = `mpv exited (${signal ?? `code ${code}`})`;
-    this.options.logger.warn({ reason, stderr: this.stderrTail.trim() || undefined }, 'mpv went away; restarting it');
+    this.options.logger.warn({ reason, stderr: this.stderrTail().trim() || undefined }, 'mpv went away; restarting it');
     this.emit('down', reason, lastPosition);
     if (Date.now() - this.launchedAt > HEALTHY_AFTER_MS) this.attempts = 0;
     this.scheduleRestart();
@@ -199,12 +198,9 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     clearTimeout(this.restartTimer);
     process.off('exit', this.killOnExit);
     const child = this.child;
-    if (child && child.exitCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      this.ipc?.command(['quit'], QUIT_WAIT_MS).catch(() => undefined);
-      const timer = setTimeout(() => child.kill('SIGKILL'), QUIT_WAIT_MS);
-      await exited;
-      clearTimeout(timer);
+    if (child) {
+      // mpv's own quit over IPC, then SIGKILL if it has not gone by then.
+      await stopProgram(child, { graceMs: QUIT_WAIT_MS, ask: () => void this.ipc?.command(['quit'], QUIT_WAIT_MS).catch(() => undefined) });
     }
     this.ipc?.close();
     this.ipc = undefined;

@@ -10,7 +10,7 @@
  * a hidden temporary name and renamed when done, so neither the importer nor the
  * watcher ever sees half a file.
  */
-import { execFile } from 'node:child_process';
+import { lastLine, runProgram } from '../common/external-program.js';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ImportRoot } from '../model/import-root.js';
@@ -98,13 +98,9 @@ export function sampleImageArgs(source: string, output: string): string[] {
   return ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', '-f', 'lavfi', '-i', source, '-frames:v', '1', '-f', 'image2', `file:${output}`];
 }
 
-function run(ffmpeg: string, args: string[], signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(ffmpeg, args, { timeout: 60_000, windowsHide: true, ...(signal ? { signal } : {}) }, (error, _stdout, stderr) => {
-      if (error) reject(new Error(`ffmpeg failed: ${String(stderr).trim().split('\n').at(-1) || error.message}`));
-      else resolve();
-    });
-  });
+async function run(ffmpeg: string, args: string[], signal?: AbortSignal): Promise<void> {
+  const outcome = await runProgram(ffmpeg, args, { timeoutMs: 60_000, signal });
+  if (outcome.kind !== 'ok') throw new Error(`ffmpeg failed: ${lastLine(outcome.stderrTail) || outcome.reason}`);
 }
 
 /** A hidden sibling name: invisible to the importer and the watcher until renamed. */

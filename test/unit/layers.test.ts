@@ -21,6 +21,13 @@ describe('folder boundaries', () => {
     expect(await restrictions('src/common/example.ts', "import { digest } from '../model/ids.js';\nexport const x = digest;\n")).toHaveLength(1);
   });
 
+  it('lets only src/common/external-program.ts start programs', async () => {
+    const spawning = "import { spawn } from 'node:child_process';\nexport const x = spawn;\n";
+    expect(await restrictions('src/dvr/example.ts', spawning)).toHaveLength(1);
+    expect(await restrictions('src/player/example.ts', spawning)).toHaveLength(1);
+    expect(await restrictions('src/common/external-program.ts', spawning)).toEqual([]);
+  });
+
   it('takes imports of the layers below', async () => {
     expect(await restrictions('src/dvr/example.ts', "import { getItemFile } from '../repositories/items.repository.js';\nimport { digest } from '../model/ids.js';\nexport const x = [getItemFile, digest];\n")).toEqual([]);
     expect(await restrictions('src/api/example.ts', "import { LibraryService } from '../library/library.service.js';\nexport const x = LibraryService;\n")).toEqual([]);
