@@ -94,7 +94,10 @@ async function streamRound(target, clients) {
 export async function benchManagement({ work, log, rounds = 3, writeSeconds = 30 }) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const file = join(work, 'one-gigabyte.mkv');
+  // Inside an import root (the server serves nothing else), hidden so the scan leaves it to the seeded item.
+  const media = join(work, 'media');
+  mkdirSync(media);
+  const file = join(media, '.one-gigabyte.mkv');
   // Sparse: no disk is written or read, so both servers measure their own path, not the disk.
   closeSync(openSync(file, 'w'));
   truncateSync(file, GB);
@@ -102,7 +105,7 @@ export async function benchManagement({ work, log, rounds = 3, writeSeconds = 30
   execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--generate', data, file], { stdio: 'inherit' });
 
   const port = 18500 + Math.floor(Math.random() * 1000);
-  const antenna = spawn(process.execPath, [join(ROOT, 'bin', 'antenna'), 'server', '--data', data, '--port', String(port), '--host', '127.0.0.1', '--no-sample', '--log-level', 'error'], {
+  const antenna = spawn(process.execPath, [join(ROOT, 'bin', 'antenna'), 'server', '--data', data, '--movies', media, '--port', String(port), '--host', '127.0.0.1', '--no-sample', '--log-level', 'error'], {
     stdio: 'ignore',
   });
   const ceiling = fork(join(ROOT, 'bench', 'stream-ceiling.mjs'), [file], { stdio: 'ignore' });
