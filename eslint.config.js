@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
  * lint` and so CI. (No plugin: every folder sits directly under src/, so a relative
  * import names its folder as `../<folder>/`.)
  */
-const FOLDERS = ['common', 'model', 'db', 'repositories', 'media-tools', 'library', 'importer', 'dvr', 'management', 'player', 'discovery', 'sample', 'config', 'api', 'app', 'cli'];
+const FOLDERS = ['common', 'model', 'db', 'repositories', 'media-tools', 'http', 'library', 'importer', 'dvr', 'management', 'player', 'discovery', 'sample', 'config', 'api', 'app', 'cli'];
 const LOWER = ['common', 'model', 'db', 'repositories', 'media-tools'];
 const ALLOWED = {
   common: [],
@@ -16,18 +16,21 @@ const ALLOWED = {
   db: ['common'],
   repositories: ['common', 'model', 'db'],
   'media-tools': ['common', 'model'],
+  // HTTP plumbing both servers share: the error shape, CORS, Node's limits, origin rules.
+  http: ['common'],
   // Domains: the layers below, never each other (the app wires them together).
   library: LOWER,
   importer: LOWER,
   dvr: LOWER,
   management: LOWER,
-  player: LOWER,
+  // The player serves interface B itself, on the shared HTTP plumbing.
+  player: [...LOWER, 'http'],
   discovery: LOWER,
   sample: LOWER,
   // Settings are checked with the domains' own pure checks (service types, mpv options).
   config: ['common', 'model', 'discovery', 'player'],
   // Routes call services; SQL and the database stay behind them.
-  api: ['common', 'model', 'media-tools', 'library', 'importer', 'dvr', 'management', 'player', 'discovery', 'sample'],
+  api: ['common', 'model', 'media-tools', 'http', 'library', 'importer', 'dvr', 'management', 'player', 'discovery', 'sample'],
   app: FOLDERS.filter((folder) => folder !== 'app' && folder !== 'cli'),
   cli: FOLDERS.filter((folder) => folder !== 'cli'),
 };

@@ -15,7 +15,7 @@
  * bytes are the same; test/http/answer-front.test.ts checks that on a real port.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CORS_HEADERS } from './cors.js';
+import { CORS_HEADERS } from '../http/cors.js';
 import { type CachedBody, type Encoding, type ResponseCache, negotiateEncoding } from './response-cache.js';
 
 type Headers = Readonly<Record<string, string>>;

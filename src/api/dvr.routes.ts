@@ -12,8 +12,8 @@ import { RuleDefinitionSchema, RuleSchema, type RuleDefinition, type StoredRule 
 import type { GuideRow, SourceRow } from '../dvr/dvr-sources.service.js';
 import { shownLocation } from '../dvr/source-reader.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
-import { CORS_HEADERS } from './cors.js';
-import { type ErrorBody, ErrorSchema, sendError } from './error-reply.js';
+import { CORS_HEADERS } from '../http/cors.js';
+import { type ErrorBody, ErrorSchema, sendError } from '../http/error-reply.js';
 import { TAGS } from './openapi-tags.js';
 
 export interface DvrRoutesDeps {

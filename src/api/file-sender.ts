@@ -7,8 +7,8 @@
 import send from '@fastify/send';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { basename, dirname } from 'node:path';
-import { CORS_HEADERS } from './cors.js';
-import { sendError } from './error-reply.js';
+import { CORS_HEADERS } from '../http/cors.js';
+import { sendError } from '../http/error-reply.js';
 
 /**
  * Bytes per read: 1 MiB rather than the stream default of 64 KiB. Each read is a

@@ -17,9 +17,9 @@ import Fastify, {
 import type { ScanStatus } from '../importer/scan-scheduler.js';
 import type { LibraryService } from '../library/library.service.js';
 import { VERSION } from '../version.js';
-import { corsHook, installPreflight } from './cors.js';
-import { frameworkErrorHandler, installErrorHandlers } from './error-reply.js';
-import { HTTP_SERVER_LIMITS, jsonClientErrorHandler } from './http-limits.js';
+import { corsHook, installPreflight } from '../http/cors.js';
+import { frameworkErrorHandler, installErrorHandlers } from '../http/error-reply.js';
+import { HTTP_SERVER_LIMITS, jsonClientErrorHandler } from '../http/http-limits.js';
 import { AnswerFront } from './answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';

@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ServedFile } from '../common/path-boundary.js';
 import type { LibraryService } from '../library/library.service.js';
-import { ErrorSchema, sendError } from './error-reply.js';
+import { ErrorSchema, sendError } from '../http/error-reply.js';
 import { sendKnownFile } from './file-sender.js';
 import { TAGS } from './openapi-tags.js';
 

@@ -21,7 +21,7 @@ import {
 } from '../model/library.schemas.js';
 import type { MapContext } from '../library/resource-mappers.js';
 import { type AnswerFront, answerHeaders, encodingFor } from './answer-front.js';
-import { ErrorSchema, sendError } from './error-reply.js';
+import { ErrorSchema, sendError } from '../http/error-reply.js';
 import { AllListSchema, ContentListSchema, serializers } from './json-serializers.js';
 import {
   CollectionQuerySchema,

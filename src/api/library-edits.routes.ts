@@ -10,8 +10,8 @@ import type { LibraryService } from '../library/library.service.js';
 import type { LibraryEditsService } from '../management/library-edits.service.js';
 import { MAX_PLAYLIST_ITEMS } from '../management/library-edits.service.js';
 import type { MediaFilesService } from '../management/media-files.service.js';
-import { CORS_HEADERS } from './cors.js';
-import { ErrorSchema } from './error-reply.js';
+import { CORS_HEADERS } from '../http/cors.js';
+import { ErrorSchema } from '../http/error-reply.js';
 import { serializers } from './json-serializers.js';
 import { TAGS } from './openapi-tags.js';
 

@@ -8,8 +8,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ImportRoot } from '../model/import-root.js';
 import { MAX_PLAYBACK_SECONDS, type MediaFilesService } from '../management/media-files.service.js';
-import { CORS_HEADERS } from './cors.js';
-import { ErrorSchema, sendError } from './error-reply.js';
+import { CORS_HEADERS } from '../http/cors.js';
+import { ErrorSchema, sendError } from '../http/error-reply.js';
 import { sendKnownFile } from './file-sender.js';
 import { TAGS } from './openapi-tags.js';
 

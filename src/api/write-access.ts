@@ -9,8 +9,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { sendError } from './error-reply.js';
-import { type OriginPolicy, type Refusal, isPrivateAddress, originRefusal } from './request-origin.js';
+import { sendError } from '../http/error-reply.js';
+import { type OriginPolicy, type Refusal, isPrivateAddress, originRefusal } from '../http/request-origin.js';
 
 export interface WriteAccess {
   token: string | undefined;

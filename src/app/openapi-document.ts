@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { buildHttpApp } from '../api/http-app.js';
-import { buildPlayerHttpApp } from '../api/player-http-app.js';
+import { buildPlayerHttpApp } from '../player/player-http-app.js';
 import { PathBoundary } from '../common/path-boundary.js';
 import { openMemoryDatabase } from '../db/database.js';
 import { DvrService } from '../dvr/dvr.service.js';

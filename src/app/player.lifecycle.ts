@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildPlayerHttpApp } from '../api/player-http-app.js';
+import { buildPlayerHttpApp } from '../player/player-http-app.js';
 import { type PlayerConfig, hasDisplay } from '../config/player-config.js';
 import { StartupError } from '../db/database.js';
 import { type Advertisement, ServiceBrowser, advertise, stableId } from '../discovery/dns-sd.js';

@@ -17,7 +17,7 @@ import { resolveServerConfig } from '../../src/config/server-config.js';
 import { upsertMovie } from '../../src/repositories/items.repository.js';
 import { AntennaServerClient } from '../../src/player/antenna-server.client.js';
 import { PlayerService } from '../../src/player/player.service.js';
-import { buildPlayerHttpApp } from '../../src/api/player-http-app.js';
+import { buildPlayerHttpApp } from '../../src/player/player-http-app.js';
 import { type Json, callJson, until } from '../support/dvr-app.js';
 import { type PlayerMedia, makePlayerMedia, mpvProperty } from '../support/player-fixture.js';
 

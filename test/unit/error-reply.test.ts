@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validationErrorBody } from '../../src/api/error-reply.js';
+import { validationErrorBody } from '../../src/http/error-reply.js';
 
 describe('validationErrorBody', () => {
   it('names the parameter and the allowed values of an enum', () => {

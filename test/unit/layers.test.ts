@@ -32,5 +32,7 @@ describe('folder boundaries', () => {
     expect(await restrictions('src/dvr/example.ts', "import { getItemFile } from '../repositories/items.repository.js';\nimport { digest } from '../model/ids.js';\nexport const x = [getItemFile, digest];\n")).toEqual([]);
     expect(await restrictions('src/api/example.ts', "import { LibraryService } from '../library/library.service.js';\nexport const x = LibraryService;\n")).toEqual([]);
     expect(await restrictions('src/app/example.ts', "import { openDatabase } from '../db/database.js';\nexport const x = openDatabase;\n")).toEqual([]);
+    expect(await restrictions('src/player/example.ts', "import { sendError } from '../http/error-reply.js';\nexport const x = sendError;\n")).toEqual([]);
+    expect(await restrictions('src/http/example.ts', "import { buildHttpApp } from '../api/http-app.js';\nexport const x = buildHttpApp;\n")).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
-import { commandRefusal } from '../../src/api/player-http-app.js';
-import { isLocalHostHeader } from '../../src/api/request-origin.js';
+import { commandRefusal } from '../../src/player/player-http-app.js';
+import { isLocalHostHeader } from '../../src/http/request-origin.js';
 
 describe('isLocalHostHeader', () => {
   it('accepts addresses, localhost, names without dots, local suffixes and this machine', () => {

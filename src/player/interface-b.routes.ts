@@ -7,10 +7,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { BadRequestError } from '../common/errors.js';
 import { StringEnum } from '../common/string-enum.js';
-import type { PlayerService } from '../player/player.service.js';
-import type { PlayerStatus } from '../player/player-state.js';
-import { SECTIONS, matchSection } from '../player/sections.js';
-import { ErrorSchema, sendError } from './error-reply.js';
+import type { PlayerService } from './player.service.js';
+import type { PlayerStatus } from './player-state.js';
+import { SECTIONS, matchSection } from './sections.js';
+import { ErrorSchema, sendError } from '../http/error-reply.js';
 
 const PlayerChannelSchema = Type.Object(
   { number: Type.String(), name: Type.String(), image_url: Type.Optional(Type.String()) },

@@ -8,13 +8,13 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { createServer } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import type { PlayerService } from '../player/player.service.js';
+import type { PlayerService } from './player.service.js';
 import { VERSION } from '../version.js';
-import { corsHook, installPreflight } from './cors.js';
-import { frameworkErrorHandler, installErrorHandlers, sendError } from './error-reply.js';
-import { HTTP_SERVER_LIMITS, jsonClientErrorHandler } from './http-limits.js';
+import { corsHook, installPreflight } from '../http/cors.js';
+import { frameworkErrorHandler, installErrorHandlers, sendError } from '../http/error-reply.js';
+import { HTTP_SERVER_LIMITS, jsonClientErrorHandler } from '../http/http-limits.js';
 import { registerInterfaceB } from './interface-b.routes.js';
-import { type Refusal, isLocalHostHeader, isPrivateAddress, originRefusal } from './request-origin.js';
+import { type Refusal, isLocalHostHeader, isPrivateAddress, originRefusal } from '../http/request-origin.js';
 
 export interface PlayerHttpAppOptions {
   player: PlayerService;
