@@ -7,10 +7,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { DvrService } from '../dvr/dvr.service.js';
-import type { Airing } from '../dvr/job-planner.js';
-import { RuleDefinitionSchema, RuleSchema, type RuleDefinition, type StoredRule } from '../model/rule.schemas.js';
-import type { GuideRow, SourceRow } from '../dvr/dvr-sources.service.js';
-import { shownLocation } from '../dvr/source-reader.js';
+import { RuleDefinitionSchema, RuleSchema, type RuleDefinition } from '../model/rule.schemas.js';
+import { AiringSchema, GuideSchema, JobRef, SourceSchema } from '../model/dvr.schemas.js';
+import { airingOut, guideOut, jobRef, ruleOut, sourceOut } from '../dvr/dvr-resource-mappers.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { type ErrorBody, ErrorSchema, sendError } from '../http/error-reply.js';
@@ -25,105 +24,11 @@ const RuleParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$', des
 const NumberParams = Type.Object({ number: Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as 12 or 12.1' }) });
 const Location = Type.String({ minLength: 1, maxLength: 2048, description: 'a file path on the server or an http(s) URL' });
 
-const SourceSchema = Type.Object(
-  {
-    id: Type.String(),
-    kind: Type.Union([Type.Literal('m3u'), Type.Literal('hdhomerun')]),
-    location: Type.String(),
-    name: Type.String(),
-    streams: Type.Integer({ description: 'simultaneous streams allowed (tuners)' }),
-    origin: Type.Union([Type.Literal('config'), Type.Literal('managed')], { description: 'config: from flags or the config file; managed: added here' }),
-    refreshed_at: Type.Optional(Type.Integer({ description: 'epoch milliseconds' })),
-    error: Type.Optional(Type.String({ description: 'why the last refresh failed' })),
-    skipped: Type.Integer({ description: 'malformed entries skipped at the last refresh' }),
-  },
-  { title: 'Source' },
-);
-const GuideSchema = Type.Object(
-  {
-    id: Type.String(),
-    location: Type.String(),
-    origin: Type.Union([Type.Literal('config'), Type.Literal('managed')]),
-    refreshed_at: Type.Optional(Type.Integer()),
-    error: Type.Optional(Type.String()),
-    programmes: Type.Integer(),
-    skipped: Type.Integer({ description: 'malformed entries skipped at the last refresh' }),
-  },
-  { title: 'Guide' },
-);
-const AiringSchema = Type.Object(
-  {
-    start_time: Type.Integer(),
-    end_time: Type.Integer(),
-    title: Type.String(),
-    episode_title: Type.Optional(Type.String()),
-    season_number: Type.Optional(Type.Integer()),
-    episode_number: Type.Optional(Type.Integer()),
-    summary: Type.Optional(Type.String()),
-    categories: Type.Optional(Type.Array(Type.String())),
-    original_air_date: Type.Optional(Type.String()),
-    new: Type.Boolean(),
-    content_rating: Type.Optional(Type.String()),
-    image_url: Type.Optional(Type.String()),
-    program_id: Type.Optional(Type.String()),
-    series_id: Type.Optional(Type.String()),
-  },
-  { title: 'Programme' },
-);
-const JobRef = Type.Object({ id: Type.String(), name: Type.String(), start_time: Type.Integer(), end_time: Type.Integer(), channel: Type.Optional(Type.String()) });
-
-const jobRef = (job: { id: string; name: string; start_time: number; end_time: number; channel: string | null }) => ({
-  id: job.id,
-  name: job.name,
-  start_time: job.start_time,
-  end_time: job.end_time,
-  ...(job.channel ? { channel: job.channel } : {}),
-});
-
 const noContent = (reply: FastifyReply) => reply.headers(CORS_HEADERS).code(204).send();
 
 function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   return reply.code(status).headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).send(body);
 }
-
-const ruleOut = (rule: StoredRule) => ({ id: String(rule.id), ...rule.definition });
-// Reads are open to the local network: locations are shown without the query and credentials IPTV URLs carry.
-const sourceOut = (s: SourceRow) => ({
-  id: s.id,
-  kind: s.kind,
-  location: shownLocation(s.location),
-  name: s.name,
-  streams: s.stream_limit,
-  origin: s.origin,
-  skipped: s.skipped,
-  ...(s.refreshed_at !== null ? { refreshed_at: s.refreshed_at } : {}),
-  ...(s.error !== null ? { error: s.error } : {}),
-});
-const guideOut = (g: GuideRow) => ({
-  id: g.id,
-  location: shownLocation(g.location),
-  origin: g.origin,
-  programmes: g.programmes,
-  skipped: g.skipped,
-  ...(g.refreshed_at !== null ? { refreshed_at: g.refreshed_at } : {}),
-  ...(g.error !== null ? { error: g.error } : {}),
-});
-const airingOut = (a: Airing) => ({
-  start_time: a.start,
-  end_time: a.stop,
-  title: a.title,
-  new: a.isNew === true,
-  ...(a.episodeTitle ? { episode_title: a.episodeTitle } : {}),
-  ...(a.season !== undefined ? { season_number: a.season } : {}),
-  ...(a.episode !== undefined ? { episode_number: a.episode } : {}),
-  ...(a.summary ? { summary: a.summary } : {}),
-  ...(a.categories ? { categories: a.categories } : {}),
-  ...(a.originalAirDate ? { original_air_date: a.originalAirDate } : {}),
-  ...(a.rating ? { content_rating: a.rating } : {}),
-  ...(a.image ? { image_url: a.image } : {}),
-  ...(a.programId ? { program_id: a.programId } : {}),
-  ...(a.seriesId ? { series_id: a.seriesId } : {}),
-});
 
 export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): void {
   const { dvr } = deps;

@@ -1,0 +1,25 @@
+/** DVR rows to the management interface's resources: values left out when absent, credentials never shown. */
+import { Value } from '@sinclair/typebox/value';
+import { describe, expect, it } from 'vitest';
+import { airingOut, guideOut, jobRef, sourceOut } from '../../src/dvr/dvr-resource-mappers.js';
+import { AiringSchema, GuideSchema, JobRef, SourceSchema } from '../../src/model/dvr.schemas.js';
+
+describe('DVR resource mappers', () => {
+  it('shows a source without the credentials its URL carries, and only the values it has', () => {
+    const source = sourceOut({ id: 'm3u-1', kind: 'm3u', location: 'http://user:pass@iptv.example/get.php?username=u&password=secret', name: 'M3U iptv.example', stream_limit: 2, origin: 'managed', refreshed_at: null, error: null, skipped: 0 });
+    expect(source).toEqual({ id: 'm3u-1', kind: 'm3u', location: 'http://iptv.example/get.php', name: 'M3U iptv.example', streams: 2, origin: 'managed', skipped: 0 });
+    expect(Value.Check(SourceSchema, source)).toBe(true);
+    const guide = guideOut({ id: 'xmltv-1', location: '/srv/guide.xml', origin: 'config', refreshed_at: 5, error: 'bad', programmes: 3, skipped: 1 });
+    expect(guide).toEqual({ id: 'xmltv-1', location: '/srv/guide.xml', origin: 'config', programmes: 3, skipped: 1, refreshed_at: 5, error: 'bad' });
+    expect(Value.Check(GuideSchema, guide)).toBe(true);
+  });
+
+  it('gives a programme and a job reference in the schemas’ shape, absent values left out', () => {
+    const airing = airingOut({ start: 100, stop: 200, title: 'News', channels: ['4'], isNew: false });
+    expect(airing).toEqual({ start_time: 100, end_time: 200, title: 'News', new: false });
+    expect(Value.Check(AiringSchema, airing)).toBe(true);
+    const ref = jobRef({ id: 'j1', name: 'News', start_time: 100, end_time: 200, channel: null });
+    expect(ref).toEqual({ id: 'j1', name: 'News', start_time: 100, end_time: 200 });
+    expect(Value.Check(JobRef, ref)).toBe(true);
+  });
+});
