@@ -51,7 +51,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const sample = roots.length === 0 && config.sample && (isLibraryEmpty(db) || listImportsUnder(db, sampleDir).length > 0);
     const scanRoots = sample ? sampleRoots(config.data) : roots;
     // What the server reads of the user's files: inside the roots and its recordings folder.
-    const boundary = new PathBoundary(() => [...scanRoots.map((root) => root.path), config.recordings], config.followExternalLinks);
+    const boundary = PathBoundary.forLibrary(scanRoots, config.recordings, config.followExternalLinks);
     const programs = findServerPrograms(config, logger);
     const importer = new ImportService(db, { logger, thumbnailsDir: join(config.data, 'thumbnails'), boundary, ffprobePath: programs.ffprobe, ffmpegPath: programs.ffmpeg });
     if (roots.length > 0) {

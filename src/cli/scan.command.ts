@@ -89,7 +89,7 @@ export async function runScan(config: ServerConfig, options: ScanOptions): Promi
       thumbnailsDir: join(config.data, 'thumbnails'),
       onProgress: (p) => printer.update(p),
       // Links are followed as the server follows them: inside the roots and recordings folder only, unless allowed.
-      boundary: new PathBoundary(() => [...roots.map((root) => root.path), config.recordings], config.followExternalLinks),
+      boundary: PathBoundary.forLibrary(roots, config.recordings, config.followExternalLinks),
     });
     // Scanning your own roots replaces the sample library.
     removeSampleLibrary(db);

@@ -35,6 +35,11 @@ export class PathBoundary {
     readonly followExternal = false,
   ) {}
 
+  /** The library's boundary: the import roots and the recordings folder (what the server and `antenna scan` read). */
+  static forLibrary(roots: readonly { path: string }[], recordingsDir: string, followExternal: boolean): PathBoundary {
+    return new PathBoundary(() => [...roots.map((root) => root.path), recordingsDir], followExternal);
+  }
+
   /** A boundary that admits nothing: the safe default where no roots were given. */
   static closed(): PathBoundary {
     return new PathBoundary(() => []);

@@ -92,7 +92,8 @@ export class DvrService {
       recordingsDir: options.recordingsDir,
       thumbnailsDir: options.thumbnailsDir,
       workDir: options.workDir,
-      comskip: (options.comskip ?? true) && (options.programs?.comskip ?? PROGRAMS_ON_PATH.comskip) !== undefined,
+      // RecordingsService also skips comskip when `programs` says it is not installed.
+      comskip: options.comskip ?? true,
       programs: options.programs ?? PROGRAMS_ON_PATH,
       onChange: () => this.safely('re-planning after a recording', () => this.replan()),
     });
