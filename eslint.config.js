@@ -1,4 +1,6 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -38,25 +40,34 @@ const ALLOWED = {
 /** Programs run through src/common/external-program.ts only (no shell, time limits, kill, stderr tail). */
 const CHILD_PROCESS = ['node:child_process', 'child_process'].map((name) => ({ name, message: 'Run programs through src/common/external-program.ts.' }));
 
-const boundaries = Object.entries(ALLOWED).map(([folder, allowed]) => {
+/**
+ * One entry per folder and depth (a file directly in src/<folder>/, or one or two
+ * folders below it, as src/dvr/rules/), so each relative import is judged by where
+ * it really leads.
+ */
+const DEPTHS = [0, 1, 2];
+const boundaries = Object.entries(ALLOWED).flatMap(([folder, allowed]) => {
   const forbidden = FOLDERS.filter((other) => other !== folder && !allowed.includes(other));
-  return {
-    files: [`src/${folder}/**/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: CHILD_PROCESS,
-          patterns: [
-            ...(forbidden.length > 0
-              ? [{ group: forbidden.map((other) => `../${other}/*`), message: `src/${folder} may import only ${allowed.join(', ') || 'nothing outside itself'} (see docs/architecture.md, Layers).` }]
-              : []),
-            { group: ['../../*'], message: 'Import through the folder directly under src/.' },
-          ],
-        },
-      ],
-    },
-  };
+  return DEPTHS.map((depth) => {
+    const toSrc = '../'.repeat(depth + 1);
+    return {
+      files: [`src/${folder}/${'*/'.repeat(depth)}*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            paths: CHILD_PROCESS,
+            patterns: [
+              ...(forbidden.length > 0
+                ? [{ group: forbidden.map((other) => `${toSrc}${other}/*`), message: `src/${folder} may import only ${allowed.join(', ') || 'nothing outside itself'} (see docs/architecture.md, Layers).` }]
+                : []),
+              { group: [`${toSrc}../*`], message: 'Import through the folder directly under src/.' },
+            ],
+          },
+        ],
+      },
+    };
+  });
 });
 
 export default tseslint.config(
@@ -74,6 +85,17 @@ export default tseslint.config(
     },
   },
   ...boundaries,
+  {
+    // No module may import itself through others: a cycle within a folder fails lint as a forbidden import between folders does.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver': undefined,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   {
     // The one module that may spawn.
     files: ['src/common/external-program.ts'],

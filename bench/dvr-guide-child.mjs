@@ -13,7 +13,7 @@ import { guideIdFor, sourceIdFor } from '../dist/dvr/dvr-sources.service.js';
 import { iterateProgrammes } from '../dist/repositories/guide.repository.js';
 import { listJobs } from '../dist/repositories/jobs.repository.js';
 import { insertRule } from '../dist/repositories/rules.repository.js';
-import { parseXmltv } from '../dist/dvr/xmltv.parser.js';
+import { parseXmltv } from '../dist/dvr/xmltv/xmltv.parser.js';
 import { writeGuide } from './generate-guide.mjs';
 
 const peakRss = () => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
@@ -88,7 +88,7 @@ let rows = 0;
 for (const _ of iterateProgrammes(db, Math.floor(Date.now() / 1000))) rows++;
 const scanMs = performance.now() - started;
 started = performance.now();
-dvr.replan();
+dvr.schedule.replan();
 const planMs = performance.now() - started;
 const jobs = listJobs(db).length;
 await dvr.stop();

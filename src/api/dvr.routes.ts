@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { DvrService } from '../dvr/dvr.service.js';
-import { RuleDefinitionSchema, RuleSchema, type RuleDefinition } from '../model/rule.schemas.js';
+import { RuleDefinitionSchema, RuleSchema, type RuleDefinition } from '../dvr/rules/rule-types.js';
 import { AiringSchema, GuideSchema, JobRef, SourceSchema } from '../model/dvr.schemas.js';
 import { airingOut, guideOut, jobRef, ruleOut, sourceOut } from '../dvr/dvr-resource-mappers.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
@@ -38,26 +38,26 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
 
   // ---------------------------------------------------------------- rules
   app.get('/dvr/rules', { schema: { summary: 'List recording rules', tags, response: { 200: Type.Array(RuleSchema), 401: ErrorSchema } } }, (_request, reply) =>
-    json(reply, 200, dvr.listRules().map(ruleOut)),
+    json(reply, 200, dvr.rules.list().map(ruleOut)),
   );
   app.post(
     '/dvr/rules',
     { schema: { summary: 'Add a recording rule; jobs are planned at once', tags, body: RuleDefinitionSchema, response: { 201: RuleSchema, ...Errors } } },
-    (request, reply) => json(reply, 201, ruleOut(dvr.createRule(request.body as RuleDefinition))),
+    (request, reply) => json(reply, 201, ruleOut(dvr.rules.create(request.body as RuleDefinition))),
   );
   app.get('/dvr/rules/:id', { schema: { summary: 'A recording rule', tags, params: RuleParams, response: { 200: RuleSchema, ...Errors } } }, (request, reply) =>
-    json(reply, 200, ruleOut(dvr.getRule(ruleId(request)))),
+    json(reply, 200, ruleOut(dvr.rules.get(ruleId(request)))),
   );
   app.put(
     '/dvr/rules/:id',
     { schema: { summary: 'Replace a recording rule; jobs are planned again', tags, params: RuleParams, body: RuleDefinitionSchema, response: { 200: RuleSchema, ...Errors } } },
-    (request, reply) => json(reply, 200, ruleOut(dvr.replaceRule(ruleId(request), request.body as RuleDefinition))),
+    (request, reply) => json(reply, 200, ruleOut(dvr.rules.replace(ruleId(request), request.body as RuleDefinition))),
   );
   app.delete(
     '/dvr/rules/:id',
     { schema: { summary: 'Remove a recording rule (its recordings stay; one recording now goes on)', tags, params: RuleParams, response: { 204: Type.Null(), ...Errors } } },
     (request, reply) => {
-      dvr.deleteRule(ruleId(request));
+      dvr.rules.delete(ruleId(request));
       return noContent(reply);
     },
   );
@@ -74,7 +74,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       },
     },
     (request, reply) => {
-      dvr.cancelJob((request.params as { id: string }).id);
+      dvr.schedule.cancelJob((request.params as { id: string }).id);
       return noContent(reply);
     },
   );
@@ -103,14 +103,14 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     async (request, reply) => {
       const source = dvr.sources.addSource(request.body as { kind: 'm3u' | 'hdhomerun'; location: string; streams?: number });
       await dvr.sources.refreshSource(source.id);
-      dvr.replan();
+      dvr.schedule.replan();
       const saved = dvr.sources.listSources().find((s) => s.id === source.id) ?? source;
       return json(reply, 201, sourceOut(saved));
     },
   );
   app.delete('/dvr/sources/:id', { schema: { summary: 'Remove a source and its channels', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
     dvr.sources.removeSource((request.params as { id: string }).id);
-    dvr.replan();
+    dvr.schedule.replan();
     return noContent(reply);
   });
   app.get('/dvr/guides', { schema: { summary: 'XMLTV guides', tags, response: { 200: Type.Array(GuideSchema), 401: ErrorSchema } } }, (_r, reply) =>
@@ -122,13 +122,13 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     async (request, reply) => {
       const guide = dvr.sources.addGuide((request.body as { location: string }).location);
       await dvr.sources.refreshGuide(guide.id);
-      dvr.replan();
+      dvr.schedule.replan();
       return json(reply, 201, guideOut(dvr.sources.listGuides().find((g) => g.id === guide.id) ?? guide));
     },
   );
   app.delete('/dvr/guides/:id', { schema: { summary: 'Remove a guide and its programmes', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
     dvr.sources.removeGuide((request.params as { id: string }).id);
-    dvr.replan();
+    dvr.schedule.replan();
     return noContent(reply);
   });
   app.post(
@@ -153,7 +153,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       url: '/dvr/channels/:number/favorite',
       schema: { summary, tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } },
       handler: (request, reply) => {
-        dvr.setFavorite(number(request), favorite);
+        dvr.live.setFavorite(number(request), favorite);
         return noContent(reply);
       },
     });
@@ -177,14 +177,14 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       const from = query.from ?? Math.floor(Date.now() / 1000);
       const to = query.to ?? from + 86400;
       if (to - from > 15 * 86400) throw new BadRequestError('to', 'Ask for at most 15 days at once.');
-      return json(reply, 200, dvr.guide(number(request), from, to).map(airingOut));
+      return json(reply, 200, dvr.live.guide(number(request), from, to).map(airingOut));
     },
   );
   app.get(
     '/dvr/channels/:number/recording',
     { schema: { summary: 'What is recording this channel now (404 not_recording when nothing is)', tags, params: NumberParams, response: { 200: JobRef, ...Errors } } },
     (request, reply) => {
-      const job = dvr.recordingOn(number(request));
+      const job = dvr.live.recordingOn(number(request));
       if (!job) return sendError(reply, { status: 404, code: 'not_recording', message: `Nothing is recording channel ${number(request)} now.` });
       return json(reply, 200, jobRef(job));
     },
@@ -193,7 +193,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     '/dvr/channels/:number/recording',
     { schema: { summary: 'Record what is on this channel now, until its programme ends (the player’s toggle_record)', tags, params: NumberParams, response: { 201: JobRef, ...Errors } } },
     async (request, reply) => {
-      const job = await dvr.recordNow(number(request));
+      const job = await dvr.live.recordNow(number(request));
       return json(reply, 201, jobRef(job));
     },
   );
@@ -201,7 +201,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     '/dvr/channels/:number/recording',
     { schema: { summary: 'Stop what is recording this channel now (it keeps what it wrote)', tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } } },
     (request, reply) => {
-      if (!dvr.stopRecording(number(request))) {
+      if (!dvr.live.stopRecording(number(request))) {
         return sendError(reply, { status: 404, code: 'not_recording', message: `Nothing is recording channel ${number(request)} now.` });
       }
       return noContent(reply);
@@ -226,7 +226,7 @@ async function liveStream(dvr: DvrService, channel: string, request: FastifyRequ
   let subscription: { leave(): void } | undefined;
   let headersSent = false;
   try {
-    subscription = await dvr.watch(channel, {
+    subscription = await dvr.live.watch(channel, {
       kind: 'viewer',
       data: (chunk) => {
         if (!headersSent) {

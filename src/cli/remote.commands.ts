@@ -5,6 +5,8 @@
  * fetch; the answer is printed for people, or as it came with --json.
  */
 import { Command, Option } from 'commander';
+import type { RuleCliOptions } from '../dvr/rules/rule-type.js';
+import { isRuleTypeName, RULE_TYPES, ruleTypeNamed } from '../dvr/rules/rule-types.js';
 
 export interface RemoteRequest {
   method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
@@ -110,14 +112,10 @@ export const requests = {
   }),
 };
 
-/** One line about a rule, as `antenna rule list` shows it. */
+/** One line about a rule, as `antenna rule list` shows it (a type this version does not know is named as such). */
 export function describeRule(rule: Record<string, unknown>): string {
-  const what =
-    rule.type === 'series'
-      ? `series ${String(rule.title ?? rule.series_id)}`
-      : rule.type === 'keyword'
-        ? `keyword "${String(rule.keyword)}"`
-        : `${String(rule.type)} on channel ${String(rule.channel)} at ${new Date(Number(rule.start_time) * 1000).toLocaleString()}${rule.weekly ? ', weekly' : ''}`;
+  const type = String(rule.type);
+  const what = isRuleTypeName(type) ? ruleTypeNamed(type).cli.describe(rule as never) : `${type} rule`;
   const options = [
     rule.new_only ? 'new only' : '',
     rule.keep ? `keep ${String(rule.keep)}` : '',
@@ -127,12 +125,7 @@ export function describeRule(rule: Record<string, unknown>): string {
   return options.length > 0 ? `${what} (${options.join(', ')})` : what;
 }
 
-export interface RuleOptions {
-  seriesId?: string;
-  channel?: string;
-  start?: string;
-  duration?: string;
-  weekly?: boolean;
+export interface RuleOptions extends RuleCliOptions {
   newOnly?: boolean;
   paddingBefore?: string;
   paddingAfter?: string;
@@ -159,31 +152,15 @@ function integer(text: string | undefined, what: string): number | undefined {
 
 /** The POST /dvr/rules body for `antenna rule add <type> <value>`; the server checks the rest. */
 export function ruleBody(type: string, value: string | undefined, options: RuleOptions): Record<string, unknown> {
-  const body: Record<string, unknown> = { type };
-  switch (type) {
-    case 'series':
-      if (options.seriesId) body.series_id = options.seriesId;
-      if (value) body.title = value;
-      break;
-    case 'keyword':
-      body.keyword = value;
-      break;
-    case 'slot':
-    case 'program': {
-      body.channel = value ?? options.channel;
-      if (options.start === undefined) throw new RemoteError(`A ${type} rule needs --start.`);
-      body.start_time = parseTime(options.start);
-      if (type === 'slot') {
-        const minutes = integer(options.duration, '--duration');
-        if (minutes === undefined) throw new RemoteError('A slot rule needs --duration (minutes).');
-        body.duration = minutes * 60;
-        if (options.weekly) body.weekly = true;
-      }
-      break;
-    }
-    default:
-      throw new RemoteError(`'${type}' is not a rule type: use series, keyword, slot or program.`);
-  }
+  if (!isRuleTypeName(type)) throw new RemoteError(`'${type}' is not a rule type: use ${RULE_TYPES.map((t) => t.type).join(', ')}.`);
+  const parsers = {
+    time: parseTime,
+    integer,
+    fail: (message: string): never => {
+      throw new RemoteError(message);
+    },
+  };
+  const body: Record<string, unknown> = { type, ...ruleTypeNamed(type).cli.body(value, options, parsers) };
   const numbers: [keyof RuleOptions, string][] = [
     ['paddingBefore', 'padding_before'],
     ['paddingAfter', 'padding_after'],
@@ -310,7 +287,7 @@ export function addRemoteCommands(program: Command, print: (text: string) => voi
   const rule = program.command('rule').description('recording rules: add, list, remove');
   const ruleAddCommand = rule
     .command('add <type> [value]')
-    .description('type series <title>, keyword <word>, slot <channel> or program <channel>')
+    .description(`one of: ${RULE_TYPES.map((t) => t.cli.usage).join('; ')}`)
     .option('--series-id <id>', "series: the guide's series id")
     .option('--start <time>', 'slot/program: start (epoch seconds or 2026-11-22T20:00)')
     .option('--duration <minutes>', 'slot: length in minutes')

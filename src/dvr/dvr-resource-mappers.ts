@@ -3,7 +3,7 @@
  * properties without a value left out, as interface A does, and source locations shown
  * without the query and credentials IPTV URLs carry (reads are open to the local network).
  */
-import type { StoredRule } from '../model/rule.schemas.js';
+import type { StoredRule } from './rules/rule-types.js';
 import type { GuideRow, SourceRow } from './dvr-sources.service.js';
 import type { Airing } from './job-planner.js';
 import { shownLocation } from './source-reader.js';

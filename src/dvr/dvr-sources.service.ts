@@ -28,7 +28,7 @@ import {
   type SourceKind,
   type SourceRow,
 } from '../repositories/sources.repository.js';
-import { parseXmltv, type XmltvProgramme } from './xmltv.parser.js';
+import { parseXmltv, type XmltvProgramme } from './xmltv/xmltv.parser.js';
 
 /** The rows a source and a guide are, as the routes show them. */
 export type { GuideRow, SourceRow };

@@ -3,7 +3,8 @@
  * so every scheduling decision is unit-tested without timers, files or sockets.
  *
  * The order of decisions:
- * 1. each active rule finds its airings (series, keyword, program) or its time slots;
+ * 1. each active rule finds its airings or time slots: its type (dvr/rules/) says how,
+ *    in one pass over the guide shared by all types;
  * 2. the same programme at the same time on several channels becomes one candidate
  *    listing every channel (`channels`);
  * 3. candidates are placed highest priority first, then earliest, then lowest rule id;
@@ -12,16 +13,13 @@
  *    stream for its whole time (recordings of one channel share one stream); what
  *    fits nowhere stays in the plan as `skipped` with an error saying why.
  */
+import { pushTo } from '../common/multi-map.js';
 import { showIdFor } from '../model/ids.js';
 import type { JobItem } from '../model/library.schemas.js';
 import type { PlannedJob } from '../model/planned-job.js';
-import type { ProgrammeFields } from '../repositories/guide.repository.js';
-import { type RuleDefinition, ruleDisplayName, type SlotRule, type StoredRule } from '../model/rule.schemas.js';
-
-/** One programme from the guide, on every channel number its guide channel maps to. */
-export interface Airing extends ProgrammeFields {
-  channels: string[];
-}
+import type { Airing } from './airing.js';
+import type { CandidateSink, GuideNeeds, StoredRuleOf, TypePlanner } from './rules/rule-type.js';
+import { RULE_TYPES, type RuleDefinition, ruleTypeNamed, type RuleTypeName, type StoredRule } from './rules/rule-types.js';
 
 /** A job the DVR already started: it keeps its stream, and its id is not planned again. */
 export interface RunningJob {
@@ -124,137 +122,53 @@ interface Candidate {
 }
 
 export function planJobs(input: PlannerInput): PlannedJob[] {
-  const active = input.rules.filter((rule) => !rule.definition.paused);
   const candidates = new Map<string, Candidate>();
-  const slotAirings = collectGuideMatches(input, active, candidates);
-  collectSlots(input, active, slotAirings, candidates);
+  const window = { now: input.now, horizon: input.now + (input.horizon ?? DEFAULT_HORIZON) };
+  const sink: CandidateSink<RuleDefinition> = {
+    airing: (rule, airing, channels, dedupe) => addCandidate(candidates, rule, airing, channels, dedupe),
+    slot: (rule, airing, channel, start, end) => {
+      const padded = { start: start - (rule.definition.padding_before ?? 0), end: end + (rule.definition.padding_after ?? 0) };
+      candidates.set(`${padded.start}-${rule.id}`, { rule, airing, channels: [channel], ...padded, dedupe: false });
+    },
+  };
+  const planners = byType(input.rules).map(({ name, rules }) => typePlanner(name, rules, sink, window));
+  // A 14-day guide is read once per plan, every type seeing each airing.
+  for (const airing of input.airings) {
+    if (airing.stop <= input.now) continue;
+    for (const planner of planners) planner.see(airing);
+  }
+  for (const planner of planners) planner.finish();
   return place(input, [...candidates.values()]);
 }
 
-/**
- * Series, keyword and program rules, in one pass over the airings (a 14-day guide is
- * read once per plan); the same pass keeps the airings of channels that slot rules name.
- */
-function collectGuideMatches(input: PlannerInput, rules: readonly StoredRule[], out: Map<string, Candidate>): Map<string, Airing[]> {
-  const bySeriesId = new Map<string, StoredRule[]>();
-  const byTitle = new Map<string, StoredRule[]>();
-  const keywords: { rule: StoredRule; needle: string }[] = [];
-  const programs = new Map<string, StoredRule[]>();
-  const slotChannels = new Set<string>();
-  for (const rule of rules) {
-    const d = rule.definition;
-    if (d.type === 'series') {
-      if (d.series_id) push(bySeriesId, d.series_id, rule);
-      else if (d.title) push(byTitle, d.title.toLowerCase(), rule);
-    } else if (d.type === 'keyword') keywords.push({ rule, needle: d.keyword.toLowerCase() });
-    else if (d.type === 'program') push(programs, `${d.channel}@${d.start_time}`, rule);
-    else slotChannels.add(d.channel);
-  }
-  const keywordRulesIn = keywordMatcher(keywords);
-  const slotAirings = new Map<string, Airing[]>();
-  const lowerTitles = new Map<string, string>();
-  const matched: StoredRule[] = [];
-  const add = (rules: readonly StoredRule[] | undefined) => {
-    if (rules) for (const rule of rules) if (!matched.includes(rule)) matched.push(rule);
-  };
-  for (const airing of input.airings) {
-    if (airing.stop <= input.now) continue;
-    if (slotChannels.size > 0) for (const channel of airing.channels) if (slotChannels.has(channel)) push(slotAirings, channel, airing);
-    matched.length = 0;
-    if (airing.seriesId && bySeriesId.size > 0) add(bySeriesId.get(airing.seriesId));
-    if (byTitle.size > 0) {
-      let lower = lowerTitles.get(airing.title);
-      if (lower === undefined) lowerTitles.set(airing.title, (lower = airing.title.toLowerCase()));
-      add(byTitle.get(lower));
-    }
-    if (keywords.length > 0) {
-      add(keywordRulesIn(airing.title, true));
-      add(keywordRulesIn(airing.summary, false));
-    }
-    for (const rule of matched) addCandidate(out, rule, airing, airing.channels, true);
-    if (programs.size === 0) continue;
-    for (const channel of airing.channels) {
-      for (const rule of programs.get(`${channel}@${airing.start}`) ?? []) addCandidate(out, rule, airing, [channel], false);
-    }
-  }
-  return slotAirings;
+/** Active (not paused) rules grouped by type, in the table's order. */
+function byType(rules: readonly StoredRule[]): { name: RuleTypeName; rules: StoredRule[] }[] {
+  const active = rules.filter((rule) => !rule.definition.paused);
+  return RULE_TYPES.map(({ type }) => ({ name: type, rules: active.filter((rule) => rule.definition.type === type) }));
+}
+
+function typePlanner(name: RuleTypeName, rules: StoredRule[], sink: CandidateSink<RuleDefinition>, window: { now: number; horizon: number }): TypePlanner {
+  // Each type's module sees only its own rules; the casts say what byType guarantees.
+  return ruleTypeNamed(name).planner(rules as StoredRuleOf<never>[], sink as CandidateSink<never>, window);
 }
 
 /**
- * What a plan can use from the guide, so the database hands over only those rows:
- * airings on the channels of slot and program rules, and airings whose title, series
- * id or (for keyword rules) summary some rule matches. The planner checks every
- * airing again; this only spares it reading the rest of a 14-day guide.
+ * What a plan can use from the guide, so the database hands over only those rows: the
+ * union of what each type needs (see GuideNeeds).
  */
 export function guidePrefilter(rules: readonly StoredRule[]): {
   channels: Set<string>;
   needsSummary: boolean;
   matches(title: string, summary: string | null, seriesId: string | null): boolean;
 } {
-  const active = rules.filter((rule) => !rule.definition.paused);
-  const channels = new Set<string>();
-  const seriesIds = new Set<string>();
-  const titles = new Set<string>();
-  const keywords: { rule: StoredRule; needle: string }[] = [];
-  for (const rule of active) {
-    const d = rule.definition;
-    if (d.type === 'slot' || d.type === 'program') channels.add(d.channel);
-    else if (d.type === 'keyword') keywords.push({ rule, needle: d.keyword.toLowerCase() });
-    else if (d.series_id) seriesIds.add(d.series_id);
-    else if (d.title) titles.add(d.title.toLowerCase());
-  }
-  const keywordRulesIn = keywordMatcher(keywords);
+  const needs: GuideNeeds[] = byType(rules)
+    .filter(({ rules }) => rules.length > 0)
+    .map(({ name, rules }) => ruleTypeNamed(name).guideNeeds(rules as StoredRuleOf<never>[]));
+  const matchers = needs.flatMap((need) => (need.matches ? [need.matches] : []));
   return {
-    channels,
-    needsSummary: keywords.length > 0,
-    matches: (title, summary, seriesId) =>
-      (seriesId !== null && seriesIds.has(seriesId)) ||
-      (titles.size > 0 && titles.has(title.toLowerCase())) ||
-      keywordRulesIn(title, true).length > 0 ||
-      (summary !== null && keywordRulesIn(summary, false).length > 0),
-  };
-}
-
-/**
- * Which keyword rules a text matches (case ignored), fast enough for every title and
- * summary of a 14-day guide. One case-blind pattern of all keywords, longest first, is
- * searched from each match's start + 1, so every position where some keyword begins is
- * found; the keyword found there implies every keyword it contains (a shorter one
- * beginning at the same place is one of those). Titles repeat (reruns, simulcasts), so
- * their answers are remembered. Non-ASCII keywords fall back to one search per keyword,
- * where toLowerCase and the pattern's case folding could disagree.
- */
-export function keywordMatcher(keywords: readonly { rule: StoredRule; needle: string }[]): (text: string | undefined, remember: boolean) => readonly StoredRule[] {
-  if (keywords.length === 0) return () => [];
-  const needles = [...new Set(keywords.map(({ needle }) => needle))].sort((a, b) => b.length - a.length);
-  const rulesOf = new Map<string, StoredRule[]>();
-  for (const needle of needles) {
-    const contained = keywords.filter((k) => needle.includes(k.needle)).map((k) => k.rule);
-    rulesOf.set(needle, [...new Set(contained)]);
-  }
-  // eslint-disable-next-line no-control-regex
-  const ascii = needles.every((needle) => /^[\x00-\x7f]*$/.test(needle));
-  const pattern = new RegExp(needles.map((needle) => needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
-  const search = (text: string): StoredRule[] => {
-    if (!ascii) {
-      const lower = text.toLowerCase();
-      return keywords.filter(({ needle }) => lower.includes(needle)).map(({ rule }) => rule);
-    }
-    const found: StoredRule[] = [];
-    pattern.lastIndex = 0;
-    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-      for (const rule of rulesOf.get(match[0].toLowerCase()) ?? []) if (!found.includes(rule)) found.push(rule);
-      pattern.lastIndex = match.index + 1;
-    }
-    return found;
-  };
-  const remembered = new Map<string, readonly StoredRule[]>();
-  return (text, remember) => {
-    if (!text) return [];
-    if (!remember) return search(text);
-    let found = remembered.get(text);
-    if (!found) remembered.set(text, (found = search(text)));
-    return found;
+    channels: new Set(needs.flatMap((need) => need.channels)),
+    needsSummary: needs.some((need) => need.needsSummary),
+    matches: (title, summary, seriesId) => matchers.some((matches) => matches(title, summary, seriesId)),
   };
 }
 
@@ -282,50 +196,6 @@ function sameProgramme(a: Airing, b: Airing): boolean {
   return a.title.toLowerCase() === b.title.toLowerCase() && (a.episodeTitle ?? '') === (b.episodeTitle ?? '');
 }
 
-/** Time-slot rules: their occurrences, described by the airing that overlaps each most. */
-function collectSlots(input: PlannerInput, rules: readonly StoredRule[], byChannel: ReadonlyMap<string, Airing[]>, out: Map<string, Candidate>): void {
-  const horizon = input.now + (input.horizon ?? DEFAULT_HORIZON);
-  for (const rule of rules) {
-    const d = rule.definition;
-    if (d.type !== 'slot') continue;
-    for (const start of slotStarts(d, input.now, horizon)) {
-      const end = start + d.duration;
-      const airing = describeSlot(d, start, end, byChannel.get(d.channel) ?? []);
-      const padded = { start: start - (d.padding_before ?? 0), end: end + (d.padding_after ?? 0) };
-      out.set(`${padded.start}-${rule.id}`, { rule, airing, channels: [d.channel], ...padded, dedupe: false });
-    }
-  }
-}
-
-/** Start times of a slot that end after `now` and start before `horizon`; weekly ones keep their local wall-clock time across DST. */
-export function slotStarts(rule: Pick<SlotRule, 'start_time' | 'duration' | 'weekly'>, now: number, horizon: number): number[] {
-  if (!rule.weekly) return rule.start_time + rule.duration > now ? [rule.start_time] : [];
-  const starts: number[] = [];
-  const first = new Date(rule.start_time * 1000);
-  // Skip whole weeks already past, then walk forward by local calendar days.
-  const weeksPast = Math.max(0, Math.floor((now - rule.start_time - rule.duration) / (7 * 86400)));
-  for (let week = weeksPast; ; week++) {
-    const at = new Date(first);
-    at.setDate(first.getDate() + week * 7);
-    const start = Math.floor(at.getTime() / 1000);
-    if (start >= horizon) break;
-    if (start + rule.duration > now) starts.push(start);
-  }
-  return starts;
-}
-
-function describeSlot(rule: SlotRule, start: number, end: number, airings: readonly Airing[]): Airing {
-  let best: Airing | undefined;
-  let bestOverlap = 0;
-  for (const airing of airings) {
-    const overlap = Math.min(end, airing.stop) - Math.max(start, airing.start);
-    if (overlap > bestOverlap) [best, bestOverlap] = [airing, overlap];
-  }
-  const base: Airing = best ?? { channels: [rule.channel], start, stop: end, title: ruleDisplayName(rule) };
-  // The item lasts as long as the slot, whatever the programme's own times.
-  return { ...base, channels: [rule.channel], start, stop: end };
-}
-
 interface Placement {
   channel: string;
   sourceId: string;
@@ -346,7 +216,7 @@ class SourceSchedule {
 
   add(placement: Placement): void {
     const last = Math.floor((placement.end - 1) / BUCKET_SECONDS);
-    for (let bucket = Math.floor(placement.start / BUCKET_SECONDS); bucket <= last; bucket++) push(this.buckets, bucket, placement);
+    for (let bucket = Math.floor(placement.start / BUCKET_SECONDS); bucket <= last; bucket++) pushTo(this.buckets, bucket, placement);
   }
 
   overlapping(start: number, end: number): Placement[] {
@@ -453,10 +323,4 @@ export function fits(busy: readonly Pick<Placement, 'channel' | 'start' | 'end'>
   return true;
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
-
-export type { RuleDefinition };
+export type { Airing, RuleDefinition };

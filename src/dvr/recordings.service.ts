@@ -35,6 +35,7 @@ import {
   setRecordingPostResults,
 } from '../repositories/recordings.repository.js';
 import { getRule } from '../repositories/rules.repository.js';
+import { asStoredRule } from './rules/rule-types.js';
 import type { StreamHub, StreamTarget } from './stream-hub.js';
 
 export interface RecordingsOptions {
@@ -307,7 +308,8 @@ export class RecordingsService {
 
   /** Keeps a rule's newest N recordings (its `keep`), deleting older unlocked ones and their files. */
   prune(ruleId: number): void {
-    const keep = getRule(this.db, ruleId)?.definition.keep;
+    const record = getRule(this.db, ruleId);
+    const keep = record && asStoredRule(record)?.definition.keep;
     if (!keep) return;
     for (const row of recordingsToPrune(this.db, ruleId, keep)) {
       deleteRecordingItem(this.db, row.item_id);

@@ -12,8 +12,8 @@
  */
 import type { ReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { Readable, pipeline } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { gunzipStream, GZIP_SNIFF_BYTES, isGzip } from './gzip-bytes.js';
 
 export type SourceErrorReason = 'unreachable' | 'http_status' | 'too_large' | 'not_found' | 'invalid' | 'timeout';
 
@@ -44,7 +44,6 @@ export interface ReadOptions extends OpenOptions {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
-const GZIP_MAGIC = [0x1f, 0x8b] as const;
 const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
 
 export function isUrl(location: string): boolean {
@@ -272,7 +271,7 @@ async function gunzipIfGzip(chunks: AsyncGenerator<Buffer>): Promise<Readable> {
   const head: Buffer[] = [];
   let headBytes = 0;
   try {
-    while (headBytes < GZIP_MAGIC.length) {
+    while (headBytes < GZIP_SNIFF_BYTES) {
       const next = await chunks.next();
       if (next.done) break;
       head.push(next.value);
@@ -284,9 +283,7 @@ async function gunzipIfGzip(chunks: AsyncGenerator<Buffer>): Promise<Readable> {
   }
   const first = Buffer.concat(head, headBytes);
   const body = Readable.from(replay(head, chunks), { objectMode: false });
-  if (first[0] !== GZIP_MAGIC[0] || first[1] !== GZIP_MAGIC[1]) return body;
-  // pipeline() passes an error on either side to the other and to the consumer of the gunzip.
-  return pipeline(body, createGunzip(), () => undefined);
+  return isGzip(first) ? gunzipStream(body) : body;
 }
 
 async function* replay(head: Buffer[], rest: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {

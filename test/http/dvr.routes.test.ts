@@ -93,7 +93,7 @@ async function setup(token?: string): Promise<Fixture> {
   writeGuide(guide);
   const dvr = createDvr(temp, { sources: [{ kind: 'm3u', location: m3u, streams: 4 }], guides: [guide] });
   await dvr.sources.refreshAll();
-  dvr.replan();
+  dvr.schedule.replan();
   const app = await buildDvrApp(temp, dvr, token);
   return { temp, dvr, app, feeds, m3u, guide };
 }
@@ -566,7 +566,7 @@ describe('record now', () => {
       expect(await get('/dvr/rules')).toEqual([]);
       expect((await jobs()).filter((j) => j.channel === number && j.failed !== true)).toEqual([]);
     } finally {
-      f.dvr.stopRecording(number);
+      f.dvr.live.stopRecording(number);
     }
   });
 

@@ -6,13 +6,14 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError } from '../../src/common/errors.js';
+import { ConflictError, NotFoundError } from '../../src/common/errors.js';
 import { sourceIdFor } from '../../src/dvr/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { GuideWriter, saveGuide } from '../../src/repositories/guide.repository.js';
 import { type DvrJobRow, getDvrJob, listJobs } from '../../src/repositories/jobs.repository.js';
 import { getRecording, insertRecording } from '../../src/repositories/recordings.repository.js';
 import { upsertMovie } from '../../src/repositories/items.repository.js';
+import { getRule, insertRule } from '../../src/repositories/rules.repository.js';
 import { createDvr, type DvrSetup, type M3uEntry, writeM3u, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
@@ -56,7 +57,7 @@ async function standard(): Promise<{ dvr: DvrService; m3u: string; guide: string
   writeStandardGuide(guide);
   const dvr = dvrOf({ sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [guide] });
   await dvr.sources.refreshAll();
-  dvr.replan();
+  dvr.schedule.replan();
   return { dvr, m3u, guide };
 }
 
@@ -84,57 +85,67 @@ const job = (id: string) => getDvrJob(temp.db, id) as DvrJobRow;
 describe('planning', () => {
   it('plans jobs from rules and the guide', async () => {
     const { dvr } = await standard();
-    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
-    const film = dvr.createRule({ type: 'keyword', keyword: 'movie', channels: ['3'] });
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
+    const film = dvr.rules.create({ type: 'keyword', keyword: 'movie', channels: ['3'] });
     expect(jobsOf(series.id).map((j) => j.id)).toEqual([`${T0}-${series.id}`, `${T0 + 1800}-${series.id}`, `${T0 + 7200}-${series.id}`]);
     expect(jobsOf(film.id)).toMatchObject([{ id: `${T0}-${film.id}`, name: 'Night Movie', channel: '3', start_time: T0, end_time: T0 + 5400, skipped: 0 }]);
   });
 
   it('is idempotent: planning again gives the same jobs, each keeping its updated_at', async () => {
     const { dvr } = await standard();
-    dvr.createRule({ type: 'series', title: 'Harbour Lights' });
-    dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
+    dvr.rules.create({ type: 'program', channel: '3', start_time: T0 });
     const snapshot = () => listJobs(temp.db);
     const before = snapshot();
     expect(before).toHaveLength(4);
     clock += 60_000;
-    dvr.replan();
+    dvr.schedule.replan();
     clock += 60_000;
-    dvr.replan();
+    dvr.schedule.replan();
     expect(snapshot()).toEqual(before);
   });
 
   it('gives a new updated_at only to the jobs that changed', async () => {
     const { dvr } = await standard();
-    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
-    const film = dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
+    const film = dvr.rules.create({ type: 'program', channel: '3', start_time: T0 });
     const plannedAt = clock;
     clock += 60_000;
-    dvr.replaceRule(film.id, { type: 'program', channel: '3', start_time: T0, name: 'Film night' });
+    dvr.rules.replace(film.id, { type: 'program', channel: '3', start_time: T0, name: 'Film night' });
     expect(jobsOf(film.id)).toMatchObject([{ name: 'Film night', updated_at: clock }]);
     expect(jobsOf(series.id).map((j) => j.updated_at)).toEqual([plannedAt, plannedAt, plannedAt]);
   });
 
+  it('leaves a stored rule of a type it does not know out of the plan (a newer version wrote it), and plans the rest', async () => {
+    const { dvr } = await standard();
+    const unknown = insertRule(temp.db, { type: 'weather', when: 'stormy' });
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
+    expect(jobsOf(series.id)).toHaveLength(3);
+    expect(dvr.rules.list().map((rule) => rule.id)).toEqual([series.id]);
+    expect(() => dvr.rules.get(unknown)).toThrow(NotFoundError);
+    expect(getRule(temp.db, unknown)?.definition).toEqual({ type: 'weather', when: 'stormy' });
+  });
+
   it('re-plans on a rule change: pausing a rule removes its scheduled jobs, un-pausing brings them back', async () => {
     const { dvr } = await standard();
-    const series = dvr.createRule({ type: 'series', series_id: 'SH00000001' });
-    const other = dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    const series = dvr.rules.create({ type: 'series', series_id: 'SH00000001' });
+    const other = dvr.rules.create({ type: 'program', channel: '3', start_time: T0 });
     const ids = jobsOf(series.id).map((j) => j.id);
     expect(ids).toHaveLength(3);
-    dvr.replaceRule(series.id, { type: 'series', series_id: 'SH00000001', paused: true });
+    dvr.rules.replace(series.id, { type: 'series', series_id: 'SH00000001', paused: true });
     expect(jobsOf(series.id)).toEqual([]);
     expect(jobsOf(other.id)).toHaveLength(1);
-    dvr.replaceRule(series.id, { type: 'series', series_id: 'SH00000001' });
+    dvr.rules.replace(series.id, { type: 'series', series_id: 'SH00000001' });
     expect(jobsOf(series.id).map((j) => j.id)).toEqual(ids);
   });
 
   it('keeps a job the user skipped skipped when the plan is made again', async () => {
     const { dvr } = await standard();
-    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
     const id = `${T0 + 1800}-${series.id}`;
-    dvr.cancelJob(id);
-    dvr.replan();
-    dvr.replaceRule(series.id, { type: 'series', title: 'Harbour Lights', padding_after: 0 });
+    dvr.schedule.cancelJob(id);
+    dvr.schedule.replan();
+    dvr.rules.replace(series.id, { type: 'series', title: 'Harbour Lights', padding_after: 0 });
     expect(job(id)).toMatchObject({ skipped: 1, error: 'skipped by the user', state: 'scheduled' });
     expect(job(`${T0}-${series.id}`)).toMatchObject({ skipped: 0 });
   });
@@ -143,9 +154,9 @@ describe('planning', () => {
 describe('a restart', () => {
   it('fails the jobs that ended while Antenna was not running, and keeps the rest', async () => {
     const { dvr, m3u, guide } = await standard();
-    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
     const [missed, skipped, later] = [`${T0}-${series.id}`, `${T0 + 1800}-${series.id}`, `${T0 + 7200}-${series.id}`];
-    dvr.cancelJob(skipped);
+    dvr.schedule.cancelJob(skipped);
     await dvr.stop();
 
     clock = (T0 + 3600) * 1000;
@@ -158,17 +169,17 @@ describe('a restart', () => {
     // Settled: a refresh and a re-plan do not bring the missed job back, and it cannot be skipped any more.
     await again.refresh();
     expect(job(missed)).toMatchObject({ state: 'finished', failed: 1 });
-    expect(() => again.cancelJob(missed)).toThrow(ConflictError);
+    expect(() => again.schedule.cancelJob(missed)).toThrow(ConflictError);
   });
 });
 
 describe('failed refreshes', () => {
   it('a guide refresh that fails keeps the programmes from the last good one and records the error', async () => {
     const { dvr, guide } = await standard();
-    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
     const [good] = dvr.sources.listGuides();
     expect(good).toMatchObject({ programmes: 4, error: null });
-    const programmes = dvr.guide('2', T0, T0 + 86400);
+    const programmes = dvr.live.guide('2', T0, T0 + 86400);
     expect(programmes).toHaveLength(3);
 
     writeFileSync(guide, '<html><body>Service unavailable</body></html>');
@@ -177,8 +188,8 @@ describe('failed refreshes', () => {
     expect(result.error).toMatch(/not an XMLTV document/i);
     const [after] = dvr.sources.listGuides();
     expect(after).toMatchObject({ programmes: 4, refreshed_at: good!.refreshed_at, error: result.error });
-    expect(dvr.guide('2', T0, T0 + 86400)).toEqual(programmes);
-    dvr.replan();
+    expect(dvr.live.guide('2', T0, T0 + 86400)).toEqual(programmes);
+    dvr.schedule.replan();
     expect(jobsOf(series.id)).toHaveLength(3);
 
     // The next good refresh clears the error.
@@ -189,9 +200,9 @@ describe('failed refreshes', () => {
 
   it('a source refresh that fails (the file is gone) keeps the channels from the last good one', async () => {
     const { dvr, m3u } = await standard();
-    const film = dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    const film = dvr.rules.create({ type: 'program', channel: '3', start_time: T0 });
     const [source] = dvr.sources.listSources();
-    const channels = dvr.channels();
+    const channels = dvr.live.channels();
     expect(channels.map((c) => c.number)).toEqual(['2', '3']);
 
     rmSync(m3u);
@@ -199,21 +210,21 @@ describe('failed refreshes', () => {
     const result = await dvr.sources.refreshSource(source!.id);
     expect(result.error).toMatch(/does not exist/);
     expect(dvr.sources.listSources()[0]).toMatchObject({ error: result.error, refreshed_at: source!.refreshed_at });
-    expect(dvr.channels()).toEqual(channels);
-    dvr.replan();
+    expect(dvr.live.channels()).toEqual(channels);
+    dvr.schedule.replan();
     expect(jobsOf(film.id)).toMatchObject([{ channel: '3', skipped: 0 }]);
   });
 
   it('a source refresh that reads a web page instead of a playlist keeps the channels from the last good one', async () => {
     const { dvr, m3u } = await standard();
-    const film = dvr.createRule({ type: 'program', channel: '3', start_time: T0 });
+    const film = dvr.rules.create({ type: 'program', channel: '3', start_time: T0 });
     const [source] = dvr.sources.listSources();
     // What an IPTV provider or a captive portal sends with a 200 when the account has lapsed.
     writeFileSync(m3u, '<!doctype html>\n<html>\n<head><title>Sign in</title></head>\n<body><p>Your subscription has expired.</p></body>\n</html>\n');
     const result = await dvr.sources.refreshSource(source!.id);
     expect(result.error).toEqual(expect.any(String));
-    expect(dvr.channels().map((c) => c.number)).toEqual(['2', '3']);
-    dvr.replan();
+    expect(dvr.live.channels().map((c) => c.number)).toEqual(['2', '3']);
+    dvr.schedule.replan();
     expect(jobsOf(film.id)).toMatchObject([{ channel: '3', skipped: 0 }]);
   });
 });
@@ -221,19 +232,19 @@ describe('failed refreshes', () => {
 describe('recordings and rules', () => {
   it('deleting a rule leaves its recordings alone, and an episode recorded already is not planned again', async () => {
     const { dvr } = await standard();
-    const series = dvr.createRule({ type: 'series', title: 'Harbour Lights' });
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
     expect(jobsOf(series.id)).toHaveLength(3);
     const path = join(temp.dir, 'recordings', 'Harbour Lights.ts');
     writeFileSync(path, 'recorded');
     upsertMovie(temp.db, { id: 'rec-old', source: 'recordings', title: 'Harbour Lights', path, program_id: 'EP000000010003' });
     insertRecording(temp.db, { item_id: 'rec-old', job_id: `${T0 - 86400}-${series.id}`, rule_id: series.id, channel: '2', source_id: null, episode_key: 'pid:EP000000010003', started_at: clock });
-    dvr.replan();
+    dvr.schedule.replan();
     expect(jobsOf(series.id).map((j) => j.start_time)).toEqual([T0, T0 + 1800]);
 
-    dvr.deleteRule(series.id);
+    dvr.rules.delete(series.id);
     expect(jobsOf(series.id)).toEqual([]);
     expect(getRecording(temp.db, 'rec-old')).toMatchObject({ rule_id: series.id, path });
-    expect(() => dvr.deleteRule(series.id)).toThrow(/No rule/);
+    expect(() => dvr.rules.delete(series.id)).toThrow(/No rule/);
   });
 });
 
@@ -264,12 +275,12 @@ describe('tuner limits', () => {
     await dvr.sources.refreshAll();
     const [sourceA, sourceB] = [sourceIdFor('m3u', a), sourceIdFor('m3u', b)];
 
-    const two = dvr.createRule({ type: 'series', title: 'Two Show' });
-    const three = dvr.createRule({ type: 'series', title: 'Three Show' });
-    const five = dvr.createRule({ type: 'series', title: 'Five Show' });
-    const four = dvr.createRule({ type: 'series', title: 'Four Show' });
+    const two = dvr.rules.create({ type: 'series', title: 'Two Show' });
+    const three = dvr.rules.create({ type: 'series', title: 'Three Show' });
+    const five = dvr.rules.create({ type: 'series', title: 'Five Show' });
+    const four = dvr.rules.create({ type: 'series', title: 'Four Show' });
     // The same programme on the same channel shares the stream already planned.
-    const twoAgain = dvr.createRule({ type: 'keyword', keyword: 'two show' });
+    const twoAgain = dvr.rules.create({ type: 'keyword', keyword: 'two show' });
 
     const one = (rule: { id: number }) => jobsOf(rule.id)[0] as DvrJobRow;
     expect(one(two)).toMatchObject({ channel: '2', source_id: sourceA, skipped: 0 });
@@ -279,7 +290,7 @@ describe('tuner limits', () => {
     expect(one(twoAgain)).toMatchObject({ channel: '2', source_id: sourceA, skipped: 0 });
 
     // A higher priority takes the tuner; what it displaces is skipped instead.
-    dvr.replaceRule(three.id, { type: 'series', title: 'Three Show', priority: 10 });
+    dvr.rules.replace(three.id, { type: 'series', title: 'Three Show', priority: 10 });
     expect(one(three)).toMatchObject({ channel: '3', source_id: sourceA, skipped: 0 });
     expect(one(two)).toMatchObject({ skipped: 1, error: expect.stringMatching(/no free tuner.*already recording Three Show/) });
   });
@@ -315,7 +326,7 @@ describe('review fixes', () => {
     const dvr = new Dvr(temp.db, { recordingsDir: blocked, thumbnailsDir: feed('th'), workDir: feed('w'), sources: { sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [] }, now, refreshInterval: 0, comskip: false });
     started.push(dvr);
     await dvr.sources.refreshAll();
-    const rule = dvr.createRule({ type: 'slot', channel: '2', start_time: Math.floor(clock / 1000) - 10, duration: 600 });
+    const rule = dvr.rules.create({ type: 'slot', channel: '2', start_time: Math.floor(clock / 1000) - 10, duration: 600 });
     const job = getDvrJob(temp.db, `${Math.floor(clock / 1000) - 10}-${rule.id}`);
     expect(job).toMatchObject({ state: 'finished', failed: 1 });
     expect(job?.error).toMatch(/could not start/);

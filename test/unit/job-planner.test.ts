@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, episodeKeys, fits, isMovie, jobItemOf, keywordMatcher, type PlannerInput, planJobs, slotStarts } from '../../src/dvr/job-planner.js';
-import type { RuleDefinition, StoredRule } from '../../src/model/rule.schemas.js';
+import { type Airing, episodeKeys, fits, isMovie, jobItemOf, type PlannerInput, planJobs } from '../../src/dvr/job-planner.js';
+import { keywordMatcher } from '../../src/dvr/rules/keyword.rule.js';
+import { slotStarts } from '../../src/dvr/rules/slot.rule.js';
+import type { RuleDefinition, StoredRule } from '../../src/dvr/rules/rule-types.js';
 
 const NOW = 1_800_000_000; // a fixed clock: every decision below is a function of it
 const rule = (id: number, definition: RuleDefinition): StoredRule => ({ id, definition });

@@ -21,6 +21,18 @@ describe('folder boundaries', () => {
     expect(await restrictions('src/common/example.ts', "import { digest } from '../model/ids.js';\nexport const x = digest;\n")).toHaveLength(1);
   });
 
+  it('judges files in folders below a domain (src/dvr/rules/) by where their imports really lead', async () => {
+    expect(await restrictions('src/dvr/rules/example.ts', "import { ItemWriter } from '../../importer/item-writer.js';\nexport const x = ItemWriter;\n")).toHaveLength(1);
+    expect(await restrictions('src/dvr/rules/example.ts', "import { BadRequestError } from '../../common/errors.js';\nimport type { Airing } from '../airing.js';\nexport const x = BadRequestError;\nexport type A = Airing;\n")).toEqual([]);
+    expect(await restrictions('src/dvr/rules/example.ts', "import x from '../../../package.json';\nexport const y = x;\n")).toHaveLength(1);
+  });
+
+  it('refuses an import cycle inside a folder', async () => {
+    // dvr.service.ts imports job-scheduler.ts, which imports job-planner.ts: importing the service back closes a cycle.
+    const [result] = await eslint.lintText("import { DvrService } from './dvr.service.js';\nexport const x = DvrService;\n", { filePath: 'src/dvr/job-planner.ts' });
+    expect(result?.messages.map((m) => m.ruleId)).toContain('import-x/no-cycle');
+  });
+
   it('lets only src/common/external-program.ts start programs', async () => {
     const spawning = "import { spawn } from 'node:child_process';\nexport const x = spawn;\n";
     expect(await restrictions('src/dvr/example.ts', spawning)).toHaveLength(1);

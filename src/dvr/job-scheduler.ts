@@ -1,0 +1,192 @@
+/**
+ * The plan and the clock: rules × guide → jobs (job-planner.ts), stored; a timer that
+ * starts each job when due; what happened while Antenna was down settled at start.
+ */
+import type { Logger } from 'pino';
+import { ConflictError, NotFoundError } from '../common/errors.js';
+import type { Db } from '../db/database.js';
+import { type Airing, ProgrammeAiring } from './airing.js';
+import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
+import { deleteProgrammesEndedBefore, iterateProgrammeTuplesWhere, listGuideChannels } from '../repositories/guide.repository.js';
+import { guidePrefilter, planJobs, type RunningJob } from './job-planner.js';
+import {
+  addJobSkip,
+  deleteJobsEndedBefore,
+  type DvrJobRow,
+  finishJob,
+  getDvrJob,
+  listDueJobs,
+  listJobSkips,
+  listJobsInState,
+  nextJobStart,
+  replaceScheduledJobs,
+  settledJobIds,
+} from '../repositories/jobs.repository.js';
+import { recordedEpisodeKeys } from '../repositories/recordings.repository.js';
+import { listSources, listStreamableChannels, type StreamableChannel } from '../repositories/sources.repository.js';
+import type { RecordingsService } from './recordings.service.js';
+import type { RulesService } from './rules.service.js';
+import type { StoredRule } from './rules/rule-types.js';
+import type { StreamTarget } from './stream-hub.js';
+
+/** Finished jobs stay listed this long. */
+const JOB_HISTORY_SECONDS = 7 * 86400;
+
+export interface JobSchedulerOptions {
+  /** Epoch milliseconds. */
+  now: () => number;
+  logger?: Logger | undefined;
+  /** False once the DVR is stopping: nothing more is planned or started. */
+  running: () => boolean;
+  /** Runs timer work so a failure is logged, never thrown into the event loop. */
+  safely: (what: string, work: () => void) => void;
+}
+
+/** Which guide channel describes each channel number, for the channels sources offer now. */
+export function guideMapOf(db: Db, channels: readonly StreamableChannel[]): GuideChannelMap {
+  const guideChannels = listGuideChannels(db).map((gc) => ({ ...gc, displayNames: JSON.parse(gc.display_names) as string[] }));
+  return matchGuideChannels(channels, guideChannels);
+}
+
+export class JobScheduler {
+  private startTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly rules: RulesService,
+    private readonly recordings: RecordingsService,
+    private readonly options: JobSchedulerOptions,
+  ) {}
+
+  private nowSeconds(): number {
+    return Math.floor(this.options.now() / 1000);
+  }
+
+  /** Fails jobs whose time passed while Antenna was down, and resumes the recordings that were running. */
+  settleAfterDowntime(): void {
+    const now = this.nowSeconds();
+    for (const job of listJobsInState(this.db, 'scheduled')) {
+      if (!job.skipped && job.end_time <= now) finishJob(this.db, job.id, { failed: true, error: 'Antenna was not running at the time' }, this.options.now());
+    }
+    for (const job of listJobsInState(this.db, 'recording')) this.recordings.start(job, this.targetsFor(job));
+  }
+
+  /** Plans jobs from rules × guide, stores them, and sets the timer for the next start. */
+  replan(): void {
+    if (!this.options.running()) return;
+    const now = this.nowSeconds();
+    deleteJobsEndedBefore(this.db, now - JOB_HISTORY_SECONDS);
+    this.rules.forgetPastOneTimeRules(now);
+    deleteProgrammesEndedBefore(this.db, now - 86400);
+    const channels = listStreamableChannels(this.db);
+    const rules = this.rules.list();
+    const planned = planJobs({
+      now,
+      rules,
+      airings: this.airings(now, channels, rules),
+      ...this.capacity(channels),
+      recordedKeys: recordedEpisodeKeys(this.db),
+      running: this.runningJobs(),
+      settledIds: settledJobIds(this.db),
+      userSkips: listJobSkips(this.db),
+    });
+    replaceScheduledJobs(this.db, planned, this.options.now());
+    this.startDue();
+  }
+
+  /** Skips a planned job, or stops one that is recording (it keeps what it wrote, flagged cancelled). */
+  cancelJob(id: string): void {
+    const job = getDvrJob(this.db, id);
+    if (!job) throw new NotFoundError('job', id);
+    if (job.state === 'recording') {
+      this.recordings.cancel(id);
+      return;
+    }
+    if (job.state === 'finished') throw new ConflictError('job_finished', `Job '${id}' has already finished.`);
+    addJobSkip(this.db, id, this.options.now());
+    this.replan();
+  }
+
+  stop(): void {
+    clearTimeout(this.startTimer);
+  }
+
+  private capacity(channels: readonly StreamableChannel[]) {
+    const channelSources = new Map<string, string[]>();
+    for (const channel of channels) {
+      const list = channelSources.get(channel.number) ?? [];
+      list.push(channel.source_id);
+      channelSources.set(channel.number, list);
+    }
+    const sources = listSources(this.db);
+    return {
+      channelSources,
+      sourceLimits: new Map(sources.map((s) => [s.id, s.stream_limit])),
+      sourceNames: new Map(sources.map((s) => [s.id, s.name])),
+    };
+  }
+
+  private runningJobs(): RunningJob[] {
+    return listJobsInState(this.db, 'recording').map((job) => ({
+      id: job.id,
+      ruleId: job.rule_id ?? undefined,
+      name: job.name,
+      start: job.start_time,
+      end: job.end_time,
+      channel: job.channel ?? '',
+      sourceId: job.source_id ?? '',
+    }));
+  }
+
+  /** The guide as airings on channel numbers, only those the rules can use; streamed from the database. */
+  private airings(now: number, channels: readonly StreamableChannel[], rules: readonly StoredRule[]): Iterable<Airing> {
+    const map = guideMapOf(this.db, channels);
+    const prefilter = guidePrefilter(rules);
+    const channelKeys = [...map].filter(([, numbers]) => numbers.some((n) => prefilter.channels.has(n))).map(([key]) => key);
+    const db = this.db;
+    return {
+      *[Symbol.iterator]() {
+        for (const row of iterateProgrammeTuplesWhere(db, now, { channelKeys, needsSummary: prefilter.needsSummary, match: prefilter.matches })) {
+          const numbers = map.get(guideKey(row[0], row[1]));
+          if (numbers) yield ProgrammeAiring.fromTuple(row, numbers);
+        }
+      },
+    };
+  }
+
+  /** Starts every job that is due, and sets the timer for the next one. */
+  private startDue(): void {
+    if (!this.options.running()) return;
+    clearTimeout(this.startTimer);
+    const now = this.nowSeconds();
+    for (const job of listDueJobs(this.db, now)) {
+      // One job that cannot start (its folder cannot be made, say) fails alone; the others and the timer go on.
+      try {
+        this.recordings.start(job, this.targetsFor(job));
+      } catch (error) {
+        const message = `the recording could not start: ${(error as Error).message}`;
+        this.options.logger?.error({ job: job.id, err: message }, 'recording failed to start');
+        finishJob(this.db, job.id, { failed: true, error: message }, this.options.now());
+      }
+    }
+    const next = nextJobStart(this.db);
+    if (next === undefined) return;
+    // Timers drift and sleep with the machine: wake at least every minute to look again.
+    const delay = Math.min(Math.max(0, next * 1000 - this.options.now()), 60_000);
+    this.startTimer = setTimeout(() => this.options.safely('starting due recordings', () => this.startDue()), delay);
+    this.startTimer.unref();
+  }
+
+  /** The streams a job may use: its chosen channel on its chosen source first, then the others. */
+  private targetsFor(job: DvrJobRow): StreamTarget[] {
+    const numbers = [job.channel, ...(JSON.parse(job.channels) as string[])].filter((n): n is string => !!n);
+    const channels = listStreamableChannels(this.db);
+    const targets: StreamTarget[] = [];
+    for (const number of new Set(numbers)) {
+      const offered = channels.filter((c) => c.number === number);
+      offered.sort((a, b) => Number(b.source_id === job.source_id) - Number(a.source_id === job.source_id));
+      for (const c of offered) targets.push({ sourceId: c.source_id, number: c.number, url: c.stream_url });
+    }
+    return targets;
+  }
+}

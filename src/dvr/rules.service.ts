@@ -1,0 +1,89 @@
+/**
+ * Recording rules: checked by their type's module (dvr/rules/), stored, and forgotten
+ * once a one-time rule can plan nothing more. Every change asks for a new plan.
+ */
+import type { Logger } from 'pino';
+import { NotFoundError } from '../common/errors.js';
+import type { Db } from '../db/database.js';
+import { deleteRule, getRule, insertRule, listRules, replaceRule } from '../repositories/rules.repository.js';
+import { asStoredRule, checkRule, type RuleDefinition, ruleTypeOf, type StoredRule } from './rules/rule-types.js';
+
+export interface RulesServiceOptions {
+  /** Epoch milliseconds. */
+  now: () => number;
+  /** Called after every change, to re-plan. */
+  changed: () => void;
+  logger?: Logger | undefined;
+}
+
+export class RulesService {
+  /** Rule ids whose unknown type was already logged (once per id, not once per plan). */
+  private readonly reportedUnknown = new Set<number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: RulesServiceOptions,
+  ) {}
+
+  private nowSeconds(): number {
+    return Math.floor(this.options.now() / 1000);
+  }
+
+  /** Every rule of a type this version knows, by id. */
+  list(): StoredRule[] {
+    return listRules(this.db).flatMap((record) => {
+      const rule = asStoredRule(record);
+      if (rule) return [rule];
+      if (!this.reportedUnknown.has(record.id)) {
+        this.reportedUnknown.add(record.id);
+        this.options.logger?.warn({ rule: record.id }, 'a stored rule has a type this version does not know; it plans nothing');
+      }
+      return [];
+    });
+  }
+
+  get(id: number): StoredRule {
+    const record = getRule(this.db, id);
+    const rule = record && asStoredRule(record);
+    if (!rule) throw new NotFoundError('rule', String(id));
+    return rule;
+  }
+
+  create(definition: RuleDefinition): StoredRule {
+    const checked = checkRule(definition, this.nowSeconds());
+    const rule = { id: insertRule(this.db, checked, this.options.now()), definition: checked };
+    this.options.changed();
+    return rule;
+  }
+
+  replace(id: number, definition: RuleDefinition): StoredRule {
+    const checked = checkRule(definition, this.nowSeconds());
+    if (!replaceRule(this.db, id, checked, this.options.now())) throw new NotFoundError('rule', String(id));
+    this.options.changed();
+    return { id, definition: checked };
+  }
+
+  /** Removes a rule and its planned jobs; recordings it made stay, and one it is making goes on. */
+  delete(id: number): void {
+    if (!deleteRule(this.db, id)) throw new NotFoundError('rule', String(id));
+    this.options.changed();
+  }
+
+  /** Stores a rule the DVR made itself (record now), without the checks or a re-plan; its id. */
+  insertOwn(definition: RuleDefinition): number {
+    return insertRule(this.db, definition, this.options.now());
+  }
+
+  /** Takes back a rule the DVR made itself, without a re-plan. */
+  removeOwn(id: number): void {
+    deleteRule(this.db, id);
+  }
+
+  /** One-time rules (a single programme, a slot that does not repeat) go a day after they end: they can plan nothing more. */
+  forgetPastOneTimeRules(now: number): void {
+    for (const rule of this.list()) {
+      const end = ruleTypeOf(rule.definition).endsAt(rule.definition);
+      if (end !== undefined && end + 86400 < now) deleteRule(this.db, rule.id);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * What a recording-rule type is: everything the DVR, the interface and the CLI need to
+ * know about it, in one object per type (series.rule.ts, keyword.rule.ts, ...). The
+ * table in rule-types.ts lists them; the request schema, the planner's dispatch and
+ * `antenna rule` are derived from that table, so a new type is one new module and one
+ * line there.
+ */
+import { Type, type TObject } from '@sinclair/typebox';
+import type { Airing } from '../airing.js';
+
+export const ChannelNumber = Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as "12" or "12.1"' });
+export const EpochSeconds = Type.Integer({ minimum: 0, maximum: 253402300799, description: 'epoch seconds' });
+
+/** Options every rule type shares (spread into each type's schema). */
+export const ruleOptions = {
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'shown as the job name; defaults to what the rule matches' })),
+  channels: Type.Optional(
+    Type.Array(ChannelNumber, { maxItems: 500, description: 'record only from these channels (default: any channel)' }),
+  ),
+  new_only: Type.Optional(Type.Boolean({ description: 'record only airings the guide marks as new' })),
+  padding_before: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600, description: 'seconds to start early' })),
+  padding_after: Type.Optional(Type.Integer({ minimum: 0, maximum: 3 * 3600, description: 'seconds to keep recording after the end' })),
+  keep: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 10_000, description: 'keep the newest N recordings of this rule (0: keep all); locked ones are never pruned' }),
+  ),
+  priority: Type.Optional(Type.Integer({ minimum: -1000, maximum: 1000, description: 'higher wins when tuners run out (default 0)' })),
+  paused: Type.Optional(Type.Boolean({ description: 'a paused rule schedules nothing' })),
+};
+
+/** The shared options as a type (what every definition has besides its own fields). */
+export interface RuleOptionFields {
+  type: string;
+  name?: string;
+  channels?: string[];
+  new_only?: boolean;
+  padding_before?: number;
+  padding_after?: number;
+  keep?: number;
+  priority?: number;
+  paused?: boolean;
+}
+
+/** A rule as stored: its numeric id and its definition. */
+export interface StoredRuleOf<D> {
+  id: number;
+  definition: D;
+}
+
+/** Where a type's planner hands what it found. */
+export interface CandidateSink<D> {
+  /** An airing the rule records; `dedupe`: an episode already recorded or planned is not recorded again. */
+  airing(rule: StoredRuleOf<D>, airing: Airing, channels: readonly string[], dedupe: boolean): void;
+  /** A stretch of one channel the rule records whatever is on (described by `airing`). */
+  slot(rule: StoredRuleOf<D>, airing: Airing, channel: string, start: number, end: number): void;
+}
+
+/**
+ * One plan's worth of work for all active rules of a type. The planner reads the guide
+ * once and shows every airing to every type's `see`, then calls `finish`.
+ */
+export interface TypePlanner {
+  see(airing: Airing): void;
+  finish(): void;
+}
+
+/**
+ * What the database must hand the planner for these rules: airings on `channels`, and
+ * airings `matches` accepts. The planner checks every airing again; this only spares it
+ * reading the rest of a 14-day guide.
+ */
+export interface GuideNeeds {
+  channels: readonly string[];
+  /** True when `matches` reads summaries (they are then fetched). */
+  needsSummary: boolean;
+  matches?(title: string, summary: string | null, seriesId: string | null): boolean;
+}
+
+/** Parsing helpers `antenna rule add` hands a type's CLI builder (they throw the CLI's own error). */
+export interface RuleCliParsers {
+  time(text: string): number;
+  integer(text: string | undefined, flag: string): number | undefined;
+  fail(message: string): never;
+}
+
+/** The `antenna rule add <type> [value]` options a type may read. */
+export interface RuleCliOptions {
+  seriesId?: string;
+  channel?: string;
+  start?: string;
+  duration?: string;
+  weekly?: boolean;
+}
+
+export interface RuleType<K extends string, D extends RuleOptionFields & { type: K }> {
+  type: K;
+  /** The request body's schema (its `type` a literal K), as the OpenAPI document shows it. */
+  schema: TObject;
+  /** What the schema cannot say; throws BadRequestError naming the field. */
+  check(definition: D, now: number): void;
+  /** Channel numbers written 7-1 become 7.1, as channels are stored. */
+  normalise(definition: D): D;
+  /** Epoch seconds after which the rule can plan nothing more (it is then deleted a day later); undefined: never. */
+  endsAt(definition: D): number | undefined;
+  /** The name jobs of the rule carry when it gives none. */
+  displayName(definition: D): string;
+  /** What the guide must provide for these rules. */
+  guideNeeds(rules: readonly StoredRuleOf<D>[]): GuideNeeds;
+  /** Finds these rules' candidates in one plan. */
+  planner(rules: readonly StoredRuleOf<D>[], sink: CandidateSink<D>, window: { now: number; horizon: number }): TypePlanner;
+  cli: {
+    /** `antenna rule add` usage of this type, e.g. 'series <title> [--series-id ID]'. */
+    usage: string;
+    /** The request body's own fields from the command line; the server checks the rest. */
+    body(value: string | undefined, options: RuleCliOptions, parse: RuleCliParsers): Record<string, unknown>;
+    /** One line about a rule as `antenna rule list` shows it (the shared options are added after). */
+    describe(definition: D): string;
+  };
+}
+
+/** Channel numbers as the sources store them (7-1 → 7.1). */
+export const storedChannelNumber = (text: string) => text.replace('-', '.');
+
+/** The shared options, normalised (the channel list). */
+export function normaliseOptions<D extends RuleOptionFields>(definition: D): D {
+  return definition.channels ? { ...definition, channels: definition.channels.map(storedChannelNumber) } : { ...definition };
+}
