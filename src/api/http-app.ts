@@ -24,7 +24,7 @@ import { AnswerFront } from './answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
 import type { DvrService } from '../dvr/dvr.service.js';
-import { registerInterfaceA } from './interface-a.routes.js';
+import { registerLibraryRoutes } from './library.routes.js';
 import { type ManagementDeps, registerManagement } from './management.routes.js';
 import { registerLibraryEdits } from './library-edits.routes.js';
 import type { LibraryEditsService } from '../management/library-edits.service.js';
@@ -125,7 +125,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     transform: documentIdParameter,
   });
 
-  registerInterfaceA(app, { library: options.library, cache, front, baseUrl: baseUrlResolver(options) });
+  registerLibraryRoutes(app, { library: options.library, cache, front, baseUrl: baseUrlResolver(options) });
   const management = options.management;
   if (management) {
     await app.register(async (context) => {

@@ -13,7 +13,7 @@ import { VERSION } from '../version.js';
 import { corsHook, installPreflight } from '../http/cors.js';
 import { frameworkErrorHandler, installErrorHandlers, sendError } from '../http/error-reply.js';
 import { HTTP_SERVER_LIMITS, jsonClientErrorHandler } from '../http/http-limits.js';
-import { registerInterfaceB } from './interface-b.routes.js';
+import { registerPlayerControlRoutes } from './player-control.routes.js';
 import { type Refusal, isLocalHostHeader, isPrivateAddress, originRefusal } from '../http/request-origin.js';
 
 export interface PlayerHttpAppOptions {
@@ -64,7 +64,7 @@ export async function buildPlayerHttpApp(options: PlayerHttpAppOptions): Promise
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
-  registerInterfaceB(app, options.player);
+  registerPlayerControlRoutes(app, options.player);
   return app;
 }
 

@@ -278,7 +278,7 @@ function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, 
 
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;
 
-export function registerInterfaceA(app: FastifyInstance, deps: InterfaceADeps): void {
+export function registerLibraryRoutes(app: FastifyInstance, deps: InterfaceADeps): void {
   for (const spec of specs(deps.library)) {
     app.get(
       spec.url,

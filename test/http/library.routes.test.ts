@@ -25,7 +25,7 @@ import {
   type RouteInfo,
   openApiPath,
   pathFor,
-} from '../support/interface-a-endpoints.js';
+} from '../support/library-endpoints.js';
 import {
   BASE_TIME as T,
   CHANNELS,

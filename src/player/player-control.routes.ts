@@ -106,7 +106,7 @@ export const INTERFACE_B_PATHS: readonly (readonly [string, 'GET' | 'POST'])[] =
 
 const statusResponse = { 200: PlayerStatusSchema, ...Errors };
 
-export function registerInterfaceB(app: FastifyInstance, player: PlayerService): void {
+export function registerPlayerControlRoutes(app: FastifyInstance, player: PlayerService): void {
   app.get('/api/status', { schema: { summary: 'The player status', tags, response: { 200: PlayerStatusSchema } } }, () => player.status());
   app.get(
     '/api/favorite_channels',

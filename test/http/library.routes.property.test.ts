@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, type RouteInfo, pathFor } from '../support/interface-a-endpoints.js';
+import { ROUTES, type RouteInfo, pathFor } from '../support/library-endpoints.js';
 import { seedLibrary } from '../support/seed-library.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
 
