@@ -7,8 +7,8 @@ import tseslint from 'typescript-eslint';
  * Dependencies run one way (docs/architecture.md, "Layers"): each folder of src/ may
  * import only the folders listed for it here, besides itself and src/version.ts. The
  * built-in no-restricted-imports rule keeps it so; a forbidden import fails `npm run
- * lint` and so CI. (No plugin: every folder sits directly under src/, so a relative
- * import names its folder as `../<folder>/`.)
+ * lint` and so CI. (No plugin for this: a relative import names the folder it reaches
+ * as `../<folder>/`, with one more `../` per level a file sits below its folder.)
  */
 const FOLDERS = ['common', 'model', 'db', 'repositories', 'media-tools', 'http', 'library', 'importer', 'dvr', 'management', 'player', 'discovery', 'sample', 'config', 'api', 'app', 'cli'];
 const LOWER = ['common', 'model', 'db', 'repositories', 'media-tools'];
@@ -41,11 +41,11 @@ const ALLOWED = {
 const CHILD_PROCESS = ['node:child_process', 'child_process'].map((name) => ({ name, message: 'Run programs through src/common/external-program.ts.' }));
 
 /**
- * One entry per folder and depth (a file directly in src/<folder>/, or one or two
+ * One entry per folder and depth (a file directly in src/<folder>/, or up to four
  * folders below it, as src/dvr/rules/), so each relative import is judged by where
  * it really leads.
  */
-const DEPTHS = [0, 1, 2];
+const DEPTHS = [0, 1, 2, 3, 4];
 const boundaries = Object.entries(ALLOWED).flatMap(([folder, allowed]) => {
   const forbidden = FOLDERS.filter((other) => other !== folder && !allowed.includes(other));
   return DEPTHS.map((depth) => {

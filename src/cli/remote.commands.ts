@@ -150,9 +150,12 @@ function integer(text: string | undefined, what: string): number | undefined {
   return Number(text);
 }
 
+/** 'a, b or c'. */
+const orList = (names: readonly string[]) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1) ?? ''}`);
+
 /** The POST /dvr/rules body for `antenna rule add <type> <value>`; the server checks the rest. */
 export function ruleBody(type: string, value: string | undefined, options: RuleOptions): Record<string, unknown> {
-  if (!isRuleTypeName(type)) throw new RemoteError(`'${type}' is not a rule type: use ${RULE_TYPES.map((t) => t.type).join(', ')}.`);
+  if (!isRuleTypeName(type)) throw new RemoteError(`'${type}' is not a rule type: use ${orList(RULE_TYPES.map((t) => t.type))}.`);
   const parsers = {
     time: parseTime,
     integer,

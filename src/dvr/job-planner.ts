@@ -18,8 +18,8 @@ import { showIdFor } from '../model/ids.js';
 import type { JobItem } from '../model/library.schemas.js';
 import type { PlannedJob } from '../model/planned-job.js';
 import type { Airing } from './airing.js';
-import type { CandidateSink, GuideNeeds, StoredRuleOf, TypePlanner } from './rules/rule-type.js';
-import { RULE_TYPES, type RuleDefinition, ruleTypeNamed, type RuleTypeName, type StoredRule } from './rules/rule-types.js';
+import type { CandidateSink, GuideNeeds, StoredRuleOf } from './rules/rule-type.js';
+import { RULE_TYPES, type RuleDefinition, type RuleOfType, ruleTypeNamed, type RuleTypeName, type StoredRule } from './rules/rule-types.js';
 
 /** A job the DVR already started: it keeps its stream, and its id is not planned again. */
 export interface RunningJob {
@@ -131,7 +131,9 @@ export function planJobs(input: PlannerInput): PlannedJob[] {
       candidates.set(`${padded.start}-${rule.id}`, { rule, airing, channels: [channel], ...padded, dedupe: false });
     },
   };
-  const planners = byType(input.rules).map(({ name, rules }) => typePlanner(name, rules, sink, window));
+  const planners = byType(input.rules)
+    .filter(({ rules }) => rules.length > 0)
+    .map(({ name, rules }) => ruleTypeNamed(name).planner(rules, sink, window));
   // A 14-day guide is read once per plan, every type seeing each airing.
   for (const airing of input.airings) {
     if (airing.stop <= input.now) continue;
@@ -142,14 +144,13 @@ export function planJobs(input: PlannerInput): PlannedJob[] {
 }
 
 /** Active (not paused) rules grouped by type, in the table's order. */
-function byType(rules: readonly StoredRule[]): { name: RuleTypeName; rules: StoredRule[] }[] {
+function byType(rules: readonly StoredRule[]): { name: RuleTypeName; rules: StoredRuleOf<RuleOfType<RuleTypeName>>[] }[] {
   const active = rules.filter((rule) => !rule.definition.paused);
-  return RULE_TYPES.map(({ type }) => ({ name: type, rules: active.filter((rule) => rule.definition.type === type) }));
+  return RULE_TYPES.map(({ type }) => ({ name: type, rules: active.filter((rule) => isOfType(rule, type)) }));
 }
 
-function typePlanner(name: RuleTypeName, rules: StoredRule[], sink: CandidateSink<RuleDefinition>, window: { now: number; horizon: number }): TypePlanner {
-  // Each type's module sees only its own rules; the casts say what byType guarantees.
-  return ruleTypeNamed(name).planner(rules as StoredRuleOf<never>[], sink as CandidateSink<never>, window);
+function isOfType<K extends RuleTypeName>(rule: StoredRule, type: K): rule is StoredRuleOf<RuleOfType<K>> {
+  return rule.definition.type === type;
 }
 
 /**
@@ -163,7 +164,7 @@ export function guidePrefilter(rules: readonly StoredRule[]): {
 } {
   const needs: GuideNeeds[] = byType(rules)
     .filter(({ rules }) => rules.length > 0)
-    .map(({ name, rules }) => ruleTypeNamed(name).guideNeeds(rules as StoredRuleOf<never>[]));
+    .map(({ name, rules }) => ruleTypeNamed(name).guideNeeds(rules));
   const matchers = needs.flatMap((need) => (need.matches ? [need.matches] : []));
   return {
     channels: new Set(needs.flatMap((need) => need.channels)),

@@ -35,7 +35,6 @@ import {
   setRecordingPostResults,
 } from '../repositories/recordings.repository.js';
 import { getRule } from '../repositories/rules.repository.js';
-import { asStoredRule } from './rules/rule-types.js';
 import type { StreamHub, StreamTarget } from './stream-hub.js';
 
 export interface RecordingsOptions {
@@ -308,8 +307,9 @@ export class RecordingsService {
 
   /** Keeps a rule's newest N recordings (its `keep`), deleting older unlocked ones and their files. */
   prune(ruleId: number): void {
-    const record = getRule(this.db, ruleId);
-    const keep = record && asStoredRule(record)?.definition.keep;
+    // Read from the stored JSON as it is: a rule of a type this version does not know still keeps its count.
+    const keep = (getRule(this.db, ruleId)?.definition as { keep?: unknown } | null | undefined)?.keep;
+    if (typeof keep !== 'number') return;
     if (!keep) return;
     for (const row of recordingsToPrune(this.db, ruleId, keep)) {
       deleteRecordingItem(this.db, row.item_id);

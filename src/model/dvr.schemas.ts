@@ -1,8 +1,8 @@
 /**
  * The DVR's resources as the management interface answers them (sources, guides, guide
  * programmes, job references): one TypeBox schema each, for validation, serialization
- * and the OpenAPI document, as library.schemas.ts is for interface A. Rules are in
- * rule.schemas.ts.
+ * and the OpenAPI document, as library.schemas.ts is for interface A. Rules have
+ * theirs in dvr/rules/ (one module per type).
  */
 import { Type } from '@sinclair/typebox';
 

@@ -102,7 +102,8 @@ describe('antenna rule add', () => {
     expect(ruleBody('program', '4', { start: '1800000000', paddingAfter: '120' })).toEqual({ type: 'program', channel: '4', start_time: 1_800_000_000, padding_after: 120 });
   });
   it('refuses what cannot be a rule, with a message', () => {
-    expect(() => ruleBody('weekly', 'x', {})).toThrow(/not a rule type/);
+    expect(() => ruleBody('weekly', 'x', {})).toThrow("'weekly' is not a rule type: use series, keyword, slot or program.");
+    expect(() => ruleBody('slot', '4', { start: 'bogus' })).toThrow(/'bogus' is not a time/);
     expect(() => ruleBody('slot', '4', { start: '1800000000' })).toThrow(/--duration/);
     expect(() => ruleBody('program', '4', {})).toThrow(/--start/);
     expect(() => ruleBody('series', 'x', { keep: 'many' })).toThrow(/--keep must be a whole number/);

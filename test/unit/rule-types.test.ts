@@ -6,7 +6,7 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/common/errors.js';
-import { asStoredRule, checkRule, isRuleTypeName, RULE_TYPES, RuleDefinitionSchema, ruleDisplayName, RuleSchema, ruleTypeOf } from '../../src/dvr/rules/rule-types.js';
+import { asStoredRule, checkRule, isRuleTypeName, RULE_TYPES, type RuleDefinition, RuleDefinitionSchema, RuleSchema, ruleTypeOf } from '../../src/dvr/rules/rule-types.js';
 
 const NOW = 1_900_000_000;
 
@@ -28,9 +28,10 @@ describe('the rule-type table', () => {
 
   it("dispatches to the definition's own type", () => {
     expect(ruleTypeOf({ type: 'slot', channel: '4', start_time: NOW, duration: 60 }).type).toBe('slot');
-    expect(ruleDisplayName({ type: 'series', series_id: 'SH1' })).toBe('SH1');
-    expect(ruleDisplayName({ type: 'keyword', keyword: 'volcano' })).toBe('volcano');
-    expect(ruleDisplayName({ type: 'program', channel: '4', start_time: NOW, name: 'Film' })).toBe('Film');
+    const named = (definition: RuleDefinition) => ruleTypeOf(definition).displayName(definition);
+    expect(named({ type: 'series', series_id: 'SH1' })).toBe('SH1');
+    expect(named({ type: 'keyword', keyword: 'volcano' })).toBe('volcano');
+    expect(named({ type: 'program', channel: '4', start_time: NOW, name: 'Film' })).toBe('Film');
   });
 
   it('checks what the schema cannot say, naming the field, and stores channel numbers as sources do', () => {

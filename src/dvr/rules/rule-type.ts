@@ -2,8 +2,8 @@
  * What a recording-rule type is: everything the DVR, the interface and the CLI need to
  * know about it, in one object per type (series.rule.ts, keyword.rule.ts, ...). The
  * table in rule-types.ts lists them; the request schema, the planner's dispatch and
- * `antenna rule` are derived from that table, so a new type is one new module and one
- * line there.
+ * `antenna rule` are derived from that table, so a new type is one new module and its
+ * entry there.
  */
 import { Type, type TObject } from '@sinclair/typebox';
 import type { Airing } from '../airing.js';

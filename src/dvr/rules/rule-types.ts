@@ -1,6 +1,7 @@
 /**
  * The table of recording-rule types. A new type is a module beside these (see
- * rule-type.ts for what it provides) and one entry in RULE_TYPES; the request schema,
+ * rule-type.ts for what it provides) and its entry in RULE_TYPES and BY_NAME (the
+ * compiler insists on both); the request schema,
  * the stored-rule schema, the planner and `antenna rule` all read this table.
  */
 import { Type } from '@sinclair/typebox';
@@ -31,17 +32,13 @@ const BY_NAME: { readonly [K in RuleTypeName]: RuleType<K, RuleOfType<K>> } = {
   program: programRule,
 };
 
-/** Fails to compile when a value that should be `never` (every case handled) is not. */
-export function assertNever(value: never, what: string): never {
-  throw new Error(`Unhandled ${what}: ${JSON.stringify(value)}`);
-}
-
 export function isRuleTypeName(name: string): name is RuleTypeName {
   return Object.hasOwn(BY_NAME, name);
 }
 
 /** The module of a definition's type, typed for that definition. */
 export function ruleTypeOf<D extends RuleDefinition>(definition: D): RuleType<D['type'], D> {
+  // TypeScript cannot follow that BY_NAME[d.type] is the module of d's own type; BY_NAME's mapped type guarantees it.
   return BY_NAME[definition.type] as unknown as RuleType<D['type'], D>;
 }
 
@@ -68,11 +65,6 @@ export const RuleSchema = Type.Union(
   RULE_TYPES.map(({ schema }) => Type.Object({ id: RuleId, ...schema.properties }, { additionalProperties: false, title: `${schema.title} (stored)` })),
   { title: 'Rule' },
 );
-
-/** The name jobs of this rule carry when the rule gives none. */
-export function ruleDisplayName(definition: RuleDefinition): string {
-  return ruleTypeOf(definition).displayName(definition);
-}
 
 /** What a schema cannot say about a rule (BadRequestError), and the definition as it is stored. */
 export function checkRule(definition: RuleDefinition, now: number): RuleDefinition {

@@ -69,6 +69,6 @@ export const seriesRule: RuleType<'series', SeriesRule> = {
       if (value) body.title = value;
       return body;
     },
-    describe: (d) => `series ${d.title ?? d.series_id ?? ''}`,
+    describe: (d) => `series ${d.title ?? d.series_id ?? '(no title)'}`,
   },
 };

@@ -84,9 +84,10 @@ export const slotRule: RuleType<'slot', SlotRule> = {
     usage: 'slot <channel> --start TIME --duration MINUTES [--weekly]',
     body(value, options, parse) {
       if (options.start === undefined) return parse.fail('A slot rule needs --start.');
+      const start = parse.time(options.start);
       const minutes = parse.integer(options.duration, '--duration');
       if (minutes === undefined) return parse.fail('A slot rule needs --duration (minutes).');
-      return { channel: value ?? options.channel, start_time: parse.time(options.start), duration: minutes * 60, ...(options.weekly ? { weekly: true } : {}) };
+      return { channel: value ?? options.channel, start_time: start, duration: minutes * 60, ...(options.weekly ? { weekly: true } : {}) };
     },
     describe: (d) => `slot on channel ${d.channel} at ${new Date(d.start_time * 1000).toLocaleString()}${d.weekly ? ', weekly' : ''}`,
   },
