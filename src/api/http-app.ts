@@ -25,6 +25,8 @@ import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
 import type { DvrService } from '../dvr/dvr.service.js';
 import { registerLibraryRoutes } from './library.routes.js';
+import { registerHlsRoutes, registerSessionWrites } from './hls.routes.js';
+import type { HlsService } from '../streaming/hls-sessions.service.js';
 import { type ManagementDeps, registerManagement } from './management.routes.js';
 import { registerLibraryEdits } from './library-edits.routes.js';
 import type { LibraryEditsService } from '../management/library-edits.service.js';
@@ -44,6 +46,8 @@ export interface HttpAppOptions {
     edits: LibraryEditsService;
     dvr?: DvrService | undefined;
   };
+  /** HLS sessions of files and channels; absent in tests of the library alone. */
+  hls?: HlsService | undefined;
   /** The importer's state for /status; absent when nothing scans (tests). */
   scanStatus?: () => ScanStatus;
   logger: FastifyBaseLogger;
@@ -133,6 +137,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       registerManagement(context, { ...management, baseUrl: baseUrlResolver(options) });
       registerLibraryEdits(context, { edits: management.edits, files: management.files, library: options.library, baseUrl: baseUrlResolver(options) });
       if (management.dvr) registerDvrRoutes(context, { dvr: management.dvr });
+      if (options.hls) registerSessionWrites(context, options.hls);
     });
   }
   // Everything else gets its CORS headers from a hook, in a context of its own.
@@ -141,6 +146,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     await context.register(swaggerUi, { routePrefix: '/api/docs' });
     context.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
     registerImages(context, options.library);
+    if (options.hls) registerHlsRoutes(context, options.hls);
     registerStatus(context, { library: options.library, cache, version: VERSION, startedAt: Date.now(), scanStatus: options.scanStatus, dvrStatus: options.management?.dvr ? () => options.management!.dvr!.status() : undefined });
   });
   return app;

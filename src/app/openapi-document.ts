@@ -13,6 +13,8 @@ import { buildPlayerHttpApp } from '../player/player-http-app.js';
 import { PathBoundary } from '../common/path-boundary.js';
 import { openMemoryDatabase } from '../db/database.js';
 import { DvrService } from '../dvr/dvr.service.js';
+import { NotFoundError } from '../common/errors.js';
+import { HlsService } from '../streaming/hls-sessions.service.js';
 import { LibraryService } from '../library/library.service.js';
 import { LibraryEditsService } from '../management/library-edits.service.js';
 import { MediaFilesService } from '../management/media-files.service.js';
@@ -24,8 +26,24 @@ export async function generateOpenApiDocument(): Promise<unknown> {
   // Named, never created: the DVR writes only when it records, and it is never started here.
   const unused = join(tmpdir(), 'antenna-openapi-unused');
   const dvr = new DvrService(db, { recordingsDir: unused, thumbnailsDir: unused, workDir: unused, sources: { sources: [], guides: [] }, logger, refreshInterval: 0 });
+  // Never started: it makes no folder and runs nothing until a playlist is asked for.
+  const hls = new HlsService({
+    dir: unused,
+    ffmpeg: 'ffmpeg',
+    ffprobe: 'ffprobe',
+    encoder: 'software',
+    maxTranscodes: 1,
+    resolveItem: (id) => {
+      throw new NotFoundError('file', id);
+    },
+    resolveChannel: (number) => {
+      throw new NotFoundError('channel', number);
+    },
+    joinChannel: () => Promise.reject(new Error('no channels')),
+  });
   const app = await buildHttpApp({
     library: new LibraryService(db),
+    hls,
     management: {
       files: new MediaFilesService(db, { recordingsDir: unused, boundary: PathBoundary.closed() }),
       edits: new LibraryEditsService(db),

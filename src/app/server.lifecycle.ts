@@ -16,6 +16,7 @@ import { ScanScheduler } from '../importer/scan-scheduler.js';
 import { LibraryService } from '../library/library.service.js';
 import { LibraryEditsService } from '../management/library-edits.service.js';
 import { MediaFilesService } from '../management/media-files.service.js';
+import { HlsService } from '../streaming/hls-sessions.service.js';
 import { isLibraryEmpty, replaceImportRoots } from '../repositories/library-state.repository.js';
 import { removeSampleLibrary } from '../repositories/sample-library.repository.js';
 import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js';
@@ -78,10 +79,24 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       localSourceDirs: config.allowLocalSources,
       programs,
     });
+    const files = new MediaFilesService(db, { recordingsDir: config.recordings, boundary, stopRecording: (id) => dvr.recordings.stopItem(id) });
+    const hls = new HlsService({
+      dir: join(config.data, 'hls'),
+      ffmpeg: programs.ffmpeg,
+      ffprobe: programs.ffprobe,
+      encoder: config.hlsEncoder,
+      maxTranscodes: config.maxTranscodes,
+      logger,
+      resolveItem: (id) => ({ path: files.streamFile(id).path, growing: dvr.recordings.isRecordingItem(id) }),
+      resolveChannel: (number, source) => ({ number, id: dvr.live.channelOn(number, source).id }),
+      joinChannel: (number, feed) => dvr.live.watch(number, { kind: 'viewer', data: (chunk) => feed.data(chunk), ended: (error) => feed.ended(error) }),
+    });
+    hls.start();
     const app = await buildHttpApp({
       library: new LibraryService(db, { boundary }),
+      hls,
       management: {
-        files: new MediaFilesService(db, { recordingsDir: config.recordings, boundary, stopRecording: (id) => dvr.recordings.stopItem(id) }),
+        files,
         dvr,
         edits: new LibraryEditsService(db),
         token: config.token,
@@ -133,7 +148,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         await (await advertising)?.end();
         making.abort();
         await scans.stop();
-        // Recordings stop first: their jobs stay 'recording' and resume at the next start.
+        // Viewers first (their ffmpegs and tuners), then recordings: their jobs stay 'recording' and resume at the next start.
+        await hls.stop();
         await dvr.stop();
         await app.close();
         db.close();

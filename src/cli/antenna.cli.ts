@@ -142,7 +142,9 @@ function addServerOptions(command: Command): Command {
     .option('--follow-external-links', `follow symbolic links that lead outside the import roots and recordings folder: their targets are then imported and served (env ${ENV_NAMES.followExternalLinks}=true)`)
     .option('--ffmpeg-path <program>', `the ffmpeg program: a name on PATH or a path (env ${ENV_NAMES.ffmpegPath}; default ffmpeg)`)
     .option('--ffprobe-path <program>', `the ffprobe program (env ${ENV_NAMES.ffprobePath}; default ffprobe)`)
-    .option('--comskip-path <program>', `the comskip program (env ${ENV_NAMES.comskipPath}; default comskip)`);
+    .option('--comskip-path <program>', `the comskip program (env ${ENV_NAMES.comskipPath}; default comskip)`)
+    .option('--hls-encoder <name>', `what transcodes HLS: software, vaapi, nvenc or qsv; a hardware encoder that fails falls back to software (env ${ENV_NAMES.hlsEncoder}; default software)`)
+    .option('--max-transcodes <n>', `HLS transcodes at once; past it a new one is refused (env ${ENV_NAMES.maxTranscodes}; default: the number of CPU cores)`);
 }
 
 /** Player settings that `antenna player` and `antenna start` name alike. */

@@ -173,9 +173,9 @@ export interface StartedProgram {
 }
 
 /** Starts a program that runs until stopped; its 'error' (not started) and 'exit' events are the caller's. */
-export function startProgram(program: string, args: readonly string[], options: { stderrTailBytes?: number; cwd?: string } = {}): StartedProgram {
+export function startProgram(program: string, args: readonly string[], options: { stderrTailBytes?: number; cwd?: string; stdin?: 'pipe' | 'ignore' } = {}): StartedProgram {
   const stderr = new TailBuffer(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL);
-  const child = spawn(program, args, { shell: false, windowsHide: true, stdio: ['ignore', 'ignore', 'pipe'], ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const child = spawn(program, args, { shell: false, windowsHide: true, stdio: [options.stdin ?? 'ignore', 'ignore', 'pipe'], ...(options.cwd ? { cwd: options.cwd } : {}) });
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   return { child, stderrTail: () => stderr.text() };
 }

@@ -5,6 +5,7 @@
  * sets it; lists are not merged across places.
  */
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { delimiter, dirname, resolve, sep } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -28,6 +29,7 @@ import {
 
 export { ConfigError, LOG_LEVELS, type LogLevel } from './config-values.js';
 import { PlayerFileSchema } from './player-config.js';
+import { HLS_ENCODERS, type HlsEncoder } from '../streaming/hls-ffmpeg-args.js';
 
 export interface ServerConfig {
   data: string;
@@ -70,6 +72,10 @@ export interface ServerConfig {
   ffmpegPath: string;
   ffprobePath: string;
   comskipPath: string;
+  /** What transcodes HLS: software (libx264) or a hardware encoder, which falls back to software when it fails. */
+  hlsEncoder: HlsEncoder;
+  /** HLS transcodes at once; past it, a new one is refused (503). */
+  maxTranscodes: number;
 }
 
 export const DEFAULTS: ServerConfig = {
@@ -98,6 +104,9 @@ export const DEFAULTS: ServerConfig = {
   ffmpegPath: 'ffmpeg',
   ffprobePath: 'ffprobe',
   comskipPath: 'comskip',
+  hlsEncoder: 'software',
+  // One software transcode keeps about one core busy.
+  maxTranscodes: Math.max(1, availableParallelism()),
 };
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -129,6 +138,8 @@ export const ConfigFileSchema = Type.Object(
     ffmpegPath: Type.Optional(Type.String({ minLength: 1 })),
     ffprobePath: Type.Optional(Type.String({ minLength: 1 })),
     comskipPath: Type.Optional(Type.String({ minLength: 1 })),
+    hlsEncoder: Type.Optional(Type.Union(HLS_ENCODERS.map((name) => Type.Literal(name)))),
+    maxTranscodes: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     /** `antenna player`'s settings (and the player's in `antenna start`). */
     player: Type.Optional(PlayerFileSchema),
   },
@@ -163,6 +174,8 @@ export interface PartialSettings {
   ffmpegPath?: string | undefined;
   ffprobePath?: string | undefined;
   comskipPath?: string | undefined;
+  hlsEncoder?: string | undefined;
+  maxTranscodes?: number | string | undefined;
 }
 
 export const ENV_NAMES = {
@@ -191,6 +204,8 @@ export const ENV_NAMES = {
   ffmpegPath: 'ANTENNA_FFMPEG_PATH',
   ffprobePath: 'ANTENNA_FFPROBE_PATH',
   comskipPath: 'ANTENNA_COMSKIP_PATH',
+  hlsEncoder: 'ANTENNA_HLS_ENCODER',
+  maxTranscodes: 'ANTENNA_MAX_TRANSCODES',
   config: 'ANTENNA_CONFIG',
 } as const;
 
@@ -225,6 +240,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     ffmpegPath: value(ENV_NAMES.ffmpegPath),
     ffprobePath: value(ENV_NAMES.ffprobePath),
     comskipPath: value(ENV_NAMES.comskipPath),
+    hlsEncoder: value(ENV_NAMES.hlsEncoder),
+    maxTranscodes: value(ENV_NAMES.maxTranscodes),
   };
 }
 
@@ -283,6 +300,20 @@ function parseStreams(value: number | string): number {
     throw new ConfigError(`M3U streams '${value}' is invalid: give how many channels the provider lets you stream at once, 1 to 64.`);
   }
   return streams;
+}
+
+function parseEncoder(value: string): HlsEncoder {
+  const found = HLS_ENCODERS.find((name) => name === value);
+  if (!found) throw new ConfigError(`HLS encoder '${value}' is invalid: give one of ${HLS_ENCODERS.join(', ')}.`);
+  return found;
+}
+
+function parseTranscodes(value: number | string): number {
+  const count = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(count) || count < 1 || count > 64) {
+    throw new ConfigError(`Max transcodes '${value}' is invalid: give how many HLS transcodes may run at once, 1 to 64.`);
+  }
+  return count;
 }
 
 function inside(path: string, folder: string): boolean {
@@ -352,6 +383,8 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     ffmpegPath: pick('ffmpegPath', places) ?? DEFAULTS.ffmpegPath,
     ffprobePath: pick('ffprobePath', places) ?? DEFAULTS.ffprobePath,
     comskipPath: pick('comskipPath', places) ?? DEFAULTS.comskipPath,
+    hlsEncoder: parseEncoder(pick('hlsEncoder', places) ?? DEFAULTS.hlsEncoder),
+    maxTranscodes: parseTranscodes(pick('maxTranscodes', places) ?? DEFAULTS.maxTranscodes),
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

@@ -36,6 +36,14 @@ export class LiveTvService {
     return listStreamableChannels(this.db).filter((c) => !seen.has(c.number) && seen.add(c.number));
   }
 
+  /** Channel `number` as `source` carries it ('ANY': the first source that does); 404 when none does. */
+  channelOn(number: string, source: string): StreamableChannel {
+    const channels = this.sourcesOf(number);
+    const found = source === 'ANY' ? channels[0] : channels.find((c) => c.source_id === source);
+    if (!found) throw new NotFoundError('channel', `${number} on source ${source}`);
+    return found;
+  }
+
   setFavorite(number: string, favorite: boolean): void {
     this.sourcesOf(number);
     setChannelFavorite(this.db, number, favorite);

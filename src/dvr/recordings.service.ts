@@ -86,6 +86,12 @@ export class RecordingsService {
     return this.active.has(jobId);
   }
 
+  /** Whether the item is a recording still being written (HLS plays it as a growing EVENT playlist). */
+  isRecordingItem(itemId: string): boolean {
+    const recording = getRecording(this.db, itemId);
+    return recording !== undefined && this.active.has(recording.job_id);
+  }
+
   activeJobIds(): string[] {
     return [...this.active.keys()];
   }

@@ -1,0 +1,134 @@
+/**
+ * HLS at the paths desktop and web clients already use: a master playlist per file
+ * (`/dvr/files/:id/hls/master.m3u8`) and per channel
+ * (`/devices/ANY/channels/:number/hls/master.m3u8`), which starts a session; each
+ * session's media playlists and segments under `hls/s/<session>/<variant>/`; and the
+ * sessions themselves under /api/v1/sessions. Handlers check parameters and call
+ * HlsService; every answer carries CORS headers, so a page elsewhere can play them.
+ */
+import { createReadStream } from 'node:fs';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NotFoundError } from '../common/errors.js';
+import { CORS_HEADERS } from '../http/cors.js';
+import { ErrorSchema } from '../http/error-reply.js';
+import { segmentIndex } from '../streaming/hls-playlists.js';
+import type { HlsService } from '../streaming/hls-sessions.service.js';
+import type { VariantRequest } from '../streaming/hls-variants.js';
+import { TAGS } from './openapi-tags.js';
+
+const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
+const Errors = { 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 502: ErrorSchema, 503: ErrorSchema };
+
+const MasterQuery = Type.Object(
+  {
+    encoder: Type.Optional(Type.String({ enum: ['remux', 'auto'], description: 'remux: only the rendition that copies the streams (an error when they must be transcoded)' })),
+    bitrate: Type.Optional(Type.Integer({ minimum: 100, maximum: 200_000, description: 'offer no rendition above this many kbit/s' })),
+    max_height: Type.Optional(Type.Integer({ minimum: 144, maximum: 4320, description: 'offer no rendition taller than this' })),
+  },
+  { additionalProperties: true },
+);
+const FileParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }) });
+const ChannelParams = Type.Object({
+  source: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'ANY, or the id of the source that carries the channel' }),
+  number: Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as 12 or 12.1' }),
+});
+const SessionPart = {
+  session: Type.String({ pattern: '^[A-Za-z0-9_-]{1,32}$', description: 'the session id the master playlist gave' }),
+  variant: Type.String({ pattern: '^[a-z0-9]{1,16}$', description: 'a variant the master playlist offered' }),
+};
+const SegmentPart = { segment: Type.String({ pattern: '^seg-\\d{1,7}\\.ts$', description: 'a segment the media playlist lists' }) };
+
+export const SessionSchema = Type.Object(
+  {
+    ID: Type.String(),
+    Channel: Type.Optional(Type.Object({ Number: Type.String(), ID: Type.String() })),
+    FileID: Type.Optional(Type.String()),
+    ClientAddress: Type.String(),
+    StartedAt: Type.String({ format: 'date-time' }),
+    Encoder: Type.String({ description: "'remux', the transcoding encoder (software, vaapi, nvenc, qsv), or 'none' before the first segment" }),
+  },
+  { title: 'Session' },
+);
+
+function variantRequest(query: { encoder?: string; bitrate?: number; max_height?: number }): VariantRequest {
+  return { encoder: query.encoder, bitrate: query.bitrate, maxHeight: query.max_height };
+}
+
+function playlist(reply: FastifyReply, text: string): FastifyReply {
+  return reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-store' }).type(PLAYLIST_TYPE).send(text);
+}
+
+function segment(reply: FastifyReply, path: string): FastifyReply {
+  return reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).type('video/mp2t').send(createReadStream(path));
+}
+
+const indexOf = (request: FastifyRequest) => {
+  const index = segmentIndex((request.params as { segment: string }).segment);
+  if (index === undefined) throw new NotFoundError('segment', (request.params as { segment: string }).segment);
+  return index;
+};
+
+export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
+  const tags = [TAGS.media];
+  const fileTarget = (request: FastifyRequest) => ({ itemId: (request.params as { id: string }).id });
+  const sessionOf = (request: FastifyRequest, target: { itemId: string } | { number: string }) => hls.session((request.params as { session: string }).session, target);
+  const variantOf = (request: FastifyRequest) => (request.params as { variant: string }).variant;
+
+  app.get(
+    '/dvr/files/:id/hls/master.m3u8',
+    { schema: { summary: "The item as HLS: a master playlist of its renditions (remux when its codecs allow, H.264 + AAC transcodes); starts a session", tags, params: FileParams, querystring: MasterQuery, response: Errors } },
+    async (request, reply) => playlist(reply, await hls.fileMaster((request.params as { id: string }).id, variantRequest(request.query as object), request.ip)),
+  );
+  app.get(
+    '/dvr/files/:id/hls/s/:session/:variant/stream.m3u8',
+    { schema: { summary: "A session's media playlist: every segment of the file (VOD), or a growing recording's so far (EVENT)", tags, params: Type.Object({ ...FileParams.properties, ...SessionPart }), response: Errors } },
+    async (request, reply) => playlist(reply, await sessionOf(request, fileTarget(request)).playlist(variantOf(request))),
+  );
+  app.get(
+    '/dvr/files/:id/hls/s/:session/:variant/:segment',
+    { schema: { summary: 'One MPEG-TS segment; one not made yet starts ffmpeg there (a seek)', tags, params: Type.Object({ ...FileParams.properties, ...SessionPart, ...SegmentPart }), response: Errors } },
+    async (request, reply) => segment(reply, await sessionOf(request, fileTarget(request)).segment(variantOf(request), indexOf(request))),
+  );
+
+  const channelTarget = (request: FastifyRequest) => {
+    const { source, number } = request.params as { source: string; number: string };
+    return { number: number.replace('-', '.'), source };
+  };
+  app.get(
+    '/devices/:source/channels/:number/hls/master.m3u8',
+    { schema: { summary: 'A live channel as HLS (a sliding window); shares the channel\'s one connection with recordings and other viewers; starts a session', tags, params: ChannelParams, querystring: MasterQuery, response: Errors } },
+    async (request, reply) => {
+      const { number, source } = channelTarget(request);
+      return playlist(reply, await hls.liveMaster(number, source, variantRequest(request.query as object), request.ip));
+    },
+  );
+  app.get(
+    '/devices/:source/channels/:number/hls/s/:session/:variant/stream.m3u8',
+    { schema: { summary: "A live session's media playlist (the window ffmpeg keeps)", tags, params: Type.Object({ ...ChannelParams.properties, ...SessionPart }), response: Errors } },
+    async (request, reply) => playlist(reply, await sessionOf(request, { number: channelTarget(request).number }).playlist(variantOf(request))),
+  );
+  app.get(
+    '/devices/:source/channels/:number/hls/s/:session/:variant/:segment',
+    { schema: { summary: 'One MPEG-TS segment of the window', tags, params: Type.Object({ ...ChannelParams.properties, ...SessionPart, ...SegmentPart }), response: Errors } },
+    async (request, reply) => segment(reply, await sessionOf(request, { number: channelTarget(request).number }).segment(variantOf(request), indexOf(request))),
+  );
+
+  app.get(
+    '/api/v1/sessions',
+    { schema: { summary: 'The streaming sessions running now (HLS of files and channels)', tags, response: { 200: Type.Array(SessionSchema) } } },
+    (_request, reply) => reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-store' }).send(hls.list()),
+  );
+}
+
+/** Ending a session is a change: it goes in the management context, behind its write rules. */
+export function registerSessionWrites(app: FastifyInstance, hls: HlsService): void {
+  app.delete(
+    '/api/v1/sessions/:id',
+    { schema: { summary: 'End a streaming session: its ffmpeg stops, its segments go, its tuner is let go', tags: [TAGS.media], params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }), response: { 204: Type.Null(), 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema } } },
+    async (request, reply) => {
+      await hls.endSession((request.params as { id: string }).id);
+      return reply.headers(CORS_HEADERS).code(204).send();
+    },
+  );
+}

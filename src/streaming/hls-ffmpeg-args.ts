@@ -1,0 +1,118 @@
+/**
+ * ffmpeg's command lines for HLS, as pure functions (unit-tested): a file from a given
+ * segment on (remux or transcode), a growing recording, and a live channel read from
+ * stdin. Every one writes MPEG-TS segments `seg-<n>.ts` into the session's folder,
+ * each renamed into place only when complete (`temp_file`), so a segment that exists
+ * is whole.
+ */
+import { join } from 'node:path';
+import type { Variant } from './hls-variants.js';
+
+export const HLS_ENCODERS = ['software', 'vaapi', 'nvenc', 'qsv'] as const;
+export type HlsEncoder = (typeof HLS_ENCODERS)[number];
+
+export interface FileHlsJob {
+  /** The file's real path (already checked against the library's boundary). */
+  input: string;
+  variant: Variant;
+  /** The first segment to write; ffmpeg seeks to its start. */
+  startSegment: number;
+  segmentSeconds: number;
+  outDir: string;
+  encoder: HlsEncoder;
+  /** A recording still being written: read on at the end of the file until it stops growing. */
+  growing?: boolean;
+}
+
+const QUIET = ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'warning', '-y'];
+
+/** The video encoder's arguments for one transcode rendition. */
+export function videoEncoderArgs(variant: Variant, encoder: HlsEncoder): string[] {
+  const height = variant.height ?? 720;
+  const kbps = variant.videoKbps ?? 3000;
+  const rate = ['-b:v', `${kbps}k`, '-maxrate', `${Math.round(kbps * 1.5)}k`, '-bufsize', `${kbps * 2}k`];
+  switch (encoder) {
+    case 'vaapi':
+      return ['-vf', `format=nv12,hwupload,scale_vaapi=w=-2:h=${height}`, '-c:v', 'h264_vaapi', ...rate];
+    case 'nvenc':
+      return ['-vf', `scale=-2:${height}`, '-c:v', 'h264_nvenc', '-preset', 'p4', '-profile:v', 'high', ...rate];
+    case 'qsv':
+      return ['-vf', `scale=-2:${height},format=nv12`, '-c:v', 'h264_qsv', '-preset', 'veryfast', '-profile:v', 'high', ...rate];
+    case 'software':
+      return ['-vf', `scale=-2:${height}`, '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-pix_fmt', 'yuv420p', ...rate];
+  }
+}
+
+/** Arguments that must come before `-i` for an encoder (the device a hardware encoder uses). */
+export function encoderInputArgs(encoder: HlsEncoder): string[] {
+  if (encoder === 'vaapi') return ['-vaapi_device', '/dev/dri/renderD128'];
+  if (encoder === 'qsv') return ['-init_hw_device', 'qsv=hw', '-filter_hw_device', 'hw'];
+  return [];
+}
+
+function codecArgs(variant: Variant, encoder: HlsEncoder, segmentSeconds: number): string[] {
+  if (variant.kind === 'remux') return ['-c', 'copy'];
+  const audio = ['-c:a', 'aac', '-b:a', '128k', '-ac', '2'];
+  if (variant.name === 'audio') return ['-vn', ...audio];
+  // A keyframe at every segment boundary (counted from where this run starts), so segments cut where the playlist says.
+  const keyframes = ['-force_key_frames', `expr:gte(t,n_forced*${segmentSeconds})`];
+  return [...videoEncoderArgs(variant, encoder), ...keyframes, ...audio];
+}
+
+function hlsOutputArgs(outDir: string, options: { segmentSeconds: number; startNumber: number; playlist: string; extra?: string[] }): string[] {
+  return [
+    '-f', 'hls',
+    '-hls_time', String(options.segmentSeconds),
+    '-hls_segment_type', 'mpegts',
+    '-start_number', String(options.startNumber),
+    '-hls_segment_filename', join(outDir, 'seg-%d.ts'),
+    ...(options.extra ?? []),
+    join(outDir, options.playlist),
+  ];
+}
+
+/**
+ * A file from `startSegment` on. Its output times start at the segment's place in the
+ * file (`-output_ts_offset`), so segments written by different runs (after a seek) line
+ * up in the player. Not `-copyts`: ffmpeg then keeps the jumps a transport stream's
+ * clock makes (a recording of a looped or spliced channel), and a segment never ends.
+ */
+export function fileHlsArgs(job: FileHlsJob): string[] {
+  const start = job.startSegment * job.segmentSeconds;
+  return [
+    ...QUIET,
+    ...(job.variant.kind === 'transcode' ? encoderInputArgs(job.encoder) : []),
+    ...(start > 0 ? ['-ss', String(start)] : []),
+    // `follow` is the file protocol's: read on at the end; rw_timeout ends it once the file stops growing.
+    ...(job.growing ? ['-follow', '1', '-rw_timeout', '15000000'] : []),
+    // `file:` keeps a name that starts with a dash or names a protocol a plain file.
+    '-i', `file:${job.input}`,
+    ...(start > 0 ? ['-output_ts_offset', String(start)] : []),
+    '-map', '0:v:0?', '-map', '0:a:0?',
+    ...codecArgs(job.variant, job.encoder, job.segmentSeconds),
+    ...hlsOutputArgs(job.outDir, {
+      segmentSeconds: job.segmentSeconds,
+      startNumber: job.startSegment,
+      playlist: 'ffmpeg.m3u8',
+      extra: ['-hls_list_size', '0', '-hls_flags', 'temp_file', ...(job.growing ? ['-hls_playlist_type', 'event'] : [])],
+    }),
+  ];
+}
+
+/** A live channel: MPEG-TS on stdin, a sliding window of `windowSegments` segments, older ones deleted. */
+export function liveHlsArgs(job: { variant: Variant; segmentSeconds: number; windowSegments: number; outDir: string; encoder: HlsEncoder }): string[] {
+  return [
+    ...QUIET.filter((arg) => arg !== '-nostdin'),
+    ...(job.variant.kind === 'transcode' ? encoderInputArgs(job.encoder) : []),
+    '-fflags', '+genpts+discardcorrupt',
+    '-f', 'mpegts', '-i', 'pipe:0',
+    '-map', '0:v:0?', '-map', '0:a:0?',
+    ...codecArgs(job.variant, job.encoder, job.segmentSeconds),
+    ...hlsOutputArgs(job.outDir, {
+      segmentSeconds: job.segmentSeconds,
+      startNumber: 0,
+      playlist: 'live.m3u8',
+      extra: ['-hls_list_size', String(job.windowSegments), '-hls_flags', 'delete_segments+temp_file+omit_endlist', '-hls_delete_threshold', '2'],
+    }),
+  ];
+}

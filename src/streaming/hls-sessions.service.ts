@@ -1,0 +1,179 @@
+/**
+ * HLS sessions: made by a master playlist request (a file's or a channel's), found by
+ * the id in their URLs, listed and ended through /api/v1/sessions, and ended by
+ * themselves after 30 s without a request (ffmpeg stopped, segments deleted, the tuner
+ * let go). Transcodes are counted: past the limit, a new one is a 503.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { NotFoundError, UnavailableError } from '../common/errors.js';
+import { probeStreams, type StreamInfo } from '../media-tools/stream-info.js';
+import { FileHlsSession } from './file-hls-session.js';
+import type { HlsEncoder } from './hls-ffmpeg-args.js';
+import { masterPlaylist } from './hls-playlists.js';
+import type { HlsSession, SessionContext } from './hls-session.js';
+import { chooseVariants, type VariantRequest } from './hls-variants.js';
+import { type JoinChannel, LiveHlsSession } from './live-hls-session.js';
+
+export const SESSION_IDLE_MS = 30_000;
+/** What a channel's codecs are read from: its first bytes, up to this many or this long. */
+const LIVE_SAMPLE_BYTES = 1024 * 1024;
+const LIVE_SAMPLE_MS = 3000;
+/** What a channel is taken to carry when its first bytes say nothing: broadcast HD (MPEG-2, AC-3). */
+const BROADCAST_GUESS: StreamInfo = { duration: null, video: { codec: 'mpeg2video', width: 1280, height: 720 }, audio: { codec: 'ac3' } };
+
+export interface HlsServiceOptions {
+  /** Where sessions keep their segments (emptied at start). */
+  dir: string;
+  ffmpeg: string;
+  ffprobe: string;
+  encoder: HlsEncoder;
+  maxTranscodes: number;
+  idleMs?: number;
+  logger?: Logger | undefined;
+  now?: () => number;
+  /** A playable item's real path, and whether it is still being recorded; throws 404/403/409 as the stream route does. */
+  resolveItem(id: string): { path: string; growing: boolean };
+  /** A channel number's id; throws a 404 for a number no source carries ('ANY'), or the named source does not. */
+  resolveChannel(number: string, source: string): { number: string; id: string };
+  joinChannel: JoinChannel;
+}
+
+/** A session as GET /api/v1/sessions lists it (the PascalCase clients read). */
+export interface SessionView {
+  ID: string;
+  Channel?: { Number: string; ID: string };
+  FileID?: string;
+  ClientAddress: string;
+  StartedAt: string;
+  Encoder: string;
+}
+
+export class HlsService {
+  private readonly sessions = new Map<string, HlsSession>();
+  private readonly probed = new Map<string, { key: string; info: StreamInfo }>();
+  private encoder: HlsEncoder;
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: HlsServiceOptions) {
+    this.encoder = options.encoder;
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  start(): void {
+    rmSync(this.options.dir, { recursive: true, force: true });
+    mkdirSync(this.options.dir, { recursive: true });
+    this.sweeper = setInterval(() => this.sweep(), 5000);
+    this.sweeper.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.values()].map((session) => session.end('the server is stopping')));
+    this.sessions.clear();
+  }
+
+  /** Ends sessions nobody asked anything of for the idle time. */
+  sweep(): void {
+    const limit = this.now() - (this.options.idleMs ?? SESSION_IDLE_MS);
+    for (const session of this.sessions.values()) if (session.lastSeen < limit) void this.endSession(session.id, 'no request for 30 s');
+  }
+
+  /** A new session of an item, and its master playlist. */
+  async fileMaster(itemId: string, request: VariantRequest, client: string): Promise<string> {
+    const { path, growing } = this.options.resolveItem(itemId);
+    const info = await this.info(path, growing);
+    const variants = chooseVariants(info, request);
+    if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `The streams of '${itemId}' cannot be sent without transcoding; ask without encoder=remux.`);
+    const context = this.context(client);
+    this.sessions.set(context.id, new FileHlsSession(context, { itemId, path, info, variants, growing }));
+    return masterPlaylist(variants, `s/${context.id}/`);
+  }
+
+  /** A new session of a live channel (joined now, so its codecs are known), and its master playlist. */
+  async liveMaster(number: string, source: string, request: VariantRequest, client: string): Promise<string> {
+    const channel = this.options.resolveChannel(number, source);
+    const context = this.context(client);
+    mkdirSync(context.dir, { recursive: true });
+    const session = new LiveHlsSession(context, [], channel, (ended, reason) => void this.endSession(ended.id, `the channel ended: ${reason}`));
+    await session.open(this.options.joinChannel);
+    this.sessions.set(context.id, session);
+    const sample = join(context.dir, 'sample.ts');
+    writeFileSync(sample, await session.sample(LIVE_SAMPLE_BYTES, LIVE_SAMPLE_MS));
+    const probed = await probeStreams(sample, this.options.ffprobe);
+    rmSync(sample, { force: true });
+    const variants = chooseVariants(probed.ok ? probed.info : BROADCAST_GUESS, { ...request, maxHeight: Math.min(request.maxHeight ?? 720, 720) });
+    session.offer(variants);
+    if (variants.length === 0) {
+      await this.endSession(context.id, 'nothing to offer');
+      throw new UnavailableError(503, 'remux_unavailable', `Channel ${number} cannot be sent without transcoding; ask without encoder=remux.`);
+    }
+    return masterPlaylist(variants, `s/${context.id}/`);
+  }
+
+  /** The session `id` of that item or channel; 404 when it ended or names something else. */
+  session(id: string, target: { itemId: string } | { number: string }): FileHlsSession | LiveHlsSession {
+    const session = this.sessions.get(id);
+    if (session instanceof FileHlsSession && 'itemId' in target && session.itemId === target.itemId) return session;
+    if (session instanceof LiveHlsSession && 'number' in target && session.channel.number === target.number) return session;
+    throw new NotFoundError('session', id);
+  }
+
+  list(): SessionView[] {
+    return [...this.sessions.values()].map((session) => {
+      const view: SessionView = { ID: session.id, ClientAddress: session.client, StartedAt: new Date(session.startedAt).toISOString(), Encoder: session.encoderInUse };
+      if (session instanceof LiveHlsSession) view.Channel = { Number: session.channel.number, ID: session.channel.id };
+      if (session instanceof FileHlsSession) view.FileID = session.itemId;
+      return view;
+    });
+  }
+
+  async endSession(id: string, reason = 'ended by request'): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) throw new NotFoundError('session', id);
+    this.sessions.delete(id);
+    await session.end(reason);
+  }
+
+  private context(client: string): SessionContext {
+    const id = randomBytes(9).toString('base64url');
+    return {
+      id,
+      dir: join(this.options.dir, id),
+      client,
+      ffmpeg: this.options.ffmpeg,
+      logger: this.options.logger,
+      now: () => this.now(),
+      encoder: () => this.encoder,
+      hardwareFailed: (encoder, reason) => {
+        if (this.encoder === 'software') return;
+        this.options.logger?.warn({ encoder, reason }, 'the hardware encoder failed: transcoding in software from now on');
+        this.encoder = 'software';
+      },
+      admitTranscode: (session) => {
+        const running = [...this.sessions.values()].filter((s) => s !== session && s.transcoding).length;
+        if (running >= this.options.maxTranscodes) {
+          throw new UnavailableError(503, 'too_many_transcodes', `${running} transcodes are running, the most this server allows (--max-transcodes); stop one, or ask for encoder=remux.`);
+        }
+      },
+    };
+  }
+
+  /** The streams of a file, remembered while its size and time stay the same (a growing recording is read each time). */
+  private async info(path: string, growing: boolean): Promise<StreamInfo> {
+    const stat = statSync(path);
+    const key = `${stat.size}:${stat.mtimeMs}`;
+    const known = this.probed.get(path);
+    if (!growing && known?.key === key) return known.info;
+    const probed = await probeStreams(path, this.options.ffprobe);
+    if (!probed.ok) throw new UnavailableError(502, 'not_playable', `The file cannot be streamed: ${probed.reason}.`);
+    if (this.probed.size > 500) this.probed.clear();
+    this.probed.set(path, { key, info: probed.info });
+    return probed.info;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * HlsService with real ffmpeg on files ffmpeg made: sessions start their ffmpeg on
+ * demand, 20 requests for one segment start one ffmpeg, a killed ffmpeg is started
+ * again, a seek restarts it where asked, idle sessions end (ffmpeg stopped, segments
+ * deleted), transcodes are limited, and a hardware encoder that fails falls back to
+ * software.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError, UnavailableError } from '../../src/common/errors.js';
+import { HlsService, type HlsServiceOptions } from '../../src/streaming/hls-sessions.service.js';
+import { tempDir } from '../support/temp-library.js';
+
+let media: string;
+let h264: string;
+let mpeg2: string;
+const services: HlsService[] = [];
+
+beforeAll(() => {
+  media = tempDir('antenna-hls-');
+  mkdirSync(join(media, 'in'));
+  h264 = join(media, 'in', 'h264.mp4');
+  mpeg2 = join(media, 'in', 'broadcast.ts');
+  const source = ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25:duration=40', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=40', '-shortest'];
+  execFileSync('ffmpeg', [...source, '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-c:a', 'aac', h264]);
+  execFileSync('ffmpeg', [...source, '-c:v', 'mpeg2video', '-b:v', '1M', '-c:a', 'ac3', '-f', 'mpegts', mpeg2]);
+}, 60_000);
+
+afterEach(async () => {
+  for (const service of services.splice(0)) await service.stop();
+});
+
+afterAll(() => rmSync(media, { recursive: true, force: true }));
+
+let clock = 1_000_000;
+const logs: Record<string, unknown>[] = [];
+
+function service(options: Partial<HlsServiceOptions> = {}): HlsService {
+  const items: Record<string, string> = { h264, mpeg2 };
+  const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const hls = new HlsService({
+    dir: join(media, `hls-${services.length}-${Math.random().toString(36).slice(2)}`),
+    ffmpeg: 'ffmpeg',
+    ffprobe: 'ffprobe',
+    encoder: 'software',
+    maxTranscodes: 2,
+    logger,
+    now: () => clock,
+    resolveItem: (id) => {
+      const path = items[id];
+      if (!path) throw new NotFoundError('file', id);
+      return { path, growing: false };
+    },
+    resolveChannel: (number) => {
+      throw new NotFoundError('channel', number);
+    },
+    joinChannel: () => Promise.reject(new Error('no channels here')),
+    ...options,
+  });
+  hls.start();
+  services.push(hls);
+  return hls;
+}
+
+/** The ffmpeg processes writing into a session's folder. */
+function ffmpegsOf(sessionId: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', `ffmpeg.*/${sessionId}/`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const sessionIdIn = (master: string) => /s\/([A-Za-z0-9_-]+)\//.exec(master)?.[1] ?? '';
+
+describe('HLS sessions', () => {
+  it('offers remux and transcodes for H.264, transcodes only for MPEG-2, and refuses encoder=remux for MPEG-2', async () => {
+    const hls = service();
+    expect(await hls.fileMaster('h264', {}, '10.0.0.5')).toMatch(/NAME="remux"[\s\S]*NAME="240p"/);
+    const broadcast = await hls.fileMaster('mpeg2', {}, '10.0.0.5');
+    expect(broadcast).not.toContain('remux');
+    await expect(hls.fileMaster('mpeg2', { encoder: 'remux' }, '10.0.0.5')).rejects.toMatchObject({ status: 503, code: 'remux_unavailable' });
+    await expect(hls.fileMaster('nothing', {}, '10.0.0.5')).rejects.toBeInstanceOf(NotFoundError);
+    expect(hls.list().map((s) => [s.FileID, s.ClientAddress, s.Encoder])).toEqual([
+      ['h264', '10.0.0.5', 'none'],
+      ['mpeg2', '10.0.0.5', 'none'],
+    ]);
+  });
+
+  it('starts one ffmpeg for 20 requests of one segment at once, and serves them all', async () => {
+    const hls = service();
+    const id = sessionIdIn(await hls.fileMaster('h264', {}, '127.0.0.1'));
+    const session = hls.session(id, { itemId: 'h264' });
+    const asks = Array.from({ length: 20 }, () => session.segment('remux', 3));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ffmpegsOf(id).length).toBeLessThanOrEqual(1);
+    const paths = await Promise.all(asks);
+    expect(new Set(paths).size).toBe(1);
+    expect(existsSync(paths[0]!)).toBe(true);
+    expect(logs.filter((l) => l.session === id && l.msg === 'ffmpeg started for HLS')).toHaveLength(1);
+    await expect(session.segment('remux', 7)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(session.segment('720p', 0)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('notices a killed ffmpeg and starts it again for the next segment', async () => {
+    const hls = service();
+    const id = sessionIdIn(await hls.fileMaster('mpeg2', {}, '127.0.0.1'));
+    const session = hls.session(id, { itemId: 'mpeg2' });
+    await session.segment('240p', 0);
+    const [pid] = ffmpegsOf(id);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid!, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(ffmpegsOf(id)).toEqual([]);
+    expect(existsSync(await session.segment('240p', 6))).toBe(true);
+    expect(hls.list()[0]?.Encoder).toBe('software');
+  });
+
+  it('ends a session nobody asks anything of for 30 s: ffmpeg stopped, segments deleted', async () => {
+    const hls = service();
+    const id = sessionIdIn(await hls.fileMaster('mpeg2', {}, '127.0.0.1'));
+    const file = await hls.session(id, { itemId: 'mpeg2' }).segment('240p', 0);
+    clock += 20_000;
+    hls.sweep();
+    expect(hls.list()).toHaveLength(1);
+    clock += 11_000;
+    hls.sweep();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(hls.list()).toEqual([]);
+    expect(existsSync(file)).toBe(false);
+    expect(ffmpegsOf(id)).toEqual([]);
+    expect(() => hls.session(id, { itemId: 'mpeg2' })).toThrow(NotFoundError);
+  });
+
+  it('refuses a transcode past the limit with a 503 that says what to do, and lets a remux through', async () => {
+    const hls = service({ maxTranscodes: 1 });
+    const first = hls.session(sessionIdIn(await hls.fileMaster('mpeg2', {}, 'a')), { itemId: 'mpeg2' });
+    await first.segment('240p', 0);
+    const second = hls.session(sessionIdIn(await hls.fileMaster('mpeg2', {}, 'b')), { itemId: 'mpeg2' });
+    const refused = await second.segment('240p', 0).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UnavailableError);
+    expect(refused).toMatchObject({ status: 503, code: 'too_many_transcodes', message: expect.stringMatching(/--max-transcodes/) });
+    const remux = hls.session(sessionIdIn(await hls.fileMaster('h264', {}, 'c')), { itemId: 'h264' });
+    expect(existsSync(await remux.segment('remux', 0))).toBe(true);
+    await hls.endSession(first.id);
+    expect(existsSync(await second.segment('240p', 0))).toBe(true);
+  });
+
+  it('falls back to software when the hardware encoder fails, and says why', async () => {
+    const hls = service({ encoder: 'vaapi' });
+    const id = sessionIdIn(await hls.fileMaster('mpeg2', {}, '127.0.0.1'));
+    expect(existsSync(await hls.session(id, { itemId: 'mpeg2' }).segment('240p', 0))).toBe(true);
+    expect(logs.find((l) => l.msg === 'the hardware encoder failed: transcoding in software from now on')).toMatchObject({ encoder: 'vaapi', reason: expect.any(String) });
+    expect(hls.list()[0]?.Encoder).toBe('software');
+  });
+});
