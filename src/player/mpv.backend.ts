@@ -9,7 +9,8 @@ import { lstatSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { ConflictError, UnavailableError } from '../common/errors.js';
+import { UnavailableError } from '../common/errors.js';
+import { NoEffect } from './no-effect.js';
 import { mpvArguments } from './mpv-args.js';
 import { MpvCommandError, MpvGoneError, MpvIpc, type MpvMessage } from './mpv-ipc.js';
 import { type BackendEvents, IDLE_STATE, type LoadOptions, type MediaState, type PlayerBackend } from './player-backend.js';
@@ -390,7 +391,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     if (typeof sid !== 'number') {
       const tracks = (await this.run(['get_property', 'track-list'])) as { id: number; type: string }[];
       const first = tracks.find((track) => track.type === 'sub');
-      if (!first) throw new ConflictError('no_captions', 'What is playing has no caption or subtitle track.');
+      if (!first) throw new NoEffect('no_captions', 'What is playing has no caption or subtitle track.');
       await this.set('sid', first.id);
       await this.set('sub-visibility', true);
       return;

@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import { SerialQueue } from '../common/concurrency.js';
 import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
+import { NoEffect } from './no-effect.js';
 import type { AntennaServerClient, Programme, ServerChannel, ServerItem } from './antenna-server.client.js';
 import { MpvCommandError } from './mpv-ipc.js';
 import { MediaLoadError } from './mpv.backend.js';
@@ -138,7 +139,9 @@ export class PlayerService {
       try {
         await action();
       } catch (error) {
-        throw commandError(error);
+        const unchanged = asNoEffect(error);
+        if (!unchanged) throw error;
+        this.options.logger.debug({ command: name, reason: unchanged.code }, `${name} had nothing to do: ${unchanged.message}`);
       }
       return this.readBackStatus();
     });
@@ -179,7 +182,7 @@ export class PlayerService {
   private requireLoaded(): MediaState {
     const media = this.requireAvailable();
     if (!media.loaded) {
-      throw new ConflictError('nothing_playing', 'Nothing is playing: start something with /api/play/recording/{id} or /api/play/channel/{number}.');
+      throw new NoEffect('nothing_playing', 'Nothing is playing: start something with /api/play/recording/{id} or /api/play/channel/{number}.');
     }
     return media;
   }
@@ -283,7 +286,7 @@ export class PlayerService {
     const current = this.state.current;
     const from = current?.kind === 'channel' ? current.channel.number : this.state.previousChannel?.number;
     const next = neighbourChannel(await this.server.channels(), from, direction);
-    if (!next) throw new ConflictError('no_channels', 'The server has no channels: add an M3U playlist or an HDHomeRun tuner to it.');
+    if (!next) throw new NoEffect('no_channels', 'The server has no channels: add an M3U playlist or an HDHomeRun tuner to it.');
     await this.tune(next);
   }
 
@@ -291,7 +294,7 @@ export class PlayerService {
     return this.perform('previous_channel', async () => {
       this.requireAvailable();
       const previous = this.state.previousChannel;
-      if (!previous) throw new ConflictError('no_previous_channel', 'No other channel was watched before this one.');
+      if (!previous) throw new NoEffect('no_previous_channel', 'No other channel was watched before this one.');
       const channel = (await this.server.channels()).find((c) => c.number === previous.number);
       if (!channel) throw new NotFoundError('channel', previous.number);
       await this.tune(channel);
@@ -430,7 +433,7 @@ export class PlayerService {
       const media = this.requireAvailable();
       const current = this.state.current;
       if (current?.kind !== 'channel' || !media.loaded) {
-        throw new ConflictError('not_on_a_channel', 'toggle_record records the channel being watched: tune one first with /api/play/channel/{number}.');
+        throw new NoEffect('not_on_a_channel', 'toggle_record records the channel being watched: tune one first with /api/play/channel/{number}.');
       }
       const number = current.channel.number;
       if (await this.server.isRecording(number)) await this.server.stopRecording(number);
@@ -450,10 +453,11 @@ export class PlayerService {
   }
 }
 
-/** The backend's own refusals, as answers a client can act on. */
-function commandError(error: unknown): unknown {
-  if (error instanceof MpvCommandError) return new ConflictError('player_refused', `The player could not do that now: ${error.reason}.`);
-  return error;
+/** A command that changed nothing: ours (NoEffect), or one mpv refused in its current state (a seek past what it can reach). */
+function asNoEffect(error: unknown): NoEffect | undefined {
+  if (error instanceof NoEffect) return error;
+  if (error instanceof MpvCommandError) return new NoEffect('player_refused', `the player could not do that now: ${error.reason}`);
+  return undefined;
 }
 
 function tunedChannel(channel: ServerChannel): TunedChannel {
