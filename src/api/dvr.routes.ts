@@ -208,6 +208,33 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     },
   );
 
+  app.get(
+    '/dvr/guide/channels',
+    {
+      schema: {
+        summary: "The guides' channels (XMLTV ids, names, numbers, icons)",
+        tags,
+        response: { 200: Type.Array(Type.Object({ guide_id: Type.String(), id: Type.String(), names: Type.Array(Type.String()), number: Type.Optional(Type.String()), icon: Type.Optional(Type.String()) })) },
+      },
+    },
+    (_request, reply) => json(reply, 200, dvr.live.guideChannels()),
+  );
+  app.delete(
+    '/dvr/programs/:programId',
+    {
+      schema: {
+        summary: 'Forget that a programme was recorded, so its next airing records again (its recordings stay)',
+        tags,
+        params: Type.Object({ programId: Type.String({ minLength: 1, maxLength: 64, description: "the guide's programme id, as items carry it in program_id" }) }),
+        response: { 204: Type.Null(), ...Errors },
+      },
+    },
+    (request, reply) => {
+      dvr.schedule.forgetProgramme((request.params as { programId: string }).programId);
+      return noContent(reply);
+    },
+  );
+
   // ---------------------------------------------------------------- live TV
   app.get(
     '/devices/ANY/channels/:number/stream.mpg',

@@ -29,16 +29,16 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
       lookup: (id) => library.artworkFile(id),
       missing: 'Artwork comes from image files beside imported media; rescan after adding one.',
     },
-    {
-      url: '/thumbnails/:id',
-      summary: 'A frame taken from an imported item (thumbnail_url points here)',
-      lookup: (id) => {
+    ...['/thumbnails/:id', '/dvr/files/:id/preview.jpg'].map((url) => ({
+      url,
+      summary: url.startsWith('/dvr') ? "The item's thumbnail, at the path desktop clients ask" : 'A frame taken from an imported item (thumbnail_url points here)',
+      lookup: (id: string) => {
         // Antenna's own files, under the data directory.
         const path = library.thumbnailPath(id);
         return path === undefined ? undefined : { path, knownAs: path };
       },
       missing: 'Thumbnails are made in the background after a scan has probed the item.',
-    },
+    })),
   ];
   for (const route of routes) {
     app.get(

@@ -12,6 +12,7 @@ import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema, sendError } from '../http/error-reply.js';
 import { sendKnownFile } from './file-sender.js';
 import { TAGS } from './openapi-tags.js';
+import { VERSION } from '../version.js';
 
 export interface ManagementDeps {
   files: MediaFilesService;
@@ -30,8 +31,18 @@ const FileFacts = Type.Object({
   chapters: Type.Array(Type.Object({ start: Type.Number(), end: Type.Number(), title: Type.Optional(Type.String()) })),
 });
 const FileItem = Type.Object(
-  { id: Type.String(), file: FileFacts },
-  { additionalProperties: true, description: 'The item in its interface-A shape (episode, movie or video), plus `file`.' },
+  {
+    id: Type.String(),
+    file: FileFacts,
+    ID: Type.String(),
+    RuleID: Type.String({ description: 'the rule that recorded it; empty for an import' }),
+    GroupID: Type.String({ description: 'its show or video group; empty for a movie' }),
+    JobID: Type.String({ description: 'the job that recorded it; empty for an import' }),
+    Path: Type.String(),
+    CreatedAt: Type.Integer({ description: 'epoch milliseconds' }),
+    Duration: Type.Number({ description: 'seconds; 0 when not known yet' }),
+  },
+  { additionalProperties: true, description: 'The item in its interface-A shape (episode, movie or video), plus `file` and the PascalCase fields desktop clients read.' },
 );
 const Item = Type.Object({ id: Type.String() }, { additionalProperties: true, description: 'The item in its interface-A shape.' });
 const ErrorReplies = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema };
@@ -45,13 +56,26 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
   const itemAnswer = (request: FastifyRequest, reply: FastifyReply, id: string) => sendJson(reply, files.item(id, deps.baseUrl(request)));
 
   app.get(
+    '/dvr',
+    {
+      schema: {
+        summary: 'The DVR: where it records (clients map file paths with it), its version, and the free space there',
+        tags: [TAGS.management],
+        response: { 200: Type.Object({ path: Type.String(), version: Type.String(), disk: Type.Optional(Type.Object({ total: Type.Integer(), free: Type.Integer() })) }) },
+      },
+    },
+    (_request, reply) => reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).send(files.describe(VERSION)),
+  );
+
+  app.get(
     '/dvr/files/:id',
     { schema: { summary: 'A playable item with its file facts', tags: [TAGS.management], params: IdParams, response: { 200: FileItem, 404: ErrorSchema } } },
     (request, reply) => {
       const { id } = request.params as { id: string };
       const base = deps.baseUrl(request);
       const item = files.item(id, base);
-      const facts = Buffer.from(`,"file":${JSON.stringify(files.facts(id, base))}}`);
+      const client = files.clientFields(id, JSON.parse(item.toString('utf8')) as Parameters<MediaFilesService['clientFields']>[1]);
+      const facts = Buffer.from(`,"file":${JSON.stringify(files.facts(id, base))},${JSON.stringify(client).slice(1)}`);
       // The item's JSON ends with its closing brace: the facts go in just before it.
       return sendJson(reply, Buffer.concat([item.subarray(0, item.length - 1), facts]));
     },

@@ -22,7 +22,7 @@ import {
   replaceScheduledJobs,
   settledJobIds,
 } from '../repositories/jobs.repository.js';
-import { recordedEpisodeKeys } from '../repositories/recordings.repository.js';
+import { forgetRecordedProgramme, recordedEpisodeKeys } from '../repositories/recordings.repository.js';
 import { listSources, listStreamableChannels, type StreamableChannel } from '../repositories/sources.repository.js';
 import type { RecordingsService } from './recordings.service.js';
 import type { RulesService } from './rules.service.js';
@@ -104,6 +104,12 @@ export class JobScheduler {
     }
     if (job.state === 'finished') throw new ConflictError('job_finished', `Job '${id}' has already finished.`);
     addJobSkip(this.db, id, this.options.now());
+    this.replan();
+  }
+
+  /** Forgets that programme `programId` was recorded, so its next airing is planned again; 404 when nothing knew it. */
+  forgetProgramme(programId: string): void {
+    if (!forgetRecordedProgramme(this.db, programId)) throw new NotFoundError('recorded programme', programId);
     this.replan();
   }
 

@@ -6,7 +6,7 @@
 import { BadRequestError, ConflictError, NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
-import { programmesBetween } from '../repositories/guide.repository.js';
+import { listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { type DvrJobRow, getDvrJob, listJobsInState } from '../repositories/jobs.repository.js';
 import { listStreamableChannels, setChannelFavorite, type StreamableChannel } from '../repositories/sources.repository.js';
 import { guideMapOf, type JobScheduler } from './job-scheduler.js';
@@ -34,6 +34,17 @@ export class LiveTvService {
   channels(): StreamableChannel[] {
     const seen = new Set<string>();
     return listStreamableChannels(this.db).filter((c) => !seen.has(c.number) && seen.add(c.number));
+  }
+
+  /** The guides' channels: what each guide describes (matched to channel numbers by guide-match.ts). */
+  guideChannels(): { guide_id: string; id: string; names: string[]; number?: string; icon?: string }[] {
+    return listGuideChannels(this.db).map((row) => ({
+      guide_id: row.guide_id,
+      id: row.xmltv_id,
+      names: JSON.parse(row.display_names) as string[],
+      ...(row.number ? { number: row.number } : {}),
+      ...(row.icon ? { icon: row.icon } : {}),
+    }));
   }
 
   /** Channel `number` as `source` carries it ('ANY': the first source that does); 404 when none does. */

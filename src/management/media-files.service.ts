@@ -3,13 +3,13 @@
  * its watch state (watch, unwatch, playback position), the file to stream, and
  * deletion, which only ever removes recordings the DVR made itself.
  */
-import { rmSync, statSync } from 'node:fs';
+import { rmSync, statfsSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import type { PathBoundary, ServedFile } from '../common/path-boundary.js';
 import type { Db } from '../db/database.js';
 import { chaptersOf } from '../repositories/import-files.repository.js';
-import { deleteRecordingItem } from '../repositories/recordings.repository.js';
+import { deleteRecordingItem, getRecording } from '../repositories/recordings.repository.js';
 import { getItemFile, getItemJson, type ItemFileRow, setWatchState } from '../repositories/items.repository.js';
 
 /** The longest playback position accepted: a week, far past any real programme. */
@@ -22,6 +22,16 @@ export interface FileFacts {
   available: boolean;
   stream_url: string;
   chapters: { start: number; end: number; title?: string }[];
+}
+
+export interface ClientFileFields {
+  ID: string;
+  RuleID: string;
+  GroupID: string;
+  JobID: string;
+  Path: string;
+  CreatedAt: number;
+  Duration: number;
 }
 
 export interface MediaFilesOptions {
@@ -67,6 +77,37 @@ export class MediaFilesService {
       stream_url: `${baseUrl}/dvr/files/${encodeURIComponent(id)}/stream`,
       chapters: chaptersOf(this.db, id),
     };
+  }
+
+  /**
+   * The PascalCase fields desktop clients of this kind of server read on a file record:
+   * ID, RuleID and JobID (non-empty for a recording a rule made), GroupID (its show or
+   * video group), Path, CreatedAt (epoch ms) and Duration (seconds, 0 when not known).
+   */
+  clientFields(id: string, item: { show_id?: string; video_group_id?: string; created_at?: number; duration?: number }): ClientFileFields {
+    const row = this.file(id);
+    const recording = getRecording(this.db, id);
+    return {
+      ID: id,
+      RuleID: recording?.rule_id != null ? String(recording.rule_id) : '',
+      GroupID: item.show_id ?? item.video_group_id ?? '',
+      JobID: recording?.job_id ?? '',
+      Path: row.path ?? '',
+      CreatedAt: item.created_at ?? 0,
+      Duration: item.duration ?? 0,
+    };
+  }
+
+  /** What `GET /dvr` says of the DVR: where it records (clients map file paths with it), its version, its disk. */
+  describe(version: string): { path: string; version: string; disk?: { total: number; free: number } } {
+    const path = this.options.recordingsDir;
+    try {
+      const stats = statfsSync(path);
+      return { path, version, disk: { total: stats.blocks * stats.bsize, free: stats.bavail * stats.bsize } };
+    } catch {
+      // Not made yet (nothing recorded): no disk figures.
+      return { path, version };
+    }
   }
 
   watch(id: string): void {

@@ -21,6 +21,17 @@ function optional<T extends Record<string, TSchema>>(properties: T) {
   };
 }
 
+/** Fields every playable item always carries: clients type them as required (program_id derived for imports, 0 for an unknown time). */
+const ALWAYS_PRESENT = ['program_id', 'duration', 'playback_time'] as const;
+type AlwaysPresent = (typeof ALWAYS_PRESENT)[number];
+
+/** As `optional`, but a playable item's ALWAYS_PRESENT fields stay required. */
+function playable<T extends Record<string, TSchema>>(properties: T) {
+  return Object.fromEntries(
+    Object.entries(properties).map(([key, schema]) => [key, (ALWAYS_PRESENT as readonly string[]).includes(key) ? schema : Type.Optional(schema)]),
+  ) as { [K in keyof T]: K extends AlwaysPresent ? T[K] : TOptional<T[K]> };
+}
+
 const itemFlags = {
   watched: Flag,
   favorited: Flag,
@@ -108,7 +119,7 @@ export const PlaylistSchema = Type.Object(
 );
 
 export const EpisodeSchema = Type.Object(
-  optional({
+  playable({
     id: Id,
     show_id: Id,
     program_id: Type.String(),
@@ -168,21 +179,22 @@ const { locked: _locked, ...flagsWithoutLocked } = itemFlags;
 const { channel: _channel, full_summary: _fullSummary, ...contentMovieFields } = movieFields;
 
 /** A movie as `/api/v1/movies` serves it: the specification leaves `locked` out of this payload. */
-export const MovieSchema = Type.Object(optional({ ...movieFields, ...flagsWithoutLocked, ...itemTimes }), { title: 'Movie' });
+export const MovieSchema = Type.Object(playable({ ...movieFields, ...flagsWithoutLocked, ...itemTimes }), { title: 'Movie' });
 
 /**
  * A movie inside collection or playlist content: the specification's list for these
  * items (with `locked`, without `channel` and `full_summary`), plus the movie fields
  * the compatibility notes name.
  */
-export const ContentMovieSchema = Type.Object(optional({ ...contentMovieFields, ...itemFlags, ...itemTimes }), {
+export const ContentMovieSchema = Type.Object(playable({ ...contentMovieFields, ...itemFlags, ...itemTimes }), {
   title: 'Movie (in collection or playlist content)',
 });
 
 export const VideoSchema = Type.Object(
-  optional({
+  playable({
     id: Id,
     video_group_id: Id,
+    program_id: Type.String({ description: 'an id derived from the item (videos have no guide programme)' }),
     path: Type.String(),
     title: Type.String({ description: "the video group's name" }),
     video_title: Type.String(),

@@ -19,7 +19,8 @@ const COMMON_SOURCES: Record<string, string> = {
   id: 'i.id',
   show_id: 'i.show_id',
   video_group_id: 'i.video_group_id',
-  program_id: 'i.program_id',
+  // Required in the schemas (clients type it so): an item without a guide's id carries its own stable id.
+  program_id: 'coalesce(i.program_id, i.id)',
   path: 'i.path',
   channel: 'i.channel',
   season_number: 'i.season_number',
@@ -95,12 +96,15 @@ export function jsonValueSql(schema: PropertySchema, expression: string): string
 
 /** One SQL expression yielding the JSON object text of a row, in the shape's schema. */
 export function jsonObjectSql(schema: TSchema, sources: Readonly<Record<string, string>>): string {
-  const properties = (schema as unknown as { properties: Record<string, PropertySchema> }).properties;
+  const { properties, required = [] } = schema as unknown as { properties: Record<string, PropertySchema>; required?: string[] };
   const members = Object.entries(properties).map(([name, property]) => {
     const source = sources[name];
     if (source === undefined) throw new Error(`item projection: no source for field '${name}'`);
+    const value = jsonValueSql(property, source);
+    // A required number is 0 when not known (or not finite): clients type it as always there.
+    if (required.includes(name) && property.type === 'number') return `',"${name}":' || coalesce(${value}, '0')`;
     // NULL || text is NULL, and concat() skips NULLs: a missing value becomes no member at all.
-    return `',"${name}":' || ${jsonValueSql(property, source)}`;
+    return `',"${name}":' || ${value}`;
   });
   // One concat() of all members allocates once per row; a chain of || would copy the row ~40 times.
   return `concat('{', substr(concat(${members.join(', ')}), 2), '}')`;

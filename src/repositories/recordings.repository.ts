@@ -70,7 +70,7 @@ export function recordedEpisodeKeys(db: Db): Set<string> {
   const rows = statement(
     db,
     `SELECT r.episode_key, i.program_id, s.name AS show, i.season_number, i.episode_number
-       FROM recordings r JOIN items i ON i.id = r.item_id LEFT JOIN shows s ON s.id = i.show_id`,
+       FROM recordings r JOIN items i ON i.id = r.item_id LEFT JOIN shows s ON s.id = i.show_id WHERE r.forgotten = 0`,
   ).all() as { episode_key: string | null; program_id: string | null; show: string | null; season_number: number | null; episode_number: number | null }[];
   for (const row of rows) {
     if (row.episode_key) keys.add(row.episode_key);
@@ -80,6 +80,31 @@ export function recordedEpisodeKeys(db: Db): Set<string> {
     }
   }
   return keys;
+}
+
+/**
+ * Forgets that the programme `programId` was recorded: its remembered keys go, and its
+ * recordings (which stay) no longer count. False when nothing knew it.
+ */
+export function forgetRecordedProgramme(db: Db, programId: string): boolean {
+  return db.transaction(() => {
+    const recordings = statement(
+      db,
+      `SELECT r.item_id, r.episode_key, s.name AS show, i.season_number, i.episode_number
+         FROM recordings r JOIN items i ON i.id = r.item_id LEFT JOIN shows s ON s.id = i.show_id WHERE i.program_id = ?`,
+    ).all(programId) as { item_id: string; episode_key: string | null; show: string | null; season_number: number | null; episode_number: number | null }[];
+    const keys = new Set([`pid:${programId}`]);
+    for (const row of recordings) {
+      if (row.episode_key) keys.add(row.episode_key);
+      if (row.show !== null && row.season_number !== null && row.episode_number !== null) keys.add(`sxe:${row.show.toLowerCase()}|${row.season_number}|${row.episode_number}`);
+    }
+    const forget = statement(db, 'DELETE FROM recorded_episodes WHERE episode_key = ?');
+    let removed = 0;
+    for (const key of keys) removed += forget.run(key).changes;
+    const mark = statement(db, 'UPDATE recordings SET forgotten = 1 WHERE item_id = ?');
+    for (const row of recordings) mark.run(row.item_id);
+    return removed > 0 || recordings.length > 0;
+  })();
 }
 
 /** Remembers an episode as recorded, for good: pruning or deleting its file does not make it wanted again. */

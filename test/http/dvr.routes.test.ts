@@ -11,6 +11,8 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
+import { upsertMovie } from '../../src/repositories/items.repository.js';
+import { insertRecording, rememberRecordedEpisode } from '../../src/repositories/recordings.repository.js';
 import { buildDvrApp, createDvr, type M3uEntry, writeM3u, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary, tempDir } from '../support/temp-library.js';
 import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
@@ -283,9 +285,9 @@ describe('rules', () => {
       fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
       fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map(encodeURIComponent),
       fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
-      fc.constantFrom('%', '%zz', '0', '-1', '1.5', '1e3', '9'.repeat(16), '9'.repeat(15), 'a'.repeat(3000), '%00', '..'),
-      // "/dvr/rules/." is a dot segment: the URL resolves to the rule list itself (a 200), not to an id.
-    ).filter((raw) => raw !== '.');
+      fc.constantFrom('%', '%zz', '0', '-1', '1.5', '1e3', '9'.repeat(16), '9'.repeat(15), 'a'.repeat(3000), '%00'),
+      // "/dvr/rules/." and "/dvr/rules/.." are dot segments: the URL resolves to the rule list or to GET /dvr (200s), not to an id.
+    ).filter((raw) => raw !== '.' && raw !== '..');
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('GET', 'PUT', 'DELETE'), id, async (method, raw) => {
         const response = await send(method, `/dvr/rules/${raw}`, method === 'PUT' ? { type: 'keyword', keyword: 'news' } : undefined);
@@ -655,5 +657,44 @@ describe('write access', () => {
     const allowed = await guarded.app.inject({ method: 'POST', url: '/dvr/rules', payload: rule, headers: { authorization: `Bearer ${TOKEN}` } });
     expect(allowed.statusCode).toBe(201);
     expect((await send('GET', '/dvr/rules', undefined, guarded.app)).json()).toHaveLength(1);
+  });
+});
+
+describe('the routes desktop clients call', () => {
+  it('describes the DVR at GET /dvr: its recordings folder, version and free space', async () => {
+    mkdirSync(join(f.temp.dir, 'recordings'), { recursive: true });
+    const body = await get('/dvr');
+    expect(body).toMatchObject({ path: expect.stringMatching(/recordings$/), version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect((body.disk as { free: number; total: number }).free).toBeLessThanOrEqual((body.disk as { total: number }).total);
+  });
+
+  it("lists the guides' channels with their ids, names and numbers", async () => {
+    const channels = await get<Json[]>('/dvr/guide/channels');
+    expect(channels.map((c) => c.id).sort()).toEqual(['four.test', 'seven.test', 'six.test', 'three.test', 'two.test']);
+    expect(channels.find((c) => c.id === 'seven.test')).toMatchObject({ names: ['7.1'], number: '7.1' });
+  });
+
+  it("gives a file record the PascalCase fields clients read: a recording's rule and job, an import's empty ones", async () => {
+    upsertMovie(f.temp.db, { id: 'rec-1', source: 'recordings', title: 'Night Movie', path: '/recordings/Movies/Night Movie.ts', program_id: 'MV000000010000', duration: 5400 });
+    insertRecording(f.temp.db, { item_id: 'rec-1', job_id: `${T}-4`, rule_id: 4, channel: '3', source_id: null, episode_key: 'pid:MV000000010000', started_at: Date.now() });
+    const record = await get('/dvr/files/rec-1');
+    expect(record).toMatchObject({ id: 'rec-1', ID: 'rec-1', RuleID: '4', JobID: `${T}-4`, GroupID: '', Path: '/recordings/Movies/Night Movie.ts', Duration: 5400, CreatedAt: expect.any(Number) });
+    expect(record.file).toMatchObject({ available: false });
+    upsertMovie(f.temp.db, { id: 'imp-1', source: 'imports', title: 'Own Film', path: '/media/Own Film.mkv' });
+    expect(await get('/dvr/files/imp-1')).toMatchObject({ ID: 'imp-1', RuleID: '', JobID: '', Duration: 0 });
+    expectJsonError(await send('GET', '/dvr/files/rec-1/preview.jpg'), 404);
+  });
+
+  it('forgets a recorded programme on DELETE /dvr/programs/:id, so its next airing is planned again', async () => {
+    const rule = await addRule({ type: 'series', title: 'Harbour Lights' });
+    const planned = async () => (await jobs()).filter((job) => String(job.id).endsWith(`-${rule}`) && !job.skipped);
+    expect(await planned()).toHaveLength(1);
+    rememberRecordedEpisode(f.temp.db, ['pid:EP000000010002']);
+    f.dvr.schedule.replan();
+    expect(await planned()).toHaveLength(0);
+    expect((await send('DELETE', '/dvr/programs/EP000000010002')).statusCode).toBe(204);
+    expect(await planned()).toHaveLength(1);
+    expectJsonError(await send('DELETE', '/dvr/programs/EP000000010002'), 404);
+    expectJsonError(await send('DELETE', '/dvr/programs/EP999'), 404);
   });
 });

@@ -702,8 +702,11 @@ describe('payloads', () => {
     expect(await getJson('/api/v1/episodes/ep-d2')).toStrictEqual({
       id: 'ep-d2',
       show_id: 'show-d',
+      // Always present (clients type them as required): its own id without a guide's, 0 while not known.
+      program_id: 'ep-d2',
       title: 'Delta',
       episode_title: 'Banana',
+      duration: 0,
       playback_time: 0,
       watched: false,
       favorited: false,
@@ -798,6 +801,7 @@ describe('payloads', () => {
     expect(await getJson('/api/v1/videos/vid-1')).toStrictEqual({
       id: 'vid-1',
       video_group_id: 'videos-0a1b2c3d',
+      program_id: 'vid-1',
       path: '/media/videos/concerts/rome.mp4',
       title: 'concerts',
       video_title: 'Live at Rome',

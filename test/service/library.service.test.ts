@@ -367,7 +367,8 @@ describe('upsert semantics', () => {
       watched: false,
     });
     const episode = library.getEpisode('ep-a1', ctx);
-    expect(episode).not.toHaveProperty('duration');
+    // Cleared, duration is 0 (always present: clients type it as required).
+    expect(episode.duration).toBe(0);
     expect(episode).not.toHaveProperty('commercials');
     expect(episode).not.toHaveProperty('last_watched_at');
     expect(episode.watched).toBe(false);
