@@ -6,7 +6,8 @@
  * sessions themselves under /api/v1/sessions. Handlers check parameters and call
  * HlsService; every answer carries CORS headers, so a page elsewhere can play them.
  */
-import { createReadStream } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../common/errors.js';
@@ -59,8 +60,25 @@ function playlist(reply: FastifyReply, text: string): FastifyReply {
   return reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-store' }).type(PLAYLIST_TYPE).send(text);
 }
 
-function segment(reply: FastifyReply, path: string): FastifyReply {
-  return reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).type('video/mp2t').send(createReadStream(path));
+/** Sends a segment opened first: one deleted a moment ago (its session ended) is a 404, not a broken answer. */
+async function segment(reply: FastifyReply, path: string): Promise<FastifyReply> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    throw new NotFoundError('segment', basename(path));
+  }
+  const { size } = await handle.stat();
+  return reply
+    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache', 'content-length': String(size) })
+    .type('video/mp2t')
+    .send(handle.createReadStream());
+}
+
+/** HEAD asks whether it is there: answered without starting a session, a tuner or an ffmpeg. */
+function headOnly(request: FastifyRequest, reply: FastifyReply, type: string): FastifyReply | undefined {
+  if (request.method !== 'HEAD') return undefined;
+  return reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-store' }).type(type).send();
 }
 
 const indexOf = (request: FastifyRequest) => {
@@ -78,17 +96,31 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   app.get(
     '/dvr/files/:id/hls/master.m3u8',
     { schema: { summary: "The item as HLS: a master playlist of its renditions (remux when its codecs allow, H.264 + AAC transcodes); starts a session", tags, params: FileParams, querystring: MasterQuery, response: Errors } },
-    async (request, reply) => playlist(reply, await hls.fileMaster((request.params as { id: string }).id, variantRequest(request.query as object), request.ip)),
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      if (request.method === 'HEAD') {
+        hls.checkItem(id);
+        return headOnly(request, reply, PLAYLIST_TYPE);
+      }
+      return playlist(reply, await hls.fileMaster(id, variantRequest(request.query as object), request.ip));
+    },
   );
   app.get(
     '/dvr/files/:id/hls/s/:session/:variant/stream.m3u8',
     { schema: { summary: "A session's media playlist: every segment of the file (VOD), or a growing recording's so far (EVENT)", tags, params: Type.Object({ ...FileParams.properties, ...SessionPart }), response: Errors } },
-    async (request, reply) => playlist(reply, await sessionOf(request, fileTarget(request)).playlist(variantOf(request))),
+    async (request, reply) => {
+      const session = sessionOf(request, fileTarget(request));
+      return headOnly(request, reply, PLAYLIST_TYPE) ?? playlist(reply, await session.playlist(variantOf(request)));
+    },
   );
   app.get(
     '/dvr/files/:id/hls/s/:session/:variant/:segment',
     { schema: { summary: 'One MPEG-TS segment; one not made yet starts ffmpeg there (a seek)', tags, params: Type.Object({ ...FileParams.properties, ...SessionPart, ...SegmentPart }), response: Errors } },
-    async (request, reply) => segment(reply, await sessionOf(request, fileTarget(request)).segment(variantOf(request), indexOf(request))),
+    async (request, reply) => {
+      const session = sessionOf(request, fileTarget(request));
+      const index = indexOf(request);
+      return headOnly(request, reply, 'video/mp2t') ?? segment(reply, await session.segment(variantOf(request), index));
+    },
   );
 
   const channelTarget = (request: FastifyRequest) => {
@@ -100,18 +132,29 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
     { schema: { summary: 'A live channel as HLS (a sliding window); shares the channel\'s one connection with recordings and other viewers; starts a session', tags, params: ChannelParams, querystring: MasterQuery, response: Errors } },
     async (request, reply) => {
       const { number, source } = channelTarget(request);
+      if (request.method === 'HEAD') {
+        hls.checkChannel(number, source);
+        return headOnly(request, reply, PLAYLIST_TYPE);
+      }
       return playlist(reply, await hls.liveMaster(number, source, variantRequest(request.query as object), request.ip));
     },
   );
   app.get(
     '/devices/:source/channels/:number/hls/s/:session/:variant/stream.m3u8',
     { schema: { summary: "A live session's media playlist (the window ffmpeg keeps)", tags, params: Type.Object({ ...ChannelParams.properties, ...SessionPart }), response: Errors } },
-    async (request, reply) => playlist(reply, await sessionOf(request, { number: channelTarget(request).number }).playlist(variantOf(request))),
+    async (request, reply) => {
+      const session = sessionOf(request, { number: channelTarget(request).number });
+      return headOnly(request, reply, PLAYLIST_TYPE) ?? playlist(reply, await session.playlist(variantOf(request)));
+    },
   );
   app.get(
     '/devices/:source/channels/:number/hls/s/:session/:variant/:segment',
     { schema: { summary: 'One MPEG-TS segment of the window', tags, params: Type.Object({ ...ChannelParams.properties, ...SessionPart, ...SegmentPart }), response: Errors } },
-    async (request, reply) => segment(reply, await sessionOf(request, { number: channelTarget(request).number }).segment(variantOf(request), indexOf(request))),
+    async (request, reply) => {
+      const session = sessionOf(request, { number: channelTarget(request).number });
+      const index = indexOf(request);
+      return headOnly(request, reply, 'video/mp2t') ?? segment(reply, await session.segment(variantOf(request), index));
+    },
   );
 
   app.get(

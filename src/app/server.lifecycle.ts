@@ -11,6 +11,8 @@ import { buildHttpApp } from '../api/http-app.js';
 import { type ServerConfig, importRootsOf } from '../config/server-config.js';
 import { type Db, databasePath, openDatabase, prepareDataDir } from '../db/database.js';
 import { DvrService } from '../dvr/dvr.service.js';
+import { StreamUnavailableError } from '../dvr/stream-hub.js';
+import { UnavailableError } from '../common/errors.js';
 import { ImportService } from '../importer/import.service.js';
 import { ScanScheduler } from '../importer/scan-scheduler.js';
 import { LibraryService } from '../library/library.service.js';
@@ -89,7 +91,15 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       logger,
       resolveItem: (id) => ({ path: files.streamFile(id).path, growing: dvr.recordings.isRecordingItem(id) }),
       resolveChannel: (number, source) => ({ number, id: dvr.live.channelOn(number, source).id }),
-      joinChannel: (number, feed) => dvr.live.watch(number, { kind: 'viewer', data: (chunk) => feed.data(chunk), ended: (error) => feed.ended(error) }),
+      joinChannel: async (number, feed) => {
+        try {
+          return await dvr.live.watch(number, { kind: 'viewer', data: (chunk) => feed.data(chunk), ended: (error) => feed.ended(error) });
+        } catch (error) {
+          // As /devices/ANY/channels/:n/stream.mpg answers it: no tuner free, or the source is down.
+          if (error instanceof StreamUnavailableError) throw new UnavailableError(503, error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable', error.message);
+          throw error;
+        }
+      },
     });
     hls.start();
     const app = await buildHttpApp({

@@ -3,30 +3,37 @@
  * is served from the session's folder once ffmpeg has written it. A request for one not
  * written yet, and not coming soon from the running ffmpeg, restarts ffmpeg at that
  * segment (a seek), as the open media servers do. A recording still being written
- * plays as ffmpeg's own EVENT playlist, which grows.
+ * plays as ffmpeg's own EVENT playlist, which grows (one variant: no restarts at all).
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NotFoundError } from '../common/errors.js';
+import { NotFoundError, UnavailableError } from '../common/errors.js';
 import { lastLine, startProgram, stopProgram, type StartedProgram } from '../common/external-program.js';
 import type { StreamInfo } from '../media-tools/stream-info.js';
 import { fileHlsArgs, type HlsEncoder } from './hls-ffmpeg-args.js';
 import { SEGMENT_SECONDS, segmentCount, segmentName, vodPlaylist } from './hls-playlists.js';
-import { HlsSession, type SessionContext, waitForFile } from './hls-session.js';
+import { HlsSession, type SessionContext, streamFailed, waitForFile, type WaitCheck } from './hls-session.js';
 import type { Variant } from './hls-variants.js';
 
-/** A segment this close ahead of what ffmpeg has written is waited for, not restarted for. */
-const LOOKAHEAD_SEGMENTS = 3;
+/**
+ * A segment this close ahead of what ffmpeg has written is waited for, not restarted
+ * for: a remux runs at many times real time, a software transcode at one to two.
+ */
+const LOOKAHEAD_SEGMENTS = { remux: 40, transcode: 4 } as const;
 /** How long a request waits for its segment before it is a 503. */
 const SEGMENT_WAIT_MS = 25_000;
+/** Restarts one request may cause (its run replaced by another request's, or killed) before it gives up. */
+const MAX_ATTEMPTS = 4;
 
 interface Run {
   variant: Variant;
   startSegment: number;
   program: StartedProgram;
   encoder: HlsEncoder;
-  /** The first segment index from startSegment on that is not written yet (moves forward only). */
+  /** The first segment index from startSegment on that this run has not written yet. */
   next: number;
+  /** Set before we stop it: its exit is then ours, not a failure. */
+  stoppedByUs: boolean;
   exit?: { code: number | null; signal: NodeJS.Signals | null; reason: string } | undefined;
 }
 
@@ -42,6 +49,8 @@ export interface FileSessionSetup {
 export class FileHlsSession extends HlsSession {
   readonly kind = 'file';
   private run: Run | undefined;
+  /** Runs asked to stop and not yet exited (their segments may still land). */
+  private readonly stopping = new Set<Run>();
   private readonly count: number;
 
   constructor(
@@ -61,45 +70,66 @@ export class FileHlsSession extends HlsSession {
   }
 
   override get transcoding(): boolean {
-    return this.run !== undefined && this.run.exit === undefined && this.run.variant.kind === 'transcode';
+    const running = (run: Run | undefined) => run !== undefined && run.exit === undefined && run.variant.kind === 'transcode';
+    return running(this.run) || [...this.stopping].some(running);
   }
 
   async playlist(variantName: string): Promise<string> {
+    this.assertOpen();
     const variant = this.variantNamed(variantName);
     this.touch();
     if (!this.setup.growing) {
       // A remux cuts at the source's keyframes: allow for segments somewhat longer than asked.
       return vodPlaylist(this.setup.info.duration ?? SEGMENT_SECONDS, { targetSeconds: variant.kind === 'remux' ? SEGMENT_SECONDS * 2 : SEGMENT_SECONDS });
     }
-    if (!this.run || this.run.variant !== variant) this.restart(variant, 0);
+    // A growing recording: one ffmpeg from the start, started again (from the start) only if it died.
+    if (!this.run || (this.run.exit && this.run.exit.code !== 0)) this.restart(variant, 0);
+    const run = this.run;
     const file = join(this.variantDir(variant), 'ffmpeg.m3u8');
-    await waitForFile(file, SEGMENT_WAIT_MS, () => this.failure());
+    await waitForFile(file, SEGMENT_WAIT_MS, () => (run?.exit && run.exit.code !== 0 ? streamFailed() : undefined));
     return readFileSync(file, 'utf8');
   }
 
   /** The path of segment `index` of a variant, once written. */
   async segment(variantName: string, index: number): Promise<string> {
+    this.assertOpen();
     const variant = this.variantNamed(variantName);
     this.touch();
     if (!this.setup.growing && index >= this.count) throw new NotFoundError('segment', segmentName(index));
     const file = join(this.variantDir(variant), segmentName(index));
-    if (existsSync(file)) return file;
-    if (!this.coming(variant, index)) this.restart(variant, index);
-    try {
-      await waitForFile(file, SEGMENT_WAIT_MS, () => this.failure(index));
-    } catch (error) {
-      // ffmpeg was killed from outside (not by us, not failing on its own): start it again, once.
-      if (this.closed || this.run?.exit?.signal == null || this.run.variant !== variant) throw error;
-      this.context.logger?.warn({ session: this.id, signal: this.run.exit.signal }, 'ffmpeg for HLS was killed; starting it again');
-      this.restart(variant, index);
-      await waitForFile(file, SEGMENT_WAIT_MS, () => this.failure(index));
+    for (let attempt = 1; ; attempt++) {
+      if (existsSync(file)) return file;
+      this.assertOpen();
+      if (!this.coming(variant, index)) {
+        // A growing recording lists only what exists: a missing segment is not one to make.
+        if (this.setup.growing && this.run && !this.run.exit) throw new NotFoundError('segment', segmentName(index));
+        if (attempt > MAX_ATTEMPTS) throw new UnavailableError(503, 'stream_not_ready', 'The stream is busy moving to another point: ask again in a moment.');
+        this.restart(variant, this.setup.growing ? 0 : index);
+      }
+      const run = this.run as Run;
+      if ((await waitForFile(file, SEGMENT_WAIT_MS, () => this.heard(run, index))) === 'ready') return file;
     }
-    return file;
   }
 
-  override async end(reason: string): Promise<void> {
-    await this.stopRun();
-    await super.end(reason);
+  /** While waiting on `run` for segment `index`: go on, decide again, or fail. */
+  private heard(run: Run, index: number): WaitCheck {
+    if (this.closed) return new NotFoundError('session', this.id);
+    if (this.run !== run) return 'again';
+    const exit = run.exit;
+    if (!exit) return undefined;
+    // Killed from outside: start it again. Ended cleanly without the segment: the file has no such part.
+    if (exit.signal !== null && !run.stoppedByUs) {
+      this.context.logger?.warn({ session: this.id, signal: exit.signal }, 'ffmpeg for HLS was killed; starting it again');
+      this.run = undefined;
+      return 'again';
+    }
+    if (exit.code === 0) return new NotFoundError('segment', segmentName(index));
+    return streamFailed();
+  }
+
+  protected override async stopPrograms(): Promise<void> {
+    const runs = [...this.stopping, ...(this.run ? [this.run] : [])];
+    await Promise.all(runs.map((run) => this.stopRun(run)));
   }
 
   /** Whether the running ffmpeg will write segment `index` of `variant` soon. */
@@ -107,49 +137,47 @@ export class FileHlsSession extends HlsSession {
     const run = this.run;
     if (!run || run.variant !== variant || run.exit || index < run.startSegment) return false;
     while (existsSync(join(this.variantDir(variant), segmentName(run.next)))) run.next++;
-    return index <= run.next + LOOKAHEAD_SEGMENTS;
-  }
-
-  /** Why the segment cannot come, once that is certain (ffmpeg ended without writing it). */
-  private failure(index?: number): string | undefined {
-    const exit = this.run?.exit;
-    if (!exit) return undefined;
-    if (index !== undefined && this.run && index >= this.run.startSegment && exit.code === 0 && this.setup.growing) return 'the recording has no more';
-    return `ffmpeg stopped (${exit.reason})`;
+    return index <= run.next + LOOKAHEAD_SEGMENTS[variant.kind];
   }
 
   private restart(variant: Variant, startSegment: number): void {
-    const previous = this.run;
-    if (previous && !previous.exit) void stopProgram(previous.program.child, { graceMs: 1000 });
+    // Refused before anything stops: a 503 for a transcode must not end the stream that plays.
     if (variant.kind === 'transcode') this.context.admitTranscode(this);
+    if (this.run) void this.stopRun(this.run);
     const encoder = variant.kind === 'transcode' ? this.context.encoder() : 'software';
     const dir = this.variantDir(variant);
     mkdirSync(dir, { recursive: true });
     const args = fileHlsArgs({ input: this.setup.path, variant, startSegment, segmentSeconds: SEGMENT_SECONDS, outDir: dir, encoder, growing: this.setup.growing });
     const program = startProgram(this.context.ffmpeg, args);
-    const run: Run = { variant, startSegment, program, encoder, next: startSegment };
+    const run: Run = { variant, startSegment, program, encoder, next: startSegment, stoppedByUs: false };
     this.run = run;
     this.context.logger?.debug({ session: this.id, variant: variant.name, segment: startSegment, encoder }, 'ffmpeg started for HLS');
     program.child.once('error', (error) => this.ended(run, { code: null, signal: null, reason: error.message }));
     program.child.once('exit', (code, signal) => this.ended(run, { code, signal, reason: lastLine(program.stderrTail()) || (signal ? `killed by ${signal}` : `exit code ${code}`) }));
   }
 
+  private async stopRun(run: Run): Promise<void> {
+    if (run.exit) return;
+    run.stoppedByUs = true;
+    this.stopping.add(run);
+    await stopProgram(run.program.child, { graceMs: 1000 });
+  }
+
   private ended(run: Run, exit: NonNullable<Run['exit']>): void {
     if (run.exit) return;
     run.exit = exit;
-    if (exit.code === 0 || this.closed) return;
-    const stopped = this.run !== run;
-    if (!stopped) this.context.logger?.warn({ session: this.id, variant: run.variant.name, reason: exit.reason }, 'ffmpeg for HLS ended early');
-    // A hardware encoder that fails before writing anything: say why, and use software from now on.
-    if (!stopped && run.encoder !== 'software' && run.variant.kind === 'transcode' && run.next === run.startSegment && !existsSync(join(this.variantDir(run.variant), segmentName(run.startSegment)))) {
+    this.stopping.delete(run);
+    if (exit.code === 0 || run.stoppedByUs || this.closed) return;
+    this.context.logger?.warn({ session: this.id, variant: run.variant.name, reason: exit.reason }, 'ffmpeg for HLS ended early');
+    // A hardware encoder that fails on its own before writing anything: say why, and use software from now on.
+    const wroteNothing = !existsSync(join(this.variantDir(run.variant), segmentName(run.startSegment)));
+    if (this.run === run && exit.signal === null && run.encoder !== 'software' && run.variant.kind === 'transcode' && wroteNothing) {
       this.context.hardwareFailed(run.encoder, exit.reason);
-      this.restart(run.variant, run.startSegment);
+      try {
+        this.restart(run.variant, run.startSegment);
+      } catch (error) {
+        this.context.logger?.warn({ session: this.id, err: error }, 'could not restart HLS in software');
+      }
     }
   }
-
-  private async stopRun(): Promise<void> {
-    const run = this.run;
-    if (run && !run.exit) await stopProgram(run.program.child, { graceMs: 1000 });
-  }
 }
-

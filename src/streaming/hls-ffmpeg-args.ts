@@ -83,8 +83,9 @@ export function fileHlsArgs(job: FileHlsJob): string[] {
     ...QUIET,
     ...(job.variant.kind === 'transcode' ? encoderInputArgs(job.encoder) : []),
     ...(start > 0 ? ['-ss', String(start)] : []),
-    // `follow` is the file protocol's: read on at the end; rw_timeout ends it once the file stops growing.
-    ...(job.growing ? ['-follow', '1', '-rw_timeout', '15000000'] : []),
+    // `follow` is the file protocol's: read on at the end; rw_timeout ends it once the file has not grown for 30 s
+    // (longer than the recorder's reconnect waits).
+    ...(job.growing ? ['-follow', '1', '-rw_timeout', '30000000'] : []),
     // `file:` keeps a name that starts with a dash or names a protocol a plain file.
     '-i', `file:${job.input}`,
     ...(start > 0 ? ['-output_ts_offset', String(start)] : []),

@@ -29,6 +29,7 @@ export abstract class HlsSession {
   abstract readonly kind: 'file' | 'live';
   readonly startedAt: number;
   lastSeen: number;
+  /** Set the moment ending begins, before anything is stopped: exits from then on are ours. */
   protected closed = false;
 
   constructor(
@@ -71,31 +72,53 @@ export abstract class HlsSession {
     return join(this.context.dir, variant.name);
   }
 
-  /** Stops its ffmpeg (subclasses) and deletes its segments. */
+  /** A request that comes after the session began ending: the stream is gone. */
+  protected assertOpen(): void {
+    if (this.closed) throw new NotFoundError('session', this.id);
+  }
+
+  /** Marks the session ended, stops its programs (stopPrograms), deletes its segments. */
   async end(reason: string): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.context.logger?.info({ session: this.id, reason }, 'HLS session ended');
-    rmSync(this.context.dir, { recursive: true, force: true });
+    await this.stopPrograms();
+    try {
+      rmSync(this.context.dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch (error) {
+      this.context.logger?.warn({ session: this.id, err: error }, 'could not delete the segments of an HLS session');
+    }
   }
+
+  protected abstract stopPrograms(): Promise<void>;
 }
 
+/** What a wait for a segment may hear while it waits. */
+export type WaitCheck = undefined | 'again' | Error;
+
 /**
- * Resolves once `file` exists; rejects with a 503 when `failed` says it never will, or
- * after `timeoutMs`. Polls: a few stat calls a second per waiting request cost less than
- * a watcher per folder, and work the same on every file system.
+ * Resolves 'ready' once `file` exists, or 'again' when `check` says the situation
+ * changed (the run was replaced or killed: decide anew); throws what `check` returns
+ * as an error, and a 503 after `timeoutMs`. Polls: a few stat calls a second per
+ * waiting request cost less than a watcher per folder, and work the same everywhere.
  */
-export async function waitForFile(file: string, timeoutMs: number, failed: () => string | undefined): Promise<void> {
+export async function waitForFile(file: string, timeoutMs: number, check: () => WaitCheck): Promise<'ready' | 'again'> {
   const deadline = Date.now() + timeoutMs;
   for (let wait = 20; ; wait = Math.min(wait * 2, 200)) {
-    if (existsSync(file)) return;
-    const reason = failed();
-    if (reason !== undefined) {
+    if (existsSync(file)) return 'ready';
+    const heard = check();
+    if (heard !== undefined) {
       // ffmpeg may have renamed the segment into place just before it ended.
-      if (existsSync(file)) return;
-      throw new UnavailableError(502, 'stream_failed', `The stream could not be made: ${reason}.`);
+      if (existsSync(file)) return 'ready';
+      if (heard === 'again') return 'again';
+      throw heard;
     }
     if (Date.now() > deadline) throw new UnavailableError(503, 'stream_not_ready', 'The stream is not ready yet: ask again in a few seconds.');
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
+}
+
+/** A stream that stopped: what the player is told (the log has ffmpeg's own words). */
+export function streamFailed(): UnavailableError {
+  return new UnavailableError(502, 'stream_failed', 'The stream stopped: the server could not go on making it (its log says why); start playing again.');
 }

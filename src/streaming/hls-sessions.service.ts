@@ -13,7 +13,7 @@ import { probeStreams, type StreamInfo } from '../media-tools/stream-info.js';
 import { FileHlsSession } from './file-hls-session.js';
 import type { HlsEncoder } from './hls-ffmpeg-args.js';
 import { masterPlaylist } from './hls-playlists.js';
-import type { HlsSession, SessionContext } from './hls-session.js';
+import { type HlsSession, type SessionContext, streamFailed } from './hls-session.js';
 import { chooseVariants, type VariantRequest } from './hls-variants.js';
 import { type JoinChannel, LiveHlsSession } from './live-hls-session.js';
 
@@ -56,6 +56,7 @@ export class HlsService {
   private readonly probed = new Map<string, { key: string; info: StreamInfo }>();
   private encoder: HlsEncoder;
   private sweeper: NodeJS.Timeout | undefined;
+  private stopping = false;
 
   constructor(private readonly options: HlsServiceOptions) {
     this.encoder = options.encoder;
@@ -73,22 +74,51 @@ export class HlsService {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.sweeper);
-    await Promise.all([...this.sessions.values()].map((session) => session.end('the server is stopping')));
+    const sessions = [...this.sessions.values()];
     this.sessions.clear();
+    // One session that fails to end must not keep the others (or the rest of shutdown) from theirs.
+    await Promise.allSettled(sessions.map((session) => session.end('the server is stopping')));
   }
 
   /** Ends sessions nobody asked anything of for the idle time. */
   sweep(): void {
     const limit = this.now() - (this.options.idleMs ?? SESSION_IDLE_MS);
-    for (const session of this.sessions.values()) if (session.lastSeen < limit) void this.endSession(session.id, 'no request for 30 s');
+    for (const session of this.sessions.values()) if (session.lastSeen < limit) this.endQuietly(session.id, 'no request for 30 s');
+  }
+
+  /** Ends a session from a timer or an event: a failure is logged, never thrown into the event loop. */
+  private endQuietly(id: string, reason: string): void {
+    this.endSession(id, reason).catch((error: unknown) => {
+      if (!(error instanceof NotFoundError)) this.options.logger?.warn({ session: id, err: error }, 'ending an HLS session failed');
+    });
+  }
+
+  /** New sessions are refused once the server is stopping (their ffmpeg would outlive it). */
+  private assertRunning(): void {
+    if (this.stopping) throw new UnavailableError(503, 'stopping', 'The server is stopping.');
+  }
+
+  /** Throws the 404 (or 403, 409) a master playlist of this item would answer; starts nothing (HEAD). */
+  checkItem(itemId: string): void {
+    this.options.resolveItem(itemId);
+  }
+
+  /** Throws the 404 a master playlist of this channel would answer; joins nothing (HEAD). */
+  checkChannel(number: string, source: string): void {
+    this.options.resolveChannel(number, source);
   }
 
   /** A new session of an item, and its master playlist. */
   async fileMaster(itemId: string, request: VariantRequest, client: string): Promise<string> {
+    this.assertRunning();
     const { path, growing } = this.options.resolveItem(itemId);
-    const info = await this.info(path, growing);
-    const variants = chooseVariants(info, request);
+    const info = await this.info(path, growing, itemId);
+    this.assertRunning();
+    const offered = chooseVariants(info, request);
+    // A recording still being written plays one rendition: switching would restart its growing playlist.
+    const variants = growing ? offered.slice(0, 1) : offered;
     if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `The streams of '${itemId}' cannot be sent without transcoding; ask without encoder=remux.`);
     const context = this.context(client);
     this.sessions.set(context.id, new FileHlsSession(context, { itemId, path, info, variants, growing }));
@@ -97,23 +127,31 @@ export class HlsService {
 
   /** A new session of a live channel (joined now, so its codecs are known), and its master playlist. */
   async liveMaster(number: string, source: string, request: VariantRequest, client: string): Promise<string> {
+    this.assertRunning();
     const channel = this.options.resolveChannel(number, source);
     const context = this.context(client);
-    mkdirSync(context.dir, { recursive: true });
-    const session = new LiveHlsSession(context, [], channel, (ended, reason) => void this.endSession(ended.id, `the channel ended: ${reason}`));
+    const session = new LiveHlsSession(context, [], channel, (ended, reason) => this.endQuietly(ended.id, `the channel ended: ${reason}`));
+    // Joined before it is listed: a refusal (no tuner, source down) leaves nothing behind.
     await session.open(this.options.joinChannel);
     this.sessions.set(context.id, session);
-    const sample = join(context.dir, 'sample.ts');
-    writeFileSync(sample, await session.sample(LIVE_SAMPLE_BYTES, LIVE_SAMPLE_MS));
-    const probed = await probeStreams(sample, this.options.ffprobe);
-    rmSync(sample, { force: true });
-    const variants = chooseVariants(probed.ok ? probed.info : BROADCAST_GUESS, { ...request, maxHeight: Math.min(request.maxHeight ?? 720, 720) });
-    session.offer(variants);
-    if (variants.length === 0) {
-      await this.endSession(context.id, 'nothing to offer');
-      throw new UnavailableError(503, 'remux_unavailable', `Channel ${number} cannot be sent without transcoding; ask without encoder=remux.`);
+    try {
+      this.assertRunning();
+      const bytes = await session.sample(LIVE_SAMPLE_BYTES, LIVE_SAMPLE_MS);
+      if (session.upstreamEnded || !this.sessions.has(context.id)) throw streamFailed();
+      mkdirSync(context.dir, { recursive: true });
+      const sample = join(context.dir, 'sample.ts');
+      writeFileSync(sample, bytes);
+      const probed = await probeStreams(sample, this.options.ffprobe);
+      rmSync(sample, { force: true });
+      const variants = chooseVariants(probed.ok ? probed.info : BROADCAST_GUESS, { ...request, maxHeight: Math.min(request.maxHeight ?? 720, 720) });
+      if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `Channel ${number} cannot be sent without transcoding; ask without encoder=remux.`);
+      session.offer(variants);
+      return masterPlaylist(variants, `s/${context.id}/`);
+    } catch (error) {
+      this.sessions.delete(context.id);
+      await session.end('its master playlist failed');
+      throw error;
     }
-    return masterPlaylist(variants, `s/${context.id}/`);
   }
 
   /** The session `id` of that item or channel; 404 when it ended or names something else. */
@@ -165,8 +203,10 @@ export class HlsService {
   }
 
   /** The streams of a file, remembered while its size and time stay the same (a growing recording is read each time). */
-  private async info(path: string, growing: boolean): Promise<StreamInfo> {
-    const stat = statSync(path);
+  private async info(path: string, growing: boolean, itemId: string): Promise<StreamInfo> {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    // Resolved a moment ago, gone now (deleted, a rescan pending).
+    if (!stat) throw new NotFoundError('file on disk for item', itemId);
     const key = `${stat.size}:${stat.mtimeMs}`;
     const known = this.probed.get(path);
     if (!growing && known?.key === key) return known.info;

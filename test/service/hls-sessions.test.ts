@@ -6,12 +6,13 @@
  * software.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, UnavailableError } from '../../src/common/errors.js';
 import { HlsService, type HlsServiceOptions } from '../../src/streaming/hls-sessions.service.js';
+import type { LiveFeed } from '../../src/streaming/live-hls-session.js';
 import { tempDir } from '../support/temp-library.js';
 
 let media: string;
@@ -155,5 +156,95 @@ describe('HLS sessions', () => {
     expect(existsSync(await hls.session(id, { itemId: 'mpeg2' }).segment('240p', 0))).toBe(true);
     expect(logs.find((l) => l.msg === 'the hardware encoder failed: transcoding in software from now on')).toMatchObject({ encoder: 'vaapi', reason: expect.any(String) });
     expect(hls.list()[0]?.Encoder).toBe('software');
+  });
+});
+
+/** A channel made of the MPEG-2 file, fed in real time (about) until left. */
+function fileChannel(): { join: HlsServiceOptions['joinChannel']; left: () => number } {
+  let left = 0;
+  return {
+    left: () => left,
+    join: async (_number: string, feed: LiveFeed) => {
+      const bytes = readFileSync(mpeg2);
+      const perTick = Math.ceil(bytes.length / 40 / 20);
+      let at = 0;
+      const timer = setInterval(() => {
+        feed.data(bytes.subarray(at, at + perTick));
+        at = (at + perTick) % bytes.length;
+      }, 50);
+      return {
+        leave: () => {
+          left++;
+          clearInterval(timer);
+        },
+      };
+    },
+  };
+}
+
+describe('HLS sessions under pressure', () => {
+  it('serves different segments asked for at once (last first), restarting ffmpeg only as it must', async () => {
+    const hls = service();
+    const id = sessionIdIn(await hls.fileMaster('h264', {}, '127.0.0.1'));
+    const session = hls.session(id, { itemId: 'h264' });
+    const paths = await Promise.all(Array.from({ length: 7 }, (_, index) => session.segment('remux', 6 - index)));
+    for (const path of paths) expect(existsSync(path)).toBe(true);
+    // Each request that found no ffmpeg coming its way started one: at most one per request, usually far fewer.
+    expect(logs.filter((l) => l.session === id && l.msg === 'ffmpeg started for HLS').length).toBeLessThanOrEqual(7);
+  }, 60_000);
+
+  it('refuses a transcode past the limit without stopping what the session plays', async () => {
+    const hls = service({ maxTranscodes: 1 });
+    const busy = hls.session(sessionIdIn(await hls.fileMaster('mpeg2', {}, 'a')), { itemId: 'mpeg2' });
+    await busy.segment('240p', 0);
+    const id = sessionIdIn(await hls.fileMaster('h264', {}, 'b'));
+    const playing = hls.session(id, { itemId: 'h264' });
+    await playing.segment('remux', 0);
+    const started = () => logs.filter((l) => l.session === id && l.msg === 'ffmpeg started for HLS').length;
+    expect(started()).toBe(1);
+    await expect(playing.segment('240p', 3)).rejects.toMatchObject({ status: 503, code: 'too_many_transcodes' });
+    expect(existsSync(await playing.segment('remux', 1))).toBe(true);
+    expect(started()).toBe(1);
+  }, 60_000);
+
+  it('refuses new sessions once stopping, and leaves no ffmpeg behind', async () => {
+    const hls = service();
+    const id = sessionIdIn(await hls.fileMaster('mpeg2', {}, 'a'));
+    await hls.session(id, { itemId: 'mpeg2' }).segment('240p', 0);
+    await hls.stop();
+    expect(ffmpegsOf(id)).toEqual([]);
+    await expect(hls.fileMaster('mpeg2', {}, 'a')).rejects.toMatchObject({ status: 503, code: 'stopping' });
+  }, 60_000);
+
+  it('plays a live channel: one ffmpeg for concurrent first requests, started again when killed, the channel left at the end', async () => {
+    const channel = fileChannel();
+    const dir = join(media, 'live-hls');
+    const hls = service({ dir, resolveChannel: (number) => ({ number, id: `ch-${number}` }), joinChannel: channel.join });
+    const master = await hls.liveMaster('5', 'ANY', {}, '127.0.0.1');
+    expect(master).not.toContain('remux');
+    const id = sessionIdIn(master);
+    const session = hls.session(id, { number: '5' });
+    const [first, second] = await Promise.all([session.playlist('240p'), session.playlist('240p')]);
+    expect(first).toContain('seg-');
+    expect(second).toContain('seg-');
+    expect(ffmpegsOf(id)).toHaveLength(1);
+    process.kill(ffmpegsOf(id)[0]!, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await session.playlist('240p')).toContain('seg-');
+    expect(ffmpegsOf(id)).toHaveLength(1);
+    expect(hls.list()).toMatchObject([{ ID: id, Channel: { Number: '5', ID: 'ch-5' }, Encoder: 'software' }]);
+    await hls.endSession(id);
+    expect(channel.left()).toBe(1);
+    expect(ffmpegsOf(id)).toEqual([]);
+    expect(readdirSync(dir)).not.toContain(id);
+  }, 90_000);
+
+  it('answers a channel the DVR cannot give (no tuner) with its 503, keeping nothing', async () => {
+    const hls = service({
+      resolveChannel: (number) => ({ number, id: 'x' }),
+      joinChannel: () => Promise.reject(new UnavailableError(503, 'no_tuner', 'every tuner is busy')),
+    });
+    await expect(hls.liveMaster('5', 'ANY', {}, '127.0.0.1')).rejects.toMatchObject({ status: 503, code: 'no_tuner' });
+    expect(hls.list()).toEqual([]);
   });
 });
