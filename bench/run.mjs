@@ -28,6 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { SIZES, expectedCounts, ids } from './generate-library.mjs';
 import { benchDvr, dvrRows } from './dvr.mjs';
+import { benchHls, hlsRows } from './hls.mjs';
 import { benchImporter, importerRows } from './importer.mjs';
 import { benchManagement, managementRows } from './management.mjs';
 import { benchPlayer, playerRows } from './player.mjs';
@@ -464,6 +465,9 @@ async function main() {
   // 9. The player: control round trips while mpv plays, status throughput.
   const player = await benchPlayer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'player'), log, rounds: ROUNDS, seconds: DURATION });
 
+  // 10. HLS: first segment, seeks, whole-file remux and a 720p transcode beside bare ffmpeg; 10 sessions at once.
+  const hls = await benchHls({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'hls'), log });
+
   // ---------------------------------------------------------------- verdicts
   const rows = [];
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
@@ -546,6 +550,7 @@ async function main() {
   rows.push(...importerRows(importer, { fmt, verdict }));
   rows.push(...dvrRows(dvr, { fmt, verdict }));
   rows.push(...playerRows(player, { fmt, verdict }));
+  rows.push(...hlsRows(hls, { fmt, verdict }));
 
   const table = [
     '| Target | Threshold | Antenna | Ceiling | Ratio | Result |',
@@ -664,6 +669,7 @@ ${detailRows.join('\n')}
 - Importer: first scan of ${importer.largeTree.episodes + importer.largeTree.movies + importer.largeTree.videos} files ${fmt.ms(importer.rescan.firstMs)}; 20,000-file first scans with Node's start ${fmt.ms(importer.firstScan.wallMs)}; rescans with Node's start ${fmt.ms(importer.rescan.wallMs)}; probing per round (Antenna / bare) ${importer.probe.rounds.antenna.map((ms) => fmt.ms(ms)).join(', ')} / ${importer.probe.rounds.bare.map((ms) => fmt.ms(ms)).join(', ')}.
 - DVR: ${dvr.recording.streams} recordings of ${dvr.recording.seconds} s at 8 Mbit/s through \`antenna server\` (a paced loopback source, bench/ts-stream-server.mjs), CPU of the server process over the middle of the recording against ${dvr.recording.streams} \`curl -o\` of the same streams afterwards; ${dvr.recording.recorded.toLocaleString('en-US')} bytes written of ${dvr.recording.sent.toLocaleString('en-US')} sent. Guide: bench/generate-guide.mjs, ${dvr.guide.programmes.toLocaleString('en-US')} programmes (${fmt.mb(dvr.guide.bytes)}), imported by DvrSourcesService in a process of its own (bench/dvr-guide-child.mjs; peak RSS is that process's VmHWM); the parse-only ceiling runs the same parser with no database. Planning: 120 series, 50 keyword, 20 weekly slot and 10 single-programme rules, one \`replan()\` (plan and store), ${dvr.guide.jobs} jobs.
 - Player: \`antenna server\` and \`antenna player --headless\` (mpv with no video or audio output, decoding a 10-minute 640x360 H.264 clip streamed from the server over loopback), both child processes; ${player.controlCalls} POST /api/toggle_mute one after another on one keep-alive connection (each answer waits for mpv's reply and a read-back of its state), against get_property round trips on mpv's own IPC socket; GET /api/status with autocannon (10 connections, ${DURATION} s, ${ROUNDS} rounds alternating with a bare node:http server answering the same bytes).
+- HLS (bench/hls.mjs): \`antenna server\` over a 1-hour 640x360 H.264/AAC file (a 10-minute ffmpeg test pattern looped with \`-c copy\`) and 60 s of 720p MPEG-2/AC-3; every ceiling is a bare ffmpeg given the arguments the server builds (dist/streaming/hls-ffmpeg-args.js), in the same run. First segment: 5 new sessions, master playlist to seg-0.ts received. Whole-file remux: one session's 600 segments fetched in order; the session's ffmpeg CPU is the server's reaped-children time, the server's own time (sending 600 segments over loopback) is shown beside it. Seeks: 12 cold segments at random points of the hour. Transcode: 10 segments of the 720p rendition, media seconds per wall second (the test pattern is easy to encode: broadcast pictures are slower). 10 sessions: each fetches 5 segments at once, then one every 6 s, as hls.js plays, for 30 s.
 - Body sizes: show ${fmt.size(results.show.size)}, episode ${fmt.size(results.episode.size)}, movie ${fmt.size(results.movie.size)} (averages), /api/v1/shows ${fmt.size(results.shows.size)}, ${LIST_URL} ${fmt.size(results.list.size)}.
 `;
   mkdirSync(join(ROOT, 'docs'), { recursive: true });
