@@ -18,9 +18,13 @@ import { chooseVariants, type VariantRequest } from './hls-variants.js';
 import { type JoinChannel, LiveHlsSession } from './live-hls-session.js';
 
 export const SESSION_IDLE_MS = 30_000;
-/** What a channel's codecs are read from: its first bytes, up to this many or this long. */
-const LIVE_SAMPLE_BYTES = 1024 * 1024;
-const LIVE_SAMPLE_MS = 3000;
+/**
+ * What a channel's codecs are read from: its first bytes, up to this many or this long
+ * (ffprobe needs a keyframe's worth; a broadcast GOP is half a second). The wait is
+ * part of the channel's start, so it is kept short.
+ */
+const LIVE_SAMPLE_BYTES = 512 * 1024;
+const LIVE_SAMPLE_MS = 2000;
 /** What a channel is taken to carry when its first bytes say nothing: broadcast HD (MPEG-2, AC-3). */
 const BROADCAST_GUESS: StreamInfo = { duration: null, video: { codec: 'mpeg2video', width: 1280, height: 720 }, audio: { codec: 'ac3' } };
 

@@ -239,6 +239,28 @@ describe('HLS sessions under pressure', () => {
     expect(readdirSync(dir)).not.toContain(id);
   }, 90_000);
 
+  it('ends a live session whose source dies, saying why; the player then hears 404s, not silence', async () => {
+    let feedOf: LiveFeed | undefined;
+    const channel = fileChannel();
+    const hls = service({
+      resolveChannel: (number) => ({ number, id: 'x' }),
+      joinChannel: async (number, feed) => {
+        feedOf = feed;
+        return channel.join(number, feed);
+      },
+    });
+    const id = sessionIdIn(await hls.liveMaster('5', 'ANY', {}, '127.0.0.1'));
+    const session = hls.session(id, { number: '5' });
+    expect(await session.playlist('240p')).toContain('seg-');
+    feedOf?.ended('the source closed the connection');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(hls.list()).toEqual([]);
+    expect(() => hls.session(id, { number: '5' })).toThrow(NotFoundError);
+    await expect(session.playlist('240p')).rejects.toBeInstanceOf(NotFoundError);
+    expect(logs.find((l) => l.session === id && l.msg === 'HLS session ended')).toMatchObject({ reason: 'the channel ended: the source closed the connection' });
+    expect(ffmpegsOf(id)).toEqual([]);
+  }, 60_000);
+
   it('answers a channel the DVR cannot give (no tuner) with its 503, keeping nothing', async () => {
     const hls = service({
       resolveChannel: (number) => ({ number, id: 'x' }),
