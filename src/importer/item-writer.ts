@@ -60,6 +60,8 @@ export class ItemWriter {
       full_summary: nfo.fullSummary ?? null,
       genres: nfo.genres ?? null,
       content_rating: nfo.contentRating ?? null,
+      // Clients key on program_id: the NFO's own id when it has one (interface A falls back to the item's id).
+      program_id: nfo.uniqueId ?? null,
       image_url: sidecars.image ? artworkUrl(id) : null,
       // NFO tags become labels; without any, labels set by the user are left as they are.
       ...(nfo.labels ? { labels: nfo.labels } : {}),

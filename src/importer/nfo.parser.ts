@@ -25,6 +25,8 @@ export interface NfoMetadata {
   episode?: number;
   /** A movie's set: the movies collection it belongs to. */
   collection?: string;
+  /** The `<uniqueid>` marked default (else the first, else the old `<id>`): IMDb, TMDB, TVDB... as written. */
+  uniqueId?: string;
 }
 
 export type NfoResult = { ok: true; metadata: NfoMetadata } | { ok: false; reason: string };
@@ -63,7 +65,23 @@ export function parseNfo(text: string): NfoResult {
   if (!rootName) return { ok: false, reason: 'NFO file is not a Kodi tvshow, episodedetails or movie document; ignored' };
   const root = document[rootName];
   // An empty document (<episodedetails/>) says nothing, which is not an error.
-  return { ok: true, metadata: typeof root === 'object' && root !== null ? toMetadata(root as Node) : {} };
+  if (typeof root !== 'object' || root === null) return { ok: true, metadata: {} };
+  const metadata = toMetadata(root as Node);
+  // Attributes are not parsed (nothing else needs them): the default one is found in the validated text.
+  const uniqueId = identifier(DEFAULT_UNIQUE_ID.exec(xml)?.[1]) ?? identifier(first((root as Node).uniqueid)) ?? identifier((root as Node).id);
+  return { ok: true, metadata: uniqueId ? { ...metadata, uniqueId } : metadata };
+}
+
+const DEFAULT_UNIQUE_ID = /<uniqueid\b[^>]*\bdefault\s*=\s*["']true["'][^>]*>\s*([^<]*?)\s*<\/uniqueid>/i;
+
+function first(value: unknown): unknown {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** An id as it may go out in program_id: short, plain characters. */
+function identifier(value: unknown): string | undefined {
+  const raw = text(value);
+  return raw && /^[A-Za-z0-9._:-]{1,64}$/.test(raw) ? raw : undefined;
 }
 
 function text(value: unknown): string | undefined {

@@ -93,6 +93,16 @@ describe('a first scan', () => {
     expect(groups.every((g) => /^videos-[0-9a-f]{16}$/.test(g.id ?? ''))).toBe(true);
   });
 
+  it("gives every item a program_id: its NFO's unique id when there is one, else its own id", async () => {
+    put('Movies/Quiet Harbor (1999)/Quiet Harbor (1999).nfo', '<movie><uniqueid type="tmdb">4412</uniqueid><uniqueid type="imdb" default="true">tt0000042</uniqueid></movie>');
+    await scan();
+    const [movie] = read<{ id: string; program_id: string }[]>(temp.library.listMovies({} as never, { baseUrl: 'http://x' }));
+    expect(movie?.program_id).toBe('tt0000042');
+    const pilot = read<{ id: string; program_id: string; episode_title: string; duration: number }[]>(temp.library.listEpisodes({} as never, { baseUrl: 'http://x' })).find((e) => e.episode_title === 'Pilot');
+    expect(pilot?.program_id).toBe(pilot?.id);
+    expect(pilot?.duration).toBe(0);
+  });
+
   it('gives the same folder the same video group id in another library', async () => {
     await scan();
     const first = temp.library.listVideoGroups({} as never, { baseUrl: 'http://x' }).map((g) => g.id).sort();

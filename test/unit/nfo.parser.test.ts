@@ -37,6 +37,15 @@ https://www.imdb.com/title/tt8579674/`);
     });
   });
 
+  it("takes the default <uniqueid> as the item's id, else the first, else the old <id>, and only a plain one", () => {
+    const ids = (body: string) => (parseNfo(`<movie><title>x</title>${body}</movie>`) as { metadata: { uniqueId?: string } }).metadata.uniqueId;
+    expect(ids('<uniqueid type="tmdb">530915</uniqueid><uniqueid type="imdb" default="true">tt8579674</uniqueid>')).toBe('tt8579674');
+    expect(ids('<uniqueid type="tmdb">530915</uniqueid><uniqueid type="imdb">tt8579674</uniqueid>')).toBe('530915');
+    expect(ids('<id>tt0133093</id>')).toBe('tt0133093');
+    expect(ids('<uniqueid default="true">not an id, it has spaces</uniqueid>')).toBeUndefined();
+    expect(ids('')).toBeUndefined();
+  });
+
   it('maps an episode NFO and a tvshow NFO', () => {
     expect(parseNfo('<episodedetails><title>Pilot</title><season>1</season><episode>2</episode><aired>2005-03-26</aired><plot>It begins.</plot></episodedetails>')).toEqual({
       ok: true,
