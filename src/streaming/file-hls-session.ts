@@ -4,6 +4,11 @@
  * written yet, and not coming soon from the running ffmpeg, restarts ffmpeg at that
  * segment (a seek), as the open media servers do. A recording still being written
  * plays as ffmpeg's own EVENT playlist, which grows (one variant: no restarts at all).
+ *
+ * An ffmpeg that gets far ahead of the player is paused (SIGSTOP) and continued
+ * (SIGCONT) when the player nears it, as Jellyfin throttles its transcodes: a remux
+ * runs at a hundred times real time, and would otherwise copy a whole film into
+ * DATA/hls (and a transcode keep a core busy) for a viewer who stops after a minute.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +27,8 @@ import type { Variant } from './hls-variants.js';
 const LOOKAHEAD_SEGMENTS = { remux: 40, transcode: 4 } as const;
 /** How long a request waits for its segment before it is a 503. */
 const SEGMENT_WAIT_MS = 25_000;
+/** How often a file session checks whether its ffmpeg is too far ahead. */
+const THROTTLE_CHECK_MS = 1000;
 /** Restarts one request may cause (its run replaced by another request's, or killed) before it gives up. */
 const MAX_ATTEMPTS = 4;
 
@@ -34,6 +41,8 @@ interface Run {
   next: number;
   /** Set before we stop it: its exit is then ours, not a failure. */
   stoppedByUs: boolean;
+  /** Paused with SIGSTOP, being far ahead of the player. */
+  paused: boolean;
   exit?: { code: number | null; signal: NodeJS.Signals | null; reason: string } | undefined;
 }
 
@@ -52,6 +61,9 @@ export class FileHlsSession extends HlsSession {
   /** Runs asked to stop and not yet exited (their segments may still land). */
   private readonly stopping = new Set<Run>();
   private readonly count: number;
+  /** The highest segment the player asked for, which throttling measures ffmpeg's lead from. */
+  private lastAsked = 0;
+  private throttle: NodeJS.Timeout | undefined;
 
   constructor(
     context: SessionContext,
@@ -96,6 +108,8 @@ export class FileHlsSession extends HlsSession {
     const variant = this.variantNamed(variantName);
     this.touch();
     if (!this.setup.growing && index >= this.count) throw new NotFoundError('segment', segmentName(index));
+    this.lastAsked = index;
+    this.resumeIfNeeded();
     const file = join(this.variantDir(variant), segmentName(index));
     for (let attempt = 1; ; attempt++) {
       if (existsSync(file)) return file;
@@ -128,6 +142,7 @@ export class FileHlsSession extends HlsSession {
   }
 
   protected override async stopPrograms(): Promise<void> {
+    clearInterval(this.throttle);
     const runs = [...this.stopping, ...(this.run ? [this.run] : [])];
     await Promise.all(runs.map((run) => this.stopRun(run)));
   }
@@ -149,8 +164,13 @@ export class FileHlsSession extends HlsSession {
     mkdirSync(dir, { recursive: true });
     const args = fileHlsArgs({ input: this.setup.path, variant, startSegment, segmentSeconds: SEGMENT_SECONDS, outDir: dir, encoder, growing: this.setup.growing });
     const program = startProgram(this.context.ffmpeg, args);
-    const run: Run = { variant, startSegment, program, encoder, next: startSegment, stoppedByUs: false };
+    const run: Run = { variant, startSegment, program, encoder, next: startSegment, stoppedByUs: false, paused: false };
     this.run = run;
+    this.lastAsked = startSegment;
+    if (!this.setup.growing && !this.throttle) {
+      this.throttle = setInterval(() => this.pace(), THROTTLE_CHECK_MS);
+      this.throttle.unref();
+    }
     this.context.logger?.debug({ session: this.id, variant: variant.name, segment: startSegment, encoder }, 'ffmpeg started for HLS');
     program.child.once('error', (error) => this.ended(run, { code: null, signal: null, reason: error.message }));
     program.child.once('exit', (code, signal) => this.ended(run, { code, signal, reason: lastLine(program.stderrTail()) || (signal ? `killed by ${signal}` : `exit code ${code}`) }));
@@ -160,7 +180,35 @@ export class FileHlsSession extends HlsSession {
     if (run.exit) return;
     run.stoppedByUs = true;
     this.stopping.add(run);
-    await stopProgram(run.program.child, { graceMs: 1000 });
+    // A paused process would not act on SIGTERM until continued.
+    await stopProgram(run.program.child, { graceMs: 1000, ask: () => this.signal(run, 'SIGCONT') && this.signal(run, 'SIGTERM') });
+  }
+
+  /** Pauses the running ffmpeg when it is far ahead of the player, continues it when the player nears it. */
+  private pace(): void {
+    const run = this.run;
+    if (!run || run.exit) return;
+    while (existsSync(join(this.variantDir(run.variant), segmentName(run.next)))) run.next++;
+    const lead = run.next - this.lastAsked;
+    if (!run.paused && lead > this.context.aheadSegments) {
+      if (this.signal(run, 'SIGSTOP')) run.paused = true;
+    } else if (run.paused && lead <= this.context.aheadSegments / 2) {
+      this.resumeIfNeeded();
+    }
+  }
+
+  private resumeIfNeeded(): void {
+    const run = this.run;
+    if (run?.paused && !run.exit && this.signal(run, 'SIGCONT')) run.paused = false;
+  }
+
+  /** Sends a signal; false when the process is gone (it exited between the check and the kill). */
+  private signal(run: Run, signal: NodeJS.Signals): boolean {
+    try {
+      return run.program.child.kill(signal);
+    } catch {
+      return false;
+    }
   }
 
   private ended(run: Run, exit: NonNullable<Run['exit']>): void {

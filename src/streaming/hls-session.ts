@@ -23,6 +23,8 @@ export interface SessionContext {
   hardwareFailed(encoder: HlsEncoder, reason: string): void;
   /** Throws a 503 when this session may not start a transcode now (too many run). */
   admitTranscode(session: HlsSession): void;
+  /** Segments a file's ffmpeg may get ahead of the player before it is paused. */
+  aheadSegments: number;
 }
 
 export abstract class HlsSession {

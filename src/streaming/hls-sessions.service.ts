@@ -36,6 +36,8 @@ export interface HlsServiceOptions {
   encoder: HlsEncoder;
   maxTranscodes: number;
   idleMs?: number;
+  /** Segments a file's ffmpeg may get ahead of the last one asked for before it is paused (default 20: two minutes). */
+  aheadSegments?: number;
   logger?: Logger | undefined;
   now?: () => number;
   /** A playable item's real path, and whether it is still being recorded; throws 404/403/409 as the stream route does. */
@@ -189,6 +191,7 @@ export class HlsService {
       dir: join(this.options.dir, id),
       client,
       ffmpeg: this.options.ffmpeg,
+      aheadSegments: this.options.aheadSegments ?? 20,
       logger: this.options.logger,
       now: () => this.now(),
       encoder: () => this.encoder,

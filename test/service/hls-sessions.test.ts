@@ -207,6 +207,28 @@ describe('HLS sessions under pressure', () => {
     expect(started()).toBe(1);
   }, 60_000);
 
+  it('pauses an ffmpeg far ahead of the player, and continues it when the player nears it', async () => {
+    const dir = join(media, 'paced-hls');
+    const hls = service({ dir, aheadSegments: 1 });
+    const id = sessionIdIn(await hls.fileMaster('mpeg2', {}, 'a'));
+    const session = hls.session(id, { itemId: 'mpeg2' });
+    await session.segment('240p', 0);
+    const [pid] = ffmpegsOf(id);
+    const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[0];
+    const deadline = Date.now() + 10_000;
+    while (state() !== 'T' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(state()).toBe('T');
+    // Paused: no more segments are written while the player stays at the first.
+    const segments = () => readdirSync(join(dir, id, '240p')).filter((name) => name.endsWith('.ts')).length;
+    const before = segments();
+    expect(before).toBeLessThan(7);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(segments()).toBe(before);
+    expect(existsSync(await session.segment('240p', before + 1))).toBe(true);
+    await hls.endSession(id);
+    expect(ffmpegsOf(id)).toEqual([]);
+  }, 60_000);
+
   it('refuses new sessions once stopping, and leaves no ffmpeg behind', async () => {
     const hls = service();
     const id = sessionIdIn(await hls.fileMaster('mpeg2', {}, 'a'));
