@@ -13,34 +13,18 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort, median } from './player.mjs';
 
 const { fetch, setInterval, clearInterval } = globalThis;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { fileHlsArgs } = await import(pathToFileURL(join(ROOT, 'dist/streaming/hls-ffmpeg-args.js')).href);
 const { chooseVariants } = await import(pathToFileURL(join(ROOT, 'dist/streaming/hls-variants.js')).href);
 const { readStreamInfo } = await import(pathToFileURL(join(ROOT, 'dist/media-tools/stream-info.js')).href);
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
-function freePort() {
-  return new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** utime + stime of a process, and of its waited-for children, in ms. */
 function cpuOf(pid) {

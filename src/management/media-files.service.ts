@@ -84,15 +84,14 @@ export class MediaFilesService {
    * ID, RuleID and JobID (non-empty for a recording a rule made), GroupID (its show or
    * video group), Path, CreatedAt (epoch ms) and Duration (seconds, 0 when not known).
    */
-  clientFields(id: string, item: { show_id?: string; video_group_id?: string; created_at?: number; duration?: number }): ClientFileFields {
-    const row = this.file(id);
+  clientFields(id: string, item: { show_id?: string; video_group_id?: string; path?: string; created_at?: number; duration?: number }): ClientFileFields {
     const recording = getRecording(this.db, id);
     return {
       ID: id,
       RuleID: recording?.rule_id != null ? String(recording.rule_id) : '',
       GroupID: item.show_id ?? item.video_group_id ?? '',
       JobID: recording?.job_id ?? '',
-      Path: row.path ?? '',
+      Path: item.path ?? '',
       CreatedAt: item.created_at ?? 0,
       Duration: item.duration ?? 0,
     };

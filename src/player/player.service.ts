@@ -139,8 +139,8 @@ export class PlayerService {
       try {
         await action();
       } catch (error) {
-        const unchanged = asNoEffect(error);
-        if (!unchanged) throw error;
+        const unchanged = asNoEffect(error, name);
+        if (!unchanged) throw commandError(error);
         this.options.logger.debug({ command: name, reason: unchanged.code }, `${name} had nothing to do: ${unchanged.message}`);
       }
       return this.readBackStatus();
@@ -454,10 +454,17 @@ export class PlayerService {
 }
 
 /** A command that changed nothing: ours (NoEffect), or one mpv refused in its current state (a seek past what it can reach). */
-function asNoEffect(error: unknown): NoEffect | undefined {
+function asNoEffect(error: unknown, command: string): NoEffect | undefined {
   if (error instanceof NoEffect) return error;
-  if (error instanceof MpvCommandError) return new NoEffect('player_refused', `the player could not do that now: ${error.reason}`);
+  // A play command mpv refuses did not play what was asked: that stays an error (commandError).
+  if (error instanceof MpvCommandError && !command.startsWith('play/')) return new NoEffect('player_refused', `the player could not do that now: ${error.reason}`);
   return undefined;
+}
+
+/** mpv's refusal of a play command, as an answer the client can act on. */
+function commandError(error: unknown): unknown {
+  if (error instanceof MpvCommandError) return new ConflictError('player_refused', `The player could not do that now: ${error.reason}.`);
+  return error;
 }
 
 function tunedChannel(channel: ServerChannel): TunedChannel {
