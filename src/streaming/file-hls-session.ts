@@ -55,6 +55,11 @@ export interface FileSessionSetup {
   growing: boolean;
 }
 
+/** Whether a file plays as an EVENT playlist of what exists so far: a growing recording, or a file of unknown length. */
+export function playsAsEvent(setup: Pick<FileSessionSetup, 'growing' | 'info'>): boolean {
+  return setup.growing || setup.info.duration === null;
+}
+
 export class FileHlsSession extends HlsSession {
   readonly kind = 'file';
   private run: Run | undefined;
@@ -64,6 +69,8 @@ export class FileHlsSession extends HlsSession {
   /** The highest segment the player asked for, which throttling measures ffmpeg's lead from. */
   private lastAsked = 0;
   private throttle: NodeJS.Timeout | undefined;
+  /** Listed as it is made (EVENT), not up front (VOD): its length is not known yet. */
+  private readonly event: boolean;
 
   constructor(
     context: SessionContext,
@@ -71,6 +78,7 @@ export class FileHlsSession extends HlsSession {
   ) {
     super(context, setup.variants);
     this.count = segmentCount(setup.info.duration ?? SEGMENT_SECONDS);
+    this.event = playsAsEvent(setup);
   }
 
   get itemId(): string {
@@ -90,11 +98,11 @@ export class FileHlsSession extends HlsSession {
     this.assertOpen();
     const variant = this.variantNamed(variantName);
     this.touch();
-    if (!this.setup.growing) {
+    if (!this.event) {
       // A remux cuts at the source's keyframes: allow for segments somewhat longer than asked.
       return vodPlaylist(this.setup.info.duration ?? SEGMENT_SECONDS, { targetSeconds: variant.kind === 'remux' ? SEGMENT_SECONDS * 2 : SEGMENT_SECONDS });
     }
-    // A growing recording: one ffmpeg from the start, started again (from the start) only if it died.
+    // A growing recording or a file of unknown length: one ffmpeg from the start, started again (from the start) only if it died.
     if (!this.run || (this.run.exit && this.run.exit.code !== 0)) this.restart(variant, 0);
     const run = this.run;
     const file = join(this.variantDir(variant), 'ffmpeg.m3u8');
@@ -107,7 +115,7 @@ export class FileHlsSession extends HlsSession {
     this.assertOpen();
     const variant = this.variantNamed(variantName);
     this.touch();
-    if (!this.setup.growing && index >= this.count) throw new NotFoundError('segment', segmentName(index));
+    if (!this.event && index >= this.count) throw new NotFoundError('segment', segmentName(index));
     this.lastAsked = index;
     this.resumeIfNeeded();
     const file = join(this.variantDir(variant), segmentName(index));
@@ -115,10 +123,10 @@ export class FileHlsSession extends HlsSession {
       if (existsSync(file)) return file;
       this.assertOpen();
       if (!this.coming(variant, index)) {
-        // A growing recording lists only what exists: a missing segment is not one to make.
-        if (this.setup.growing && this.run && !this.run.exit) throw new NotFoundError('segment', segmentName(index));
+        // An EVENT playlist lists only what exists: a missing segment is not one to make.
+        if (this.event && this.run && !this.run.exit) throw new NotFoundError('segment', segmentName(index));
         if (attempt > MAX_ATTEMPTS) throw new UnavailableError(503, 'stream_not_ready', 'The stream is busy moving to another point: ask again in a moment.');
-        this.restart(variant, this.setup.growing ? 0 : index);
+        this.restart(variant, this.event ? 0 : index);
       }
       const run = this.run as Run;
       if ((await waitForFile(file, SEGMENT_WAIT_MS, () => this.heard(run, index))) === 'ready') return file;
@@ -162,7 +170,7 @@ export class FileHlsSession extends HlsSession {
     const encoder = variant.kind === 'transcode' ? this.context.encoder() : 'software';
     const dir = this.variantDir(variant);
     mkdirSync(dir, { recursive: true });
-    const args = fileHlsArgs({ input: this.setup.path, variant, startSegment, segmentSeconds: SEGMENT_SECONDS, outDir: dir, encoder, growing: this.setup.growing });
+    const args = fileHlsArgs({ input: this.setup.path, variant, startSegment, segmentSeconds: SEGMENT_SECONDS, outDir: dir, encoder, growing: this.setup.growing, event: this.event });
     const program = startProgram(this.context.ffmpeg, args);
     const run: Run = { variant, startSegment, program, encoder, next: startSegment, stoppedByUs: false, paused: false };
     this.run = run;

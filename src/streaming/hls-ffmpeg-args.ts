@@ -22,6 +22,8 @@ export interface FileHlsJob {
   encoder: HlsEncoder;
   /** A recording still being written: read on at the end of the file until it stops growing. */
   growing?: boolean;
+  /** An EVENT playlist of what exists so far (a growing recording, or a file whose length is unknown). */
+  event?: boolean;
 }
 
 const QUIET = ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'warning', '-y'];
@@ -95,7 +97,7 @@ export function fileHlsArgs(job: FileHlsJob): string[] {
       segmentSeconds: job.segmentSeconds,
       startNumber: job.startSegment,
       playlist: 'ffmpeg.m3u8',
-      extra: ['-hls_list_size', '0', '-hls_flags', 'temp_file', ...(job.growing ? ['-hls_playlist_type', 'event'] : [])],
+      extra: ['-hls_list_size', '0', '-hls_flags', 'temp_file', ...(job.growing || job.event ? ['-hls_playlist_type', 'event'] : [])],
     }),
   ];
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError, UnavailableError } from '../common/errors.js';
 import { probeStreams, type StreamInfo } from '../media-tools/stream-info.js';
-import { FileHlsSession } from './file-hls-session.js';
+import { FileHlsSession, playsAsEvent } from './file-hls-session.js';
 import type { HlsEncoder } from './hls-ffmpeg-args.js';
 import { masterPlaylist } from './hls-playlists.js';
 import { type HlsSession, type SessionContext, streamFailed } from './hls-session.js';
@@ -123,8 +123,8 @@ export class HlsService {
     const info = await this.info(path, growing, itemId);
     this.assertRunning();
     const offered = chooseVariants(info, request);
-    // A recording still being written plays one rendition: switching would restart its growing playlist.
-    const variants = growing ? offered.slice(0, 1) : offered;
+    // A recording still being written (or a file of unknown length) plays one rendition: switching would restart its EVENT playlist.
+    const variants = playsAsEvent({ growing, info }) ? offered.slice(0, 1) : offered;
     if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `The streams of '${itemId}' cannot be sent without transcoding; ask without encoder=remux.`);
     const context = this.context(client);
     this.sessions.set(context.id, new FileHlsSession(context, { itemId, path, info, variants, growing }));

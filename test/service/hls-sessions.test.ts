@@ -6,7 +6,7 @@
  * software.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { tempDir } from '../support/temp-library.js';
 let media: string;
 let h264: string;
 let mpeg2: string;
+let unknownLength: string;
 const services: HlsService[] = [];
 
 beforeAll(() => {
@@ -28,6 +29,10 @@ beforeAll(() => {
   const source = ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25:duration=40', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=40', '-shortest'];
   execFileSync('ffmpeg', [...source, '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-c:a', 'aac', h264]);
   execFileSync('ffmpeg', [...source, '-c:v', 'mpeg2video', '-b:v', '1M', '-c:a', 'ac3', '-f', 'mpegts', mpeg2]);
+  // Matroska written to a pipe has no duration (nothing to seek back to write it): ffprobe reports none.
+  unknownLength = join(media, 'in', 'piped.mkv');
+  const piped = execFileSync('ffmpeg', [...source.slice(0, 7), 'testsrc2=size=320x240:rate=25:duration=14', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-f', 'matroska', 'pipe:1'], { maxBuffer: 64 * 1024 * 1024 });
+  writeFileSync(unknownLength, piped);
 }, 60_000);
 
 afterEach(async () => {
@@ -40,7 +45,7 @@ let clock = 1_000_000;
 const logs: Record<string, unknown>[] = [];
 
 function service(options: Partial<HlsServiceOptions> = {}): HlsService {
-  const items: Record<string, string> = { h264, mpeg2 };
+  const items: Record<string, string> = { h264, mpeg2, unknownLength };
   const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
   const hls = new HlsService({
     dir: join(media, `hls-${services.length}-${Math.random().toString(36).slice(2)}`),
@@ -104,6 +109,25 @@ describe('HLS sessions', () => {
     expect(logs.filter((l) => l.session === id && l.msg === 'ffmpeg started for HLS')).toHaveLength(1);
     await expect(session.segment('remux', 7)).rejects.toBeInstanceOf(NotFoundError);
     await expect(session.segment('720p', 0)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('plays a file of unknown length as an EVENT playlist of what exists, ended when ffmpeg is done', async () => {
+    const hls = service();
+    const master = await hls.fileMaster('unknownLength', {}, '127.0.0.1');
+    // One rendition: switching would restart the playlist from the start.
+    expect(master.match(/#EXT-X-STREAM-INF/g)).toHaveLength(1);
+    const id = sessionIdIn(master);
+    const session = hls.session(id, { itemId: 'unknownLength' });
+    expect(await session.playlist('remux')).toContain('#EXT-X-PLAYLIST-TYPE:EVENT');
+    expect(existsSync(await session.segment('remux', 0))).toBe(true);
+    let playlist = '';
+    for (let tries = 0; tries < 100 && !playlist.includes('#EXT-X-ENDLIST'); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      playlist = await session.playlist('remux');
+    }
+    // 14 s in 6 s segments: three, and the end marked, not one segment of a guessed length.
+    expect(playlist.match(/seg-\d+\.ts/g)).toEqual(['seg-0.ts', 'seg-1.ts', 'seg-2.ts']);
+    expect(playlist).toContain('#EXT-X-ENDLIST');
   });
 
   it('notices a killed ffmpeg and starts it again for the next segment', async () => {

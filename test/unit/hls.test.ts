@@ -128,6 +128,11 @@ describe('ffmpeg command lines', () => {
     const growing = fileHlsArgs({ input: '/r.ts', variant: remux, startSegment: 0, segmentSeconds: 6, outDir: '/o', encoder: 'software', growing: true });
     expect(growing.slice(growing.indexOf('-follow'), growing.indexOf('-follow') + 2)).toEqual(['-follow', '1']);
     expect(growing).toContain('event');
+    // A finished file of unknown length: listed as made, but not waited on at its end.
+    const unknown = fileHlsArgs({ input: '/r.mkv', variant: remux, startSegment: 0, segmentSeconds: 6, outDir: '/o', encoder: 'software', event: true });
+    expect(unknown).toContain('event');
+    expect(unknown).not.toContain('-follow');
+    expect(fileHlsArgs({ input: '/r.mkv', variant: remux, startSegment: 0, segmentSeconds: 6, outDir: '/o', encoder: 'software' })).not.toContain('event');
     const live = liveHlsArgs({ variant: p720, segmentSeconds: 4, windowSegments: 6, outDir: '/o', encoder: 'software' });
     expect(live.slice(live.indexOf('-i'), live.indexOf('-i') + 2)).toEqual(['-i', 'pipe:0']);
     expect(live).toContain('delete_segments+temp_file+omit_endlist');
