@@ -99,6 +99,23 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
+    // The web app runs in a browser: from the server it takes only schemas' types (src/model) and the pure playback rules it shares with the mpv player.
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./){2,}src/(?!model/[^/]+$|player/player-state(\\.js)?$)',
+              message: 'The web app may import from the server only src/model (types) and src/player/player-state (pure rules).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The one module that may spawn.
     files: ['src/common/external-program.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../*'], message: 'src/common may import only itself.' }] }] },

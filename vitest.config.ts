@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'web/test/**/*.test.{ts,tsx}'],
     // Service and HTTP tests open real SQLite files; keep them in separate processes.
     pool: 'forks',
     testTimeout: 20_000,

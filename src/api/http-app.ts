@@ -35,6 +35,7 @@ import { IdParamsSchema } from './query.schemas.js';
 import { ResponseCache } from './response-cache.js';
 import { OPENAPI_TAGS } from './openapi-tags.js';
 import { registerStatus } from './status.routes.js';
+import { registerWebApp } from './web-app.routes.js';
 
 export interface HttpAppOptions {
   library: LibraryService;
@@ -57,6 +58,8 @@ export interface HttpAppOptions {
   fallbackBaseUrl: string;
   /** Bytes of serialized answers kept for reuse. */
   cacheBytes?: number;
+  /** The built web app (dist/web by default); false serves none (tests of the API alone). */
+  webDir?: string | false;
 }
 
 const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
@@ -149,5 +152,6 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     if (options.hls) registerHlsRoutes(context, options.hls);
     registerStatus(context, { library: options.library, cache, version: VERSION, startedAt: Date.now(), scanStatus: options.scanStatus, dvrStatus: options.management?.dvr ? () => options.management!.dvr!.status() : undefined });
   });
+  if (options.webDir !== false) await app.register((context) => registerWebApp(context, options.webDir || undefined));
   return app;
 }

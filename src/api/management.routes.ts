@@ -12,6 +12,7 @@ import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema, sendError } from '../http/error-reply.js';
 import { sendKnownFile } from './file-sender.js';
 import { TAGS } from './openapi-tags.js';
+import { FileItem } from '../model/file-item.schemas.js';
 import { VERSION } from '../version.js';
 
 export interface ManagementDeps {
@@ -23,27 +24,6 @@ export interface ManagementDeps {
 }
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }) });
-const FileFacts = Type.Object({
-  size: Type.Optional(Type.Integer({ minimum: 0, description: 'bytes on disk' })),
-  modified_at: Type.Optional(Type.Integer({ description: 'epoch milliseconds' })),
-  available: Type.Boolean({ description: 'false when the file is not on disk now' }),
-  stream_url: Type.String(),
-  chapters: Type.Array(Type.Object({ start: Type.Number(), end: Type.Number(), title: Type.Optional(Type.String()) })),
-});
-const FileItem = Type.Object(
-  {
-    id: Type.String(),
-    file: FileFacts,
-    ID: Type.String(),
-    RuleID: Type.String({ description: 'the rule that recorded it; empty for an import' }),
-    GroupID: Type.String({ description: 'its show or video group; empty for a movie' }),
-    JobID: Type.String({ description: 'the job that recorded it; empty for an import' }),
-    Path: Type.String(),
-    CreatedAt: Type.Integer({ description: 'epoch milliseconds' }),
-    Duration: Type.Number({ description: 'seconds; 0 when not known yet' }),
-  },
-  { additionalProperties: true, description: 'The item in its interface-A shape (episode, movie or video), plus `file` and the PascalCase fields desktop clients read.' },
-);
 const Item = Type.Object({ id: Type.String() }, { additionalProperties: true, description: 'The item in its interface-A shape.' });
 const ErrorReplies = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema };
 

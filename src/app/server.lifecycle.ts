@@ -123,6 +123,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       logger,
       publicUrl: config.publicUrl,
       fallbackBaseUrl: displayUrl(config.host, config.port),
+      webDir: config.webDir,
     });
     if (config.followExternalLinks) {
       logger.warn('--follow-external-links: symbolic links that leave the import roots are followed, and their targets imported and served to the network');
@@ -188,5 +189,5 @@ export async function runServer(config: ServerConfig): Promise<void> {
   const server = await startServer(config, logger);
   stopOnSignals(logger, () => server.stop());
   logger.info({ url: server.url, data: config.data }, 'antenna server listening');
-  process.stdout.write(`Antenna server is running at ${server.url} (API docs: ${server.url}/api/docs). Stop it with Ctrl-C.\n`);
+  process.stdout.write(`Antenna server is running at ${server.url} : open it in a browser for the Antenna app (API docs: ${server.url}/api/docs). Stop it with Ctrl-C.\n`);
 }

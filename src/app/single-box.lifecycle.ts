@@ -32,7 +32,7 @@ export async function runSingleBox(serverConfig: ServerConfig, playerConfig: Pla
   const { server, player } = await starting;
   logger.info({ server: server.url, player: player.url }, 'antenna server and player listening');
   process.stdout.write(
-    `Antenna server is running at ${server.url} (API docs: ${server.url}/api/docs).\n` +
+    `Antenna server is running at ${server.url} : open it in a browser for the Antenna app (API docs: ${server.url}/api/docs).\n` +
       `Antenna player is running at ${player.url} (status: ${player.url}/api/status). Stop both with Ctrl-C.\n`,
   );
 }

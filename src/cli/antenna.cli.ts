@@ -144,7 +144,8 @@ function addServerOptions(command: Command): Command {
     .option('--ffprobe-path <program>', `the ffprobe program (env ${ENV_NAMES.ffprobePath}; default ffprobe)`)
     .option('--comskip-path <program>', `the comskip program (env ${ENV_NAMES.comskipPath}; default comskip)`)
     .option('--hls-encoder <name>', `what transcodes HLS: software, vaapi, nvenc or qsv; a hardware encoder that fails falls back to software (env ${ENV_NAMES.hlsEncoder}; default software)`)
-    .option('--max-transcodes <n>', `HLS transcodes at once; past it a new one is refused (env ${ENV_NAMES.maxTranscodes}; default: the number of CPU cores)`);
+    .option('--max-transcodes <n>', `HLS transcodes at once; past it a new one is refused (env ${ENV_NAMES.maxTranscodes}; default: the number of CPU cores)`)
+    .option('--web-dir <dir>', `serve the web app built into this folder instead of the one npm run build made (env ${ENV_NAMES.webDir})`);
 }
 
 /** Player settings that `antenna player` and `antenna start` name alike. */

@@ -76,6 +76,8 @@ export interface ServerConfig {
   hlsEncoder: HlsEncoder;
   /** HLS transcodes at once; past it, a new one is refused (503). */
   maxTranscodes: number;
+  /** The built web app to serve at `/`; undefined for the one `npm run build` made (dist/web). */
+  webDir: string | undefined;
 }
 
 export const DEFAULTS: ServerConfig = {
@@ -107,6 +109,7 @@ export const DEFAULTS: ServerConfig = {
   hlsEncoder: 'software',
   // One software transcode keeps about one core busy.
   maxTranscodes: Math.max(1, availableParallelism()),
+  webDir: undefined,
 };
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -140,6 +143,7 @@ export const ConfigFileSchema = Type.Object(
     comskipPath: Type.Optional(Type.String({ minLength: 1 })),
     hlsEncoder: Type.Optional(Type.Union(HLS_ENCODERS.map((name) => Type.Literal(name)))),
     maxTranscodes: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    webDir: Type.Optional(Type.String({ minLength: 1 })),
     /** `antenna player`'s settings (and the player's in `antenna start`). */
     player: Type.Optional(PlayerFileSchema),
   },
@@ -176,6 +180,7 @@ export interface PartialSettings {
   comskipPath?: string | undefined;
   hlsEncoder?: string | undefined;
   maxTranscodes?: number | string | undefined;
+  webDir?: string | undefined;
 }
 
 export const ENV_NAMES = {
@@ -206,6 +211,7 @@ export const ENV_NAMES = {
   comskipPath: 'ANTENNA_COMSKIP_PATH',
   hlsEncoder: 'ANTENNA_HLS_ENCODER',
   maxTranscodes: 'ANTENNA_MAX_TRANSCODES',
+  webDir: 'ANTENNA_WEB_DIR',
   config: 'ANTENNA_CONFIG',
 } as const;
 
@@ -242,6 +248,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     comskipPath: value(ENV_NAMES.comskipPath),
     hlsEncoder: value(ENV_NAMES.hlsEncoder),
     maxTranscodes: value(ENV_NAMES.maxTranscodes),
+    webDir: value(ENV_NAMES.webDir),
   };
 }
 
@@ -385,6 +392,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     comskipPath: pick('comskipPath', places) ?? DEFAULTS.comskipPath,
     hlsEncoder: parseEncoder(pick('hlsEncoder', places) ?? DEFAULTS.hlsEncoder),
     maxTranscodes: parseTranscodes(pick('maxTranscodes', places) ?? DEFAULTS.maxTranscodes),
+    webDir: ((dir) => (dir === undefined ? undefined : resolve(cwd, dir)))(pick('webDir', places)),
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

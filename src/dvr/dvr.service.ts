@@ -123,7 +123,7 @@ export class DvrService {
   }
 
   status() {
-    return { streams: this.hub.describe(), recording: this.recordings.activeJobIds(), refreshing: this.refreshing !== undefined };
+    return { streams: this.hub.describe(), recording: this.recordings.activeJobIds(), recording_files: this.recordings.activeItemIds(), refreshing: this.refreshing !== undefined };
   }
 
   async stop(): Promise<void> {

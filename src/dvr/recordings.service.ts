@@ -96,6 +96,11 @@ export class RecordingsService {
     return [...this.active.keys()];
   }
 
+  /** The library items (files) being written now. */
+  activeItemIds(): string[] {
+    return [...this.active.values()].map((active) => active.itemId);
+  }
+
   /** Starts a due job (or resumes one Antenna was recording when it stopped). */
   start(job: DvrJobRow, targets: readonly StreamTarget[]): void {
     if (this.active.has(job.id)) return;

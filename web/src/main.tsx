@@ -1,0 +1,41 @@
+/** The Antenna app's entry: spatial navigation, the query cache and the router. */
+import { init as initSpatialNavigation } from '@noriginmedia/norigin-spatial-navigation';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { RouterProvider } from '@tanstack/react-router';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { ApiError } from './api/http-client';
+import { router } from './routes';
+import './styles.css';
+
+// The browser's focus follows the remote's, so Enter, the focus ring and screen readers work as usual.
+initSpatialNavigation({ shouldFocusDOMNode: true, throttle: 0 });
+
+// Arrow keys inside a form field move its caret or value, not the focus.
+window.addEventListener(
+  'keydown',
+  (event) => {
+    const target = event.target;
+    const field = target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type !== 'checkbox' && target.type !== 'radio');
+    if (field && event.key.startsWith('Arrow')) event.stopImmediatePropagation();
+  },
+  { capture: true },
+);
+
+const queries = new QueryClient({
+  defaultOptions: {
+    queries: {
+      staleTime: 5_000,
+      // A 4xx will answer the same again; only a network failure or 5xx is worth retrying.
+      retry: (count, error) => count < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
+    },
+  },
+});
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queries}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,125 @@
+/**
+ * The app's URLs. Every section sits under an optional `tv` prefix: `/library/movies`
+ * is the usual layout, `/tv/library/movies` the same page laid out for a television.
+ * The server sends the page for the first segment of each (src/api/web-app.routes.ts,
+ * APP_SECTIONS): a section added here is added there too.
+ */
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, notFound, redirect } from '@tanstack/react-router';
+import { AppShell, NotFoundPage } from './app-shell';
+import { LibraryLayout } from './sections/library/library-layout';
+import {
+  CollectionPage,
+  CollectionsPage,
+  MoviesPage,
+  PlaylistPage,
+  PlaylistsPage,
+  RecordingsPage,
+  ShowPage,
+  ShowsPage,
+  VideoGroupPage,
+  VideoGroupsPage,
+} from './sections/library/library-lists';
+import { ItemDetailPage } from './sections/library/item-detail';
+
+// The player (and hls.js, most of its weight) loads when something is first played, not with the app.
+const PlayerView = lazyRouteComponent(() => import('./sections/player/player-view'), 'PlayerView');
+
+const rootRoute = createRootRoute({ notFoundComponent: NotFoundPage });
+
+const modeRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '{-$mode}',
+  beforeLoad: ({ params }) => {
+    if (params.mode !== undefined && params.mode !== 'tv') throw notFound();
+  },
+  component: AppShell,
+});
+
+const homeRoute = createRoute({
+  getParentRoute: () => modeRoute,
+  path: '/',
+  beforeLoad: ({ params }) => {
+    throw redirect({ to: '/{-$mode}/library/recordings', params: { mode: params.mode } });
+  },
+});
+
+const libraryRoute = createRoute({ getParentRoute: () => modeRoute, path: 'library', component: LibraryLayout });
+const libraryIndex = createRoute({
+  getParentRoute: () => libraryRoute,
+  path: '/',
+  beforeLoad: ({ params }) => {
+    throw redirect({ to: '/{-$mode}/library/recordings', params: { mode: params.mode } });
+  },
+});
+const page = <P extends string>(path: P, component: () => React.ReactNode) => createRoute({ getParentRoute: () => libraryRoute, path, component });
+const recordingsRoute = page('recordings', RecordingsPage);
+const showsRoute = page('shows', ShowsPage);
+const moviesRoute = page('movies', MoviesPage);
+const videosRoute = page('videos', VideoGroupsPage);
+const collectionsRoute = page('collections', CollectionsPage);
+const playlistsRoute = page('playlists', PlaylistsPage);
+const showRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'shows/$id', component: () => <ShowPage id={showRoute.useParams().id} /> });
+const groupRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'videos/$id', component: () => <VideoGroupPage id={groupRoute.useParams().id} /> });
+const collectionRoute = createRoute({
+  getParentRoute: () => libraryRoute,
+  path: 'collections/$id',
+  component: () => <CollectionPage id={collectionRoute.useParams().id} />,
+});
+const playlistRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'playlists/$id', component: () => <PlaylistPage id={playlistRoute.useParams().id} /> });
+const itemRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'items/$id', component: () => <ItemDetailPage id={itemRoute.useParams().id} /> });
+
+/** `?start=` seconds: where to begin (a resume point); anything else is the start. */
+export function startParam(search: Record<string, unknown>): { start: number } {
+  const start = Number(search.start);
+  return { start: Number.isFinite(start) && start > 0 ? start : 0 };
+}
+
+const watchRoute = createRoute({
+  getParentRoute: () => modeRoute,
+  path: 'watch/$id',
+  validateSearch: startParam,
+  component: () => {
+    const { id } = watchRoute.useParams();
+    const { start } = watchRoute.useSearch();
+    return <PlayerView key={`${id}:${start}`} source={{ kind: 'file', id, start }} />;
+  },
+});
+
+const watchChannelRoute = createRoute({
+  getParentRoute: () => modeRoute,
+  path: 'watch/channel/$number',
+  component: () => {
+    const { number } = watchChannelRoute.useParams();
+    return <PlayerView key={number} source={{ kind: 'channel', number }} />;
+  },
+});
+
+export const routeTree = rootRoute.addChildren([
+  modeRoute.addChildren([
+    homeRoute,
+    libraryRoute.addChildren([
+      libraryIndex,
+      recordingsRoute,
+      showsRoute,
+      showRoute,
+      moviesRoute,
+      videosRoute,
+      groupRoute,
+      collectionsRoute,
+      collectionRoute,
+      playlistsRoute,
+      playlistRoute,
+      itemRoute,
+    ]),
+    watchRoute,
+    watchChannelRoute,
+  ]),
+]);
+
+export const router = createRouter({ routeTree, defaultPreload: 'intent', scrollRestoration: true });
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * The player view: full-window video with play/pause, a seek bar showing commercial
+ * breaks, skip commercial, captions and track choice, and the next episode. For an
+ * item it reports the position as the mpv player does (every 10 s, on pause and on
+ * leaving; watched in the last 5 %), so resume and watch state agree across players.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useNavigate, useRouter } from '@tanstack/react-router';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { seg } from '../../api/http-client';
+import { libraryQueries } from '../../api/library.queries';
+import { reportPosition, reportWatched } from '../../api/library.mutations';
+import type { Episode, FileItem } from '../../api/server-types';
+import { ErrorNotice } from '../../components/error-notice';
+import { FocusButton } from '../../components/focusable';
+import { useMode } from '../../components/mode';
+import { commercialSpans, formatClock, itemSubtitle, itemTitle, skipTarget } from '../../lib/item-view';
+import { progressReport } from '../../../../src/player/player-state';
+import { useHls } from './use-hls';
+
+export type PlayerSource = { kind: 'file'; id: string; start: number } | { kind: 'channel'; number: string };
+
+const REPORT_EVERY_MS = 10_000;
+
+export function hlsUrlOf(source: PlayerSource): string {
+  return source.kind === 'file' ? `/dvr/files/${seg(source.id)}/hls/master.m3u8` : `/devices/ANY/channels/${seg(source.number)}/hls/master.m3u8`;
+}
+
+/** Sends the position while an item plays; once watched, says so once and stops. */
+function useProgressReports(video: React.RefObject<HTMLVideoElement | null>, item: FileItem | undefined) {
+  const done = useRef(false);
+  const send = useCallback(
+    (atEnd: boolean) => {
+      const element = video.current;
+      if (!item || !element || done.current) return;
+      const duration = item.duration > 0 ? item.duration : Number.isFinite(element.duration) ? element.duration : undefined;
+      const report = progressReport(element.currentTime, duration, atEnd);
+      if (!report) return;
+      if (report.watched) done.current = true;
+      // A failed report is not worth interrupting playback for; the next one carries the position again.
+      void (report.watched ? reportWatched(item.id) : reportPosition(item.id, report.seconds)).catch(() => undefined);
+    },
+    [video, item],
+  );
+  useEffect(() => {
+    const element = video.current;
+    if (!element || !item) return;
+    done.current = false;
+    const timer = setInterval(() => !element.paused && send(false), REPORT_EVERY_MS);
+    const onPause = () => element.currentTime > 0 && send(false);
+    const onEnded = () => send(true);
+    element.addEventListener('pause', onPause);
+    element.addEventListener('ended', onEnded);
+    return () => {
+      clearInterval(timer);
+      element.removeEventListener('pause', onPause);
+      element.removeEventListener('ended', onEnded);
+      if (element.currentTime > 0) send(false);
+    };
+  }, [video, item, send]);
+}
+
+function useNextEpisode(item: FileItem | undefined): Episode | undefined {
+  const showId = item && 'show_id' in item ? item.show_id : undefined;
+  const episodes = useQuery({ ...libraryQueries.showEpisodes(showId ?? ''), enabled: showId !== undefined });
+  return useMemo(() => {
+    const list = episodes.data ?? [];
+    const at = list.findIndex((episode) => episode.id === item?.id);
+    return at >= 0 ? list[at + 1] : undefined;
+  }, [episodes.data, item?.id]);
+}
+
+export function PlayerView({ source }: { source: PlayerSource }) {
+  const mode = useMode();
+  const router = useRouter();
+  const navigate = useNavigate();
+  const video = useRef<HTMLVideoElement>(null);
+  const item = useQuery({ ...libraryQueries.file(source.kind === 'file' ? source.id : ''), enabled: source.kind === 'file' });
+  const channels = useQuery({ ...libraryQueries.channels(), enabled: source.kind === 'channel' });
+  const { hls, error, tracks } = useHls(video, hlsUrlOf(source), source.kind === 'file' ? source.start : 0);
+  const [time, setTime] = useState(0);
+  const [duration, setDuration] = useState(0);
+  const [paused, setPaused] = useState(true);
+  const [captions, setCaptions] = useState(false);
+  const next = useNextEpisode(item.data);
+  useProgressReports(video, item.data);
+
+  useEffect(() => {
+    const element = video.current;
+    if (!element) return;
+    const update = () => {
+      setTime(element.currentTime);
+      setDuration(Number.isFinite(element.duration) ? element.duration : 0);
+      setPaused(element.paused);
+    };
+    const events = ['timeupdate', 'play', 'pause', 'durationchange', 'loadedmetadata'];
+    for (const name of events) element.addEventListener(name, update);
+    return () => events.forEach((name) => element.removeEventListener(name, update));
+  }, []);
+
+  const back = useCallback(() => router.history.back(), [router]);
+  const seekTo = (seconds: number) => {
+    if (video.current) video.current.currentTime = Math.max(0, Math.min(seconds, (duration || seconds) - 0.5));
+  };
+  const toggle = useCallback(() => {
+    const element = video.current;
+    if (element) void (element.paused ? element.play().catch(() => undefined) : element.pause());
+  }, []);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' || event.key === 'Backspace' || event.key === 'GoBack' || event.key === 'BrowserBack') back();
+      else if (event.key === 'MediaPlayPause' || (event.key === ' ' && (event.target as HTMLElement).tagName !== 'BUTTON')) toggle();
+      else if (event.key === 'MediaFastForward' && video.current) video.current.currentTime += 30;
+      else if (event.key === 'MediaRewind' && video.current) video.current.currentTime -= 10;
+      else return;
+      event.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [back, toggle]);
+
+  const setCaptionsShown = (shown: boolean) => {
+    setCaptions(shown);
+    if (hls) {
+      hls.subtitleDisplay = shown;
+      if (shown && hls.subtitleTrack < 0 && tracks.subtitles[0]) hls.subtitleTrack = tracks.subtitles[0].id;
+    }
+    // CEA-608 captions and native HLS subtitles arrive as the video's text tracks.
+    for (const track of Array.from(video.current?.textTracks ?? [])) track.mode = shown ? 'showing' : 'hidden';
+  };
+
+  const marks = source.kind === 'file' && item.data && 'commercials' in item.data ? item.data.commercials : undefined;
+  const spans = commercialSpans(marks);
+  const skip = skipTarget(marks, time);
+  const channel = source.kind === 'channel' ? channels.data?.find((c) => c.number === source.number) : undefined;
+  const title = source.kind === 'file' ? (item.data ? itemTitle(item.data) : '') : `${source.number} ${channel?.name ?? ''}`.trim();
+  const subtitle = source.kind === 'file' && item.data ? itemSubtitle(item.data) : 'Live TV';
+  const length = duration || item.data?.duration || 0;
+
+  return (
+    <div className="player" data-state={paused ? 'paused' : 'playing'}>
+      <video ref={video} className="player-video" playsInline aria-label={`${title} ${subtitle}`.trim()} onClick={toggle} />
+      {error && (
+        <div className="player-error">
+          <ErrorNotice error={new Error(error)} />
+        </div>
+      )}
+      {item.isError && <ErrorNotice error={item.error} />}
+      <div className="player-controls" role="group" aria-label="Player controls">
+        <div className="player-titles">
+          <strong>{title}</strong>
+          <span>{subtitle}</span>
+        </div>
+        {source.kind === 'file' && length > 0 && (
+          <div className="seek">
+            <span className="clock">{formatClock(time)}</span>
+            <div className="seek-track">
+              {spans.map(([start, end]) => (
+                <span key={start} className="seek-mark" style={{ left: `${(start / length) * 100}%`, width: `${((end - start) / length) * 100}%` }} title="Commercial break" />
+              ))}
+              <input type="range" aria-label="Position" min={0} max={Math.round(length)} step={1} value={Math.round(time)} onChange={(event) => seekTo(Number(event.target.value))} />
+            </div>
+            <span className="clock">{formatClock(length)}</span>
+          </div>
+        )}
+        <div className="actions">
+          <FocusButton onClick={back} aria-label="Back">
+            ← Back
+          </FocusButton>
+          {source.kind === 'file' && <FocusButton onClick={() => seekTo(time - 10)} aria-label="Back 10 seconds">−10 s</FocusButton>}
+          <FocusButton className="primary" onClick={toggle} aria-label={paused ? 'Play' : 'Pause'}>
+            {paused ? 'Play' : 'Pause'}
+          </FocusButton>
+          {source.kind === 'file' && <FocusButton onClick={() => seekTo(time + 30)} aria-label="Forward 30 seconds">+30 s</FocusButton>}
+          {skip !== undefined && <FocusButton onClick={() => seekTo(skip)}>Skip commercial</FocusButton>}
+          <FocusButton onClick={() => setCaptionsShown(!captions)} aria-pressed={captions}>
+            Captions {captions ? 'on' : 'off'}
+          </FocusButton>
+          {tracks.audio.length > 1 && (
+            <select aria-label="Audio track" value={tracks.audioTrack} onChange={(event) => hls && (hls.audioTrack = Number(event.target.value))}>
+              {tracks.audio.map((track) => (
+                <option key={track.id} value={track.id}>
+                  {track.name}
+                </option>
+              ))}
+            </select>
+          )}
+          {tracks.subtitles.length > 0 && (
+            <select aria-label="Subtitle track" value={tracks.subtitleTrack} onChange={(event) => hls && (hls.subtitleTrack = Number(event.target.value))}>
+              <option value={-1}>No subtitles</option>
+              {tracks.subtitles.map((track) => (
+                <option key={track.id} value={track.id}>
+                  {track.name}
+                </option>
+              ))}
+            </select>
+          )}
+          {next?.id && (
+            <FocusButton onClick={() => void navigate({ to: '/{-$mode}/watch/$id', params: { mode, id: next.id! }, search: { start: 0 } })}>
+              Next episode
+            </FocusButton>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}

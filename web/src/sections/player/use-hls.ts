@@ -1,0 +1,87 @@
+/**
+ * Plays an HLS URL in a <video>: hls.js where the browser has Media Source
+ * Extensions, the browser's own HLS otherwise (Safari, some TVs). Reports the failure
+ * that ends playback as a readable sentence.
+ */
+import Hls, { type ErrorData } from 'hls.js';
+import { type RefObject, useEffect, useState } from 'react';
+
+export interface HlsTracks {
+  audio: Array<{ id: number; name: string }>;
+  subtitles: Array<{ id: number; name: string }>;
+  audioTrack: number;
+  subtitleTrack: number;
+}
+
+export interface HlsHandle {
+  hls: Hls | null;
+  error: string | null;
+  tracks: HlsTracks;
+}
+
+const NO_TRACKS: HlsTracks = { audio: [], subtitles: [], audioTrack: -1, subtitleTrack: -1 };
+
+/** The sentence for a fatal hls.js error. */
+export function describeHlsError(data: Pick<ErrorData, 'type' | 'details'> & { response?: { code?: number | undefined } | undefined }): string {
+  const code = data.response?.code;
+  if (code === 503) return 'The server is too busy to start this stream (too many transcodes, or no free tuner). Try again in a moment.';
+  if (code === 404) return 'The stream ended or is gone from the server.';
+  if (data.type === 'networkError') return `The stream could not be loaded${code ? ` (HTTP ${code})` : ''}. Check the connection to the server.`;
+  if (data.type === 'mediaError') return 'This browser cannot decode the stream.';
+  return `Playback failed (${data.details}).`;
+}
+
+export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | null, startPosition: number): HlsHandle {
+  const [hls, setHls] = useState<Hls | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tracks, setTracks] = useState<HlsTracks>(NO_TRACKS);
+  useEffect(() => {
+    const element = video.current;
+    if (!element || !url) return;
+    setError(null);
+    setTracks(NO_TRACKS);
+    if (!Hls.isSupported()) {
+      if (element.canPlayType('application/vnd.apple.mpegurl')) {
+        element.src = url;
+        if (startPosition > 0) element.addEventListener('loadedmetadata', () => (element.currentTime = startPosition), { once: true });
+        void element.play().catch(() => undefined);
+      } else setError('This browser cannot play HLS video.');
+      return () => element.removeAttribute('src');
+    }
+    const player = new Hls({ startPosition: startPosition > 0 ? startPosition : -1, enableWorker: true, lowLatencyMode: false });
+    const readTracks = () =>
+      setTracks({
+        audio: player.audioTracks.map((track) => ({ id: track.id, name: track.name || track.lang || `Audio ${track.id + 1}` })),
+        subtitles: player.subtitleTracks.map((track) => ({ id: track.id, name: track.name || track.lang || `Subtitles ${track.id + 1}` })),
+        audioTrack: player.audioTrack,
+        subtitleTrack: player.subtitleTrack,
+      });
+    player.on(Hls.Events.MANIFEST_PARSED, () => {
+      readTracks();
+      void element.play().catch(() => undefined);
+    });
+    player.on(Hls.Events.AUDIO_TRACKS_UPDATED, readTracks);
+    player.on(Hls.Events.SUBTITLE_TRACKS_UPDATED, readTracks);
+    player.on(Hls.Events.AUDIO_TRACK_SWITCHED, readTracks);
+    player.on(Hls.Events.SUBTITLE_TRACK_SWITCH, readTracks);
+    let recoveredMedia = false;
+    player.on(Hls.Events.ERROR, (_event, data) => {
+      if (!data.fatal) return;
+      // A decoding hiccup is worth one recovery before giving up.
+      if (data.type === Hls.ErrorTypes.MEDIA_ERROR && !recoveredMedia) {
+        recoveredMedia = true;
+        player.recoverMediaError();
+        return;
+      }
+      setError(describeHlsError(data));
+    });
+    player.loadSource(url);
+    player.attachMedia(element);
+    setHls(player);
+    return () => {
+      player.destroy();
+      setHls(null);
+    };
+  }, [video, url, startPosition]);
+  return { hls, error, tracks };
+}
