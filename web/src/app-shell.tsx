@@ -4,10 +4,10 @@
  * laid out for a television: larger type, a focus ring, and arrows, Enter and Back
  * reach everything.
  */
-import { FocusContext, setFocus, useFocusable } from '@noriginmedia/norigin-spatial-navigation';
+import { FocusContext, doesFocusableExist, getCurrentFocusKey, setFocus, useFocusable } from '@noriginmedia/norigin-spatial-navigation';
 import { Outlet, useRouter, useRouterState } from '@tanstack/react-router';
 import { useEffect } from 'react';
-import { FocusLink } from './components/focusable';
+import { FocusGroup, FocusLink } from './components/focusable';
 import { useMode } from './components/mode';
 import { TokenPrompt } from './components/token-prompt';
 
@@ -23,9 +23,11 @@ export function AppShell() {
   useEffect(() => {
     document.documentElement.classList.toggle('tv', mode === 'tv');
   }, [mode]);
-  // Something always has focus, so the first arrow or Enter of a remote does something.
+  // Something always has focus, so the first arrow or Enter of a remote does something
+  // (a page may have focused its own first choice already: Play on an item's page).
   useEffect(() => {
-    void setFocus(focusKey);
+    const current = getCurrentFocusKey();
+    if (!current || !doesFocusableExist(current) || current === focusKey) void setFocus(focusKey);
   }, [focusKey, path]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -48,13 +50,13 @@ export function AppShell() {
             <span className="brand" aria-hidden="true">
               Antenna
             </span>
-            <nav aria-label="Sections">
+            <FocusGroup as="nav" aria-label="Sections">
               {SECTIONS.map((section) => (
                 <FocusLink key={section.to} to={section.to} params={{ mode }} className="nav-link" activeProps={{ className: 'nav-link active', 'aria-current': 'page' }}>
                   {section.label}
                 </FocusLink>
               ))}
-            </nav>
+            </FocusGroup>
           </header>
         )}
         <main className={watching ? 'main-watching' : 'main'}>

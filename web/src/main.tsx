@@ -11,13 +11,18 @@ import './styles.css';
 // The browser's focus follows the remote's, so Enter, the focus ring and screen readers work as usual.
 initSpatialNavigation({ shouldFocusDOMNode: true, throttle: 0 });
 
-// Arrow keys inside a form field move its caret or value, not the focus.
+// Inside a form field, arrows move its caret or value and Enter submits its form, as
+// usual: spatial navigation (which would take those keys and prevent their default)
+// does not see them. Up and Down leave a one-line text field, so a remote is not stuck.
 window.addEventListener(
   'keydown',
   (event) => {
     const target = event.target;
-    const field = target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type !== 'checkbox' && target.type !== 'radio');
-    if (field && event.key.startsWith('Arrow')) event.stopImmediatePropagation();
+    const text = target instanceof HTMLInputElement && !['checkbox', 'radio', 'range', 'button', 'submit'].includes(target.type);
+    const field = text || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type === 'range');
+    if (!field) return;
+    const leaves = text && (event.key === 'ArrowUp' || event.key === 'ArrowDown');
+    if ((event.key.startsWith('Arrow') && !leaves) || event.key === 'Enter') event.stopImmediatePropagation();
   },
   { capture: true },
 );

@@ -6,7 +6,7 @@
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import { useLayoutEffect, useRef, useState } from 'react';
 import { type CardData, columnsFor } from '../lib/cards';
-import { FocusLink } from './focusable';
+import { FocusGroup, FocusLink } from './focusable';
 import { useMode } from './mode';
 
 const GAP = 16;
@@ -37,19 +37,21 @@ export function CardGrid({ cards, label }: { cards: readonly CardData[]; label: 
   const rows = Math.ceil(cards.length / columns);
   const virtualizer = useWindowVirtualizer({ count: rows, estimateSize: () => rowHeight, overscan: 3, scrollMargin: offset });
   return (
-    <div ref={container} className="card-grid" role="list" aria-label={label} style={{ height: virtualizer.getTotalSize() }}>
-      {virtualizer.getVirtualItems().map((row) => (
-        <div
-          key={`${row.key}-${columns}`}
-          className="card-row"
-          style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`, gridTemplateColumns: `repeat(${columns}, 1fr)`, gap: GAP }}
-        >
-          {cards.slice(row.index * columns, row.index * columns + columns).map((card) => (
-            <Card key={card.key} card={card} />
-          ))}
-        </div>
-      ))}
-    </div>
+    <FocusGroup>
+      <div ref={container} className="card-grid" role="list" aria-label={label} style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((row) => (
+          <div
+            key={`${row.key}-${columns}`}
+            className="card-row"
+            style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`, gridTemplateColumns: `repeat(${columns}, 1fr)`, gap: GAP }}
+          >
+            {cards.slice(row.index * columns, row.index * columns + columns).map((card) => (
+              <Card key={card.key} card={card} />
+            ))}
+          </div>
+        ))}
+      </div>
+    </FocusGroup>
   );
 }
 
@@ -57,7 +59,7 @@ export function Card({ card }: { card: CardData }) {
   const mode = useMode();
   return (
     <div role="listitem" className={`card card-${card.shape}`}>
-      <FocusLink {...card.target} params={{ ...card.target.params, mode }} className="card-link" aria-label={`${card.title}${card.subtitle ? `, ${card.subtitle}` : ''}`}>
+      <FocusLink {...card.target} params={{ ...card.target.params, mode }} className="card-link">
         <div className="card-art">
           {card.image ? <img src={card.image} alt="" loading="lazy" decoding="async" /> : <span className="card-initial" aria-hidden="true">{card.title.slice(0, 1)}</span>}
           {card.badges.length > 0 && (

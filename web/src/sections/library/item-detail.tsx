@@ -5,12 +5,13 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { useState } from 'react';
+import { setFocus } from '@noriginmedia/norigin-spatial-navigation';
+import { useEffect, useState } from 'react';
 import { libraryQueries } from '../../api/library.queries';
 import { useItemChanges } from '../../api/library.mutations';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorNotice, Loading } from '../../components/error-notice';
-import { FocusButton, FocusLink } from '../../components/focusable';
+import { FocusButton, FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 import { formatClock, formatDate, formatDuration, itemSubtitle, itemTitle, kindOf, progressShare } from '../../lib/item-view';
 import { resumePoint } from '../../../../src/player/player-state';
@@ -23,6 +24,11 @@ export function ItemDetailPage({ id }: { id: string }) {
   const changes = useItemChanges(id);
   const recordingNow = useRecordingNow();
   const [confirming, setConfirming] = useState(false);
+  const loaded = item.isSuccess;
+  // A remote lands on Play (or Resume), the thing one most likely wants here.
+  useEffect(() => {
+    if (loaded) void setFocus(`item-actions-${id}`);
+  }, [loaded, id]);
   if (item.isPending) return <Loading what="the item" />;
   if (item.isError) return <ErrorNotice error={item.error} retry={() => void item.refetch()} />;
   const data = item.data;
@@ -44,7 +50,7 @@ export function ItemDetailPage({ id }: { id: string }) {
           </p>
           {progressShare(data) > 0 && progressShare(data) < 1 && <p className="facts">Stopped at {formatClock(data.playback_time)}</p>}
           {summary && <p className="summary">{summary}</p>}
-          <div className="actions">
+          <FocusGroup className="actions" focusKey={`item-actions-${id}`}>
             {resume !== undefined && (
               <FocusLink to="/{-$mode}/watch/$id" params={{ mode, id }} search={{ start: resume }} className="button primary">
                 Resume from {formatClock(resume)}
@@ -64,7 +70,7 @@ export function ItemDetailPage({ id }: { id: string }) {
                 Delete recording
               </FocusButton>
             )}
-          </div>
+          </FocusGroup>
           {failure && <ErrorNotice error={failure} />}
         </div>
       </div>

@@ -1,6 +1,6 @@
 /** The library's own navigation (Recordings, TV Shows, Movies, Videos, Collections, Playlists) above the list it shows. */
 import { Outlet } from '@tanstack/react-router';
-import { FocusLink } from '../../components/focusable';
+import { FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 
 const LISTS = [
@@ -16,13 +16,13 @@ export function LibraryLayout() {
   const mode = useMode();
   return (
     <section className="library" aria-label="Library">
-      <nav className="subnav" aria-label="Library lists">
+      <FocusGroup as="nav" className="subnav" aria-label="Library lists">
         {LISTS.map((list) => (
           <FocusLink key={list.to} to={list.to} params={{ mode }} className="tab" activeProps={{ className: 'tab active', 'aria-current': 'page' }}>
             {list.label}
           </FocusLink>
         ))}
-      </nav>
+      </FocusGroup>
       <Outlet />
     </section>
   );

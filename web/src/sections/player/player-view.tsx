@@ -4,6 +4,7 @@
  * item it reports the position as the mpv player does (every 10 s, on pause and on
  * leaving; watched in the last 5 %), so resume and watch state agree across players.
  */
+import { setFocus } from '@noriginmedia/norigin-spatial-navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useRouter } from '@tanstack/react-router';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
@@ -12,7 +13,7 @@ import { libraryQueries } from '../../api/library.queries';
 import { reportPosition, reportWatched } from '../../api/library.mutations';
 import type { Episode, FileItem } from '../../api/server-types';
 import { ErrorNotice } from '../../components/error-notice';
-import { FocusButton } from '../../components/focusable';
+import { FocusButton, FocusGroup } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 import { commercialSpans, formatClock, itemSubtitle, itemTitle, skipTarget } from '../../lib/item-view';
 import { progressReport } from '../../../../src/player/player-state';
@@ -98,6 +99,10 @@ export function PlayerView({ source }: { source: PlayerSource }) {
     return () => events.forEach((name) => element.removeEventListener(name, update));
   }, []);
 
+  // A remote starts on play/pause, the control one reaches for first.
+  useEffect(() => {
+    void setFocus('player-toggle');
+  }, []);
   const back = useCallback(() => router.history.back(), [router]);
   const seekTo = (seconds: number) => {
     if (video.current) video.current.currentTime = Math.max(0, Math.min(seconds, (duration || seconds) - 0.5));
@@ -163,12 +168,12 @@ export function PlayerView({ source }: { source: PlayerSource }) {
             <span className="clock">{formatClock(length)}</span>
           </div>
         )}
-        <div className="actions">
+        <FocusGroup className="actions">
           <FocusButton onClick={back} aria-label="Back">
             ← Back
           </FocusButton>
           {source.kind === 'file' && <FocusButton onClick={() => seekTo(time - 10)} aria-label="Back 10 seconds">−10 s</FocusButton>}
-          <FocusButton className="primary" onClick={toggle} aria-label={paused ? 'Play' : 'Pause'}>
+          <FocusButton className="primary" onClick={toggle} aria-label={paused ? 'Play' : 'Pause'} focusKey="player-toggle">
             {paused ? 'Play' : 'Pause'}
           </FocusButton>
           {source.kind === 'file' && <FocusButton onClick={() => seekTo(time + 30)} aria-label="Forward 30 seconds">+30 s</FocusButton>}
@@ -200,7 +205,7 @@ export function PlayerView({ source }: { source: PlayerSource }) {
               Next episode
             </FocusButton>
           )}
-        </div>
+        </FocusGroup>
       </div>
     </div>
   );
