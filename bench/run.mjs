@@ -32,6 +32,7 @@ import { benchHls, hlsRows } from './hls.mjs';
 import { benchImporter, importerRows } from './importer.mjs';
 import { benchManagement, managementRows } from './management.mjs';
 import { benchPlayer, playerRows } from './player.mjs';
+import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
 
 // The bench's servers stay off the network: no DNS-SD advertisements from them.
 process.env.ANTENNA_MDNS ??= 'false';
@@ -447,6 +448,9 @@ async function main() {
   const finalStatus = await getJson(antenna.port, '/status');
   log(`server RSS ${fmt.mb(memory.rss)} (peak ${fmt.mb(memory.hwm)}); cache ${JSON.stringify(finalStatus.cache)}`);
 
+  // 5b. The web app in Chromium, on the same server and library.
+  const web = await benchWeb({ port: antenna.port, log });
+
   await stopChild(antenna.child);
   await stopChild(ceiling.child);
   rmSync(CEILING_DIR, { recursive: true, force: true });
@@ -467,6 +471,10 @@ async function main() {
 
   // 10. HLS: first segment, seeks, whole-file remux and a 720p transcode beside bare ffmpeg; 10 sessions at once.
   const hls = await benchHls({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'hls'), log });
+
+  // 11. The web app's guide grid on 500 channels × 14 days, on a server of its own.
+  web.guide = await benchGuideGrid({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'web-guide'), log });
+  rmSync(join(WORK, 'web-guide'), { recursive: true, force: true });
 
   // ---------------------------------------------------------------- verdicts
   const rows = [];
@@ -551,6 +559,7 @@ async function main() {
   rows.push(...dvrRows(dvr, { fmt, verdict }));
   rows.push(...playerRows(player, { fmt, verdict }));
   rows.push(...hlsRows(hls, { fmt, verdict }));
+  rows.push(...webRows(web, { fmt, verdict }));
 
   const table = [
     '| Target | Threshold | Antenna | Ceiling | Ratio | Result |',

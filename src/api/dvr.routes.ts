@@ -3,12 +3,13 @@
  * jobs and "record now", plus live TV (`/devices/ANY/channels/:number/stream.mpg`).
  * Handlers check parameters and call DvrService; errors are the usual JSON answers.
  */
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { DvrService } from '../dvr/dvr.service.js';
 import { RuleDefinitionSchema, RuleSchema, type RuleDefinition } from '../dvr/rules/rule-types.js';
-import { AiringSchema, GuideSchema, JobRef, SourceSchema } from '../model/dvr.schemas.js';
+import { AiringSchema, GuideSchema, JobRef, RefreshResultSchema, SourceBodySchema, SourceSchema } from '../model/dvr.schemas.js';
+import { GUIDE_DEFAULT_LIMIT, GUIDE_MAX_WINDOW, GuidePageQuery, GuidePageSchema } from '../model/guide-page.schemas.js';
 import { airingOut, guideOut, jobRef, ruleOut, sourceOut } from '../dvr/dvr-resource-mappers.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
 import { CORS_HEADERS } from '../http/cors.js';
@@ -89,19 +90,12 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       schema: {
         summary: 'Add a source and read its channels',
         tags,
-        body: Type.Object(
-          {
-            kind: Type.Union([Type.Literal('m3u'), Type.Literal('hdhomerun')]),
-            location: { ...Location, description: 'M3U: a file path or URL; HDHomeRun: its address (host, host:port or URL)' },
-            streams: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'M3U only: simultaneous streams allowed (default 2)' })),
-          },
-          { additionalProperties: false },
-        ),
+        body: SourceBodySchema,
         response: { 201: SourceSchema, ...Errors },
       },
     },
     async (request, reply) => {
-      const source = dvr.sources.addSource(request.body as { kind: 'm3u' | 'hdhomerun'; location: string; streams?: number });
+      const source = dvr.sources.addSource(request.body as Static<typeof SourceBodySchema>);
       await dvr.sources.refreshSource(source.id);
       dvr.schedule.replan();
       const saved = dvr.sources.listSources().find((s) => s.id === source.id) ?? source;
@@ -137,7 +131,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       schema: {
         summary: 'Read every source and guide again now, then plan jobs',
         tags,
-        response: { 200: Type.Object({ sources: Type.Array(Type.Object({ id: Type.String(), channels: Type.Optional(Type.Integer()), skipped: Type.Optional(Type.Integer()), error: Type.Optional(Type.String()) })), guides: Type.Array(Type.Object({ id: Type.String(), programmes: Type.Optional(Type.Integer()), skipped: Type.Optional(Type.Integer()), error: Type.Optional(Type.String()) })) }), 401: ErrorSchema },
+        response: { 200: RefreshResultSchema, 401: ErrorSchema },
       },
     },
     async (_request, reply) => json(reply, 200, await dvr.refresh()),
@@ -208,6 +202,25 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     },
   );
 
+  app.get(
+    '/dvr/guide',
+    {
+      schema: {
+        summary: 'A page of the guide grid: channels in number order with their programmes in a window (default: what is on now)',
+        tags,
+        querystring: GuidePageQuery,
+        response: { 200: GuidePageSchema, ...Errors },
+      },
+    },
+    (request, reply) => {
+      const query = request.query as { start?: number; end?: number; offset?: number; limit?: number; favorites?: boolean };
+      const start = query.start ?? Math.floor(Date.now() / 1000);
+      const end = query.end ?? start + 1;
+      if (end - start > GUIDE_MAX_WINDOW) throw new BadRequestError('end', `Ask for at most ${GUIDE_MAX_WINDOW / 3600} hours at once: "end" - "start" is ${end - start} seconds.`);
+      const page = { start, end, offset: query.offset ?? 0, limit: query.limit ?? GUIDE_DEFAULT_LIMIT, favorites: query.favorites === true };
+      return json(reply, 200, dvr.live.guidePage(page));
+    },
+  );
   app.get(
     '/dvr/guide/channels',
     {

@@ -34,6 +34,7 @@ import { requireWriteAccess } from './write-access.js';
 import { IdParamsSchema } from './query.schemas.js';
 import { ResponseCache } from './response-cache.js';
 import { OPENAPI_TAGS } from './openapi-tags.js';
+import { registerSearchRoutes } from './search.routes.js';
 import { registerStatus } from './status.routes.js';
 import { registerWebApp } from './web-app.routes.js';
 
@@ -140,6 +141,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       registerManagement(context, { ...management, baseUrl: baseUrlResolver(options) });
       registerLibraryEdits(context, { edits: management.edits, files: management.files, library: options.library, baseUrl: baseUrlResolver(options) });
       if (management.dvr) registerDvrRoutes(context, { dvr: management.dvr });
+      registerSearchRoutes(context, { library: options.library, dvr: management.dvr, baseUrl: baseUrlResolver(options) });
       if (options.hls) registerSessionWrites(context, options.hls);
     });
   }

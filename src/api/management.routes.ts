@@ -13,6 +13,7 @@ import { ErrorSchema, sendError } from '../http/error-reply.js';
 import { sendKnownFile } from './file-sender.js';
 import { TAGS } from './openapi-tags.js';
 import { FileItem } from '../model/file-item.schemas.js';
+import { DvrInfoSchema, ScansQueuedSchema } from '../model/dvr.schemas.js';
 import { VERSION } from '../version.js';
 
 export interface ManagementDeps {
@@ -39,12 +40,12 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
     '/dvr',
     {
       schema: {
-        summary: 'The DVR: where it records (clients map file paths with it), its version, and the free space there',
+        summary: 'The DVR: where it records (clients map file paths with it), its version, the free space there, and the import folders',
         tags: [TAGS.management],
-        response: { 200: Type.Object({ path: Type.String(), version: Type.String(), disk: Type.Optional(Type.Object({ total: Type.Integer(), free: Type.Integer() })) }) },
+        response: { 200: DvrInfoSchema },
       },
     },
-    (_request, reply) => reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).send(files.describe(VERSION)),
+    (_request, reply) => reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).send({ ...files.describe(VERSION), roots: deps.roots().map(({ kind, path }) => ({ kind, path })) }),
   );
 
   app.get(
@@ -149,7 +150,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
         summary: 'Rescan the import roots, or the one named',
         tags: [TAGS.management],
         body: Type.Optional(Type.Object({ root: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) }, { additionalProperties: false })),
-        response: { 202: Type.Object({ roots: Type.Array(Type.Object({ kind: Type.String(), path: Type.String() })) }), ...ErrorReplies },
+        response: { 202: ScansQueuedSchema, ...ErrorReplies },
       },
     },
     (request, reply) => {

@@ -8,7 +8,7 @@
  */
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sendError } from '../http/error-reply.js';
@@ -24,13 +24,23 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 export async function registerWebApp(app: FastifyInstance, webDir: string = DEFAULT_WEB_DIR): Promise<void> {
   const indexFile = join(webDir, 'index.html');
   const built = existsSync(indexFile);
-  // Read once: the page is small, and sending it from memory keeps a section's URL as fast as a JSON answer.
-  const page = built ? readFileSync(indexFile) : undefined;
+  // Kept in memory, read again only when a new build replaced it (its assets' names changed with it).
+  let page: { bytes: Buffer; modified: number } | undefined;
+  const currentPage = (): Buffer | undefined => {
+    try {
+      const modified = statSync(indexFile).mtimeMs;
+      if (page?.modified !== modified) page = { bytes: readFileSync(indexFile), modified };
+      return page.bytes;
+    } catch {
+      return undefined;
+    }
+  };
   const sendPage = (_request: unknown, reply: FastifyReply) => {
-    if (!page) {
+    const bytes = currentPage();
+    if (!bytes) {
       return sendError(reply, { status: 503, code: 'app_not_built', message: 'The web app has not been built: run `npm run build` (npm ci does it), then start the server again.' });
     }
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(bytes);
   };
   const hidden = { schema: { hide: true } };
   app.get('/', hidden, sendPage);

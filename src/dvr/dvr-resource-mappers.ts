@@ -25,6 +25,7 @@ export const sourceOut = (s: SourceRow) => ({
   streams: s.stream_limit,
   origin: s.origin,
   skipped: s.skipped,
+  channels: s.channels,
   ...(s.refreshed_at !== null ? { refreshed_at: s.refreshed_at } : {}),
   ...(s.error !== null ? { error: s.error } : {}),
 });

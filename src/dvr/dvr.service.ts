@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { DvrSourcesService, type DvrSourcesConfig } from './dvr-sources.service.js';
 import { PROGRAMS_ON_PATH, type ProgramPaths } from '../common/external-program.js';
+import { GuideSearchService } from './guide-search.service.js';
 import { JobScheduler } from './job-scheduler.js';
 import { LiveTvService } from './live-tv.service.js';
 import { listSources } from '../repositories/sources.repository.js';
@@ -44,6 +45,8 @@ export class DvrService {
   readonly rules: RulesService;
   readonly schedule: JobScheduler;
   readonly live: LiveTvService;
+  /** Search in the guide (GET /dvr/search's programmes). */
+  readonly guideSearch: GuideSearchService;
   private replanTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<unknown> | undefined;
@@ -81,6 +84,7 @@ export class DvrService {
       safely: (what, work) => this.safely(what, work),
     });
     this.live = new LiveTvService(db, { hub: this.hub, recordings: this.recordings, rules: this.rules, schedule: this.schedule, now });
+    this.guideSearch = new GuideSearchService(db, now);
   }
 
   /** Settles what happened while Antenna was down, resumes recordings, plans, and refreshes sources in the background. */

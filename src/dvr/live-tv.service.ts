@@ -9,6 +9,7 @@ import { type Airing, ProgrammeAiring } from './airing.js';
 import { listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { type DvrJobRow, getDvrJob, listJobsInState } from '../repositories/jobs.repository.js';
 import { listStreamableChannels, setChannelFavorite, type StreamableChannel } from '../repositories/sources.repository.js';
+import { type GuidePage, guidePageOf, type GuidePageRequest } from './guide-page.js';
 import { guideMapOf, type JobScheduler } from './job-scheduler.js';
 import type { RecordingsService } from './recordings.service.js';
 import type { RulesService } from './rules.service.js';
@@ -70,6 +71,18 @@ export class LiveTvService {
       return programmesBetween(this.db, guideId, xmltvId, from, to).map((row) => ProgrammeAiring.fromRow(row, [number]));
     }
     return [];
+  }
+
+  /**
+   * A page of the guide grid: channels offset..offset+limit (favorites only, if asked)
+   * with their programmes overlapping [start, end) and the jobs that record them.
+   */
+  guidePage(request: GuidePageRequest): GuidePage {
+    if (request.end <= request.start) throw new BadRequestError('end', '"end" must be after "start".');
+    const all = listStreamableChannels(this.db);
+    const seen = new Set<string>();
+    const channels = all.filter((c) => !seen.has(c.number) && seen.add(c.number));
+    return guidePageOf(this.db, channels, guideMapOf(this.db, all), request);
   }
 
   /** Joins channel `number` for a live viewer; the connection is shared with recordings of it. */

@@ -17,6 +17,7 @@ import type { DefaultItemOrder, ItemFilter, ItemSort, ParentFilter, ParentSort, 
 import { getArtworkPath, getThumbnailPath, listNotMediaFiles, type NotMediaFile } from '../repositories/import-files.repository.js';
 import { countLibrary, dataVersion, type LibraryCounts, totalChanges } from '../repositories/library-state.repository.js';
 import { getParent, listParents, type ParentKind } from '../repositories/parents.repository.js';
+import { matchExpression, searchLibrary } from '../repositories/search.repository.js';
 import {
   type MapContext,
   toChannel,
@@ -41,6 +42,15 @@ export interface LibraryServiceOptions {
   boundary?: PathBoundary;
 }
 export type ParentQuery = ParentFilter & SortRequest<ParentSort>;
+
+/** What a search found in the library: parents as resources, playable items as their JSON bytes. */
+export interface LibraryMatches {
+  shows: Show[];
+  video_groups: VideoGroup[];
+  episodes: Buffer[];
+  movies: Buffer[];
+  videos: Buffer[];
+}
 
 export class LibraryService {
   private externalVersion = 0;
@@ -215,6 +225,23 @@ export class LibraryService {
 
   listChannels(context: MapContext): Channel[] {
     return listChannels(this.db).map((row) => toChannel(row, context));
+  }
+
+  /**
+   * Shows, video groups, episodes, movies and videos whose names hold every word of
+   * `text` (up to `limit` of each, best first); items as interface A writes them.
+   */
+  search(text: string, limit: number, context: MapContext): LibraryMatches {
+    const match = matchExpression(text);
+    if (match === undefined) return { shows: [], video_groups: [], episodes: [], movies: [], videos: [] };
+    const hits = searchLibrary(this.db, match, limit, context.baseUrl);
+    return {
+      shows: hits.shows.map((row) => toShow(row, context)),
+      video_groups: hits.videoGroups.map((row) => toVideoGroup(row, context)),
+      episodes: hits.episodes,
+      movies: hits.movies,
+      videos: hits.videos,
+    };
   }
 
   private items(

@@ -4,7 +4,7 @@
  * deletion, which only ever removes recordings the DVR made itself.
  */
 import { rmSync, statfsSync, statSync } from 'node:fs';
-import { sep } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import type { PathBoundary, ServedFile } from '../common/path-boundary.js';
 import type { Db } from '../db/database.js';
@@ -100,12 +100,15 @@ export class MediaFilesService {
   /** What `GET /dvr` says of the DVR: where it records (clients map file paths with it), its version, its disk. */
   describe(version: string): { path: string; version: string; disk?: { total: number; free: number } } {
     const path = this.options.recordingsDir;
-    try {
-      const stats = statfsSync(path);
-      return { path, version, disk: { total: stats.blocks * stats.bsize, free: stats.bavail * stats.bsize } };
-    } catch {
-      // Not made yet (nothing recorded): no disk figures.
-      return { path, version };
+    // Before the first recording the folder is not made yet: the disk it will be made on
+    // (its nearest existing parent) is the one whose space matters.
+    for (let at = path; ; at = dirname(at)) {
+      try {
+        const stats = statfsSync(at);
+        return { path, version, disk: { total: stats.blocks * stats.bsize, free: stats.bavail * stats.bsize } };
+      } catch {
+        if (dirname(at) === at) return { path, version };
+      }
     }
   }
 

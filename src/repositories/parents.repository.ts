@@ -111,6 +111,15 @@ export function getParent(db: Db, kind: ParentKind, id: string): ParentRow | und
   return statement(db, selectParents(kind, where, '', '')).get(...where.params) as ParentRow | undefined;
 }
 
+/** The shows or video groups with these ids, in the order given (unknown ids left out). */
+export function getParentsByIds(db: Db, kind: ParentKind, ids: readonly string[]): ParentRow[] {
+  if (ids.length === 0) return [];
+  const where = { sql: 'WHERE t.id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(ids)] };
+  const rows = statement(db, selectParents(kind, where, '', '')).all(...where.params) as ParentRow[];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 export function listParents(db: Db, kind: ParentKind, filter: ParentFilter, sort: SortRequest<ParentSort>): ParentRow[] {
   const terms: SqlFragment[] = [];
   if (filter.favorited !== undefined) terms.push({ sql: 't.favorited = ?', params: [filter.favorited ? 1 : 0] });

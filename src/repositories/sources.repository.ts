@@ -15,6 +15,8 @@ export interface SourceRow {
   refreshed_at: number | null;
   error: string | null;
   skipped: number;
+  /** Channels read at the last good refresh (counted, not stored). */
+  channels: number;
 }
 
 export interface SourceChannel {
@@ -44,11 +46,11 @@ export interface StreamableChannel {
 }
 
 export function listSources(db: Db): SourceRow[] {
-  return statement(db, 'SELECT id, kind, location, name, stream_limit, origin, refreshed_at, error, skipped FROM dvr_sources ORDER BY created_at, id').all() as SourceRow[];
+  return statement(db, 'SELECT id, kind, location, name, stream_limit, origin, refreshed_at, error, skipped, (SELECT count(*) FROM channels WHERE channels.source_id = dvr_sources.id) AS channels FROM dvr_sources ORDER BY created_at, id').all() as SourceRow[];
 }
 
 export function getSource(db: Db, id: string): SourceRow | undefined {
-  return statement(db, 'SELECT id, kind, location, name, stream_limit, origin, refreshed_at, error, skipped FROM dvr_sources WHERE id = ?').get(id) as
+  return statement(db, 'SELECT id, kind, location, name, stream_limit, origin, refreshed_at, error, skipped, (SELECT count(*) FROM channels WHERE channels.source_id = dvr_sources.id) AS channels FROM dvr_sources WHERE id = ?').get(id) as
     | SourceRow
     | undefined;
 }

@@ -122,6 +122,8 @@ export class FileHlsSession extends HlsSession {
     for (let attempt = 1; ; attempt++) {
       if (existsSync(file)) return file;
       this.assertOpen();
+      // An EVENT playlist whose ffmpeg finished cleanly has every segment it will ever have: past them is nothing to make.
+      if (this.event && this.run?.variant === variant && this.run.exit?.code === 0) throw new NotFoundError('segment', segmentName(index));
       if (!this.coming(variant, index)) {
         // An EVENT playlist lists only what exists: a missing segment is not one to make.
         if (this.event && this.run && !this.run.exit) throw new NotFoundError('segment', segmentName(index));

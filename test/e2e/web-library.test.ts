@@ -6,10 +6,9 @@
  * confirmation); TV mode is walked with the keyboard alone; axe-core finds no serious
  * violation. Screenshots: test-output/web/library-*.png, player.png, tv-*.png.
  */
-import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/dvr-app.js';
-import { type WebApp, startWebApp } from '../support/web-app-fixture.js';
+import { type WebApp, startWebApp, waitForText, clickText, pagePath } from '../support/web-app-fixture.js';
 
 let web: WebApp;
 
@@ -21,20 +20,9 @@ afterAll(async () => {
   await web?.close();
 });
 
-const text = (page: Page) => page.evaluate('document.body.innerText') as Promise<string>;
-const path = (page: Page) => new URL(page.url()).pathname;
+const path = pagePath;
 
-async function waitForText(page: Page, wanted: string, timeoutMs = 10_000): Promise<void> {
-  await until(() => text(page), (body) => body.includes(wanted), timeoutMs, `"${wanted}" on ${page.url()}`);
-}
 
-async function clickText(page: Page, selector: string, label: string): Promise<void> {
-  const handle = await page.waitForFunction(
-    `[...document.querySelectorAll(${JSON.stringify(selector)})].find((element) => element.innerText.trim() === ${JSON.stringify(label)}) ?? null`,
-    { timeout: 10_000 },
-  );
-  await (handle as unknown as { click(): Promise<void> }).click();
-}
 
 describe('the library in the app', () => {
   it('lists what interface A holds in each list, each page with no serious accessibility violation', async () => {

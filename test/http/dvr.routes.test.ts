@@ -362,6 +362,7 @@ describe('sources', () => {
       streams: 4,
       origin: 'config',
       skipped: 0,
+      channels: 5,
       refreshed_at: expect.any(Number),
     });
   });
@@ -661,6 +662,13 @@ describe('write access', () => {
 });
 
 describe('the routes desktop clients call', () => {
+  it('gives the free space of the disk the recordings folder will be made on before it exists, and the import folders', async () => {
+    rmSync(join(f.temp.dir, 'recordings'), { recursive: true, force: true });
+    const body = await get('/dvr');
+    expect((body.disk as { free: number; total: number }).total).toBeGreaterThan(0);
+    expect(Array.isArray(body.roots)).toBe(true);
+  });
+
   it('describes the DVR at GET /dvr: its recordings folder, version and free space', async () => {
     mkdirSync(join(f.temp.dir, 'recordings'), { recursive: true });
     const body = await get('/dvr');

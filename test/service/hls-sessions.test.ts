@@ -128,6 +128,9 @@ describe('HLS sessions', () => {
     // 14 s in 6 s segments: three, and the end marked, not one segment of a guessed length.
     expect(playlist.match(/seg-\d+\.ts/g)).toEqual(['seg-0.ts', 'seg-1.ts', 'seg-2.ts']);
     expect(playlist).toContain('#EXT-X-ENDLIST');
+    // Past its end is a 404 at once, not ffmpeg started again from the start to find out.
+    await expect(session.segment('remux', 5)).rejects.toBeInstanceOf(NotFoundError);
+    expect(logs.filter((l) => l.session === id && l.msg === 'ffmpeg started for HLS')).toHaveLength(1);
   });
 
   it('notices a killed ffmpeg and starts it again for the next segment', async () => {

@@ -117,3 +117,32 @@ export async function startWebApp(options: { serverArgs?: string[]; env?: NodeJS
     },
   };
 }
+
+// ---------------------------------------------------------------- what the tests do on a page
+
+/** The page's visible text. */
+export const pageText = (page: Page) => page.evaluate('document.body.innerText') as Promise<string>;
+
+/** The path of the page's URL. */
+export const pagePath = (page: Page) => new URL(page.url()).pathname;
+
+export async function waitForText(page: Page, wanted: string, timeoutMs = 10_000): Promise<void> {
+  await until(() => pageText(page), (body) => body.includes(wanted), timeoutMs, `"${wanted}" on ${page.url()}`);
+}
+
+/** Clicks the element matching `selector` whose visible text is exactly `label`, once there is one. */
+export async function clickText(page: Page, selector: string, label: string): Promise<void> {
+  const handle = await page.waitForFunction(
+    `[...document.querySelectorAll(${JSON.stringify(selector)})].find((element) => element.innerText.trim() === ${JSON.stringify(label)}) ?? null`,
+    { timeout: 10_000 },
+  );
+  await (handle as unknown as { click(): Promise<void> }).click();
+}
+
+/** Presses `key` `times` times, a little apart, as a remote would. */
+export async function press(page: Page, key: string, times = 1, gapMs = 80): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    await page.keyboard.press(key as never);
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+  }
+}

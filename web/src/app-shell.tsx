@@ -12,7 +12,14 @@ import { useMode } from './components/mode';
 import { TokenPrompt } from './components/token-prompt';
 
 /** The app's sections, in the header's order. */
-export const SECTIONS = [{ to: '/{-$mode}/library', label: 'Library', match: '/library' }] as const;
+export const SECTIONS = [
+  { to: '/{-$mode}/library', label: 'Library', match: '/library' },
+  { to: '/{-$mode}/guide', label: 'Guide', match: '/guide' },
+  { to: '/{-$mode}/live', label: 'Live TV', match: '/live' },
+  { to: '/{-$mode}/search', label: 'Search', match: '/search' },
+  { to: '/{-$mode}/schedule', label: 'DVR', match: '/schedule' },
+  { to: '/{-$mode}/settings', label: 'Settings', match: '/settings' },
+] as const;
 
 export function AppShell() {
   const mode = useMode();

@@ -6,6 +6,7 @@
  */
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, notFound, redirect } from '@tanstack/react-router';
 import { AppShell, NotFoundPage } from './app-shell';
+import { ErrorNotice } from './components/error-notice';
 import { LibraryLayout } from './sections/library/library-layout';
 import {
   CollectionPage,
@@ -20,6 +21,17 @@ import {
   VideoGroupsPage,
 } from './sections/library/library-lists';
 import { ItemDetailPage } from './sections/library/item-detail';
+import { ScheduleLayout } from './sections/schedule/schedule-layout';
+import { UpcomingPage } from './sections/schedule/upcoming-page';
+import { PassesPage } from './sections/schedule/passes-page';
+import { EditPassPage, NewPassPage } from './sections/schedule/pass-form';
+import { RecordingNowPage } from './sections/schedule/recording-now-page';
+import { formOfSearch, passSearch } from './sections/schedule/rule-form';
+import { SettingsPage } from './sections/settings/settings-page';
+import { GuidePage } from './sections/guide/guide-page';
+import { LivePage } from './sections/live/live-page';
+import { SearchPage } from './sections/search/search-page';
+import { searchParam } from './sections/search/search-view';
 
 // The player (and hls.js, most of its weight) loads when something is first played, not with the app.
 const PlayerView = lazyRouteComponent(() => import('./sections/player/player-view'), 'PlayerView');
@@ -74,6 +86,35 @@ export function startParam(search: Record<string, unknown>): { start: number } {
   return { start: Number.isFinite(start) && start > 0 ? start : 0 };
 }
 
+const guideRoute = createRoute({ getParentRoute: () => modeRoute, path: 'guide', component: GuidePage });
+const liveRoute = createRoute({ getParentRoute: () => modeRoute, path: 'live', component: LivePage });
+// `?q=`: the search, in the address so it can be bookmarked and Back returns to it.
+const searchRoute = createRoute({ getParentRoute: () => modeRoute, path: 'search', validateSearch: searchParam, component: SearchPage });
+
+// The DVR section is /schedule: /dvr is the server's own API.
+const scheduleRoute = createRoute({ getParentRoute: () => modeRoute, path: 'schedule', component: ScheduleLayout });
+const scheduleIndex = createRoute({
+  getParentRoute: () => scheduleRoute,
+  path: '/',
+  beforeLoad: ({ params }) => {
+    throw redirect({ to: '/{-$mode}/schedule/upcoming', params: { mode: params.mode } });
+  },
+});
+const upcomingRoute = createRoute({ getParentRoute: () => scheduleRoute, path: 'upcoming', component: UpcomingPage });
+const passesRoute = createRoute({ getParentRoute: () => scheduleRoute, path: 'passes', component: PassesPage });
+const newPassRoute = createRoute({
+  getParentRoute: () => scheduleRoute,
+  path: 'passes/new',
+  validateSearch: passSearch,
+  component: () => {
+    const search = newPassRoute.useSearch();
+    return <NewPassPage key={JSON.stringify(search)} initial={formOfSearch(search)} />;
+  },
+});
+const editPassRoute = createRoute({ getParentRoute: () => scheduleRoute, path: 'passes/$id', component: () => <EditPassPage id={editPassRoute.useParams().id} /> });
+const recordingNowRoute = createRoute({ getParentRoute: () => scheduleRoute, path: 'recording', component: RecordingNowPage });
+const settingsRoute = createRoute({ getParentRoute: () => modeRoute, path: 'settings', component: SettingsPage });
+
 const watchRoute = createRoute({
   getParentRoute: () => modeRoute,
   path: 'watch/$id',
@@ -111,12 +152,23 @@ export const routeTree = rootRoute.addChildren([
       playlistRoute,
       itemRoute,
     ]),
+    guideRoute,
+    liveRoute,
+    searchRoute,
+    scheduleRoute.addChildren([scheduleIndex, upcomingRoute, passesRoute, newPassRoute, editPassRoute, recordingNowRoute]),
+    settingsRoute,
     watchRoute,
     watchChannelRoute,
   ]),
 ]);
 
-export const router = createRouter({ routeTree, defaultPreload: 'intent', scrollRestoration: true });
+export const router = createRouter({
+  routeTree,
+  defaultPreload: 'intent',
+  scrollRestoration: true,
+  // A page that fails to render says why, with a way to try again, never a blank screen.
+  defaultErrorComponent: ({ error, reset }) => <ErrorNotice error={error} retry={reset} />,
+});
 
 declare module '@tanstack/react-router' {
   interface Register {

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError, errorOf, queryString, seg } from '../src/api/http-client';
-import { columnsFor, contentCard, itemCard, showCard } from '../src/lib/cards';
+import { cardRowHeight, columnsFor, contentCard, itemCard, showCard } from '../src/lib/cards';
 import { startParam } from '../src/routes';
 
 describe('cards', () => {
@@ -18,6 +18,12 @@ describe('cards', () => {
     expect(contentCard({ id: 's1', name: 'Show', episode_count: 3 }).target.to).toBe('/{-$mode}/library/shows/$id');
     expect(contentCard({ id: 'm1', program_id: 'p', title: 'Film', duration: 1, playback_time: 0 }).target.to).toBe('/{-$mode}/library/items/$id');
     expect(showCard({ id: 's1', name: 'Show', episode_count: 1, number_unwatched: 1 }).subtitle).toBe('1 episode · 1 unwatched');
+  });
+
+  it("reckons a row's height from the art's shape and the fixed text lines, in the page's own type size", () => {
+    expect(cardRowHeight(200, 9 / 16, 16, 16)).toBeCloseTo(192 * (9 / 16) + 54.4 + 16);
+    // TV mode's larger type makes the same card taller.
+    expect(cardRowHeight(200, 9 / 16, 26, 16)).toBeGreaterThan(cardRowHeight(200, 9 / 16, 16, 16));
   });
 
   it('fits at least one column in any width', () => {

@@ -1,17 +1,9 @@
 /** Keyword rules: every airing whose title or summary contains a word or phrase (case ignored). */
-import { Type, type Static } from '@sinclair/typebox';
-import { normaliseOptions, type RuleType, ruleOptions, type StoredRuleOf } from './rule-type.js';
+import { KeywordRuleSchema, type KeywordRule } from '../../model/rule.schemas.js';
+import { normaliseOptions, type RuleType, type StoredRuleOf } from './rule-type.js';
 
-export const KeywordRuleSchema = Type.Object(
-  {
-    type: Type.Literal('keyword'),
-    keyword: Type.String({ minLength: 2, maxLength: 200, description: 'found in the title or summary (case ignored)' }),
-    ...ruleOptions,
-  },
-  { additionalProperties: false, title: 'Keyword rule' },
-);
-
-export type KeywordRule = Static<typeof KeywordRuleSchema>;
+export { KeywordRuleSchema };
+export type { KeywordRule };
 
 /**
  * Which of `keywords` a text contains (case ignored), fast enough for every title and

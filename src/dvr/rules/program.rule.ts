@@ -1,20 +1,11 @@
 /** Program rules: one airing from the guide, named by its channel and start time. */
-import { Type, type Static } from '@sinclair/typebox';
+import { ProgramRuleSchema, type ProgramRule } from '../../model/rule.schemas.js';
 import { BadRequestError } from '../../common/errors.js';
 import { pushTo } from '../../common/multi-map.js';
-import { ChannelNumber, EpochSeconds, normaliseOptions, type RuleType, ruleOptions, type StoredRuleOf, storedChannelNumber } from './rule-type.js';
+import { normaliseOptions, type RuleType, type StoredRuleOf, storedChannelNumber } from './rule-type.js';
 
-export const ProgramRuleSchema = Type.Object(
-  {
-    type: Type.Literal('program'),
-    channel: ChannelNumber,
-    start_time: { ...EpochSeconds, description: 'the start of the airing in the guide' },
-    ...ruleOptions,
-  },
-  { additionalProperties: false, title: 'Program rule', description: 'One airing from the guide: its channel and start time.' },
-);
-
-export type ProgramRule = Static<typeof ProgramRuleSchema>;
+export { ProgramRuleSchema };
+export type { ProgramRule };
 
 export const programRule: RuleType<'program', ProgramRule> = {
   type: 'program',

@@ -5,27 +5,11 @@
  * `antenna rule` are derived from that table, so a new type is one new module and its
  * entry there.
  */
-import { Type, type TObject } from '@sinclair/typebox';
+import type { TObject } from '@sinclair/typebox';
 import type { Airing } from '../airing.js';
 
-export const ChannelNumber = Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as "12" or "12.1"' });
-export const EpochSeconds = Type.Integer({ minimum: 0, maximum: 253402300799, description: 'epoch seconds' });
-
-/** Options every rule type shares (spread into each type's schema). */
-export const ruleOptions = {
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'shown as the job name; defaults to what the rule matches' })),
-  channels: Type.Optional(
-    Type.Array(ChannelNumber, { maxItems: 500, description: 'record only from these channels (default: any channel)' }),
-  ),
-  new_only: Type.Optional(Type.Boolean({ description: 'record only airings the guide marks as new' })),
-  padding_before: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600, description: 'seconds to start early' })),
-  padding_after: Type.Optional(Type.Integer({ minimum: 0, maximum: 3 * 3600, description: 'seconds to keep recording after the end' })),
-  keep: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 10_000, description: 'keep the newest N recordings of this rule (0: keep all); locked ones are never pruned' }),
-  ),
-  priority: Type.Optional(Type.Integer({ minimum: -1000, maximum: 1000, description: 'higher wins when tuners run out (default 0)' })),
-  paused: Type.Optional(Type.Boolean({ description: 'a paused rule schedules nothing' })),
-};
+// The shared options' schemas are in model/ (the web app derives its types from them).
+export { ChannelNumber, EpochSeconds, ruleOptions } from '../../model/rule.schemas.js';
 
 /** The shared options as a type (what every definition has besides its own fields). */
 export interface RuleOptionFields {

@@ -5,6 +5,7 @@
  * the stored-rule schema, the planner and `antenna rule` all read this table.
  */
 import { Type } from '@sinclair/typebox';
+import { storedRuleSchema } from '../../model/rule.schemas.js';
 import { keywordRule } from './keyword.rule.js';
 import { programRule } from './program.rule.js';
 import type { RuleType, StoredRuleOf } from './rule-type.js';
@@ -58,11 +59,9 @@ export const RuleDefinitionSchema = Type.Unsafe<RuleDefinition>({
   oneOf: RULE_TYPES.map((ruleType) => ruleType.schema),
 });
 
-const RuleId = Type.String({ pattern: '^\\d+$', description: 'the rule id' });
-
 /** A stored rule as the interface returns it: its id and its definition. */
 export const RuleSchema = Type.Union(
-  RULE_TYPES.map(({ schema }) => Type.Object({ id: RuleId, ...schema.properties }, { additionalProperties: false, title: `${schema.title} (stored)` })),
+  RULE_TYPES.map(({ schema }) => storedRuleSchema(schema)),
   { title: 'Rule' },
 );
 

@@ -1,20 +1,11 @@
 /** Series rules: every airing of a series, by the guide's series id or by exact title (case ignored). */
-import { Type, type Static } from '@sinclair/typebox';
+import { SeriesRuleSchema, type SeriesRule } from '../../model/rule.schemas.js';
 import { BadRequestError } from '../../common/errors.js';
 import { pushTo } from '../../common/multi-map.js';
-import { normaliseOptions, type RuleType, ruleOptions, type StoredRuleOf } from './rule-type.js';
+import { normaliseOptions, type RuleType, type StoredRuleOf } from './rule-type.js';
 
-export const SeriesRuleSchema = Type.Object(
-  {
-    type: Type.Literal('series'),
-    series_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "the guide's series id" })),
-    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'the exact title (case ignored)' })),
-    ...ruleOptions,
-  },
-  { additionalProperties: false, title: 'Series rule', description: 'Every airing of a series, by series id or exact title (give at least one).' },
-);
-
-export type SeriesRule = Static<typeof SeriesRuleSchema>;
+export { SeriesRuleSchema };
+export type { SeriesRule };
 type Stored = StoredRuleOf<SeriesRule>;
 
 /** Rules by series id, and (those without one) by lower-case title. */

@@ -1,23 +1,12 @@
 /** Time-slot rules: a channel and a time, once or weekly, whatever the guide says is on. */
-import { Type, type Static } from '@sinclair/typebox';
+import { SlotRuleSchema, type SlotRule } from '../../model/rule.schemas.js';
 import { BadRequestError } from '../../common/errors.js';
 import { pushTo } from '../../common/multi-map.js';
 import type { Airing } from '../airing.js';
-import { ChannelNumber, EpochSeconds, normaliseOptions, type RuleType, ruleOptions, storedChannelNumber } from './rule-type.js';
+import { normaliseOptions, type RuleType, storedChannelNumber } from './rule-type.js';
 
-export const SlotRuleSchema = Type.Object(
-  {
-    type: Type.Literal('slot'),
-    channel: ChannelNumber,
-    start_time: EpochSeconds,
-    duration: Type.Integer({ minimum: 60, maximum: 24 * 3600, description: 'seconds' }),
-    weekly: Type.Optional(Type.Boolean({ description: 'repeat every week at the same local time (default: once)' })),
-    ...ruleOptions,
-  },
-  { additionalProperties: false, title: 'Time slot rule', description: 'A channel and a time, once or weekly, whatever the guide says.' },
-);
-
-export type SlotRule = Static<typeof SlotRuleSchema>;
+export { SlotRuleSchema };
+export type { SlotRule };
 
 /** Start times of a slot that end after `now` and start before `horizon`; weekly ones keep their local wall-clock time across DST. */
 export function slotStarts(rule: Pick<SlotRule, 'start_time' | 'duration' | 'weekly'>, now: number, horizon: number): number[] {

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The request parameter or body field at fault, when the server named one (a form marks that field). */
+    readonly parameter?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -33,18 +35,27 @@ export const tokenStore = {
 
 /** Asked when a write is refused for want of a token: resolves with one to try, or null (the user gave up). */
 type TokenAsker = (reason: string) => Promise<string | null>;
-let askForToken: TokenAsker = () => Promise.resolve(null);
+let tokenAsker: TokenAsker = () => Promise.resolve(null);
+/** The question on screen now: changes refused meanwhile wait for the same answer, not a second prompt. */
+let pendingAsk: Promise<string | null> | undefined;
 
 export function setTokenAsker(asker: TokenAsker): void {
-  askForToken = asker;
+  tokenAsker = asker;
+}
+
+function askForToken(reason: string): Promise<string | null> {
+  pendingAsk ??= tokenAsker(reason).finally(() => (pendingAsk = undefined));
+  return pendingAsk;
 }
 
 /** The error a failed answer stands for: the server's {status, code, message} when it sent one. */
 export async function errorOf(response: Response): Promise<ApiError> {
   const text = await response.text().catch(() => '');
   try {
-    const body = JSON.parse(text) as { code?: unknown; message?: unknown };
-    if (typeof body.message === 'string') return new ApiError(response.status, typeof body.code === 'string' ? body.code : 'error', body.message);
+    const body = JSON.parse(text) as { code?: unknown; message?: unknown; parameter?: unknown };
+    if (typeof body.message === 'string') {
+      return new ApiError(response.status, typeof body.code === 'string' ? body.code : 'error', body.message, typeof body.parameter === 'string' ? body.parameter : undefined);
+    }
   } catch {
     // Not JSON: a proxy's page, say. Described below.
   }
@@ -55,6 +66,8 @@ export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
+  /** False for writes nobody asked for by hand (the player's progress reports): a 401 fails them without prompting. */
+  interactive?: boolean;
 }
 
 /** Sends a request; a 401 on a write asks the user for the token once and tries again. */
@@ -72,7 +85,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
       if ((error as Error).name === 'AbortError') throw error;
       throw new ApiError(0, 'offline', 'The Antenna server cannot be reached. Check that it is running and that this device is on its network.');
     }
-    if (response.status === 401 && method !== 'GET' && attempt === 0) {
+    if (response.status === 401 && method !== 'GET' && attempt === 0 && options.interactive !== false) {
       const refused = await errorOf(response);
       const given = await askForToken(refused.message);
       if (given === null) throw refused;

@@ -3,7 +3,7 @@
  * and serialize them (src/model, src/api): never written a second time here. Only
  * types cross over (`import type`), so none of the server's code lands in the bundle.
  */
-import type { Static } from '@sinclair/typebox';
+import type { Static, TObject } from '@sinclair/typebox';
 import type {
   Channel,
   Collection,
@@ -17,7 +17,21 @@ import type {
   VideoGroup,
 } from '../../../src/model/library.schemas.js';
 import type { StatusSchema } from '../../../src/model/status.schemas.js';
+import type { GuideAiringSchema, GuideChannelSchema, GuidePageSchema } from '../../../src/model/guide-page.schemas.js';
 import type { FileItem as FileItemSchema } from '../../../src/model/file-item.schemas.js';
+import type { GuideMatchSchema, SearchResultsSchema } from '../../../src/model/search.schemas.js';
+import type { DvrInfoSchema, GuideSchema, JobRef, RefreshResultSchema, ScansQueuedSchema, SourceBodySchema, SourceSchema } from '../../../src/model/dvr.schemas.js';
+import type {
+  KeywordRule,
+  KeywordRuleSchema,
+  ProgramRule,
+  ProgramRuleSchema,
+  SeriesRule,
+  SeriesRuleSchema,
+  SlotRule,
+  SlotRuleSchema,
+  storedRuleSchema,
+} from '../../../src/model/rule.schemas.js';
 
 export type { Channel, Collection, ContentMovie, Episode, Job, Movie, Playlist, Show, Video, VideoGroup };
 export type ServerStatus = Static<typeof StatusSchema>;
@@ -27,3 +41,27 @@ export type PlayableItem = Episode | Movie | ContentMovie | Video;
 
 /** `GET /dvr/files/:id`: the item in its own shape, its file's facts, and the PascalCase fields clients read. */
 export type FileItem = PlayableItem & Static<typeof FileItemSchema>;
+
+/** The DVR's management resources (`/dvr`, `/dvr/sources`, `/dvr/guides`, `/dvr/refresh`, `/dvr/scans`). */
+export type DvrInfo = Static<typeof DvrInfoSchema>;
+export type Source = Static<typeof SourceSchema>;
+export type SourceBody = Static<typeof SourceBodySchema>;
+export type Guide = Static<typeof GuideSchema>;
+export type RefreshResult = Static<typeof RefreshResultSchema>;
+export type ScansQueued = Static<typeof ScansQueuedSchema>;
+export type JobRefBody = Static<typeof JobRef>;
+
+/** A recording rule's body (`POST`/`PUT /dvr/rules`), one per type, and a stored rule as `GET /dvr/rules` lists it. */
+export type RuleBody = SeriesRule | KeywordRule | SlotRule | ProgramRule;
+export type RuleTypeName = RuleBody['type'];
+type Stored<T extends TObject> = Static<ReturnType<typeof storedRuleSchema<T>>>;
+export type StoredRule = Stored<typeof SeriesRuleSchema> | Stored<typeof KeywordRuleSchema> | Stored<typeof SlotRuleSchema> | Stored<typeof ProgramRuleSchema>;
+
+/** `GET /dvr/guide`: a page of the guide grid (channels × a window of time), its channels and their airings. */
+export type GuidePage = Static<typeof GuidePageSchema>;
+export type GuideChannel = Static<typeof GuideChannelSchema>;
+export type GuideAiring = Static<typeof GuideAiringSchema>;
+
+/** `GET /dvr/search`: library matches in their interface-A shapes, and upcoming guide programmes. */
+export type SearchResults = Static<typeof SearchResultsSchema>;
+export type GuideMatch = Static<typeof GuideMatchSchema>;

@@ -4,12 +4,17 @@
  * scrolls with the window, so the header and the browser's own scrolling stay as usual.
  */
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
-import { useLayoutEffect, useRef, useState } from 'react';
-import { type CardData, columnsFor } from '../lib/cards';
+import { memo, useLayoutEffect, useRef, useState } from 'react';
+import { type CardData, cardRowHeight, columnsFor } from '../lib/cards';
 import { FocusGroup, FocusLink } from './focusable';
 import { useMode } from './mode';
 
 const GAP = 16;
+
+/** The root font size (TV mode's is larger), which the cards' text lines are measured in. */
+function rootFontSize(_mode: unknown): number {
+  return Number.parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+}
 
 export function CardGrid({ cards, label }: { cards: readonly CardData[]; label: string }) {
   const mode = useMode();
@@ -31,34 +36,61 @@ export function CardGrid({ cards, label }: { cards: readonly CardData[]; label: 
   }, []);
   const columns = columnsFor(width, minWidth, GAP);
   const cardWidth = (width - GAP * (columns - 1)) / columns;
-  const wide = cards.some((card) => card.shape === 'wide');
+  // One shape per grid, so every row has the height the virtualizer reckons with (a mixed list, such as
+  // Recordings with movies among episodes, shows every card wide).
+  const shape = cards.some((card) => card.shape === 'wide') ? 'wide' : 'poster';
+  const wide = shape === 'wide';
   // Poster 2:3 or thumbnail 16:9, plus two lines of text.
-  const rowHeight = Math.round(cardWidth * (wide ? 9 / 16 : 3 / 2)) + (mode === 'tv' ? 84 : 64) + GAP;
+  // Exact, not measured (measuring every row as it scrolls in costs frames): the art's aspect ratio
+  // plus the card's fixed text lines and padding (styles.css, .card-link).
+  const rowHeight = cardRowHeight(cardWidth, wide ? 9 / 16 : 3 / 2, rootFontSize(mode), GAP);
   const rows = Math.ceil(cards.length / columns);
   const virtualizer = useWindowVirtualizer({ count: rows, estimateSize: () => rowHeight, overscan: 3, scrollMargin: offset });
   return (
     <FocusGroup>
       <div ref={container} className="card-grid" role="list" aria-label={label} style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((row) => (
-          <div
+          <CardRow
             key={`${row.key}-${columns}`}
-            className="card-row"
-            style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)`, gridTemplateColumns: `repeat(${columns}, 1fr)`, gap: GAP }}
-          >
-            {cards.slice(row.index * columns, row.index * columns + columns).map((card) => (
-              <Card key={card.key} card={card} />
-            ))}
-          </div>
+            cards={cards}
+            first={row.index * columns}
+            columns={columns}
+            top={row.start - virtualizer.options.scrollMargin}
+            shape={shape}
+          />
         ))}
       </div>
     </FocusGroup>
   );
 }
 
-export function Card({ card }: { card: CardData }) {
+/**
+ * One row, rendered again only when it moves or its cards change: the virtualizer
+ * renders the grid on every scroll event, and a card (a router link, a focusable) is
+ * not free to render 60 times a second.
+ */
+interface CardRowProps {
+  cards: readonly CardData[];
+  first: number;
+  columns: number;
+  top: number;
+  shape: CardData['shape'];
+}
+
+const CardRow = memo(function CardRow({ cards, first, columns, top, shape }: CardRowProps) {
+  return (
+    <div className="card-row" style={{ transform: `translateY(${top}px)`, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap: GAP }}>
+      {cards.slice(first, first + columns).map((card) => (
+        <Card key={card.key} card={card} shape={shape} />
+      ))}
+    </div>
+  );
+});
+
+export const Card = memo(function Card({ card, shape = card.shape }: { card: CardData; shape?: CardData['shape'] }) {
   const mode = useMode();
   return (
-    <div role="listitem" className={`card card-${card.shape}`}>
+    <div role="listitem" className={`card card-${shape}`}>
       <FocusLink {...card.target} params={{ ...card.target.params, mode }} className="card-link">
         <div className="card-art">
           {card.image ? <img src={card.image} alt="" loading="lazy" decoding="async" /> : <span className="card-initial" aria-hidden="true">{card.title.slice(0, 1)}</span>}
@@ -82,4 +114,4 @@ export function Card({ card }: { card: CardData }) {
       </FocusLink>
     </div>
   );
-}
+});

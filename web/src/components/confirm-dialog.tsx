@@ -9,11 +9,15 @@ export function ConfirmDialog({ title, body, confirm, onConfirm, onCancel, busy 
   const { ref, focusKey } = useFocusable<object, HTMLDivElement>({ isFocusBoundary: true, focusKey: `dialog-${id}` });
   useEffect(() => {
     void setFocus(focusKey);
+    // First (capture) and alone: Back closes the dialog, it does not also leave the page under it.
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape' || event.key === 'Backspace' || event.key === 'GoBack') onCancel();
+      if (event.key !== 'Escape' && event.key !== 'Backspace' && event.key !== 'GoBack' && event.key !== 'BrowserBack') return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      onCancel();
     };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+    window.addEventListener('keydown', onKey, { capture: true });
+    return () => window.removeEventListener('keydown', onKey, { capture: true });
   }, [focusKey, onCancel]);
   return (
     <FocusContext.Provider value={focusKey}>

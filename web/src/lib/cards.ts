@@ -106,3 +106,12 @@ export function columnsFor(width: number, minWidth: number, gap: number): number
   if (!(width > 0) || !Number.isFinite(width)) return 1;
   return Math.max(1, Math.floor((width + gap) / (minWidth + gap)));
 }
+
+/**
+ * The height of a row of cards `cardWidth` wide: the art (its width less the link's
+ * padding, at `ratio` height/width) and the fixed text block of styles.css (.card-link:
+ * 0.25rem padding, two 1.25rem lines, 0.2rem gaps: 3.4rem), then the gap below.
+ */
+export function cardRowHeight(cardWidth: number, ratio: number, rem: number, gap: number): number {
+  return (cardWidth - 0.5 * rem) * ratio + 3.4 * rem + gap;
+}

@@ -78,7 +78,8 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   const video = useRef<HTMLVideoElement>(null);
   const item = useQuery({ ...libraryQueries.file(source.kind === 'file' ? source.id : ''), enabled: source.kind === 'file' });
   const channels = useQuery({ ...libraryQueries.channels(), enabled: source.kind === 'channel' });
-  const { hls, error, tracks } = useHls(video, hlsUrlOf(source), source.kind === 'file' ? source.start : 0);
+  // A file starts where asked (0 is its start, even while its playlist grows); live at its live edge (-1).
+  const { hls, error, tracks } = useHls(video, hlsUrlOf(source), source.kind === 'file' ? source.start : -1);
   const [time, setTime] = useState(0);
   const [duration, setDuration] = useState(0);
   const [paused, setPaused] = useState(true);
@@ -113,6 +114,8 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   }, []);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
+      const target = event.target;
+      if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return;
       if (event.key === 'Escape' || event.key === 'Backspace' || event.key === 'GoBack' || event.key === 'BrowserBack') back();
       else if (event.key === 'MediaPlayPause' || (event.key === ' ' && (event.target as HTMLElement).tagName !== 'BUTTON')) toggle();
       else if (event.key === 'MediaFastForward' && video.current) video.current.currentTime += 30;

@@ -31,6 +31,7 @@ export function describeHlsError(data: Pick<ErrorData, 'type' | 'details'> & { r
   return `Playback failed (${data.details}).`;
 }
 
+/** `startPosition`: seconds to start at (0: the start, even of a growing playlist), or -1 for the live edge. */
 export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | null, startPosition: number): HlsHandle {
   const [hls, setHls] = useState<Hls | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -48,7 +49,7 @@ export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | 
       } else setError('This browser cannot play HLS video.');
       return () => element.removeAttribute('src');
     }
-    const player = new Hls({ startPosition: startPosition > 0 ? startPosition : -1, enableWorker: true, lowLatencyMode: false });
+    const player = new Hls({ startPosition, enableWorker: true, lowLatencyMode: false });
     const readTracks = () =>
       setTracks({
         audio: player.audioTracks.map((track) => ({ id: track.id, name: track.name || track.lang || `Audio ${track.id + 1}` })),

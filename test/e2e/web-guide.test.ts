@@ -1,0 +1,114 @@
+/**
+ * The app's Guide and Live TV in real headless Chromium against a real server
+ * (test/support/web-app-fixture.ts: channels 5, 7 and 9 with a day of guide). The grid
+ * shows each channel's programmes; a programme's details open with the keyboard alone
+ * and "Record series" adds a rule whose jobs interface A lists and the grid marks;
+ * Live TV lists what is on now, stars a favorite and plays channel 5. axe-core finds
+ * no serious violation. Screenshots: test-output/web/guide*.png, live*.png, tv-guide.png.
+ */
+import type { Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/dvr-app.js';
+import { CHANNELS, type WebApp, startWebApp, waitForText, press } from '../support/web-app-fixture.js';
+
+let web: WebApp;
+/** An element as the page shows it (this file has no DOM types: the callbacks run in the page). */
+type Shown = { innerText: string };
+
+beforeAll(async () => {
+  web = await startWebApp();
+}, 120_000);
+
+afterAll(async () => {
+  await web?.close();
+});
+
+/** What the focused element says (a programme's visible text and the part for screen readers), spaces collapsed. */
+const focused = async (page: Page) => ((await page.evaluate('document.activeElement?.innerText ?? ""')) as string).replace(/\s+/g, ' ').trim();
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+
+
+describe('the guide', () => {
+  it('shows every channel’s programmes, opens one with the keyboard and records its series', async () => {
+    const page = await web.open('/guide');
+    for (const channel of CHANNELS) await waitForText(page, channel.series);
+    expect(await page.$$eval('.guide-label', (labels) => labels.map((l) => (l as unknown as Shown).innerText.replace(/\s+/g, ' ').trim()))).toEqual(
+      CHANNELS.map((c) => `Watch channel ${c.number} ${c.name}`),
+    );
+    // The grid opens on what is on now on the first channel; one step down is channel 7's.
+    await until(() => focused(page), (label) => label.startsWith('Harbour Watch'), 10_000, 'channel 5 focused');
+    await press(page, 'ArrowDown');
+    expect(await focused(page)).toMatch(/^Kitchen Nights \d\d:\d\d S01E\d+ Episode \d+ , channel 7, until \d\d:\d\d$/);
+    await press(page, 'Enter');
+    await page.waitForSelector('[role="dialog"]');
+    await waitForText(page, 'Record new episodes');
+    await web.shot(page, 'guide-details');
+    expect(await web.seriousViolations(page)).toEqual([]);
+    expect(await focused(page)).toBe('Record this');
+    await press(page, 'ArrowRight');
+    expect(await focused(page)).toBe('Record series');
+    await press(page, 'Enter');
+    await waitForText(page, '“Kitchen Nights” will be recorded: every episode.');
+    expect(await page.$('[role="dialog"]')).toBeNull();
+    const jobs = await until(
+      async () => (await web.api('GET', '/api/v1/jobs')).json as unknown as { name: string; channel?: string }[],
+      (list) => list.some((job) => job.name === 'Kitchen Nights'),
+      10_000,
+      'the series planned',
+    );
+    expect(jobs.filter((job) => job.name === 'Kitchen Nights').every((job) => job.channel === '7')).toBe(true);
+    expect(JSON.stringify((await web.api('GET', '/dvr/rules')).json)).toMatch(/"type":"series".*"title":"Kitchen Nights"|"title":"Kitchen Nights".*"type":"series"/);
+    // The grid marks the airings the new jobs record, on channel 7 only.
+    await page.waitForSelector('.guide-cell.has-job', { timeout: 10_000 });
+    const marked = (await page.$$eval('.guide-cell.has-job', (cells) => cells.map((c) => (c as unknown as Shown).innerText))) as string[];
+    expect(marked.length).toBeGreaterThan(0);
+    expect(marked.filter((label) => !/^Kitchen Nights[^]*(Will record|Recording now)$/.test(label.replace(/\s+/g, ' ')))).toEqual([]);
+    await web.shot(page, 'guide');
+    expect(await web.seriousViolations(page)).toEqual([]);
+    // Scrolling through the day fetches later windows: programmes 20 hours on are in the grid.
+    await page.evaluate('document.querySelector(".guide-scroller").scrollLeft += 20 * 60 * 7');
+    await waitForText(page, 'Episode 42');
+    await page.close();
+    expect(web.pageErrors).toEqual([]);
+  }, 60_000);
+});
+
+describe('live TV', () => {
+  it('lists what is on now, stars a favorite and plays channel 5', async () => {
+    const page = await web.open('/live');
+    for (const channel of CHANNELS) await waitForText(page, channel.series);
+    expect(await page.$$eval('.live-progress', (bars) => bars.length)).toBe(3);
+    await web.shot(page, 'live');
+    expect(await web.seriousViolations(page)).toEqual([]);
+    await page.click('button[aria-label="Favorite channel 9 Nine"]');
+    await until(
+      async () => (await web.api('GET', '/api/v1/channels')).json as unknown as { number: string; favorited?: boolean }[],
+      (channels) => channels.some((c) => c.number === '9' && c.favorited === true),
+      10_000,
+      'channel 9 a favorite',
+    );
+    await page.click('button[role="tab"]:not([aria-selected="true"])');
+    await until(() => page.$$eval('.live-name', (names) => names.map((n) => (n as unknown as Shown).innerText)), (names) => names.join() === 'Nine', 10_000, 'favorites only');
+    await page.click('button[role="tab"]:not([aria-selected="true"])');
+    await page.waitForSelector('a[href="/watch/channel/5"]');
+    await page.click('a[href="/watch/channel/5"]');
+    await until(() => new URL(page.url()).pathname, (p) => p === '/watch/channel/5', 10_000, 'the player');
+    await page.waitForSelector('video');
+    await until(() => page.evaluate('document.querySelector("video").currentTime') as Promise<number>, (time) => time > 1.5, 30_000, 'channel 5 playing');
+    await web.shot(page, 'live-playing');
+    await page.close();
+  }, 60_000);
+});
+
+describe('TV mode', () => {
+  it('lays the guide out for a television', async () => {
+    const page = await web.open('/tv/guide');
+    await waitForText(page, 'Harbour Watch');
+    await until(() => focused(page), (label) => label.startsWith('Harbour Watch'), 10_000, 'channel 5 focused');
+    await pause(300);
+    await web.shot(page, 'tv-guide');
+    expect(await web.seriousViolations(page)).toEqual([]);
+    await page.close();
+  }, 30_000);
+});

@@ -1,0 +1,118 @@
+/**
+ * How Settings words what the server reports: sizes, the disk, the scan, a refresh's
+ * outcome, the uptime. Pure functions over the server's payloads, unit-tested.
+ */
+import type { DvrInfo, Guide, RefreshResult, ServerStatus, Source } from '../../api/server-types';
+
+/** `1.5 GB`, `820 MB`, `12 kB` (powers of 1000, as disks are sold). */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '';
+  const units = ['bytes', 'kB', 'MB', 'GB', 'TB', 'PB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return unit === 0 ? `${Math.round(value)} bytes` : `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+}
+
+export interface DiskUse {
+  /** Share of the disk in use, 0–1. */
+  used: number;
+  text: string;
+}
+
+/** The recordings disk as a bar and a sentence; undefined when the server could not read it. */
+export function diskUse(disk: DvrInfo['disk']): DiskUse | undefined {
+  if (!disk || disk.total <= 0) return undefined;
+  const free = Math.min(Math.max(disk.free, 0), disk.total);
+  return { used: (disk.total - free) / disk.total, text: `${formatBytes(free)} free of ${formatBytes(disk.total)}` };
+}
+
+const PHASES: Record<string, string> = {
+  idle: 'Waiting for changes',
+  walking: 'Looking through the folders',
+  importing: 'Importing',
+  probing: 'Reading the files (ffprobe)',
+  thumbnails: 'Making thumbnails',
+  done: 'Done',
+};
+
+/** What the importer is doing, in words: the phase and its counts. */
+export function scanProgress(scan: NonNullable<ServerStatus['scan']>): string {
+  const phase = PHASES[scan.phase] ?? scan.phase;
+  if (!scan.running) return 'Not scanning now.';
+  const counts = [`${scan.files_seen} files seen`, scan.to_probe > 0 ? `${scan.probed} of ${scan.to_probe} read` : ''].filter(Boolean).join(', ');
+  return `${phase}: ${counts}.`;
+}
+
+/** The last finished scan, in one sentence. */
+export function lastScan(scan: NonNullable<ServerStatus['scan']>, now: number = Date.now()): string {
+  const last = scan.last;
+  if (!last) return 'No scan has finished yet.';
+  const changes = (
+    [
+      [last.added, 'added'],
+      [last.updated, 'updated'],
+      [last.moved, 'moved'],
+      [last.removed, 'removed'],
+    ] as const
+  )
+    .filter(([count]) => count > 0)
+    .map(([count, what]) => `${count} ${what}`);
+  const failed = last.failed > 0 ? `; ${last.failed} could not be imported` : '';
+  return `Last scan ${ago(last.finished_at, now)}: ${changes.length > 0 ? changes.join(', ') : 'no changes'} (${last.unchanged} unchanged)${failed}.`;
+}
+
+/** `just now`, `5 minutes ago`, `3 hours ago`, `2 days ago`. */
+export function ago(epochMillis: number, now: number = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - epochMillis) / 1000));
+  if (seconds < 60) return 'just now';
+  const [value, unit] = seconds < 3600 ? [Math.round(seconds / 60), 'minute'] : seconds < 86400 ? [Math.round(seconds / 3600), 'hour'] : [Math.round(seconds / 86400), 'day'];
+  return `${value} ${unit}${value === 1 ? '' : 's'} ago`;
+}
+
+/** `3 days 4 h`, `2 h 05 min`, `12 min`. */
+export function formatUptime(seconds: number): string {
+  const total = Math.max(0, Math.floor(seconds));
+  const days = Math.floor(total / 86400);
+  const hours = Math.floor((total % 86400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  if (days > 0) return `${days} day${days === 1 ? '' : 's'} ${hours} h`;
+  if (hours > 0) return `${hours} h ${String(minutes).padStart(2, '0')} min`;
+  return `${minutes} min`;
+}
+
+export interface RefreshLine {
+  name: string;
+  ok: boolean;
+  text: string;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** A refresh's answer, one line per source and guide, named as the lists name them. */
+export function refreshLines(result: RefreshResult, sources: readonly Source[], guides: readonly Guide[]): RefreshLine[] {
+  const sourceName = (id: string) => sources.find((s) => s.id === id)?.name ?? id;
+  const guideName = (id: string) => guides.find((g) => g.id === id)?.location ?? id;
+  const skipped = (n: number | undefined) => (n ? `, ${plural(n, 'malformed entry', 'malformed entries')} skipped` : '');
+  return [
+    ...result.sources.map((s) => ({
+      name: sourceName(s.id),
+      ok: s.error === undefined,
+      text: s.error !== undefined ? `failed: ${s.error} (the channels from the last good read are kept)` : `${plural(s.channels ?? 0, 'channel', 'channels')}${skipped(s.skipped)}`,
+    })),
+    ...result.guides.map((g) => ({
+      name: guideName(g.id),
+      ok: g.error === undefined,
+      text: g.error !== undefined ? `failed: ${g.error} (the programmes from the last good read are kept)` : `${plural(g.programmes ?? 0, 'programme', 'programmes')}${skipped(g.skipped)}`,
+    })),
+  ];
+}
+
+/** How a source or guide last went: when it was read, or why it failed. */
+export function freshness(entry: Pick<Source, 'refreshed_at' | 'error'>, now: number = Date.now()): string {
+  if (entry.error) return `Last read failed: ${entry.error}`;
+  return entry.refreshed_at !== undefined ? `Read ${ago(entry.refreshed_at, now)}` : 'Not read yet';
+}

@@ -1,0 +1,71 @@
+/** Settings' wording of what the server reports: sizes, the disk, the scan, a refresh, the uptime. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ServerStatus } from '../src/api/server-types';
+import { ago, diskUse, formatBytes, formatUptime, freshness, lastScan, refreshLines, scanProgress } from '../src/sections/settings/settings-view';
+
+type Scan = NonNullable<ServerStatus['scan']>;
+const scan = (fields: Partial<Scan> = {}): Scan => ({ running: false, phase: 'idle', files_seen: 0, probed: 0, to_probe: 0, not_media: { count: 0, files: [] }, ...fields });
+
+describe('Settings wording', () => {
+  it('writes sizes as disks are sold', () => {
+    expect(formatBytes(0)).toBe('0 bytes');
+    expect(formatBytes(999)).toBe('999 bytes');
+    expect(formatBytes(1500)).toBe('1.5 kB');
+    expect(formatBytes(83_200_000_000)).toBe('83.2 GB');
+    expect(formatBytes(271_000_000_000)).toBe('271 GB');
+    expect(formatBytes(-1)).toBe('');
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1e20, noNaN: true }), (bytes) => {
+        expect(formatBytes(bytes)).toMatch(/^\d+(\.\d)? (bytes|kB|MB|GB|TB|PB)$/);
+      }),
+    );
+  });
+
+  it('measures the recordings disk as a share in use, or says nothing it cannot know', () => {
+    expect(diskUse({ total: 1000, free: 250 })).toEqual({ used: 0.75, text: '250 bytes free of 1.0 kB' });
+    expect(diskUse(undefined)).toBeUndefined();
+    expect(diskUse({ total: 0, free: 0 })).toBeUndefined();
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 50 }), fc.integer({ min: -(2 ** 50), max: 2 ** 51 }), (total, free) => {
+        const use = diskUse({ total, free })!;
+        expect(use.used >= 0 && use.used <= 1).toBe(true);
+      }),
+    );
+  });
+
+  it('says what the importer does and how the last scan went', () => {
+    expect(scanProgress(scan())).toBe('Not scanning now.');
+    expect(scanProgress(scan({ running: true, phase: 'probing', files_seen: 40, probed: 3, to_probe: 10 }))).toBe('Reading the files (ffprobe): 40 files seen, 3 of 10 read.');
+    expect(scanProgress(scan({ running: true, phase: 'walking', files_seen: 12 }))).toBe('Looking through the folders: 12 files seen.');
+    expect(lastScan(scan())).toBe('No scan has finished yet.');
+    const last = { finished_at: 1_000_000, added: 7, updated: 0, moved: 1, removed: 0, unchanged: 2, failed: 1, duration_ms: 10, problems: [] };
+    expect(lastScan(scan({ last }), 1_000_000 + 5 * 60_000)).toBe('Last scan 5 minutes ago: 7 added, 1 moved (2 unchanged); 1 could not be imported.');
+    expect(lastScan(scan({ last: { ...last, added: 0, moved: 0, failed: 0 } }), 1_000_000)).toBe('Last scan just now: no changes (2 unchanged).');
+  });
+
+  it('writes times past and uptimes for people', () => {
+    expect(ago(0, 30_000)).toBe('just now');
+    expect(ago(0, 60_000)).toBe('1 minute ago');
+    expect(ago(0, 3 * 3600_000)).toBe('3 hours ago');
+    expect(ago(0, 2 * 86400_000)).toBe('2 days ago');
+    expect(ago(10, 0)).toBe('just now');
+    expect(formatUptime(59)).toBe('0 min');
+    expect(formatUptime(2 * 3600 + 5 * 60)).toBe('2 h 05 min');
+    expect(formatUptime(3 * 86400 + 4 * 3600)).toBe('3 days 4 h');
+  });
+
+  it('lists a refresh line by line, named as the lists name them, failures with their reason', () => {
+    const sources = [{ id: 's1', kind: 'm3u' as const, location: '/x.m3u', name: 'M3U /x.m3u', streams: 2, origin: 'config' as const, skipped: 0, channels: 3 }];
+    const guides = [{ id: 'g1', location: '/guide.xml', origin: 'config' as const, programmes: 156, skipped: 0 }];
+    const lines = refreshLines({ sources: [{ id: 's1', channels: 3 }, { id: 'gone', error: 'HTTP 404' }], guides: [{ id: 'g1', programmes: 156, skipped: 2 }] }, sources, guides);
+    expect(lines).toEqual([
+      { name: 'M3U /x.m3u', ok: true, text: '3 channels' },
+      { name: 'gone', ok: false, text: 'failed: HTTP 404 (the channels from the last good read are kept)' },
+      { name: '/guide.xml', ok: true, text: '156 programmes, 2 malformed entries skipped' },
+    ]);
+    expect(freshness({ error: 'HTTP 500' })).toBe('Last read failed: HTTP 500');
+    expect(freshness({ refreshed_at: 0 }, 120_000)).toBe('Read 2 minutes ago');
+    expect(freshness({})).toBe('Not read yet');
+  });
+});
