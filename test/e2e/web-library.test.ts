@@ -2,8 +2,8 @@
  * The Antenna app's library and player in real headless Chromium against a real
  * server (test/support/web-app-fixture.ts): each library list renders what the API
  * holds; playing a movie and pausing it reports its position to interface A; a
- * recording being made is marked in Recordings and can be deleted (after a
- * confirmation); TV mode is walked with the keyboard alone; axe-core finds no serious
+ * recording being made is marked in Recordings, plays while it records (its position
+ * reaching interface A too) and can be deleted (after a confirmation); TV mode is walked with the keyboard alone; axe-core finds no serious
  * violation. Screenshots: test-output/web/library-*.png, player.png, tv-*.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ describe('the library in the app', () => {
     await page.close();
   }, 60_000);
 
-  it('marks a recording being made, and deletes a recording after asking', async () => {
+  it('marks a recording being made, plays it while it records (its position reaching interface A), and deletes it after asking', async () => {
     expect((await web.api('POST', '/dvr/channels/5/recording')).status).toBe(201);
     const recording = await until(
       async () => (await web.api('GET', '/api/v1/all?source=recordings')).json,
@@ -82,6 +82,19 @@ describe('the library in the app', () => {
     const page = await web.open('/library/recordings');
     await waitForText(page, 'Recording');
     await web.shot(page, 'library-recordings-in-progress');
+    // Played while it records (from its start), paused: interface A has its position.
+    await page.goto(`${web.url}/watch/${id}?start=0`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('video');
+    await until(() => page.evaluate('document.querySelector("video").currentTime') as Promise<number>, (time) => time > 1.5, 40_000, 'the recording playing');
+    await web.shot(page, 'player-recording');
+    await clickText(page, 'button', 'Pause');
+    const episode = await until(
+      async () => (await web.api('GET', `/api/v1/episodes/${id}`)).json as unknown as { playback_time: number },
+      (e) => e.playback_time > 1,
+      10_000,
+      "the recording's position in interface A",
+    );
+    expect(episode.playback_time).toBeGreaterThan(1);
     expect((await web.api('DELETE', '/dvr/channels/5/recording')).status).toBe(204);
     await page.goto(`${web.url}/library/items/${id}`, { waitUntil: 'networkidle0' });
     await clickText(page, 'button', 'Delete recording');
