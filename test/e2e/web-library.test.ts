@@ -132,7 +132,7 @@ describe('TV mode', () => {
       await until(() => page.evaluate('document.querySelector("nav[aria-label=Sections] a[aria-current=page]")?.innerText?.trim()') as Promise<string>, (active) => active === section, 10_000, `${section} open`);
       expect(path(page).startsWith('/tv/')).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 500));
-      await web.shot(page, `tv-${section.toLowerCase().replace(/\W+/g, '-')}`);
+      await web.shot(page, `tv-walk-${section.toLowerCase().replace(/\W+/g, '-')}`);
     }
     // Into the library: Movies, the first card, its page, Play.
     await page.goto(`${web.url}/tv/library/movies`, { waitUntil: 'networkidle0' });

@@ -166,7 +166,7 @@ export function PlayerView({ source }: { source: PlayerSource }) {
               {spans.map(([start, end]) => (
                 <span key={start} className="seek-mark" style={{ left: `${(start / length) * 100}%`, width: `${((end - start) / length) * 100}%` }} title="Commercial break" />
               ))}
-              <input type="range" aria-label="Position" min={0} max={Math.round(length)} step={1} value={Math.round(time)} onChange={(event) => seekTo(Number(event.target.value))} />
+              <input type="range" aria-label="Position" min={0} max={Math.round(length)} step={1} value={Math.floor(time)} onChange={(event) => seekTo(Number(event.target.value))} />
             </div>
             <span className="clock">{formatClock(length)}</span>
           </div>
