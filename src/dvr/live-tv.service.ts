@@ -33,8 +33,7 @@ export class LiveTvService {
 
   /** Each channel number once (the first source that carries it), favorites resolved: what a player lists. */
   channels(): StreamableChannel[] {
-    const seen = new Set<string>();
-    return listStreamableChannels(this.db).filter((c) => !seen.has(c.number) && seen.add(c.number));
+    return firstPerNumber(listStreamableChannels(this.db));
   }
 
   /** The guides' channels: what each guide describes (matched to channel numbers by guide-match.ts). */
@@ -80,9 +79,7 @@ export class LiveTvService {
   guidePage(request: GuidePageRequest): GuidePage {
     if (request.end <= request.start) throw new BadRequestError('end', '"end" must be after "start".');
     const all = listStreamableChannels(this.db);
-    const seen = new Set<string>();
-    const channels = all.filter((c) => !seen.has(c.number) && seen.add(c.number));
-    return guidePageOf(this.db, channels, guideMapOf(this.db, all), request);
+    return guidePageOf(this.db, firstPerNumber(all), guideMapOf(this.db, all), request);
   }
 
   /** Joins channel `number` for a live viewer; the connection is shared with recordings of it. */
@@ -177,4 +174,10 @@ export class LiveTvService {
   private activeJobOn(number: string): DvrJobRow | undefined {
     return listJobsInState(this.db, 'recording').find((job) => job.channel === number && this.parts.recordings.isRecording(job.id));
   }
+}
+
+/** Each channel number once: the first of the sources that carry it. */
+function firstPerNumber(channels: readonly StreamableChannel[]): StreamableChannel[] {
+  const seen = new Set<string>();
+  return channels.filter((c) => !seen.has(c.number) && seen.add(c.number));
 }

@@ -5,6 +5,7 @@
  */
 import type { Db } from '../db/database.js';
 import { statement } from '../db/row-codec.js';
+import type { ProgrammeRow } from './guide.repository.js';
 
 /**
  * Programmes are looked for from this long before the window, so the index range
@@ -15,20 +16,10 @@ export const LONGEST_PROGRAMME = 86400;
 /** Jobs likewise: a slot is at most a day, plus paddings. */
 const LONGEST_JOB = 2 * 86400;
 
-export interface GridProgrammeRow {
-  /** Which of the given channel keys it airs on (its index in the list). */
+/** A programme as the grid needs it, with which of the given channel keys it airs on (its index in the list). */
+export type GridProgrammeRow = Pick<ProgrammeRow, 'start' | 'stop' | 'title' | 'episode_title' | 'season' | 'episode' | 'summary' | 'is_new' | 'program_id' | 'series_id'> & {
   channel: number;
-  start: number;
-  stop: number;
-  title: string;
-  episode_title: string | null;
-  season: number | null;
-  episode: number | null;
-  summary: string | null;
-  is_new: number;
-  program_id: string | null;
-  series_id: string | null;
-}
+};
 
 /**
  * The programmes of `channels` ([guide id, XMLTV id] pairs) overlapping [from, to), by

@@ -45,12 +45,15 @@ export interface StreamableChannel {
   guide_name: string | null;
 }
 
+/** A source's columns, and how many channels its last good refresh read. */
+const SOURCE_COLUMNS = 'id, kind, location, name, stream_limit, origin, refreshed_at, error, skipped, (SELECT count(*) FROM channels WHERE channels.source_id = dvr_sources.id) AS channels';
+
 export function listSources(db: Db): SourceRow[] {
-  return statement(db, 'SELECT id, kind, location, name, stream_limit, origin, refreshed_at, error, skipped, (SELECT count(*) FROM channels WHERE channels.source_id = dvr_sources.id) AS channels FROM dvr_sources ORDER BY created_at, id').all() as SourceRow[];
+  return statement(db, `SELECT ${SOURCE_COLUMNS} FROM dvr_sources ORDER BY created_at, id`).all() as SourceRow[];
 }
 
 export function getSource(db: Db, id: string): SourceRow | undefined {
-  return statement(db, 'SELECT id, kind, location, name, stream_limit, origin, refreshed_at, error, skipped, (SELECT count(*) FROM channels WHERE channels.source_id = dvr_sources.id) AS channels FROM dvr_sources WHERE id = ?').get(id) as
+  return statement(db, `SELECT ${SOURCE_COLUMNS} FROM dvr_sources WHERE id = ?`).get(id) as
     | SourceRow
     | undefined;
 }

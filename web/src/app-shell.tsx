@@ -30,12 +30,27 @@ export function AppShell() {
   useEffect(() => {
     document.documentElement.classList.toggle('tv', mode === 'tv');
   }, [mode]);
-  // Something always has focus, so the first arrow or Enter of a remote does something
-  // (a page may have focused its own first choice already: Play on an item's page).
+  // On a TV something always has focus, so the first arrow or Enter of a remote does something
+  // (a page may have focused its own first choice already: Play on an item's page). With a
+  // mouse, a focus ring on the first tab would only mislead: there the first arrow key sets it.
   useEffect(() => {
-    const current = getCurrentFocusKey();
-    if (!current || !doesFocusableExist(current) || current === focusKey) void setFocus(focusKey);
-  }, [focusKey, path]);
+    const lost = () => {
+      const current = getCurrentFocusKey();
+      return !current || !doesFocusableExist(current) || current === focusKey;
+    };
+    if (mode === 'tv') {
+      if (lost()) void setFocus(focusKey);
+      return;
+    }
+    const onArrow = (event: KeyboardEvent) => {
+      if (!event.key.startsWith('Arrow') || !lost()) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      void setFocus(focusKey);
+    };
+    window.addEventListener('keydown', onArrow, { capture: true });
+    return () => window.removeEventListener('keydown', onArrow, { capture: true });
+  }, [focusKey, path, mode]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const typing = event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement || event.target instanceof HTMLSelectElement;
