@@ -1,5 +1,7 @@
 /**
  * Makes sure the system tools Antenna runs are installed: `node scripts/ensure-system-packages.mjs ffmpeg ffprobe`.
+ * A name ending in `@display` is needed only on a machine with a display (DISPLAY or
+ * WAYLAND_DISPLAY set): `chromium@display` for the player that shows the app on a TV.
  *
  * A tool already on PATH is left alone. Missing ones are installed from the Debian
  * archive with apt-get when this runs as root on a machine that has apt-get (a fresh
@@ -35,7 +37,11 @@ function run(command, args) {
   return result.status === 0;
 }
 
-const commands = process.argv.slice(2);
+const hasDisplay = Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+const commands = process.argv
+  .slice(2)
+  .filter((c) => !c.endsWith('@display') || hasDisplay)
+  .map((c) => c.replace(/@display$/, ''));
 const unknown = commands.filter((c) => !(c in PACKAGES));
 if (unknown.length > 0) {
   console.error(`ensure-system-packages: no package known for ${unknown.join(', ')}`);

@@ -1,7 +1,8 @@
 /**
- * The one place that starts and stops everything `antenna player` runs: mpv (through
- * its backend), the search for a server on the network, the player service and its
- * progress reports, interface B's HTTP server and the DNS-SD advertisement.
+ * The one place that starts and stops everything `antenna player` runs: the backend
+ * (Chromium showing the Antenna app, or mpv), the search for a server on the network,
+ * the player service and its progress reports, interface B's HTTP server and the DNS-SD
+ * advertisement. The backend is chosen here and nowhere else.
  * Stops cleanly on SIGTERM and SIGINT (the position of what plays is reported first).
  */
 import type { FastifyInstance } from 'fastify';
@@ -11,7 +12,9 @@ import { type PlayerConfig, hasDisplay } from '../config/player-config.js';
 import { StartupError } from '../db/database.js';
 import { type Advertisement, ServiceBrowser, advertise, stableId } from '../discovery/dns-sd.js';
 import { AntennaServerClient } from '../player/antenna-server.client.js';
+import { BrowserBackend, ChromiumStartError } from '../player/browser.backend.js';
 import { MpvBackend, MpvStartError } from '../player/mpv.backend.js';
+import type { PlayerBackend } from '../player/player-backend.js';
 import { PlayerService } from '../player/player.service.js';
 import { VERSION } from '../version.js';
 import { createLogger } from './server.lifecycle.js';
@@ -23,7 +26,7 @@ export interface RunningPlayer {
   url: string;
   app: FastifyInstance;
   player: PlayerService;
-  backend: MpvBackend;
+  backend: PlayerBackend & { readonly pid: number | undefined };
   stop(): Promise<void>;
 }
 
@@ -32,14 +35,13 @@ export interface StartPlayerOptions {
   serverUrl?: () => string | undefined;
 }
 
+function createBackend(config: PlayerConfig, logger: Logger, serverUrl: () => string | undefined, token: string | undefined): RunningPlayer['backend'] {
+  const display = hasDisplay(config, process.env);
+  if (config.backend === 'browser') return new BrowserBackend({ chromiumPath: config.chromium, serverUrl, token, display, logger });
+  return new MpvBackend({ mpvPath: config.mpv, socketPath: config.mpvIpc, display, options: config.mpvOptions, logger });
+}
+
 export async function startPlayer(config: PlayerConfig, logger: Logger, options: StartPlayerOptions = {}): Promise<RunningPlayer> {
-  const backend = new MpvBackend({ mpvPath: config.mpv, socketPath: config.mpvIpc, display: hasDisplay(config, process.env), options: config.mpvOptions, logger });
-  try {
-    await backend.start();
-  } catch (error) {
-    await backend.stop();
-    throw error instanceof MpvStartError ? new StartupError(error.message) : error;
-  }
   let browser: ServiceBrowser | undefined;
   let locate = options.serverUrl;
   if (!locate && config.server) locate = () => config.server;
@@ -52,6 +54,14 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
   // A server merely found on the network is not trusted with the token: anything on the network can advertise one.
   const named = Boolean(options.serverUrl ?? config.server);
   if (config.token && !named) logger.warn('the token is sent only to a server named with --server; a server found on the network gets none');
+  const backend = createBackend(config, logger, locate, named ? config.token : undefined);
+  try {
+    await backend.start();
+  } catch (error) {
+    await backend.stop();
+    browser?.stop();
+    throw error instanceof MpvStartError || error instanceof ChromiumStartError ? new StartupError(error.message) : error;
+  }
   const player = new PlayerService({
     backend,
     server: new AntennaServerClient({ locate, token: named ? config.token : undefined }),
@@ -98,7 +108,7 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
       stopped = true;
       await (await advertising)?.end();
       await app.close();
-      // Before mpv goes: the position of what plays is reported.
+      // Before the backend goes: the position of what plays is reported.
       await player.stop();
       await backend.stop();
       browser?.stop();
@@ -106,12 +116,12 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
   };
 }
 
-/** Runs until SIGTERM or SIGINT (one that comes during start-up stops what has started, mpv included). */
+/** Runs until SIGTERM or SIGINT (one that comes during start-up stops what has started, the backend included). */
 export async function runPlayer(config: PlayerConfig): Promise<void> {
   const logger = createLogger(config);
   const starting = startPlayer(config, logger);
   stopOnSignals(logger, async () => (await starting.catch(() => undefined))?.stop());
   const running = await starting;
-  logger.info({ url: running.url, server: config.server ?? `looking for ${config.serverType}` }, 'antenna player listening');
+  logger.info({ url: running.url, backend: config.backend, server: config.server ?? `looking for ${config.serverType}` }, 'antenna player listening');
   process.stdout.write(`Antenna player is running at ${running.url} (status: ${running.url}/api/status). Stop it with Ctrl-C.\n`);
 }

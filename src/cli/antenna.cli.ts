@@ -20,7 +20,7 @@ export function buildProgram(): Command {
 
   const player = program
     .command('player')
-    .description('run a player: interface B on port 57000, playing with mpv what a server offers')
+    .description('run a player: interface B on port 57000, showing the Antenna app on the TV (or playing with mpv) what a server offers')
     .option('--config <file>', `JSON config file; its "player" object holds these settings (env ${ENV_NAMES.config})`)
     .option('--host <host>', `address to listen on (env ${PLAYER_ENV_NAMES.host}; default 0.0.0.0)`)
     .option('--port <port>', `port of interface B (env ${PLAYER_ENV_NAMES.port}; default 57000)`)
@@ -149,16 +149,17 @@ function addServerOptions(command: Command): Command {
 }
 
 /** Player settings that `antenna player` and `antenna start` name alike. */
-const PLAYBACK_KEYS = ['backend', 'seekForward', 'seekBackward', 'mpv', 'mpvIpc', 'mpvOption', 'headless'];
+const PLAYBACK_KEYS = ['backend', 'seekForward', 'seekBackward', 'mpv', 'mpvIpc', 'mpvOption', 'chromium', 'headless'];
 
 function addPlaybackOptions(command: Command): Command {
   return command
-    .option('--backend <name>', `what plays: mpv (env ${PLAYER_ENV_NAMES.backend}; default mpv)`)
+    .option('--backend <name>', `what plays: browser (the Antenna app full screen in Chromium) or mpv (env ${PLAYER_ENV_NAMES.backend}; default browser with a display, else mpv)`)
     .option('--seek-forward <seconds>', `seek_forward amount (env ${PLAYER_ENV_NAMES.seekForward}; default 30)`)
     .option('--seek-backward <seconds>', `seek_backward amount (env ${PLAYER_ENV_NAMES.seekBackward}; default 10)`)
     .option('--mpv <path>', `the mpv program (env ${PLAYER_ENV_NAMES.mpv}; default mpv)`)
     .option('--mpv-ipc <path>', `where mpv's IPC socket goes, for scripts of your own (env ${PLAYER_ENV_NAMES.mpvIpc}; default a private temp folder)`)
     .option('--mpv-option <name=value>', `an mpv option such as hwdec=auto; repeatable (env ${PLAYER_ENV_NAMES.mpvOptions}, space-separated)`, collect)
+    .option('--chromium <path>', `the Chromium program, for --backend browser (env ${PLAYER_ENV_NAMES.chromium}; default chromium)`)
     .option('--headless', `no video or audio output even with a display (env ${PLAYER_ENV_NAMES.headless}=true)`);
 }
 

@@ -172,10 +172,19 @@ export interface StartedProgram {
   stderrTail(): string;
 }
 
+export interface StartOptions {
+  stderrTailBytes?: number;
+  cwd?: string;
+  stdin?: 'pipe' | 'ignore';
+  /** Extra pipes after stderr (file descriptors 3, 4, ...): Chromium's DevTools pipe is 3 and 4. */
+  extraPipes?: number;
+}
+
 /** Starts a program that runs until stopped; its 'error' (not started) and 'exit' events are the caller's. */
-export function startProgram(program: string, args: readonly string[], options: { stderrTailBytes?: number; cwd?: string; stdin?: 'pipe' | 'ignore' } = {}): StartedProgram {
+export function startProgram(program: string, args: readonly string[], options: StartOptions = {}): StartedProgram {
   const stderr = new TailBuffer(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL);
-  const child = spawn(program, args, { shell: false, windowsHide: true, stdio: [options.stdin ?? 'ignore', 'ignore', 'pipe'], ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const extra = Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const);
+  const child = spawn(program, args, { shell: false, windowsHide: true, stdio: [options.stdin ?? 'ignore', 'ignore', 'pipe', ...extra], ...(options.cwd ? { cwd: options.cwd } : {}) });
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   return { child, stderrTail: () => stderr.text() };
 }

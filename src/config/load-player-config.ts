@@ -6,5 +6,5 @@ export function loadPlayerConfig(flags: PartialPlayerSettings & { config?: strin
   const configFile = flags.config ?? env[ENV_NAMES.config];
   const fromFile = configFile ? playerSettingsFromFile(readConfigJson(configFile).player, configFile) : {};
   const { config: _config, ...fromFlags } = flags;
-  return resolvePlayerConfig([fromFlags, playerSettingsFromEnv(env), fromFile]);
+  return resolvePlayerConfig([fromFlags, playerSettingsFromEnv(env), fromFile], process.cwd(), env);
 }

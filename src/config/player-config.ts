@@ -23,7 +23,8 @@ import {
   words,
 } from './config-values.js';
 
-export const PLAYER_BACKENDS = ['mpv'] as const;
+/** mpv for a box without a screen of its own (or to keep playback lean); browser: the Antenna app full screen on the TV. */
+export const PLAYER_BACKENDS = ['browser', 'mpv'] as const;
 export type PlayerBackendName = (typeof PLAYER_BACKENDS)[number];
 
 export interface PlayerConfig {
@@ -33,6 +34,7 @@ export interface PlayerConfig {
   server: string | undefined;
   /** The name the player is advertised under. */
   name: string;
+  /** Default: browser when there is a display to show the app on, mpv otherwise. */
   backend: PlayerBackendName;
   mdns: boolean;
   /** The DNS-SD type the player advertises. */
@@ -48,17 +50,18 @@ export interface PlayerConfig {
   /** Where mpv's IPC socket goes; undefined: a private temp folder. */
   mpvIpc: string | undefined;
   mpvOptions: string[];
+  /** Chromium's program, for the browser backend. */
+  chromium: string;
   /** No video or audio output even when a display is there. */
   headless: boolean;
   /** Web page origins whose scripts may send commands (a dashboard). */
   allowOrigins: string[];
 }
 
-export const PLAYER_DEFAULTS: Omit<PlayerConfig, 'name'> = {
+export const PLAYER_DEFAULTS: Omit<PlayerConfig, 'name' | 'backend'> = {
   host: '0.0.0.0',
   port: 57000,
   server: undefined,
-  backend: 'mpv',
   mdns: true,
   mdnsType: PLAYER_SERVICE_TYPE,
   serverType: SERVER_SERVICE_TYPE,
@@ -69,6 +72,7 @@ export const PLAYER_DEFAULTS: Omit<PlayerConfig, 'name'> = {
   mpv: 'mpv',
   mpvIpc: undefined,
   mpvOptions: [],
+  chromium: 'chromium',
   headless: false,
   allowOrigins: [],
 };
@@ -93,6 +97,7 @@ export const PlayerFileSchema = Type.Object(
     mpv: Type.Optional(Type.String({ minLength: 1 })),
     mpvIpc: Type.Optional(Type.String({ minLength: 1 })),
     mpvOptions: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    chromium: Type.Optional(Type.String({ minLength: 1 })),
     headless: Type.Optional(Type.Boolean()),
     allowOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   },
@@ -116,6 +121,7 @@ export interface PartialPlayerSettings {
   mpv?: string | undefined;
   mpvIpc?: string | undefined;
   mpvOptions?: string[] | undefined;
+  chromium?: string | undefined;
   headless?: boolean | string | undefined;
   allowOrigins?: string[] | undefined;
 }
@@ -136,6 +142,7 @@ export const PLAYER_ENV_NAMES = {
   mpv: 'ANTENNA_MPV',
   mpvIpc: 'ANTENNA_MPV_IPC',
   mpvOptions: 'ANTENNA_MPV_OPTIONS',
+  chromium: 'ANTENNA_CHROMIUM',
   headless: 'ANTENNA_HEADLESS',
   allowOrigins: 'ANTENNA_PLAYER_ALLOW_ORIGINS',
 } as const;
@@ -172,7 +179,7 @@ function parseName(value: string): string {
 
 function parseBackend(value: string): PlayerBackendName {
   if (!(PLAYER_BACKENDS as readonly string[]).includes(value)) {
-    throw new ConfigError(`Backend '${value}' is unknown: this player has ${PLAYER_BACKENDS.join(', ')} (the browser TV app backend comes next).`);
+    throw new ConfigError(`Backend '${value}' is unknown: this player has ${PLAYER_BACKENDS.join(' and ')}.`);
   }
   return value as PlayerBackendName;
 }
@@ -185,7 +192,7 @@ function parseMpvOptions(options: string[]): string[] {
   return options;
 }
 
-export function resolvePlayerConfig(places: readonly PartialPlayerSettings[], cwd: string = process.cwd()): PlayerConfig {
+export function resolvePlayerConfig(places: readonly PartialPlayerSettings[], cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): PlayerConfig {
   const value = <K extends keyof PartialPlayerSettings>(key: K) => pick(key, places);
   const port = value('port');
   const server = value('server');
@@ -202,12 +209,13 @@ export function resolvePlayerConfig(places: readonly PartialPlayerSettings[], cw
   const mpvOptions = value('mpvOptions');
   const headless = value('headless');
   const allowOrigins = value('allowOrigins');
+  const runsHeadless = headless === undefined ? PLAYER_DEFAULTS.headless : parseFlag(headless);
   return {
     host: value('host') ?? PLAYER_DEFAULTS.host,
     port: port === undefined ? PLAYER_DEFAULTS.port : parsePort(port),
     server: server === undefined ? undefined : parsePublicUrl(server, 'Server URL'),
     name: name === undefined ? defaultPlayerName() : parseName(name),
-    backend: backend === undefined ? PLAYER_DEFAULTS.backend : parseBackend(backend),
+    backend: backend === undefined ? (hasDisplay({ headless: runsHeadless }, env) ? 'browser' : 'mpv') : parseBackend(backend),
     mdns: mdns === undefined ? PLAYER_DEFAULTS.mdns : parseFlag(mdns),
     mdnsType: mdnsType === undefined ? PLAYER_DEFAULTS.mdnsType : parseServiceType(mdnsType),
     serverType: serverType === undefined ? PLAYER_DEFAULTS.serverType : parseServiceType(serverType),
@@ -218,12 +226,13 @@ export function resolvePlayerConfig(places: readonly PartialPlayerSettings[], cw
     mpv: value('mpv') ?? PLAYER_DEFAULTS.mpv,
     mpvIpc: mpvIpc === undefined ? undefined : resolve(cwd, mpvIpc),
     mpvOptions: mpvOptions === undefined ? [] : parseMpvOptions(mpvOptions),
-    headless: headless === undefined ? PLAYER_DEFAULTS.headless : parseFlag(headless),
+    chromium: value('chromium') ?? PLAYER_DEFAULTS.chromium,
+    headless: runsHeadless,
     allowOrigins: (allowOrigins ?? []).map(parseOrigin),
   };
 }
 
-/** Whether mpv has somewhere to draw: a display, unless told to run headless. */
+/** Whether the player has somewhere to draw: a display, unless told to run headless. */
 export function hasDisplay(config: Pick<PlayerConfig, 'headless'>, env: NodeJS.ProcessEnv): boolean {
   return !config.headless && Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
 }

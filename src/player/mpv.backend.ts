@@ -13,7 +13,7 @@ import { UnavailableError } from '../common/errors.js';
 import { NoEffect } from './no-effect.js';
 import { mpvArguments } from './mpv-args.js';
 import { MpvCommandError, MpvGoneError, MpvIpc, type MpvMessage } from './mpv-ipc.js';
-import { type BackendEvents, IDLE_STATE, type LoadOptions, type MediaState, type PlayerBackend } from './player-backend.js';
+import { type BackendEvents, IDLE_STATE, type LoadOptions, MediaLoadError, type MediaState, type PlayerBackend } from './player-backend.js';
 import type { Section } from './sections.js';
 
 export interface MpvBackendOptions {
@@ -32,11 +32,6 @@ export interface MpvBackendOptions {
 /** mpv could not be started at all (not installed, bad option). */
 export class MpvStartError extends Error {
   override readonly name = 'MpvStartError';
-}
-
-/** The media could not be opened (a 404 stream, an unreadable file). */
-export class MediaLoadError extends Error {
-  override readonly name = 'MediaLoadError';
 }
 
 /** Properties mirrored for the status: observed, and read back after every command. */
@@ -431,7 +426,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
 
   navigate(_section: Section): Promise<void> {
     return Promise.reject(
-      new UnavailableError(501, 'navigation_unsupported', 'The mpv backend has no app sections to show: navigation needs the browser TV app backend, which this player does not have yet.'),
+      new UnavailableError(501, 'navigation_unsupported', 'The mpv backend has no app sections to show: run the player with --backend browser (the Antenna app on the TV) to navigate.'),
     );
   }
 }

@@ -1,11 +1,20 @@
 /**
- * What the player service needs from whatever shows the video: mpv today, the
- * browser TV app next. A backend plays one thing at a time, mirrors its state without
- * I/O (`state()`, for status reads), and reads it back from the real player on demand
- * (`readBack()`, after each command).
+ * What the player service needs from whatever shows the video: mpv (headless boxes) or
+ * the Antenna app in a kiosk Chromium (a TV). A backend plays one thing at a time,
+ * mirrors its state without I/O (`state()`, for status reads), and reads it back from
+ * the real player on demand (`readBack()`, after each command). This seam is the only
+ * place the two differ: the service, the routes and the state rules do not know which runs.
  */
 import type { EventEmitter } from 'node:events';
 import type { Section } from './sections.js';
+import type { MediaRef } from './tv-page-protocol.js';
+
+export type { MediaRef };
+
+/** The media could not be opened (a 404 stream, an unreadable file). */
+export class MediaLoadError extends Error {
+  override readonly name = 'MediaLoadError';
+}
 
 export interface MediaState {
   /** The backend's player runs and takes commands (false while mpv restarts). */
@@ -25,6 +34,8 @@ export interface MediaState {
 export const IDLE_STATE: MediaState = { available: false, loaded: false, paused: false, muted: false, pip: false };
 
 export interface LoadOptions {
+  /** What `url` is in the library's terms (the app plays that by its own route). */
+  media: MediaRef;
   /** Seconds to start at (resume). */
   start?: number;
   /** The title the player shows for it. */
@@ -35,9 +46,12 @@ export interface LoadOptions {
   tag: number;
 }
 
-/** Why playback ended on its own: the end of the media, or an error opening or reading it. */
+/**
+ * Why playback ended without a command: the end of the media, an error opening or
+ * reading it, or the person at the device stopped it (Back on the remote).
+ */
 export interface Ended {
-  reason: 'eof' | 'error';
+  reason: 'eof' | 'error' | 'stopped';
   error?: string;
   /** Seconds reached before the end, when known. */
   position?: number;
@@ -45,9 +59,18 @@ export interface Ended {
   tag: number | undefined;
 }
 
+/** Something the person at the device started playing there (not by a command). */
+export interface Played {
+  media: MediaRef;
+  /** The backend's own tag for it, negative so it is never one of the caller's; `ended` gives it back. */
+  tag: number;
+}
+
 export interface BackendEvents {
   /** What was loaded ended by itself (not by a command). */
   ended: [ended: Ended];
+  /** The person at the device started playing something there. */
+  played: [played: Played];
   /** The backend's player went away (it is being restarted); `position` is the last one it reported. */
   down: [reason: string, position: number | undefined];
 }

@@ -12,8 +12,7 @@ import { ConflictError, NotFoundError, UnavailableError } from '../common/errors
 import { NoEffect } from './no-effect.js';
 import type { AntennaServerClient, Programme, ServerChannel, ServerItem } from './antenna-server.client.js';
 import { MpvCommandError } from './mpv-ipc.js';
-import { MediaLoadError } from './mpv.backend.js';
-import type { Ended, MediaState, PlayerBackend } from './player-backend.js';
+import { type Ended, MediaLoadError, type MediaRef, type MediaState, type Played, type PlayerBackend } from './player-backend.js';
 import {
   type NowPlaying,
   type PlayerState,
@@ -76,12 +75,14 @@ export class PlayerService {
   private readonly answerWithinMs: number;
   private readonly onEnded = (ended: Ended) => this.inQueue('playback end', () => this.ended(ended));
   private readonly onDown = (_reason: string, position: number | undefined) => this.inQueue('player restart', () => this.backendDown(position));
+  private readonly onPlayed = (played: Played) => this.inQueue('play started on the device', () => this.playedOnDevice(played));
 
   constructor(private readonly options: PlayerServiceOptions) {
     this.answerWithinMs = options.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
     this.reporter = new ProgressReporter(options.server, options.logger, options.reporter);
     options.backend.on('ended', this.onEnded);
     options.backend.on('down', this.onDown);
+    options.backend.on('played', this.onPlayed);
   }
 
   private get backend(): PlayerBackend {
@@ -106,6 +107,7 @@ export class PlayerService {
     clearTimeout(this.programmeTimer);
     this.backend.off('ended', this.onEnded);
     this.backend.off('down', this.onDown);
+    this.backend.off('played', this.onPlayed);
     await this.queue.idle();
     this.reportProgress(this.backend.state());
     await this.reporter.stop();
@@ -210,7 +212,11 @@ export class PlayerService {
     const current = this.state.current;
     // An end that arrives after something else was loaded is not about what plays now.
     if (!current || ended.tag !== current.tag) return;
-    if (ended.reason === 'eof') {
+    if (ended.reason === 'stopped') {
+      // Stopped at the device (Back on the remote): its position is the resume point.
+      const position = ended.position ?? this.backend.state().position;
+      this.reportProgress({ ...this.backend.state(), loaded: true, ...(position !== undefined ? { position } : {}) });
+    } else if (ended.reason === 'eof') {
       // mpv calls a stream cut short an end too: only the last 5 % (or an item of unknown length) counts as watched.
       const media = this.backend.state();
       const position = ended.position ?? media.position;
@@ -227,9 +233,10 @@ export class PlayerService {
 
   // ---------------------------------------------------------------- playback
 
-  private async load(url: string, tag: number, options: { start?: number | undefined; title: string }): Promise<void> {
+  private async load(url: string, media: MediaRef, tag: number, options: { start?: number | undefined; title: string }): Promise<void> {
     try {
       await this.backend.load(url, {
+        media,
         tag,
         title: options.title,
         waitMs: Math.max(100, this.answerWithinMs - READ_BACK_MARGIN_MS),
@@ -246,21 +253,32 @@ export class PlayerService {
       this.requireAvailable();
       const item = await this.server.file(id);
       if (!item.file.available) throw new ConflictError('file_unavailable', `The file of '${id}' is not on the server's disk now, so it cannot be played.`);
-      const url = this.server.itemStreamUrl(item.id);
-      const nowPlaying = itemNowPlaying(item);
-      const playing: PlayingItem = {
-        kind: 'item',
-        id: item.id,
-        nowPlaying,
-        marks: chapterMarks(item.commercials, item.file.chapters.map((chapter) => chapter.start)),
-        tag: this.nextTag++,
-        watchedReported: false,
-      };
+      const playing = playingItem(item, this.nextTag++);
       this.leave();
       this.state = { ...this.state, current: playing };
-      const title = [nowPlaying.title, nowPlaying.episode_title].filter(Boolean).join(': ');
-      await this.load(url, playing.tag, { start: resumePoint(item.playback_time, item.duration), title });
+      const title = [playing.nowPlaying.title, playing.nowPlaying.episode_title].filter(Boolean).join(': ');
+      const media = { kind: 'item', id: item.id } as const;
+      await this.load(this.server.itemStreamUrl(item.id), media, playing.tag, { start: resumePoint(item.playback_time, item.duration), title });
     });
+  }
+
+  /**
+   * The person at the device started something there (the app's library or guide): it
+   * becomes what is current, as if a command had started it, so the status, progress
+   * reports and channel keys follow it. What played before was ended by the device first.
+   */
+  private async playedOnDevice({ media, tag }: Played): Promise<void> {
+    if (media.kind === 'item') {
+      const item = await this.server.file(media.id);
+      clearTimeout(this.programmeTimer);
+      this.state = { ...afterLeaving(this.state), current: playingItem(item, tag) };
+      return;
+    }
+    const channel = (await this.server.channels()).find((c) => c.number === media.number);
+    if (!channel) throw new NotFoundError('channel', media.number);
+    // Left without a report: the device's position is the new channel's by now.
+    this.state = afterLeaving(this.state);
+    await this.tuneState(channel, tag);
   }
 
   playChannel(number: string): Promise<PlayerStatus> {
@@ -302,20 +320,26 @@ export class PlayerService {
   }
 
   private async tune(channel: ServerChannel): Promise<void> {
+    const playing = await this.tuneState(channel, this.nextTag++);
+    await this.load(this.server.liveStreamUrl(channel.number), { kind: 'channel', number: channel.number }, playing.tag, { title: channel.name });
+  }
+
+  /** The channel becomes current (what played before is left); the backend is not told. */
+  private async tuneState(channel: ServerChannel, tag: number): Promise<PlayingChannel> {
     // The guide is a nicety: without it, now_playing is the channel's name.
     const programme = await this.server.programmeAt(channel.number, Math.floor(Date.now() / 1000)).catch(() => undefined);
     const playing: PlayingChannel = {
       kind: 'channel',
       channel: tunedChannel(channel),
       nowPlaying: liveNowPlaying(channel, programme),
-      tag: this.nextTag++,
+      tag,
       ...(programme ? { programmeEnds: programme.end_time } : {}),
     };
     this.reportProgress(this.backend.state());
     clearTimeout(this.programmeTimer);
     this.state = afterTuning(this.state, playing);
     this.followGuide(playing, channel);
-    await this.load(this.server.liveStreamUrl(channel.number), playing.tag, { title: channel.name });
+    return playing;
   }
 
   /** When the programme ends, what follows becomes now_playing (for as long as the channel is current). */
@@ -465,6 +489,17 @@ function asNoEffect(error: unknown, command: string): NoEffect | undefined {
 function commandError(error: unknown): unknown {
   if (error instanceof MpvCommandError) return new ConflictError('player_refused', `The player could not do that now: ${error.reason}.`);
   return error;
+}
+
+function playingItem(item: ServerItem, tag: number): PlayingItem {
+  return {
+    kind: 'item',
+    id: item.id,
+    nowPlaying: itemNowPlaying(item),
+    marks: chapterMarks(item.commercials, item.file.chapters.map((chapter) => chapter.start)),
+    tag,
+    watchedReported: false,
+  };
 }
 
 function tunedChannel(channel: ServerChannel): TunedChannel {

@@ -49,7 +49,7 @@ beforeAll(async () => {
   const base = server.url.replace('localhost', '127.0.0.1');
   await until(() => callJson(base, 'GET', '/api/v1/movies'), (a) => (a.json as Json[]).length === 1, 60_000, 'the movie imported');
   socket = join(media.dir, 'mpv.sock');
-  running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, mpvIpc: socket }]), silent, { serverUrl: () => base });
+  running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, mpvIpc: socket, backend: 'mpv' }]), silent, { serverUrl: () => base });
   await until(() => mpvProperty(socket, 'osd-width'), (width) => Number(width) > 0, 10_000, 'the window');
 }, 120_000);
 

@@ -334,7 +334,7 @@ describe('interface B: notify and navigate', () => {
     for (const section of ['Guide', 'Live%20TV', 'live_tv', 'LIBRARY', 'search']) {
       const answer = await post(`navigate/${section}`);
       expect(answer.json, section).toMatchObject({ status: 501, code: 'navigation_unsupported' });
-      expect(String(answer.json.message)).toMatch(/TV app backend/);
+      expect(String(answer.json.message)).toMatch(/--backend browser/);
     }
     expect((await post('navigate/Settings')).json).toMatchObject({ status: 400, parameter: 'section', allowed: ['Guide', 'Library', 'Live TV', 'Search'] });
   });

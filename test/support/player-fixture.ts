@@ -9,6 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { clipArgs } from './media-tree.js';
+import { makeCaptionedTsClip } from './cea608-clip.js';
 import { type StreamServer, makeTsClip, startStreamServer } from './ts-stream-server.js';
 import { writeM3u, writeXmltv } from './dvr-app.js';
 import { tempDir } from './temp-library.js';
@@ -32,7 +33,8 @@ function clip(out: string, seconds: number): void {
   ffmpeg(clipArgs(out, { seconds, width: 160, height: 120 }).slice(4));
 }
 
-export async function makePlayerMedia(options: { episodeSeconds?: number } = {}): Promise<PlayerMedia> {
+/** `captions`: the channels' stream carries CEA-608 captions with this text (as broadcasts do). */
+export async function makePlayerMedia(options: { episodeSeconds?: number; captions?: string } = {}): Promise<PlayerMedia> {
   const dir = tempDir('antenna-player-');
   const tv = join(dir, 'media', 'tv');
   const movies = join(dir, 'media', 'movies');
@@ -68,7 +70,9 @@ export async function makePlayerMedia(options: { episodeSeconds?: number } = {})
   rmSync(moviePlain);
   rmSync(videoPlain);
 
-  const ts = await makeTsClip(join(dir, 'channel.ts'), { seconds: 2, muxrateKbps: 600, size: '160x120' });
+  const ts = options.captions
+    ? await makeCaptionedTsClip(join(dir, 'channel.ts'), { seconds: 6, muxrateKbps: 600, size: '160x120', text: options.captions })
+    : await makeTsClip(join(dir, 'channel.ts'), { seconds: 2, muxrateKbps: 600, size: '160x120' });
   const streams = await startStreamServer(ts.path);
   const channels = ['2', '4.1', '7'];
   const m3u = join(dir, 'channels.m3u');

@@ -24,7 +24,7 @@ function configError(...places: PartialPlayerSettings[]): ConfigError {
 
 describe('resolvePlayerConfig', () => {
   it('uses the defaults when nothing is given', () => {
-    const config = resolvePlayerConfig([], '/srv');
+    const config = resolvePlayerConfig([], '/srv', {});
     expect(config).toMatchObject({
       port: 57000,
       host: '0.0.0.0',
@@ -37,13 +37,14 @@ describe('resolvePlayerConfig', () => {
       headless: false,
       mpv: 'mpv',
       mpvOptions: [],
+      chromium: 'chromium',
       logLevel: 'info',
     });
     expect(config.server).toBeUndefined();
     expect(config.token).toBeUndefined();
     expect(config.mpvIpc).toBeUndefined();
     expect(config.name).toBe(defaultPlayerName());
-    expect(config).toEqual({ ...PLAYER_DEFAULTS, name: defaultPlayerName() });
+    expect(config).toEqual({ ...PLAYER_DEFAULTS, backend: 'mpv', name: defaultPlayerName() });
   });
 
   it('takes each setting from the first place that has it (flags, then environment, then file)', () => {
@@ -115,6 +116,16 @@ describe('resolvePlayerConfig', () => {
     expect(error.message).toMatch(/vlc/);
     expect(error.message).toMatch(/mpv/);
     expect(resolvePlayerConfig([{ backend: 'mpv' }]).backend).toBe('mpv');
+    expect(resolvePlayerConfig([{ backend: 'browser' }], '/srv', {}).backend).toBe('browser');
+  });
+
+  it('shows the app on a display by default, and plays with mpv on a box without one or told to run headless', () => {
+    expect(resolvePlayerConfig([], '/srv', { DISPLAY: ':0' }).backend).toBe('browser');
+    expect(resolvePlayerConfig([], '/srv', { WAYLAND_DISPLAY: 'wayland-0' }).backend).toBe('browser');
+    expect(resolvePlayerConfig([], '/srv', {}).backend).toBe('mpv');
+    expect(resolvePlayerConfig([{ headless: true }], '/srv', { DISPLAY: ':0' }).backend).toBe('mpv');
+    expect(resolvePlayerConfig([{ backend: 'mpv' }], '/srv', { DISPLAY: ':0' }).backend).toBe('mpv');
+    expect(resolvePlayerConfig([{ chromium: '/opt/chromium/chrome' }]).chromium).toBe('/opt/chromium/chrome');
   });
 
   it('takes mpv options and refuses reserved or malformed ones', () => {

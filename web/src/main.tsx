@@ -5,6 +5,8 @@ import { RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiError } from './api/http-client';
+import { driven, installBridge } from './player-bridge/bridge';
+import { PlayerNotice } from './player-bridge/player-notice';
 import { router } from './routes';
 import './styles.css';
 
@@ -37,10 +39,18 @@ const queries = new QueryClient({
   },
 });
 
+// On a player's screen (antenna player --backend browser): the player's control surface,
+// and the player view loaded at once, so the first play command does not wait for it.
+if (driven) {
+  installBridge(router);
+  void import('./sections/player/player-view');
+}
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queries}>
       <RouterProvider router={router} />
+      <PlayerNotice />
     </QueryClientProvider>
   </StrictMode>,
 );

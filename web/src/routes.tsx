@@ -80,10 +80,16 @@ const collectionRoute = createRoute({
 const playlistRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'playlists/$id', component: () => <PlaylistPage id={playlistRoute.useParams().id} /> });
 const itemRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'items/$id', component: () => <ItemDetailPage id={itemRoute.useParams().id} /> });
 
+/** `?t=`: the number a player gave the command that opened the player view (player-bridge). */
+export function ticketParam(search: Record<string, unknown>): { t?: number } {
+  const ticket = Number(search.t);
+  return Number.isSafeInteger(ticket) && ticket > 0 ? { t: ticket } : {};
+}
+
 /** `?start=` seconds: where to begin (a resume point); anything else is the start. */
-export function startParam(search: Record<string, unknown>): { start: number } {
+export function startParam(search: Record<string, unknown>): { start: number; t?: number } {
   const start = Number(search.start);
-  return { start: Number.isFinite(start) && start > 0 ? start : 0 };
+  return { start: Number.isFinite(start) && start > 0 ? start : 0, ...ticketParam(search) };
 }
 
 const guideRoute = createRoute({ getParentRoute: () => modeRoute, path: 'guide', component: GuidePage });
@@ -121,17 +127,19 @@ const watchRoute = createRoute({
   validateSearch: startParam,
   component: () => {
     const { id } = watchRoute.useParams();
-    const { start } = watchRoute.useSearch();
-    return <PlayerView key={`${id}:${start}`} source={{ kind: 'file', id, start }} />;
+    const { start, t } = watchRoute.useSearch();
+    return <PlayerView key={`${id}:${start}:${t ?? ''}`} source={{ kind: 'file', id, start, ticket: t }} />;
   },
 });
 
 const watchChannelRoute = createRoute({
   getParentRoute: () => modeRoute,
   path: 'watch/channel/$number',
+  validateSearch: ticketParam,
   component: () => {
     const { number } = watchChannelRoute.useParams();
-    return <PlayerView key={number} source={{ kind: 'channel', number }} />;
+    const { t } = watchChannelRoute.useSearch();
+    return <PlayerView key={`${number}:${t ?? ''}`} source={{ kind: 'channel', number, ticket: t }} />;
   },
 });
 

@@ -203,7 +203,7 @@ function ChannelRow({ row, scale, sizes, from, to, now, onOpen, opening, onOpene
         ))}
         {row.airings.length === 0 && (
           <span className="guide-cell guide-empty" style={{ left: Math.max(0, xOf(from, scale)), width: xOf(to, scale) - Math.max(0, xOf(from, scale)) }}>
-            No guide for these hours
+            <span className="guide-empty-text">No guide for these hours</span>
           </span>
         )}
       </div>

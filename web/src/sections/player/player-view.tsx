@@ -17,9 +17,11 @@ import { FocusButton, FocusGroup } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 import { commercialSpans, formatClock, itemSubtitle, itemTitle, skipTarget } from '../../lib/item-view';
 import { progressReport } from '../../../../src/player/player-state';
+import { beginPlay, driven } from '../../player-bridge/bridge';
 import { useHls } from './use-hls';
 
-export type PlayerSource = { kind: 'file'; id: string; start: number } | { kind: 'channel'; number: string };
+/** `ticket`: the player's number for the command that opened it, when one did (see player-bridge). */
+export type PlayerSource = ({ kind: 'file'; id: string; start: number } | { kind: 'channel'; number: string }) & { ticket?: number | undefined };
 
 const REPORT_EVERY_MS = 10_000;
 
@@ -61,6 +63,38 @@ function useProgressReports(video: React.RefObject<HTMLVideoElement | null>, ite
   }, [video, item, send]);
 }
 
+/**
+ * On a player's screen: tells the player what this view plays, from mount to unmount (a
+ * play the person started has no ticket), and leaves the view when the media ends, as a
+ * TV does.
+ */
+function usePlayerBridge(
+  video: React.RefObject<HTMLVideoElement | null>,
+  source: PlayerSource,
+  captions: React.RefObject<boolean>,
+  toggleCaptions: React.RefObject<() => boolean | undefined>,
+) {
+  const router = useRouter();
+  const session = useRef<ReturnType<typeof beginPlay> | undefined>(undefined);
+  const media = source.kind === 'file' ? ({ kind: 'item', id: source.id } as const) : ({ kind: 'channel', number: source.number } as const);
+  const key = JSON.stringify(media);
+  useEffect(() => {
+    const element = video.current;
+    if (!driven || !element) return;
+    const begun = beginPlay(JSON.parse(key) as typeof media, source.ticket, element, { captionsShown: () => captions.current, toggleCaptions: () => toggleCaptions.current() });
+    session.current = begun;
+    const leave = () => router.history.back();
+    element.addEventListener('ended', leave);
+    return () => {
+      element.removeEventListener('ended', leave);
+      begun.end();
+      session.current = undefined;
+    };
+    // One session per mount: the route's key changes with what is played.
+  }, []);
+  return session;
+}
+
 function useNextEpisode(item: FileItem | undefined): Episode | undefined {
   const showId = item && 'show_id' in item ? item.show_id : undefined;
   const episodes = useQuery({ ...libraryQueries.showEpisodes(showId ?? ''), enabled: showId !== undefined });
@@ -85,7 +119,15 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   const [paused, setPaused] = useState(true);
   const [captions, setCaptions] = useState(false);
   const next = useNextEpisode(item.data);
-  useProgressReports(video, item.data);
+  // On a player's screen the player reports progress (one reporter for every backend).
+  useProgressReports(video, driven ? undefined : item.data);
+  const captionsRef = useRef(false);
+  captionsRef.current = captions;
+  const toggleCaptionsRef = useRef<() => boolean | undefined>(() => undefined);
+  const playSession = usePlayerBridge(video, source, captionsRef, toggleCaptionsRef);
+  useEffect(() => {
+    if (error) playSession.current?.failed(error);
+  }, [error, playSession]);
 
   useEffect(() => {
     const element = video.current;
@@ -129,12 +171,20 @@ export function PlayerView({ source }: { source: PlayerSource }) {
 
   const setCaptionsShown = (shown: boolean) => {
     setCaptions(shown);
+    captionsRef.current = shown;
     if (hls) {
       hls.subtitleDisplay = shown;
       if (shown && hls.subtitleTrack < 0 && tracks.subtitles[0]) hls.subtitleTrack = tracks.subtitles[0].id;
     }
     // CEA-608 captions and native HLS subtitles arrive as the video's text tracks.
     for (const track of Array.from(video.current?.textTracks ?? [])) track.mode = shown ? 'showing' : 'hidden';
+    playSession.current?.changed();
+  };
+  toggleCaptionsRef.current = () => {
+    const available = tracks.subtitles.length > 0 || (video.current?.textTracks.length ?? 0) > 0;
+    if (!available) return undefined;
+    setCaptionsShown(!captionsRef.current);
+    return captionsRef.current;
   };
 
   const marks = source.kind === 'file' && item.data && 'commercials' in item.data ? item.data.commercials : undefined;

@@ -19,6 +19,11 @@ export interface HlsHandle {
   tracks: HlsTracks;
 }
 
+/** The server's name for the rendition that is the source itself, remuxed (src/streaming). */
+const ORIGINAL_RENDITION = 'remux';
+/** The bandwidth hls.js assumes before it has measured any (bits per second). */
+const HOME_NETWORK_BPS = 20_000_000;
+
 const NO_TRACKS: HlsTracks = { audio: [], subtitles: [], audioTrack: -1, subtitleTrack: -1 };
 
 /** The sentence for a fatal hls.js error. */
@@ -41,15 +46,19 @@ export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | 
     if (!element || !url) return;
     setError(null);
     setTracks(NO_TRACKS);
+    // Plays as soon as it can, unless paused before that (a remote's pause, or a player's
+    // command, while the stream opens): pause() clears autoplay, where a play() called
+    // once the stream is ready would override it.
+    element.autoplay = true;
     if (!Hls.isSupported()) {
       if (element.canPlayType('application/vnd.apple.mpegurl')) {
         element.src = url;
         if (startPosition > 0) element.addEventListener('loadedmetadata', () => (element.currentTime = startPosition), { once: true });
-        void element.play().catch(() => undefined);
       } else setError('This browser cannot play HLS video.');
       return () => element.removeAttribute('src');
     }
-    const player = new Hls({ startPosition, enableWorker: true, lowLatencyMode: false });
+    // Loading starts once the renditions are known (below), on the original one.
+    const player = new Hls({ startPosition, autoStartLoad: false, enableWorker: true, lowLatencyMode: false, abrEwmaDefaultEstimate: HOME_NETWORK_BPS });
     const readTracks = () =>
       setTracks({
         audio: player.audioTracks.map((track) => ({ id: track.id, name: track.name || track.lang || `Audio ${track.id + 1}` })),
@@ -57,9 +66,15 @@ export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | 
         audioTrack: player.audioTrack,
         subtitleTrack: player.subtitleTrack,
       });
-    player.on(Hls.Events.MANIFEST_PARSED, () => {
+    player.on(Hls.Events.MANIFEST_PARSED, (_event, data) => {
+      // A home network, not a phone's: start on the original stream (the server's "remux"
+      // rendition) and let measured throughput move it down. hls.js would start on the
+      // smallest rendition: a transcode nobody needs, which the server refuses (503)
+      // while its transcode slots are taken.
+      const original = data.levels.findIndex((level) => level.name === ORIGINAL_RENDITION);
+      if (original >= 0) player.startLevel = original;
+      player.startLoad(startPosition);
       readTracks();
-      void element.play().catch(() => undefined);
     });
     player.on(Hls.Events.AUDIO_TRACKS_UPDATED, readTracks);
     player.on(Hls.Events.SUBTITLE_TRACKS_UPDATED, readTracks);
