@@ -14,7 +14,7 @@
  * screen with Debian's Chromium; the file is a 10-minute 640x360 clip made with ffmpeg.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -287,6 +287,24 @@ export function browserPlayerRows(result, { fmt, verdict, mpv }) {
   ];
 }
 
+/** docs/benchmarks-player-soak.md: a long run's figures (written by `--soak MINUTES` of 30 or more). */
+export function soakDoc(result, date = new Date()) {
+  const m = result.memory;
+  const mb = (value) => `${value.toFixed(0)} MB`;
+  return `# The browser player over a long playback
+
+Written by \`node bench/player-browser.mjs --soak ${m.minutes}\` (bench/player-browser.mjs) on ${date.toISOString().slice(0, 10)}; the next such run overwrites it.
+The player shows the app in Debian's Chromium on an Xvfb screen (1280x720, software decoding) and plays a 10-minute 640x360 H.264 clip over HLS from a server on the same machine, again each time it ends (${m.replays} times), for ${m.minutes} minutes.
+
+| Chromium's memory (${m.end.processes} processes) | at the start of playback | after ${m.minutes} min |
+|---|---|---|
+| resident (RSS, summed: shared pages counted once per process) | ${mb(m.start.rssMb)} | ${mb(m.end.rssMb)} |
+| proportional (PSS: shared pages shared out) | ${mb(m.start.pssMb)} | ${mb(m.end.pssMb)} |
+
+In the same run: control call round trip median ${result.control.median.toFixed(2)} ms (p99 ${result.control.p99.toFixed(1)} ms); navigate median ${result.navigate.median.toFixed(1)} ms (p99 ${result.navigate.p99.toFixed(1)} ms); first frame median ${result.firstFrame.median.toFixed(0)} ms (slowest ${result.firstFrame.max.toFixed(0)} ms).
+`;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const soakAt = process.argv.indexOf('--soak');
   const soakMinutes = soakAt > 0 ? Number(process.argv[soakAt + 1]) : 2;
@@ -294,4 +312,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const fmt = { ms: (ms) => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms` };
   for (const row of browserPlayerRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') })) console.log(`${row.result}  ${row.target}: ${row.measured} | ${row.ceiling} | ${row.ratio}`);
   console.log(JSON.stringify(result));
+  if (!result.skipped && soakMinutes >= 30) writeFileSync(join(ROOT, 'docs', 'benchmarks-player-soak.md'), soakDoc(result));
 }

@@ -32,6 +32,7 @@ import { benchHls, hlsRows } from './hls.mjs';
 import { benchImporter, importerRows } from './importer.mjs';
 import { benchManagement, managementRows } from './management.mjs';
 import { benchPlayer, playerRows } from './player.mjs';
+import { benchBrowserPlayer, browserPlayerRows } from './player-browser.mjs';
 import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
 
 // The bench's servers stay off the network: no DNS-SD advertisements from them.
@@ -468,6 +469,8 @@ async function main() {
 
   // 9. The player: control round trips while mpv plays, status throughput.
   const player = await benchPlayer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'player'), log, rounds: ROUNDS, seconds: DURATION });
+  // The browser backend (the app in Chromium on an Xvfb screen), beside mpv's figures of this run.
+  const browserPlayer = await benchBrowserPlayer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'player-browser'), log, soakMinutes: 2 });
 
   // 10. HLS: first segment, seeks, whole-file remux and a 720p transcode beside bare ffmpeg; 10 sessions at once.
   const hls = await benchHls({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'hls'), log });
@@ -558,6 +561,7 @@ async function main() {
   rows.push(...importerRows(importer, { fmt, verdict }));
   rows.push(...dvrRows(dvr, { fmt, verdict }));
   rows.push(...playerRows(player, { fmt, verdict }));
+  rows.push(...browserPlayerRows(browserPlayer, { fmt, verdict, mpv: player }));
   rows.push(...hlsRows(hls, { fmt, verdict }));
   rows.push(...webRows(web, { fmt, verdict }));
 
@@ -678,6 +682,7 @@ ${detailRows.join('\n')}
 - Importer: first scan of ${importer.largeTree.episodes + importer.largeTree.movies + importer.largeTree.videos} files ${fmt.ms(importer.rescan.firstMs)}; 20,000-file first scans with Node's start ${fmt.ms(importer.firstScan.wallMs)}; rescans with Node's start ${fmt.ms(importer.rescan.wallMs)}; probing per round (Antenna / bare) ${importer.probe.rounds.antenna.map((ms) => fmt.ms(ms)).join(', ')} / ${importer.probe.rounds.bare.map((ms) => fmt.ms(ms)).join(', ')}.
 - DVR: ${dvr.recording.streams} recordings of ${dvr.recording.seconds} s at 8 Mbit/s through \`antenna server\` (a paced loopback source, bench/ts-stream-server.mjs), CPU of the server process over the middle of the recording against ${dvr.recording.streams} \`curl -o\` of the same streams afterwards; ${dvr.recording.recorded.toLocaleString('en-US')} bytes written of ${dvr.recording.sent.toLocaleString('en-US')} sent. Guide: bench/generate-guide.mjs, ${dvr.guide.programmes.toLocaleString('en-US')} programmes (${fmt.mb(dvr.guide.bytes)}), imported by DvrSourcesService in a process of its own (bench/dvr-guide-child.mjs; peak RSS is that process's VmHWM); the parse-only ceiling runs the same parser with no database. Planning: 120 series, 50 keyword, 20 weekly slot and 10 single-programme rules, one \`replan()\` (plan and store), ${dvr.guide.jobs} jobs.
 - Player: \`antenna server\` and \`antenna player --headless\` (mpv with no video or audio output, decoding a 10-minute 640x360 H.264 clip streamed from the server over loopback), both child processes; ${player.controlCalls} POST /api/toggle_mute one after another on one keep-alive connection (each answer waits for mpv's reply and a read-back of its state), against get_property round trips on mpv's own IPC socket; GET /api/status with autocannon (10 connections, ${DURATION} s, ${ROUNDS} rounds alternating with a bare node:http server answering the same bytes).
+- Player, browser backend (bench/player-browser.mjs): \`antenna server\` and \`antenna player --backend browser\` (Debian's Chromium showing the app on an Xvfb screen of 1280x720, software decoding, the same 10-minute 640x360 clip over HLS), both child processes; 500 POST /api/toggle_mute as for mpv (each a DevTools call into the page and a read-back of its state); navigate answers once the section has been rendered and two frames drawn; the first frame is timed in the page (requestVideoFrameCallback) from the moment the command reached it, and the command's own answer time is beside it; Chromium's memory is summed over its process tree (RSS counts shared pages once per process, PSS shares them out) after 2 min of playback. A one-hour run of the same (\`node bench/player-browser.mjs --soak 60\`) is in [benchmarks-player-soak.md](benchmarks-player-soak.md).
 - HLS (bench/hls.mjs): \`antenna server\` over a 1-hour 640x360 H.264/AAC file (a 10-minute ffmpeg test pattern looped with \`-c copy\`) and 60 s of 720p MPEG-2/AC-3; every ceiling is a bare ffmpeg given the arguments the server builds (dist/streaming/hls-ffmpeg-args.js), in the same run. First segment: 5 new sessions, master playlist to seg-0.ts received. Whole-file remux: one session's 600 segments fetched in order; the session's ffmpeg CPU is the server's reaped-children time, the server's own time (sending 600 segments over loopback) is shown beside it. Seeks: 12 cold segments at random points of the hour. Transcode: 10 segments of the 720p rendition, media seconds per wall second (the test pattern is easy to encode: broadcast pictures are slower). 10 sessions: each fetches 5 segments at once, then one every 6 s, as hls.js plays, for 30 s.
 - Body sizes: show ${fmt.size(results.show.size)}, episode ${fmt.size(results.episode.size)}, movie ${fmt.size(results.movie.size)} (averages), /api/v1/shows ${fmt.size(results.shows.size)}, ${LIST_URL} ${fmt.size(results.list.size)}.
 `;

@@ -21,6 +21,7 @@ export interface HlsHandle {
 
 /** The server's name for the rendition that is the source itself, remuxed (src/streaming). */
 const ORIGINAL_RENDITION = 'remux';
+const BACK_BUFFER_SECONDS = 60;
 /** The bandwidth hls.js assumes before it has measured any (bits per second). */
 const HOME_NETWORK_BPS = 20_000_000;
 
@@ -58,7 +59,16 @@ export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | 
       return () => element.removeAttribute('src');
     }
     // Loading starts once the renditions are known (below), on the original one.
-    const player = new Hls({ startPosition, autoStartLoad: false, enableWorker: true, lowLatencyMode: false, abrEwmaDefaultEstimate: HOME_NETWORK_BPS });
+    // What has played is kept for a minute back (a quick jump back stays instant), not the
+    // whole film: a TV plays for hours, and its memory must stay flat.
+    const player = new Hls({
+      startPosition,
+      autoStartLoad: false,
+      enableWorker: true,
+      lowLatencyMode: false,
+      abrEwmaDefaultEstimate: HOME_NETWORK_BPS,
+      backBufferLength: BACK_BUFFER_SECONDS,
+    });
     const readTracks = () =>
       setTracks({
         audio: player.audioTracks.map((track) => ({ id: track.id, name: track.name || track.lang || `Audio ${track.id + 1}` })),
