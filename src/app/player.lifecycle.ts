@@ -37,7 +37,10 @@ export interface StartPlayerOptions {
 
 function createBackend(config: PlayerConfig, logger: Logger, serverUrl: () => string | undefined, token: string | undefined): RunningPlayer['backend'] {
   const display = hasDisplay(config, process.env);
-  if (config.backend === 'browser') return new BrowserBackend({ chromiumPath: config.chromium, serverUrl, token, display, logger });
+  if (config.backend === 'browser') {
+    if (!display) logger.warn('no display (DISPLAY or WAYLAND_DISPLAY) for the browser backend: Chromium runs headless and nothing is shown; on a box without a screen use --backend mpv');
+    return new BrowserBackend({ chromiumPath: config.chromium, serverUrl, token, display, logger });
+  }
   return new MpvBackend({ mpvPath: config.mpv, socketPath: config.mpvIpc, display, options: config.mpvOptions, logger });
 }
 

@@ -318,6 +318,7 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     process.off('exit', this.killOnExit);
     const child = this.child;
     if (child) await stopProgram(child, { graceMs: CLOSE_WAIT_MS, ask: () => void this.browser?.close().catch(() => child.kill('SIGTERM')) });
+    this.page = undefined;
     this.ready = false;
     this.recompute();
     rmSync(this.userDataDir, { recursive: true, force: true });
@@ -382,7 +383,8 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
         args as unknown[],
       )) as Awaited<ReturnType<TvControl[K]>>;
     } catch (error) {
-      throw new UnavailableError(503, 'player_unavailable', `The Antenna app did not answer (${error instanceof Error ? error.message : String(error)}); it is being opened again.`);
+      // A page that went away (reloaded, crashed, Chromium gone) is opened again by the watch loop or the restart.
+      throw new UnavailableError(503, 'player_unavailable', `The Antenna app on the TV did not answer (${error instanceof Error ? error.message : String(error)}); try again in a moment.`);
     }
   }
 
