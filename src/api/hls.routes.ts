@@ -2,8 +2,9 @@
  * HLS at the paths desktop and web clients already use: a master playlist per file
  * (`/dvr/files/:id/hls/master.m3u8`) and per channel
  * (`/devices/ANY/channels/:number/hls/master.m3u8`), which starts a session; each
- * session's media playlists and segments under `hls/s/<session>/<variant>/`; and the
- * sessions themselves under /api/v1/sessions. Handlers check parameters and call
+ * session's media playlists and segments under `hls/s/<session>/<variant>/`; a file's
+ * subtitle renditions (WebVTT) under `hls/s/<session>/subs/<n>/`; and the sessions
+ * themselves under /api/v1/sessions. Handlers check parameters and call
  * HlsService; every answer carries CORS headers, so a page elsewhere can play them.
  */
 import { type FileHandle, open } from 'node:fs/promises';
@@ -19,6 +20,7 @@ import type { VariantRequest } from '../streaming/hls-variants.js';
 import { TAGS } from './openapi-tags.js';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
+const VTT_TYPE = 'text/vtt; charset=utf-8';
 const Errors = { 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 502: ErrorSchema, 503: ErrorSchema };
 
 const MasterQuery = Type.Object(
@@ -39,6 +41,12 @@ const SessionPart = {
   variant: Type.String({ pattern: '^[a-z0-9]{1,16}$', description: 'a variant the master playlist offered' }),
 };
 const SegmentPart = { segment: Type.String({ pattern: '^seg-\\d{1,7}\\.ts$', description: 'a segment the media playlist lists' }) };
+/** A static `subs` segment, which Fastify's router matches before the parametric `:variant` (no variant is named so). */
+const SubtitleParams = Type.Object({
+  ...FileParams.properties,
+  session: SessionPart.session,
+  n: Type.String({ pattern: '^(0|[1-9]\\d{0,2})$', description: 'the number of a subtitle rendition the master playlist offered (0 to 999)' }),
+});
 
 export const SessionSchema = Type.Object(
   {
@@ -74,6 +82,18 @@ async function segment(reply: FastifyReply, path: string): Promise<FastifyReply>
     .type('video/mp2t')
     // Segments are a few megabytes: big reads make fewer trips through the event loop.
     .send(handle.createReadStream({ highWaterMark: 1024 * 1024 }));
+}
+
+/** Sends a subtitle rendition's WebVTT, opened first as a segment is. */
+async function vttFile(reply: FastifyReply, path: string): Promise<FastifyReply> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    throw new NotFoundError('subtitle file', basename(path));
+  }
+  const { size } = await handle.stat();
+  return reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-cache', 'content-length': String(size) }).type(VTT_TYPE).send(handle.createReadStream());
 }
 
 /** HEAD asks whether it is there: answered without starting a session, a tuner or an ffmpeg. */
@@ -121,6 +141,35 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
       const session = sessionOf(request, fileTarget(request));
       const index = indexOf(request);
       return headOnly(request, reply, 'video/mp2t') ?? segment(reply, await session.segment(variantOf(request), index));
+    },
+  );
+
+  const subtitleOf = (request: FastifyRequest) => {
+    const { id, session, n } = request.params as { id: string; session: string; n: string };
+    return { session: hls.fileSession(session, id), index: Number(n) };
+  };
+  app.get(
+    '/dvr/files/:id/hls/s/:session/subs/:n/stream.m3u8',
+    { schema: { summary: "A subtitle rendition's playlist: one WebVTT segment covering the whole file (files of known length only)", tags, params: SubtitleParams, response: Errors } },
+    async (request, reply) => {
+      const { session, index } = subtitleOf(request);
+      if (request.method === 'HEAD') {
+        session.checkSubtitle(index);
+        return headOnly(request, reply, PLAYLIST_TYPE);
+      }
+      return playlist(reply, session.subtitlePlaylist(index));
+    },
+  );
+  app.get(
+    '/dvr/files/:id/hls/s/:session/subs/:n/all.vtt',
+    { schema: { summary: "A subtitle rendition's cues as WebVTT (made by ffmpeg at the first request; X-TIMESTAMP-MAP ties them to the segments)", tags, params: SubtitleParams, response: Errors } },
+    async (request, reply) => {
+      const { session, index } = subtitleOf(request);
+      if (request.method === 'HEAD') {
+        session.checkSubtitle(index);
+        return headOnly(request, reply, VTT_TYPE);
+      }
+      return vttFile(reply, await session.subtitleFile(index));
     },
   );
 

@@ -1,7 +1,8 @@
 /**
  * What HLS needs to know of a file before it plays it: the first video and audio
- * streams' codecs, profile, level and size, and the duration. Read from the same
- * ffprobe JSON as media-probe.ts (its argument list), by a pure function.
+ * streams' codecs, profile, level and size, the duration, and the text subtitle
+ * streams (offered as WebVTT renditions). Read from the same ffprobe JSON as
+ * media-probe.ts (its argument list), by a pure function.
  */
 import { type ProgramRunner, lastLine, spawnRunner } from '../common/external-program.js';
 import { ffprobeArgs } from './media-probe.js';
@@ -22,12 +23,33 @@ export interface AudioStreamInfo {
   channels?: number;
 }
 
+/** A subtitle stream made of text, which ffmpeg can turn into WebVTT. */
+export interface SubtitleStreamInfo {
+  /** Its place among all the file's subtitle streams (bitmap ones too): ffmpeg's `-map 0:s:<index>`. */
+  index: number;
+  /** ffprobe's codec name: subrip, ass, webvtt, mov_text... */
+  codec: string;
+  /** The language tag as the container gives it (usually ISO 639-2: "eng"); absent when unknown ("und"). */
+  language?: string;
+  title?: string;
+  default: boolean;
+  forced: boolean;
+}
+
 export interface StreamInfo {
   /** Seconds; null when ffprobe cannot tell (a stream still being written). */
   duration: number | null;
   video?: VideoStreamInfo;
   audio?: AudioStreamInfo;
+  /** The text subtitle streams, in file order; absent when there are none. */
+  subtitles?: SubtitleStreamInfo[];
 }
+
+/**
+ * Subtitle codecs that are text. Bitmap ones (hdmv_pgs_subtitle, dvd_subtitle,
+ * dvb_subtitle) are pictures: WebVTT cannot carry them without OCR.
+ */
+export const TEXT_SUBTITLE_CODECS: ReadonlySet<string> = new Set(['subrip', 'srt', 'ass', 'ssa', 'webvtt', 'mov_text']);
 
 interface FfprobeStream {
   codec_type?: string;
@@ -37,7 +59,33 @@ interface FfprobeStream {
   width?: number;
   height?: number;
   channels?: number;
-  disposition?: { attached_pic?: number };
+  disposition?: { attached_pic?: number; default?: number; forced?: number };
+  tags?: Record<string, unknown>;
+}
+
+/** A language tag such as "eng", "fr" or "pt-BR"; "und" (undetermined) and anything else are dropped. */
+const LANGUAGE_TAG = /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/i;
+
+function tagText(tags: Record<string, unknown> | undefined, name: string): string | undefined {
+  const value = tags?.[name] ?? tags?.[name.toUpperCase()];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** The text subtitle streams, each with its index among all subtitle streams (which `-map 0:s:N` counts). */
+export function readSubtitleStreams(streams: readonly FfprobeStream[]): SubtitleStreamInfo[] {
+  const subtitles: SubtitleStreamInfo[] = [];
+  streams
+    .filter((stream) => stream.codec_type === 'subtitle')
+    .forEach((stream, index) => {
+      if (!stream.codec_name || !TEXT_SUBTITLE_CODECS.has(stream.codec_name)) return;
+      const subtitle: SubtitleStreamInfo = { index, codec: stream.codec_name, default: stream.disposition?.default === 1, forced: stream.disposition?.forced === 1 };
+      const language = tagText(stream.tags, 'language');
+      if (language && LANGUAGE_TAG.test(language) && language.toLowerCase() !== 'und') subtitle.language = language;
+      const title = tagText(stream.tags, 'title');
+      if (title) subtitle.title = title;
+      subtitles.push(subtitle);
+    });
+  return subtitles;
 }
 
 /** Reads ffprobe's JSON; throws when it holds neither video nor audio. */
@@ -60,6 +108,8 @@ export function readStreamInfo(json: string): StreamInfo {
     if (audio.profile) info.audio.profile = audio.profile;
     if (typeof audio.channels === 'number') info.audio.channels = audio.channels;
   }
+  const subtitles = readSubtitleStreams(streams);
+  if (subtitles.length > 0) info.subtitles = subtitles;
   return info;
 }
 

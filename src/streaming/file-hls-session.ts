@@ -9,15 +9,20 @@
  * (SIGCONT) when the player nears it, as Jellyfin throttles its transcodes: a remux
  * runs at a hundred times real time, and would otherwise copy a whole film into
  * DATA/hls (and a transcode keep a core busy) for a viewer who stops after a minute.
+ *
+ * A file of known length offers its text subtitle streams too, each a WebVTT rendition
+ * of one segment (hls-subtitles.ts); an EVENT playlist offers none (its cues are not all
+ * there yet).
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NotFoundError, UnavailableError } from '../common/errors.js';
 import { lastLine, startProgram, stopProgram, type StartedProgram } from '../common/external-program.js';
-import type { StreamInfo } from '../media-tools/stream-info.js';
+import type { StreamInfo, SubtitleStreamInfo } from '../media-tools/stream-info.js';
 import { fileHlsArgs, type HlsEncoder } from './hls-ffmpeg-args.js';
-import { SEGMENT_SECONDS, segmentCount, segmentName, vodPlaylist } from './hls-playlists.js';
+import { SEGMENT_SECONDS, segmentCount, segmentName, subtitlePlaylist, vodPlaylist } from './hls-playlists.js';
 import { HlsSession, type SessionContext, streamFailed, waitForFile, type WaitCheck } from './hls-session.js';
+import { SubtitleFiles } from './hls-subtitles.js';
 import type { Variant } from './hls-variants.js';
 
 /**
@@ -71,6 +76,9 @@ export class FileHlsSession extends HlsSession {
   private throttle: NodeJS.Timeout | undefined;
   /** Listed as it is made (EVENT), not up front (VOD): its length is not known yet. */
   private readonly event: boolean;
+  /** The text subtitle streams its master playlist offers (none for an EVENT playlist). */
+  readonly subtitles: readonly SubtitleStreamInfo[];
+  private readonly subtitleFiles: SubtitleFiles;
 
   constructor(
     context: SessionContext,
@@ -79,6 +87,8 @@ export class FileHlsSession extends HlsSession {
     super(context, setup.variants);
     this.count = segmentCount(setup.info.duration ?? SEGMENT_SECONDS);
     this.event = playsAsEvent(setup);
+    this.subtitles = this.event ? [] : (setup.info.subtitles ?? []);
+    this.subtitleFiles = new SubtitleFiles({ sessionId: context.id, input: setup.path, dir: context.dir, ffmpeg: context.ffmpeg, runner: context.runner, logger: context.logger });
   }
 
   get itemId(): string {
@@ -135,6 +145,36 @@ export class FileHlsSession extends HlsSession {
     }
   }
 
+  /**
+   * A subtitle rendition's playlist (one segment: the whole file). Asking for it starts
+   * making its WebVTT, which the segment's request then needs to wait less for.
+   */
+  subtitlePlaylist(index: number): string {
+    const subtitle = this.subtitleNumbered(index);
+    this.subtitleFiles.prepare(subtitle);
+    return subtitlePlaylist(this.setup.info.duration ?? SEGMENT_SECONDS);
+  }
+
+  /** The path of a subtitle rendition's WebVTT, once made (one ffmpeg run however many ask). */
+  async subtitleFile(index: number): Promise<string> {
+    const path = await this.subtitleFiles.vtt(this.subtitleNumbered(index));
+    this.assertOpen();
+    return path;
+  }
+
+  /** Checks a HEAD request's subtitle rendition without making anything. */
+  checkSubtitle(index: number): void {
+    this.subtitleNumbered(index);
+  }
+
+  private subtitleNumbered(index: number): SubtitleStreamInfo {
+    this.assertOpen();
+    this.touch();
+    const subtitle = this.subtitles.find((s) => s.index === index);
+    if (!subtitle) throw new NotFoundError('subtitle rendition', String(index));
+    return subtitle;
+  }
+
   /** While waiting on `run` for segment `index`: go on, decide again, or fail. */
   private heard(run: Run, index: number): WaitCheck {
     if (this.closed) return new NotFoundError('session', this.id);
@@ -154,7 +194,7 @@ export class FileHlsSession extends HlsSession {
   protected override async stopPrograms(): Promise<void> {
     clearInterval(this.throttle);
     const runs = [...this.stopping, ...(this.run ? [this.run] : [])];
-    await Promise.all(runs.map((run) => this.stopRun(run)));
+    await Promise.all([...runs.map((run) => this.stopRun(run)), this.subtitleFiles.stop()]);
   }
 
   /** Whether the running ffmpeg will write segment `index` of `variant` soon. */

@@ -3,7 +3,7 @@
  * segment on (remux or transcode), a growing recording, and a live channel read from
  * stdin. Every one writes MPEG-TS segments `seg-<n>.ts` into the session's folder,
  * each renamed into place only when complete (`temp_file`), so a segment that exists
- * is whole.
+ * is whole. And a text subtitle stream of a file as one WebVTT file.
  */
 import { join } from 'node:path';
 import type { Variant } from './hls-variants.js';
@@ -100,6 +100,34 @@ export function fileHlsArgs(job: FileHlsJob): string[] {
       extra: ['-hls_list_size', '0', '-hls_flags', 'temp_file', ...(job.growing || job.event ? ['-hls_playlist_type', 'event'] : [])],
     }),
   ];
+}
+
+/**
+ * Where a file's time 0 lands on its segments' 90 kHz clock: ffmpeg's MPEG-TS muxer
+ * starts its timestamps 1.4 s in (twice its 0.7 s default max_delay) when neither
+ * -copyts, -muxdelay nor -output_ts_offset moves them. fileHlsArgs keeps that: a run
+ * from segment N sets -output_ts_offset N*6, so every run's file time t is at
+ * 126000 + 90000 t (measured with ffprobe on remux and transcode segments, from 0 and
+ * after a seek: within the encoders' few hundredths of a second). WebVTT cues are tied
+ * to it by X-TIMESTAMP-MAP.
+ */
+export const FILE_TS_START_PTS = 126_000;
+
+export interface SubtitleVttJob {
+  /** The file's real path (already checked against the library's boundary). */
+  input: string;
+  /** The stream's index among the file's subtitle streams. */
+  subtitleIndex: number;
+  output: string;
+}
+
+/**
+ * One text subtitle stream of a file as WebVTT. Its cue times are the file's times
+ * from its start (ffmpeg shifts them by the file's start time, as it does for the
+ * segments), which X-TIMESTAMP-MAP then places on the segments' clock.
+ */
+export function subtitleVttArgs(job: SubtitleVttJob): string[] {
+  return [...QUIET, '-i', `file:${job.input}`, '-map', `0:s:${job.subtitleIndex}`, '-c:s', 'webvtt', '-f', 'webvtt', job.output];
 }
 
 /** A live channel: MPEG-TS on stdin, a sliding window of `windowSegments` segments, older ones deleted. */

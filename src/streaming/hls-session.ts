@@ -7,6 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError, UnavailableError } from '../common/errors.js';
+import type { ProgramRunner } from '../common/external-program.js';
 import type { HlsEncoder } from './hls-ffmpeg-args.js';
 import type { Variant } from './hls-variants.js';
 
@@ -16,6 +17,8 @@ export interface SessionContext {
   dir: string;
   client: string;
   ffmpeg: string;
+  /** Runs a program to its end (ffmpeg making a file's WebVTT subtitles). */
+  runner: ProgramRunner;
   logger?: Logger | undefined;
   now: () => number;
   /** The encoder transcodes use now (software after a hardware one failed). */

@@ -9,6 +9,7 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError, UnavailableError } from '../common/errors.js';
+import { type ProgramRunner, spawnRunner } from '../common/external-program.js';
 import { probeStreams, type StreamInfo } from '../media-tools/stream-info.js';
 import { FileHlsSession, playsAsEvent } from './file-hls-session.js';
 import type { HlsEncoder } from './hls-ffmpeg-args.js';
@@ -33,6 +34,8 @@ export interface HlsServiceOptions {
   dir: string;
   ffmpeg: string;
   ffprobe: string;
+  /** What runs ffmpeg to its end (a file's subtitles as WebVTT); tests stand in for it. Default: spawned. */
+  runner?: ProgramRunner;
   encoder: HlsEncoder;
   maxTranscodes: number;
   idleMs?: number;
@@ -127,8 +130,9 @@ export class HlsService {
     const variants = playsAsEvent({ growing, info }) ? offered.slice(0, 1) : offered;
     if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `The streams of '${itemId}' cannot be sent without transcoding; ask without encoder=remux.`);
     const context = this.context(client);
-    this.sessions.set(context.id, new FileHlsSession(context, { itemId, path, info, variants, growing }));
-    return masterPlaylist(variants, `s/${context.id}/`);
+    const session = new FileHlsSession(context, { itemId, path, info, variants, growing });
+    this.sessions.set(context.id, session);
+    return masterPlaylist(variants, `s/${context.id}/`, session.subtitles);
   }
 
   /** A new session of a live channel (joined now, so its codecs are known), and its master playlist. */
@@ -168,6 +172,13 @@ export class HlsService {
     throw new NotFoundError('session', id);
   }
 
+  /** The file session `id` of that item (its subtitle renditions); 404 when it ended or names something else. */
+  fileSession(id: string, itemId: string): FileHlsSession {
+    const session = this.session(id, { itemId });
+    if (session instanceof FileHlsSession) return session;
+    throw new NotFoundError('session', id);
+  }
+
   list(): SessionView[] {
     return [...this.sessions.values()].map((session) => {
       const view: SessionView = { ID: session.id, ClientAddress: session.client, StartedAt: new Date(session.startedAt).toISOString(), Encoder: session.encoderInUse };
@@ -191,6 +202,7 @@ export class HlsService {
       dir: join(this.options.dir, id),
       client,
       ffmpeg: this.options.ffmpeg,
+      runner: this.options.runner ?? spawnRunner,
       aheadSegments: this.options.aheadSegments ?? 20,
       logger: this.options.logger,
       now: () => this.now(),

@@ -202,6 +202,19 @@ describe('the browser backend on a display', () => {
     await post('stop');
   }, 30_000);
 
+  it("shows and hides a file's subtitles, from the HLS stream's subtitle rendition", async () => {
+    const group = (await serverJson('/api/v1/video_groups'))[0];
+    const beachDay = String((await serverJson(`/api/v1/video_groups/${String(group?.id)}/videos`))[0]?.id);
+    await post(`play/recording/${beachDay}`);
+    await playing();
+    await post('toggle_cc');
+    await until(video, (v) => v?.tracks.some((t) => t.mode === 'showing' && t.cues.some((cue) => cue.includes('Hello from the captions'))) === true, 15_000, 'subtitles showing');
+    await page().screenshot({ path: join(SHOTS, 'player-browser-subtitles.png') });
+    await post('toggle_cc');
+    await until(video, (v) => v?.tracks.every((t) => t.mode !== 'showing') === true, 5000, 'subtitles hidden');
+    await post('stop');
+  }, 40_000);
+
   it('puts the video in picture-in-picture and back', async () => {
     await post(`play/recording/${movie}`);
     await playing();
