@@ -6,8 +6,9 @@
  *   and a read-back of its state;
  * - navigate to a section, until it is on screen (the call answers once the app has
  *   rendered it and two frames have been drawn);
- * - play/recording to the first frame on screen (the page times it with
- *   requestVideoFrameCallback from the moment the command reached it; the player logs it);
+ * - play/recording to the first frame on screen: from the interface-B request to the
+ *   player's log line of the page's first requestVideoFrameCallback (the page also times
+ *   it from the moment the command reached it: shown beside);
  * - Chromium's memory (resident, summed over its processes, and proportional) at the
  *   start of playback and after playing for a while (an hour with --soak 60).
  * The server and the player are child processes, the player shows the app on an Xvfb
@@ -196,14 +197,18 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
 
     log(`browser player: play/recording to the first frame × ${PLAYS}`);
     const firstFrames = [];
+    const inPage = [];
     const playCalls = [];
     for (let i = 0; i < PLAYS; i++) {
       const before = logLines(playerLog, 'first frame on screen').length;
+      const sentAt = Date.now();
       const started = performance.now();
       await request(playerPort, 'POST', `/api/play/recording/${movie.id}`, agent);
       playCalls.push(performance.now() - started);
       const line = await until(() => logLines(playerLog, 'first frame on screen')[before], Boolean, 15_000, 'the first frame');
-      firstFrames.push(line.afterMs);
+      // The log line's time is the player's clock, the same machine's as this one.
+      firstFrames.push(line.time - sentAt);
+      inPage.push(line.afterMs);
       await request(playerPort, 'POST', '/api/stop', agent);
       await sleep(300);
     }
@@ -229,7 +234,7 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
       control: summary(control),
       playing: stillPlaying.status === 'playing' && stillPlaying.playback_time > 0,
       navigate: summary(navigate),
-      firstFrame: { ...summary(firstFrames), cold: firstFrames[0] },
+      firstFrame: { ...summary(firstFrames), cold: firstFrames[0], inPage: summary(inPage) },
       playCall: summary(playCalls),
       memory: { start: memoryStart, end: memoryEnd, minutes: soakMinutes, replays: restarts },
     };
@@ -269,10 +274,10 @@ export function browserPlayerRows(result, { fmt, verdict, mpv }) {
       result: verdict(n.p99 <= 500),
     },
     {
-      target: `Player, browser backend: play/recording to the first frame on screen (× ${f.n}; the first one starts the HLS session)`,
+      target: `Player, browser backend: play/recording, from the request to the first frame on screen (× ${f.n}; the first one starts the HLS session)`,
       threshold: 'every one ≤ 2 s',
       measured: `median ${fmt.ms(f.median)}, slowest ${fmt.ms(f.max)}, first ${fmt.ms(f.cold)}`,
-      ceiling: `the command's answer: median ${fmt.ms(result.playCall.median)}`,
+      ceiling: `in the page, from the command's arrival: median ${fmt.ms(f.inPage.median)}; the command's answer: median ${fmt.ms(result.playCall.median)}`,
       ratio: '—',
       result: verdict(f.max <= 2000),
     },

@@ -35,11 +35,15 @@ export interface StartPlayerOptions {
   serverUrl?: () => string | undefined;
 }
 
-function createBackend(config: PlayerConfig, logger: Logger, serverUrl: () => string | undefined, token: string | undefined): RunningPlayer['backend'] {
+/** The one place a backend is chosen; `named`: the server was given (not merely found on the network). */
+function createBackend(config: PlayerConfig, logger: Logger, serverUrl: () => string | undefined, named: boolean): RunningPlayer['backend'] {
   const display = hasDisplay(config, process.env);
   if (config.backend === 'browser') {
     if (!display) logger.warn('no display (DISPLAY or WAYLAND_DISPLAY) for the browser backend: Chromium runs headless and nothing is shown; on a box without a screen use --backend mpv');
-    return new BrowserBackend({ chromiumPath: config.chromium, serverUrl, token, display, logger });
+    if (process.getuid?.() === 0) logger.warn('the player runs as root, so Chromium runs without its sandbox: run it as an ordinary user');
+    // The TV runs the pages of the server it opens: one merely found on the network could be anyone's.
+    if (!named) logger.warn('the app is opened from a server found on the network: give --server to choose which one the TV trusts');
+    return new BrowserBackend({ chromiumPath: config.chromium, serverUrl, token: named ? config.token : undefined, display, logger });
   }
   return new MpvBackend({ mpvPath: config.mpv, socketPath: config.mpvIpc, display, options: config.mpvOptions, logger });
 }
@@ -57,7 +61,7 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
   // A server merely found on the network is not trusted with the token: anything on the network can advertise one.
   const named = Boolean(options.serverUrl ?? config.server);
   if (config.token && !named) logger.warn('the token is sent only to a server named with --server; a server found on the network gets none');
-  const backend = createBackend(config, logger, locate, named ? config.token : undefined);
+  const backend = createBackend(config, logger, locate, named);
   try {
     await backend.start();
   } catch (error) {

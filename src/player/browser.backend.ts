@@ -1,48 +1,38 @@
 /**
  * The browser backend: the Antenna app's TV mode, full screen in Debian's Chromium (a
  * kiosk window), as the player on a TV. Chromium is started through the one module that
- * runs programs and driven over its DevTools pipe with puppeteer-core: every order is a
- * call of the page's control surface (`window.antennaTv`, see tv-page-protocol.ts), never
- * an injected key press, and every status is read back from the page. The page tells this
- * backend what the person at the TV did (a play started or ended, a pause), so a remote
- * in the room and interface B see one state. Chromium is supervised like mpv: restarted
- * with backoff when it dies, the app opened again.
+ * runs programs (chromium-process.ts) and driven over its DevTools pipe with
+ * puppeteer-core: every order is a call of the page's control surface (`window.antennaTv`,
+ * see tv-page-protocol.ts), never an injected key press, and every status is read back
+ * from the page. The page tells this backend what the person at the TV did (a play
+ * started or ended, a pause), so a remote in the room and interface B see one state.
+ * Chromium is supervised like mpv: restarted with backoff when it dies, the app opened
+ * again; a page that reloads is a playback lost, as a crash is.
  */
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { type ChildProcess, lastLine, startProgram, stopProgram } from '../common/external-program.js';
+import type { Browser, Page } from 'puppeteer-core';
 import { UnavailableError } from '../common/errors.js';
-import { chromiumArguments } from './chromium-args.js';
-import { DevToolsPipe } from './devtools-pipe.js';
+import { type ChildProcess, lastLine, stopProgram } from '../common/external-program.js';
+import { launchChromium } from './chromium-process.js';
 import { defaultRestartDelay } from './mpv.backend.js';
 import { NoEffect } from './no-effect.js';
-import { type BackendEvents, IDLE_STATE, type LoadOptions, MediaLoadError, type MediaState, type PlayerBackend } from './player-backend.js';
+import { type BackendEvents, type LoadOptions, MediaLoadError, type MediaState, type PlayerBackend } from './player-backend.js';
 import type { Section } from './sections.js';
-import {
-  CONTROL_GLOBAL,
-  EVENT_BINDING,
-  type MediaRef,
-  SECTION_PATHS,
-  type TvControl,
-  type TvPageEvent,
-  type TvPageState,
-  type TvResult,
-  isTvPageEvent,
-  mediaStateOf,
-  sameMedia,
-} from './tv-page-protocol.js';
+import { CONTROL_GLOBAL, EVENT_BINDING, SECTION_PATHS, type TvControl, type TvPageState, isPageState, isTvPageEvent, isTvResult } from './tv-page-protocol.js';
+import { TvPageTracker } from './tv-page-tracker.js';
+
+export { ChromiumStartError } from './chromium-process.js';
 
 export interface BrowserBackendOptions {
   /** Chromium's program; default 'chromium' from PATH. */
   chromiumPath: string;
   /** The server whose app to open, once known (it may be found on the network later). */
   serverUrl: () => string | undefined;
-  /** The server's token, put in the app's storage so the changes made at the TV are accepted. */
+  /** The server's token, put in the app's storage (on the server's origin only) so changes made at the TV are accepted. */
   token?: string | undefined;
   /** A display to show the app on; without one Chromium runs headless (tests, benchmarks). */
   display: boolean;
@@ -51,58 +41,62 @@ export interface BrowserBackendOptions {
   restartDelayMs?: (attempt: number) => number;
 }
 
-/** Chromium could not be started at all (not installed, no display it can open). */
-export class ChromiumStartError extends Error {
-  override readonly name = 'ChromiumStartError';
-}
-
 /** A DevTools call that takes longer than this means the page is hung. */
 const PROTOCOL_TIMEOUT_MS = 15_000;
 /** The app's first load from the server; a slower one is tried again. */
 const OPEN_TIMEOUT_MS = 20_000;
-/** How often the page is looked at when it may have gone (a reload, a server that was down). */
+/** How often the page is looked at when it may have gone (a server that was down, an error page). */
 const WATCH_EVERY_MS = 3000;
 const HEALTHY_AFTER_MS = 60_000;
 const CLOSE_WAIT_MS = 5000;
+/** The app's storage key for the server's token (web/src/api/http-client.ts). */
+const TOKEN_KEY = 'antenna.token';
+
 /** What the functions sent to run in the page use of it (this side is compiled without the DOM's types). */
 interface PageWindow {
-  screen: { width: number; height: number };
-  outerWidth: number;
-  outerHeight: number;
+  location: { origin: string };
   localStorage: { setItem(key: string, value: string): void };
   document: { body: { style: { cssText: string }; textContent: string } };
   [name: string]: unknown;
 }
 
-/** The app's storage key for the server's token (web/src/api/http-client.ts). */
-const TOKEN_KEY = 'antenna.token';
+const hasControl = (name: string) => typeof (globalThis as unknown as PageWindow)[name] === 'object';
 
 export class BrowserBackend extends EventEmitter<BackendEvents> implements PlayerBackend {
   readonly name = 'Chromium';
   private child: ChildProcess | undefined;
   private browser: Browser | undefined;
   private page: Page | undefined;
-  /** The app's control surface answers: commands may be sent. */
-  private ready = false;
+  private isReady = false;
   private opening = false;
-  private pageState: TvPageState | undefined;
-  private mirror: MediaState = { ...IDLE_STATE };
-  /** What the page plays for the service: a command's load (its tag) or a play the person started (a tag of ours). */
-  private current: { media: MediaRef; tag: number; playId?: number } | undefined;
-  private nextOwnTag = -1;
-  private lastPosition: number | undefined;
+  private launching: Promise<void> | undefined;
+  /** The text on screen while there is no app to show, so it is not drawn again every few seconds. */
+  private waitingShown: string | undefined;
+  /** What the page plays, for the service: plays, ends, the mirror. */
+  private readonly tracker = new TvPageTracker();
   private stopping = false;
   private restartTimer: NodeJS.Timeout | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private attempts = 0;
   private launchedAt = 0;
-  /** The screen's size, once Chromium was seen not to fill it by itself. */
   private windowSize: { width: number; height: number } | undefined;
   private readonly userDataDir = mkdtempSync(join(tmpdir(), 'antenna-chromium-'));
   private stderrTail: () => string = () => '';
 
   constructor(private readonly options: BrowserBackendOptions) {
     super();
+    this.tracker.on('ended', (ended) => this.emit('ended', ended));
+    this.tracker.on('played', (played) => this.emit('played', played));
+  }
+
+  /** The app's control surface answers (or no longer does). */
+  private set ready(ready: boolean) {
+    this.tracker.setReady(ready);
+    this.isReady = ready;
+  }
+
+  private get ready(): boolean {
+    return this.isReady;
   }
 
   /** Chromium's process id, while it runs. */
@@ -115,6 +109,7 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     return this.page;
   }
 
+  /** Resolves once Chromium runs; the app opens in the background (the server may not answer yet). */
   async start(): Promise<void> {
     this.stopping = false;
     // However Node ends, Chromium must not outlive it.
@@ -125,69 +120,41 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
 
   private readonly killOnExit = () => this.child?.kill('SIGKILL');
 
-  private async launch(): Promise<void> {
-    const args = chromiumArguments({ userDataDir: this.userDataDir, windowSize: this.windowSize, headless: !this.options.display, noSandbox: process.getuid?.() === 0 });
-    const started = startProgram(this.options.chromiumPath, args, { stderrTailBytes: 4000, extraPipes: 2 });
-    const child = started.child;
-    this.child = child;
-    this.stderrTail = started.stderrTail;
-    const failed = new Promise<never>((_resolve, reject) => {
-      child.once('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new ChromiumStartError(
-            error.code === 'ENOENT'
-              ? `Chromium is not installed (${this.options.chromiumPath} not found): install it with \`sudo apt-get install chromium\`, give its path with --chromium, or play with --backend mpv.`
-              : `Chromium could not be started: ${error.message}`,
-          ),
-        ),
-      );
-      child.once('exit', (code, signal) => reject(new ChromiumStartError(`Chromium exited at start (${signal ?? `code ${code}`}): ${lastLine(this.stderrTail()) || 'no message'}`)));
+  private launch(): Promise<void> {
+    this.launching = this.startChromium().finally(() => (this.launching = undefined));
+    return this.launching;
+  }
+
+  private async startChromium(): Promise<void> {
+    const running = await launchChromium({
+      chromiumPath: this.options.chromiumPath,
+      userDataDir: this.userDataDir,
+      display: this.options.display,
+      windowSize: this.windowSize,
+      protocolTimeoutMs: PROTOCOL_TIMEOUT_MS,
+      stopping: () => this.stopping,
+      onResize: (size) => {
+        this.windowSize = size;
+        this.options.logger.info({ size }, 'Chromium did not fill the screen by itself (no window manager); starting it again at the screen size');
+      },
     });
-    failed.catch(() => undefined);
+    const { child, page } = running;
+    this.child = child;
+    this.browser = running.browser;
+    this.stderrTail = running.stderrTail;
+    child.once('exit', (code, signal) => this.exited(child, code, signal));
     try {
-      const transport = new DevToolsPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
-      const browser = await Promise.race([puppeteer.connect({ transport, defaultViewport: null, protocolTimeout: PROTOCOL_TIMEOUT_MS }), failed]);
-      this.browser = browser;
-      const page = (await Promise.race([browser.pages(), failed]))[0] ?? (await Promise.race([browser.newPage(), failed]));
-      if (await Promise.race([this.smallerThanScreen(page), failed])) {
-        // X without a window manager: Chromium cannot make itself full screen, so it starts the screen's size.
-        this.options.logger.info({ size: this.windowSize }, 'Chromium did not fill the screen by itself; starting it again at the screen size');
-        await this.killChild(child);
-        return await this.launch();
-      }
-      await Promise.race([this.preparePage(page), failed]);
-      this.page = page;
+      if (this.stopping) throw new UnavailableError(503, 'stopping', 'The player is stopping.');
+      await this.preparePage(page);
     } catch (error) {
       child.kill('SIGKILL');
       throw error;
     }
-    // From here on an exit is a crash to recover from, not a failed start.
-    child.removeAllListeners('exit');
-    child.removeAllListeners('error');
-    child.on('error', () => undefined);
-    child.once('exit', (code, signal) => this.exited(child, code, signal));
+    this.page = page;
+    this.waitingShown = undefined;
     this.launchedAt = Date.now();
     this.options.logger.info({ chromiumPid: child.pid, display: this.options.display }, 'Chromium started');
-    await this.open();
-  }
-
-  private async smallerThanScreen(page: Page): Promise<boolean> {
-    if (!this.options.display || this.windowSize) return false;
-    // The kiosk window takes a moment to go full screen.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const { screenWidth, screenHeight, width, height } = await page.evaluate(() => {
-      const w = globalThis as unknown as PageWindow;
-      return { screenWidth: w.screen.width, screenHeight: w.screen.height, width: w.outerWidth, height: w.outerHeight };
-    });
-    if (width >= screenWidth && height >= screenHeight) return false;
-    this.windowSize = { width: screenWidth, height: screenHeight };
-    return true;
-  }
-
-  private async killChild(child: ChildProcess): Promise<void> {
-    this.browser?.disconnect().catch(() => undefined);
-    this.browser = undefined;
-    await stopProgram(child, { graceMs: CLOSE_WAIT_MS, ask: () => child.kill('SIGKILL') });
+    void this.open();
   }
 
   private async preparePage(page: Page): Promise<void> {
@@ -195,21 +162,29 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
       if (isTvPageEvent(event)) this.pageEvent(event);
     });
     const token = this.options.token;
-    if (token) {
+    const server = this.options.serverUrl();
+    if (token && server) {
+      // Only into the server's own origin: a page of another site (a link, a redirect) never sees it.
       await page.evaluateOnNewDocument(
-        (key, value) => {
+        (origin, key, value) => {
+          const w = globalThis as unknown as PageWindow;
           try {
-            (globalThis as unknown as PageWindow).localStorage.setItem(key, value);
+            if (w.location.origin === origin) w.localStorage.setItem(key, value);
           } catch {
             // storage refused: the app asks for the token when a change needs it
           }
         },
+        new URL(server).origin,
         TOKEN_KEY,
         token,
       );
     }
     page.on('error', (error) => void this.pageCrashed(page, error));
     page.on('pageerror', (error) => this.options.logger.debug({ err: error }, 'the app page threw'));
+    // A document loaded that is not the one this backend opened: the app was reloaded (a key, a crash of its own).
+    page.on('domcontentloaded', () => {
+      if (this.page === page && !this.opening && this.ready) this.lost('the app page was loaded again');
+    });
   }
 
   /** Opens the app's TV mode from the server (or says on screen what it waits for). */
@@ -224,15 +199,17 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
         return;
       }
       await page.goto(new URL(SECTION_PATHS.Library, server).href, { waitUntil: 'domcontentloaded', timeout: OPEN_TIMEOUT_MS });
-      await page.waitForFunction((name) => typeof (globalThis as unknown as PageWindow)[name] === 'object', { timeout: OPEN_TIMEOUT_MS }, CONTROL_GLOBAL);
+      this.waitingShown = undefined;
+      await page.waitForFunction(hasControl, { timeout: OPEN_TIMEOUT_MS }, CONTROL_GLOBAL);
       this.ready = true;
-      this.pageState = await this.call('state');
-      this.recompute();
+      this.tracker.takeState(await this.readState());
       this.options.logger.info({ server }, 'the Antenna app is on screen');
     } catch (error) {
       this.ready = false;
-      this.recompute();
-      this.options.logger.warn({ err: error, server }, `the Antenna app did not open from ${server}: check that the server runs and this player reaches it; trying again`);
+      this.options.logger.warn(
+        { err: error, server },
+        `the Antenna app did not open from ${server}: check that the server runs, that this player reaches it, and that both are the same version; trying again`,
+      );
       await this.showWaiting(page, `The Antenna server at ${server} does not answer. Trying again…`).catch(() => undefined);
     } finally {
       this.opening = false;
@@ -240,6 +217,7 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
   }
 
   private async showWaiting(page: Page, message: string): Promise<void> {
+    if (this.waitingShown === message) return;
     await page.goto('about:blank');
     // Text, not HTML: the message holds a URL from the settings or the network.
     await page.evaluate((text) => {
@@ -247,22 +225,22 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
       body.style.cssText = 'margin:0;height:100vh;display:grid;place-items:center;background:#101418;color:#e8eef4;font:32px sans-serif';
       body.textContent = text;
     }, message);
+    this.waitingShown = message;
   }
 
-  /** Every few seconds: the app gone from the page (a reload, an error page) is opened again. */
+  /** Every few seconds: the app gone from the page (an error page, a server that was down) is opened again. */
   private async watch(): Promise<void> {
     const page = this.page;
     if (!page || this.opening || this.stopping) return;
-    const present = await page.evaluate((name) => typeof (globalThis as unknown as PageWindow)[name] === 'object', CONTROL_GLOBAL).catch(() => false);
+    const present = await page.evaluate(hasControl, CONTROL_GLOBAL).catch(() => false);
     if (present && this.ready) return;
     if (present) {
       this.ready = true;
-      this.pageState = await this.call('state').catch(() => undefined);
-      this.recompute();
+      const state = await this.readState().catch(() => undefined);
+      if (state) this.tracker.takeState(state);
       return;
     }
-    this.ready = false;
-    this.recompute();
+    if (this.ready) this.lost('the Antenna app left the page');
     await this.open();
   }
 
@@ -273,13 +251,11 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     await this.open().catch(() => undefined);
   }
 
-  /** What played is gone (Chromium or its page died): the service is told, with the last position. */
+  /** What played is gone (Chromium or its page went): the service is told, with the last position. */
   private lost(reason: string): void {
-    const position = this.lastPosition;
-    this.ready = false;
-    this.pageState = undefined;
-    this.current = undefined;
-    this.recompute();
+    const position = this.tracker.lastPosition;
+    this.isReady = false;
+    if (this.tracker.reset()) this.options.logger.warn({ reason }, 'playback on the TV stopped');
     this.emit('down', reason, position);
   }
 
@@ -290,7 +266,6 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     this.browser = undefined;
     if (this.stopping) {
       this.ready = false;
-      this.recompute();
       return;
     }
     const reason = `Chromium exited (${signal ?? `code ${code}`})`;
@@ -305,8 +280,9 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     const delay = (this.options.restartDelayMs ?? defaultRestartDelay)(this.attempts);
     this.restartTimer = setTimeout(() => {
       this.launch().catch((error: unknown) => {
+        if (this.stopping) return;
         this.options.logger.error({ err: error, attempt: this.attempts }, 'Chromium did not restart; trying again');
-        if (!this.stopping) this.scheduleRestart();
+        this.scheduleRestart();
       });
     }, delay);
   }
@@ -315,102 +291,92 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     this.stopping = true;
     clearTimeout(this.restartTimer);
     clearInterval(this.watchTimer);
+    // A start under way (the relaunch at the screen's size) finishes or fails first: no Chromium is left behind.
+    await this.launching?.catch(() => undefined);
     process.off('exit', this.killOnExit);
     const child = this.child;
     if (child) await stopProgram(child, { graceMs: CLOSE_WAIT_MS, ask: () => void this.browser?.close().catch(() => child.kill('SIGTERM')) });
     this.page = undefined;
     this.ready = false;
-    this.recompute();
     rmSync(this.userDataDir, { recursive: true, force: true });
   }
 
   // ---------------------------------------------------------------- what the page says
 
-  private pageEvent(event: TvPageEvent): void {
-    if (event.type === 'state') {
-      this.pageState = event.state;
-      this.recompute();
-    } else if (event.type === 'started') {
-      this.started(event.playId, event.media, event.ticket);
-    } else if (event.type === 'shown') {
-      // How long a TV takes to start a play is worth a line: it is what people notice first.
-      if (this.current?.playId === event.playId) this.options.logger.info({ media: this.current.media, afterMs: Math.round(event.afterMs) }, 'first frame on screen');
-    } else if (this.current?.playId === event.playId) {
-      const { tag } = this.current;
-      this.current = undefined;
-      const position = event.position ?? this.lastPosition;
-      this.emit('ended', { reason: event.reason, tag, ...(event.error ? { error: event.error } : {}), ...(position !== undefined ? { position } : {}) });
-    }
-  }
-
-  /** A play began in the page: the command's, when it carries the command's ticket; otherwise the person's. */
-  private started(playId: number, media: MediaRef, ticket: number | undefined): void {
-    const current = this.current;
-    if (current && ticket === current.tag && sameMedia(current.media, media)) {
-      current.playId = playId;
-      return;
-    }
-    const tag = this.nextOwnTag--;
-    this.current = { media, tag, playId };
-    this.lastPosition = undefined;
-    this.emit('played', { media, tag });
-  }
-
-  private recompute(): void {
-    this.mirror = mediaStateOf(this.pageState, this.ready);
-    if (this.mirror.position !== undefined) this.lastPosition = this.mirror.position;
+  private pageEvent(event: Parameters<TvPageTracker['event']>[0]): void {
+    if (event.type !== 'shown') return this.tracker.event(event);
+    // How long a TV takes to start a play is worth a line: it is what people notice first.
+    const media = this.tracker.currentMedia(event.playId);
+    if (media) this.options.logger.info({ media, afterMs: Math.round(event.afterMs) }, 'first frame on screen');
   }
 
   // ---------------------------------------------------------------- commands
 
   state(): MediaState {
-    return this.mirror;
+    return this.tracker.state();
   }
 
   /** Calls a method of the page's control surface. */
-  private async call<K extends keyof TvControl>(method: K, ...args: Parameters<TvControl[K]>): Promise<Awaited<ReturnType<TvControl[K]>>> {
+  private async call<K extends keyof TvControl>(method: K, ...args: Parameters<TvControl[K]>): Promise<unknown> {
     const page = this.page;
     if (!page || !this.ready) throw new UnavailableError(503, 'player_unavailable', 'The Antenna app is not on screen yet (Chromium is starting, or the server is not reachable); try again in a moment.');
     try {
-      return (await page.evaluate(
+      return await page.evaluate(
         (global, name, values) => {
           const control = (globalThis as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[global];
-          if (!control) throw new Error('The Antenna app is not loaded in the page.');
-          return control[name]?.(...values);
+          const method = control?.[name];
+          if (typeof method !== 'function') throw new Error(`the app has no control '${name}'`);
+          return method(...values);
         },
         CONTROL_GLOBAL,
         method,
         args as unknown[],
-      )) as Awaited<ReturnType<TvControl[K]>>;
+      );
     } catch (error) {
       // A page that went away (reloaded, crashed, Chromium gone) is opened again by the watch loop or the restart.
       throw new UnavailableError(503, 'player_unavailable', `The Antenna app on the TV did not answer (${error instanceof Error ? error.message : String(error)}); try again in a moment.`);
     }
   }
 
+  private async readState(): Promise<TvPageState> {
+    const state = await this.call('state');
+    if (!isPageState(state)) throw notUnderstood('state');
+    return state;
+  }
+
   private async command<K extends keyof TvControl>(method: K, ...args: Parameters<TvControl[K]>): Promise<void> {
-    const result = (await this.call(method, ...args)) as TvResult;
+    const result = await this.call(method, ...args);
+    if (!isTvResult(result)) throw notUnderstood(method);
     if (!result.ok) throw new NoEffect(result.code, result.message);
   }
 
   async readBack(): Promise<MediaState> {
-    this.pageState = await this.call('state');
-    this.recompute();
-    return this.mirror;
+    this.tracker.takeState(await this.readState());
+    return this.tracker.state();
   }
 
   async load(_url: string, options: LoadOptions): Promise<void> {
-    this.current = { media: options.media, tag: options.tag };
-    this.lastPosition = undefined;
-    const result = await this.call('play', options.media, { ticket: options.tag, waitMs: options.waitMs, ...(options.start !== undefined ? { start: options.start } : {}) });
+    this.tracker.commandStarts(options.media, options.tag);
+    const forget = () => this.tracker.commandFailed(options.tag);
+    let result: unknown;
+    try {
+      result = await this.call('play', options.media, { ticket: options.tag, waitMs: options.waitMs, ...(options.start !== undefined ? { start: options.start } : {}) });
+    } catch (error) {
+      forget();
+      throw error;
+    }
+    if (!isTvResult(result)) {
+      forget();
+      throw notUnderstood('play');
+    }
     if (!result.ok) {
-      if (this.current?.tag === options.tag) this.current = undefined;
+      forget();
       throw new MediaLoadError(`the app could not play it: ${result.message}`);
     }
   }
 
   async unload(): Promise<void> {
-    this.current = undefined;
+    this.tracker.unloaded();
     await this.command('stop');
   }
 
@@ -441,4 +407,9 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
   navigate(section: Section): Promise<void> {
     return this.command('navigate', section);
   }
+}
+
+/** The page answered outside the protocol: most likely a server whose app is of another version. */
+function notUnderstood(method: string): UnavailableError {
+  return new UnavailableError(503, 'player_unavailable', `The Antenna app on the TV answered '${method}' in a way this player does not understand: update the server and the player to the same version.`);
 }

@@ -43,6 +43,8 @@ export function chromiumArguments(launch: ChromiumLaunch): string[] {
     '--disable-renderer-backgrounding',
     '--disable-backgrounding-occluded-windows',
     '--password-store=basic',
+    // Wayland when the session is Wayland (a kiosk compositor such as cage), X otherwise.
+    '--ozone-platform-hint=auto',
     ...(launch.noSandbox ? ['--no-sandbox'] : []),
     'about:blank',
   ];

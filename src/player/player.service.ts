@@ -72,6 +72,7 @@ export class PlayerService {
   private programmeTimer: NodeJS.Timeout | undefined;
   private nextTag = 1;
   private stopped = false;
+  private pauseReported = false;
   private readonly answerWithinMs: number;
   private readonly onEnded = (ended: Ended) => this.inQueue('playback end', () => this.ended(ended));
   private readonly onDown = (_reason: string, position: number | undefined) => this.inQueue('player restart', () => this.backendDown(position));
@@ -94,10 +95,19 @@ export class PlayerService {
   }
 
   start(): void {
-    this.progressTimer = setInterval(() => {
-      const media = this.backend.state();
-      if (media.loaded && !media.paused) this.reportProgress(media);
-    }, this.options.progressIntervalMs ?? 10_000);
+    this.progressTimer = setInterval(() => this.progressTick(), this.options.progressIntervalMs ?? 10_000);
+  }
+
+  /** While playing, the position; once after a pause made on the device (a command's pause reports at once). */
+  private progressTick(): void {
+    const media = this.backend.state();
+    if (!media.loaded || !media.paused) this.pauseReported = false;
+    if (!media.loaded) return;
+    if (!media.paused) this.reportProgress(media);
+    else if (!this.pauseReported) {
+      this.pauseReported = true;
+      this.reportProgress(media);
+    }
   }
 
   /** Reports where the current item is and stops the timers; the backend is stopped by its owner. */
@@ -177,7 +187,7 @@ export class PlayerService {
 
   private requireAvailable(): MediaState {
     const media = this.backend.state();
-    if (!media.available) throw new UnavailableError(503, 'player_unavailable', `${this.backend.name} is restarting after it stopped unexpectedly; try again in a moment.`);
+    if (!media.available) throw new UnavailableError(503, 'player_unavailable', `${this.backend.name} is not ready (starting, restarting after a crash, or waiting for the server); try again in a moment.`);
     return media;
   }
 
@@ -212,16 +222,15 @@ export class PlayerService {
     const current = this.state.current;
     // An end that arrives after something else was loaded is not about what plays now.
     if (!current || ended.tag !== current.tag) return;
-    if (ended.reason === 'stopped') {
-      // Stopped at the device (Back on the remote): its position is the resume point.
-      const position = ended.position ?? this.backend.state().position;
-      this.reportProgress({ ...this.backend.state(), loaded: true, ...(position !== undefined ? { position } : {}) });
-    } else if (ended.reason === 'eof') {
+    const media = this.backend.state();
+    const position = ended.position ?? media.position;
+    const atEnd = { ...media, loaded: true, ...(position !== undefined ? { position } : {}) };
+    // Stopped at the device (Back on the remote): its position is the resume point.
+    if (ended.reason === 'stopped') this.reportProgress(atEnd);
+    else if (ended.reason === 'eof') {
       // mpv calls a stream cut short an end too: only the last 5 % (or an item of unknown length) counts as watched.
-      const media = this.backend.state();
-      const position = ended.position ?? media.position;
       const duration = current.kind === 'item' ? (current.nowPlaying.duration ?? media.duration) : undefined;
-      this.reportProgress({ ...media, loaded: true, ...(position !== undefined ? { position } : {}) }, position === undefined || duration === undefined);
+      this.reportProgress(atEnd, position === undefined || duration === undefined);
     } else this.options.logger.warn({ error: ended.error, playing: current.kind === 'item' ? current.id : current.channel.number }, 'playback stopped: the media failed');
     clearTimeout(this.programmeTimer);
     this.state = afterLeaving(this.state);
@@ -365,6 +374,8 @@ export class PlayerService {
       const media = this.requireAvailable();
       if (!media.loaded) {
         this.state = afterLeaving(this.state);
+        // Whatever is still on screen (a failed stream's message) goes too.
+        await this.backend.unload();
         return;
       }
       // The exact position before it goes: the resume point.

@@ -19,6 +19,8 @@ export const CONTROL_GLOBAL = 'antennaTv';
 export const EVENT_BINDING = 'antennaPlayerEvent';
 
 export interface TvPageState {
+  /** Counts up with every state the page makes: of two states, the later one wins, whatever order they arrive in. */
+  seq: number;
   /** The app's path now, such as /tv/guide. */
   path: string;
   /** The interface-B section shown, when one is. */
@@ -132,11 +134,18 @@ function isMediaRef(value: unknown): value is MediaRef {
   return (value.kind === 'item' && typeof value.id === 'string') || (value.kind === 'channel' && typeof value.number === 'string');
 }
 
-function isPageState(value: unknown): value is TvPageState {
-  if (!isObject(value)) return false;
+/** Whether the page's answer of `state()` (or a state event) has the protocol's shape. */
+export function isPageState(value: unknown): value is TvPageState {
+  if (!isObject(value) || typeof value.seq !== 'number') return false;
   const flags = ['loaded', 'paused', 'muted', 'captions', 'pip'].every((key) => typeof value[key] === 'boolean');
   const playing = value.playing === undefined || (isMediaRef(value.playing) && typeof (value.playing as { playId?: unknown }).playId === 'number');
   return typeof value.path === 'string' && flags && playing && optionalNumber(value.position) && optionalNumber(value.duration) && (value.section === undefined || isSection(value.section));
+}
+
+/** Whether a control call's answer has the protocol's shape. */
+export function isTvResult(value: unknown): value is TvResult {
+  if (!isObject(value)) return false;
+  return value.ok === true || (value.ok === false && typeof value.code === 'string' && typeof value.message === 'string');
 }
 
 /**

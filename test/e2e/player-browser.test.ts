@@ -270,7 +270,10 @@ describe('the browser backend on a display', () => {
     await until(recording, (answer) => answer.status === 200, 15_000, 'recording the channel watched');
     await post('toggle_record');
     await until(recording, (answer) => answer.status === 404, 15_000, 'the recording stopped');
-    await post('stop');
+    // Five channels tuned one after another: one Back on the remote leaves the player, not zaps back through them.
+    await page().keyboard.press('Escape');
+    await until(status, (s) => s.status === 'stopped', 5000, 'stopped from the remote');
+    expect(await path()).not.toMatch(/\/watch\//);
   }, 90_000);
 
   it('keeps one state when the remote and interface B take turns', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { chromiumArguments } from '../../src/player/chromium-args.js';
 import { DevToolsPipe } from '../../src/player/devtools-pipe.js';
 import { SECTIONS, matchSection } from '../../src/player/sections.js';
-import { type TvPageState, SECTION_PATHS, isTvPageEvent, mediaStateOf, sameMedia, sectionOfPath, watchPath } from '../../src/player/tv-page-protocol.js';
+import { type TvPageState, SECTION_PATHS, isPageState, isTvPageEvent, isTvResult, mediaStateOf, sameMedia, sectionOfPath, watchPath } from '../../src/player/tv-page-protocol.js';
 
 describe('chromiumArguments', () => {
   const base = { userDataDir: '/tmp/antenna-chromium-x', headless: false, noSandbox: false };
@@ -94,7 +94,7 @@ describe('the TV page protocol', () => {
     expect(watchPath({ kind: 'channel', number: '7.1' }, { start: 30, ticket: 2 })).toBe('/tv/watch/channel/7.1?t=2');
   });
 
-  const state: TvPageState = { path: '/tv/watch/x', playing: { kind: 'item', id: 'x', playId: 1 }, loaded: true, paused: true, muted: true, position: 12, duration: 60, captions: false, pip: false };
+  const state: TvPageState = { seq: 7, path: '/tv/watch/x', playing: { kind: 'item', id: 'x', playId: 1 }, loaded: true, paused: true, muted: true, position: 12, duration: 60, captions: false, pip: false };
 
   it('reports the media state as every backend does: nothing loaded while unavailable, no position when idle', () => {
     expect(mediaStateOf(state, true)).toEqual({ available: true, loaded: true, paused: true, muted: true, position: 12, duration: 60, pip: false });
@@ -117,6 +117,13 @@ describe('the TV page protocol', () => {
     expect(isTvPageEvent({ type: 'ended', playId: 2, reason: 'exploded' })).toBe(false);
     expect(isTvPageEvent({ type: 'started', playId: '2', media: { kind: 'item', id: 'x' } })).toBe(false);
     expect(isTvPageEvent({ type: 'state', state: { ...state, section: 'Kitchen' } })).toBe(false);
+    expect(isTvPageEvent({ type: 'state', state: { ...state, seq: undefined } })).toBe(false);
+    expect(isTvPageEvent({ type: 'shown', playId: 2, afterMs: 180 })).toBe(true);
+    expect(isTvResult({ ok: true })).toBe(true);
+    expect(isTvResult({ ok: false, code: 'no_captions', message: 'No captions.' })).toBe(true);
+    expect(isTvResult({ ok: false })).toBe(false);
+    expect(isTvResult(undefined)).toBe(false);
+    expect(isPageState({ ...state, muted: 'yes' })).toBe(false);
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         expect(typeof isTvPageEvent(value)).toBe('boolean');

@@ -49,7 +49,10 @@ export interface PlaySession {
 }
 
 const OK: TvResult = { ok: true };
-const SEEK_WAIT_MS = 1500;
+/** A seek's answer waits this long for it to land at most: the player answers its client within the second. */
+const SEEK_WAIT_MS = 600;
+/** How long stop waits for the player view to be gone. */
+const LEAVE_WAIT_MS = 1000;
 /** Position changes (timeupdate) are told at most this often. */
 const POSITION_EVERY_MS = 500;
 
@@ -75,12 +78,14 @@ function pageState(): TvPageState {
   const position = s ? finite(s.video.currentTime) : undefined;
   const duration = s ? finite(s.video.duration) : undefined;
   return {
+    // Later states have larger numbers, across reloads too (a new page's time origin is later).
+    seq: performance.timeOrigin + performance.now(),
     path,
     ...(section ? { section } : {}),
     ...(s ? { playing: { ...s.media, playId: s.playId } } : {}),
     loaded: s !== undefined && s.error === null,
     paused: s !== undefined && s.video.paused && !s.starting,
-    muted,
+    muted: s ? s.video.muted : muted,
     ...(position !== undefined ? { position } : {}),
     ...(duration !== undefined ? { duration } : {}),
     captions: s?.captionsShown() ?? false,
@@ -95,14 +100,15 @@ export function pushState(positionOnly = false): void {
   const now = performance.now();
   if (positionOnly && now - lastPositionSentAt < POSITION_EVERY_MS) return;
   const state = pageState();
-  const text = JSON.stringify(state);
+  const text = JSON.stringify({ ...state, seq: 0 });
   if (text === lastSent) return;
   lastSent = text;
   lastPositionSentAt = now;
   emit({ type: 'state', state });
 }
 
-const VIDEO_EVENTS = ['play', 'pause', 'playing', 'seeked', 'volumechange', 'durationchange', 'loadedmetadata', 'enterpictureinpicture', 'leavepictureinpicture'];
+// 'seeking': the position is the seek's target at once, before the stream has it.
+const VIDEO_EVENTS = ['play', 'pause', 'playing', 'seeking', 'seeked', 'volumechange', 'durationchange', 'loadedmetadata', 'enterpictureinpicture', 'leavepictureinpicture'];
 
 /**
  * The player view began to show `media`: a command's play when `ticket` is the one it
@@ -117,6 +123,8 @@ export function beginPlay(media: MediaRef, ticket: number | undefined, video: HT
   let position: number | undefined;
   const changed = () => {
     if (video.readyState > 0) position = finite(video.currentTime);
+    // A mute from elsewhere (the picture-in-picture window) is the player's mute too.
+    muted = video.muted;
     pushState();
   };
   const moved = () => {
@@ -174,6 +182,30 @@ function requireSession(): PlaySession | TvResult {
 
 const isResult = (value: PlaySession | TvResult): value is TvResult => 'ok' in value;
 
+const isWatchPath = (path: string) => path.includes('/watch/');
+
+/**
+ * Leaves the player view for the page it was opened from: Back in the history (plays
+ * replace each other, so one step back is the page before them), or that page's
+ * address when there is no history (the app was opened at a player's address).
+ */
+export async function leavePlayer(): Promise<void> {
+  const appRouter = router;
+  if (!appRouter) return;
+  const left = new Promise<void>((resolve) => {
+    const timer = setTimeout(done, LEAVE_WAIT_MS);
+    const unsubscribe = appRouter.subscribe('onResolved', ({ toLocation }) => !isWatchPath(toLocation.pathname) && done());
+    function done() {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    }
+  });
+  if (appRouter.history.canGoBack()) appRouter.history.back();
+  else void appRouter.navigate({ href: lastPagePath, replace: true });
+  await left;
+}
+
 /** Two frames: what the router rendered has been painted. */
 const painted = () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
 
@@ -212,25 +244,27 @@ const control: TvControl = {
     askedAt.clear();
     askedAt.set(options.ticket, performance.now());
     const outcome = waitForPlay(options.ticket, options.waitMs);
-    await router?.navigate({ href: watchPath(media, options) });
+    // From one play to the next the address is replaced: Back leaves the player, not zaps through old plays.
+    await router?.navigate({ href: watchPath(media, options), replace: isWatchPath(location.pathname) });
     return outcome;
   },
   async stop() {
     if (!session) return { ok: false, code: 'nothing_playing', message: 'Nothing is playing.' };
-    await router?.navigate({ href: lastPagePath, replace: true });
+    await leavePlayer();
     return OK;
   },
-  async setPaused(paused) {
+  setPaused(paused) {
     const s = requireSession();
-    if (isResult(s)) return s;
+    if (isResult(s)) return Promise.resolve(s);
     if (paused) {
       s.starting = false;
       s.video.pause();
     } else {
-      await s.video.play().catch(() => undefined);
+      // Not waited for: a stream still opening may take seconds, and the next command must not wait on it.
+      s.video.play().catch(() => undefined);
     }
     pushState();
-    return OK;
+    return Promise.resolve(OK);
   },
   setMuted(value) {
     muted = value;

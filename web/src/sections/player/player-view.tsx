@@ -17,7 +17,7 @@ import { FocusButton, FocusGroup } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 import { commercialSpans, formatClock, itemSubtitle, itemTitle, skipTarget } from '../../lib/item-view';
 import { progressReport } from '../../../../src/player/player-state';
-import { beginPlay, driven } from '../../player-bridge/bridge';
+import { beginPlay, driven, leavePlayer } from '../../player-bridge/bridge';
 import { useHls } from './use-hls';
 
 /** `ticket`: the player's number for the command that opened it, when one did (see player-bridge). */
@@ -74,7 +74,6 @@ function usePlayerBridge(
   captions: React.RefObject<boolean>,
   toggleCaptions: React.RefObject<() => boolean | undefined>,
 ) {
-  const router = useRouter();
   const session = useRef<ReturnType<typeof beginPlay> | undefined>(undefined);
   const media = source.kind === 'file' ? ({ kind: 'item', id: source.id } as const) : ({ kind: 'channel', number: source.number } as const);
   const key = JSON.stringify(media);
@@ -83,7 +82,7 @@ function usePlayerBridge(
     if (!driven || !element) return;
     const begun = beginPlay(JSON.parse(key) as typeof media, source.ticket, element, { captionsShown: () => captions.current, toggleCaptions: () => toggleCaptions.current() });
     session.current = begun;
-    const leave = () => router.history.back();
+    const leave = () => void leavePlayer();
     element.addEventListener('ended', leave);
     return () => {
       element.removeEventListener('ended', leave);
@@ -93,6 +92,15 @@ function usePlayerBridge(
     // One session per mount: the route's key changes with what is played.
   }, []);
   return session;
+}
+
+/**
+ * Shows or hides one text track: CEA-608 captions (kind 'captions', which hls.js makes
+ * but does not switch) and, without hls.js, the browser's own HLS tracks.
+ */
+function applyCaptions(track: TextTrack, shown: boolean, hlsOwnsSubtitles: boolean): void {
+  if (hlsOwnsSubtitles && track.kind !== 'captions') return;
+  track.mode = shown ? 'showing' : 'hidden';
 }
 
 function useNextEpisode(item: FileItem | undefined): Episode | undefined {
@@ -146,7 +154,8 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   useEffect(() => {
     void setFocus('player-toggle');
   }, []);
-  const back = useCallback(() => router.history.back(), [router]);
+  // On a player's screen Back leaves for the page the player was opened from, even with no history behind it.
+  const back = useCallback(() => (driven ? void leavePlayer() : router.history.back()), [router]);
   const seekTo = (seconds: number) => {
     if (video.current) video.current.currentTime = Math.max(0, Math.min(seconds, (duration || seconds) - 0.5));
   };
@@ -173,19 +182,28 @@ export function PlayerView({ source }: { source: PlayerSource }) {
     setCaptions(shown);
     captionsRef.current = shown;
     if (hls) {
+      // hls.js owns its subtitle renditions' tracks (setting their modes would switch tracks): it is told, not them.
       hls.subtitleDisplay = shown;
       if (shown && hls.subtitleTrack < 0 && tracks.subtitles[0]) hls.subtitleTrack = tracks.subtitles[0].id;
     }
-    // CEA-608 captions and native HLS subtitles arrive as the video's text tracks.
-    for (const track of Array.from(video.current?.textTracks ?? [])) track.mode = shown ? 'showing' : 'hidden';
+    for (const track of Array.from(video.current?.textTracks ?? [])) applyCaptions(track, shown, hls !== null);
     playSession.current?.changed();
   };
   toggleCaptionsRef.current = () => {
-    const available = tracks.subtitles.length > 0 || (video.current?.textTracks.length ?? 0) > 0;
+    // A channel's captions (CEA-608) appear as a track only once the stream has carried some: it may always be asked.
+    const available = source.kind === 'channel' || tracks.subtitles.length > 0 || (video.current?.textTracks.length ?? 0) > 0;
     if (!available) return undefined;
     setCaptionsShown(!captionsRef.current);
     return captionsRef.current;
   };
+  // A caption track that appears later (a channel's first captions) follows what was asked.
+  useEffect(() => {
+    const tracksOfVideo = video.current?.textTracks;
+    if (!tracksOfVideo) return;
+    const added = (event: TrackEvent) => event.track && applyCaptions(event.track as TextTrack, captionsRef.current, hls !== null);
+    tracksOfVideo.addEventListener('addtrack', added);
+    return () => tracksOfVideo.removeEventListener('addtrack', added);
+  }, [hls]);
 
   const marks = source.kind === 'file' && item.data && 'commercials' in item.data ? item.data.commercials : undefined;
   const spans = commercialSpans(marks);
