@@ -15,14 +15,14 @@
  * screen with Debian's Chromium; the file is a 10-minute 640x360 clip made with ffmpeg.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freePort, median } from './player.mjs';
+import { freePort, median, startChild, until } from './player.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONTROL_CALLS = 500;
@@ -49,19 +49,6 @@ function request(port, method, path, agent) {
 }
 const json = async (port, method, path, agent) => JSON.parse((await request(port, method, path, agent)).body);
 
-async function until(read, ok, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = await read();
-      if (ok(value)) return value;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`bench: ${what} did not happen within ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
 
 /** The player's JSON log lines with this message. */
 function logLines(file, message) {
@@ -112,12 +99,6 @@ function chromiumMemory(root) {
   return { rssMb: rss / 1024, pssMb: pss / 1024, processes: processTree(root).length };
 }
 
-function startChild(antennaBin, args, logFile, children, env) {
-  const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [antennaBin, ...args], { stdio: ['ignore', log, log], env: { ...process.env, ANTENNA_MDNS: 'false', ...env } });
-  children.push(child);
-  return child;
-}
 
 /** Why this machine cannot run the bench (no Xvfb or Chromium), or undefined. */
 function missing(chromium) {

@@ -57,7 +57,7 @@ function request(port, method, path, agent) {
   });
 }
 
-async function until(read, ok, timeoutMs, what) {
+export async function until(read, ok, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -71,9 +71,10 @@ async function until(read, ok, timeoutMs, what) {
   }
 }
 
-function startChild(antennaBin, args, logFile, children) {
+/** `antenna ARGS` as a child process, its output to `logFile`; `env` adds to (or overrides) the environment. */
+export function startChild(antennaBin, args, logFile, children, env = {}) {
   const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [antennaBin, ...args], { stdio: ['ignore', log, log], env: { ...process.env, ANTENNA_MDNS: 'false', ANTENNA_LOG_LEVEL: 'warn' } });
+  const child = spawn(process.execPath, [antennaBin, ...args], { stdio: ['ignore', log, log], env: { ...process.env, ANTENNA_MDNS: 'false', ANTENNA_LOG_LEVEL: 'warn', ...env } });
   children.push(child);
   return child;
 }

@@ -18,8 +18,8 @@ import type { Browser, Page } from 'puppeteer-core';
 import { UnavailableError } from '../common/errors.js';
 import { type ChildProcess, lastLine, stopProgram } from '../common/external-program.js';
 import { launchChromium } from './chromium-process.js';
-import { defaultRestartDelay } from './mpv.backend.js';
 import { NoEffect } from './no-effect.js';
+import { Restarts } from './restarts.js';
 import { type BackendEvents, type LoadOptions, MediaLoadError, type MediaState, type PlayerBackend } from './player-backend.js';
 import type { Section } from './sections.js';
 import { CONTROL_GLOBAL, EVENT_BINDING, SECTION_PATHS, type TvControl, type TvPageState, isPageState, isTvPageEvent, isTvResult } from './tv-page-protocol.js';
@@ -47,7 +47,6 @@ const PROTOCOL_TIMEOUT_MS = 15_000;
 const OPEN_TIMEOUT_MS = 20_000;
 /** How often the page is looked at when it may have gone (a server that was down, an error page). */
 const WATCH_EVERY_MS = 3000;
-const HEALTHY_AFTER_MS = 60_000;
 const CLOSE_WAIT_MS = 5000;
 /** The app's storage key for the server's token (web/src/api/http-client.ts). */
 const TOKEN_KEY = 'antenna.token';
@@ -74,17 +73,16 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
   private waitingShown: string | undefined;
   /** What the page plays, for the service: plays, ends, the mirror. */
   private readonly tracker = new TvPageTracker();
+  private readonly restarts: Restarts;
   private stopping = false;
-  private restartTimer: NodeJS.Timeout | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
-  private attempts = 0;
-  private launchedAt = 0;
   private windowSize: { width: number; height: number } | undefined;
   private readonly userDataDir = mkdtempSync(join(tmpdir(), 'antenna-chromium-'));
   private stderrTail: () => string = () => '';
 
   constructor(private readonly options: BrowserBackendOptions) {
     super();
+    this.restarts = new Restarts({ what: 'Chromium', logger: options.logger, delayMs: options.restartDelayMs, stopping: () => this.stopping });
     this.tracker.on('ended', (ended) => this.emit('ended', ended));
     this.tracker.on('played', (played) => this.emit('played', played));
   }
@@ -152,7 +150,7 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     }
     this.page = page;
     this.waitingShown = undefined;
-    this.launchedAt = Date.now();
+    this.restarts.started();
     this.options.logger.info({ chromiumPid: child.pid, display: this.options.display }, 'Chromium started');
     void this.open();
   }
@@ -271,25 +269,13 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     const reason = `Chromium exited (${signal ?? `code ${code}`})`;
     this.options.logger.warn({ reason, stderr: lastLine(this.stderrTail()) || undefined }, 'Chromium went away; restarting it');
     this.lost(reason);
-    if (Date.now() - this.launchedAt > HEALTHY_AFTER_MS) this.attempts = 0;
-    this.scheduleRestart();
+    this.restarts.afterExit(() => this.launch());
   }
 
-  private scheduleRestart(): void {
-    this.attempts += 1;
-    const delay = (this.options.restartDelayMs ?? defaultRestartDelay)(this.attempts);
-    this.restartTimer = setTimeout(() => {
-      this.launch().catch((error: unknown) => {
-        if (this.stopping) return;
-        this.options.logger.error({ err: error, attempt: this.attempts }, 'Chromium did not restart; trying again');
-        this.scheduleRestart();
-      });
-    }, delay);
-  }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.restartTimer);
+    this.restarts.cancel();
     clearInterval(this.watchTimer);
     // A start under way (the relaunch at the screen's size) finishes or fails first: no Chromium is left behind.
     await this.launching?.catch(() => undefined);

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { UnavailableError } from '../common/errors.js';
 import { NoEffect } from './no-effect.js';
 import { mpvArguments } from './mpv-args.js';
+import { Restarts } from './restarts.js';
 import { MpvCommandError, MpvGoneError, MpvIpc, type MpvMessage } from './mpv-ipc.js';
 import { type BackendEvents, IDLE_STATE, type LoadOptions, MediaLoadError, type MediaState, type PlayerBackend } from './player-backend.js';
 import type { Section } from './sections.js';
@@ -39,15 +40,12 @@ const MIRRORED = ['idle-active', 'pause', 'mute', 'time-pos', 'duration', 'ontop
 type Mirrored = (typeof MIRRORED)[number];
 
 const SOCKET_WAIT_MS = 10_000;
-/** mpv that ran this long counts as healthy: the next crash restarts it at once again. */
-const HEALTHY_AFTER_MS = 60_000;
 const QUIT_WAIT_MS = 3000;
 /** Picture-in-picture: a window a quarter of the screen's size, 32 pixels from the lower right corner. */
 export const PIP_GEOMETRY = '25%x25%-32-32';
 /** A seek normally lands within a few frames; a stream that stalls is not waited for longer. */
 const SEEK_SETTLE_MS = 1500;
 
-export const defaultRestartDelay = (attempt: number) => Math.min(30_000, 500 * 2 ** (attempt - 1));
 
 export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBackend {
   readonly name = 'mpv';
@@ -63,15 +61,14 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   /** The last position mpv reported for what is loaded: it reports none any more by the time it says the file ended. */
   private lastPosition: number | undefined;
   private stopping = false;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private attempts = 0;
-  private launchedAt = 0;
   private readonly socketPath: string;
   private readonly ownSocketDir: string | undefined;
   private stderrTail: () => string = () => '';
+  private readonly restarts: Restarts;
 
   constructor(private readonly options: MpvBackendOptions) {
     super();
+    this.restarts = new Restarts({ what: 'mpv', logger: options.logger, delayMs: options.restartDelayMs, stopping: () => this.stopping });
     if (options.socketPath) {
       this.socketPath = options.socketPath;
     } else {
@@ -142,7 +139,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     child.on('error', () => undefined);
     child.once('exit', (code, signal) => this.exited(child, code, signal));
     this.ipc = ipc;
-    this.launchedAt = Date.now();
+    this.restarts.started();
     this.recompute();
     this.options.logger.info({ pid: child.pid, socket: this.socketPath }, 'mpv started');
   }
@@ -174,24 +171,13 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     const reason = `mpv exited (${signal ?? `code ${code}`})`;
     this.options.logger.warn({ reason, stderr: this.stderrTail().trim() || undefined }, 'mpv went away; restarting it');
     this.emit('down', reason, lastPosition);
-    if (Date.now() - this.launchedAt > HEALTHY_AFTER_MS) this.attempts = 0;
-    this.scheduleRestart();
+    this.restarts.afterExit(() => this.launch());
   }
 
-  private scheduleRestart(): void {
-    this.attempts += 1;
-    const delay = (this.options.restartDelayMs ?? defaultRestartDelay)(this.attempts);
-    this.restartTimer = setTimeout(() => {
-      this.launch().catch((error: unknown) => {
-        this.options.logger.error({ err: error, attempt: this.attempts }, 'mpv did not restart; trying again');
-        if (!this.stopping) this.scheduleRestart();
-      });
-    }, delay);
-  }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.restartTimer);
+    this.restarts.cancel();
     process.off('exit', this.killOnExit);
     const child = this.child;
     if (child) {
