@@ -153,7 +153,8 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
     const chromiumPid = await until(() => logLines(playerLog, 'Chromium started').at(-1)?.chromiumPid, Boolean, 10_000, 'Chromium');
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-    await json(playerPort, 'POST', `/api/play/recording/${movie.id}`, agent);
+    // The player answers before the app is on screen (Chromium opens it in the background): a play is taken once it is.
+    await until(() => request(playerPort, 'POST', `/api/play/recording/${movie.id}`, agent), (answer) => answer.status === 200, 60_000, 'the app taking a play');
     await until(() => json(playerPort, 'GET', '/api/status', agent), (s) => s.status === 'playing' && s.playback_time > 1, 20_000, 'the movie playing');
     log(`browser player: ${CONTROL_CALLS} control calls`);
     const control = [];
