@@ -2,7 +2,8 @@
  * The browser backend's book of what the app's page plays, apart from Chromium's
  * handling so its rules can be tested alone: which play in the page is the current
  * command's (it carries the command's ticket), which a superseded command's (another
- * ticket: a later command came meanwhile), which the person's at the TV (no ticket); the
+ * ticket while a later command is under way), which the person's at the TV (no ticket,
+ * or an old one with no command under way); the
  * latest state the page sent (the later one wins, whatever order they arrive in); and
  * the mirror the status is read from, which shows only the play the service follows.
  */
@@ -88,8 +89,10 @@ export class TvPageTracker extends EventEmitter<TrackerEvents> {
 
   private started(playId: number, media: MediaRef, ticket: number | undefined): void {
     const current = this.current;
-    if (ticket !== undefined) {
-      if (current && ticket === current.tag && sameMedia(current.media, media)) current.playId = playId;
+    // With no command under way, a play with an old ticket (the history's Forward, a command
+    // that timed out but went on) is one the person sees: it is followed as theirs.
+    if (ticket !== undefined && current) {
+      if (ticket === current.tag && sameMedia(current.media, media)) current.playId = playId;
       else this.stalePlays.add(playId);
       this.recompute();
       return;

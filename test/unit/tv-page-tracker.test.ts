@@ -74,13 +74,15 @@ describe('TvPageTracker', () => {
     expect(ended[0]?.position).toBe(30);
   });
 
-  it('forgets a failed or unloaded command, and everything when the page goes', () => {
-    const { tracker, ended } = tracked();
+  it('follows a play of a failed command that went on anyway as the person sees it, and forgets an unloaded one', () => {
+    const { tracker, ended, played } = tracked();
     tracker.commandStarts(item('a'), 1);
     tracker.commandFailed(1);
     tracker.event({ type: 'started', playId: 1, media: item('a'), ticket: 1 });
+    expect(played).toEqual([{ media: item('a'), tag: -1 }]);
     tracker.event({ type: 'ended', playId: 1, reason: 'error', error: 'gone' });
-    expect(ended).toEqual([]);
+    expect(ended).toEqual([{ reason: 'error', tag: -1, error: 'gone' }]);
+    ended.length = 0;
     tracker.commandStarts(item('a'), 2);
     tracker.event({ type: 'started', playId: 2, media: item('a'), ticket: 2 });
     tracker.unloaded();

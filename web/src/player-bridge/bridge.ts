@@ -236,7 +236,8 @@ function once(target: EventTarget, name: string, ms: number): Promise<void> {
 const control: TvControl = {
   state: pageState,
   async navigate(section) {
-    await router?.navigate({ href: SECTION_PATHS[section] });
+    // From the player the address is replaced: Back on the section must not start the play again.
+    await router?.navigate({ href: SECTION_PATHS[section], replace: isWatchPath(location.pathname) });
     await painted();
     return OK;
   },
