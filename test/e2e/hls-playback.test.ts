@@ -6,25 +6,22 @@
  * middle and its last minute. Screenshots go to test-output/hls/.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HlsJsPage, startHlsJsPage } from '../support/hls-js-page.js';
 import { type StartedServer, startAntennaServer } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';
 import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HLS_JS = createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js');
 const SHOTS = join(process.cwd(), 'test-output', 'hls');
 let server: StartedServer;
 let streams: StreamServer;
 let browser: Browser;
 let media: string;
 /** Another origin, as a web app elsewhere would be: the page that plays (the server's CORS headers let it). */
-let pageServer: Server;
+let hlsPage: HlsJsPage;
 let pageUrl: string;
 
 interface Item {
@@ -56,19 +53,13 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error('scan or channel refresh did not finish');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const hlsJs = readFileSync(HLS_JS);
-  pageServer = createServer((request, response) => {
-    if (request.url === '/hls.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(hlsJs);
-    else response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>player</title><script src="/hls.js"></script><body></body>');
-  });
-  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
-  pageUrl = `http://127.0.0.1:${(pageServer.address() as { port: number }).port}/`;
-  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'] });
+  hlsPage = await startHlsJsPage();
+  browser = hlsPage.browser;
+  pageUrl = hlsPage.url;
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  pageServer?.close();
+  await hlsPage?.close();
   await server?.stop();
   await streams?.close();
   rmSync(media, { recursive: true, force: true });

@@ -10,19 +10,16 @@
  * screen goes to test-output/hls/.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HlsJsPage, startHlsJsPage } from '../support/hls-js-page.js';
 import { NotFoundError } from '../../src/common/errors.js';
 import { HlsService } from '../../src/streaming/hls-sessions.service.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HLS_JS = createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js');
 const SHOTS = join(process.cwd(), 'test-output', 'hls');
 const CUE_TEXT = 'Subtitles in time';
 
@@ -30,7 +27,7 @@ let temp: TempLibrary;
 let hls: HlsService;
 let app: FastifyInstance;
 let serverUrl: string;
-let pageServer: Server;
+let hlsPage: HlsJsPage;
 let pageUrl: string;
 let browser: Browser;
 
@@ -62,19 +59,13 @@ beforeAll(async () => {
   hls.start();
   app = await buildTestApp(temp, { hls });
   serverUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-  const hlsJs = readFileSync(HLS_JS);
-  pageServer = createServer((request, response) => {
-    if (request.url === '/hls.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(hlsJs);
-    else response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>player</title><script src="/hls.js"></script><body></body>');
-  });
-  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
-  pageUrl = `http://127.0.0.1:${(pageServer.address() as { port: number }).port}/`;
-  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'] });
+  hlsPage = await startHlsJsPage();
+  browser = hlsPage.browser;
+  pageUrl = hlsPage.url;
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  pageServer?.close();
+  await hlsPage?.close();
   await app?.close();
   await hls?.stop();
   temp?.close();
