@@ -32,6 +32,7 @@ import { GuidePage } from './sections/guide/guide-page';
 import { LivePage } from './sections/live/live-page';
 import { SearchPage } from './sections/search/search-page';
 import { searchParam } from './sections/search/search-view';
+import { searchNumber } from './lib/search-values';
 
 // The player (and hls.js, most of its weight) loads when something is first played, not with the app.
 const PlayerView = lazyRouteComponent(() => import('./sections/player/player-view'), 'PlayerView');
@@ -82,13 +83,13 @@ const itemRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'items
 
 /** `?t=`: the number a player gave the command that opened the player view (player-bridge). */
 export function ticketParam(search: Record<string, unknown>): { t?: number } {
-  const ticket = Number(search.t);
+  const ticket = searchNumber(search.t);
   return Number.isSafeInteger(ticket) && ticket > 0 ? { t: ticket } : {};
 }
 
 /** `?start=` seconds: where to begin (a resume point); anything else is the start. */
 export function startParam(search: Record<string, unknown>): { start: number; t?: number } {
-  const start = Number(search.start);
+  const start = searchNumber(search.start);
   return { start: Number.isFinite(start) && start > 0 ? start : 0, ...ticketParam(search) };
 }
 

@@ -60,10 +60,14 @@ describe('requests', () => {
 
   it('starts playback at a positive ?start= only', () => {
     expect(startParam({ start: '754.5' })).toEqual({ start: 754.5 });
+    // The router parses search values as JSON: objects that cannot become a number are the start.
+    expect(startParam({ start: { toString: 0 }, t: [{ valueOf: 1 }] })).toEqual({ start: 0 });
+    expect(startParam({ start: ' ', t: '7' })).toEqual({ start: 0, t: 7 });
     fc.assert(
-      fc.property(fc.anything(), (value) => {
-        const { start } = startParam({ start: value });
+      fc.property(fc.anything(), fc.anything(), (value, ticket) => {
+        const { start, t } = startParam({ start: value, t: ticket });
         expect(Number.isFinite(start) && start >= 0).toBe(true);
+        expect(t === undefined || (Number.isSafeInteger(t) && t > 0)).toBe(true);
       }),
     );
   });

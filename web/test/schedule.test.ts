@@ -140,10 +140,11 @@ describe('the pass form', () => {
     expect(passSearch({ type: 'series', title: 'Harbour Watch', channel: 5, start: 1_900_000_000 })).toEqual({ type: 'series', title: 'Harbour Watch', channel: '5', start: 1_900_000_000 });
     expect(passSearch({ type: 'toString', title: '  ', channel: '5; drop', start: -1 })).toEqual({});
     expect(passSearch({ title: 1984 })).toEqual({ title: '1984' });
+    expect(passSearch({ start: { toString: 0 }, title: { valueOf: 1 } })).toEqual({});
     expect(formOfSearch({ type: 'keyword', title: 'volcano' })).toMatchObject({ type: 'keyword', keyword: 'volcano' });
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.anything()), (search) => {
-        expect(() => formOfSearch(passSearch(search))).not.toThrow();
+      fc.property(fc.dictionary(fc.string(), fc.anything()), fc.anything(), fc.anything(), (search, start, channel) => {
+        expect(() => formOfSearch(passSearch({ ...search, start, channel }))).not.toThrow();
       }),
     );
   });

@@ -6,6 +6,7 @@
  * rule.
  */
 import type { RuleBody, RuleTypeName, StoredRule } from '../../api/server-types';
+import { searchNumber } from '../../lib/search-values';
 
 export interface RuleForm {
   type: RuleTypeName;
@@ -267,7 +268,7 @@ export function passSearch(search: Record<string, unknown>): PassSearch {
   if (typeof title === 'string' && title.trim()) out.title = title.slice(0, 300);
   const channel = typeof search.channel === 'number' ? String(search.channel) : search.channel;
   if (typeof channel === 'string' && /^\d{1,5}([.-]\d{1,5})?$/.test(channel)) out.channel = channel;
-  const start = Number(search.start);
+  const start = searchNumber(search.start);
   if (search.start !== undefined && Number.isInteger(start) && start > 0 && start < 253402300800) out.start = start;
   return out;
 }
