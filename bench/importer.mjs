@@ -18,14 +18,19 @@ const SMALL = 20_000;
 const LARGE = 100_000;
 const PROBE_FILES = 24;
 
-/** An empty-file tree of `total` media files: 60 % episodes, 30 % movies, 10 % videos, with NFO and artwork beside some. */
-export function generateTree(root, total) {
+const touch = (path) => writeFileSync(path, '');
+
+/**
+ * A tree of `total` media files: 60 % episodes, 30 % movies, 10 % videos, with NFO and
+ * artwork beside some. Media files are empty unless `makeMedia(path)` makes them (the
+ * peer row, bench/scan-peer.mjs, hard-links real clips under the same names).
+ */
+export function generateTree(root, total, makeMedia = touch) {
   rmSync(root, { recursive: true, force: true });
   const episodes = Math.round(total * 0.6);
   const movies = Math.round(total * 0.3);
   const videos = total - episodes - movies;
   let made = 0;
-  const touch = (path) => writeFileSync(path, '');
   for (let show = 0; made < episodes; show++) {
     const showDir = join(root, 'TV', `Show ${show} (${1990 + (show % 30)})`);
     mkdirSync(showDir, { recursive: true });
@@ -34,30 +39,30 @@ export function generateTree(root, total) {
       const seasonDir = join(showDir, `Season ${String(season).padStart(2, '0')}`);
       mkdirSync(seasonDir);
       for (let episode = 1; episode <= 25 && made < episodes; episode++, made++) {
-        touch(join(seasonDir, `Show ${show} - S${String(season).padStart(2, '0')}E${String(episode).padStart(2, '0')} - Episode ${episode}.mkv`));
+        makeMedia(join(seasonDir, `Show ${show} - S${String(season).padStart(2, '0')}E${String(episode).padStart(2, '0')} - Episode ${episode}.mkv`));
       }
     }
   }
   for (let movie = 0; movie < movies; movie++) {
     const dir = join(root, 'Movies', `Movie Number ${movie} (${1950 + (movie % 70)})`);
     mkdirSync(dir, { recursive: true });
-    touch(join(dir, `Movie Number ${movie} (${1950 + (movie % 70)}).mkv`));
+    makeMedia(join(dir, `Movie Number ${movie} (${1950 + (movie % 70)}).mkv`));
     if (movie % 2 === 0) touch(join(dir, 'poster.jpg'));
   }
   for (let video = 0; video < videos; video++) {
     const dir = join(root, 'Videos', `Group ${Math.floor(video / 50)}`);
     mkdirSync(dir, { recursive: true });
-    touch(join(dir, `Clip ${video}.mp4`));
+    makeMedia(join(dir, `Clip ${video}.mp4`));
   }
   return { episodes, movies, videos };
 }
 
-function rootsArgs(root) {
+export function rootsArgs(root) {
   return ['--tv', join(root, 'TV'), '--movies', join(root, 'Movies'), '--videos', join(root, 'Videos')];
 }
 
 /** Runs `antenna scan --json`, sampling its RSS every 20 ms; returns the summary, wall time and peak RSS. */
-function scan(antennaBin, data, root, extra = []) {
+export function scan(antennaBin, data, root, extra = []) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [antennaBin, 'scan', '--data', data, ...rootsArgs(root), '--json', ...extra], {

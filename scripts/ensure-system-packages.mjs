@@ -14,7 +14,7 @@ import { delimiter, join } from 'node:path';
 import process from 'node:process';
 
 /** Debian package per command. */
-const PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', mpv: 'mpv', chromium: 'chromium', comskip: 'comskip', Xvfb: 'xvfb' };
+const PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', mpv: 'mpv', chromium: 'chromium', comskip: 'comskip', Xvfb: 'xvfb', bindfs: 'bindfs' };
 
 function onPath(command) {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {

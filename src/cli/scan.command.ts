@@ -39,7 +39,7 @@ function progressLine(progress: ScanProgress): string {
     case 'importing':
       return `importing ${progress.filesSeen} files`;
     case 'probing':
-      return `probing ${progress.probed}/${progress.toProbe}`;
+      return `probing: ${progress.probed} read, about ${progress.toProbe} to go`;
     case 'thumbnails':
       return 'making thumbnails';
     default:

@@ -176,6 +176,8 @@ export interface StartOptions {
   stderrTailBytes?: number;
   cwd?: string;
   stdin?: 'pipe' | 'ignore';
+  /** 'pipe': the caller reads stdout as it comes (default: discarded). */
+  stdout?: 'pipe' | 'ignore';
   /** Extra pipes after stderr (file descriptors 3, 4, ...): Chromium's DevTools pipe is 3 and 4. */
   extraPipes?: number;
 }
@@ -184,7 +186,7 @@ export interface StartOptions {
 export function startProgram(program: string, args: readonly string[], options: StartOptions = {}): StartedProgram {
   const stderr = new TailBuffer(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL);
   const extra = Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const);
-  const child = spawn(program, args, { shell: false, windowsHide: true, stdio: [options.stdin ?? 'ignore', 'ignore', 'pipe', ...extra], ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const child = spawn(program, args, { shell: false, windowsHide: true, stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe', ...extra], ...(options.cwd ? { cwd: options.cwd } : {}) });
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   return { child, stderrTail: () => stderr.text() };
 }

@@ -45,6 +45,11 @@ export class PathBoundary {
     return new PathBoundary(() => []);
   }
 
+  /** The trees as configured (not resolved): for a walk in another thread, which resolves them itself. */
+  treePaths(): string[] {
+    return [...this.trees()];
+  }
+
   /** True when a real (already resolved) path lies inside a tree, or links may go anywhere. */
   admits(realPath: string): boolean {
     if (this.followExternal) return true;

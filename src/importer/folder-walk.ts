@@ -1,24 +1,17 @@
 /**
  * Lists the candidate media files under an import root: non-hidden files with a video
- * extension, with what a rescan compares (size, mtime, device and inode).
+ * extension, with what a rescan compares (size, mtime, device and inode), and the
+ * sidecar files (NFO, artwork) of each folder.
  *
- * Read-only by construction: only readdir, stat and realpath. Synchronous calls keep
- * the walk fast (no thread-pool round trip per file, about 100,000 files a second);
- * the walk yields to the event loop after every batch of directories so a server
- * scanning in the background keeps answering.
- *
- * Symbolic links are followed only where they stay in the library: a link whose target
- * lies outside every import root and the recordings folder (`boundary`) is reported and
- * skipped, unless the user opted in (--follow-external-links), so a link to /etc/shadow
- * named like a video is never imported. A linked folder is walked once: a link into
- * the root itself or into a linked folder already walked (a loop, or a second path to
- * the same folder) is reported, not walked again. Only links cost a realpath; plain
- * folders cannot form a loop.
+ * The walk itself runs in a process of its own (folder-walk.child.js): its readdir and
+ * stat calls may block for ever on a dead network share, and must not block the server.
+ * This module starts it and hands its findings to the importer as they come, a batch
+ * at a time, so a scan imports as it goes instead of holding a library's listing; the
+ * walk waits when the importer falls behind.
  */
-import { type Dirent, type Stats, readdirSync, realpathSync, statSync } from 'node:fs';
-import { sep } from 'node:path';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { type PathBoundary, isInsideTree } from '../common/path-boundary.js';
+import { fileURLToPath } from 'node:url';
+import { startProgram } from '../common/external-program.js';
+import type { PathBoundary } from '../common/path-boundary.js';
 import { VIDEO_EXTENSIONS } from './media-name.parser.js';
 
 export interface WalkedFile {
@@ -49,127 +42,84 @@ export interface WalkProblem {
   unreadable: boolean;
 }
 
-const DIRECTORIES_PER_TURN = 64;
-
-const SIDECAR = /\.(?:nfo|jpe?g|png)$/i;
-
-function hasVideoExtension(name: string): boolean {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 && VIDEO_EXTENSIONS.has(name.slice(dot + 1).toLowerCase());
+/** Where a walk starts: a whole root, one folder and everything below it, or one folder alone. */
+export interface WalkJob {
+  root: string;
+  start: string;
+  recursive: boolean;
 }
 
-function problemOf(path: string, error: unknown): WalkProblem {
-  return { path, reason: describe(error), unreadable: (error as NodeJS.ErrnoException).code !== 'ENOENT' };
+/** What a walk finds, in order: each job's start (can it be read?), then its files. */
+export type WalkEvent = WalkStart | { type: 'files'; files: WalkedFile[] };
+
+/** A job's start: can its folder be read, and is it empty (an unmounted share's mount point is)? */
+export interface WalkStart {
+  type: 'start';
+  job: number;
+  status: 'ok' | 'missing' | 'not-a-folder' | 'unreadable';
+  empty: boolean;
 }
 
-function describe(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'ENOENT') return 'vanished during the scan';
-  if (code === 'ELOOP') return 'symbolic link loop';
-  return error instanceof Error ? error.message : String(error);
+type ChildMessage =
+  | WalkStart
+  | { type: 'batch'; files: WalkedFile[]; sidecars: [string, Sidecar[]][]; problems: WalkProblem[] }
+  | { type: 'done' };
+
+const CHILD_PATH = fileURLToPath(new URL('./folder-walk.child.js', import.meta.url));
+
+/** The lines of a stream as they come; read on demand, so a walk ahead of the importer waits in its pipe. */
+async function* linesOf(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of stream) {
+    const lines = (rest + String(chunk)).split('\n');
+    rest = lines.pop() ?? '';
+    yield* lines;
+  }
 }
 
 /**
- * Yields the media files of each folder once the folder is read, so a scan can import
- * them as it goes instead of holding a whole library's listing. A folder's sidecars
- * are in `sidecars` before its files are yielded, and a parent folder is read before
- * its children (a show folder's tvshow.nfo before its seasons).
+ * Walks the jobs in a process of its own. Sidecars of a folder are in `sidecars` before
+ * its files are yielded, and a parent folder is read before its children (a show
+ * folder's tvshow.nfo before its seasons). Problems (unreadable folders, links leading
+ * outside) are added to `problems` as they are found. An abort, or leaving the loop,
+ * kills the walk: one stuck in a dead share is ended too.
  */
-export async function* walkRoot(root: string, problems: WalkProblem[], sidecars: SidecarIndex, boundary: PathBoundary): AsyncGenerator<WalkedFile[]> {
-  const walkedTrees: string[] = [];
+export async function* walkFolders(
+  jobs: readonly WalkJob[],
+  boundary: PathBoundary,
+  problems: WalkProblem[],
+  sidecars: SidecarIndex,
+  signal?: AbortSignal,
+): AsyncGenerator<WalkEvent> {
+  const { child, stderrTail } = startProgram(process.execPath, [CHILD_PATH], { stdin: 'pipe', stdout: 'pipe' });
+  let spawnError: Error | undefined;
+  child.on('error', (error) => (spawnError = error));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const kill = () => child.kill('SIGKILL');
+  signal?.addEventListener('abort', kill);
   try {
-    walkedTrees.push(realpathSync(root));
-  } catch (error) {
-    problems.push(problemOf(root, error));
-    return;
-  }
-  const pending: { dir: string; relative: string }[] = [{ dir: root, relative: '' }];
-  let directories = 0;
-  while (pending.length > 0) {
-    const { dir, relative } = pending.pop() as { dir: string; relative: string };
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch (error) {
-      problems.push(problemOf(dir, error));
-      continue;
-    }
-    const files: WalkedFile[] = [];
-    for (const entry of entries) {
-      const name = entry.name;
-      if (name.startsWith('.')) continue;
-      // Plain concatenation: dir is already normal, and path.join's normalising is a measurable share of a rescan.
-      const path = dir.endsWith(sep) ? dir + name : dir + sep + name;
-      if (name.includes('\uFFFD')) {
-        // Node decodes names as UTF-8; an invalid one comes back altered and cannot be opened by it.
-        problems.push({ path, reason: 'name is not valid UTF-8; skipped (rename it to import it)', unreadable: false });
-        continue;
-      }
-      const childRelative = relative === '' ? name : `${relative}/${name}`;
-      let isDirectory = entry.isDirectory();
-      let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
-        const target = followLink(path, boundary, problems);
-        if (!target) continue;
-        isDirectory = target.stats.isDirectory();
-        isFile = target.stats.isFile();
-        if (isDirectory && !enterLinkedTree(path, target.realPath, walkedTrees, problems)) continue;
-      }
-      if (isDirectory) pending.push({ dir: path, relative: childRelative });
-      else if (isFile && hasVideoExtension(name)) {
-        const stats = statOrReport(path, problems);
-        if (stats) files.push({ path, relative: childRelative, size: stats.size, mtimeMs: Math.trunc(stats.mtimeMs), dev: stats.dev, ino: stats.ino });
-      } else if (isFile && SIDECAR.test(name)) {
-        const stats = statOrReport(path, problems);
-        if (!stats) continue;
-        let inFolder = sidecars.get(dir);
-        if (!inFolder) sidecars.set(dir, (inFolder = new Map()));
-        inFolder.set(name.toLowerCase(), { name, size: stats.size, mtimeMs: Math.trunc(stats.mtimeMs) });
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(JSON.stringify({ jobs, trees: boundary.treePaths(), followExternal: boundary.followExternal, extensions: [...VIDEO_EXTENSIONS] }));
+    let done = false;
+    for await (const line of linesOf(child.stdout as NodeJS.ReadableStream)) {
+      const message = JSON.parse(line) as ChildMessage;
+      if (message.type === 'done') done = true;
+      else if (message.type === 'start') yield message;
+      else {
+        for (const [dir, found] of message.sidecars) {
+          let inFolder = sidecars.get(dir);
+          if (!inFolder) sidecars.set(dir, (inFolder = new Map()));
+          for (const sidecar of found) inFolder.set(sidecar.name.toLowerCase(), sidecar);
+        }
+        problems.push(...message.problems);
+        if (message.files.length > 0) yield { type: 'files', files: message.files };
       }
     }
-    if (files.length > 0) yield files;
-    if (++directories % DIRECTORIES_PER_TURN === 0) await yieldToEventLoop();
+    if (signal?.aborted) return;
+    const code = await exited;
+    if (!done) throw new Error(`the folder walk ended early (${spawnError?.message ?? `exit ${code}`}): ${stderrTail().trim().split('\n').pop() ?? ''}`);
+  } finally {
+    signal?.removeEventListener('abort', kill);
+    if (child.exitCode === null && child.signalCode === null) kill();
   }
-}
-
-function statOrReport(path: string, problems: WalkProblem[]): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch (error) {
-    problems.push(problemOf(path, error));
-    return undefined;
-  }
-}
-
-/** Where a link leads, when it leads somewhere inside the library (or the user allows anywhere). */
-function followLink(link: string, boundary: PathBoundary, problems: WalkProblem[]): { realPath: string; stats: Stats } | undefined {
-  let realPath: string;
-  try {
-    realPath = realpathSync(link);
-  } catch (error) {
-    problems.push(problemOf(link, error));
-    return undefined;
-  }
-  if (!boundary.admits(realPath)) {
-    problems.push({
-      path: link,
-      reason: 'symbolic link to a place outside the import roots and recordings folder; skipped (start the server with --follow-external-links to follow such links)',
-      unreadable: false,
-    });
-    return undefined;
-  }
-  const stats = statOrReport(realPath, problems);
-  return stats ? { realPath, stats } : undefined;
-}
-
-/** True (and remembered) when a linked folder leads outside everything walked so far. */
-function enterLinkedTree(link: string, real: string, walkedTrees: string[], problems: WalkProblem[]): boolean {
-  // Inside a walked tree: already walked. Above one: it would walk that tree again.
-  if (walkedTrees.some((tree) => isInsideTree(real, tree) || isInsideTree(tree, real))) {
-    problems.push({ path: link, reason: 'symbolic link loop or second link to a folder already scanned; skipped', unreadable: false });
-    return false;
-  }
-  walkedTrees.push(real);
-  return true;
 }

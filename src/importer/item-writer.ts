@@ -2,12 +2,14 @@
  * Writes one imported file into the library: its show or video group, the item with
  * what its name and NFO say, its artwork, and its movie collection (an NFO `set`).
  * One writer per scan: it remembers which parents and show NFOs it already handled.
+ * It reads no file itself: the NFO texts a batch needs (`nfoPathsFor`) are read
+ * asynchronously beforehand and handed in (`provideNfo`), so writing stays one
+ * synchronous transaction and a dead share never blocks the event loop.
  *
  * Only metadata is written. Watch state, playback position, favorites and labels
  * set by the user are never touched, so rescans and moves keep them.
  */
 import { nfoSetCollectionIdFor, showIdFor, videoGroupIdFor } from '../model/ids.js';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Db } from '../db/database.js';
 import { addCollectionMember, upsertCollection } from '../repositories/collections.repository.js';
@@ -16,31 +18,20 @@ import type { ImportRoot } from '../model/import-root.js';
 import { upsertShow, upsertVideoGroup } from '../repositories/parents.repository.js';
 import { recordImportedParent, setArtwork } from '../repositories/import-files.repository.js';
 import type { ParsedMedia } from './media-name.parser.js';
-import { MAX_NFO_BYTES, type NfoMetadata, parseNfo } from './nfo.parser.js';
+import { type NfoMetadata, parseNfo } from './nfo.parser.js';
 import type { SidecarFiles } from './sidecar-files.js';
 
 export type MediaItem = Exclude<ParsedMedia, { kind: 'ignored' }>;
 
 const artworkUrl = (ownerId: string) => `/artwork/${encodeURIComponent(ownerId)}`;
 
-/** At most `max` bytes of a file as UTF-8, or undefined when it is larger: a huge NFO is never read whole. */
-function readSmallText(path: string, max: number): string | undefined {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    if (size > max) return undefined;
-    // Sized by the file (real NFO files are a few KB), plus a byte to notice one that grew past the limit.
-    const buffer = Buffer.alloc(Math.min(size, max) + 1);
-    const length = readSync(fd, buffer, 0, buffer.length, 0);
-    return length > max ? undefined : buffer.toString('utf8', 0, length);
-  } finally {
-    closeSync(fd);
-  }
-}
+/** An NFO file's text as read before a batch is written, or why it could not be used. */
+export type NfoText = string | { problem: string };
 
 export class ItemWriter {
   private readonly handledParents = new Set<string>();
   private readonly nfoCache = new Map<string, NfoMetadata>();
+  private readonly nfoTexts = new Map<string, NfoText>();
 
   constructor(
     private readonly db: Db,
@@ -48,6 +39,15 @@ export class ItemWriter {
     /** Reports a problem with a file (once per file per scan). */
     private readonly problem: (path: string, reason: string) => void,
   ) {}
+
+  /** The NFO files writing this file will read that are not read yet. */
+  nfoPathsFor(sidecars: SidecarFiles): string[] {
+    return [sidecars.nfo, sidecars.showNfo].filter((path): path is string => path !== undefined && !this.nfoCache.has(path) && !this.nfoTexts.has(path));
+  }
+
+  provideNfo(path: string, text: NfoText): void {
+    this.nfoTexts.set(path, text);
+  }
 
   write(id: string, root: ImportRoot, parsed: MediaItem, path: string, sidecars: SidecarFiles, isNew: boolean): void {
     const nfo = sidecars.nfo ? this.readNfo(sidecars.nfo) : {};
@@ -142,14 +142,11 @@ export class ItemWriter {
     const cached = this.nfoCache.get(path);
     if (cached) return cached;
     let metadata: NfoMetadata = {};
-    try {
-      const text = readSmallText(path, MAX_NFO_BYTES);
-      const result = text === undefined ? { ok: false as const, reason: 'NFO file too large; ignored' } : parseNfo(text);
-      if (result.ok) metadata = result.metadata;
-      else this.problem(path, result.reason);
-    } catch (error) {
-      this.problem(path, `NFO file unreadable: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-    }
+    const text = this.nfoTexts.get(path);
+    this.nfoTexts.delete(path);
+    const result = typeof text === 'string' ? parseNfo(text) : { ok: false as const, reason: text?.problem ?? 'NFO file not read; ignored' };
+    if (result.ok) metadata = result.metadata;
+    else this.problem(path, result.reason);
     this.nfoCache.set(path, metadata);
     return metadata;
   }

@@ -73,12 +73,29 @@ export interface UnprobedFile {
   item_id: string;
 }
 
-/** Files under these roots that ffprobe has not read yet. */
-export function listUnprobedFiles(db: Db, roots: readonly string[]): UnprobedFile[] {
+/** Files under these roots that have not been probed yet, in path order after `after`: a page of a sweep. */
+export function listUnprobedFiles(db: Db, roots: readonly string[], after = '', limit = -1): UnprobedFile[] {
   return statement(
     db,
-    'SELECT path, item_id FROM import_files WHERE probed_at IS NULL AND root IN (SELECT value FROM json_each(?)) ORDER BY path',
-  ).all(JSON.stringify(roots)) as UnprobedFile[];
+    'SELECT path, item_id FROM import_files WHERE probed_at IS NULL AND path > ? AND root IN (SELECT value FROM json_each(?)) ORDER BY path LIMIT ?',
+  ).all(after, JSON.stringify(roots), limit) as UnprobedFile[];
+}
+
+/** These files, when they are still recorded and not probed yet (files a watched change brought, probed first). */
+export function unprobedAmong(db: Db, paths: readonly string[]): UnprobedFile[] {
+  return statement(db, 'SELECT path, item_id FROM import_files WHERE probed_at IS NULL AND path IN (SELECT value FROM json_each(?))').all(
+    JSON.stringify(paths),
+  ) as UnprobedFile[];
+}
+
+/** How many files under these roots wait for probing and for a thumbnail. */
+export function countMediaWork(db: Db, roots: readonly string[]): { unprobed: number; withoutThumbnail: number } {
+  return statement(
+    db,
+    `SELECT count(*) FILTER (WHERE f.probed_at IS NULL) AS unprobed,
+            count(*) FILTER (WHERE f.probed_at IS NOT NULL AND f.thumbnail IS NULL AND f.problem IS NULL AND i.corrupted = 0) AS withoutThumbnail
+     FROM import_files f JOIN items i ON i.id = f.item_id WHERE f.root IN (SELECT value FROM json_each(?))`,
+  ).get(JSON.stringify(roots)) as { unprobed: number; withoutThumbnail: number };
 }
 
 export interface ProbeRecord {
@@ -102,14 +119,27 @@ export interface ThumbnailWork {
   duration: number | null;
 }
 
-/** Probed, readable files under these roots without a thumbnail yet. */
-export function listFilesNeedingThumbnails(db: Db, roots: readonly string[]): ThumbnailWork[] {
+/** Probed, readable files under these roots without a thumbnail yet, in path order after `after`. */
+export function listFilesNeedingThumbnails(db: Db, roots: readonly string[], after = '', limit = -1): ThumbnailWork[] {
   return statement(
     db,
     `SELECT f.path, f.item_id, i.duration FROM import_files f JOIN items i ON i.id = f.item_id
      WHERE f.probed_at IS NOT NULL AND f.thumbnail IS NULL AND i.corrupted = 0 AND f.problem IS NULL
-       AND f.root IN (SELECT value FROM json_each(?)) ORDER BY f.path`,
-  ).all(JSON.stringify(roots)) as ThumbnailWork[];
+       AND f.path > ? AND f.root IN (SELECT value FROM json_each(?)) ORDER BY f.path LIMIT ?`,
+  ).all(after, JSON.stringify(roots), limit) as ThumbnailWork[];
+}
+
+/** What earlier scans recorded under a folder: everything below it, or (not `recursive`) its own files only. */
+export function listImportFileStatesUnder(db: Db, dir: string, recursive: boolean): Map<string, ImportFileState> {
+  // A range on the primary key: paths under `dir/` sort between `dir/` and `dir0` ('0' follows '/').
+  const rows = statement(db, 'SELECT path, root, root_kind, size, mtime_ms, sidecars FROM import_files WHERE path > ? AND path < ?')
+    .raw(true)
+    .all(`${dir}/`, `${dir}0`) as [string, string, RootKind, number, number, string][];
+  const states = new Map<string, ImportFileState>();
+  for (const [path, root, rootKind, size, mtimeMs, sidecars] of rows) {
+    if (recursive || !path.includes('/', dir.length + 1)) states.set(path, { root, rootKind, size, mtimeMs, sidecars });
+  }
+  return states;
 }
 
 /** Records a thumbnail made for the file (or why none could be: `problem`). */

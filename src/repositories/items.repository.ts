@@ -213,8 +213,9 @@ export function updateItemFlags(
   return updateRow(db, 'items', ITEM_FLAG_COLUMNS, id, fields);
 }
 
-export function setThumbnailUrl(db: Db, id: string, url: string | null): void {
-  statement(db, 'UPDATE items SET thumbnail_url = ? WHERE id = ?').run(url, id);
+/** False when there is no such item (removed meanwhile). */
+export function setThumbnailUrl(db: Db, id: string, url: string | null): boolean {
+  return statement(db, 'UPDATE items SET thumbnail_url = ? WHERE id = ?').run(url, id).changes > 0;
 }
 
 export function deleteItem(db: Db, id: string): boolean {

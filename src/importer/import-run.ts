@@ -1,0 +1,315 @@
+/**
+ * One reconciliation of what is on disk with what earlier scans recorded: a whole
+ * root's scan, or a watched change's few folders. The walk's files come in batches;
+ * each batch is examined (unchanged files are told apart by size, mtime and sidecars,
+ * without a read), what needs importing is read asynchronously (fingerprints, NFO
+ * texts: a dead share blocks a pool thread, never the event loop), then written in one
+ * synchronous transaction, each file in a savepoint of its own.
+ *
+ * Two runs may be under way at once (a long first scan and a watched change): every
+ * write is synchronous, so they never interleave inside a batch, and each write looks
+ * the file up again rather than trusting what the run saw earlier.
+ */
+import { rmSync } from 'node:fs';
+import { sep } from 'node:path';
+import type { Db } from '../db/database.js';
+import type { ImportRoot } from '../model/import-root.js';
+import { digest } from '../model/ids.js';
+import { forEachConcurrently } from '../common/concurrency.js';
+import { deleteItem, setThumbnailUrl } from '../repositories/items.repository.js';
+import {
+  type ImportFileRow,
+  type ImportFileState,
+  deleteEmptyImportedParents,
+  getImportFile,
+  getThumbnailPath,
+  moveImportFile,
+  saveImportFile,
+} from '../repositories/import-files.repository.js';
+import type { SidecarIndex, WalkedFile } from './folder-walk.js';
+import { readFingerprint, readProblem, readSmallText } from './file-reads.js';
+import { ItemWriter, type MediaItem } from './item-writer.js';
+import { type ParsedMedia, parseMediaPath } from './media-name.parser.js';
+import { MAX_NFO_BYTES } from './nfo.parser.js';
+import { type SidecarFiles, findSidecars } from './sidecar-files.js';
+import type { ScanSummary } from './scan-summary.js';
+
+const KIND_OF_ROOT = { tv: 'episode', movies: 'movie', videos: 'video' } as const;
+/** Reads at once while preparing a batch: enough to hide a disk's latency, few enough to leave the pool to others. */
+const READS_AT_ONCE = 8;
+
+/** A file that needs importing: its parsed name (when it was parsed), sidecars and what was read of it. */
+interface Prepared {
+  root: ImportRoot;
+  file: WalkedFile;
+  parsed: ParsedMedia | undefined;
+  sidecars: SidecarFiles;
+  /** Read when the media is new or changed; a failed read leaves the file out of this run. */
+  fingerprint?: string;
+}
+
+/** Files that vanished, findable by inode (same disk) or by content fingerprint (copied across). */
+class MoveCandidates {
+  private readonly byInode = new Map<string, ImportFileRow>();
+  private readonly byFingerprint = new Map<string, ImportFileRow>();
+
+  constructor(gone: readonly ImportFileRow[]) {
+    for (const row of gone) {
+      this.byInode.set(inodeKey(row.dev, row.ino, row.size), row);
+      this.byFingerprint.set(row.fingerprint, row);
+    }
+  }
+
+  /**
+   * The vanished file this new one is, if any; it is then no longer a candidate. Only
+   * within one kind of root: a file moved from TV to movies is a different item.
+   */
+  take(file: WalkedFile, fingerprint: string, kind: ImportRoot['kind']): ImportFileRow | undefined {
+    const byInode = this.byInode.get(inodeKey(file.dev, file.ino, file.size));
+    const byFingerprint = this.byFingerprint.get(fingerprint);
+    const row = byInode?.root_kind === kind ? byInode : byFingerprint?.root_kind === kind ? byFingerprint : undefined;
+    if (row) {
+      this.byInode.delete(inodeKey(row.dev, row.ino, row.size));
+      this.byFingerprint.delete(row.fingerprint);
+    }
+    return row;
+  }
+
+  /** The vanished files no new file turned out to be: removed. */
+  remaining(): Set<ImportFileRow> {
+    return new Set([...this.byInode.values(), ...this.byFingerprint.values()]);
+  }
+}
+
+function inodeKey(dev: number, ino: number, size: number): string {
+  return `${dev}:${ino}:${size}`;
+}
+
+export interface ImportRunOptions {
+  summary: ScanSummary;
+  /** What earlier scans recorded, by path, for the places this run walks. */
+  known: Map<string, ImportFileState>;
+  now: number;
+  thumbnailsDir: string | undefined;
+  fail: (path: string, reason: string) => void;
+  checkCancelled: () => void;
+}
+
+export class ImportRun {
+  readonly summary: ScanSummary;
+  readonly known: Map<string, ImportFileState>;
+  /** Every media path found in this run. */
+  readonly seen = new Set<string>();
+  readonly sidecars: SidecarIndex = new Map();
+  /** New files that may be moved ones, imported once every place is walked. */
+  readonly held: { root: ImportRoot; file: WalkedFile }[] = [];
+  /** Folders and files the walk could not read: what was imported from them stays. */
+  readonly unreadable: string[] = [];
+  /** Files written by this run (new, changed or moved) and files removed: what a run under way at the same time must learn. */
+  readonly written = new Map<string, ImportFileState>();
+  readonly removed = new Set<string>();
+  private readonly writer: ItemWriter;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: ImportRunOptions,
+  ) {
+    this.summary = options.summary;
+    this.known = options.known;
+    this.writer = new ItemWriter(db, options.now, options.fail);
+  }
+
+  /** Files of a walked batch: recorded ones now, new ones now or (`holdNew`, a move may explain them) at the end. */
+  async take(root: ImportRoot, files: readonly WalkedFile[], holdNew: boolean): Promise<void> {
+    const now: WalkedFile[] = [];
+    for (const file of files) {
+      this.seen.add(file.path);
+      if (holdNew && !this.known.has(file.path)) this.held.push({ root, file });
+      else now.push(file);
+    }
+    await this.importBatch(now.map((file) => ({ root, file })), undefined);
+  }
+
+  /** Examines, reads, then writes a batch in one transaction. */
+  private async importBatch(files: readonly { root: ImportRoot; file: WalkedFile }[], moves: MoveCandidates | undefined): Promise<void> {
+    const prepared: Prepared[] = [];
+    for (const { root, file } of files) {
+      const examined = this.examine(root, file);
+      if (examined) prepared.push(examined);
+    }
+    if (prepared.length === 0) return;
+    await this.read(prepared);
+    this.options.checkCancelled();
+    this.db.transaction(() => {
+      for (const item of prepared) this.importIsolated(item, moves);
+    })();
+  }
+
+  /** What a file is, when it needs importing; undefined (and counted) when it is not media or unchanged. */
+  private examine(root: ImportRoot, file: WalkedFile): Prepared | undefined {
+    const recorded = this.known.get(file.path);
+    // A file recorded under another kind of root is looked at afresh (see importFile).
+    const state = recorded?.rootKind === root.kind ? recorded : undefined;
+    // Files recorded before are media of their root's kind; an unchanged one needs no parsing.
+    const kind = state ? KIND_OF_ROOT[root.kind] : undefined;
+    const parsed = kind ? undefined : parseMediaPath(root.kind, file.relative);
+    if (parsed?.kind === 'ignored') {
+      this.summary.ignored++;
+      return undefined;
+    }
+    const sidecars = this.sidecarsOf(root, file, parsed?.kind ?? kind ?? 'video');
+    const sameMedia = state !== undefined && state.size === file.size && state.mtimeMs === file.mtimeMs;
+    if (sameMedia && state.sidecars === sidecars.signature) {
+      this.summary.unchanged++;
+      return undefined;
+    }
+    return { root, file, parsed, sidecars, ...(sameMedia ? {} : { fingerprint: '' }) };
+  }
+
+  /** The fingerprints and NFO texts the batch needs, read a few at a time. */
+  private async read(prepared: Prepared[]): Promise<void> {
+    const nfoPaths = new Set(prepared.flatMap((item) => this.writer.nfoPathsFor(item.sidecars)));
+    await forEachConcurrently([...nfoPaths], READS_AT_ONCE, async (path) => {
+      try {
+        const text = await readSmallText(path, MAX_NFO_BYTES);
+        this.writer.provideNfo(path, text ?? { problem: 'NFO file too large; ignored' });
+      } catch (error) {
+        this.writer.provideNfo(path, { problem: `NFO file unreadable: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+      }
+    });
+    await forEachConcurrently(
+      prepared.filter((item) => item.fingerprint !== undefined),
+      READS_AT_ONCE,
+      async (item) => {
+        try {
+          item.fingerprint = await readFingerprint(item.file.path, item.file.size);
+        } catch (error) {
+          item.fingerprint = undefined;
+          item.parsed = { kind: 'ignored', reason: 'unreadable' };
+          this.options.fail(item.file.path, readProblem(error));
+        }
+      },
+    );
+  }
+
+  /**
+   * One file in a savepoint of its own: whatever goes wrong with it (a constraint, a
+   * parser bug) is undone for that file alone and reported; the run goes on.
+   */
+  private importIsolated(item: Prepared, moves: MoveCandidates | undefined): void {
+    if (item.parsed?.kind === 'ignored') return;
+    try {
+      this.db.transaction(() => this.importFile(item, moves))();
+    } catch (error) {
+      this.options.fail(item.file.path, `not imported: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Imports one file; `moves` (files recorded before and gone now) lets a new file take over a vanished one's item. */
+  private importFile(item: Prepared, moves: MoveCandidates | undefined): void {
+    const { root, file, sidecars, summary } = { ...item, summary: this.summary };
+    // Looked up now, not trusted from the walk: another run may have written it since.
+    let previous = getImportFile(this.db, file.path);
+    if (previous && previous.root_kind !== root.kind) {
+      // The folder is now a root of another kind (videos before, TV now): an episode is
+      // not the movie or video it was, so it becomes a new item.
+      this.removeItem(previous.item_id, previous.path);
+      previous = undefined;
+    }
+    const media = item.parsed ?? parseMediaPath(root.kind, file.relative);
+    if (media.kind === 'ignored') return;
+    const mediaChanged = !previous || previous.size !== file.size || previous.mtime_ms !== file.mtimeMs;
+    // A changed file gets a new thumbnail; the old one goes now, not when it is replaced.
+    if (previous && mediaChanged) {
+      this.removeOwnThumbnail(getThumbnailPath(this.db, previous.item_id));
+      setThumbnailUrl(this.db, previous.item_id, null);
+    }
+    const fingerprint = item.fingerprint || previous?.fingerprint;
+    if (!fingerprint) return;
+    const row: ImportFileRow = {
+      path: file.path,
+      root: root.path,
+      root_kind: root.kind,
+      item_id: previous?.item_id ?? '',
+      size: file.size,
+      mtime_ms: file.mtimeMs,
+      dev: file.dev,
+      ino: file.ino,
+      fingerprint,
+      sidecars: sidecars.signature,
+    };
+    this.written.set(file.path, { root: root.path, rootKind: root.kind, size: file.size, mtimeMs: file.mtimeMs, sidecars: sidecars.signature });
+    if (previous) {
+      this.writer.write(row.item_id, root, media, file.path, sidecars, false);
+      saveImportFile(this.db, row, !mediaChanged);
+      summary.updated++;
+      return;
+    }
+    const movedFrom = moves?.take(file, fingerprint, root.kind);
+    if (movedFrom) {
+      row.item_id = movedFrom.item_id;
+      this.writer.write(row.item_id, root, media, file.path, sidecars, false);
+      moveImportFile(this.db, movedFrom.path, row);
+      this.removed.add(movedFrom.path);
+      summary.moved++;
+      return;
+    }
+    row.item_id = `imp-${digest(`${root.kind}:${file.path}:${this.options.now}`)}`;
+    this.writer.write(row.item_id, root, media, file.path, sidecars, true);
+    saveImportFile(this.db, row, false);
+    summary.added++;
+  }
+
+  /**
+   * After every place is walked: files recorded before and not seen now (under roots
+   * that are there) are gone. A held new file with the same inode or fingerprint as a
+   * gone one is that file moved; the other new files are added, and the rest of the
+   * gone removed.
+   */
+  async settle(availableRoots: ReadonlySet<string>, batchSize: number): Promise<void> {
+    const gone: ImportFileRow[] = [];
+    const unreadable = (path: string) => this.unreadable.some((p) => path === p || path.startsWith(p + sep));
+    for (const [path, state] of this.known) {
+      // Not seen under a root that is there, and not under a folder that could not be read.
+      if (this.seen.has(path) || !availableRoots.has(state.root) || unreadable(path)) continue;
+      const row = getImportFile(this.db, path);
+      if (row) gone.push(row);
+    }
+    const moves = new MoveCandidates(gone);
+    for (let start = 0; start < this.held.length; start += batchSize) {
+      this.options.checkCancelled();
+      await this.importBatch(this.held.slice(start, start + batchSize), moves);
+    }
+    this.db.transaction(() => {
+      for (const row of moves.remaining()) this.removeItem(row.item_id, row.path);
+      // Only a run that changed something can have emptied a show, group or set.
+      const { added, updated, moved, removed } = this.summary;
+      if (added + updated + moved + removed > 0) deleteEmptyImportedParents(this.db);
+    })();
+  }
+
+  /** Removes an imported item (its file is gone), with the thumbnail Antenna made of it. */
+  private removeItem(itemId: string, path: string): void {
+    const thumbnail = getThumbnailPath(this.db, itemId);
+    if (deleteItem(this.db, itemId)) this.summary.removed++;
+    this.removed.add(path);
+    this.written.delete(path);
+    this.removeOwnThumbnail(thumbnail);
+  }
+
+  /** Deletes a thumbnail of a removed item: only files Antenna made, in its own folder. */
+  private removeOwnThumbnail(path: string | undefined): void {
+    const dir = this.options.thumbnailsDir;
+    if (path === undefined || dir === undefined || !path.startsWith(dir + sep)) return;
+    rmSync(path, { force: true });
+  }
+
+  private sidecarsOf(root: ImportRoot, file: WalkedFile, kind: MediaItem['kind']): SidecarFiles {
+    const firstSlash = file.relative.indexOf('/');
+    const inFolder = firstSlash !== -1;
+    const showFolder = kind === 'episode' && inFolder ? `${root.path}${sep}${file.relative.slice(0, firstSlash)}` : undefined;
+    const name = file.relative.slice(file.relative.lastIndexOf('/') + 1);
+    const dot = name.lastIndexOf('.');
+    return findSidecars(this.sidecars, file.path, dot > 0 ? name.slice(0, dot) : name, kind, showFolder, inFolder);
+  }
+}

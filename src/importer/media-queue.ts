@@ -1,0 +1,212 @@
+/**
+ * Probing and thumbnails, in the background: a queue that never holds back a scan's
+ * walk or a watched change. Items are in the library as soon as they are named; this
+ * fills in their duration, tags and chapters (ffprobe), then a thumbnail (one ffmpeg
+ * still at a time: playback matters more).
+ *
+ * The work is found in the database, not handed over: a sweep pages through the
+ * unprobed files of the roots it was woken for, in path order, so a 100,000-file first
+ * scan never holds a list of them in memory. Files a watched change brought come first
+ * (`wake` with paths). A wake during a sweep makes another sweep follow, so files added
+ * behind the cursor are not missed; a file that failed for a passing reason (ffprobe
+ * timed out) is tried again at the next wake, not in a loop.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, sep } from 'node:path';
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import { forEachConcurrently } from '../common/concurrency.js';
+import { setProbeResults, setThumbnailUrl } from '../repositories/items.repository.js';
+import {
+  type ThumbnailWork,
+  type UnprobedFile,
+  countMediaWork,
+  listFilesNeedingThumbnails,
+  listUnprobedFiles,
+  saveProbeRecord,
+  saveThumbnail,
+  unprobedAmong,
+} from '../repositories/import-files.repository.js';
+import { makeThumbnail } from '../media-tools/thumbnail-maker.js';
+import { type ProbeOutcome, probeFile } from '../media-tools/media-probe.js';
+
+export interface MediaQueueOptions {
+  logger: Logger;
+  /** Run ffprobe on new and changed files (default true). */
+  probe?: boolean;
+  ffprobePath?: string;
+  /** Where thumbnails go (under the data directory); none are made without it. */
+  thumbnailsDir?: string;
+  ffmpegPath?: string;
+  probeConcurrency?: number;
+  now?: () => number;
+  /** Called after each file probed or thumbnail made (a progress line). */
+  onWork?: () => void;
+}
+
+/** What the queue has done since it started, and what waits. */
+export interface MediaWork {
+  running: boolean;
+  probed: number;
+  thumbnails: number;
+  /** Files waiting for a probe, as of the last page taken. */
+  toProbe: number;
+  /** Time spent probing, in milliseconds. */
+  probeMs: number;
+}
+
+type Problem = (path: string, reason: string) => void;
+
+/** Files probed per page of a sweep: a few rounds of the probe concurrency. */
+const PROBE_PAGE = 32;
+const THUMBNAIL_PAGE = 8;
+
+export class MediaQueue {
+  private readonly roots = new Set<string>();
+  private readonly urgent = new Set<string>();
+  private dirty = false;
+  private loop: Promise<void> | undefined;
+  private abort = new AbortController();
+  private readonly problemListeners = new Set<Problem>();
+  private readonly counts: MediaWork = { running: false, probed: 0, thumbnails: 0, toProbe: 0, probeMs: 0 };
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: MediaQueueOptions,
+  ) {}
+
+  status(): MediaWork {
+    return { ...this.counts, running: this.loop !== undefined };
+  }
+
+  /**
+   * There is work under these roots (the ones present now: a root that is away is
+   * forgotten until it is back, its files would only fail); `paths` first.
+   */
+  wake(roots: Iterable<string>, paths: Iterable<string> = [], away: Iterable<string> = []): void {
+    if (this.options.probe === false) return;
+    for (const root of roots) this.roots.add(root);
+    for (const root of away) this.roots.delete(root);
+    for (const path of paths) this.urgent.add(path);
+    this.dirty = true;
+    if (this.abort.signal.aborted) this.abort = new AbortController();
+    this.loop ??= this.run().finally(() => (this.loop = undefined));
+  }
+
+  /** Resolves when nothing waits (or the queue was stopped). */
+  async idle(): Promise<void> {
+    while (this.loop) await this.loop;
+  }
+
+  /** Reports each file the queue could not read, while subscribed. */
+  onProblem(listener: Problem): () => void {
+    this.problemListeners.add(listener);
+    return () => this.problemListeners.delete(listener);
+  }
+
+  /** Stops at once: running ffprobe and ffmpeg processes are killed; the work stays in the database for later. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.abort.signal;
+    try {
+      while (this.dirty && !signal.aborted) {
+        this.dirty = false;
+        await this.sweepProbes(signal);
+        if (this.options.thumbnailsDir !== undefined) await this.sweepThumbnails(this.options.thumbnailsDir, signal);
+      }
+    } catch (error) {
+      // A database error must not leave the queue for dead: the next wake tries again.
+      if (!signal.aborted) this.options.logger.error({ err: error }, 'probing or thumbnails failed; they are tried again at the next scan');
+    }
+  }
+
+  private async sweepProbes(signal: AbortSignal): Promise<void> {
+    let after = '';
+    for (;;) {
+      if (signal.aborted) return;
+      const roots = [...this.roots];
+      const urgent = this.takeUrgent();
+      const page = urgent.length > 0 ? urgent : listUnprobedFiles(this.db, roots, after, PROBE_PAGE);
+      if (page.length === 0) return;
+      if (urgent.length === 0) after = (page.at(-1) as UnprobedFile).path;
+      this.counts.toProbe = countMediaWork(this.db, roots).unprobed;
+      const started = performance.now();
+      await forEachConcurrently(page, this.options.probeConcurrency ?? availableParallelism(), async (file) => {
+        const outcome = await probeFile(file.path, this.options.ffprobePath, signal);
+        if (signal.aborted) return;
+        this.saveProbe(file, outcome);
+      });
+      this.counts.probeMs += Math.round(performance.now() - started);
+    }
+  }
+
+  private takeUrgent(): UnprobedFile[] {
+    if (this.urgent.size === 0) return [];
+    const paths = [...this.urgent];
+    this.urgent.clear();
+    return unprobedAmong(this.db, paths);
+  }
+
+  private async sweepThumbnails(dir: string, signal: AbortSignal): Promise<void> {
+    let after = '';
+    mkdirSync(dir, { recursive: true });
+    for (;;) {
+      // Probing comes first: a wake meanwhile (a new file) is probed before more thumbnails.
+      if (signal.aborted || this.dirty) return;
+      const page: ThumbnailWork[] = listFilesNeedingThumbnails(this.db, [...this.roots], after, THUMBNAIL_PAGE);
+      if (page.length === 0) return;
+      after = (page.at(-1) as ThumbnailWork).path;
+      for (const file of page) {
+        if (signal.aborted) return;
+        await this.makeThumbnail(dir, file, signal);
+      }
+    }
+  }
+
+  private async makeThumbnail(dir: string, file: ThumbnailWork, signal: AbortSignal): Promise<void> {
+    const target = join(dir, `${file.item_id}.jpg`);
+    const result = await makeThumbnail(file.path, target, file.duration, this.options.ffmpegPath, signal);
+    if (signal.aborted) return;
+    if (result.ok) {
+      // The file may have been removed meanwhile: then the thumbnail goes too.
+      saveThumbnail(this.db, file.path, target, null);
+      if (!setThumbnailUrl(this.db, file.item_id, `/thumbnails/${encodeURIComponent(file.item_id)}`) && target.startsWith(dir + sep)) rmSync(target, { force: true });
+      else this.counts.thumbnails++;
+      this.options.onWork?.();
+    } else {
+      if (!result.transient) saveThumbnail(this.db, file.path, null, result.reason);
+      this.problem(file.path, result.reason);
+    }
+  }
+
+  private saveProbe(file: UnprobedFile, outcome: ProbeOutcome): void {
+    const now = this.options.now?.() ?? Date.now();
+    if (!outcome.ok && outcome.transient) {
+      // Left unprobed: the next wake tries again.
+      this.problem(file.path, outcome.reason);
+      return;
+    }
+    this.db.transaction(() => {
+      if (outcome.ok) {
+        setProbeResults(this.db, file.item_id, { duration: outcome.result.duration, tags: outcome.result.tags, corrupted: false, updatedAt: now });
+        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: outcome.result.chapters, problem: null });
+      } else {
+        setProbeResults(this.db, file.item_id, { duration: null, tags: null, corrupted: true, updatedAt: now });
+        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: null, problem: outcome.reason });
+        this.problem(file.path, outcome.reason);
+      }
+    })();
+    this.counts.probed++;
+    this.options.onWork?.();
+  }
+
+  private problem(path: string, reason: string): void {
+    this.options.logger.warn({ path, reason }, 'import problem');
+    for (const listener of this.problemListeners) listener(path, reason);
+  }
+}
