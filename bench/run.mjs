@@ -13,7 +13,8 @@
  * The bench is not a test: it exits 0 whatever the verdicts, and non-zero only when it
  * could not run. Tunables (environment): BENCH_DURATION seconds per load run (4),
  * BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_LIST_REQUESTS per target (16),
- * BENCH_KEEP=1 keeps .bench/library for a later look.
+ * BENCH_KEEP=1 keeps .bench/library for a later look, ANTENNA_BENCH_PEER_FILES the size of the
+ * importer's peer tree (20000; minidlna beside Antenna, bench/scan-peer.mjs).
  */
 import autocannon from 'autocannon';
 import { execFileSync, fork, spawn } from 'node:child_process';
@@ -33,6 +34,7 @@ import { benchImporter, importerRows } from './importer.mjs';
 import { benchManagement, managementRows } from './management.mjs';
 import { benchPlayer, playerRows } from './player.mjs';
 import { benchBrowserPlayer, browserPlayerRows } from './player-browser.mjs';
+import { benchScanPeer, scanPeerRows } from './scan-peer.mjs';
 import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
 
 // The bench's servers stay off the network: no DNS-SD advertisements from them.
@@ -54,6 +56,7 @@ const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10));
 const LIST_REQUESTS = Math.round(envNumber('BENCH_LIST_REQUESTS', 16));
 const WARMUP_SECONDS = 1;
 const WRITE_SECONDS = Math.round(envNumber('BENCH_WRITE_SECONDS', 30));
+const PEER_FILES = Math.round(envNumber('ANTENNA_BENCH_PEER_FILES', 20_000));
 const ROTATE = 50; // ids rotated through per single-resource endpoint
 
 const LIST_URL = '/api/v1/episodes?sort=date_added&order=desc';
@@ -464,6 +467,10 @@ async function main() {
   const importer = await benchImporter({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'importer'), log, rounds: ROUNDS });
   rmSync(join(WORK, 'importer'), { recursive: true, force: true });
 
+  // 7b. The importer's peer: minidlna's first scan of a tree of real clips, and Antenna's (with probing, and names only).
+  const peer = await benchScanPeer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'scan-peer'), log, files: PEER_FILES });
+  rmSync(join(WORK, 'scan-peer'), { recursive: true, force: true });
+
   // 8. The DVR: simultaneous recordings beside curl, guide import, job planning.
   const dvr = await benchDvr({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'dvr'), log });
 
@@ -559,6 +566,7 @@ async function main() {
 
   rows.push(...managementRows(management, { fmt, verdict }));
   rows.push(...importerRows(importer, { fmt, verdict }));
+  rows.push(...scanPeerRows(peer, { fmt, verdict }));
   rows.push(...dvrRows(dvr, { fmt, verdict }));
   rows.push(...playerRows(player, { fmt, verdict }));
   rows.push(...browserPlayerRows(browserPlayer, { fmt, verdict, mpv: player }));
@@ -669,6 +677,21 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   probe phase (\`probeMs\`) against the same number of bare ffprobe processes with the same
   arguments and the same parallelism (${importer.probe.parallel}). Peak RSS is VmHWM of the scan process,
   sampled every 20 ms, over the first 100,000-file scan and the rescans.
+- **Importer peer** (bench/scan-peer.mjs): one tree of ${peer.files.toLocaleString('en-US')} real files named as above, each a hard
+  link to one of three clips made with ffmpeg (2, 3 and 4 s of 160x90 H.264/AAC, MP4 and, for the
+  \`.mkv\` names, the same streams remuxed to Matroska), so the page cache holds every byte and the
+  disk is out of the picture. ${peer.minidlna.available ? `minidlna ${peer.minidlna.version}` : 'minidlna'} (Debian's package, installed with apt-get when missing)
+  scans it into a fresh database with a config of its own in a scratch folder (one \`media_dir=V,…\`,
+  \`db_dir\` and \`log_dir\` there, a free port, \`network_interface=lo\`, \`inotify=no\`), run in the
+  foreground (\`minidlnad -S -f … -P …\`); its scan is over when its log, read every 20 ms, says
+  "Finished parsing playlists." after "Scanning … finished (N files)!" (N is the count found); then
+  SIGTERM. Antenna: \`antenna scan --json\` with probing on a fresh data directory (ffprobe, ${os.availableParallelism()} at a
+  time), timed from spawn until its own database (opened read-only, read every 250 ms) has a
+  duration for every file (the thumbnails it makes after that, one ffmpeg at a time, are Antenna's
+  alone: minidlna makes none), and to its exit; then \`--no-probe\` on another fresh data directory,
+  spawn to exit. Peak RSS is the largest sum of VmRSS over the process and its descendants, sampled
+  every 20 ms (minidlna scans in a forked child, Antenna probes in ffprobe children; shared pages
+  count once per process); names only, VmHWM of the scan process. gerbera: ${peer.gerbera.reason}.
 
 ## Details
 
@@ -680,6 +703,11 @@ ${detailRows.join('\n')}
 - Server memory after the run: VmRSS ${fmt.mb(memory.rss)}, VmHWM (peak) ${fmt.mb(memory.hwm)}; ceiling VmRSS ${fmt.mb(ceilingMemory.rss)}.
 - Response cache at the end: ${finalStatus.cache.entries} entries, ${fmt.mb(finalStatus.cache.bytes)} accounted, ${finalStatus.cache.hits.toLocaleString('en-US')} hits, ${finalStatus.cache.misses.toLocaleString('en-US')} misses.
 - Importer: first scan of ${importer.largeTree.episodes + importer.largeTree.movies + importer.largeTree.videos} files ${fmt.ms(importer.rescan.firstMs)}; 20,000-file first scans with Node's start ${fmt.ms(importer.firstScan.wallMs)}; rescans with Node's start ${fmt.ms(importer.rescan.wallMs)}; probing per round (Antenna / bare) ${importer.probe.rounds.antenna.map((ms) => fmt.ms(ms)).join(', ')} / ${importer.probe.rounds.bare.map((ms) => fmt.ms(ms)).join(', ')}.
+- Importer peer: ${
+    peer.minidlna.available
+      ? `minidlna logged "finished" at ${fmt.ms(peer.minidlna.scanEndMs)} and its end at ${fmt.ms(peer.minidlna.wallMs)}, its largest process ${fmt.mb(peer.minidlna.peakProcess)}`
+      : `minidlna not measured: ${peer.minidlna.reason}`
+  }; Antenna with probing: every file listed ${fmt.ms(peer.antenna.listedMs ?? Number.NaN)} after spawn, probing ${fmt.ms(peer.antenna.summary.probeMs)} (its \`probeMs\`), every file probed at ${fmt.ms(peer.antenna.probedMs)}, ${peer.antenna.summary.thumbnails.toLocaleString('en-US')} thumbnails then, exit at ${fmt.ms(peer.antenna.wallMs)} (peak RSS to exit ${fmt.mb(peer.antenna.peakRssToExit)}; its largest process ${fmt.mb(peer.antenna.peakProcess)}), ${peer.antenna.summary.failed} failed; names only ${fmt.ms(peer.namesOnly.summary.durationMs)} in the scan, ${fmt.ms(peer.namesOnly.wallMs)} with Node's start.
 - DVR: ${dvr.recording.streams} recordings of ${dvr.recording.seconds} s at 8 Mbit/s through \`antenna server\` (a paced loopback source, bench/ts-stream-server.mjs), CPU of the server process over the middle of the recording against ${dvr.recording.streams} \`curl -o\` of the same streams afterwards; ${dvr.recording.recorded.toLocaleString('en-US')} bytes written of ${dvr.recording.sent.toLocaleString('en-US')} sent. Guide: bench/generate-guide.mjs, ${dvr.guide.programmes.toLocaleString('en-US')} programmes (${fmt.mb(dvr.guide.bytes)}), imported by DvrSourcesService in a process of its own (bench/dvr-guide-child.mjs; peak RSS is that process's VmHWM); the parse-only ceiling runs the same parser with no database. Planning: 120 series, 50 keyword, 20 weekly slot and 10 single-programme rules, one \`replan()\` (plan and store), ${dvr.guide.jobs} jobs.
 - Player: \`antenna server\` and \`antenna player --headless\` (mpv with no video or audio output, decoding a 10-minute 640x360 H.264 clip streamed from the server over loopback), both child processes; ${player.controlCalls} POST /api/toggle_mute one after another on one keep-alive connection (each answer waits for mpv's reply and a read-back of its state), against get_property round trips on mpv's own IPC socket; GET /api/status with autocannon (10 connections, ${DURATION} s, ${ROUNDS} rounds alternating with a bare node:http server answering the same bytes).
 - Player, browser backend (bench/player-browser.mjs): \`antenna server\` and \`antenna player --backend browser\` (Debian's Chromium showing the app on an Xvfb screen of 1280x720, software decoding, the same 10-minute 640x360 clip over HLS), both child processes; 500 POST /api/toggle_mute as for mpv (each a DevTools call into the page and a read-back of its state); navigate answers once the section has been rendered and two frames drawn; the first frame is timed in the page (requestVideoFrameCallback) from the moment the command reached it, and the command's own answer time is beside it; Chromium's memory is summed over its process tree (RSS counts shared pages once per process, PSS shares them out) after 2 min of playback. A one-hour run of the same (\`node bench/player-browser.mjs --soak 60\`) is in [benchmarks-player-soak.md](benchmarks-player-soak.md).

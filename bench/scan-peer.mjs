@@ -18,6 +18,7 @@ import process from 'node:process';
 import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 import { generateTree, rootsArgs, scan } from './importer.mjs';
 import { freePort } from './player.mjs';
 
@@ -102,13 +103,8 @@ function ensureMinidlna(log) {
   const aptGet = (...args) => execFileSync('apt-get', args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   log('peer: installing minidlna (apt-get install -y minidlna)...');
   try {
-    try {
-      aptGet('install', '-y', '--no-install-recommends', 'minidlna');
-    } catch {
-      // Stale package lists are the usual cause: once more after an update.
-      aptGet('update');
-      aptGet('install', '-y', '--no-install-recommends', 'minidlna');
-    }
+    aptGet('update'); // the package lists may be stale, or absent (a fresh container)
+    aptGet('install', '-y', '--no-install-recommends', 'minidlna');
   } catch (error) {
     return { reason: `apt-get install minidlna failed: ${String(error.stderr ?? error.message).trim().split('\n').slice(-2).join(' ')}` };
   }
@@ -139,18 +135,16 @@ function spawnGroup(bin, args) {
 }
 
 /**
- * minidlna's first scan of `tree` with its own config in `dir`: one media_dir, because only
- * then does it log "Scanning <dir> finished (N files)!"; on loopback (off the network, as
- * the bench's servers are), no inotify. Done at the scan's last log line, "Finished parsing
- * playlists.", which follows that one.
+ * minidlna's first scan of `tree`, its config in `dir`: one media_dir, as only then does it log "Scanning <dir>
+ * finished (N files)!"; on loopback (off the network, as the bench's servers are); no inotify. Done at the
+ * scan's last log line, "Finished parsing playlists.", which follows that one.
  */
 async function benchMinidlna(tree, dir, log) {
   const found = ensureMinidlna(log);
   if (!found.bin) return { available: false, reason: found.reason };
   const version = execFileSync(found.bin, ['-V'], { encoding: 'utf8' }).trim().replace(/^Version /, '');
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(dir, 'db'), { recursive: true });
-  mkdirSync(join(dir, 'log'));
+  for (const sub of ['db', 'log']) mkdirSync(join(dir, sub), { recursive: true });
   const conf = join(dir, 'minidlna.conf');
   const settings = [`media_dir=V,${tree}`, `db_dir=${join(dir, 'db')}`, `log_dir=${join(dir, 'log')}`, `port=${await freePort()}`, 'inotify=no', 'network_interface=lo'];
   writeFileSync(conf, `${settings.join('\n')}\nfriendly_name=antenna-bench-peer\n`);
@@ -186,44 +180,51 @@ async function benchMinidlna(tree, dir, log) {
 }
 
 /**
- * `antenna scan --json` with probing. Off a terminal it prints a line per phase on stderr: "making thumbnails"
- * once every file has been probed (has its duration); the thumbnails (one ffmpeg at a time) are Antenna's alone.
+ * `antenna scan --json` with probing. Its own database, read every 250 ms (read-only beside the writer: WAL),
+ * tells when every file is listed and when every one has its duration (its progress lines off a terminal do
+ * not: one per phase change only). The thumbnails after that (one ffmpeg at a time) are Antenna's alone.
  */
-function probingScan(antennaBin, data, tree) {
+function probingScan(antennaBin, data, tree, files) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [antennaBin, 'scan', '--data', data, ...rootsArgs(tree), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const sampler = sampleTree(child.pid);
-    const phases = {};
+    const marks = {};
+    let db;
+    const poll = setInterval(() => {
+      try {
+        db ??= new Database(join(data, 'antenna.db'), { readonly: true, fileMustExist: true }); // databasePath() in src/db/database.ts
+        const { listed, timed } = db.prepare('SELECT count(*) AS listed, count(i.duration) AS timed FROM import_files f JOIN items i ON i.id = f.item_id').get();
+        marks.listed ??= listed >= files ? performance.now() - started : undefined;
+        // Memory beside minidlna's is up to here too: the thumbnails' ffmpeg comes after.
+        marks.probed ??= timed >= files ? { ms: performance.now() - started, peak: sampler.peak() } : undefined;
+      } catch {
+        // not created, or not migrated, yet
+      }
+    }, 250);
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      const now = performance.now() - started;
-      for (const line of (err.slice(err.lastIndexOf('\n') + 1) + chunk).split('\n').slice(0, -1)) {
-        const phase = /^(probing|making thumbnails)/.exec(line)?.[1];
-        // Memory to set beside minidlna's is up to the last probe: the thumbnails' ffmpeg comes after.
-        if (phase && !phases[phase]) phases[phase] = { ms: now, peak: sampler.peak() };
-      }
-      err = (err + chunk).slice(-4000);
-    });
+    child.stderr.on('data', (chunk) => (err = (err + chunk).slice(-4000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       const wallMs = performance.now() - started;
       clearTimeout(timer);
+      clearInterval(poll);
+      db?.close();
       const peak = sampler.stop();
       if (code !== 0) return reject(new Error(`antenna scan exited ${code ?? signal}: ${err.trim().split('\n').slice(-3).join(' ')}`));
-      const probed = phases['making thumbnails'] ?? { ms: wallMs, peak };
+      const probed = marks.probed ?? { ms: wallMs, peak };
       resolve({
-        summary: JSON.parse(out), wallMs, probedMs: probed.ms, probeStartMs: phases.probing?.ms, probedAt: phases['making thumbnails'] ? 'thumbnails line' : 'exit',
+        summary: JSON.parse(out), wallMs, listedMs: marks.listed, probedMs: probed.ms, probedAt: marks.probed ? 'database' : 'exit',
         peakRss: probed.peak.tree, peakProcess: probed.peak.process, peakRssToExit: peak.tree,
       });
     });
   });
 }
 
-/** Measures everything; `work` is a scratch folder, `log` prints progress, `files` the tree's size. */
+/** Measures everything; `work` is a scratch folder of its own (emptied), `log` prints progress, `files` the tree's size. */
 export async function benchScanPeer({ antennaBin, work, log = console.log, files = 20_000 }) {
   const tree = join(work, 'tree');
   rmSync(work, { recursive: true, force: true }); // fresh data directories and tree, whatever an interrupted run left
@@ -240,15 +241,13 @@ export async function benchScanPeer({ antennaBin, work, log = console.log, files
   log('peer: Antenna, names only (--no-probe)...');
   const names = await scan(antennaBin, join(work, 'data-names'), tree, ['--no-probe']);
   result.namesOnly = { wallMs: names.wallMs, peakRss: names.peakRss, summary: { added: names.summary.added, durationMs: names.summary.durationMs, failed: names.summary.failed.length } };
-  log(`peer: names only, ${names.summary.added} files in ${seconds(names.wallMs)}`);
-
-  log('peer: Antenna, with probing...');
-  const probed = await probingScan(antennaBin, join(work, 'data-probe'), tree);
+  log(`peer: names only, ${names.summary.added} files in ${seconds(names.wallMs)}; Antenna, with probing...`);
+  const probed = await probingScan(antennaBin, join(work, 'data-probe'), tree, result.files);
   const { added, probed: probedFiles, durationMs, probeMs, thumbnails, failed } = probed.summary;
   result.antenna = { ...probed, summary: { added, probed: probedFiles, durationMs, probeMs, thumbnails, failed: failed.length, firstFailures: failed.slice(0, 3) } };
   log(`peer: ${probedFiles} of ${added} probed ${seconds(probed.probedMs)} after spawn; exit after ${thumbnails} thumbnails, at ${seconds(probed.wallMs)}`);
 
-  for (const dir of [tree, `${tree}-clips`, join(work, 'data-names'), join(work, 'data-probe')]) rmSync(dir, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
   return result;
 }
 
@@ -264,9 +263,10 @@ export function scanPeerRows(result, { fmt, verdict }) {
   let why = ok ? '' : ` (${ratio.toFixed(1)}× slower: one ffprobe process per file; in-process probing is issue 22)`;
   if (!m.available) why = ' (no minidlna to compare with)';
   if (!allProbed) why = ` (${a.summary.probed} of ${n} probed, ${a.summary.failed} failed)`;
+  if (a.probedAt !== 'database') why += " (timed to exit, thumbnails included: the database never showed every file's duration)";
   return [
     {
-      target: `Importer peer: minidlna ${m.version ?? ''} first scan of ${n} real clips (fresh database, spawn to the end of its scan in its log; ${m.available ? `${m.files.toLocaleString('en-US')} files found` : 'not run'})`,
+      target: `Importer peer: minidlna${m.version ? ` ${m.version}` : ''} first scan of ${n} real clips (fresh database, spawn to the end of its scan in its log; ${m.available ? `${m.files.toLocaleString('en-US')} files found` : 'not run'})`,
       measured: m.available ? figures(m.files, m.wallMs, m.peakRss) : `not measured: ${m.reason}`,
       ceiling: m.available ? `largest process ${fmt.mb(m.peakProcess)}` : '—',
       threshold: 'reported', ratio: '—', result: 'reported',

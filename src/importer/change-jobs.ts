@@ -45,17 +45,27 @@ function jobsOf(change: ChangedPath): WalkJob[] {
   return jobs;
 }
 
-/** True when `job` walks nothing that `other` does not. */
-function covers(other: WalkJob, job: WalkJob): boolean {
-  if (other === job) return false;
-  if (other.recursive) return isInsideTree(job.start, other.start);
-  return !job.recursive && job.start === other.start;
+/** The folders above `start` (up to the filesystem's root), nearest last; `start` itself first. */
+function selfAndAncestors(start: string): string[] {
+  const out = [start];
+  for (let slash = start.lastIndexOf(sep); slash > 0; slash = start.lastIndexOf(sep, slash - 1)) out.push(start.slice(0, slash));
+  return out;
 }
 
-/** The walk jobs for these changes: no job another one covers, parent folders first (their sidecars before their files). */
+/**
+ * The walk jobs for these changes: no job another one covers, parent folders first
+ * (their sidecars before their files). Linear in the changes (a folder of thousands of
+ * files copied in is thousands of events): jobs are keyed, and a job is covered when
+ * its folder or one above it is walked recursively.
+ */
 export function changeJobs(changes: readonly ChangedPath[]): WalkJob[] {
-  const all = changes.flatMap(jobsOf);
-  const unique = all.filter((job, index) => all.findIndex((other) => other.start === job.start && other.recursive === job.recursive) === index);
-  const needed = unique.filter((job) => !unique.some((other) => covers(other, job)));
+  const unique = new Map<string, WalkJob>();
+  for (const job of changes.flatMap(jobsOf)) unique.set(`${job.recursive ? 'r' : 'n'}${job.start}`, job);
+  const recursive = new Set([...unique.values()].filter((job) => job.recursive).map((job) => job.start));
+  const needed = [...unique.values()].filter((job) => {
+    const [self, ...above] = selfAndAncestors(job.start);
+    // A recursive job is covered by one above it; a folder's own listing also by its own recursive walk.
+    return !above.some((dir) => recursive.has(dir)) && (job.recursive || !recursive.has(self as string));
+  });
   return needed.sort((a, b) => a.start.split(sep).length - b.start.split(sep).length || (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
 }

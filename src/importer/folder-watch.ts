@@ -12,9 +12,11 @@ export interface WatchedChange {
   path: string;
   /** A folder (true), a file (false), or not known (a path that is gone). */
   folder: boolean | undefined;
+  /** The path went (deleted, or the first half of a move). */
+  removed: boolean;
 }
 
-type ChildMessage = { type: 'ready' } | { type: 'change'; path: string; folder: boolean | null } | { type: 'error'; message: string };
+type ChildMessage = { type: 'ready' } | { type: 'change'; path: string; folder: boolean | null; removed: boolean } | { type: 'error'; message: string };
 
 const CHILD_PATH = fileURLToPath(new URL('./folder-watch.child.js', import.meta.url));
 const RESTART_MS = 5_000;
@@ -68,6 +70,6 @@ export class FolderWatch {
   private receive(message: ChildMessage): void {
     if (message.type === 'ready') this.markReady();
     else if (message.type === 'error') this.options.logger.warn({ reason: message.message }, 'watching the import roots failed; periodic rescans still run');
-    else this.options.onChange({ path: message.path, folder: message.folder ?? undefined });
+    else this.options.onChange({ path: message.path, folder: message.folder ?? undefined, removed: message.removed });
   }
 }

@@ -19,7 +19,7 @@ import { PathBoundary } from '../common/path-boundary.js';
 import { rmSync } from 'node:fs';
 import { sep } from 'node:path';
 import { deleteItem } from '../repositories/items.repository.js';
-import { type ImportFileState, deleteEmptyImportedParents, listImportFileStates, listImportFileStatesUnder, listImportsUnder } from '../repositories/import-files.repository.js';
+import { type ImportFileState, deleteEmptyImportedParents, getImportFile, listImportFileStates, listImportFileStatesUnder, listImportsUnder } from '../repositories/import-files.repository.js';
 import { type ChangedPath, changeJobs } from './change-jobs.js';
 import { type WalkJob, type WalkProblem, walkFolders } from './folder-walk.js';
 import { ImportRun } from './import-run.js';
@@ -144,7 +144,8 @@ export class ImportService {
       if (this.abort.signal.aborted) this.abort = new AbortController();
       const started = performance.now();
       const summary = emptySummary();
-      const jobs = changeJobs(changes);
+      // A path that is gone and was a recorded file is a file: its folder is walked, not a tree below it.
+      const jobs = changeJobs(changes.map((change) => (change.folder === undefined && getImportFile(this.db, change.path) ? { ...change, folder: false } : change)));
       const known = new Map<string, ImportFileState>();
       for (const job of jobs) for (const [path, state] of listImportFileStatesUnder(this.db, job.start, job.recursive)) known.set(path, state);
       const run = this.newRun(summary, known);
@@ -155,7 +156,7 @@ export class ImportService {
       this.media.wake(available, run.written.keys());
       summary.durationMs = Math.round(performance.now() - started);
       const { added, updated, moved, removed } = summary;
-      if (added + updated + moved + removed > 0) this.options.logger.info({ added, updated, moved, removed, ms: summary.durationMs }, 'imported a watched change');
+      if (added + updated + moved + removed > 0) this.options.logger.info({ changes: changes.length, folders: jobs.length, added, updated, moved, removed, ms: summary.durationMs }, 'imported a watched change');
       return summary;
     });
   }

@@ -34,6 +34,17 @@ const DEFAULT_WRITE_FINISH_MS = 1000;
 const MEDIA_PROBLEMS_KEPT = 1000;
 const WATCH_READY_WAIT_MS = 10_000;
 
+/**
+ * What a path is, from two events about it in one window: what either says when the
+ * other does not know (a path that is gone), not known when they disagree (a file
+ * replaced by a folder).
+ */
+export function mergedKind(earlier: boolean | undefined, now: boolean | undefined): boolean | undefined {
+  if (earlier === undefined) return now;
+  if (now === undefined) return earlier;
+  return earlier === now ? now : undefined;
+}
+
 export class ScanScheduler {
   private watcher: FolderWatch | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -43,6 +54,8 @@ export class ScanScheduler {
   /** Watched changes not imported yet, by path. */
   private readonly changes = new Map<string, ChangedPath>();
   private applying: Promise<void> | undefined;
+  /** When the first removal among the gathered changes came (a move's first half). */
+  private firstRemovalAt: number | undefined;
   /** What probing and thumbnails could not read since the last whole walk began (the last ones, bounded). */
   private mediaProblems: { path: string; reason: string }[] = [];
   private readonly stopListening: () => void;
@@ -143,23 +156,34 @@ export class ScanScheduler {
   private startWatching(): FolderWatch {
     return (this.watcher = new FolderWatch(
       this.roots.map((root) => root.path),
-      { logger: this.options.logger, writeFinishMs: this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS, onChange: ({ path, folder }) => this.changed(path, folder) },
+      { logger: this.options.logger, writeFinishMs: this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS, onChange: ({ path, folder, removed }) => this.changed(path, folder, removed) },
     ));
   }
 
-  private changed(path: string, folder: boolean | undefined): void {
+  /**
+   * Gathers a change; the gathered ones are imported DEBOUNCE_MS after the last. A
+   * removal waits longer: the other half of a move (the file at its new place) is
+   * reported only once its size holds still (writeFinishMs), and both halves must be
+   * imported together for the item to be kept, with its watch state.
+   */
+  private changed(path: string, folder: boolean | undefined, removed = false): void {
     if (this.stopped) return;
     for (const root of this.roots) {
       if (path !== root.path && !path.startsWith(`${root.path}/`)) continue;
-      const earlier = this.changes.get(path);
-      // Two events for one path in one window (a file replaced by a folder): not known which.
-      this.changes.set(path, { root, path, folder: earlier && earlier.folder !== folder ? undefined : folder });
+      this.changes.set(path, { root, path, folder: mergedKind(this.changes.get(path)?.folder, folder) });
     }
+    const now = Date.now();
+    if (removed) this.firstRemovalAt ??= now;
+    const debounce = this.options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+    const moveWindow = this.firstRemovalAt === undefined ? 0 : this.firstRemovalAt + (this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS) + debounce - now;
     clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => {
-      this.debounce = undefined;
-      this.applyChanges();
-    }, this.options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
+    this.debounce = setTimeout(
+      () => {
+        this.debounce = undefined;
+        this.applyChanges();
+      },
+      Math.max(debounce, moveWindow),
+    );
   }
 
   /** Imports the waiting changes, one batch of them at a time; a whole walk under way does not hold them back. */
@@ -167,6 +191,7 @@ export class ScanScheduler {
     if (this.applying || this.changes.size === 0 || this.stopped) return;
     const changes = [...this.changes.values()];
     this.changes.clear();
+    this.firstRemovalAt = undefined;
     this.applying = this.importer
       .applyChanges(changes)
       .then(() => undefined)

@@ -6,7 +6,7 @@
  * NFS or SMB mount's does) leaves the API answering and other roots' changes importing.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,7 +69,7 @@ describe('a first scan of 20,000 files with probing on', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows a copied file within 5 s and drops a deleted one within 5 s, mid-scan, and answers at once throughout', async () => {
+  it('shows a copied file, drops a deleted one and follows a moved one within 5 s each, mid-scan, and answers at once throughout', async () => {
     // Mid-scan: the walk has named some files; probing 20,000 files takes many minutes.
     await within(() => get(server, '/status'), (status) => Number((status.scan as Json).files_seen) > 0, 30_000, 'the scan starts');
 
@@ -92,7 +92,20 @@ describe('a first scan of 20,000 files with probing on', () => {
     );
     expect(gone.ms).toBeLessThanOrEqual(5_000);
 
-    // Still mid-scan: the copied file did not wait for it.
+    // A file the scan imported, moved to another folder: the same item at its new path within 5 s.
+    const [moving] = await get<Json[]>(server, `/api/v1/shows/${String(show.id)}/episodes`);
+    const movedTo = join(dir, 'TV', String(show.name), 'Season 02', 'moved.mp4');
+    mkdirSync(join(dir, 'TV', String(show.name), 'Season 02'));
+    renameSync(String((moving as Json).path), movedTo);
+    const moved = await within(
+      () => get<Json[]>(server, `/api/v1/shows/${String(show.id)}/episodes`),
+      (episodes) => episodes.some((e) => e.id === (moving as Json).id && e.path === movedTo),
+      5_000,
+      'the moved file keeps its item',
+    );
+    expect(moved.ms).toBeLessThanOrEqual(5_000);
+
+    // Still mid-scan: the changes did not wait for it.
     const status = (await get(server, '/status')).scan as Json;
     expect(status.running).toBe(true);
     expect(Number(status.probed)).toBeLessThan(FILES / 2);

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ChangedPath, changeJobs } from '../../src/importer/change-jobs.js';
 import type { ImportRoot } from '../../src/model/import-root.js';
+import { mergedKind } from '../../src/importer/scan-scheduler.js';
 
 const tv: ImportRoot = { kind: 'tv', path: '/media/TV' };
 const movies: ImportRoot = { kind: 'movies', path: '/media/Movies' };
@@ -56,5 +57,9 @@ describe('changeJobs', () => {
         expect(depths).toEqual([...depths].sort((a, b) => a - b));
       }),
     );
+  });
+
+  it('takes what either of two events says a path is, and nothing when they disagree', () => {
+    expect([mergedKind(undefined, false), mergedKind(true, undefined), mergedKind(false, false), mergedKind(true, false), mergedKind(undefined, undefined)]).toEqual([false, true, false, undefined, undefined]);
   });
 });
