@@ -62,7 +62,7 @@ export function rootsArgs(root) {
 }
 
 /** Runs `antenna scan --json`, sampling its RSS every 20 ms; returns the summary, wall time and peak RSS. */
-export function scan(antennaBin, data, root, extra = []) {
+function scan(antennaBin, data, root, extra = []) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [antennaBin, 'scan', '--data', data, ...rootsArgs(root), '--json', ...extra], {

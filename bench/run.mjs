@@ -690,8 +690,9 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   duration for every file (the thumbnails it makes after that, one ffmpeg at a time, are Antenna's
   alone: minidlna makes none), and to its exit; then \`--no-probe\` on another fresh data directory,
   spawn to exit. Peak RSS is the largest sum of VmRSS over the process and its descendants, sampled
-  every 20 ms (minidlna scans in a forked child, Antenna probes in ffprobe children; shared pages
-  count once per process); names only, VmHWM of the scan process. gerbera: ${peer.gerbera.reason}.
+  every 20 ms (minidlna scans in a forked child; Antenna walks in a child process and probes in
+  ffprobe children; shared pages count once per process), with probing up to the moment every file
+  has its duration. gerbera: ${peer.gerbera.reason}.
 
 ## Details
 

@@ -19,7 +19,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import { generateTree, rootsArgs, scan } from './importer.mjs';
+import { generateTree, rootsArgs } from './importer.mjs';
 import { freePort } from './player.mjs';
 
 const CLIP_SECONDS = [2, 3, 4];
@@ -180,14 +180,14 @@ async function benchMinidlna(tree, dir, log) {
 }
 
 /**
- * `antenna scan --json` with probing. Its own database, read every 250 ms (read-only beside the writer: WAL),
- * tells when every file is listed and when every one has its duration (its progress lines off a terminal do
- * not: one per phase change only). The thumbnails after that (one ffmpeg at a time) are Antenna's alone.
+ * `antenna scan --json` (`extra`: --no-probe), memory over its process tree (the walk has a process of its own).
+ * Its database, read every 250 ms (read-only beside the writer: WAL), tells when every file is listed and when
+ * every one has its duration (its progress lines off a terminal come once per phase). Thumbnails come after.
  */
-function probingScan(antennaBin, data, tree, files) {
+function antennaScan(antennaBin, data, tree, files, extra = []) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [antennaBin, 'scan', '--data', data, ...rootsArgs(tree), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [antennaBin, 'scan', '--data', data, ...rootsArgs(tree), '--json', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
     const sampler = sampleTree(child.pid);
     const marks = {};
     let db;
@@ -239,10 +239,10 @@ export async function benchScanPeer({ antennaBin, work, log = console.log, files
   result.gerbera = { available: false, reason: gerbera ? `installed (${gerbera}), but not driven by this bench yet` : 'not installed' };
 
   log('peer: Antenna, names only (--no-probe)...');
-  const names = await scan(antennaBin, join(work, 'data-names'), tree, ['--no-probe']);
-  result.namesOnly = { wallMs: names.wallMs, peakRss: names.peakRss, summary: { added: names.summary.added, durationMs: names.summary.durationMs, failed: names.summary.failed.length } };
+  const names = await antennaScan(antennaBin, join(work, 'data-names'), tree, result.files, ['--no-probe']);
+  result.namesOnly = { wallMs: names.wallMs, peakRss: names.peakRssToExit, summary: { added: names.summary.added, durationMs: names.summary.durationMs, failed: names.summary.failed.length } };
   log(`peer: names only, ${names.summary.added} files in ${seconds(names.wallMs)}; Antenna, with probing...`);
-  const probed = await probingScan(antennaBin, join(work, 'data-probe'), tree, result.files);
+  const probed = await antennaScan(antennaBin, join(work, 'data-probe'), tree, result.files);
   const { added, probed: probedFiles, durationMs, probeMs, thumbnails, failed } = probed.summary;
   result.antenna = { ...probed, summary: { added, probed: probedFiles, durationMs, probeMs, thumbnails, failed: failed.length, firstFailures: failed.slice(0, 3) } };
   log(`peer: ${probedFiles} of ${added} probed ${seconds(probed.probedMs)} after spawn; exit after ${thumbnails} thumbnails, at ${seconds(probed.wallMs)}`);

@@ -61,7 +61,8 @@ export function buildProgram(): Command {
     .option('--videos <dir>', `a videos import root; repeatable (env ${ENV_NAMES.videos})`, collect)
     .addOption(new Option('--log-level <level>', `log level (env ${ENV_NAMES.logLevel}; default info)`))
     .option('--json', 'print the summary as JSON')
-    .option('--no-probe', 'do not run ffprobe (names and sidecar files only)')
+    .option('--no-probe', 'do not read durations and tags (names and sidecar files only)')
+    .option('--no-thumbnails', 'do not make thumbnails (the server makes them later)')
     .option('--follow-external-links', `follow symbolic links that lead outside the import roots (env ${ENV_NAMES.followExternalLinks}=true)`)
     .option('--ffmpeg-path <program>', `the ffmpeg program (env ${ENV_NAMES.ffmpegPath}; default ffmpeg)`)
     .option('--ffprobe-path <program>', `the ffprobe program (env ${ENV_NAMES.ffprobePath}; default ffprobe)`)
@@ -69,7 +70,7 @@ export function buildProgram(): Command {
       const given = Object.fromEntries(
         Object.entries(options).filter(([name]) => command.getOptionValueSource(name) === 'cli' && name !== 'json' && name !== 'probe'),
       );
-      await runScan(loadServerConfig(given, process.env), { json: options.json === true, probe: options.probe !== false });
+      await runScan(loadServerConfig(given, process.env), { json: options.json === true, probe: options.probe !== false, thumbnails: options.thumbnails !== false });
     });
   addRemoteCommands(program);
   return program;

@@ -18,6 +18,8 @@ import { sampleMediaDir } from '../sample/sample-media.js';
 export interface ScanOptions {
   json: boolean;
   probe: boolean;
+  /** Make thumbnails (default true); without, the scan ends once every file has its duration. */
+  thumbnails?: boolean;
 }
 
 export function formatSummary(summary: ScanSummary): string {
@@ -87,6 +89,7 @@ export async function runScan(config: ServerConfig, options: ScanOptions): Promi
       ffprobePath: programs.ffprobe,
       ffmpegPath: programs.ffmpeg,
       thumbnailsDir: join(config.data, 'thumbnails'),
+      makeThumbnails: options.thumbnails !== false,
       onProgress: (p) => printer.update(p),
       // Links are followed as the server follows them: inside the roots and recordings folder only, unless allowed.
       boundary: PathBoundary.forLibrary(roots, config.recordings, config.followExternalLinks),

@@ -36,8 +36,12 @@ export interface ImportServiceOptions {
   ffprobePath?: string;
   /** Where thumbnails go (under the data directory); none are made without it. */
   thumbnailsDir?: string;
+  /** Make thumbnails (default true); false: only remove those of files that changed or went. */
+  makeThumbnails?: boolean;
   ffmpegPath?: string;
   probeConcurrency?: number;
+  /** Read MP4, Matroska and AVI headers with MediaInfo, in-process (default true); false: ffprobe for every file. */
+  inProcessProbe?: boolean;
   now?: () => number;
   onProgress?: (progress: ScanProgress) => void;
   /**

@@ -29,7 +29,8 @@ import {
   unprobedAmong,
 } from '../repositories/import-files.repository.js';
 import { makeThumbnail } from '../media-tools/thumbnail-maker.js';
-import { type ProbeOutcome, probeFile } from '../media-tools/media-probe.js';
+import { MediaInfoPool, type ProbeReader, probeMedia } from '../media-tools/media-info.js';
+import type { ProbeOutcome } from '../media-tools/media-probe.js';
 
 export interface MediaQueueOptions {
   logger: Logger;
@@ -38,8 +39,12 @@ export interface MediaQueueOptions {
   ffprobePath?: string;
   /** Where thumbnails go (under the data directory); none are made without it. */
   thumbnailsDir?: string;
+  /** Make thumbnails (default true): `antenna scan --no-thumbnails` leaves them to the server. */
+  makeThumbnails?: boolean;
   ffmpegPath?: string;
   probeConcurrency?: number;
+  /** Read MP4, Matroska and AVI headers with MediaInfo, in-process (default true); false: ffprobe for every file. */
+  inProcessProbe?: boolean;
   now?: () => number;
   /** Called after each file probed or thumbnail made (a progress line). */
   onWork?: () => void;
@@ -68,6 +73,7 @@ export class MediaQueue {
   private dirty = false;
   private loop: Promise<void> | undefined;
   private abort = new AbortController();
+  private mediaInfo: MediaInfoPool | undefined;
   private readonly problemListeners = new Set<Problem>();
   private readonly counts: MediaWork = { running: false, probed: 0, thumbnails: 0, toProbe: 0, probeMs: 0 };
 
@@ -113,16 +119,25 @@ export class MediaQueue {
 
   private async run(): Promise<void> {
     const signal = this.abort.signal;
+    // MediaInfo's processes live while there is work: an idle server keeps no extra memory.
+    this.mediaInfo = this.options.inProcessProbe === false ? undefined : new MediaInfoPool(this.concurrency());
     try {
       while (this.dirty && !signal.aborted) {
         this.dirty = false;
         await this.sweepProbes(signal);
-        if (this.options.thumbnailsDir !== undefined) await this.sweepThumbnails(this.options.thumbnailsDir, signal);
+        if (this.options.thumbnailsDir !== undefined && this.options.makeThumbnails !== false) await this.sweepThumbnails(this.options.thumbnailsDir, signal);
       }
     } catch (error) {
       // A database error must not leave the queue for dead: the next wake tries again.
       if (!signal.aborted) this.options.logger.error({ err: error }, 'probing or thumbnails failed; they are tried again at the next scan');
+    } finally {
+      this.mediaInfo?.close();
+      this.mediaInfo = undefined;
     }
+  }
+
+  private concurrency(): number {
+    return this.options.probeConcurrency ?? availableParallelism();
   }
 
   private async sweepProbes(signal: AbortSignal): Promise<void> {
@@ -136,10 +151,10 @@ export class MediaQueue {
       if (urgent.length === 0) after = (page.at(-1) as UnprobedFile).path;
       this.counts.toProbe = countMediaWork(this.db, roots).unprobed;
       const started = performance.now();
-      await forEachConcurrently(page, this.options.probeConcurrency ?? availableParallelism(), async (file) => {
-        const outcome = await probeFile(file.path, this.options.ffprobePath, signal);
+      await forEachConcurrently(page, this.concurrency(), async (file) => {
+        const outcome = await probeMedia(file.path, this.mediaInfo, this.options.ffprobePath, signal);
         if (signal.aborted) return;
-        this.saveProbe(file, outcome);
+        this.saveProbe(file, outcome, outcome.reader);
       });
       this.counts.probeMs += Math.round(performance.now() - started);
     }
@@ -184,7 +199,7 @@ export class MediaQueue {
     }
   }
 
-  private saveProbe(file: UnprobedFile, outcome: ProbeOutcome): void {
+  private saveProbe(file: UnprobedFile, outcome: ProbeOutcome, reader: ProbeReader): void {
     const now = this.options.now?.() ?? Date.now();
     if (!outcome.ok && outcome.transient) {
       // Left unprobed: the next wake tries again.
@@ -194,10 +209,10 @@ export class MediaQueue {
     this.db.transaction(() => {
       if (outcome.ok) {
         setProbeResults(this.db, file.item_id, { duration: outcome.result.duration, tags: outcome.result.tags, corrupted: false, updatedAt: now });
-        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: outcome.result.chapters, problem: null });
+        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: outcome.result.chapters, problem: null, reader });
       } else {
         setProbeResults(this.db, file.item_id, { duration: null, tags: null, corrupted: true, updatedAt: now });
-        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: null, problem: outcome.reason });
+        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: null, problem: outcome.reason, reader });
         this.problem(file.path, outcome.reason);
       }
     })();

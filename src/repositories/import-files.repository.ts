@@ -102,13 +102,16 @@ export interface ProbeRecord {
   probedAt: number;
   chapters: { start: number; end: number; title?: string }[] | null;
   problem: string | null;
+  /** Which reader probed it: 'mediainfo' or 'ffprobe'. */
+  reader: string | null;
 }
 
 export function saveProbeRecord(db: Db, path: string, record: ProbeRecord): void {
-  statement(db, 'UPDATE import_files SET probed_at = ?, chapters = ?, problem = ? WHERE path = ?').run(
+  statement(db, 'UPDATE import_files SET probed_at = ?, chapters = ?, problem = ?, probe_reader = ? WHERE path = ?').run(
     record.probedAt,
     record.chapters ? JSON.stringify(record.chapters) : null,
     record.problem,
+    record.reader,
     path,
   );
 }
