@@ -3,14 +3,15 @@
  * what happened, so a file copied into a 100,000-file library is imported in well under
  * a second, whatever else is running.
  *
- * - a media file added, changed or removed: its folder alone (its siblings show whether
- *   it moved within the folder);
- * - any other file (an NFO, artwork): its folder and everything below (a show's
- *   tvshow.nfo speaks for every season);
+ * - a file added, changed or removed: its folder alone (its siblings show whether it
+ *   moved within the folder);
+ * - an NFO or artwork file: its folder and everything below (a show's tvshow.nfo speaks
+ *   for every season);
  * - a folder added or removed: it and everything below;
  * - a path that is gone and was either: both of the above;
  * - always the root's own listing (is the root there at all? an unmounted share must not
- *   read as every file deleted) and, in a TV root, the show folder's (its sidecars).
+ *   read as every file deleted) and, below a TV root's show folder, the show folder's
+ *   (its sidecars).
  *
  * Pure: the walk and the comparison with what was recorded are the importer's.
  */
@@ -18,7 +19,6 @@ import { dirname, sep } from 'node:path';
 import type { ImportRoot } from '../model/import-root.js';
 import { isInsideTree } from '../common/path-boundary.js';
 import type { WalkJob } from './folder-walk.js';
-import { VIDEO_EXTENSIONS } from './media-name.parser.js';
 
 export interface ChangedPath {
   root: ImportRoot;
@@ -27,10 +27,8 @@ export interface ChangedPath {
   folder: boolean | undefined;
 }
 
-function isMediaName(path: string): boolean {
-  const dot = path.lastIndexOf('.');
-  return dot > path.lastIndexOf(sep) + 1 && VIDEO_EXTENSIONS.has(path.slice(dot + 1).toLowerCase());
-}
+/** NFO and artwork: they speak for what is below their folder (a show's tvshow.nfo for every season). */
+const SIDECAR = /\.(?:nfo|jpe?g|png)$/i;
 
 function jobsOf(change: ChangedPath): WalkJob[] {
   const { root, path } = change;
@@ -38,9 +36,10 @@ function jobsOf(change: ChangedPath): WalkJob[] {
   const jobs = [job(root.path, false)];
   if (path === root.path || !isInsideTree(path, root.path)) return [job(root.path, true)];
   const relative = path.slice(root.path.length + 1).split(sep);
-  if (root.kind === 'tv' && relative.length >= 3) jobs.push(job(`${root.path}${sep}${relative[0]}`, false));
+  // Below a show folder: the show's own listing too (tvshow.nfo, artwork), or the show would be written without them.
+  if (root.kind === 'tv' && relative.length >= 2) jobs.push(job(`${root.path}${sep}${relative[0]}`, false));
   if (change.folder === true) jobs.push(job(path, true));
-  else if (change.folder === false) jobs.push(job(dirname(path), !isMediaName(path)));
+  else if (change.folder === false) jobs.push(job(dirname(path), SIDECAR.test(path)));
   else jobs.push(job(path, true), job(dirname(path), false));
   return jobs;
 }

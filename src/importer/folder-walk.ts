@@ -70,6 +70,8 @@ const CHILD_PATH = fileURLToPath(new URL('./folder-walk.child.js', import.meta.u
 /** The lines of a stream as they come; read on demand, so a walk ahead of the importer waits in its pipe. */
 async function* linesOf(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
   let rest = '';
+  // Decoded as a stream: a chunk may end inside a character ("Amélie"), which must not become U+FFFD.
+  stream.setEncoding('utf8');
   for await (const chunk of stream) {
     const lines = (rest + String(chunk)).split('\n');
     rest = lines.pop() ?? '';
@@ -94,7 +96,8 @@ export async function* walkFolders(
   const { child, stderrTail } = startProgram(process.execPath, [CHILD_PATH], { stdin: 'pipe', stdout: 'pipe' });
   let spawnError: Error | undefined;
   child.on('error', (error) => (spawnError = error));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': a process that could not start (EAGAIN, EMFILE) emits 'error' and 'close' only.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const kill = () => child.kill('SIGKILL');
   signal?.addEventListener('abort', kill);
   try {
@@ -102,7 +105,12 @@ export async function* walkFolders(
     child.stdin?.end(JSON.stringify({ jobs, trees: boundary.treePaths(), followExternal: boundary.followExternal, extensions: [...VIDEO_EXTENSIONS] }));
     let done = false;
     for await (const line of linesOf(child.stdout as NodeJS.ReadableStream)) {
-      const message = JSON.parse(line) as ChildMessage;
+      let message: ChildMessage;
+      try {
+        message = JSON.parse(line) as ChildMessage;
+      } catch {
+        throw new Error(`the folder walk wrote something that is not a message: ${line.slice(0, 200)}`);
+      }
       if (message.type === 'done') done = true;
       else if (message.type === 'start') yield message;
       else {

@@ -55,10 +55,12 @@ export class FolderWatch {
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(JSON.stringify({ paths: this.paths, writeFinishMs: this.options.writeFinishMs }));
     let rest = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const lines = (rest + chunk.toString()).split('\n');
+    // Decoded as a stream: a chunk may end inside a character of a path.
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
       rest = lines.pop() ?? '';
-      for (const line of lines) this.receive(JSON.parse(line) as ChildMessage);
+      for (const line of lines) this.receive(line);
     });
     child.once('exit', (code, signal) => {
       if (this.closed) return;
@@ -67,7 +69,14 @@ export class FolderWatch {
     });
   }
 
-  private receive(message: ChildMessage): void {
+  private receive(line: string): void {
+    let message: ChildMessage;
+    try {
+      message = JSON.parse(line) as ChildMessage;
+    } catch {
+      this.options.logger.warn({ line: line.slice(0, 200) }, 'the import roots\' watcher wrote something that is not a message; ignored');
+      return;
+    }
     if (message.type === 'ready') this.markReady();
     else if (message.type === 'error') this.options.logger.warn({ reason: message.message }, 'watching the import roots failed; periodic rescans still run');
     else this.options.onChange({ path: message.path, folder: message.folder ?? undefined, removed: message.removed });

@@ -52,8 +52,11 @@ interface Prepared {
 class MoveCandidates {
   private readonly byInode = new Map<string, ImportFileRow>();
   private readonly byFingerprint = new Map<string, ImportFileRow>();
+  /** Every vanished file not taken yet (hard links share an inode and a fingerprint: a map would keep one). */
+  private readonly left: Set<ImportFileRow>;
 
   constructor(gone: readonly ImportFileRow[]) {
+    this.left = new Set(gone);
     for (const row of gone) {
       this.byInode.set(inodeKey(row.dev, row.ino, row.size), row);
       this.byFingerprint.set(row.fingerprint, row);
@@ -71,13 +74,14 @@ class MoveCandidates {
     if (row) {
       this.byInode.delete(inodeKey(row.dev, row.ino, row.size));
       this.byFingerprint.delete(row.fingerprint);
+      this.left.delete(row);
     }
     return row;
   }
 
   /** The vanished files no new file turned out to be: removed. */
   remaining(): Set<ImportFileRow> {
-    return new Set([...this.byInode.values(), ...this.byFingerprint.values()]);
+    return this.left;
   }
 }
 
@@ -245,8 +249,9 @@ export class ImportRun {
       summary.updated++;
       return;
     }
+    // A vanished file still where it was recorded: another run may have moved or removed it since.
     const movedFrom = moves?.take(file, fingerprint, root.kind);
-    if (movedFrom) {
+    if (movedFrom && getImportFile(this.db, movedFrom.path)?.item_id === movedFrom.item_id) {
       row.item_id = movedFrom.item_id;
       this.writer.write(row.item_id, root, media, file.path, sidecars, false);
       moveImportFile(this.db, movedFrom.path, row);
@@ -281,7 +286,8 @@ export class ImportRun {
       await this.importBatch(this.held.slice(start, start + batchSize), moves);
     }
     this.db.transaction(() => {
-      for (const row of moves.remaining()) this.removeItem(row.item_id, row.path);
+      // Only what is still recorded as it was: another run may have moved it meanwhile (then it is not gone).
+      for (const row of moves.remaining()) if (getImportFile(this.db, row.path)?.item_id === row.item_id) this.removeItem(row.item_id, row.path);
       // Only a run that changed something can have emptied a show, group or set.
       const { added, updated, moved, removed } = this.summary;
       if (added + updated + moved + removed > 0) deleteEmptyImportedParents(this.db);

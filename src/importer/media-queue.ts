@@ -114,6 +114,8 @@ export class MediaQueue {
   /** Stops at once: running ffprobe and ffmpeg processes are killed; the work stays in the database for later. */
   async stop(): Promise<void> {
     this.abort.abort();
+    // A MediaInfo read stuck in a dead share would otherwise hold the stop until it times out.
+    this.mediaInfo?.close();
     await this.loop;
   }
 

@@ -33,6 +33,7 @@ const DEFAULT_DEBOUNCE_MS = 300;
 const DEFAULT_WRITE_FINISH_MS = 1000;
 const MEDIA_PROBLEMS_KEPT = 1000;
 const WATCH_READY_WAIT_MS = 10_000;
+const MAX_GATHER_MS = 2_000;
 
 /**
  * What a path is, from two events about it in one window: what either says when the
@@ -56,6 +57,8 @@ export class ScanScheduler {
   private applying: Promise<void> | undefined;
   /** When the first removal among the gathered changes came (a move's first half). */
   private firstRemovalAt: number | undefined;
+  /** When the first of the gathered changes came. */
+  private firstChangeAt: number | undefined;
   /** What probing and thumbnails could not read since the last whole walk began (the last ones, bounded). */
   private mediaProblems: { path: string; reason: string }[] = [];
   private readonly stopListening: () => void;
@@ -174,7 +177,9 @@ export class ScanScheduler {
     }
     const now = Date.now();
     if (removed) this.firstRemovalAt ??= now;
-    const debounce = this.options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+    this.firstChangeAt ??= now;
+    // A steady stream of events (a long copy) must not hold every change back: at most MAX_GATHER_MS.
+    const debounce = Math.min(this.options.debounceMs ?? DEFAULT_DEBOUNCE_MS, Math.max(0, this.firstChangeAt + MAX_GATHER_MS - now));
     const moveWindow = this.firstRemovalAt === undefined ? 0 : this.firstRemovalAt + (this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS) + debounce - now;
     clearTimeout(this.debounce);
     this.debounce = setTimeout(
@@ -192,6 +197,7 @@ export class ScanScheduler {
     const changes = [...this.changes.values()];
     this.changes.clear();
     this.firstRemovalAt = undefined;
+    this.firstChangeAt = undefined;
     this.applying = this.importer
       .applyChanges(changes)
       .then(() => undefined)
@@ -203,7 +209,8 @@ export class ScanScheduler {
       })
       .finally(() => {
         this.applying = undefined;
-        this.applyChanges();
+        // Changes gathered meanwhile wait for their own timer (a move's other half may still come).
+        if (this.debounce === undefined) this.applyChanges();
       });
   }
 }

@@ -70,10 +70,17 @@ class MediaInfoProcess {
     child.once('exit', () => this.end());
     child.stdin?.on('error', () => undefined);
     let rest = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const lines = (rest + chunk.toString()).split('\n');
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
       rest = lines.pop() ?? '';
-      for (const line of lines) this.answer(JSON.parse(line) as { id: number; tracks?: MediaInfoTrack[] });
+      for (const line of lines) {
+        try {
+          this.answer(JSON.parse(line) as { id: number; tracks?: MediaInfoTrack[] });
+        } catch {
+          // Not an answer (the library printing something): ignored; an unanswered read times out to ffprobe.
+        }
+      }
     });
   }
 

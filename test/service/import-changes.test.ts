@@ -4,7 +4,7 @@
  * roots that are away, and a long reconcile that neither doubles nor resurrects what a
  * change did meanwhile. Probing in the background: items first, durations after.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -109,5 +109,41 @@ describe('ImportService.applyChanges', () => {
     expect(real()?.duration).toBeCloseTo(2, 0);
     expect(importer.media.status()).toMatchObject({ running: false });
     expect(importer.media.status().probed).toBeGreaterThanOrEqual(1);
+  });
+
+  it('keeps a show’s NFO title and artwork when a season folder is added, and removes two deleted hard links of one file', async () => {
+    const tv: ImportRoot = { kind: 'tv', path: join(media, 'TV') };
+    put('TV/harbour/tvshow.nfo', '<tvshow><title>Harbour Lights</title></tvshow>');
+    put('TV/harbour/Season 01/harbour - S01E01.mkv', 'one');
+    const importer = new ImportService(temp.db, { logger: silent, probe: false });
+    await importer.scan([tv, videos]);
+    const showNames = () => temp.db.prepare('SELECT name FROM shows').pluck().all();
+    expect(showNames()).toEqual(['Harbour Lights']);
+    put('TV/harbour/Season 02/harbour - S02E01.mkv', 'two');
+    expect(await importer.applyChanges([{ root: tv, path: join(media, 'TV/harbour/Season 02'), folder: true }])).toMatchObject({ added: 1 });
+    expect(showNames()).toEqual(['Harbour Lights']);
+
+    linkSync(join(media, 'Videos/Trips/Lake.mp4'), join(media, 'Videos/Trips/Lake again.mp4'));
+    await importer.applyChanges([{ root: videos, path: join(media, 'Videos/Trips/Lake again.mp4'), folder: false }]);
+    rmSync(join(media, 'Videos/Trips/Lake.mp4'));
+    rmSync(join(media, 'Videos/Trips/Lake again.mp4'));
+    const removed = await importer.applyChanges([
+      { root: videos, path: join(media, 'Videos/Trips/Lake.mp4'), folder: false },
+      { root: videos, path: join(media, 'Videos/Trips/Lake again.mp4'), folder: false },
+    ]);
+    expect(removed.removed).toBe(2);
+    expect(items().map((item) => item.path.slice(media.length))).toEqual(['/TV/harbour/Season 01/harbour - S01E01.mkv', '/TV/harbour/Season 02/harbour - S02E01.mkv', '/Videos/Trips/Coast.mp4']);
+  });
+
+  it('reads names in any script whole, however the walk’s output is cut into chunks', async () => {
+    // Three-byte characters, and messages longer than a pipe's 64 KiB: a chunk boundary falls inside one.
+    const long = '夜明けの海と空の記録'.repeat(6);
+    const names = Array.from({ length: 5_000 }, (_, n) => `Videos/東京の夜 ${n % 7}/${long} ${n}.mp4`);
+    for (const name of names) put(name, name);
+    const summary = await new ImportService(temp.db, { logger: silent, probe: false }).scan([videos]);
+    expect(summary.failed).toEqual([]);
+    expect(summary.added).toBe(5_002);
+    const paths = new Set(items().map((item) => item.path));
+    for (const name of names) expect(paths.has(join(media, name))).toBe(true);
   });
 });
