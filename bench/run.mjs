@@ -685,14 +685,14 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   \`db_dir\` and \`log_dir\` there, a free port, \`network_interface=lo\`, \`inotify=no\`), run in the
   foreground (\`minidlnad -S -f … -P …\`); its scan is over when its log, read every 20 ms, says
   "Finished parsing playlists." after "Scanning … finished (N files)!" (N is the count found); then
-  SIGTERM. Antenna: \`antenna scan --json\` with probing on a fresh data directory (ffprobe, ${os.availableParallelism()} at a
-  time), timed from spawn until its own database (opened read-only, read every 250 ms) has a
-  duration for every file (the thumbnails it makes after that, one ffmpeg at a time, are Antenna's
-  alone: minidlna makes none), and to its exit; then \`--no-probe\` on another fresh data directory,
-  spawn to exit. Peak RSS is the largest sum of VmRSS over the process and its descendants, sampled
-  every 20 ms (minidlna scans in a forked child; Antenna walks in a child process and probes in
-  ffprobe children; shared pages count once per process), with probing up to the moment every file
-  has its duration. gerbera: ${peer.gerbera.reason}.
+  SIGTERM. Antenna: \`antenna scan --json --no-thumbnails\` with probing on a fresh data directory
+  (MediaInfo in ${os.availableParallelism()} processes, ffprobe for what it cannot vouch for), timed from spawn until its own
+  database (opened read-only, read every 250 ms) has a duration for every file, and to its exit
+  (thumbnails are Antenna's alone, minidlna makes none: the server makes them later); then
+  \`--no-probe\` on another fresh data directory, spawn to exit. Peak RSS is the largest sum of
+  VmRSS over the process and its descendants, sampled every 20 ms (minidlna scans in a forked
+  child; Antenna walks in a child process and probes in MediaInfo children; shared pages count once
+  per process), with probing up to the moment every file has its duration. gerbera: ${peer.gerbera.reason}.
 
 ## Details
 

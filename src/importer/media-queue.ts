@@ -63,8 +63,13 @@ export interface MediaWork {
 
 type Problem = (path: string, reason: string) => void;
 
-/** Files probed per page of a sweep: a few rounds of the probe concurrency. */
-const PROBE_PAGE = 32;
+/** Files probed per page of a sweep: many rounds of the probe concurrency (a page waits for its slowest file). */
+const PROBE_PAGE = 128;
+/**
+ * Reads under way per MediaInfo process: two keep each one busy while an answer travels
+ * back and the next request comes (ffprobe fallbacks then run as many at once).
+ */
+const READS_PER_PROCESS = 2;
 const THUMBNAIL_PAGE = 8;
 
 export class MediaQueue {
@@ -153,7 +158,7 @@ export class MediaQueue {
       if (urgent.length === 0) after = (page.at(-1) as UnprobedFile).path;
       this.counts.toProbe = countMediaWork(this.db, roots).unprobed;
       const started = performance.now();
-      await forEachConcurrently(page, this.concurrency(), async (file) => {
+      await forEachConcurrently(page, this.concurrency() * (this.mediaInfo ? READS_PER_PROCESS : 1), async (file) => {
         const outcome = await probeMedia(file.path, this.mediaInfo, this.options.ffprobePath, signal);
         if (signal.aborted) return;
         this.saveProbe(file, outcome, outcome.reader);
