@@ -124,8 +124,9 @@ function makeProbeFiles(root) {
   const files = [first];
   for (let i = 1; i < PROBE_FILES; i++) {
     const copy = join(dir, `clip-${i}.mp4`);
-    // Same streams, different bytes at the end, so each is its own file to Antenna.
-    writeFileSync(copy, Buffer.concat([readFileSync(first), Buffer.from(`pad ${i}`)]));
+    // Same streams remuxed with a comment of their own: each is its own (well-formed) file to Antenna.
+    // (Bytes appended to a copy would make an MP4 whose last box claims more than the file holds: a truncated file.)
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', first, '-c', 'copy', '-metadata', `comment=copy ${i}`, copy]);
     files.push(copy);
   }
   return files;

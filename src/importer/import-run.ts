@@ -97,6 +97,8 @@ export interface ImportRunOptions {
   thumbnailsDir: string | undefined;
   fail: (path: string, reason: string) => void;
   checkCancelled: () => void;
+  /** Keep `written` (a change run tells the whole walk under way); a whole walk of 100,000 files does not hold them. */
+  trackWrites: boolean;
 }
 
 export class ImportRun {
@@ -242,7 +244,7 @@ export class ImportRun {
       fingerprint,
       sidecars: sidecars.signature,
     };
-    this.written.set(file.path, { root: root.path, rootKind: root.kind, size: file.size, mtimeMs: file.mtimeMs, sidecars: sidecars.signature });
+    if (this.options.trackWrites) this.written.set(file.path, { root: root.path, rootKind: root.kind, size: file.size, mtimeMs: file.mtimeMs, sidecars: sidecars.signature });
     if (previous) {
       this.writer.write(row.item_id, root, media, file.path, sidecars, false);
       saveImportFile(this.db, row, !mediaChanged);

@@ -11,7 +11,6 @@
  *
  * Never writes inside a root: every filesystem call here reads.
  */
-import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { ImportRoot } from '../model/import-root.js';
 import { SerialQueue } from '../common/concurrency.js';
@@ -23,26 +22,14 @@ import { type ImportFileState, deleteEmptyImportedParents, getImportFile, listIm
 import { type ChangedPath, changeJobs } from './change-jobs.js';
 import { type WalkJob, type WalkProblem, walkFolders } from './folder-walk.js';
 import { ImportRun } from './import-run.js';
-import { MediaQueue } from './media-queue.js';
+import { MediaQueue, type MediaQueueOptions } from './media-queue.js';
 import { type ScanProgress, type ScanSummary, emptySummary } from './scan-summary.js';
 
 export type { ScanProgress, ScanSummary } from './scan-summary.js';
 export type { ChangedPath } from './change-jobs.js';
 
-export interface ImportServiceOptions {
-  logger: Logger;
-  /** Run ffprobe on new and changed files (default true). */
-  probe?: boolean;
-  ffprobePath?: string;
-  /** Where thumbnails go (under the data directory); none are made without it. */
-  thumbnailsDir?: string;
-  /** Make thumbnails (default true); false: only remove those of files that changed or went. */
-  makeThumbnails?: boolean;
-  ffmpegPath?: string;
-  probeConcurrency?: number;
-  /** Read MP4, Matroska and AVI headers with MediaInfo, in-process (default true); false: ffprobe for every file. */
-  inProcessProbe?: boolean;
-  now?: () => number;
+/** The media queue's settings (probing, thumbnails) and the importer's own. */
+export interface ImportServiceOptions extends Omit<MediaQueueOptions, 'onWork'> {
   onProgress?: (progress: ScanProgress) => void;
   /**
    * Where symbolic links may lead (the import roots and the recordings folder, or
@@ -119,7 +106,7 @@ export class ImportService {
     const started = performance.now();
     const summary = emptySummary();
     this.report({ phase: 'walking', filesSeen: 0 });
-    const run = this.newRun(summary, listImportFileStates(this.db));
+    const run = this.newRun(summary, listImportFileStates(this.db), false);
     this.fullRun = run;
     try {
       const jobs = roots.map((root) => ({ root: root.path, start: root.path, recursive: true }));
@@ -152,7 +139,7 @@ export class ImportService {
       const jobs = changeJobs(changes.map((change) => (change.folder === undefined && getImportFile(this.db, change.path) ? { ...change, folder: false } : change)));
       const known = new Map<string, ImportFileState>();
       for (const job of jobs) for (const [path, state] of listImportFileStatesUnder(this.db, job.start, job.recursive)) known.set(path, state);
-      const run = this.newRun(summary, known);
+      const run = this.newRun(summary, known, true);
       const roots = [...new Map(changes.map((change) => [change.root.path, change.root])).values()];
       const available = await this.walkInto(run, roots, jobs, { holdNew: true, wholeRoots: false });
       await run.settle(available, WRITE_BATCH);
@@ -165,7 +152,7 @@ export class ImportService {
     });
   }
 
-  private newRun(summary: ScanSummary, known: Map<string, ImportFileState>): ImportRun {
+  private newRun(summary: ScanSummary, known: Map<string, ImportFileState>, trackWrites: boolean): ImportRun {
     return new ImportRun(this.db, {
       summary,
       known,
@@ -173,6 +160,7 @@ export class ImportService {
       thumbnailsDir: this.options.thumbnailsDir,
       fail: (path, reason) => this.fail(summary, path, reason),
       checkCancelled: () => this.checkCancelled(),
+      trackWrites,
     });
   }
 

@@ -34,7 +34,7 @@ import type { ProbeOutcome } from '../media-tools/media-probe.js';
 
 export interface MediaQueueOptions {
   logger: Logger;
-  /** Run ffprobe on new and changed files (default true). */
+  /** Probe new and changed files (default true). */
   probe?: boolean;
   ffprobePath?: string;
   /** Where thumbnails go (under the data directory); none are made without it. */

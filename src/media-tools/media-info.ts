@@ -23,6 +23,8 @@ export type ProbeReader = 'mediainfo' | 'ffprobe';
 const CHILD_PATH = fileURLToPath(new URL('./media-info.child.js', import.meta.url));
 /** A file MediaInfo has not answered for in this long is left to ffprobe (and its process started again). */
 const READ_TIMEOUT_MS = 20_000;
+/** Files read before a second process is worth its start. */
+const FILES_BEFORE_ANOTHER_PROCESS = 32;
 
 function numberOf(value: unknown): number | undefined {
   const number = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
@@ -121,16 +123,26 @@ class MediaInfoProcess {
   }
 }
 
-/** A few MediaInfo processes (one per probe at a time), started when first needed and again after one dies. */
+/**
+ * A few MediaInfo processes, started as the work asks for them: a second one only once
+ * a few files have been read and every process has reads waiting (starting one costs
+ * about 0.2 s of a core, more than a small batch of files takes), and again after one
+ * dies.
+ */
 export class MediaInfoPool {
   private processes: MediaInfoProcess[] = [];
+  private reads = 0;
 
   constructor(private readonly size: number) {}
 
   /** MediaInfo's tracks for a file, or undefined when it could not read it. */
   read(path: string): Promise<MediaInfoTrack[] | undefined> {
     this.processes = this.processes.filter((worker) => !worker.dead);
-    if (this.processes.length < this.size) this.processes.push(new MediaInfoProcess());
+    const busy = this.processes.every((worker) => worker.load > 0);
+    if (this.processes.length === 0 || (this.processes.length < this.size && busy && this.reads >= FILES_BEFORE_ANOTHER_PROCESS)) {
+      this.processes.push(new MediaInfoProcess());
+    }
+    this.reads++;
     const least = this.processes.reduce((best, worker) => (worker.load < best.load ? worker : best));
     return least.read(path);
   }
