@@ -154,7 +154,11 @@ export class MediaQueue {
       const roots = [...this.roots];
       const urgent = this.takeUrgent();
       const page = urgent.length > 0 ? urgent : listUnprobedFiles(this.db, roots, after, PROBE_PAGE);
-      if (page.length === 0) return;
+      if (page.length === 0) {
+        // What is left is what failed for a passing reason (tried at the next wake): the progress says so, not the last page's count.
+        this.counts.toProbe = countMediaWork(this.db, roots).unprobed;
+        return;
+      }
       if (urgent.length === 0) after = (page.at(-1) as UnprobedFile).path;
       this.counts.toProbe = countMediaWork(this.db, roots).unprobed;
       const started = performance.now();

@@ -107,7 +107,7 @@ describe('ImportService.applyChanges', () => {
     expect(real()).toMatchObject({ duration: null });
     await importer.media.idle();
     expect(real()?.duration).toBeCloseTo(2, 0);
-    expect(importer.media.status()).toMatchObject({ running: false });
+    expect(importer.media.status()).toMatchObject({ running: false, toProbe: 0 });
     expect(importer.media.status().probed).toBeGreaterThanOrEqual(1);
   });
 
