@@ -686,12 +686,12 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   foreground (\`minidlnad -S -f … -P …\`); its scan is over when its log, read every 20 ms, says
   "Finished parsing playlists." after "Scanning … finished (N files)!" (N is the count found); then
   SIGTERM. Antenna: \`antenna scan --json --no-thumbnails\` with probing on a fresh data directory
-  (MediaInfo in ${os.availableParallelism()} processes, ffprobe for what it cannot vouch for), timed from spawn until its own
+  (up to ${os.availableParallelism()} reading processes: mp4box.js for MP4, ts-ebml for Matroska, MediaInfo and ffprobe behind them), timed from spawn until its own
   database (opened read-only, read every 250 ms) has a duration for every file, and to its exit
   (thumbnails are Antenna's alone, minidlna makes none: the server makes them later); then
   \`--no-probe\` on another fresh data directory, spawn to exit. Peak RSS is the largest sum of
   VmRSS over the process and its descendants, sampled every 20 ms (minidlna scans in a forked
-  child; Antenna walks in a child process and probes in MediaInfo children; shared pages count once
+  child; Antenna walks in a child process and probes in reading children; shared pages count once
   per process), with probing up to the moment every file has its duration. gerbera: ${peer.gerbera.reason}.
 
 ## Details

@@ -261,7 +261,7 @@ export function scanPeerRows(result, { fmt, verdict }) {
   const allProbed = a.summary.probed === result.files && a.summary.failed === 0;
   const ratio = m.available ? a.probedMs / m.wallMs : Number.NaN;
   const ok = allProbed && ratio <= 1;
-  let why = ok ? '' : ` (${ratio.toFixed(1)}× slower: MediaInfo, compiled to WebAssembly, reads each file's headers in one process per core beside the walk and the database writes; minidlna parses in C in one process)`;
+  let why = ok ? '' : ` (${ratio.toFixed(1)}× slower than minidlna, which parses in C in one process: the reading processes, the walk and the database writes share the cores)`;
   if (!m.available) why = ' (no minidlna to compare with)';
   if (!allProbed) why = ` (${a.summary.probed} of ${n} probed, ${a.summary.failed} failed)`;
   if (a.probedAt !== 'database' && a.summary.thumbnails > 0) why += " (timed to exit, thumbnails included: the database never showed every file's duration)";

@@ -29,7 +29,7 @@ import {
   unprobedAmong,
 } from '../repositories/import-files.repository.js';
 import { makeThumbnail } from '../media-tools/thumbnail-maker.js';
-import { MediaInfoPool, type ProbeReader, probeMedia } from '../media-tools/media-info.js';
+import { HeaderReaderPool, type ProbeReader, probeMedia } from '../media-tools/media-header.js';
 import type { ProbeOutcome } from '../media-tools/media-probe.js';
 
 export interface MediaQueueOptions {
@@ -43,7 +43,7 @@ export interface MediaQueueOptions {
   makeThumbnails?: boolean;
   ffmpegPath?: string;
   probeConcurrency?: number;
-  /** Read MP4, Matroska and AVI headers with MediaInfo, in-process (default true); false: ffprobe for every file. */
+  /** Read MP4, Matroska and AVI headers in a reading process (mp4box, ts-ebml, MediaInfo; default true); false: ffprobe for every file. */
   inProcessProbe?: boolean;
   now?: () => number;
   /** Called after each file probed or thumbnail made (a progress line). */
@@ -78,7 +78,7 @@ export class MediaQueue {
   private dirty = false;
   private loop: Promise<void> | undefined;
   private abort = new AbortController();
-  private mediaInfo: MediaInfoPool | undefined;
+  private mediaInfo: HeaderReaderPool | undefined;
   private readonly problemListeners = new Set<Problem>();
   private readonly counts: MediaWork = { running: false, probed: 0, thumbnails: 0, toProbe: 0, probeMs: 0 };
 
@@ -127,7 +127,7 @@ export class MediaQueue {
   private async run(): Promise<void> {
     const signal = this.abort.signal;
     // MediaInfo's processes live while there is work: an idle server keeps no extra memory.
-    this.mediaInfo = this.options.inProcessProbe === false ? undefined : new MediaInfoPool(this.concurrency());
+    this.mediaInfo = this.options.inProcessProbe === false ? undefined : new HeaderReaderPool(this.concurrency());
     try {
       while (this.dirty && !signal.aborted) {
         this.dirty = false;
@@ -220,10 +220,10 @@ export class MediaQueue {
     this.db.transaction(() => {
       if (outcome.ok) {
         setProbeResults(this.db, file.item_id, { duration: outcome.result.duration, tags: outcome.result.tags, corrupted: false, updatedAt: now });
-        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: outcome.result.chapters, problem: null, reader });
+        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: outcome.result.chapters, details: outcome.result.details ?? null, problem: null, reader });
       } else {
         setProbeResults(this.db, file.item_id, { duration: null, tags: null, corrupted: true, updatedAt: now });
-        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: null, problem: outcome.reason, reader });
+        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: null, details: null, problem: outcome.reason, reader });
         this.problem(file.path, outcome.reason);
       }
     })();

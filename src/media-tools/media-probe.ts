@@ -4,6 +4,7 @@
  * common/external-program.ts and never throws: a file ffprobe cannot read is a result too.
  */
 import { type ProgramRunner, lastLine, spawnRunner } from '../common/external-program.js';
+import { type HdrFormat, type MediaDetails, type VideoDetails, languageOf, positiveNumber, roundTo, tagsOf } from './media-details.js';
 
 export interface Chapter {
   start: number;
@@ -17,6 +18,8 @@ export interface ProbeResult {
   /** Interface A tags: SD/HD/4K, CC, Dolby Digital (Plus), 5.1. */
   tags: string[];
   chapters: Chapter[];
+  /** Container, streams, languages (absent from results stored before they were kept). */
+  details?: MediaDetails;
 }
 
 /**
@@ -36,14 +39,21 @@ export function ffprobeArgs(path: string): string[] {
 interface FfprobeStream {
   codec_type?: string;
   codec_name?: string;
+  width?: number;
   height?: number;
   channels?: number;
   closed_captions?: number;
   duration?: string;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  color_transfer?: string;
+  side_data_list?: { side_data_type?: string }[];
+  disposition?: { attached_pic?: number; forced?: number };
+  tags?: { language?: string };
 }
 
 interface FfprobeOutput {
-  format?: { duration?: string };
+  format?: { duration?: string; format_name?: string; tags?: { major_brand?: string } };
   streams?: FfprobeStream[];
   chapters?: { start_time?: string; end_time?: string; tags?: { title?: string } }[];
 }
@@ -53,22 +63,54 @@ function seconds(text: string | undefined): number | null {
   return text !== undefined && Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) / 1000 : null;
 }
 
+/** "30000/1001" or "25/1" as a number of frames per second. */
+function frameRate(text: string | undefined): number | undefined {
+  const [numerator, denominator] = (text ?? '').split('/').map(Number);
+  return numerator && denominator ? positiveNumber(numerator / denominator) : undefined;
+}
+
+function containerOf(format: FfprobeOutput['format']): string {
+  const names = (format?.format_name ?? '').split(',');
+  if (names.includes('mp4') || names.includes('mov')) return format?.tags?.major_brand?.trim() === 'qt' ? 'mov' : 'mp4';
+  if (names.includes('matroska')) return 'matroska';
+  return names[0] || 'unknown';
+}
+
+function hdrOf(stream: FfprobeStream): HdrFormat | undefined {
+  if ((stream.side_data_list ?? []).some((side) => side.side_data_type === 'DOVI configuration record')) return 'Dolby Vision';
+  return stream.color_transfer === 'smpte2084' ? 'HDR10' : stream.color_transfer === 'arib-std-b67' ? 'HLG' : undefined;
+}
+
+/** The streams as MediaDetails (codec names and languages are ffprobe's own). */
+function detailsOf(output: FfprobeOutput, streams: FfprobeStream[], video: FfprobeStream | undefined): MediaDetails {
+  const details: MediaDetails = { container: containerOf(output.format), audio: [], subtitles: [], closedCaptions: false };
+  if (video) {
+    const picture: VideoDetails = { codec: video.codec_name ?? 'unknown', width: positiveNumber(video.width) ?? 0, height: positiveNumber(video.height) ?? 0 };
+    const rate = frameRate(video.avg_frame_rate) ?? frameRate(video.r_frame_rate);
+    if (rate !== undefined) picture.frameRate = roundTo(rate, 3);
+    const hdr = hdrOf(video);
+    if (hdr) picture.hdr = hdr;
+    details.video = picture;
+  }
+  details.closedCaptions = streams.some((s) => (s.codec_type === 'video' && s.closed_captions === 1) || s.codec_name === 'eia_608');
+  for (const stream of streams) {
+    const language = languageOf(stream.tags?.language);
+    if (stream.codec_type === 'audio') details.audio.push({ codec: stream.codec_name ?? 'unknown', ...(positiveNumber(stream.channels) ? { channels: stream.channels } : {}), ...(language ? { language } : {}) });
+    else if (stream.codec_type === 'subtitle' && stream.codec_name !== 'eia_608') {
+      details.subtitles.push({ codec: stream.codec_name ?? 'unknown', forced: stream.disposition?.forced === 1, ...(language ? { language } : {}) });
+    }
+  }
+  return details;
+}
+
 /** Reads ffprobe's JSON; throws when the text is not ffprobe output for a media file. */
 export function readProbeOutput(json: string): ProbeResult {
   const output = JSON.parse(json) as FfprobeOutput;
   const streams = Array.isArray(output.streams) ? output.streams : [];
-  const video = streams.find((s) => s.codec_type === 'video' && s.codec_name !== 'mjpeg' && s.codec_name !== 'png');
-  if (!video && !streams.some((s) => s.codec_type === 'audio')) throw new Error('no audio or video stream');
-  const tags: string[] = [];
-  const height = video?.height ?? 0;
-  if (video && height > 0) tags.push(height >= 1800 ? '4K' : height >= 720 ? 'HD' : 'SD');
-  if (streams.some((s) => s.codec_type === 'video' && s.closed_captions === 1) || streams.some((s) => s.codec_name === 'eia_608')) {
-    tags.push('CC');
-  }
+  const video = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1 && s.codec_name !== 'mjpeg' && s.codec_name !== 'png');
   const audio = streams.filter((s) => s.codec_type === 'audio');
-  if (audio.some((s) => s.codec_name === 'eac3')) tags.push('Dolby Digital Plus');
-  else if (audio.some((s) => s.codec_name === 'ac3')) tags.push('Dolby Digital');
-  if (audio.some((s) => s.channels === 6)) tags.push('5.1');
+  if (!video && audio.length === 0) throw new Error('no audio or video stream');
+  const details = detailsOf(output, streams, video);
   const chapters = (Array.isArray(output.chapters) ? output.chapters : []).flatMap((c): Chapter[] => {
     const start = seconds(c.start_time);
     const end = seconds(c.end_time);
@@ -76,7 +118,7 @@ export function readProbeOutput(json: string): ProbeResult {
     return [{ start, end, ...(c.tags?.title ? { title: c.tags.title } : {}) }];
   });
   const duration = seconds(output.format?.duration) ?? seconds(video?.duration) ?? seconds(audio[0]?.duration);
-  return { duration, tags, chapters };
+  return { duration, tags: tagsOf(details), chapters, details };
 }
 
 export async function probeFile(path: string, ffprobe = 'ffprobe', signal?: AbortSignal, runner: ProgramRunner = spawnRunner): Promise<ProbeOutcome> {

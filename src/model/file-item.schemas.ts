@@ -1,5 +1,6 @@
 /** `GET /dvr/files/:id`'s answer: the item, its file's facts, and the PascalCase fields desktop clients read. */
 import { Type } from '@sinclair/typebox';
+import { MediaDetailsSchema } from './media-details.schemas.js';
 
 export const FileFacts = Type.Object({
   size: Type.Optional(Type.Integer({ minimum: 0, description: 'bytes on disk' })),
@@ -7,6 +8,7 @@ export const FileFacts = Type.Object({
   available: Type.Boolean({ description: 'false when the file is not on disk now' }),
   stream_url: Type.String(),
   chapters: Type.Array(Type.Object({ start: Type.Number(), end: Type.Number(), title: Type.Optional(Type.String()) })),
+  media: Type.Optional({ ...MediaDetailsSchema, description: 'what the file holds, once probed (imported files)' }),
 });
 export const FileItem = Type.Object(
   {

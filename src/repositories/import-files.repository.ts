@@ -2,6 +2,7 @@
 import type { Db } from '../db/database.js';
 import { statement } from '../db/row-codec.js';
 import type { RootKind } from '../model/import-root.js';
+import type { MediaDetails } from '../model/media-details.schemas.js';
 
 export interface ImportFileRow {
   path: string;
@@ -55,7 +56,7 @@ export function saveImportFile(db: Db, row: ImportFileRow, keepProbe: boolean): 
      ON CONFLICT (path) DO UPDATE SET root = excluded.root, root_kind = excluded.root_kind, item_id = excluded.item_id,
        size = excluded.size, mtime_ms = excluded.mtime_ms, dev = excluded.dev, ino = excluded.ino,
        fingerprint = excluded.fingerprint, sidecars = excluded.sidecars` +
-      (keepProbe ? '' : ', probed_at = NULL, chapters = NULL, problem = NULL, thumbnail = NULL'),
+      (keepProbe ? '' : ', probed_at = NULL, chapters = NULL, media_details = NULL, problem = NULL, thumbnail = NULL'),
   ).run(row);
 }
 
@@ -102,14 +103,16 @@ export interface ProbeRecord {
   probedAt: number;
   chapters: { start: number; end: number; title?: string }[] | null;
   problem: string | null;
-  /** Which reader probed it: 'mediainfo' or 'ffprobe'. */
+  /** Which reader probed it: 'mp4box', 'ts-ebml', 'mediainfo' or 'ffprobe'. */
   reader: string | null;
+  details: MediaDetails | null;
 }
 
 export function saveProbeRecord(db: Db, path: string, record: ProbeRecord): void {
-  statement(db, 'UPDATE import_files SET probed_at = ?, chapters = ?, problem = ?, probe_reader = ? WHERE path = ?').run(
+  statement(db, 'UPDATE import_files SET probed_at = ?, chapters = ?, media_details = ?, problem = ?, probe_reader = ? WHERE path = ?').run(
     record.probedAt,
     record.chapters ? JSON.stringify(record.chapters) : null,
+    record.details ? JSON.stringify(record.details) : null,
     record.problem,
     record.reader,
     path,
@@ -159,6 +162,12 @@ export function getThumbnailPath(db: Db, itemId: string): string | undefined {
 export function chaptersOf(db: Db, itemId: string): { start: number; end: number; title?: string }[] {
   const text = statement(db, 'SELECT chapters FROM import_files WHERE item_id = ?').pluck().get(itemId) as string | null | undefined;
   return text ? (JSON.parse(text) as { start: number; end: number; title?: string }[]) : [];
+}
+
+/** What an imported item's file holds, as its probe read it; undefined before (or without) a probe. */
+export function mediaDetailsOf(db: Db, itemId: string): MediaDetails | undefined {
+  const text = statement(db, 'SELECT media_details FROM import_files WHERE item_id = ?').pluck().get(itemId) as string | null | undefined;
+  return text ? (JSON.parse(text) as MediaDetails) : undefined;
 }
 
 /** Artwork for an item or show, or none (undefined clears it). */

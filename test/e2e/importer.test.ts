@@ -170,6 +170,9 @@ describe('a scanned library in interface A', () => {
     const movie = movies.find((m) => m.title === 'Quiet Harbor') as Json;
     expect(movie).toMatchObject({ release_year: 1999, summary: 'A calm film.', content_rating: 'PG', genres: ['Drama'], labels: ['calm'], corrupted: false });
     expect(movie.tags).toEqual(['SD', 'Dolby Digital', '5.1']);
+    // What the file holds, as the probe read it (in-process: ts-ebml for Matroska), for players and the app.
+    const file = await get<{ file: Json }>(`/dvr/files/${encodeURIComponent(String(movie.id))}`);
+    expect(file.file.media).toMatchObject({ container: 'matroska', video: { codec: 'h264' }, audio: [{ codec: 'ac3', channels: 6 }], subtitles: [], closedCaptions: false });
     expect((await fetch(String(movie.image_url))).status).toBe(200);
     const broken = movies.find((m) => m.title === 'Broken') as Json;
     expect(broken).toMatchObject({ corrupted: true, processed: true });

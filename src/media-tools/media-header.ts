@@ -1,0 +1,156 @@
+/**
+ * Probing without a process per file: a few long-lived processes (media-read.child.js)
+ * read MP4/MOV indexes with mp4box.js and Matroska/WebM heads with ts-ebml (a fraction of
+ * a millisecond a file), and what those cannot vouch for (AVI, odd files) with MediaInfo
+ * (a few milliseconds), where an ffprobe process costs about seventy. What none of them
+ * vouches for goes to ffprobe, which stays the reference (see each parser's top for its
+ * cases; MPEG-TS always). The result says which one read it.
+ *
+ * The parsers (mp4-header, matroska-header, media-info) are pure and table-tested; their
+ * agreement with ffprobe on real files is test/e2e/media-info-agreement.test.ts.
+ */
+import { fileURLToPath } from 'node:url';
+import { type StartedProgram, startProgram } from '../common/external-program.js';
+import { type ProbeOutcome, probeFile } from './media-probe.js';
+import { tagsOf } from './media-details.js';
+import { type HeaderReading, type Mp4Summary, readMp4Header } from './mp4-header.parser.js';
+import { type MatroskaSummary, readMatroskaHeader } from './matroska-header.parser.js';
+import { type MediaInfoTrack, readMediaInfo } from './media-info.parser.js';
+
+export type ProbeReader = 'mp4box' | 'ts-ebml' | 'mediainfo' | 'ffprobe';
+
+/** A reading process's answer: one of the three readers' summaries, or nothing (it could not open or read the file). */
+export interface HeaderAnswer {
+  mp4?: Mp4Summary;
+  matroska?: MatroskaSummary;
+  tracks?: MediaInfoTrack[];
+}
+
+const CHILD_PATH = fileURLToPath(new URL('./media-read.child.js', import.meta.url));
+/** A file not answered for in this long is left to ffprobe (and its process started again). */
+const READ_TIMEOUT_MS = 20_000;
+/** Files read before a second process is worth its start. */
+const FILES_BEFORE_ANOTHER_PROCESS = 32;
+
+interface Pending {
+  resolve: (answer: HeaderAnswer | undefined) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** One media-read.child.js: requests answered in order. */
+class ReadingProcess {
+  private readonly program: StartedProgram;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  dead = false;
+
+  constructor() {
+    this.program = startProgram(process.execPath, [CHILD_PATH], { stdin: 'pipe', stdout: 'pipe' });
+    const { child } = this.program;
+    child.on('error', () => this.end());
+    child.once('exit', () => this.end());
+    child.stdin?.on('error', () => undefined);
+    let rest = '';
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        try {
+          this.answer(JSON.parse(line) as HeaderAnswer & { id: number; error?: string });
+        } catch {
+          // Not an answer (the library printing something): ignored; an unanswered read times out to ffprobe.
+        }
+      }
+    });
+  }
+
+  get load(): number {
+    return this.pending.size;
+  }
+
+  read(path: string, reader: 'mediainfo' | undefined): Promise<HeaderAnswer | undefined> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      // Stuck (a dead share, a pathological file): this process goes, its files to ffprobe.
+      const timer = setTimeout(() => this.kill(), READ_TIMEOUT_MS);
+      this.pending.set(id, { resolve, timer });
+      this.program.child.stdin?.write(`${JSON.stringify({ id, path, reader })}\n`);
+    });
+  }
+
+  kill(): void {
+    this.program.child.kill('SIGKILL');
+    this.end();
+  }
+
+  private answer(message: HeaderAnswer & { id: number; error?: string }): void {
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    this.pending.delete(message.id);
+    clearTimeout(pending.timer);
+    pending.resolve(message.error === undefined ? message : undefined);
+  }
+
+  private end(): void {
+    this.dead = true;
+    for (const { resolve, timer } of this.pending.values()) {
+      clearTimeout(timer);
+      resolve(undefined);
+    }
+    this.pending.clear();
+  }
+}
+
+/**
+ * A few reading processes, started as the work asks for them: a second one only once
+ * a few files have been read and every process has reads waiting (starting one costs
+ * about 0.2 s of a core, more than a small batch of files takes), and again after one
+ * dies.
+ */
+export class HeaderReaderPool {
+  private processes: ReadingProcess[] = [];
+  private reads = 0;
+
+  constructor(private readonly size: number) {}
+
+  /** A reader's summary of a file (MediaInfo's when `reader` says so), or undefined when none could read it. */
+  read(path: string, reader?: 'mediainfo'): Promise<HeaderAnswer | undefined> {
+    this.processes = this.processes.filter((worker) => !worker.dead);
+    const busy = this.processes.every((worker) => worker.load > 0);
+    if (this.processes.length === 0 || (this.processes.length < this.size && busy && this.reads >= FILES_BEFORE_ANOTHER_PROCESS)) {
+      this.processes.push(new ReadingProcess());
+    }
+    this.reads++;
+    const least = this.processes.reduce((best, worker) => (worker.load < best.load ? worker : best));
+    return least.read(path, reader);
+  }
+
+  close(): void {
+    for (const worker of this.processes) worker.kill();
+    this.processes = [];
+  }
+}
+
+function readAnswer(answer: HeaderAnswer | undefined): { reading: HeaderReading | undefined; reader: ProbeReader } {
+  if (answer?.mp4) return { reading: readMp4Header(answer.mp4), reader: 'mp4box' };
+  if (answer?.matroska) return { reading: readMatroskaHeader(answer.matroska), reader: 'ts-ebml' };
+  return { reading: answer?.tracks ? readMediaInfo(answer.tracks) : undefined, reader: 'mediainfo' };
+}
+
+/**
+ * Probes a file: mp4box or ts-ebml, then MediaInfo, then ffprobe, each for what the one
+ * before could not vouch for (see the top of this file). Never throws.
+ */
+export async function probeMedia(path: string, pool: HeaderReaderPool | undefined, ffprobePath: string | undefined, signal: AbortSignal): Promise<ProbeOutcome & { reader: ProbeReader }> {
+  if (pool) {
+    let answer = await pool.read(path);
+    let { reading, reader } = readAnswer(answer);
+    if (!reading && (answer?.mp4 || answer?.matroska) && !signal.aborted) {
+      answer = await pool.read(path, 'mediainfo');
+      ({ reading, reader } = readAnswer(answer));
+    }
+    if (reading) return { ok: true, result: { duration: reading.duration, tags: tagsOf(reading.details), chapters: reading.chapters, details: reading.details }, reader };
+  }
+  return { ...(await probeFile(path, ffprobePath, signal)), reader: 'ffprobe' };
+}

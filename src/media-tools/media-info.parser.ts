@@ -1,0 +1,91 @@
+/**
+ * MediaInfo's tracks (picked by media-read.child.js) as MediaDetails. MediaInfo reads
+ * what mp4box and ts-ebml do not (AVI, odd MP4 and Matroska files). Undefined when it
+ * cannot vouch for the file, which then goes to ffprobe:
+ * - it reads the file as truncated, or finds no duration or no audio or video stream;
+ * - MPEG-TS (a recording's captions sit in its video, which ffprobe reads);
+ * - chapters (a Menu track, in a form not mapped here);
+ * - a codec it names in a way not mapped to ffprobe's names.
+ * Its languages are ISO 639-1 ("en") where the others give ISO 639-2 ("eng"): kept as given.
+ */
+import type { HeaderReading } from './mp4-header.parser.js';
+import { type AudioDetails, type MediaDetails, type SubtitleDetails, type VideoDetails, languageOf, positiveNumber, roundTo } from './media-details.js';
+
+/** A track as media-read.child.js sends it: MediaInfo's own field names. */
+export type MediaInfoTrack = Record<string, unknown> & { '@type'?: string };
+
+const VIDEO: Record<string, string> = { AVC: 'h264', HEVC: 'hevc', AV1: 'av1', VP9: 'vp9', VP8: 'vp8', 'MPEG-4 Visual': 'mpeg4', 'MPEG Video': 'mpeg2video' };
+const AUDIO: Record<string, string> = { AAC: 'aac', 'AC-3': 'ac3', 'E-AC-3': 'eac3', Opus: 'opus', Vorbis: 'vorbis', FLAC: 'flac', DTS: 'dts', 'MLP FBA': 'truehd' };
+const TEXT: Record<string, string> = { 'UTF-8': 'subrip', ASS: 'ass', SSA: 'ass', PGS: 'hdmv_pgs_subtitle', VobSub: 'dvd_subtitle', 'Timed Text': 'mov_text', WebVTT: 'webvtt', 'DVB Subtitle': 'dvb_subtitle' };
+const CAPTIONS = /^EIA-(608|708)$/;
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function audioCodec(track: MediaInfoTrack): string | undefined {
+  // MediaInfo's short output often leaves out the layer: Layer 3 is by far the most common (AVI's codec id 0x55), Layer 2 is 0x50.
+  if (track.Format === 'MPEG Audio') return track.Format_Profile === 'Layer 2' || track.CodecID === '50' ? 'mp2' : track.Format_Profile === 'Layer 1' ? undefined : 'mp3';
+  return AUDIO[text(track.Format)];
+}
+
+function containerOf(general: MediaInfoTrack): string {
+  const format = text(general.Format);
+  if (format === 'MPEG-4') return general.Format_Profile === 'QuickTime' ? 'mov' : 'mp4';
+  return { Matroska: 'matroska', WebM: 'webm', AVI: 'avi', 'MPEG-TS': 'mpegts' }[format] ?? format.toLowerCase();
+}
+
+function videoOf(track: MediaInfoTrack, codec: string): VideoDetails {
+  const video: VideoDetails = { codec, width: positiveNumber(track.Width) ?? 0, height: positiveNumber(track.Height) ?? 0 };
+  const frameRate = positiveNumber(track.FrameRate);
+  if (frameRate !== undefined) video.frameRate = roundTo(frameRate, 3);
+  const hdrFormat = text(track.HDR_Format);
+  const transfer = text(track.transfer_characteristics);
+  if (hdrFormat.includes('Dolby Vision')) video.hdr = 'Dolby Vision';
+  else if (transfer === 'PQ' || /SMPTE ST 2086|SMPTE ST 2094/.test(hdrFormat)) video.hdr = 'HDR10';
+  else if (transfer === 'HLG') video.hdr = 'HLG';
+  return video;
+}
+
+/** What MediaInfo found, as ffprobe's reading would say it; undefined when ffprobe should read the file instead. */
+export function readMediaInfo(tracks: readonly MediaInfoTrack[]): HeaderReading | undefined {
+  const general = tracks.find((track) => track['@type'] === 'General');
+  if (!general) return undefined;
+  const extra = (general.extra ?? {}) as Record<string, unknown>;
+  if (extra.IsTruncated === 'Yes' || general.Format === 'MPEG-TS' || general.Format === 'BDAV') return undefined;
+  if (tracks.some((track) => track['@type'] === 'Menu')) return undefined;
+  const details: MediaDetails = { container: containerOf(general), audio: [], subtitles: [], closedCaptions: false };
+  let firstVideo: MediaInfoTrack | undefined;
+  for (const track of tracks) {
+    const type = track['@type'];
+    const language = languageOf(track.Language);
+    if (type === 'Video' && track.Format !== 'JPEG' && track.Format !== 'PNG') {
+      const codec = VIDEO[text(track.Format)];
+      if (!codec) return undefined;
+      if (!details.video) {
+        details.video = videoOf(track, codec);
+        firstVideo = track;
+      }
+    } else if (type === 'Audio') {
+      const codec = audioCodec(track);
+      if (!codec) return undefined;
+      details.audio.push({ codec, ...(positiveNumber(track.Channels) ? { channels: positiveNumber(track.Channels) } : {}), ...(language ? { language } : {}) } as AudioDetails);
+    } else if (type === 'Text' && CAPTIONS.test(text(track.Format))) {
+      details.closedCaptions = true;
+    } else if (type === 'Text') {
+      const codec = TEXT[text(track.Format)];
+      if (!codec) return undefined;
+      details.subtitles.push({ codec, forced: track.Forced === 'Yes', ...(language ? { language } : {}) } as SubtitleDetails);
+    }
+  }
+  if (!details.video && details.audio.length === 0) return undefined;
+  const audioTrack = tracks.find((track) => track['@type'] === 'Audio');
+  const seconds = nonNegative(general.Duration) ?? nonNegative(firstVideo?.Duration) ?? nonNegative(audioTrack?.Duration);
+  if (seconds === undefined) return undefined;
+  return { duration: roundTo(seconds, 3), details, chapters: [] };
+}
+
+function nonNegative(value: unknown): number | undefined {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  return Number.isFinite(number) && number >= 0 ? number : undefined;
+}
