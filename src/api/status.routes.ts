@@ -24,6 +24,10 @@ function scanOf(status: ScanStatus, library: LibraryService) {
     files_seen: status.filesSeen,
     probed: status.probed,
     to_probe: status.toProbe,
+    thumbnails: status.thumbnails,
+    to_thumbnail: status.toThumbnail,
+    ...(status.perSecond !== undefined ? { files_per_second: status.perSecond } : {}),
+    ...(status.secondsLeft !== undefined ? { seconds_left: status.secondsLeft } : {}),
     ...(last
       ? {
           last: {

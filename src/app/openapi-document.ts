@@ -52,7 +52,7 @@ export async function generateOpenApiDocument(): Promise<unknown> {
       roots: () => [],
       requestScan: () => undefined,
     },
-    scanStatus: () => ({ phase: 'idle', filesSeen: 0, probed: 0, toProbe: 0, running: false }),
+    scanStatus: () => ({ phase: 'idle', filesSeen: 0, probed: 0, thumbnails: 0, toProbe: 0, toThumbnail: 0, running: false }),
     logger,
     fallbackBaseUrl: 'http://localhost:8089',
   });

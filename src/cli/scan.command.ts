@@ -34,16 +34,44 @@ export function formatSummary(summary: ScanSummary): string {
   return `${lines.join('\n')}\n`;
 }
 
-function progressLine(progress: ScanProgress): string {
+const BAR_WIDTH = 24;
+
+/**
+ * `[#########...............]`: how much of a total is done. Written here rather than
+ * taken from a progress-bar package: the line is redrawn by progressPrinter below, the
+ * bar is one string.
+ */
+export function progressBar(done: number, total: number, width = BAR_WIDTH): string {
+  const share = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
+  const filled = Math.round(share * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+}
+
+/** `42 s`, `3 min 05 s`, `1 h 02 min`. */
+export function formatSecondsLeft(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
+  return `${Math.floor(seconds / 3600)} h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/** One progress line: the phase, a bar where the total is known, the rate and the time left once measured. */
+export function progressLine(progress: ScanProgress): string {
+  const count = (n: number) => n.toLocaleString('en-US');
+  const rate = progress.perSecond !== undefined ? ` · ${count(Math.round(progress.perSecond))} files/s` : '';
+  const left = progress.secondsLeft !== undefined ? ` · about ${formatSecondsLeft(progress.secondsLeft)} left` : '';
   switch (progress.phase) {
     case 'walking':
-      return `walking the roots: ${progress.filesSeen} media files found`;
+      return `walking the roots: ${count(progress.filesSeen)} media files found${rate}`;
     case 'importing':
-      return `importing ${progress.filesSeen} files`;
-    case 'probing':
-      return `probing: ${progress.probed} read, about ${progress.toProbe} to go`;
-    case 'thumbnails':
-      return 'making thumbnails';
+      return `importing ${count(progress.filesSeen)} files`;
+    case 'probing': {
+      const total = progress.probed + progress.toProbe;
+      return `probing    ${progressBar(progress.probed, total)} ${count(progress.probed)}/${count(total)}${rate}${left}`;
+    }
+    case 'thumbnails': {
+      const total = progress.thumbnails + progress.toThumbnail;
+      return `thumbnails ${progressBar(progress.thumbnails, total)} ${count(progress.thumbnails)}/${count(total)}${rate}${left}`;
+    }
     default:
       return progress.phase;
   }

@@ -24,6 +24,7 @@ import { type WalkJob, type WalkProblem, walkFolders } from './folder-walk.js';
 import { ImportRun } from './import-run.js';
 import { MediaQueue, type MediaQueueOptions } from './media-queue.js';
 import { type ScanProgress, type ScanSummary, emptySummary } from './scan-summary.js';
+import { RateMeter, secondsLeft } from './progress-rate.js';
 
 export type { ScanProgress, ScanSummary } from './scan-summary.js';
 export type { ChangedPath } from './change-jobs.js';
@@ -50,6 +51,7 @@ const WRITE_BATCH = 500;
 export class ImportService {
   readonly media: MediaQueue;
   private walk: { phase: 'idle' | 'walking' | 'importing' | 'done'; filesSeen: number } = { phase: 'idle', filesSeen: 0 };
+  private readonly rates = { walked: new RateMeter(), probed: new RateMeter(), thumbnails: new RateMeter() };
   private abort = new AbortController();
   /** The whole-root run under way: a watched change tells it what it wrote, so the run does not undo it. */
   private fullRun: ImportRun | undefined;
@@ -66,7 +68,22 @@ export class ImportService {
     const media = this.media.status();
     const walking = this.walk.phase === 'walking' || this.walk.phase === 'importing';
     const phase = walking ? this.walk.phase : media.running ? (media.toProbe > 0 ? 'probing' : 'thumbnails') : this.walk.phase;
-    return { phase, filesSeen: this.walk.filesSeen, probed: media.probed, toProbe: media.toProbe };
+    const now = performance.now();
+    this.rates.walked.sample(this.walk.filesSeen, now);
+    this.rates.probed.sample(media.probed, now);
+    this.rates.thumbnails.sample(media.thumbnails, now);
+    const probeRate = this.rates.probed.perSecond();
+    const thumbnailRate = this.rates.thumbnails.perSecond();
+    const perSecond = walking ? this.rates.walked.perSecond() : phase === 'probing' ? probeRate : phase === 'thumbnails' ? thumbnailRate : undefined;
+    const progress: ScanProgress = { phase, filesSeen: this.walk.filesSeen, probed: media.probedThisRun, thumbnails: media.thumbnailsThisRun, toProbe: media.toProbe, toThumbnail: media.toThumbnail };
+    if (perSecond !== undefined) progress.perSecond = Math.round(perSecond * 10) / 10;
+    if (media.running && !walking) {
+      // Thumbnails come after probing: before the first is made their rate is unknown, and so is the end.
+      const probing = secondsLeft(media.toProbe, probeRate);
+      const thumbnails = media.toThumbnail > 0 ? secondsLeft(media.toThumbnail, thumbnailRate) : 0;
+      if (probing !== undefined && thumbnails !== undefined) progress.secondsLeft = probing + thumbnails;
+    }
+    return progress;
   }
 
   /** Stops a running scan at its next step and kills its walk, ffprobe and ffmpeg; the scan then rejects with ScanCancelledError. */

@@ -57,6 +57,11 @@ export interface MediaWork {
   thumbnails: number;
   /** Files waiting for a probe, as of the last page taken. */
   toProbe: number;
+  /** Probed files waiting for a thumbnail, as of the last page taken (0 when none are made). */
+  toThumbnail: number;
+  /** Of `probed` and `thumbnails`: those of the work under way, or of the last (a progress bar's numerator). */
+  probedThisRun: number;
+  thumbnailsThisRun: number;
   /** Time spent probing, in milliseconds. */
   probeMs: number;
 }
@@ -80,7 +85,8 @@ export class MediaQueue {
   private abort = new AbortController();
   private mediaInfo: HeaderReaderPool | undefined;
   private readonly problemListeners = new Set<Problem>();
-  private readonly counts: MediaWork = { running: false, probed: 0, thumbnails: 0, toProbe: 0, probeMs: 0 };
+  private readonly counts: Omit<MediaWork, 'probedThisRun' | 'thumbnailsThisRun'> = { running: false, probed: 0, thumbnails: 0, toProbe: 0, toThumbnail: 0, probeMs: 0 };
+  private runStart = { probed: 0, thumbnails: 0 };
 
   constructor(
     private readonly db: Db,
@@ -88,7 +94,8 @@ export class MediaQueue {
   ) {}
 
   status(): MediaWork {
-    return { ...this.counts, running: this.loop !== undefined };
+    const { probed, thumbnails } = this.counts;
+    return { ...this.counts, running: this.loop !== undefined, probedThisRun: probed - this.runStart.probed, thumbnailsThisRun: thumbnails - this.runStart.thumbnails };
   }
 
   /**
@@ -102,6 +109,7 @@ export class MediaQueue {
     for (const path of paths) this.urgent.add(path);
     this.dirty = true;
     if (this.abort.signal.aborted) this.abort = new AbortController();
+    if (!this.loop) this.runStart = { probed: this.counts.probed, thumbnails: this.counts.thumbnails };
     this.loop ??= this.run().finally(() => (this.loop = undefined));
   }
 
@@ -160,7 +168,9 @@ export class MediaQueue {
         return;
       }
       if (urgent.length === 0) after = (page.at(-1) as UnprobedFile).path;
-      this.counts.toProbe = countMediaWork(this.db, roots).unprobed;
+      const work = countMediaWork(this.db, roots);
+      this.counts.toProbe = work.unprobed;
+      if (this.options.thumbnailsDir !== undefined && this.options.makeThumbnails !== false) this.counts.toThumbnail = work.withoutThumbnail + work.unprobed;
       const started = performance.now();
       await forEachConcurrently(page, this.concurrency() * (this.mediaInfo ? READS_PER_PROCESS : 1), async (file) => {
         const outcome = await probeMedia(file.path, this.mediaInfo, this.options.ffprobePath, signal);
@@ -185,6 +195,7 @@ export class MediaQueue {
       // Probing comes first: a wake meanwhile (a new file) is probed before more thumbnails.
       if (signal.aborted || this.dirty) return;
       const page: ThumbnailWork[] = listFilesNeedingThumbnails(this.db, [...this.roots], after, THUMBNAIL_PAGE);
+      this.counts.toThumbnail = page.length === 0 ? 0 : countMediaWork(this.db, [...this.roots]).withoutThumbnail;
       if (page.length === 0) return;
       after = (page.at(-1) as ThumbnailWork).path;
       for (const file of page) {
@@ -203,6 +214,7 @@ export class MediaQueue {
       saveThumbnail(this.db, file.path, target, null);
       if (!setThumbnailUrl(this.db, file.item_id, `/thumbnails/${encodeURIComponent(file.item_id)}`) && target.startsWith(dir + sep)) rmSync(target, { force: true });
       else this.counts.thumbnails++;
+      this.counts.toThumbnail = Math.max(0, this.counts.toThumbnail - 1);
       this.options.onWork?.();
     } else {
       if (!result.transient) saveThumbnail(this.db, file.path, null, result.reason);

@@ -19,9 +19,18 @@ export interface ScanSummary {
 
 export interface ScanProgress {
   phase: 'idle' | 'walking' | 'importing' | 'probing' | 'thumbnails' | 'done';
+  /** Media files the walk has found. */
   filesSeen: number;
+  /** Files probed and thumbnails made in the probing under way (or the last). */
   probed: number;
+  thumbnails: number;
+  /** What waits: files to probe, thumbnails to make (files not probed yet included). */
   toProbe: number;
+  toThumbnail: number;
+  /** The phase's own rate (files walked, probed or thumbnailed per second, over the last seconds); absent until measured. */
+  perSecond?: number;
+  /** Seconds until every file is probed and has its thumbnail, at the rates measured; absent while walking (the total is not known) or stalled. */
+  secondsLeft?: number;
 }
 
 export function emptySummary(): ScanSummary {

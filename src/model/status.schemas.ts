@@ -37,9 +37,13 @@ export const StatusSchema = Type.Object(
         {
           running: Type.Boolean(),
           phase: Type.String({ description: 'idle, walking, importing, probing, thumbnails or done' }),
-          files_seen: Count,
-          probed: Count,
-          to_probe: Count,
+          files_seen: Type.Integer({ minimum: 0, description: 'media files the walk has found' }),
+          probed: Type.Integer({ minimum: 0, description: 'files probed in the probing under way (or the last)' }),
+          to_probe: Type.Integer({ minimum: 0, description: 'files waiting for a probe' }),
+          thumbnails: Type.Integer({ minimum: 0, description: 'thumbnails made in the work under way (or the last)' }),
+          to_thumbnail: Type.Integer({ minimum: 0, description: 'files waiting for a thumbnail (those not probed yet included)' }),
+          files_per_second: Type.Optional(Type.Number({ minimum: 0, description: "the phase's rate over the last seconds: files walked, probed or given a thumbnail per second" })),
+          seconds_left: Type.Optional(Type.Integer({ minimum: 0, description: 'estimated seconds until every file is probed and has its thumbnail; absent while walking or stalled' })),
           last: Type.Optional(
             Type.Object({
               finished_at: Type.Integer({ description: 'epoch milliseconds' }),

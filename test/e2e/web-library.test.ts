@@ -4,7 +4,7 @@
  * holds; playing a movie and pausing it reports its position to interface A; a
  * recording being made is marked in Recordings, plays while it records (its position
  * reaching interface A too) and can be deleted (after a confirmation); TV mode is walked with the keyboard alone; axe-core finds no serious
- * violation. Screenshots: test-output/web/library-*.png, player.png, tv-*.png.
+ * violation; an item's page says what its file holds. Screenshots: test-output/web/library-*.png, player.png, tv-*.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/dvr-app.js';
@@ -55,6 +55,12 @@ describe('the library in the app', () => {
     const movies = (await web.api('GET', '/api/v1/movies')).json;
     const movie = movies.find((m) => m.title === 'Northern Lights') as { id: string };
     const page = await web.open(`/library/items/${movie.id}`);
+    // What the file holds, as the probe read it, under the summary.
+    await page.waitForSelector('.media-facts', { timeout: 20_000 });
+    const facts = (await page.$eval('.media-facts', (element) => element.textContent)) ?? '';
+    expect(facts).toMatch(/FileMatroska|FileMP4/);
+    expect(facts).toMatch(/VideoH\.264 · \d+×\d+/);
+    await web.shot(page, 'library-item');
     await clickText(page, 'a', 'Play');
     await page.waitForSelector('video');
     await until(() => page.evaluate('document.querySelector("video").currentTime') as Promise<number>, (time) => time > 1.5, 20_000, 'the movie playing');

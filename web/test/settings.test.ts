@@ -2,10 +2,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../src/api/server-types';
-import { ago, diskUse, formatBytes, formatUptime, freshness, lastScan, refreshLines, scanProgress } from '../src/sections/settings/settings-view';
+import { ago, diskUse, formatBytes, formatUptime, freshness, lastScan, refreshLines, scanProgress, scanShare, timeLeft } from '../src/sections/settings/settings-view';
 
 type Scan = NonNullable<ServerStatus['scan']>;
-const scan = (fields: Partial<Scan> = {}): Scan => ({ running: false, phase: 'idle', files_seen: 0, probed: 0, to_probe: 0, not_media: { count: 0, files: [] }, ...fields });
+const scan = (fields: Partial<Scan> = {}): Scan => ({ running: false, phase: 'idle', files_seen: 0, probed: 0, to_probe: 0, thumbnails: 0, to_thumbnail: 0, not_media: { count: 0, files: [] }, ...fields });
 
 describe('Settings wording', () => {
   it('writes sizes as disks are sold', () => {
@@ -36,8 +36,14 @@ describe('Settings wording', () => {
 
   it('says what the importer does and how the last scan went', () => {
     expect(scanProgress(scan())).toBe('Not scanning now.');
-    expect(scanProgress(scan({ running: true, phase: 'probing', files_seen: 40, probed: 3, to_probe: 10 }))).toBe('Reading the files (ffprobe): 40 files seen, 3 of 10 read.');
-    expect(scanProgress(scan({ running: true, phase: 'walking', files_seen: 12 }))).toBe('Looking through the folders: 12 files seen.');
+    expect(scanProgress(scan({ running: true, phase: 'probing', files_seen: 40, probed: 3, to_probe: 10 }))).toBe('Reading the files: 3 of 13 read.');
+    expect(scanProgress(scan({ running: true, phase: 'probing', probed: 3000, to_probe: 17_000, files_per_second: 1800.4, seconds_left: 130 }))).toBe('Reading the files: 3,000 of 20,000 read, 1,800 a second, about 2 min left.');
+    expect(scanProgress(scan({ running: true, phase: 'thumbnails', thumbnails: 5, to_thumbnail: 15, seconds_left: 9 }))).toBe('Making thumbnails: 5 of 20 made, about 9 s left.');
+    expect(scanProgress(scan({ running: true, phase: 'walking', files_seen: 12, files_per_second: 300 }))).toBe('Looking through the folders: 12 files found, 300 a second.');
+    expect(scanShare(scan({ running: true, phase: 'probing', probed: 1, to_probe: 3 }))).toBe(0.25);
+    expect(scanShare(scan({ running: true, phase: 'walking', files_seen: 9 }))).toBeUndefined();
+    expect(scanShare(scan({ phase: 'probing', probed: 1, to_probe: 3 }))).toBeUndefined();
+    expect([timeLeft(42), timeLeft(600), timeLeft(4800)]).toEqual(['42 s', '10 min', '1 h 20 min']);
     expect(lastScan(scan())).toBe('No scan has finished yet.');
     const last = { finished_at: 1_000_000, added: 7, updated: 0, moved: 1, removed: 0, unchanged: 2, failed: 1, duration_ms: 10, problems: [] };
     expect(lastScan(scan({ last }), 1_000_000 + 5 * 60_000)).toBe('Last scan 5 minutes ago: 7 added, 1 moved (2 unchanged); 1 could not be imported.');

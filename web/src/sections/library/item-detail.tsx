@@ -14,6 +14,7 @@ import { ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusButton, FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 import { formatClock, formatDate, formatDuration, itemSubtitle, itemTitle, kindOf, progressShare } from '../../lib/item-view';
+import { mediaRows } from '../../lib/media-view';
 import { resumePoint } from '../../../../src/player/player-state';
 import { useRecordingNow } from './library-lists';
 
@@ -50,6 +51,16 @@ export function ItemDetailPage({ id }: { id: string }) {
           </p>
           {progressShare(data) > 0 && progressShare(data) < 1 && <p className="facts">Stopped at {formatClock(data.playback_time)}</p>}
           {summary && <p className="summary">{summary}</p>}
+          {mediaRows(data.file.media).length > 0 && (
+            <dl className="media-facts" aria-label="What the file holds">
+              {mediaRows(data.file.media).map(([label, text]) => (
+                <div key={label}>
+                  <dt>{label}</dt>
+                  <dd>{text}</dd>
+                </div>
+              ))}
+            </dl>
+          )}
           <FocusGroup className="actions" focusKey={`item-actions-${id}`}>
             {resume !== undefined && (
               <FocusLink to="/{-$mode}/watch/$id" params={{ mode, id }} search={{ start: resume }} className="button primary">

@@ -9,7 +9,7 @@ import { useSourceChanges } from '../../api/dvr.mutations';
 import { libraryQueries } from '../../api/library.queries';
 import { ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusButton } from '../../components/focusable';
-import { lastScan, scanProgress } from './settings-view';
+import { lastScan, scanProgress, scanShare } from './settings-view';
 
 const KIND_LABELS: Record<string, string> = { tv: 'TV shows', movies: 'Movies', videos: 'Videos' };
 
@@ -20,7 +20,7 @@ export function LibraryPanel() {
   const scan = useSourceChanges().scan;
   const roots = info.data?.roots ?? [];
   const state = status.data?.scan;
-  const probeShare = state?.running && state.to_probe > 0 ? state.probed / state.to_probe : undefined;
+  const share = state ? scanShare(state) : undefined;
   return (
     <section className="panel" aria-labelledby="library-title">
       <div className="section-head">
@@ -52,9 +52,9 @@ export function LibraryPanel() {
       {state && (
         <div className="scan-state">
           <p className={state.running ? 'scan-running' : ''}>{scanProgress(state)}</p>
-          {probeShare !== undefined && (
-            <div className="bar" role="progressbar" aria-label="Files read" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(probeShare * 100)}>
-              <span style={{ width: `${probeShare * 100}%` }} />
+          {share !== undefined && (
+            <div className="bar" role="progressbar" aria-label={state?.phase === 'thumbnails' ? 'Thumbnails made' : 'Files read'} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(share * 100)}>
+              <span style={{ width: `${share * 100}%` }} />
             </div>
           )}
           <p className="muted">{lastScan(state)}</p>

@@ -34,17 +34,39 @@ const PHASES: Record<string, string> = {
   idle: 'Waiting for changes',
   walking: 'Looking through the folders',
   importing: 'Importing',
-  probing: 'Reading the files (ffprobe)',
+  probing: 'Reading the files',
   thumbnails: 'Making thumbnails',
   done: 'Done',
 };
 
-/** What the importer is doing, in words: the phase and its counts. */
+/** What the importer is doing, in words: the phase, its counts, its rate and the time left once measured. */
 export function scanProgress(scan: NonNullable<ServerStatus['scan']>): string {
   const phase = PHASES[scan.phase] ?? scan.phase;
   if (!scan.running) return 'Not scanning now.';
-  const counts = [`${scan.files_seen} files seen`, scan.to_probe > 0 ? `${scan.probed} of ${scan.to_probe} read` : ''].filter(Boolean).join(', ');
-  return `${phase}: ${counts}.`;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const counts =
+    scan.phase === 'probing'
+      ? `${count(scan.probed)} of ${count(scan.probed + scan.to_probe)} read`
+      : scan.phase === 'thumbnails'
+        ? `${count(scan.thumbnails)} of ${count(scan.thumbnails + scan.to_thumbnail)} made`
+        : `${count(scan.files_seen)} files found`;
+  const rate = scan.files_per_second !== undefined ? `${count(Math.round(scan.files_per_second))} a second` : '';
+  const left = scan.seconds_left !== undefined ? `about ${timeLeft(scan.seconds_left)} left` : '';
+  return `${phase}: ${[counts, rate, left].filter(Boolean).join(', ')}.`;
+}
+
+/** `40 s`, `3 min`, `1 h 20 min`. */
+export function timeLeft(seconds: number): string {
+  if (seconds < 60) return `${Math.max(0, Math.round(seconds))} s`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
+}
+
+/** How far the phase under way is, 0–1, where its total is known (probing, thumbnails); undefined otherwise. */
+export function scanShare(scan: NonNullable<ServerStatus['scan']>): number | undefined {
+  if (!scan.running) return undefined;
+  const [done, left] = scan.phase === 'probing' ? [scan.probed, scan.to_probe] : scan.phase === 'thumbnails' ? [scan.thumbnails, scan.to_thumbnail] : [0, 0];
+  return done + left > 0 ? done / (done + left) : undefined;
 }
 
 /** The last finished scan, in one sentence. */
