@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { probeFile } from '../media-tools/media-probe.js';
+import { HeaderReaderPool, probeMedia } from '../media-tools/media-header.js';
 import { makeThumbnail } from '../media-tools/thumbnail-maker.js';
 import { upsertShow } from '../repositories/parents.repository.js';
 import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../repositories/items.repository.js';
@@ -288,7 +288,9 @@ export class RecordingsService {
     if (!recording?.path) return;
     const signal = this.postAbort.signal;
     const programs = this.options.programs ?? PROGRAMS_ON_PATH;
-    const probe = await probeFile(recording.path, programs.ffprobe, signal);
+    // A reading process of its own for this one file: MediaInfo lends ffprobe the captions in a recording's video (media-header.ts).
+    const readers = new HeaderReaderPool(1);
+    const probe = await probeMedia(recording.path, readers, programs.ffprobe, signal).finally(() => readers.close());
     if (signal.aborted) return;
     const duration = probe.ok ? probe.result.duration : null;
     const tags = probe.ok ? ['Live', ...probe.result.tags] : null;

@@ -15,7 +15,7 @@ import { type ProbeOutcome, probeFile } from './media-probe.js';
 import { tagsOf } from './media-details.js';
 import { type HeaderReading, type Mp4Summary, readMp4Header } from './mp4-header.parser.js';
 import { type MatroskaSummary, readMatroskaHeader } from './matroska-header.parser.js';
-import { type MediaInfoTrack, readMediaInfo } from './media-info.parser.js';
+import { type MediaInfoTrack, readMediaInfo, seesCaptions } from './media-info.parser.js';
 
 export type ProbeReader = 'mp4box' | 'ts-ebml' | 'mediainfo' | 'ffprobe';
 
@@ -151,6 +151,14 @@ export async function probeMedia(path: string, pool: HeaderReaderPool | undefine
       ({ reading, reader } = readAnswer(answer));
     }
     if (reading) return { ok: true, result: { duration: reading.duration, tags: tagsOf(reading.details), chapters: reading.chapters, details: reading.details }, reader };
+    if (answer?.tracks && seesCaptions(answer.tracks)) return withCaptions(await probeFile(path, ffprobePath, signal));
   }
   return { ...(await probeFile(path, ffprobePath, signal)), reader: 'ffprobe' };
+}
+
+/** ffprobe's reading, with the captions MediaInfo saw in the video (ffprobe 5.1 reports them only when decoding every frame). */
+function withCaptions(outcome: ProbeOutcome): ProbeOutcome & { reader: ProbeReader } {
+  if (!outcome.ok || !outcome.result.details) return { ...outcome, reader: 'ffprobe' };
+  const details = { ...outcome.result.details, closedCaptions: true };
+  return { ok: true, result: { ...outcome.result, details, tags: tagsOf(details) }, reader: 'ffprobe' };
 }

@@ -3,7 +3,12 @@
  * what mp4box and ts-ebml do not (AVI, odd MP4 and Matroska files). Undefined when it
  * cannot vouch for the file, which then goes to ffprobe:
  * - it reads the file as truncated, or finds no duration or no audio or video stream;
- * - MPEG-TS (a recording's captions sit in its video, which ffprobe reads);
+ * - MPEG-TS: measured against ffprobe (test/e2e/media-info-agreement.test.ts, with TS
+ *   taken in), MediaInfo's short reading of a TS gives no frame rate, no frame size for a
+ *   recording that starts mid-stream, and a duration 0.1 s off there; ffprobe reads them
+ *   (a recording is probed once, when it is made). But MediaInfo looks into the first
+ *   frames for CEA-608/708 captions, which Debian's ffprobe 5.1 reports only when asked
+ *   to decode every frame (-count_frames): `seesCaptions` lends ffprobe's reading that;
  * - chapters (a Menu track, in a form not mapped here);
  * - a codec it names in a way not mapped to ffprobe's names.
  * Its languages are ISO 639-1 ("en") where the others give ISO 639-2 ("eng"): kept as given.
@@ -83,6 +88,11 @@ export function readMediaInfo(tracks: readonly MediaInfoTrack[]): HeaderReading 
   const seconds = nonNegative(general.Duration) ?? nonNegative(firstVideo?.Duration) ?? nonNegative(audioTrack?.Duration);
   if (seconds === undefined) return undefined;
   return { duration: roundTo(seconds, 3), details, chapters: [] };
+}
+
+/** MediaInfo found closed captions (CEA-608/708) in the video. */
+export function seesCaptions(tracks: readonly MediaInfoTrack[]): boolean {
+  return tracks.some((track) => track['@type'] === 'Text' && CAPTIONS.test(text(track.Format)));
 }
 
 function nonNegative(value: unknown): number | undefined {

@@ -1,7 +1,7 @@
 /** MediaInfo's tracks read as ffprobe's reading would say them (src/media-tools/media-info.parser.ts). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type MediaInfoTrack, readMediaInfo } from '../../src/media-tools/media-info.parser.js';
+import { type MediaInfoTrack, readMediaInfo, seesCaptions } from '../../src/media-tools/media-info.parser.js';
 
 const general = (extra: MediaInfoTrack = {}): MediaInfoTrack => ({ '@type': 'General', Format: 'Matroska', Duration: 1320.5, ...extra });
 
@@ -50,6 +50,11 @@ describe('readMediaInfo', () => {
     expect(readMediaInfo([video])).toBeUndefined();
     expect(readMediaInfo([general(), { '@type': 'Video', Format: 'MS Video' }])).toBeUndefined();
     expect(readMediaInfo([general(), video, { '@type': 'Audio', Format: 'PCM' }])).toBeUndefined();
+  });
+
+  it('tells when it saw captions in the video (lent to ffprobe for MPEG-TS)', () => {
+    expect(seesCaptions([general({ Format: 'MPEG-TS' }), { '@type': 'Video', Format: 'MPEG Video' }, { '@type': 'Text', Format: 'EIA-708' }])).toBe(true);
+    expect(seesCaptions([general({ Format: 'MPEG-TS' }), { '@type': 'Text', Format: 'UTF-8' }])).toBe(false);
   });
 
   it('never throws, and any duration it gives is a number of seconds (property)', () => {
