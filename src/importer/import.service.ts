@@ -77,12 +77,9 @@ export class ImportService {
     const perSecond = walking ? this.rates.walked.perSecond() : phase === 'probing' ? probeRate : phase === 'thumbnails' ? thumbnailRate : undefined;
     const progress: ScanProgress = { phase, filesSeen: this.walk.filesSeen, probed: media.probedThisRun, thumbnails: media.thumbnailsThisRun, toProbe: media.toProbe, toThumbnail: media.toThumbnail };
     if (perSecond !== undefined) progress.perSecond = Math.round(perSecond * 10) / 10;
-    if (media.running && !walking) {
-      // Thumbnails come after probing: before the first is made their rate is unknown, and so is the end.
-      const probing = secondsLeft(media.toProbe, probeRate);
-      const thumbnails = media.toThumbnail > 0 ? secondsLeft(media.toThumbnail, thumbnailRate) : 0;
-      if (probing !== undefined && thumbnails !== undefined) progress.secondsLeft = probing + thumbnails;
-    }
+    // The phase's own time left: thumbnails come after probing, and their rate is not known before the first is made.
+    const left = phase === 'probing' ? secondsLeft(media.toProbe, probeRate) : phase === 'thumbnails' ? secondsLeft(media.toThumbnail, thumbnailRate) : undefined;
+    if (left !== undefined) progress.secondsLeft = left;
     return progress;
   }
 

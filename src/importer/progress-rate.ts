@@ -18,7 +18,9 @@ export class RateMeter {
     if (last && (count < last.count || at < last.at)) this.samples = [];
     if (last && last.at === at) last.count = count;
     else this.samples.push({ at, count });
-    while (this.samples.length > 2 && (this.samples[1]?.at ?? at) <= at - WINDOW_MS) this.samples.shift();
+    // Samples older than the window go, even the last but one: after an idle hour, the first
+    // sample of a new run must not be measured against one from an hour ago.
+    while (this.samples.length > 1 && (this.samples[0]?.at ?? at) < at - WINDOW_MS) this.samples.shift();
   }
 
   /** Units per second over the window; undefined until it spans a second. */

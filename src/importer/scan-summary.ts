@@ -29,7 +29,7 @@ export interface ScanProgress {
   toThumbnail: number;
   /** The phase's own rate (files walked, probed or thumbnailed per second, over the last seconds); absent until measured. */
   perSecond?: number;
-  /** Seconds until every file is probed and has its thumbnail, at the rates measured; absent while walking (the total is not known) or stalled. */
+  /** Seconds until the phase under way (probing, or thumbnails) is done, at its rate; absent while walking (the total is not known), before a rate is measured, or stalled. */
   secondsLeft?: number;
 }
 

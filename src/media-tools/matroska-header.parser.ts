@@ -3,7 +3,8 @@
  * media-read.child.js) as MediaDetails. Undefined when it cannot vouch for the file: no
  * Cluster or no Duration (a file still being written), a Segment longer than the file (a
  * copy cut short), chapters in a shape ffprobe reads differently (several editions,
- * nested or hidden chapters), a codec it does not know; the next reader then tries.
+ * nested, hidden or unordered chapters, or ones without a ChapterUID), a codec it does
+ * not know; the next reader then tries.
  */
 import type { Chapter } from './media-probe.js';
 import type { HeaderReading } from './mp4-header.parser.js';
@@ -28,7 +29,8 @@ const CODECS: [RegExp, string][] = [
   [/^V_VP9$/, 'vp9'],
   [/^V_VP8$/, 'vp8'],
   [/^V_MPEG4\/ISO\/(ASP|SP|AP)$/, 'mpeg4'],
-  [/^V_MPEG(1|2)$/, 'mpeg2video'],
+  [/^V_MPEG1$/, 'mpeg1video'],
+  [/^V_MPEG2$/, 'mpeg2video'],
   [/^A_AAC/, 'aac'],
   [/^A_AC3$/, 'ac3'],
   [/^A_EAC3$/, 'eac3'],
@@ -81,6 +83,7 @@ interface TrackEntry {
 }
 
 interface ChapterAtom {
+  uid?: boolean;
   start?: number;
   end?: number;
   title?: string;
@@ -147,7 +150,8 @@ function readTrackField(track: TrackEntry, name: string, value: unknown, parent:
 }
 
 function readChapterField(atom: ChapterAtom, name: string, value: unknown): void {
-  if (name === 'ChapterTimeStart') atom.start = typeof value === 'number' && value >= 0 ? value : undefined;
+  if (name === 'ChapterUID') atom.uid = true;
+  else if (name === 'ChapterTimeStart') atom.start = typeof value === 'number' && value >= 0 ? value : undefined;
   else if (name === 'ChapterTimeEnd') atom.end = positiveNumber(value);
   else if ((name === 'ChapterFlagHidden' && value === 1) || (name === 'ChapterFlagEnabled' && value === 0)) atom.hidden = true;
 }
@@ -155,13 +159,14 @@ function readChapterField(atom: ChapterAtom, name: string, value: unknown): void
 /** The chapters as ffprobe gives them (seconds; a chapter without an end ends where the next starts, the last at the end); undefined when they are odd. */
 function chaptersOf(head: Head, duration: number): Chapter[] | undefined {
   if (head.chapters.length === 0) return [];
-  if (head.oddChapters || head.editions > 1 || head.chapters.some((chapter) => chapter.hidden || chapter.start === undefined)) return undefined;
+  // ffmpeg leaves out a chapter without a ChapterUID, or not after the one before: such files go to the next reader.
+  if (head.oddChapters || head.editions > 1 || head.chapters.some((chapter) => chapter.hidden || !chapter.uid || chapter.start === undefined)) return undefined;
   const chapters: Chapter[] = [];
   for (const [index, atom] of head.chapters.entries()) {
     const start = (atom.start ?? 0) / NANOSECONDS;
     const next = head.chapters[index + 1]?.start;
     const end = atom.end !== undefined ? atom.end / NANOSECONDS : next !== undefined ? next / NANOSECONDS : duration;
-    if (end < start || (index > 0 && start < (chapters.at(-1)?.start ?? 0))) return undefined;
+    if (end < start || (index > 0 && start <= (chapters.at(-1)?.start ?? 0))) return undefined;
     chapters.push({ start: roundTo(start, 3), end: roundTo(end, 3), ...(atom.title ? { title: atom.title } : {}) });
   }
   return chapters;

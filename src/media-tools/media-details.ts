@@ -2,8 +2,9 @@
  * What a media file holds, as every reader says it (mp4box, ts-ebml, MediaInfo, ffprobe):
  * codec names are ffprobe's (`h264`, `eac3`, `subrip`...), languages ISO 639-2 as the
  * container gives them ("und" dropped), so the readers can be compared with ffprobe
- * (test/e2e/media-info-agreement.test.ts) and the stored values never depend on which
- * one read a file. The interface A tags are derived from here, in one place.
+ * (test/e2e/media-info-agreement.test.ts) and the stored values do not depend on which
+ * one read a file (but for WebM, which ffprobe calls Matroska, and MediaInfo's two-letter
+ * languages). The interface A tags are derived from here, in one place.
  */
 
 import type { HdrFormat, MediaDetails } from '../model/media-details.schemas.js';

@@ -111,11 +111,14 @@ class ReadingProcess {
 export class HeaderReaderPool {
   private processes: ReadingProcess[] = [];
   private reads = 0;
+  /** Closed (a stop): later reads get nothing rather than start a process again. */
+  private closed = false;
 
   constructor(private readonly size: number) {}
 
   /** A reader's summary of a file (MediaInfo's when `reader` says so), or undefined when none could read it. */
   read(path: string, reader?: 'mediainfo'): Promise<HeaderAnswer | undefined> {
+    if (this.closed) return Promise.resolve(undefined);
     this.processes = this.processes.filter((worker) => !worker.dead);
     const busy = this.processes.every((worker) => worker.load > 0);
     if (this.processes.length === 0 || (this.processes.length < this.size && busy && this.reads >= FILES_BEFORE_ANOTHER_PROCESS)) {
@@ -127,6 +130,7 @@ export class HeaderReaderPool {
   }
 
   close(): void {
+    this.closed = true;
     for (const worker of this.processes) worker.kill();
     this.processes = [];
   }

@@ -19,7 +19,7 @@ import { type AudioDetails, type MediaDetails, type SubtitleDetails, type VideoD
 /** A track as media-read.child.js sends it: MediaInfo's own field names. */
 export type MediaInfoTrack = Record<string, unknown> & { '@type'?: string };
 
-const VIDEO: Record<string, string> = { AVC: 'h264', HEVC: 'hevc', AV1: 'av1', VP9: 'vp9', VP8: 'vp8', 'MPEG-4 Visual': 'mpeg4', 'MPEG Video': 'mpeg2video' };
+const VIDEO: Record<string, string> = { AVC: 'h264', HEVC: 'hevc', AV1: 'av1', VP9: 'vp9', VP8: 'vp8', 'MPEG-4 Visual': 'mpeg4' };
 const AUDIO: Record<string, string> = { AAC: 'aac', 'AC-3': 'ac3', 'E-AC-3': 'eac3', Opus: 'opus', Vorbis: 'vorbis', FLAC: 'flac', DTS: 'dts', 'MLP FBA': 'truehd' };
 const TEXT: Record<string, string> = { 'UTF-8': 'subrip', ASS: 'ass', SSA: 'ass', PGS: 'hdmv_pgs_subtitle', VobSub: 'dvd_subtitle', 'Timed Text': 'mov_text', WebVTT: 'webvtt', 'DVB Subtitle': 'dvb_subtitle' };
 const CAPTIONS = /^EIA-(608|708)$/;
@@ -34,10 +34,18 @@ function audioCodec(track: MediaInfoTrack): string | undefined {
   return AUDIO[text(track.Format)];
 }
 
+/** ffprobe's container names (its format names) for MediaInfo's. */
+const CONTAINERS: Record<string, string> = { Matroska: 'matroska', WebM: 'webm', AVI: 'avi', 'MPEG-TS': 'mpegts', 'MPEG-PS': 'mpeg', 'Flash Video': 'flv', 'Windows Media': 'asf', Ogg: 'ogg' };
+
 function containerOf(general: MediaInfoTrack): string {
   const format = text(general.Format);
   if (format === 'MPEG-4') return general.Format_Profile === 'QuickTime' ? 'mov' : 'mp4';
-  return { Matroska: 'matroska', WebM: 'webm', AVI: 'avi', 'MPEG-TS': 'mpegts' }[format] ?? format.toLowerCase();
+  return CONTAINERS[format] ?? format.toLowerCase();
+}
+
+function videoCodec(track: MediaInfoTrack): string | undefined {
+  if (track.Format === 'MPEG Video') return track.Format_Version === 'Version 1' ? 'mpeg1video' : 'mpeg2video';
+  return VIDEO[text(track.Format)];
 }
 
 function videoOf(track: MediaInfoTrack, codec: string): VideoDetails {
@@ -65,7 +73,7 @@ export function readMediaInfo(tracks: readonly MediaInfoTrack[]): HeaderReading 
     const type = track['@type'];
     const language = languageOf(track.Language);
     if (type === 'Video' && track.Format !== 'JPEG' && track.Format !== 'PNG') {
-      const codec = VIDEO[text(track.Format)];
+      const codec = videoCodec(track);
       if (!codec) return undefined;
       if (!details.video) {
         details.video = videoOf(track, codec);

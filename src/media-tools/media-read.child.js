@@ -20,21 +20,22 @@
  * Plain JavaScript for the reason folder-walk.child.js gives.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { MP4BoxBuffer, createFile } from 'mp4box';
 import { Decoder } from 'ts-ebml';
 
 const CHUNK = 64 * 1024;
 /** An index bigger than this (a very long MP4's moov, a head without a Cluster) is left to MediaInfo. */
 const MAX_HEADER_BYTES = 32 * 1024 * 1024;
-const MEDIAINFO_FIELDS = ['@type', 'Format', 'Format_Profile', 'Format_Commercial_IfAny', 'CodecID', 'Duration', 'Width', 'Height', 'Channels', 'Language', 'FrameRate', 'HDR_Format', 'transfer_characteristics', 'Forced', 'Default', 'MenuCount', 'IsTruncated'];
+/** More samples in a track than this (PCM audio, a crafted file) and mp4box is not given the file (see largestSampleCount). */
+const MAX_MP4_SAMPLES = 2_000_000;
+const MEDIAINFO_FIELDS = ['@type', 'Format', 'Format_Profile', 'Format_Version', 'Format_Commercial_IfAny', 'CodecID', 'Duration', 'Width', 'Height', 'Channels', 'Language', 'FrameRate', 'HDR_Format', 'transfer_characteristics', 'Forced', 'Default', 'MenuCount', 'IsTruncated'];
 /** Matroska elements the server reads (media-header.ts); the rest of the head is skipped. */
 const MATROSKA_NAMES = new Set([
   'EBML', 'DocType', 'Segment', 'SeekHead', 'Seek', 'SeekID', 'SeekPosition', 'Info', 'TimestampScale', 'Duration',
   'Tracks', 'TrackEntry', 'TrackNumber', 'TrackType', 'CodecID', 'Language', 'LanguageBCP47', 'Name', 'FlagDefault', 'FlagForced', 'FlagEnabled',
   'DefaultDuration', 'Video', 'PixelWidth', 'PixelHeight', 'Colour', 'TransferCharacteristics', 'BlockAdditionMapping', 'BlockAddIDType',
   'Audio', 'Channels', 'ContentEncoding',
-  'Chapters', 'EditionEntry', 'EditionFlagDefault', 'EditionFlagHidden', 'ChapterAtom', 'ChapterTimeStart', 'ChapterTimeEnd', 'ChapterFlagHidden', 'ChapterFlagEnabled', 'ChapterDisplay', 'ChapString',
+  'Chapters', 'EditionEntry', 'EditionFlagDefault', 'EditionFlagHidden', 'ChapterAtom', 'ChapterUID', 'ChapterTimeStart', 'ChapterTimeEnd', 'ChapterFlagHidden', 'ChapterFlagEnabled', 'ChapterDisplay', 'ChapString',
 ]);
 const CHAPTERS_ID = '1043a770';
 
@@ -56,11 +57,49 @@ function readAt(fd, position, length) {
 const arrayBufferOf = (buffer) => /** @type {ArrayBuffer} */ (buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length));
 
 /**
- * The moov of an MP4/MOV file, mdat skipped; undefined when there is none (a copy cut short).
+ * Where the moov box is, from the top-level box headers (size, type; a 64-bit size when
+ * the size field is 1); undefined when there is none (a copy cut short, a file still
+ * being written).
+ * @param {number} fd
+ * @param {number} size
+ */
+function findMoov(fd, size) {
+  for (let position = 0, boxes = 0; position + 8 <= size && boxes < 1000; boxes++) {
+    const header = readAt(fd, position, 16);
+    if (header.length < 8) return undefined;
+    let boxSize = header.readUInt32BE(0);
+    if (boxSize === 1 && header.length === 16) boxSize = Number(header.readBigUInt64BE(8));
+    else if (boxSize === 0) boxSize = size - position;
+    if (header.toString('latin1', 4, 8) === 'moov') return { start: position, size: boxSize };
+    if (boxSize < 8) return undefined;
+    position += boxSize;
+  }
+  return undefined;
+}
+
+/**
+ * The largest sample count in a moov's sample size boxes (stsz, stz2: the count is 12
+ * bytes after the type in both). mp4box builds an object per sample: PCM audio counts
+ * every audio frame (28.8 million in ten minutes at 48 kHz), which would take gigabytes.
+ * @param {Buffer} moov
+ */
+function largestSampleCount(moov) {
+  let largest = 0;
+  for (const type of ['stsz', 'stz2']) {
+    for (let at = moov.indexOf(type); at >= 4 && at + 16 <= moov.length; at = moov.indexOf(type, at + 4)) largest = Math.max(largest, moov.readUInt32BE(at + 12));
+  }
+  return largest;
+}
+
+/**
+ * The moov of an MP4/MOV file, mdat skipped; undefined when there is none (a copy cut
+ * short) or when it is too large for mp4box (MediaInfo reads it then).
  * @param {number} fd
  * @param {number} size
  */
 function readMp4(fd, size) {
+  const moov = findMoov(fd, size);
+  if (!moov || moov.size > MAX_HEADER_BYTES || largestSampleCount(readAt(fd, moov.start, Math.min(moov.size, size - moov.start))) > MAX_MP4_SAMPLES) return undefined;
   const file = createFile(false);
   /** @type {any} */
   let info;
@@ -74,14 +113,14 @@ function readMp4(fd, size) {
     position = next > position ? next : position + chunk.length;
   }
   if (!info) return undefined;
-  const chapterTrack = (/** @type {any} */ trak) => (trak.tref?.boxes ?? []).some((/** @type {any} */ box) => box.type === 'chap');
+  const chapterTrack = (/** @type {any} */ track) => (track.references ?? []).some((/** @type {any} */ reference) => reference.type === 'chap');
   return {
     size,
     brands: info.brands,
     duration: info.duration,
     timescale: info.timescale,
     boxes: file.boxes.map((/** @type {any} */ box) => ({ type: box.type, start: box.start, size: box.size })),
-    chapters: (file.moov?.udta?.boxes ?? []).some((/** @type {any} */ box) => box.type === 'chpl') || (file.moov?.traks ?? []).some(chapterTrack),
+    chapters: (file.moov?.udta?.boxes ?? []).some((/** @type {any} */ box) => box.type === 'chpl') || info.tracks.some(chapterTrack),
     tracks: info.tracks.map((/** @type {any} */ track) => {
       const entry = file.getTrackById(track.id)?.mdia?.minf?.stbl?.stsd?.entries?.[0];
       const boxes = /** @type {any[]} */ (entry?.boxes ?? []);
@@ -172,7 +211,15 @@ function readMatroska(fd, size) {
  */
 async function readWithMediaInfo(fd, size) {
   mediaInfo ??= import('mediainfo.js').then(({ default: factory }) => factory({ format: 'object', full: false }));
-  const result = await (await mediaInfo).analyzeData(size, (length, offset) => readAt(fd, offset, Math.max(0, Math.min(length, size - offset))));
+  /** @type {unknown} */
+  let result;
+  try {
+    result = await (await mediaInfo).analyzeData(size, (length, offset) => readAt(fd, offset, Math.max(0, Math.min(length, size - offset))));
+  } catch (error) {
+    // An aborted WebAssembly instance would fail every later read: the next one starts afresh.
+    mediaInfo = undefined;
+    throw error;
+  }
   const tracks = /** @type {{ media?: { track?: Record<string, unknown>[] } }} */ (result).media?.track ?? [];
   return tracks.map((track) => {
     const picked = Object.fromEntries(MEDIAINFO_FIELDS.filter((field) => track[field] !== undefined).map((field) => [field, track[field]]));
@@ -209,14 +256,25 @@ async function read(path, reader) {
   }
 }
 
-for await (const line of createInterface({ input: process.stdin })) {
-  /** @type {{ id: number; path: string; reader?: string }} */
-  const request = JSON.parse(line);
+/** @param {string} line */
+async function answer(line) {
+  /** @type {{ id?: number; path?: string; reader?: string }} */
+  let request = {};
   try {
-    process.stdout.write(`${JSON.stringify({ id: request.id, ...(await read(request.path, request.reader)) })}\n`);
+    request = JSON.parse(line);
+    process.stdout.write(`${JSON.stringify({ id: request.id, ...(await read(String(request.path), request.reader)) })}\n`);
   } catch (error) {
     const code = /** @type {NodeJS.ErrnoException} */ (error).code;
     process.stdout.write(`${JSON.stringify({ id: request.id, error: code ?? (error instanceof Error ? error.message : String(error)) })}\n`);
   }
+}
+
+// Requests are split on "\n" only: readline would also split on U+2028/2029, which JSON leaves unescaped in a file name.
+let pending = '';
+process.stdin.setEncoding('utf8');
+for await (const chunk of process.stdin) {
+  const lines = (pending + chunk).split('\n');
+  pending = lines.pop() ?? '';
+  for (const line of lines) if (line !== '') await answer(line);
 }
 (await mediaInfo)?.close();

@@ -81,7 +81,11 @@ export function aacChannels(hex: string): number | undefined {
 
 /** How many channels an MP4 audio track holds; undefined when its configuration does not say (the next reader then tries). */
 export function mp4AudioChannels(track: Mp4Track, codec: string): number | undefined {
-  if (codec === 'aac') return aacChannels(track.aacConfig ?? '');
+  // HE-AAC (object type 5, or 29 for v2) may be parametric stereo, two channels made of one: MediaInfo (and ffprobe) decode far enough to say.
+  if (codec === 'aac') {
+    const channels = aacChannels(track.aacConfig ?? '');
+    return channels === 1 && /^mp4a\.40\.(5|29)$/.test(track.codec ?? '') ? undefined : channels;
+  }
   if (codec === 'ac3' || codec === 'eac3') {
     const { acmod, lfeon, dependent } = track.ac3 ?? {};
     const main = AC3_CHANNELS[acmod ?? -1];
@@ -129,7 +133,8 @@ export function readMp4Header(summary: Mp4Summary): HeaderReading | undefined {
     const codec = mp4CodecName(track.codec ?? '');
     if (!codec) return undefined;
     longest = Math.max(longest, seconds(track.duration, track.timescale) ?? 0);
-    const language = languageOf(track.language);
+    // mp4box spells the language code 0 (old QuickTime files) as three backticks; ffprobe reads it as English.
+    const language = track.language === '```' ? 'eng' : languageOf(track.language);
     if (kind === 'video') details.video ??= videoOf(track, codec);
     else if (kind === 'audio') {
       const channels = mp4AudioChannels(track, codec);

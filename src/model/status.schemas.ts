@@ -43,7 +43,7 @@ export const StatusSchema = Type.Object(
           thumbnails: Type.Integer({ minimum: 0, description: 'thumbnails made in the work under way (or the last)' }),
           to_thumbnail: Type.Integer({ minimum: 0, description: 'files waiting for a thumbnail (those not probed yet included)' }),
           files_per_second: Type.Optional(Type.Number({ minimum: 0, description: "the phase's rate over the last seconds: files walked, probed or given a thumbnail per second" })),
-          seconds_left: Type.Optional(Type.Integer({ minimum: 0, description: 'estimated seconds until every file is probed and has its thumbnail; absent while walking or stalled' })),
+          seconds_left: Type.Optional(Type.Integer({ minimum: 0, description: 'estimated seconds until the phase under way (probing, or thumbnails) is done; absent while walking, before a rate is measured, or stalled' })),
           last: Type.Optional(
             Type.Object({
               finished_at: Type.Integer({ description: 'epoch milliseconds' }),

@@ -8,7 +8,7 @@
  * within 1 %), and says which reader read it.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +93,7 @@ const CASES: Case[] = [
   { name: 'MP4 without audio', file: 'no-audio.mp4', args: [...SOURCES.v320, ...X264], reader: 'mp4box' },
   { name: 'MP4, audio only', file: 'audio-only.mp4', args: [...SOURCES.tone, '-c:a', 'aac'], reader: 'mp4box' },
   { name: 'MP4, AAC 5.1 and AC-3 stereo', file: 'aac51-ac3.mp4', args: [...SOURCES.v320, ...SOURCES.tone, ...SOURCES.tone2, '-map', '0', '-map', '1', '-map', '2', ...X264, '-c:a:0', 'aac', '-ac:a:0', '6', '-c:a:1', 'ac3', '-ac:a:1', '2'], reader: 'mp4box' },
+  { name: 'MOV, PCM audio (ffprobe names PCM by its sample format)', file: 'pcm.mov', args: [...SOURCES.v320, ...SOURCES.tone, ...X264, '-c:a', 'pcm_s16le'], reader: 'ffprobe' },
   { name: 'MP4, Opus', file: 'opus.mp4', args: [...SOURCES.v320, ...SOURCES.tone, ...X264, '-c:a', 'libopus'], reader: 'mp4box' },
   // MPEG-TS goes to ffprobe (see media-info.parser.ts for why): these show the fallback keeps it right.
   { name: 'MPEG-TS, H.264 + AAC', file: 'h264.ts', args: [...SOURCES.v320, ...SOURCES.tone, ...X264, '-c:a', 'aac'], reader: 'ffprobe' },
@@ -197,6 +198,20 @@ describe('probeMedia (mp4box, ts-ebml, MediaInfo, ffprobe behind them) agrees wi
     expect(comparable(ours.result.details)).toEqual(comparable(reference.result.details));
     const [rate, referenceRate] = [ours.result.details?.video?.frameRate, reference.result.details?.video?.frameRate];
     if (referenceRate !== undefined) expect(Math.abs((rate ?? 0) - referenceRate)).toBeLessThanOrEqual(referenceRate * 0.01);
+  });
+
+  it('does not give mp4box a MOV whose audio counts millions of samples (PCM: an object each), MediaInfo reads it', async () => {
+    const path = join(dir, 'long-pcm.mov');
+    ffmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=mono', '-t', '50', '-c:a', 'pcm_s16le', path]);
+    const answer = await pool.read(path);
+    expect(answer?.mp4).toBeUndefined();
+    expect(answer?.tracks?.some((track) => track['@type'] === 'Audio')).toBe(true);
+  });
+
+  it('reads a file whose name holds a line separator (U+2028, which JSON leaves as it is)', async () => {
+    const path = join(dir, 'odd\u2028name.mp4');
+    copyFileSync(join(dir, 'h264-aac.mp4'), path);
+    expect(await probeMedia(path, pool, undefined, new AbortController().signal)).toMatchObject({ ok: true, reader: 'mp4box' });
   });
 
   it('leaves a file that vanished to ffprobe, which reports it', async () => {

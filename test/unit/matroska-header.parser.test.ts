@@ -22,7 +22,7 @@ const head = (parts: { info?: MatroskaElement[]; tracks?: MatroskaElement[]; cha
 ];
 const summary = (elements: MatroskaElement[], extra: Partial<MatroskaSummary> = {}): MatroskaSummary => ({ size: 900_000_000, segmentSizeField: '0100000000100000', clusterAt: 4000, elements, ...extra });
 const atom = (start: number, end: number | undefined, title: string, extra: MatroskaElement[] = []): MatroskaElement[] =>
-  master('ChapterAtom', [['ChapterTimeStart', start], ...(end === undefined ? [] : [['ChapterTimeEnd', end] as MatroskaElement]), ...extra, ...master('ChapterDisplay', [['ChapString', title]])]);
+  master('ChapterAtom', [['ChapterUID', start + 1], ['ChapterTimeStart', start], ...(end === undefined ? [] : [['ChapterTimeEnd', end] as MatroskaElement]), ...extra, ...master('ChapterDisplay', [['ChapString', title]])]);
 
 describe('readMatroskaHeader', () => {
   it('reads duration and streams, with English for a track that names no language (Matroska’s default)', () => {
@@ -69,6 +69,10 @@ describe('readMatroskaHeader', () => {
     expect(readMatroskaHeader(summary(head({ chapters: hidden })))).toBeUndefined();
     const editions = master('Chapters', [...master('EditionEntry', atom(0, 1e9, 'A')), ...master('EditionEntry', atom(0, 1e9, 'B'))]);
     expect(readMatroskaHeader(summary(head({ chapters: editions })))).toBeUndefined();
+    const withoutUid = master('Chapters', master('EditionEntry', master('ChapterAtom', [['ChapterTimeStart', 0], ['ChapterTimeEnd', 1e9]])));
+    expect(readMatroskaHeader(summary(head({ chapters: withoutUid })))).toBeUndefined();
+    const sameStart = master('Chapters', master('EditionEntry', [...atom(5e9, 6e9, 'A'), ...atom(5e9, 7e9, 'B')]));
+    expect(readMatroskaHeader(summary(head({ chapters: sameStart })))).toBeUndefined();
   });
 
   it('takes an unknown Segment size (a file being written) as no proof of truncation', () => {
@@ -86,8 +90,8 @@ describe('readMatroskaHeader', () => {
   });
 
   it('maps codec ids to ffprobe’s codec names', () => {
-    expect(['A_AAC/MPEG4/LC', 'A_EAC3', 'A_DTS/EXPRESS', 'A_TRUEHD', 'A_OPUS', 'S_TEXT/ASS', 'S_HDMV/PGS', 'S_VOBSUB', 'V_AV1', 'V_MPEG2', 'A_PCM/INT/LIT'].map(matroskaCodecName)).toEqual([
-      'aac', 'eac3', 'dts', 'truehd', 'opus', 'ass', 'hdmv_pgs_subtitle', 'dvd_subtitle', 'av1', 'mpeg2video', undefined,
+    expect(['A_AAC/MPEG4/LC', 'A_EAC3', 'A_DTS/EXPRESS', 'A_TRUEHD', 'A_OPUS', 'S_TEXT/ASS', 'S_HDMV/PGS', 'S_VOBSUB', 'V_AV1', 'V_MPEG1', 'V_MPEG2', 'A_PCM/INT/LIT'].map(matroskaCodecName)).toEqual([
+      'aac', 'eac3', 'dts', 'truehd', 'opus', 'ass', 'hdmv_pgs_subtitle', 'dvd_subtitle', 'av1', 'mpeg1video', 'mpeg2video', undefined,
     ]);
   });
 

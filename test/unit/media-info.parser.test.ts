@@ -36,6 +36,8 @@ describe('readMediaInfo', () => {
     expect(read({ Format: 'MPEG-4', Format_Profile: 'QuickTime' }, { '@type': 'Audio', Format: 'AAC' })?.container).toBe('mov');
     expect(read({ Format: 'AVI' }, { '@type': 'Audio', Format: 'MPEG Audio', CodecID: '55' })).toMatchObject({ container: 'avi', audio: [{ codec: 'mp3' }] });
     expect(read({}, { '@type': 'Audio', Format: 'MPEG Audio', Format_Profile: 'Layer 2' })?.audio).toEqual([{ codec: 'mp2' }]);
+    expect(read({ Format: 'MPEG-PS' }, { '@type': 'Video', Format: 'MPEG Video', Format_Version: 'Version 1' })).toMatchObject({ container: 'mpeg', video: { codec: 'mpeg1video' } });
+    expect(read({ Format: 'Flash Video' }, { '@type': 'Video', Format: 'MPEG Video', Format_Version: 'Version 2' })).toMatchObject({ container: 'flv', video: { codec: 'mpeg2video' } });
     expect(read({}, { '@type': 'Video', Format: 'HEVC', HDR_Format: 'Dolby Vision, Version 1.0' })?.video?.hdr).toBe('Dolby Vision');
     expect(read({}, { '@type': 'Video', Format: 'HEVC', transfer_characteristics: 'HLG' })?.video?.hdr).toBe('HLG');
   });

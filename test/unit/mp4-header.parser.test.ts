@@ -73,6 +73,10 @@ describe('readMp4Header', () => {
   it('counts channels from the codec’s configuration, not the sample entry', () => {
     expect(aacChannels('1210')).toBe(2);
     expect(aacChannels('1190')).toBe(2);
+    expect(aacChannels('1188')).toBe(1);
+    expect(mp4AudioChannels({ codec: 'mp4a.40.2', aacConfig: '1188' }, 'aac')).toBe(1);
+    expect(mp4AudioChannels({ codec: 'mp4a.40.29', aacConfig: 'e988' }, 'aac')).toBeUndefined(); // HE-AAC v2: MediaInfo says
+    expect(readMp4Header(summary({ tracks: [{ ...video, language: '```' }] }))?.details.video).toBeDefined();
     expect(aacChannels('11b0')).toBe(6);
     expect(aacChannels('11d8')).toBe(7);
     expect(aacChannels('13b8')).toBe(8);

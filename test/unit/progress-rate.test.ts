@@ -18,6 +18,15 @@ describe('RateMeter', () => {
     expect(meter.perSecond()).toBeCloseTo(10, 5);
   });
 
+  it('forgets a sample older than its window (an idle spell), so a new run is not measured against it', () => {
+    const meter = new RateMeter();
+    meter.sample(100, 0);
+    meter.sample(100, 3_600_000);
+    expect(meter.perSecond()).toBeUndefined();
+    meter.sample(600, 3_601_000);
+    expect(meter.perSecond()).toBe(500);
+  });
+
   it('starts afresh when the counter goes back (a new run)', () => {
     const meter = new RateMeter();
     meter.sample(500, 0);

@@ -43,7 +43,7 @@ describe('Settings wording', () => {
     expect(scanShare(scan({ running: true, phase: 'probing', probed: 1, to_probe: 3 }))).toBe(0.25);
     expect(scanShare(scan({ running: true, phase: 'walking', files_seen: 9 }))).toBeUndefined();
     expect(scanShare(scan({ phase: 'probing', probed: 1, to_probe: 3 }))).toBeUndefined();
-    expect([timeLeft(42), timeLeft(600), timeLeft(4800)]).toEqual(['42 s', '10 min', '1 h 20 min']);
+    expect([timeLeft(42), timeLeft(600), timeLeft(4800), timeLeft(3590), timeLeft(7170)]).toEqual(['42 s', '10 min', '1 h 20 min', '1 h 0 min', '2 h 0 min']);
     expect(lastScan(scan())).toBe('No scan has finished yet.');
     const last = { finished_at: 1_000_000, added: 7, updated: 0, moved: 1, removed: 0, unchanged: 2, failed: 1, duration_ms: 10, problems: [] };
     expect(lastScan(scan({ last }), 1_000_000 + 5 * 60_000)).toBe('Last scan 5 minutes ago: 7 added, 1 moved (2 unchanged); 1 could not be imported.');

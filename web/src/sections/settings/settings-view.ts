@@ -57,9 +57,9 @@ export function scanProgress(scan: NonNullable<ServerStatus['scan']>): string {
 
 /** `40 s`, `3 min`, `1 h 20 min`. */
 export function timeLeft(seconds: number): string {
-  if (seconds < 60) return `${Math.max(0, Math.round(seconds))} s`;
-  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
-  return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
+  if (seconds < 59.5) return `${Math.max(0, Math.round(seconds))} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 /** How far the phase under way is, 0–1, where its total is known (probing, thumbnails); undefined otherwise. */
