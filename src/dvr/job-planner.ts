@@ -6,7 +6,8 @@
  * 1. each active rule finds its airings or time slots: its type (dvr/rules/) says how,
  *    in one pass over the guide shared by all types;
  * 2. the same programme at the same time on several channels becomes one candidate
- *    listing every channel (`channels`);
+ *    listing every channel (`channels`); different programmes one rule selects at the
+ *    same time are candidates of their own, with ids of their own (assignIds);
  * 3. candidates are placed highest priority first, then earliest, then lowest rule id;
  *    an episode already recorded, or already placed earlier in this plan, is dropped;
  * 4. a candidate takes the first of its channels whose source still has a free
@@ -180,21 +181,42 @@ function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Air
   if (allowed.length === 0) return;
   const start = airing.start - (d.padding_before ?? 0);
   const end = airing.stop + (d.padding_after ?? 0);
-  // One job per rule and start (the job id says so); simulcasts of one programme merge their channels.
-  const key = `${start}-${rule.id}`;
+  // One job per rule, start and programme: simulcasts of one programme merge their channels,
+  // different programmes starting together (a keyword on two channels) are jobs of their own.
+  const key = `${start}-${rule.id}-${programmeKey(airing)}`;
   const existing = out.get(key);
   if (existing) {
-    if (sameProgramme(existing.airing, airing)) {
-      for (const channel of allowed) if (!existing.channels.includes(channel)) existing.channels.push(channel);
-    }
+    for (const channel of allowed) if (!existing.channels.includes(channel)) existing.channels.push(channel);
     return;
   }
   out.set(key, { rule, airing, channels: [...allowed], start, end, dedupe });
 }
 
-function sameProgramme(a: Airing, b: Airing): boolean {
-  if (a.programId && b.programId) return a.programId === b.programId;
-  return a.title.toLowerCase() === b.title.toLowerCase() && (a.episodeTitle ?? '') === (b.episodeTitle ?? '');
+/** What makes two airings one programme: the guide's programme id, else the title and episode title. */
+function programmeKey(airing: Airing): string {
+  return airing.programId ? `pid:${airing.programId}` : `t:${airing.title.toLowerCase()}|${(airing.episodeTitle ?? '').toLowerCase()}`;
+}
+
+/**
+ * A job's id: `<start>-<n>`, the shape clients parse (the first number the start in epoch
+ * seconds). The second is the rule's id; when one rule selects several programmes that
+ * start at the same second, the first (by channel, then programme) keeps that and the
+ * k-th after it gets the rule id + k × 2^32: still the rule's id modulo 2^32, never
+ * another rule's id, and the same for the same guide at every re-plan.
+ */
+export const SAME_START_STEP = 2 ** 32;
+
+function assignIds(candidates: readonly Candidate[]): Map<Candidate, string> {
+  const groups = new Map<string, Candidate[]>();
+  for (const candidate of candidates) pushTo(groups, `${candidate.start}-${candidate.rule.id}`, candidate);
+  const ids = new Map<Candidate, string>();
+  const order = (a: Candidate, b: Candidate) =>
+    (a.channels[0] ?? '').localeCompare(b.channels[0] ?? '', 'en', { numeric: true }) || programmeKey(a.airing).localeCompare(programmeKey(b.airing));
+  for (const [key, group] of groups) {
+    group.sort(order);
+    group.forEach((candidate, index) => ids.set(candidate, index === 0 ? key : `${candidate.start}-${candidate.rule.id + index * SAME_START_STEP}`));
+  }
+  return ids;
 }
 
 interface Placement {
@@ -244,8 +266,9 @@ function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
   const placedKeys = new Set<string>();
   const skippedKeys = new Set<string>();
   const jobs: PlannedJob[] = [];
+  const ids = assignIds(candidates);
   for (const candidate of candidates) {
-    const id = `${candidate.start}-${candidate.rule.id}`;
+    const id = ids.get(candidate) as string;
     if (runningIds.has(id) || input.settledIds?.has(id) || candidate.end <= input.now) continue;
     // The guide moved a programme that is recording (or a rule's padding changed): the running job covers it.
     if (input.running.some((r) => r.ruleId === candidate.rule.id && candidate.channels.includes(r.channel) && r.start < candidate.end && candidate.start < r.end)) continue;

@@ -40,7 +40,7 @@ beforeAll(async () => {
   streams.set('html', { kind: 'html' });
   streams.set('garbage', { kind: 'garbage' });
   streams.set('missing', { kind: 'status', status: 404 });
-  // Cut after ~2 s of video: the recorder must reconnect and carry on. (Keyword jobs of one rule start a second apart: a job id is <start>-<rule>.)
+  // Cut after ~2 s of video: the recorder must reconnect and carry on.
   streams.set('flaky', { dropAfterBytes: 500_000 });
   tuner = await startFakeHdHomeRun([{ number: '7.1', name: 'WTUN', url: streams.url('tuner'), hd: true }], { tunerCount: 1 });
   const m3u = [
@@ -51,6 +51,8 @@ beforeAll(async () => {
     `#EXTINF:-1 tvg-id="five.test" tvg-chno="5",Five\n${streams.url('garbage')}`,
     `#EXTINF:-1 tvg-id="six.test" tvg-chno="6",Six\n${streams.url('missing')}`,
     `#EXTINF:-1 tvg-id="eight.test" tvg-chno="8",Eight\n${streams.url('flaky')}`,
+    `#EXTINF:-1 tvg-id="nine.test" tvg-chno="9",Nine\n${streams.url('nine')}`,
+    `#EXTINF:-1 tvg-id="ten.test" tvg-chno="10",Ten\n${streams.url('ten')}`,
     '#EXTINF:-1 broken line without a url',
   ].join('\n');
   writeFileSync(join(work, 'channels.m3u'), m3u);
@@ -64,6 +66,8 @@ beforeAll(async () => {
       ['five.test', 'Five'],
       ['six.test', 'Six'],
       ['eight.test', 'Eight'],
+      ['nine.test', 'Nine'],
+      ['ten.test', 'Ten'],
       ['tuner.test', '7.1'],
     ],
     [
@@ -81,6 +85,9 @@ beforeAll(async () => {
       { channel: 'six.test', start: T + 2, stop: T + 5, title: 'Broken Missing' },
       { channel: 'eight.test', start: T, stop: T + 8, title: 'Flaky Show' },
       { channel: 'tuner.test', start: T, stop: T + 6, title: 'Tuner Show' },
+      // Two different programmes of one keyword rule, starting at the same second on two channels.
+      { channel: 'nine.test', start: T, stop: T + 5, title: 'Twin Peaks Live' },
+      { channel: 'ten.test', start: T, stop: T + 5, title: 'Twin Falls Tonight' },
       { channel: 'not-a-channel', start: T, stop: T - 10, title: 'Bad times' },
     ],
   );
@@ -110,6 +117,7 @@ beforeAll(async () => {
   await add('broken', { type: 'keyword', keyword: 'broken' });
   await add('flaky', { type: 'series', title: 'flaky show' });
   await add('tuner', { type: 'series', title: 'Tuner Show' });
+  await add('twin', { type: 'keyword', keyword: 'twin' });
   expect(Math.floor(Date.now() / 1000)).toBeLessThan(T);
 }, 60_000);
 
@@ -122,14 +130,14 @@ afterAll(async () => {
 describe('DVR end to end', () => {
   it('reads channels from the M3U and the tuner, skipping the malformed entry', async () => {
     const channels = (await call('GET', '/api/v1/channels')).json;
-    expect(channels.map((c) => c.number)).toEqual(['2', '3', '4', '5', '6', '7.1', '8']);
+    expect(channels.map((c) => c.number)).toEqual(['2', '3', '4', '5', '6', '7.1', '8', '9', '10']);
     expect(channels[0]).toMatchObject({ name: 'Two HD', image_url: 'http://logo/2.png', hd: true });
     expect(channels.find((c) => c.number === '7.1')).toMatchObject({ name: 'WTUN', hd: true });
     const sources = (await call('GET', '/dvr/sources')).json;
     expect(sources.find((s) => s.kind === 'm3u')).toMatchObject({ streams: 10, skipped: 1 });
     expect(sources.find((s) => s.kind === 'hdhomerun')).toMatchObject({ streams: 1 });
     const guides = (await call('GET', '/dvr/guides')).json;
-    expect(guides[0]).toMatchObject({ programmes: 8, skipped: 1 });
+    expect(guides[0]).toMatchObject({ programmes: 10, skipped: 1 });
   });
 
   it('plans jobs with interface-A ids, channels and items before they start', async () => {
@@ -213,6 +221,18 @@ describe('DVR end to end', () => {
     // Nor the shows the DVR filed them under.
     const shows = ((await call('GET', '/api/v1/shows')).json as Json[]).map((show) => String(show.name));
     expect(shows.filter((name) => name.startsWith('Broken'))).toEqual([]);
+  });
+
+  it('records two programmes of one keyword rule that start at the same second on two channels, each a job of its own', async () => {
+    const first = `${T}-${rules.twin}`;
+    const second = `${T}-${Number(rules.twin) + 2 ** 32}`;
+    const jobs = await Promise.all([first, second].map((id) => until(() => job(id), (j) => (j.item as Json | undefined)?.completed === true, 30_000, `${id} recorded`)));
+    expect(jobs.map((j) => [j.channel, (j.item as Json).title, j.failed])).toEqual([
+      ['9', 'Twin Peaks Live', false],
+      ['10', 'Twin Falls Tonight', false],
+    ]);
+    const titles = ((await call('GET', '/api/v1/all?source=recordings')).json as Json[]).map((item) => String(item.title));
+    expect(titles).toEqual(expect.arrayContaining(['Twin Peaks Live', 'Twin Falls Tonight']));
   });
 
   it('reconnects a dropped stream and flags the recording corrupted but completed', async () => {

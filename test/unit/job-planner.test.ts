@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, episodeKeys, fits, isMovie, jobItemOf, type PlannerInput, planJobs } from '../../src/dvr/job-planner.js';
+import { type Airing, episodeKeys, fits, isMovie, jobItemOf, type PlannerInput, planJobs, SAME_START_STEP } from '../../src/dvr/job-planner.js';
 import { keywordMatcher } from '../../src/dvr/rules/keyword.rule.js';
 import { slotStarts } from '../../src/dvr/rules/slot.rule.js';
 import type { RuleDefinition, StoredRule } from '../../src/dvr/rules/rule-types.js';
@@ -56,6 +56,45 @@ describe('planJobs: matching', () => {
       }),
     );
     expect(jobs.map((j) => j.item.title)).toEqual(['C']);
+  });
+
+  it('two different programmes of one rule starting at the same second get a job each, with ids of their own that stay the same', () => {
+    const plan = (airings: Airing[]) =>
+      planJobs(
+        input({
+          rules: [rule(4, { type: 'keyword', keyword: 'volcano' })],
+          airings,
+        }),
+      );
+    const onThree = airing({ title: 'Volcano Live', programId: 'EP2', start: NOW + 600, channels: ['3'] });
+    const onTwo = airing({ title: 'Volcano Watch', programId: 'EP1', start: NOW + 600, channels: ['2'] });
+    const jobs = plan([onThree, onTwo]);
+    expect(jobs.map((job) => [job.id, job.item.title, job.channel, job.skipped])).toEqual([
+      [`${NOW + 600}-4`, 'Volcano Watch', '2', false],
+      [`${NOW + 600}-${4 + SAME_START_STEP}`, 'Volcano Live', '3', false],
+    ]);
+    // The second number stays the rule's id modulo 2^32, and ids never change with the guide's order.
+    expect(Number(jobs[1]?.id.split('-')[1]) % SAME_START_STEP).toBe(4);
+    expect(plan([onTwo, onThree]).map((job) => job.id)).toEqual(jobs.map((job) => job.id));
+    // A simulcast of one programme is still one job, listing both channels.
+    const simulcast = plan([onTwo, { ...onTwo, channels: ['3'] }]);
+    expect(simulcast.map((job) => [job.id, job.channels])).toEqual([[`${NOW + 600}-4`, ['2', '3']]]);
+  });
+
+  it('every programme a rule selects is a job, and ids are unique (property)', () => {
+    const programmes = fc.array(
+      fc.record({ title: fc.constantFrom('Volcano A', 'Volcano B', 'Volcano C', 'Other'), channel: fc.constantFrom('2', '3', '4'), slot: fc.integer({ min: 0, max: 3 }) }),
+      { maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(programmes, (list) => {
+        const airings = list.map(({ title, channel, slot }) => airing({ title, programId: `EP-${title}-${slot}`, start: NOW + 600 + slot * 1800, channels: [channel] }));
+        const jobs = planJobs(input({ rules: [rule(9, { type: 'keyword', keyword: 'volcano' })], airings }));
+        expect(new Set(jobs.map((job) => job.id)).size).toBe(jobs.length);
+        const selected = new Set(list.filter(({ title }) => title !== 'Other').map(({ title, slot }) => `${title}@${slot}`));
+        expect(jobs.length).toBe(selected.size);
+      }),
+    );
   });
 
   it('a keyword rule finds the word in the title or the summary, case ignored', () => {
