@@ -8,7 +8,7 @@ import { dirname, sep } from 'node:path';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import type { PathBoundary, ServedFile } from '../common/path-boundary.js';
 import type { Db } from '../db/database.js';
-import { chaptersOf, mediaDetailsOf } from '../repositories/import-files.repository.js';
+import { probeFactsOf } from '../repositories/import-files.repository.js';
 import type { MediaDetails } from '../model/media-details.schemas.js';
 import { deleteRecordingItem, getRecording } from '../repositories/recordings.repository.js';
 import { getItemFile, getItemJson, type ItemFileRow, setWatchState } from '../repositories/items.repository.js';
@@ -73,12 +73,12 @@ export class MediaFilesService {
   facts(id: string, baseUrl: string): FileFacts {
     const row = this.file(id);
     const stats = row.path ? statOrUndefined(row.path) : undefined;
-    const media = mediaDetailsOf(this.db, id);
+    const { chapters, media } = probeFactsOf(this.db, id);
     return {
       ...(stats ? { size: stats.size, modified_at: Math.trunc(stats.mtimeMs) } : {}),
       available: stats !== undefined,
       stream_url: `${baseUrl}/dvr/files/${encodeURIComponent(id)}/stream`,
-      chapters: chaptersOf(this.db, id),
+      chapters,
       ...(media ? { media } : {}),
     };
   }

@@ -7,8 +7,7 @@
  * not know; the next reader then tries.
  */
 import type { Chapter } from './media-probe.js';
-import type { HeaderReading } from './mp4-header.parser.js';
-import { type MediaDetails, type SubtitleDetails, type VideoDetails, hdrOf, languageOf, positiveNumber, roundTo } from './media-details.js';
+import { type HeaderReading, type MediaDetails, type SubtitleDetails, type VideoDetails, hdrOf, languageOf, positiveNumber, roundTo } from './media-details.js';
 
 /** `[name, 'start', dataStart, sizeStart]`, `[name, 'end']` for a master element; `[name, value]` for the others. */
 export type MatroskaElement = [string, ...unknown[]];

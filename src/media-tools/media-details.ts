@@ -8,8 +8,16 @@
  */
 
 import type { HdrFormat, MediaDetails } from '../model/media-details.schemas.js';
+import type { Chapter } from './media-probe.js';
 
 export type { AudioDetails, HdrFormat, MediaDetails, SubtitleDetails, VideoDetails } from '../model/media-details.schemas.js';
+
+/** What a header reader (mp4box, ts-ebml, MediaInfo) makes of a file it can vouch for. */
+export interface HeaderReading {
+  duration: number;
+  details: MediaDetails;
+  chapters: Chapter[];
+}
 
 /** A language as the container gives it; "und" (undetermined), empty and malformed ones are dropped. */
 export function languageOf(value: unknown): string | undefined {
@@ -18,10 +26,22 @@ export function languageOf(value: unknown): string | undefined {
   return /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/.test(language) && language !== 'und' ? language : undefined;
 }
 
+/** A finite number, from a number or numeric text. */
+function finiteNumber(value: unknown): number | undefined {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  return Number.isFinite(number) ? number : undefined;
+}
+
 /** A positive finite number, from a number or numeric text. */
 export function positiveNumber(value: unknown): number | undefined {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
-  return Number.isFinite(number) && number > 0 ? number : undefined;
+  const number = finiteNumber(value);
+  return number !== undefined && number > 0 ? number : undefined;
+}
+
+/** A finite number ≥ 0, from a number or numeric text. */
+export function nonNegativeNumber(value: unknown): number | undefined {
+  const number = finiteNumber(value);
+  return number !== undefined && number >= 0 ? number : undefined;
 }
 
 export function roundTo(value: number, places: number): number {

@@ -12,8 +12,8 @@
 import { fileURLToPath } from 'node:url';
 import { type StartedProgram, startProgram } from '../common/external-program.js';
 import { type ProbeOutcome, probeFile } from './media-probe.js';
-import { tagsOf } from './media-details.js';
-import { type HeaderReading, type Mp4Summary, readMp4Header } from './mp4-header.parser.js';
+import { type HeaderReading, tagsOf } from './media-details.js';
+import { type Mp4Summary, readMp4Header } from './mp4-header.parser.js';
 import { type MatroskaSummary, readMatroskaHeader } from './matroska-header.parser.js';
 import { type MediaInfoTrack, readMediaInfo, seesCaptions } from './media-info.parser.js';
 

@@ -13,8 +13,7 @@
  * - a codec it names in a way not mapped to ffprobe's names.
  * Its languages are ISO 639-1 ("en") where the others give ISO 639-2 ("eng"): kept as given.
  */
-import type { HeaderReading } from './mp4-header.parser.js';
-import { type AudioDetails, type MediaDetails, type SubtitleDetails, type VideoDetails, languageOf, positiveNumber, roundTo } from './media-details.js';
+import { type AudioDetails, type HeaderReading, type MediaDetails, type SubtitleDetails, type VideoDetails, languageOf, nonNegativeNumber, positiveNumber, roundTo } from './media-details.js';
 
 /** A track as media-read.child.js sends it: MediaInfo's own field names. */
 export type MediaInfoTrack = Record<string, unknown> & { '@type'?: string };
@@ -93,7 +92,7 @@ export function readMediaInfo(tracks: readonly MediaInfoTrack[]): HeaderReading 
   }
   if (!details.video && details.audio.length === 0) return undefined;
   const audioTrack = tracks.find((track) => track['@type'] === 'Audio');
-  const seconds = nonNegative(general.Duration) ?? nonNegative(firstVideo?.Duration) ?? nonNegative(audioTrack?.Duration);
+  const seconds = nonNegativeNumber(general.Duration) ?? nonNegativeNumber(firstVideo?.Duration) ?? nonNegativeNumber(audioTrack?.Duration);
   if (seconds === undefined) return undefined;
   return { duration: roundTo(seconds, 3), details, chapters: [] };
 }
@@ -101,9 +100,4 @@ export function readMediaInfo(tracks: readonly MediaInfoTrack[]): HeaderReading 
 /** MediaInfo found closed captions (CEA-608/708) in the video. */
 export function seesCaptions(tracks: readonly MediaInfoTrack[]): boolean {
   return tracks.some((track) => track['@type'] === 'Text' && CAPTIONS.test(text(track.Format)));
-}
-
-function nonNegative(value: unknown): number | undefined {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
-  return Number.isFinite(number) && number >= 0 ? number : undefined;
 }

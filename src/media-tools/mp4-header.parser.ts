@@ -4,8 +4,7 @@
  * (a copy cut short), chapters (ffprobe reads them), a codec it does not know; the next
  * reader then tries.
  */
-import type { Chapter } from './media-probe.js';
-import { type AudioDetails, type MediaDetails, type SubtitleDetails, type VideoDetails, hdrOf, languageOf, positiveNumber, roundTo } from './media-details.js';
+import { type AudioDetails, type HeaderReading, type MediaDetails, type SubtitleDetails, type VideoDetails, hdrOf, languageOf, positiveNumber, roundTo } from './media-details.js';
 
 export interface Mp4Track {
   id?: number;
@@ -40,12 +39,6 @@ export interface Mp4Summary {
   boxes?: { type?: string; start?: number; size?: number }[];
   chapters?: boolean;
   tracks?: Mp4Track[];
-}
-
-export interface HeaderReading {
-  duration: number;
-  details: MediaDetails;
-  chapters: Chapter[];
 }
 
 const VIDEO_CODECS: Record<string, string> = { avc1: 'h264', avc3: 'h264', hvc1: 'hevc', hev1: 'hevc', dvh1: 'hevc', dvhe: 'hevc', dva1: 'h264', dvav: 'h264', av01: 'av1', vp09: 'vp9', vp08: 'vp8' };

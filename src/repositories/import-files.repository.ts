@@ -160,14 +160,16 @@ export function getThumbnailPath(db: Db, itemId: string): string | undefined {
 }
 
 export function chaptersOf(db: Db, itemId: string): { start: number; end: number; title?: string }[] {
-  const text = statement(db, 'SELECT chapters FROM import_files WHERE item_id = ?').pluck().get(itemId) as string | null | undefined;
-  return text ? (JSON.parse(text) as { start: number; end: number; title?: string }[]) : [];
+  return probeFactsOf(db, itemId).chapters;
 }
 
-/** What an imported item's file holds, as its probe read it; undefined before (or without) a probe. */
-export function mediaDetailsOf(db: Db, itemId: string): MediaDetails | undefined {
-  const text = statement(db, 'SELECT media_details FROM import_files WHERE item_id = ?').pluck().get(itemId) as string | null | undefined;
-  return text ? (JSON.parse(text) as MediaDetails) : undefined;
+/** An imported item's chapters and what its file holds (absent before a probe), in one read (`GET /dvr/files/:id`). */
+export function probeFactsOf(db: Db, itemId: string): { chapters: { start: number; end: number; title?: string }[]; media?: MediaDetails } {
+  const row = statement(db, 'SELECT chapters, media_details FROM import_files WHERE item_id = ?').get(itemId) as { chapters: string | null; media_details: string | null } | undefined;
+  return {
+    chapters: row?.chapters ? (JSON.parse(row.chapters) as { start: number; end: number; title?: string }[]) : [],
+    ...(row?.media_details ? { media: JSON.parse(row.media_details) as MediaDetails } : {}),
+  };
 }
 
 /** Artwork for an item or show, or none (undefined clears it). */
