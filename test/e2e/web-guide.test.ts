@@ -74,6 +74,46 @@ describe('the guide', () => {
   }, 60_000);
 });
 
+describe('the guide, with a clock set at a time that tripped it', () => {
+  it('opens on what is on now while a later window is still on its way, and Down from the left edge keeps the time', async () => {
+    // The page's clock at B + 10 min, B the next 6-hour boundary an hour or more away
+    // (the fixture's programmes run from an hour ago for 26 hours): the grid starts at
+    // B - 30 min, so it asks for two windows, and what is on now (from B) is in the
+    // second, which the server answers last here. Before, the grid focused the first
+    // programme it had, at its left edge, and Down from there went to a channel's name.
+    const realNow = Math.floor(Date.now() / 1000);
+    const boundary = (Math.floor((realNow + 3600) / 21600) + 1) * 21600;
+    const offsetMs = (realNow - (boundary + 600)) * 1000;
+    const page = await web.browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    page.on('pageerror', (error) => web.pageErrors.push(`shifted clock: ${(error as Error).message}`));
+    await page.evaluateOnNewDocument(
+      `{ const RealDate = Date, offset = ${offsetMs};
+         globalThis.Date = class extends RealDate { constructor(...args) { super(...(args.length ? args : [RealDate.now() - offset])); } static now() { return RealDate.now() - offset; } }; }`,
+    );
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      const later = request.url().includes('/dvr/guide?') && new URL(request.url()).searchParams.get('start') === String(boundary);
+      if (later) setTimeout(() => void request.continue(), 1_500);
+      else void request.continue();
+    });
+    await page.goto(`${web.url}/guide`);
+    const clock = new Date(boundary * 1000).toTimeString().slice(0, 5);
+    await until(() => focused(page), (label) => label.startsWith(`Harbour Watch ${clock} `), 10_000, `channel 5 at ${clock} focused`);
+    await press(page, 'ArrowLeft');
+    const before = new Date((boundary - 1800) * 1000).toTimeString().slice(0, 5);
+    expect(await focused(page)).toMatch(new RegExp(`^Harbour Watch ${before} `));
+    await press(page, 'ArrowDown');
+    expect(await focused(page)).toMatch(new RegExp(`^Kitchen Nights ${before} .*, channel 7, until ${clock}(,|$)`));
+    await press(page, 'ArrowDown');
+    expect(await focused(page)).toMatch(new RegExp(`^Night News ${before} `));
+    await press(page, 'ArrowUp', 2);
+    expect(await focused(page)).toMatch(new RegExp(`^Harbour Watch ${before} `));
+    await page.close();
+    expect(web.pageErrors).toEqual([]);
+  }, 30_000);
+});
+
 describe('live TV', () => {
   it('lists what is on now, stars a favorite and plays channel 5', async () => {
     const page = await web.open('/live');

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GuideAiring } from '../src/api/server-types';
 import {
+  airingAt,
   airingsIn,
   BLOCK,
   blocksFor,
@@ -64,6 +65,31 @@ describe('time and x', () => {
         const box = boxOf(airing(scale.origin + offset, scale.origin + offset + length), scale);
         expect(box.left).toBeGreaterThanOrEqual(0);
         expect(box.width).toBeGreaterThanOrEqual(4);
+      }),
+    );
+  });
+});
+
+describe('changing channel in the grid', () => {
+  const row = [airing(NOW, NOW + 1800), airing(NOW + 1800, NOW + 5400), airing(NOW + 7200, NOW + 9000)];
+  it('lands on what airs at the time, else the next, else the last, and nothing in an empty row', () => {
+    expect(airingAt(row, NOW + 2000)).toBe(row[1]);
+    expect(airingAt(row, NOW + 1800)).toBe(row[1]);
+    expect(airingAt(row, NOW + 6000)).toBe(row[2]);
+    expect(airingAt(row, NOW - 100)).toBe(row[0]);
+    expect(airingAt(row, NOW + 9000)).toBe(row[2]);
+    expect(airingAt([], NOW)).toBeUndefined();
+  });
+  it('always gives an airing of a non-empty row, one on the air at the time when there is one', () => {
+    const rows = fc.array(fc.tuple(fc.integer({ min: 0, max: 86400 }), fc.integer({ min: 1, max: 7200 })), { minLength: 1, maxLength: 20 });
+    fc.assert(
+      fc.property(rows, fc.integer({ min: -3600, max: 90000 }), (spans, offset) => {
+        const airings = mergeAirings([spans.map(([start, length]) => airing(NOW + start, NOW + start + length))]);
+        const time = NOW + offset;
+        const found = airingAt(airings, time);
+        expect(airings).toContain(found);
+        const onAir = airings.some((a) => a.start_time <= time && a.end_time > time);
+        if (onAir) expect(found!.start_time <= time && found!.end_time > time).toBe(true);
       }),
     );
   });

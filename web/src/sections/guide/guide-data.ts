@@ -20,6 +20,8 @@ export interface GuideData {
   /** Row index → its channel and airings, for the rows loaded. */
   rows: Map<number, GuideRow>;
   error: unknown;
+  /** Every window asked for has answered (with data or an error). */
+  settled: boolean;
   refetch: () => void;
 }
 
@@ -46,7 +48,7 @@ export function useGuideData(pages: readonly number[], blocks: readonly number[]
         });
       });
       for (const [row, lists] of gathered) rows.get(row)!.airings = mergeAirings(lists);
-      return { total, rows, error, refetch: () => results.forEach((r) => r.isError && void r.refetch()) };
+      return { total, rows, error, settled: results.every((r) => !r.isPending), refetch: () => results.forEach((r) => r.isError && void r.refetch()) };
     },
   });
 }

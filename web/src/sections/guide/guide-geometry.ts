@@ -75,6 +75,15 @@ export function mergeAirings(lists: readonly (readonly GuideAiring[])[]): GuideA
 /** The airings whose boxes meet [from, to): the only ones put in the page. */
 export const airingsIn = (airings: readonly GuideAiring[], from: number, to: number): GuideAiring[] => airings.filter((a) => a.start_time < to && a.end_time > from);
 
+/**
+ * The airing a remote's Up or Down lands on in another channel's row: the one on the
+ * air at `time`, else the first after it, else the last before it; undefined for a row
+ * without airings. Guides on TVs keep the time, not the pixel column, when changing channel.
+ */
+export function airingAt<A extends Pick<GuideAiring, 'start_time' | 'end_time'>>(airings: readonly A[], time: number): A | undefined {
+  return airings.find((a) => a.start_time <= time && a.end_time > time) ?? airings.find((a) => a.start_time > time) ?? airings.at(-1);
+}
+
 /** How far into an airing `now` is, 0 to 1. */
 export function progressOf(airing: Pick<GuideAiring, 'start_time' | 'end_time'>, now: number): number {
   const length = airing.end_time - airing.start_time;

@@ -4,7 +4,7 @@
  * view are in the page (TanStack Virtual) and only the programmes near the visible
  * hours; arrows move between programmes (norigin), Enter or a click opens one.
  */
-import { setFocus, useFocusable } from '@noriginmedia/norigin-spatial-navigation';
+import { doesFocusableExist, setFocus, useFocusable } from '@noriginmedia/norigin-spatial-navigation';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { GuideAiring } from '../../api/server-types';
@@ -12,7 +12,7 @@ import { ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 import { type GuideRow, useGuideData } from './guide-data';
-import { airingsIn, blocksFor, boxOf, clockOf, dayOf, episodeCode, pagesFor, type Scale, spanWidth, ticksBetween, timeAt, xOf } from './guide-geometry';
+import { airingAt, airingsIn, blocksFor, boxOf, clockOf, dayOf, episodeCode, pagesFor, type Scale, spanWidth, ticksBetween, timeAt, xOf } from './guide-geometry';
 
 export interface GridSizes {
   label: number;
@@ -72,7 +72,13 @@ export const GuideGrid = forwardRef<GuideGridHandle, { origin: number; now: numb
     useEffect(() => {
       if (data.total !== undefined) setTotal(data.total);
     }, [data.total]);
-    const [openingKey, opened] = useOpeningKey(data.rows.get(0), now);
+    const [openingKey, opened] = useOpeningKey(data.rows.get(0), now, data.settled);
+    /** Up or Down from a cell: the programme on the air at the same time in the row above or below (see airingAt). */
+    const rowNeighbour = (index: number, step: number, time: number): string | undefined => {
+      const row = data.rows.get(index + step);
+      const airing = row && airingAt(airingsIn(row.airings, visibleFrom - MARGIN, visibleTo + MARGIN), time);
+      return row && airing ? cellKey(row.channel.number, airing.start_time) : undefined;
+    };
     // Measured once the grid (not "Loading") is in the page, and again whenever the window or the box changes size.
     const shown = total !== undefined;
     useLayoutEffect(() => {
@@ -128,7 +134,7 @@ export const GuideGrid = forwardRef<GuideGridHandle, { origin: number; now: numb
               return (
                 <div key={item.key} className="guide-row" style={{ top: item.start, height: item.size, width }}>
                   {row ? (
-                    <ChannelRow row={row} scale={scale} sizes={sizes} from={visibleFrom - MARGIN} to={visibleTo + MARGIN} now={now} onOpen={onOpen} opening={openingKey} onOpened={opened} />
+                    <ChannelRow row={row} index={item.index} neighbour={rowNeighbour} visibleFrom={visibleFrom} scale={scale} sizes={sizes} from={visibleFrom - MARGIN} to={visibleTo + MARGIN} now={now} onOpen={onOpen} opening={openingKey} onOpened={opened} />
                   ) : (
                     <span className="guide-label guide-pending" style={{ width: sizes.label }}>
                       …
@@ -144,22 +150,32 @@ export const GuideGrid = forwardRef<GuideGridHandle, { origin: number; now: numb
   },
 );
 
-/** The cell to focus once, when the first channel arrives: what is on it now, so a remote's first arrow or Enter acts on the guide. */
-function useOpeningKey(first: GuideRow | undefined, now: number): [string | null, () => void] {
+/**
+ * The cell to focus once, when the first channel arrives: what is on it now, so a remote's
+ * first arrow or Enter acts on the guide. Until every window asked for has answered, the
+ * airing on now may be in one still on its way, so only an airing on now decides it early.
+ */
+function useOpeningKey(first: GuideRow | undefined, now: number, settled: boolean): [string | null, () => void] {
   const [key, setKey] = useState<string | null>(null);
   const decided = useRef(false);
   useEffect(() => {
     if (decided.current || !first) return;
-    const current = first.airings.find((a) => a.start_time <= now && a.end_time > now) ?? first.airings[0];
+    const onNow = first.airings.find((a) => a.start_time <= now && a.end_time > now);
+    const current = onNow ?? (settled ? airingAt(first.airings, now) : undefined);
     if (!current) return;
     decided.current = true;
     setKey(cellKey(first.channel.number, current.start_time));
-  }, [first, now]);
+  }, [first, now, settled]);
   return [key, () => setKey(null)];
 }
 
 interface RowProps {
   row: GuideRow;
+  /** The row's place in the grid, and the focus key of the cell Up or Down goes to from a time in it (undefined: the default, by geometry). */
+  index: number;
+  neighbour: (index: number, step: number, time: number) => string | undefined;
+  /** The time at the grid's left edge. */
+  visibleFrom: number;
   scale: Scale;
   sizes: GridSizes;
   from: number;
@@ -171,7 +187,7 @@ interface RowProps {
   onOpened: () => void;
 }
 
-function ChannelRow({ row, scale, sizes, from, to, now, onOpen, opening, onOpened }: RowProps) {
+function ChannelRow({ row, index, neighbour, visibleFrom, scale, sizes, from, to, now, onOpen, opening, onOpened }: RowProps) {
   const mode = useMode();
   const { channel } = row;
   const shown = airingsIn(row.airings, from, to);
@@ -197,6 +213,7 @@ function ChannelRow({ row, scale, sizes, from, to, now, onOpen, opening, onOpene
             scale={scale}
             now={now}
             onOpen={onOpen}
+            upOrDown={(step) => neighbour(index, step, Math.max(airing.start_time, visibleFrom))}
             focusNow={opening === cellKey(row.channel.number, airing.start_time)}
             onFocused={onOpened}
           />
@@ -211,13 +228,29 @@ function ChannelRow({ row, scale, sizes, from, to, now, onOpen, opening, onOpene
   );
 }
 
-type CellProps = Pick<RowProps, 'row' | 'scale' | 'now' | 'onOpen'> & { airing: GuideAiring; focusNow: boolean; onFocused: () => void };
+type CellProps = Pick<RowProps, 'row' | 'scale' | 'now' | 'onOpen'> & {
+  airing: GuideAiring;
+  /** The focus key Up (-1) or Down (+1) goes to. */
+  upOrDown: (step: number) => string | undefined;
+  focusNow: boolean;
+  onFocused: () => void;
+};
 
-function ProgrammeCell({ row, airing, scale, now, onOpen, focusNow, onFocused }: CellProps) {
+function ProgrammeCell({ row, airing, scale, now, onOpen, upOrDown, focusNow, onFocused }: CellProps) {
   const open = () => onOpen({ row, airing });
   const { ref, focusKey } = useFocusable<object, HTMLButtonElement>({
     focusKey: cellKey(row.channel.number, airing.start_time),
     onEnterPress: open,
+    // By geometry alone, Down from a programme at the grid's left edge would land on the
+    // next channel's name (its corner touches the programme's): go by time instead. The
+    // first and last rows, and rows not loaded yet, leave it to the default (the toolbar above).
+    onArrowPress: (direction) => {
+      if (direction !== 'up' && direction !== 'down') return true;
+      const target = upOrDown(direction === 'up' ? -1 : 1);
+      if (!target || !doesFocusableExist(target)) return true;
+      setFocus(target);
+      return false;
+    },
     onFocus: () => ref.current?.scrollIntoView({ block: 'nearest', inline: 'nearest' }),
   });
   useEffect(() => {
