@@ -76,7 +76,12 @@ export class DvrService {
       programs: options.programs ?? PROGRAMS_ON_PATH,
       onChange: () => this.safely('re-planning after a recording', () => this.schedule.replan()),
     });
-    this.rules = new RulesService(db, { now, logger: options.logger, changed: () => this.schedule.replan() });
+    this.rules = new RulesService(db, {
+      now,
+      logger: options.logger,
+      changed: () => this.schedule.replan(),
+      guide: (channel, start) => this.schedule.airingOn(channel, start),
+    });
     this.schedule = new JobScheduler(db, this.rules, this.recordings, {
       now,
       logger: options.logger,

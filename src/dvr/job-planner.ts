@@ -124,7 +124,7 @@ interface Candidate {
 
 export function planJobs(input: PlannerInput): PlannedJob[] {
   const candidates = new Map<string, Candidate>();
-  const window = { now: input.now, horizon: input.now + (input.horizon ?? DEFAULT_HORIZON) };
+  const window = { now: input.now, horizon: input.now + (input.horizon ?? DEFAULT_HORIZON), startedRules: startedRules(input) };
   const sink: CandidateSink<RuleDefinition> = {
     airing: (rule, airing, channels, dedupe) => addCandidate(candidates, rule, airing, channels, dedupe),
     slot: (rule, airing, channel, start, end) => {
@@ -142,6 +142,17 @@ export function planJobs(input: PlannerInput): PlannedJob[] {
   }
   for (const planner of planners) planner.finish();
   return place(input, [...candidates.values()]);
+}
+
+/** Rules with a job that started (recording, or finished however it went): a one-programme rule is then done. */
+function startedRules(input: PlannerInput): Set<number> {
+  const started = new Set<number>();
+  for (const job of input.running) if (job.ruleId !== undefined) started.add(job.ruleId);
+  for (const id of input.settledIds ?? []) {
+    const second = Number(id.split('-')[1]);
+    if (Number.isSafeInteger(second)) started.add(second % SAME_START_STEP);
+  }
+  return started;
 }
 
 /** Active (not paused) rules grouped by type, in the table's order. */

@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
-import { deleteProgrammesEndedBefore, iterateProgrammeTuplesWhere, listGuideChannels } from '../repositories/guide.repository.js';
+import { deleteProgrammesEndedBefore, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { guidePrefilter, planJobs, type RunningJob } from './job-planner.js';
 import {
   addJobSkip,
@@ -115,6 +115,18 @@ export class JobScheduler {
 
   stop(): void {
     clearTimeout(this.startTimer);
+  }
+
+  /** The guide's airing on channel `number` starting at `start`, if one of the guides describing the channel has it. */
+  airingOn(number: string, start: number): Airing | undefined {
+    const channels = listStreamableChannels(this.db).filter((channel) => channel.number === number);
+    for (const [key, numbers] of guideMapOf(this.db, channels)) {
+      if (!numbers.includes(number)) continue;
+      const [guideId, xmltvChannel] = key.split('\t') as [string, string];
+      const row = programmesBetween(this.db, guideId, xmltvChannel, start, start + 1).find((programme) => programme.start === start);
+      if (row) return ProgrammeAiring.fromRow(row, [number]);
+    }
+    return undefined;
   }
 
   private capacity(channels: readonly StreamableChannel[]) {

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { deleteRule, getRule, insertRule, listRules, replaceRule } from '../repositories/rules.repository.js';
+import type { GuideLookup } from './rules/rule-type.js';
 import { asStoredRule, checkRule, type RuleDefinition, ruleTypeOf, type StoredRule } from './rules/rule-types.js';
 
 export interface RulesServiceOptions {
@@ -13,6 +14,8 @@ export interface RulesServiceOptions {
   now: () => number;
   /** Called after every change, to re-plan. */
   changed: () => void;
+  /** The guide's airing on a channel at a time: what a new or edited rule keeps of it (a program rule its programme id and title). */
+  guide?: GuideLookup;
   logger?: Logger | undefined;
 }
 
@@ -50,14 +53,15 @@ export class RulesService {
   }
 
   create(definition: RuleDefinition): StoredRule {
-    const checked = checkRule(definition, this.nowSeconds());
+    const checked = checkRule(definition, this.nowSeconds(), this.options.guide);
     const rule = { id: insertRule(this.db, checked, this.options.now()), definition: checked };
     this.options.changed();
     return rule;
   }
 
   replace(id: number, definition: RuleDefinition): StoredRule {
-    const checked = checkRule(definition, this.nowSeconds());
+    const previous = getRule(this.db, id);
+    const checked = checkRule(definition, this.nowSeconds(), this.options.guide, previous && asStoredRule(previous)?.definition);
     if (!replaceRule(this.db, id, checked, this.options.now())) throw new NotFoundError('rule', String(id));
     this.options.changed();
     return { id, definition: checked };

@@ -62,9 +62,18 @@ export const ProgramRuleSchema = Type.Object(
     type: Type.Literal('program'),
     channel: ChannelNumber,
     start_time: { ...EpochSeconds, description: 'the start of the airing in the guide' },
+    program_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: "the guide's programme id of the airing; filled in from the guide when the rule is made" }),
+    ),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'the airing’s title; filled in from the guide when the rule is made' })),
     ...ruleOptions,
   },
-  { additionalProperties: false, title: 'Program rule', description: 'One airing from the guide: its channel and start time.' },
+  {
+    additionalProperties: false,
+    title: 'Program rule',
+    description:
+      'One airing from the guide: its channel and start time. When the guide moves it, the rule follows it on its channel: by programme id within 12 hours, else by title within an hour.',
+  },
 );
 
 const RuleId = Type.String({ pattern: '^\\d+$', description: 'the rule id' });

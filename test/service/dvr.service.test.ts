@@ -116,6 +116,33 @@ describe('planning', () => {
     expect(jobsOf(series.id).map((j) => j.updated_at)).toEqual([plannedAt, plannedAt, plannedAt]);
   });
 
+  it('a program rule keeps its airing’s programme id and title, follows the airing when a refresh moves it, and an edit keeps them', async () => {
+    const { dvr, guide } = await standard();
+    const second = dvr.rules.create({ type: 'program', channel: '2', start_time: T0 + 1800 });
+    expect(getRule(temp.db, second.id)?.definition).toMatchObject({ title: 'Harbour Lights', program_id: expect.stringMatching(/^EP0*1/) });
+    // Nothing in the guide at that time: nothing to keep, it records whatever is there.
+    const nothing = dvr.rules.create({ type: 'program', channel: '3', start_time: T0 + 86400 });
+    expect(getRule(temp.db, nothing.id)?.definition).toEqual({ type: 'program', channel: '3', start_time: T0 + 86400 });
+    // The guide moves episode 2 an hour later and puts a film in its slot.
+    writeXmltv(
+      guide,
+      [['two.test', 'Two'], ['three.test', 'Three']],
+      [
+        { channel: 'two.test', start: T0, stop: T0 + 1800, title: 'Harbour Lights', extra: episode(1) },
+        { channel: 'two.test', start: T0 + 1800, stop: T0 + 3600, title: 'Short Film' },
+        { channel: 'two.test', start: T0 + 3600, stop: T0 + 4200, title: 'Harbour Lights', extra: episode(2) },
+      ],
+    );
+    clock += 60_000;
+    await dvr.sources.refreshAll();
+    dvr.schedule.replan();
+    expect(jobsOf(second.id)).toMatchObject([{ id: `${T0 + 3600}-${second.id}`, name: 'Harbour Lights', start_time: T0 + 3600, end_time: T0 + 4200 }]);
+    // An edit that does not send them back keeps what the rule learnt (the guide no longer has it at the rule's time).
+    dvr.rules.replace(second.id, { type: 'program', channel: '2', start_time: T0 + 1800, padding_after: 60 });
+    expect(getRule(temp.db, second.id)?.definition).toMatchObject({ title: 'Harbour Lights', padding_after: 60 });
+    expect(jobsOf(second.id)).toMatchObject([{ id: `${T0 + 3600}-${second.id}`, end_time: T0 + 4260 }]);
+  });
+
   it('leaves a stored rule of a type it does not know out of the plan (a newer version wrote it), and plans the rest', async () => {
     const { dvr } = await standard();
     const unknown = insertRule(temp.db, { type: 'weather', when: 'stormy' });

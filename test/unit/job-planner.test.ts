@@ -139,6 +139,49 @@ describe('planJobs: matching', () => {
     expect(jobs[0]).toMatchObject({ id: `${NOW + 600}-3`, channel: '3', channels: ['3'] });
   });
 
+  describe('a program rule follows its programme when the guide moves it', () => {
+    const made = { type: 'program', channel: '3', start_time: NOW + 3600 } as const;
+    const plan = (definition: RuleDefinition, airings: Airing[], over: Partial<PlannerInput> = {}) =>
+      planJobs(input({ rules: [rule(3, definition)], airings, ...over })).map((job) => [job.id, job.item.title, job.channel]);
+
+    it('by programme id, to the nearest airing of it on its channel within 12 hours', () => {
+      const film = (start: number, extra: Partial<Airing> = {}) => airing({ title: 'Film', programId: 'MV1', start, channels: ['3'], ...extra });
+      const rule = { ...made, program_id: 'MV1', title: 'Film' };
+      // Moved 40 minutes later; what took its old slot is not recorded.
+      expect(plan(rule, [airing({ title: 'Darts', programId: 'SP9', start: NOW + 3600, channels: ['3'] }), film(NOW + 6000)])).toEqual([[`${NOW + 6000}-3`, 'Film', '3']]);
+      // Moved earlier; a rerun the next night (and one within reach but farther) are not it.
+      expect(plan(rule, [film(NOW + 1800), film(NOW + 3600 + 7 * 3600), film(NOW + 3600 + 86400)])).toEqual([[`${NOW + 1800}-3`, 'Film', '3']]);
+      // The same programme on another channel is not followed; nor beyond 12 hours.
+      expect(plan(rule, [film(NOW + 3600, { channels: ['2'] }), film(NOW + 3600 + 13 * 3600)])).toEqual([]);
+      // A title kept beside the id does not let another programme of that title in.
+      expect(plan(rule, [film(NOW + 3600, { programId: 'MV2' })])).toEqual([]);
+    });
+
+    it('by title within an hour when the guide has no ids; the exact time when the rule kept nothing', () => {
+      const show = (start: number, title = 'Quiz Night') => airing({ title, start, channels: ['3'] });
+      expect(plan({ ...made, title: 'quiz night' }, [show(NOW + 3600, 'Darts'), show(NOW + 3600 + 50 * 60)])).toEqual([[`${NOW + 3600 + 3000}-3`, 'Quiz Night', '3']]);
+      expect(plan({ ...made, title: 'Quiz Night' }, [show(NOW + 3600 + 61 * 60)])).toEqual([]);
+      // Two within reach: the nearer; at equal distance, the earlier.
+      expect(plan({ ...made, title: 'Quiz Night' }, [show(NOW + 3600 + 1800), show(NOW + 3600 - 1800), show(NOW + 3600 + 600)])).toEqual([[`${NOW + 4200}-3`, 'Quiz Night', '3']]);
+      expect(plan({ ...made, title: 'Quiz Night' }, [show(NOW + 3600 + 1800), show(NOW + 3600 - 1800)])).toEqual([[`${NOW + 1800}-3`, 'Quiz Night', '3']]);
+      // A rule made before the guide had the airing records what is there at its time.
+      expect(plan(made, [show(NOW + 3600, 'Darts'), show(NOW + 4000)])).toEqual([[`${NOW + 3600}-3`, 'Darts', '3']]);
+      // An id kept, and a guide that has lost its ids: the exact time only.
+      expect(plan({ ...made, program_id: 'EP5' }, [show(NOW + 3600, 'Darts'), show(NOW + 4000)])).toEqual([[`${NOW + 3600}-3`, 'Darts', '3']]);
+    });
+
+    it('plans nothing more once its job started: a rerun within reach is not taken for it', () => {
+      const rule = { ...made, program_id: 'EP1', title: 'Film' };
+      const rerun = airing({ title: 'Film', programId: 'EP1', start: NOW + 5 * 3600, channels: ['3'] });
+      expect(plan(rule, [rerun])).toHaveLength(1);
+      expect(plan(rule, [rerun], { settledIds: new Set([`${NOW - 3600}-3`]) })).toEqual([]);
+      expect(plan(rule, [rerun], { settledIds: new Set([`${NOW - 3600}-${3 + SAME_START_STEP}`]) })).toEqual([]);
+      expect(plan(rule, [rerun], { running: [{ id: `${NOW - 60}-3`, ruleId: 3, name: 'Film', start: NOW - 60, end: NOW + 60, channel: '3', sourceId: 'tuner' }] })).toEqual([]);
+      // Another rule's settled job does not count.
+      expect(plan(rule, [rerun], { settledIds: new Set([`${NOW - 3600}-4`, 'not-a-number']) })).toHaveLength(1);
+    });
+  });
+
   it('a paused rule plans nothing, and airings that already ended are ignored', () => {
     expect(planJobs(input({ rules: [rule(1, { type: 'keyword', keyword: 'news', paused: true })], airings: [airing({ title: 'news', start: NOW + 10 })] }))).toEqual([]);
     expect(planJobs(input({ rules: [rule(1, { type: 'keyword', keyword: 'news' })], airings: [airing({ title: 'news', start: NOW - 4000 })] }))).toEqual([]);

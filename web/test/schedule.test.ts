@@ -153,6 +153,8 @@ describe('the pass form', () => {
     const at = (s: number) => `@${s}`;
     expect(describeRule({ type: 'series', title: 'Harbour Watch' }, at)).toBe('Series “Harbour Watch”');
     expect(describeRule({ type: 'slot', channel: '4', start_time: 10, duration: 3600, weekly: true }, at)).toBe('Channel 4, @10 for 60 min, weekly');
+    expect(describeRule({ type: 'program', channel: '4', start_time: 10 }, at)).toBe('Channel 4 at @10');
+    expect(describeRule({ type: 'program', channel: '4', start_time: 10, title: 'Film' }, at)).toBe('“Film”, channel 4 at @10');
     expect(ruleOptionPhrases({ type: 'keyword', keyword: 'volcano', priority: 5, keep: 3, padding_after: 120, new_only: true })).toEqual(['priority 5', 'keep newest 3', '2 min late', 'new episodes only']);
   });
 });

@@ -47,6 +47,16 @@ export interface TypePlanner {
   finish(): void;
 }
 
+/** What a plan knows besides the rules and the guide. */
+export interface PlanWindow {
+  /** Epoch seconds. */
+  now: number;
+  /** Weekly slots are planned up to here. */
+  horizon: number;
+  /** Ids of rules with a job that already started (recording or finished). */
+  startedRules: ReadonlySet<number>;
+}
+
 /**
  * What the database must hand the planner for these rules: airings on `channels`, and
  * airings `matches` accepts. The planner checks every airing again; this only spares it
@@ -58,6 +68,9 @@ export interface GuideNeeds {
   needsSummary: boolean;
   matches?(title: string, summary: string | null, seriesId: string | null): boolean;
 }
+
+/** The guide's airing on a channel at a start time, if it has one (what a rule may keep of it when it is made). */
+export type GuideLookup = (channel: string, start: number) => Pick<Airing, 'programId' | 'title'> | undefined;
 
 /** Parsing helpers `antenna rule add` hands a type's CLI builder (they throw the CLI's own error). */
 export interface RuleCliParsers {
@@ -83,6 +96,8 @@ export interface RuleType<K extends string, D extends RuleOptionFields & { type:
   check(definition: D, now: number): void;
   /** Channel numbers written 7-1 become 7.1, as channels are stored. */
   normalise(definition: D): D;
+  /** What the rule keeps from the guide when it is made or edited (after normalise; `previous`: the rule before an edit); absent: nothing. */
+  complete?(definition: D, guide: GuideLookup, previous?: D): D;
   /** Epoch seconds after which the rule can plan nothing more (it is then deleted a day later); undefined: never. */
   endsAt(definition: D): number | undefined;
   /** The name jobs of the rule carry when it gives none. */
@@ -90,7 +105,7 @@ export interface RuleType<K extends string, D extends RuleOptionFields & { type:
   /** What the guide must provide for these rules. */
   guideNeeds(rules: readonly StoredRuleOf<D>[]): GuideNeeds;
   /** Finds these rules' candidates in one plan. */
-  planner(rules: readonly StoredRuleOf<D>[], sink: CandidateSink<D>, window: { now: number; horizon: number }): TypePlanner;
+  planner(rules: readonly StoredRuleOf<D>[], sink: CandidateSink<D>, window: PlanWindow): TypePlanner;
   cli: {
     /** `antenna rule add` usage of this type, e.g. 'series <title> [--series-id ID]'. */
     usage: string;

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { storedRuleSchema } from '../../model/rule.schemas.js';
 import { keywordRule } from './keyword.rule.js';
 import { programRule } from './program.rule.js';
-import type { RuleType, StoredRuleOf } from './rule-type.js';
+import type { GuideLookup, RuleType, StoredRuleOf } from './rule-type.js';
 import { seriesRule } from './series.rule.js';
 import { slotRule } from './slot.rule.js';
 
@@ -65,11 +65,17 @@ export const RuleSchema = Type.Union(
   { title: 'Rule' },
 );
 
-/** What a schema cannot say about a rule (BadRequestError), and the definition as it is stored. */
-export function checkRule(definition: RuleDefinition, now: number): RuleDefinition {
+/**
+ * What a schema cannot say about a rule (BadRequestError), and the definition as it is
+ * stored: normalised, with what its type keeps from the guide when `guide` is given
+ * (`previous`: the stored rule an edit replaces).
+ */
+export function checkRule(definition: RuleDefinition, now: number, guide?: GuideLookup, previous?: RuleDefinition): RuleDefinition {
   const ruleType = ruleTypeOf(definition);
   ruleType.check(definition, now);
-  return ruleType.normalise(definition);
+  const normalised = ruleType.normalise(definition);
+  const before = previous?.type === definition.type ? previous : undefined;
+  return guide && ruleType.complete ? ruleType.complete(normalised, guide, before) : normalised;
 }
 
 /**

@@ -236,7 +236,7 @@ export function describeRule(rule: RuleBody, formatTime: (epochSeconds: number) 
     case 'slot':
       return `Channel ${rule.channel}, ${formatTime(rule.start_time)} for ${Math.round(rule.duration / 60)} min${rule.weekly ? ', weekly' : ''}`;
     case 'program':
-      return `Channel ${rule.channel} at ${formatTime(rule.start_time)}`;
+      return `${rule.title ? `“${rule.title}”, c` : 'C'}hannel ${rule.channel} at ${formatTime(rule.start_time)}`;
   }
 }
 
