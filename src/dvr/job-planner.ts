@@ -7,7 +7,7 @@
  *    in one pass over the guide shared by all types;
  * 2. the same programme at the same time on several channels becomes one candidate
  *    listing every channel (`channels`); different programmes one rule selects at the
- *    same time are candidates of their own, with ids of their own (assignIds);
+ *    same time are candidates of their own, with ids of their own (job-ids.ts);
  * 3. candidates are placed highest priority first, then earliest, then lowest rule id;
  *    an episode already recorded, or already placed earlier in this plan, is dropped;
  * 4. a candidate takes the first of its channels whose source still has a free
@@ -15,6 +15,8 @@
  *    fits nowhere stays in the plan as `skipped` with an error saying why.
  */
 import { pushTo } from '../common/multi-map.js';
+import { assignJobIds, type IdCandidate, ruleOfJobId } from './job-ids.js';
+export { SAME_START_STEP } from './job-ids.js';
 import { showIdFor } from '../model/ids.js';
 import type { JobItem } from '../model/library.schemas.js';
 import type { PlannedJob } from '../model/planned-job.js';
@@ -32,6 +34,20 @@ export interface RunningJob {
   end: number;
   channel: string;
   sourceId: string;
+  /** What it records (see programmeKeyOf); absent, any airing of its rule it overlaps counts as it. */
+  programme?: string | undefined;
+  /** Its end when it started (epoch seconds): the guide may extend it up to MAX_EXTENSION past this. */
+  plannedEnd?: number | undefined;
+}
+
+/** How far past the end it had when it started a recording follows a guide extending its programme. */
+export const MAX_EXTENSION = 4 * 3600;
+
+/** A plan: the jobs to keep scheduled, and new ends for recordings whose programme the guide extended. */
+export interface Plan {
+  jobs: PlannedJob[];
+  /** Running job id → its new end, epoch seconds (only later than its end now). */
+  extensions: Map<string, number>;
 }
 
 export interface PlannerInput {
@@ -51,6 +67,12 @@ export interface PlannerInput {
   running: readonly RunningJob[];
   /** Ids of jobs already started or finished: never planned again, whatever the guide says now. */
   settledIds?: ReadonlySet<string>;
+  /**
+   * Every stored job's id (planned, recording or finished) → the programme it is for
+   * (programmeKeyOf): a programme keeps its id across re-plans, and an id is never given
+   * to another programme (see job-ids.ts).
+   */
+  knownIds?: ReadonlyMap<string, string>;
   /** Job ids the user skipped by hand. */
   userSkips: ReadonlySet<string>;
   /** How far ahead weekly time slots are planned, seconds (default 14 days). */
@@ -113,23 +135,32 @@ export function jobItemOf(airing: Airing): JobItem {
   return common;
 }
 
-interface Candidate {
+interface Candidate extends IdCandidate {
   rule: StoredRule;
   airing: Airing;
   channels: string[];
-  start: number;
   end: number;
   dedupe: boolean;
 }
 
 export function planJobs(input: PlannerInput): PlannedJob[] {
+  return plan(input).jobs;
+}
+
+export function plan(input: PlannerInput): Plan {
   const candidates = new Map<string, Candidate>();
-  const window = { now: input.now, horizon: input.now + (input.horizon ?? DEFAULT_HORIZON), startedRules: startedRules(input) };
+  const window = {
+    now: input.now,
+    horizon: input.now + (input.horizon ?? DEFAULT_HORIZON),
+    finishedRules: finishedRules(input),
+    recordingRules: new Map(input.running.flatMap((job) => (job.ruleId === undefined ? [] : [[job.ruleId, { start: job.start, end: job.end }] as const]))),
+  };
   const sink: CandidateSink<RuleDefinition> = {
     airing: (rule, airing, channels, dedupe) => addCandidate(candidates, rule, airing, channels, dedupe),
     slot: (rule, airing, channel, start, end) => {
       const padded = { start: start - (rule.definition.padding_before ?? 0), end: end + (rule.definition.padding_after ?? 0) };
-      candidates.set(`${padded.start}-${rule.id}`, { rule, airing, channels: [channel], ...padded, dedupe: false });
+      const programme = programmeKey(airing);
+      candidates.set(`${padded.start}-${rule.id}`, { rule, ruleId: rule.id, airing, programme, channel, channels: [channel], ...padded, dedupe: false });
     },
   };
   const planners = byType(input.rules)
@@ -144,13 +175,12 @@ export function planJobs(input: PlannerInput): PlannedJob[] {
   return place(input, [...candidates.values()]);
 }
 
-/** Rules with a job that started (recording, or finished however it went): a one-programme rule is then done. */
-function startedRules(input: PlannerInput): Set<number> {
+/** Rules with a job that finished, however it went (the second number of its id, modulo 2^32): a one-programme rule is then done. */
+function finishedRules(input: PlannerInput): Set<number> {
   const started = new Set<number>();
-  for (const job of input.running) if (job.ruleId !== undefined) started.add(job.ruleId);
   for (const id of input.settledIds ?? []) {
-    const second = Number(id.split('-')[1]);
-    if (Number.isSafeInteger(second)) started.add(second % SAME_START_STEP);
+    const rule = ruleOfJobId(id);
+    if (rule !== undefined) started.add(rule);
   }
   return started;
 }
@@ -192,43 +222,25 @@ function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Air
   if (allowed.length === 0) return;
   const start = airing.start - (d.padding_before ?? 0);
   const end = airing.stop + (d.padding_after ?? 0);
-  // One job per rule, start and programme: simulcasts of one programme merge their channels,
-  // different programmes starting together (a keyword on two channels) are jobs of their own.
-  const key = `${start}-${rule.id}-${programmeKey(airing)}`;
+  // One job per rule, time and programme: simulcasts of one programme merge their channels,
+  // different programmes starting together (a keyword on two channels) are jobs of their own,
+  // and so is one programme that ends later on one channel (it is recorded to its own end).
+  const key = `${start}-${end}-${rule.id}-${programmeKey(airing)}`;
   const existing = out.get(key);
   if (existing) {
     for (const channel of allowed) if (!existing.channels.includes(channel)) existing.channels.push(channel);
     return;
   }
-  out.set(key, { rule, airing, channels: [...allowed], start, end, dedupe });
+  out.set(key, { rule, ruleId: rule.id, airing, programme: programmeKey(airing), channel: allowed[0]!, channels: [...allowed], start, end, dedupe });
 }
 
 /** What makes two airings one programme: the guide's programme id, else the title and episode title. */
-function programmeKey(airing: Airing): string {
+export function programmeKeyOf(airing: { programId?: string | undefined; title: string; episodeTitle?: string | undefined }): string {
   return airing.programId ? `pid:${airing.programId}` : `t:${airing.title.toLowerCase()}|${(airing.episodeTitle ?? '').toLowerCase()}`;
 }
 
-/**
- * A job's id: `<start>-<n>`, the shape clients parse (the first number the start in epoch
- * seconds). The second is the rule's id; when one rule selects several programmes that
- * start at the same second, the first (by channel, then programme) keeps that and the
- * k-th after it gets the rule id + k × 2^32: still the rule's id modulo 2^32, never
- * another rule's id, and the same for the same guide at every re-plan.
- */
-export const SAME_START_STEP = 2 ** 32;
+const programmeKey = (airing: Airing) => programmeKeyOf(airing);
 
-function assignIds(candidates: readonly Candidate[]): Map<Candidate, string> {
-  const groups = new Map<string, Candidate[]>();
-  for (const candidate of candidates) pushTo(groups, `${candidate.start}-${candidate.rule.id}`, candidate);
-  const ids = new Map<Candidate, string>();
-  const order = (a: Candidate, b: Candidate) =>
-    (a.channels[0] ?? '').localeCompare(b.channels[0] ?? '', 'en', { numeric: true }) || programmeKey(a.airing).localeCompare(programmeKey(b.airing));
-  for (const [key, group] of groups) {
-    group.sort(order);
-    group.forEach((candidate, index) => ids.set(candidate, index === 0 ? key : `${candidate.start}-${candidate.rule.id + index * SAME_START_STEP}`));
-  }
-  return ids;
-}
 
 interface Placement {
   channel: string;
@@ -263,7 +275,42 @@ class SourceSchedule {
   }
 }
 
-function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
+/**
+ * The candidates running jobs record already: for each running job, of the candidates of
+ * its rule on its channel that overlap it and are its programme (the guide moved or
+ * extended it, or the rule's padding changed), the one starting nearest to it. Another
+ * airing of the same programme beside it (a rerun just after, padding making them
+ * overlap) is not it.
+ */
+function coveredCandidates(running: readonly RunningJob[], candidates: readonly Candidate[]): Map<Candidate, RunningJob> {
+  const covered = new Map<Candidate, RunningJob>();
+  for (const job of running) {
+    let nearest: Candidate | undefined;
+    for (const candidate of candidates) {
+      if (candidate.rule.id !== job.ruleId || !candidate.channels.includes(job.channel) || !(job.start < candidate.end && candidate.start < job.end)) continue;
+      if (job.programme !== undefined && job.programme !== candidate.programme) continue;
+      if (!nearest || Math.abs(candidate.start - job.start) < Math.abs(nearest.start - job.start)) nearest = candidate;
+    }
+    if (nearest) covered.set(nearest, job);
+  }
+  return covered;
+}
+
+/**
+ * Recordings whose programme the guide now says ends later go on to its new end, up to
+ * MAX_EXTENSION past the end they had when they started; the running jobs are returned
+ * with those ends, so what is placed after them sees their tuners taken for longer.
+ */
+function extendRunning(input: PlannerInput, covered: ReadonlyMap<Candidate, RunningJob>): { running: RunningJob[]; extensions: Map<string, number> } {
+  const extensions = new Map<string, number>();
+  for (const [candidate, job] of covered) {
+    const end = Math.min(candidate.end, (job.plannedEnd ?? job.end) + MAX_EXTENSION);
+    if (end > job.end) extensions.set(job.id, end);
+  }
+  return { running: input.running.map((job) => ({ ...job, end: extensions.get(job.id) ?? job.end })), extensions };
+}
+
+function place(input: PlannerInput, candidates: Candidate[]): Plan {
   const priority = (c: Candidate) => c.rule.definition.priority ?? 0;
   candidates.sort((a, b) => priority(b) - priority(a) || a.start - b.start || a.rule.id - b.rule.id);
   const placements = new Map<string, SourceSchedule>();
@@ -272,17 +319,18 @@ function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
     if (!schedule) placements.set(sourceId, (schedule = new SourceSchedule()));
     return schedule;
   };
-  for (const job of input.running) scheduleOf(job.sourceId).add({ ...job });
+  const covered = coveredCandidates(input.running, candidates);
+  const { running, extensions } = extendRunning(input, covered);
+  for (const job of running) scheduleOf(job.sourceId).add({ ...job });
   const runningIds = new Set(input.running.map((job) => job.id));
   const placedKeys = new Set<string>();
   const skippedKeys = new Set<string>();
   const jobs: PlannedJob[] = [];
-  const ids = assignIds(candidates);
+  const ids = assignJobIds(candidates, input.knownIds);
   for (const candidate of candidates) {
     const id = ids.get(candidate) as string;
     if (runningIds.has(id) || input.settledIds?.has(id) || candidate.end <= input.now) continue;
-    // The guide moved a programme that is recording (or a rule's padding changed): the running job covers it.
-    if (input.running.some((r) => r.ruleId === candidate.rule.id && candidate.channels.includes(r.channel) && r.start < candidate.end && candidate.start < r.end)) continue;
+    if (covered.has(candidate)) continue;
     const keys = episodeKeys(candidate.airing);
     if (candidate.dedupe && keys.some((key) => input.recordedKeys.has(key) || placedKeys.has(key))) continue;
     const job = baseJob(id, candidate, keys);
@@ -302,7 +350,7 @@ function place(input: PlannerInput, candidates: Candidate[]): PlannedJob[] {
     for (const key of keys) placedKeys.add(key);
     jobs.push({ ...job, channel: choice.channel, sourceId: choice.sourceId });
   }
-  return jobs.sort((a, b) => a.start - b.start || a.id.localeCompare(b.id));
+  return { jobs: jobs.sort((a, b) => a.start - b.start || a.id.localeCompare(b.id)), extensions };
 }
 
 function baseJob(id: string, candidate: Candidate, keys: readonly string[]): PlannedJob {

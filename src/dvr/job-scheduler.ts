@@ -8,7 +8,7 @@ import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
 import { deleteProgrammesEndedBefore, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
-import { guidePrefilter, planJobs, type RunningJob } from './job-planner.js';
+import { guidePrefilter, plan, programmeKeyOf, type RunningJob } from './job-planner.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -16,6 +16,7 @@ import {
   finishJob,
   getDvrJob,
   listDueJobs,
+  listJobProgrammes,
   listJobSkips,
   listJobsInState,
   nextJobStart,
@@ -24,6 +25,7 @@ import {
 } from '../repositories/jobs.repository.js';
 import { forgetRecordedProgramme, recordedEpisodeKeys } from '../repositories/recordings.repository.js';
 import { listSources, listStreamableChannels, type StreamableChannel } from '../repositories/sources.repository.js';
+import type { JobItem } from '../model/library.schemas.js';
 import type { RecordingsService } from './recordings.service.js';
 import type { RulesService } from './rules.service.js';
 import type { StoredRule } from './rules/rule-types.js';
@@ -80,7 +82,7 @@ export class JobScheduler {
     deleteProgrammesEndedBefore(this.db, now - 86400);
     const channels = listStreamableChannels(this.db);
     const rules = this.rules.list();
-    const planned = planJobs({
+    const planned = plan({
       now,
       rules,
       airings: this.airings(now, channels, rules),
@@ -88,9 +90,11 @@ export class JobScheduler {
       recordedKeys: recordedEpisodeKeys(this.db),
       running: this.runningJobs(),
       settledIds: settledJobIds(this.db),
+      knownIds: new Map(listJobProgrammes(this.db).map((job) => [job.id, programmeKeyOf({ programId: job.programId ?? undefined, title: job.title, episodeTitle: job.episodeTitle ?? undefined })])),
       userSkips: listJobSkips(this.db),
     });
-    replaceScheduledJobs(this.db, planned, this.options.now());
+    for (const [id, end] of planned.extensions) this.recordings.extend(id, end);
+    replaceScheduledJobs(this.db, planned.jobs, this.options.now());
     this.startDue();
   }
 
@@ -145,15 +149,20 @@ export class JobScheduler {
   }
 
   private runningJobs(): RunningJob[] {
-    return listJobsInState(this.db, 'recording').map((job) => ({
-      id: job.id,
-      ruleId: job.rule_id ?? undefined,
-      name: job.name,
-      start: job.start_time,
-      end: job.end_time,
-      channel: job.channel ?? '',
-      sourceId: job.source_id ?? '',
-    }));
+    return listJobsInState(this.db, 'recording').map((job) => {
+      const item = JSON.parse(job.item) as JobItem;
+      return {
+        id: job.id,
+        ruleId: job.rule_id ?? undefined,
+        name: job.name,
+        start: job.start_time,
+        end: job.end_time,
+        channel: job.channel ?? '',
+        sourceId: job.source_id ?? '',
+        programme: programmeKeyOf({ programId: item.program_id, title: item.title ?? job.name, episodeTitle: item.episode_title }),
+        plannedEnd: job.planned_end_time ?? job.end_time,
+      };
+    });
   }
 
   /** The guide as airings on channel numbers, only those the rules can use; streamed from the database. */

@@ -83,6 +83,12 @@ export class Recorder {
     return this.deps.now?.() ?? Date.now();
   }
 
+  /** Records on to a later end, epoch ms (the guide extended the programme); an earlier one changes nothing. */
+  extendTo(endAt: number): void {
+    // The timer and the retry loop read plan.endAt afresh each time they wake.
+    if (endAt > this.plan.endAt) this.plan.endAt = endAt;
+  }
+
   /** Stops early: by the user (the recording is cancelled) or for shutdown (it resumes at the next start). */
   stop(by: 'user' | 'shutdown'): void {
     if (this.stoppedBy) return;

@@ -15,7 +15,7 @@ import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../repositories/ite
 import type { JobItem } from '../model/library.schemas.js';
 import { detectCommercials } from './comskip.js';
 import { PROGRAMS_ON_PATH, type ProgramPaths } from '../common/external-program.js';
-import { type DvrJobRow, finishJob, markJobRecording, patchJobItem } from '../repositories/jobs.repository.js';
+import { type DvrJobRow, finishJob, markJobRecording, patchJobItem, setRecordingEnd } from '../repositories/jobs.repository.js';
 import { episodeKeys } from './job-planner.js';
 import { Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
@@ -244,6 +244,16 @@ export class RecordingsService {
   }
 
   /** Stops a recording early at the user's request; it keeps what was written, flagged cancelled. */
+  /** Moves a running recording's end later (the guide extended its programme); false when it is not recording here. */
+  extend(jobId: string, end: number): boolean {
+    const active = this.active.get(jobId);
+    if (!active) return false;
+    setRecordingEnd(this.db, jobId, end, this.now());
+    active.recorder.extendTo(end * 1000);
+    this.options.logger?.info({ job: jobId, end: new Date(end * 1000).toISOString() }, 'the guide extended a programme that is recording: recording on to its new end');
+    return true;
+  }
+
   cancel(jobId: string): boolean {
     const active = this.active.get(jobId);
     if (!active) return false;

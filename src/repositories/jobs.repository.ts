@@ -74,6 +74,8 @@ export interface DvrJobRow extends JobRow {
   source_id: string | null;
   recording_id: string | null;
   episode_key: string | null;
+  /** The end it had when it started recording (see setRecordingEnd). */
+  planned_end_time: number | null;
 }
 
 /** A job as the planner made it. */
@@ -146,13 +148,29 @@ export function nextJobStart(db: Db): number | undefined {
 }
 
 export function markJobRecording(db: Db, id: string, fields: { channel: string; sourceId: string; recordingId: string }, now = Date.now()): void {
-  statement(db, "UPDATE jobs SET state = 'recording', channel = ?, source_id = ?, recording_id = ?, skipped = 0, error = NULL, updated_at = ? WHERE id = ?").run(
+  statement(
+    db,
+    "UPDATE jobs SET state = 'recording', channel = ?, source_id = ?, recording_id = ?, skipped = 0, error = NULL, planned_end_time = coalesce(planned_end_time, end_time), updated_at = ? WHERE id = ?",
+  ).run(
     fields.channel,
     fields.sourceId,
     fields.recordingId,
     now,
     id,
   );
+}
+
+/** Every stored job's id with what names its programme (the planner keeps a programme's id: job-ids.ts). */
+export function listJobProgrammes(db: Db): { id: string; programId: string | null; title: string; episodeTitle: string | null }[] {
+  return statement(
+    db,
+    "SELECT id, json_extract(item, '$.program_id') AS programId, coalesce(json_extract(item, '$.title'), name) AS title, json_extract(item, '$.episode_title') AS episodeTitle FROM jobs",
+  ).all() as { id: string; programId: string | null; title: string; episodeTitle: string | null }[];
+}
+
+/** A recording job's new end (the guide extended its programme); false when the job is not recording. */
+export function setRecordingEnd(db: Db, id: string, end: number, now = Date.now()): boolean {
+  return statement(db, "UPDATE jobs SET end_time = ?, updated_at = ? WHERE id = ? AND state = 'recording'").run(end, now, id).changes > 0;
 }
 
 /** The job is over: failed when it recorded nothing; `error` says why it failed or stopped early. */

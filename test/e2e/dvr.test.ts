@@ -5,7 +5,7 @@
  * now, and the real server recording them. Files are checked with ffprobe.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,30 +33,8 @@ const call = (method: string, path: string, body?: unknown) => callJson(server.u
 
 const job = async (id: string) => (await call('GET', `/api/v1/jobs/${id}`)).json;
 
-beforeAll(async () => {
-  work = tempDir('antenna-dvr-');
-  const clip = await makeTsClip(join(work, 'clip.ts'), { seconds: 12, muxrateKbps: 2000 });
-  streams = await startStreamServer(clip.path);
-  streams.set('html', { kind: 'html' });
-  streams.set('garbage', { kind: 'garbage' });
-  streams.set('missing', { kind: 'status', status: 404 });
-  // Cut after ~2 s of video: the recorder must reconnect and carry on.
-  streams.set('flaky', { dropAfterBytes: 500_000 });
-  tuner = await startFakeHdHomeRun([{ number: '7.1', name: 'WTUN', url: streams.url('tuner'), hd: true }], { tunerCount: 1 });
-  const m3u = [
-    '#EXTM3U',
-    `#EXTINF:-1 tvg-id="two.test" tvg-chno="2" tvg-logo="http://logo/2.png",Two HD\n${streams.url('two')}`,
-    `#EXTINF:-1 tvg-id="three.test" tvg-chno="3",Three\n${streams.url('three')}`,
-    `#EXTINF:-1 tvg-id="four.test" tvg-chno="4",Four\n${streams.url('html')}`,
-    `#EXTINF:-1 tvg-id="five.test" tvg-chno="5",Five\n${streams.url('garbage')}`,
-    `#EXTINF:-1 tvg-id="six.test" tvg-chno="6",Six\n${streams.url('missing')}`,
-    `#EXTINF:-1 tvg-id="eight.test" tvg-chno="8",Eight\n${streams.url('flaky')}`,
-    `#EXTINF:-1 tvg-id="nine.test" tvg-chno="9",Nine\n${streams.url('nine')}`,
-    `#EXTINF:-1 tvg-id="ten.test" tvg-chno="10",Ten\n${streams.url('ten')}`,
-    '#EXTINF:-1 broken line without a url',
-  ].join('\n');
-  writeFileSync(join(work, 'channels.m3u'), m3u);
-  T = Math.floor(Date.now() / 1000) + 10;
+/** The guide, every programme seconds from T; the Cup Final on channel 11 ends at `cupFinalEnd`. */
+function writeGuide(cupFinalEnd: number): void {
   writeXmltv(
     join(work, 'guide.xml'),
     [
@@ -68,6 +46,7 @@ beforeAll(async () => {
       ['eight.test', 'Eight'],
       ['nine.test', 'Nine'],
       ['ten.test', 'Ten'],
+      ['eleven.test', 'Eleven'],
       ['tuner.test', '7.1'],
     ],
     [
@@ -88,9 +67,39 @@ beforeAll(async () => {
       // Two different programmes of one keyword rule, starting at the same second on two channels.
       { channel: 'nine.test', start: T, stop: T + 5, title: 'Twin Peaks Live' },
       { channel: 'ten.test', start: T, stop: T + 5, title: 'Twin Falls Tonight' },
+      // Extended by the guide while it records (see its test).
+      { channel: 'eleven.test', start: T, stop: cupFinalEnd, title: 'Cup Final', extra: '<episode-num system="dd_progid">SP00000009.0001</episode-num>' },
       { channel: 'not-a-channel', start: T, stop: T - 10, title: 'Bad times' },
     ],
   );
+}
+
+beforeAll(async () => {
+  work = tempDir('antenna-dvr-');
+  const clip = await makeTsClip(join(work, 'clip.ts'), { seconds: 12, muxrateKbps: 2000 });
+  streams = await startStreamServer(clip.path);
+  streams.set('html', { kind: 'html' });
+  streams.set('garbage', { kind: 'garbage' });
+  streams.set('missing', { kind: 'status', status: 404 });
+  // Cut after ~2 s of video: the recorder must reconnect and carry on.
+  streams.set('flaky', { dropAfterBytes: 500_000 });
+  tuner = await startFakeHdHomeRun([{ number: '7.1', name: 'WTUN', url: streams.url('tuner'), hd: true }], { tunerCount: 1 });
+  const m3u = [
+    '#EXTM3U',
+    `#EXTINF:-1 tvg-id="two.test" tvg-chno="2" tvg-logo="http://logo/2.png",Two HD\n${streams.url('two')}`,
+    `#EXTINF:-1 tvg-id="three.test" tvg-chno="3",Three\n${streams.url('three')}`,
+    `#EXTINF:-1 tvg-id="four.test" tvg-chno="4",Four\n${streams.url('html')}`,
+    `#EXTINF:-1 tvg-id="five.test" tvg-chno="5",Five\n${streams.url('garbage')}`,
+    `#EXTINF:-1 tvg-id="six.test" tvg-chno="6",Six\n${streams.url('missing')}`,
+    `#EXTINF:-1 tvg-id="eight.test" tvg-chno="8",Eight\n${streams.url('flaky')}`,
+    `#EXTINF:-1 tvg-id="nine.test" tvg-chno="9",Nine\n${streams.url('nine')}`,
+    `#EXTINF:-1 tvg-id="ten.test" tvg-chno="10",Ten\n${streams.url('ten')}`,
+    `#EXTINF:-1 tvg-id="eleven.test" tvg-chno="11",Eleven\n${streams.url('eleven')}`,
+    '#EXTINF:-1 broken line without a url',
+  ].join('\n');
+  writeFileSync(join(work, 'channels.m3u'), m3u);
+  T = Math.floor(Date.now() / 1000) + 10;
+  writeGuide(T + 30);
   const config = resolveServerConfig([
     {
       data: join(work, 'data'),
@@ -118,6 +127,7 @@ beforeAll(async () => {
   await add('flaky', { type: 'series', title: 'flaky show' });
   await add('tuner', { type: 'series', title: 'Tuner Show' });
   await add('twin', { type: 'keyword', keyword: 'twin' });
+  await add('final', { type: 'series', title: 'Cup Final' });
   expect(Math.floor(Date.now() / 1000)).toBeLessThan(T);
 }, 60_000);
 
@@ -130,14 +140,14 @@ afterAll(async () => {
 describe('DVR end to end', () => {
   it('reads channels from the M3U and the tuner, skipping the malformed entry', async () => {
     const channels = (await call('GET', '/api/v1/channels')).json;
-    expect(channels.map((c) => c.number)).toEqual(['2', '3', '4', '5', '6', '7.1', '8', '9', '10']);
+    expect(channels.map((c) => c.number)).toEqual(['2', '3', '4', '5', '6', '7.1', '8', '9', '10', '11']);
     expect(channels[0]).toMatchObject({ name: 'Two HD', image_url: 'http://logo/2.png', hd: true });
     expect(channels.find((c) => c.number === '7.1')).toMatchObject({ name: 'WTUN', hd: true });
     const sources = (await call('GET', '/dvr/sources')).json;
     expect(sources.find((s) => s.kind === 'm3u')).toMatchObject({ streams: 10, skipped: 1 });
     expect(sources.find((s) => s.kind === 'hdhomerun')).toMatchObject({ streams: 1 });
     const guides = (await call('GET', '/dvr/guides')).json;
-    expect(guides[0]).toMatchObject({ programmes: 10, skipped: 1 });
+    expect(guides[0]).toMatchObject({ programmes: 11, skipped: 1 });
   });
 
   it('plans jobs with interface-A ids, channels and items before they start', async () => {
@@ -234,6 +244,27 @@ describe('DVR end to end', () => {
     const titles = ((await call('GET', '/api/v1/all?source=recordings')).json as Json[]).map((item) => String(item.title));
     expect(titles).toEqual(expect.arrayContaining(['Twin Peaks Live', 'Twin Falls Tonight']));
   });
+
+  it('records on when the guide extends the programme while it records, to the new end', async () => {
+    const id = `${T}-${rules.final}`;
+    const recordings = async () => (await call('GET', '/api/v1/all?source=recordings')).json as Json[];
+    // Its recording is in the library from its first moment: the guide changes after that.
+    await until(recordings, (items) => items.some((item) => item.title === 'Cup Final'), 20_000, 'the Cup Final recording');
+    expect(await job(id)).toMatchObject({ end_time: T + 30 });
+    expect(Date.now() / 1000).toBeLessThan(T + 27);
+    writeGuide(T + 34);
+    expect((await call('POST', '/dvr/refresh')).status).toBeLessThan(300);
+    await until(() => job(id), (j) => j.end_time === T + 34, 10_000, 'the job extended');
+    const done = await until(() => job(id), (j) => (j.item as Json | undefined)?.completed === true, 45_000, 'the Cup Final recorded');
+    expect(done).toMatchObject({ end_time: T + 34, failed: false });
+    const folder = join(work, 'data', 'recordings', 'TV', 'Cup Final');
+    const files = readdirSync(folder);
+    expect(files).toHaveLength(1);
+    // 34 seconds of stream, not the 30 first planned.
+    const seconds = statSync(join(folder, files[0]!)).size / streams.byteRate;
+    expect(seconds).toBeGreaterThan(32.5);
+    expect(seconds).toBeLessThan(37);
+  }, 60_000);
 
   it('reconnects a dropped stream and flags the recording corrupted but completed', async () => {
     const done = await until(() => job(`${T}-${rules.flaky}`), (j) => (j.item as Json).completed === true, 30_000, 'flaky finished');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, episodeKeys, fits, isMovie, jobItemOf, type PlannerInput, planJobs, SAME_START_STEP } from '../../src/dvr/job-planner.js';
+import { type Airing, episodeKeys, fits, isMovie, jobItemOf, MAX_EXTENSION, plan, type PlannerInput, planJobs, type RunningJob, SAME_START_STEP } from '../../src/dvr/job-planner.js';
 import { keywordMatcher } from '../../src/dvr/rules/keyword.rule.js';
 import { slotStarts } from '../../src/dvr/rules/slot.rule.js';
 import type { RuleDefinition, StoredRule } from '../../src/dvr/rules/rule-types.js';
@@ -283,6 +283,53 @@ describe('planJobs: tuners', () => {
     );
     expect(jobs.find((j) => j.ruleId === 1)).toMatchObject({ skipped: true, error: 'no source carries channel 99' });
     expect(jobs.find((j) => j.ruleId === 2)).toMatchObject({ skipped: true, error: 'skipped by the user' });
+  });
+
+  describe('a programme the guide changes while it records', () => {
+    const recording = (over: Partial<RunningJob> = {}): RunningJob => ({
+      id: `${NOW - 600}-1`,
+      ruleId: 1,
+      name: 'Cup Final',
+      start: NOW - 600,
+      end: NOW + 1200,
+      channel: '2',
+      sourceId: 'tuner',
+      programme: 'pid:SP1',
+      plannedEnd: NOW + 1200,
+      ...over,
+    });
+    const final = (stop: number) => airing({ title: 'Cup Final', programId: 'SP1', start: NOW - 600, stop });
+    const rules = [rule(1, { type: 'series', title: 'Cup Final' })];
+
+    it('extended: the recording goes on to the new end, at most MAX_EXTENSION past the end it started with', () => {
+      expect(plan(input({ rules, running: [recording()], airings: [final(NOW + 3000)] })).extensions).toEqual(new Map([[`${NOW - 600}-1`, NOW + 3000]]));
+      expect(plan(input({ rules, running: [recording()], airings: [final(NOW + 1200 + MAX_EXTENSION + 3600)] })).extensions).toEqual(
+        new Map([[`${NOW - 600}-1`, NOW + 1200 + MAX_EXTENSION]]),
+      );
+      // Already extended once: the limit still counts from where it started.
+      const extended = recording({ end: NOW + 1200 + MAX_EXTENSION });
+      expect(plan(input({ rules, running: [extended], airings: [final(NOW + 1200 + MAX_EXTENSION + 60)] })).extensions.size).toBe(0);
+      // Shortened, or the same: nothing changes (a recording is never cut by a guide).
+      expect(plan(input({ rules, running: [recording()], airings: [final(NOW + 600)] })).extensions.size).toBe(0);
+      expect(plan(input({ rules, running: [recording()], airings: [final(NOW + 600)] })).jobs).toEqual([]);
+    });
+
+    it('the longer recording keeps its tuner: what would need it then is skipped, naming it', () => {
+      const other = [rule(2, { type: 'series', title: 'Late Film' })];
+      const film = airing({ title: 'Late Film', programId: 'MV1', start: NOW + 2400, channels: ['3'] });
+      const oneTuner = { sourceLimits: new Map([['tuner', 1]]) };
+      const before = plan(input({ rules: [...rules, ...other], running: [recording()], airings: [final(NOW + 1200), film], ...oneTuner }));
+      expect(before.jobs.map((job) => [job.item.title, job.skipped])).toEqual([['Late Film', false]]);
+      const after = plan(input({ rules: [...rules, ...other], running: [recording()], airings: [final(NOW + 3000), film], ...oneTuner }));
+      expect(after.jobs.map((job) => [job.item.title, job.skipped, job.error])).toEqual([['Late Film', true, 'no free tuner on HDHomeRun 1234: already recording Cup Final']]);
+    });
+
+    it('the next programme of the rule, overlapping only by padding, is still planned', () => {
+      const padded = [rule(1, { type: 'series', title: 'Cup Final', padding_after: 300 })];
+      const next = airing({ title: 'Cup Final', programId: 'SP2', start: NOW + 900 });
+      const jobs = planJobs(input({ rules: padded, running: [recording({ end: NOW + 1200 })], airings: [final(NOW + 900), next] }));
+      expect(jobs.map((job) => [job.item.program_id, job.start])).toEqual([['SP2', NOW + 900]]);
+    });
   });
 
   it('does not record again a programme the guide moved while it records', () => {

@@ -5,7 +5,8 @@
  * with that programme id nearest the time it was made for, within PROGRAMME_ID_REACH;
  * in a guide without ids (or one that lost them), the airing with that title nearest
  * the time, within TITLE_REACH. An airing at the time with another programme (the slot
- * given to something else) is not recorded. A rule that kept nothing (the guide did
+ * given to something else) is not recorded, and once its job has started no rerun is
+ * taken for it. A rule that kept nothing (the guide did
  * not have the airing when it was made) records what is at its channel and time.
  */
 import { ProgramRuleSchema, type ProgramRule } from '../../model/rule.schemas.js';
@@ -66,8 +67,8 @@ export const programRule: RuleType<'program', ProgramRule> = {
     const exact = new Map<string, Rule[]>();
     const following = new Map<string, Rule[]>();
     for (const rule of rules) {
-      // Its airing began recording (or its time passed with the job settled): a rerun within reach is not taken for it.
-      if (window.startedRules.has(rule.id)) continue;
+      // Its job finished: a rerun within reach is not taken for it.
+      if (window.finishedRules.has(rule.id)) continue;
       if (identified(rule.definition)) pushTo(following, rule.definition.channel, rule);
       else pushTo(exact, `${rule.definition.channel}@${rule.definition.start_time}`, rule);
     }
@@ -77,6 +78,9 @@ export const programRule: RuleType<'program', ProgramRule> = {
         for (const channel of airing.channels) {
           for (const rule of exact.get(`${channel}@${airing.start}`) ?? []) sink.airing(rule, airing, [channel], false);
           for (const rule of following.get(channel) ?? []) {
+            // Recording now: only the airing it records (the guide may have extended it), never a rerun.
+            const recording = window.recordingRules.get(rule.id);
+            if (recording && !(airing.start < recording.end && recording.start < airing.stop)) continue;
             const distance = followDistance(rule.definition, airing);
             const current = best.get(rule);
             // Nearest wins; at equal distance the earlier airing, so the choice does not depend on the guide's order.

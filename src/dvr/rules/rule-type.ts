@@ -53,8 +53,10 @@ export interface PlanWindow {
   now: number;
   /** Weekly slots are planned up to here. */
   horizon: number;
-  /** Ids of rules with a job that already started (recording or finished). */
-  startedRules: ReadonlySet<number>;
+  /** Ids of rules with a job that finished (however it went). */
+  finishedRules: ReadonlySet<number>;
+  /** Rule id → the span of a job of it recording now. */
+  recordingRules: ReadonlyMap<number, { start: number; end: number }>;
 }
 
 /**
