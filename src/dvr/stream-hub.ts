@@ -6,7 +6,8 @@
  * for itself whether to come back (the recorder retries, a viewer's answer ends).
  *
  * A recording outranks viewers: when a source is full and a recording needs a
- * stream, a connection that only viewers use is closed to make room.
+ * stream, a connection that only viewers use is closed to make room. A recording goes
+ * to the source the planner chose, and to another only when that one fails (logged).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -248,13 +249,58 @@ export class StreamHub {
   }
 
   /**
-   * Joins a channel through the first of `targets` (the sources that carry it) that
-   * already streams it or has room. Resolves once video flows.
+   * Joins a channel through `targets` (the sources that carry it; for a recording, the
+   * one the planner chose first). A connection already open to the channel is shared.
+   * Resolves once video flows.
    */
   async join(targets: readonly StreamTarget[], consumer: StreamConsumer): Promise<Subscription> {
     if (this.stopped) throw new StreamUnavailableError('Antenna is shutting down', 'unreachable');
     if (targets.length === 0) throw new StreamUnavailableError('no source carries this channel', 'unreachable');
-    const upstream = this.existing(targets) ?? this.openOn(targets, consumer.kind);
+    const shared = this.existing(targets);
+    if (shared) return this.attach(shared, consumer);
+    if (consumer.kind === 'recording') return this.joinAsRecording(targets, consumer);
+    const usage = this.usage();
+    const target = targets.find((t) => (usage.get(t.sourceId) ?? 0) < this.options.limitOf(t.sourceId));
+    if (!target) throw noTuner(targets);
+    return this.attach(this.open(target), consumer);
+  }
+
+  /**
+   * A recording goes where the planner placed it, `targets[0]`: when that source is full,
+   * a connection there that only viewers use is closed to make room. Only when that is
+   * not possible, or the connection fails, does it go on to the next target (the channel
+   * on another source), and the log says so and why: a tuner the planner promised to
+   * another job is never taken first.
+   */
+  private async joinAsRecording(targets: readonly StreamTarget[], consumer: StreamConsumer): Promise<Subscription> {
+    const reasons: string[] = [];
+    let lastError: StreamUnavailableError | undefined;
+    for (const [index, target] of targets.entries()) {
+      const open = this.upstreams.get(key(target));
+      const upstream = open && !open.closed ? open : this.hasRoom(target.sourceId) || this.makeRoomOn(target.sourceId) ? this.open(target) : undefined;
+      if (!upstream) {
+        reasons.push(`${target.sourceId} had no free stream (every one it allows is recording)`);
+        continue;
+      }
+      try {
+        const subscription = await this.attach(upstream, consumer);
+        if (index > 0) {
+          const message = `recording channel ${target.number} on ${target.sourceId}, not on ${targets[0]!.sourceId} as planned: ${reasons.join('; ')}`;
+          this.options.logger?.warn({ channel: target.number, planned: targets[0]!.sourceId, used: target.sourceId }, message);
+        }
+        return subscription;
+      } catch (error) {
+        if (!(error instanceof StreamUnavailableError)) throw error;
+        lastError = error;
+        reasons.push(error.message);
+      }
+    }
+    if (!lastError) throw noTuner(targets);
+    throw new StreamUnavailableError(reasons.join('; '), lastError.reason);
+  }
+
+  /** Waits for `upstream`'s video with `consumer` on it; the consumer is taken off again if it never comes. */
+  private async attach(upstream: Upstream, consumer: StreamConsumer): Promise<Subscription> {
     upstream.consumers.add(consumer);
     try {
       await upstream.ready;
@@ -280,14 +326,11 @@ export class StreamHub {
     return undefined;
   }
 
-  private openOn(targets: readonly StreamTarget[], kind: ConsumerKind): Upstream {
-    const usage = this.usage();
-    let target = targets.find((t) => (usage.get(t.sourceId) ?? 0) < this.options.limitOf(t.sourceId));
-    if (!target && kind === 'recording') target = this.makeRoom(targets);
-    if (!target) {
-      const sources = [...new Set(targets.map((t) => t.sourceId))].join(', ');
-      throw new StreamUnavailableError(`no free tuner on ${sources}: every stream it allows is in use`, 'no_tuner');
-    }
+  private hasRoom(sourceId: string): boolean {
+    return (this.usage().get(sourceId) ?? 0) < this.options.limitOf(sourceId);
+  }
+
+  private open(target: StreamTarget): Upstream {
     const upstream = new Upstream(target, (closed) => this.forget(closed), this.options.connectTimeoutMs ?? 10_000, this.options.idleTimeoutMs ?? 15_000);
     // An upstream that failed while being made (a URL http cannot open) must not hold a tuner slot.
     if (!upstream.closed) this.upstreams.set(key(target), upstream);
@@ -296,17 +339,13 @@ export class StreamHub {
     return upstream;
   }
 
-  /** Closes one viewers-only connection on a source of `targets`, so a recording can have it. */
-  private makeRoom(targets: readonly StreamTarget[]): StreamTarget | undefined {
-    for (const target of targets) {
-      const victim = [...this.upstreams.values()].find((u) => u.target.sourceId === target.sourceId && u.onlyViewers);
-      if (victim) {
-        this.options.logger?.info({ channel: victim.target.number, source: target.sourceId }, 'closing live TV to free a tuner for a recording');
-        victim.close('the tuner was needed for a recording');
-        return target;
-      }
-    }
-    return undefined;
+  /** Closes one viewers-only connection on `sourceId`, so a recording can have its stream; false when there is none. */
+  private makeRoomOn(sourceId: string): boolean {
+    const victim = [...this.upstreams.values()].find((u) => !u.closed && u.target.sourceId === sourceId && u.onlyViewers);
+    if (!victim) return false;
+    this.options.logger?.info({ channel: victim.target.number, source: sourceId }, 'closing live TV to free a tuner for a recording');
+    victim.close('the tuner was needed for a recording');
+    return true;
   }
 
   private forget(upstream: Upstream): void {
@@ -321,3 +360,8 @@ export class StreamHub {
 }
 
 const key = (target: StreamTarget) => `${target.sourceId}\t${target.number}`;
+
+function noTuner(targets: readonly StreamTarget[]): StreamUnavailableError {
+  const sources = [...new Set(targets.map((t) => t.sourceId))].join(', ');
+  return new StreamUnavailableError(`no free tuner on ${sources}: every stream it allows is in use`, 'no_tuner');
+}

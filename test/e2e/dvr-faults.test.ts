@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { existsSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeRecording, type RecordingOutcome, Recorder, type RecordingPlan } from '../../src/dvr/recorder.js';
 import { type StreamConsumer, StreamHub, type StreamTarget, StreamUnavailableError } from '../../src/dvr/stream-hub.js';
@@ -179,6 +180,52 @@ describe('a source with one tuner', () => {
     expect(outcome).toMatchObject({ reachedEnd: true, damaged: false, gaps: 0, channel: 'tuner-b' });
     expect(outcome.streamError).toBeUndefined();
     expect(secondsOf(outcome.bytes)).toBeGreaterThan(2.5);
+  });
+});
+
+describe('where a recording goes: the source the planner chose', () => {
+  /** A hub with two sources of one stream each, logging its warnings. */
+  function twoSources() {
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (_fields: unknown, message: string) => warnings.push(message) } as unknown as Logger;
+    const hub = new StreamHub({ limitOf: () => 1, connectTimeoutMs: 5000, logger });
+    hubs.push(hub);
+    const on = (sourceId: string, name: string): StreamTarget => ({ sourceId, number: '12', url: streams.url(name) });
+    return { hub, warnings, on };
+  }
+  const recordingConsumer = (): StreamConsumer => ({ kind: 'recording', data: () => undefined, ended: () => undefined });
+
+  it('frees the planned source from live TV rather than take the other source’s free tuner', async () => {
+    const { hub, warnings, on } = twoSources();
+    const watcher = viewer();
+    // Another channel on the planned source: its only stream.
+    const watching = await hub.join([{ ...on('planned', 'place-live'), number: '11' }], watcher.consumer);
+    const recording = await hub.join([on('planned', 'place-rec'), on('other', 'place-other')], recordingConsumer());
+    expect(recording.target.sourceId).toBe('planned');
+    expect(await watcher.ended).toBe('the tuner was needed for a recording');
+    watching.leave();
+    expect(streams.totalConnections('place-other')).toBe(0);
+    expect(warnings).toEqual([]);
+    recording.leave();
+  });
+
+  it('goes to the other source only when the planned one fails or is full of recordings, and logs why', async () => {
+    const { hub, warnings, on } = twoSources();
+    streams.set('place-broken', { kind: 'status', status: 404 });
+    const spilled = await hub.join([on('planned', 'place-broken'), on('other', 'place-spill')], recordingConsumer());
+    expect(spilled.target.sourceId).toBe('other');
+    expect(warnings).toEqual([expect.stringMatching(/^recording channel 12 on other, not on planned as planned: channel 12 \(planned\) answered HTTP 404/)]);
+    spilled.leave();
+
+    const first = await hub.join([{ ...on('planned', 'place-first'), number: '13' }], recordingConsumer());
+    const second = await hub.join([on('planned', 'place-second'), on('other', 'place-second-other')], recordingConsumer());
+    expect(second.target.sourceId).toBe('other');
+    expect(warnings[1]).toMatch(/not on planned as planned: planned had no free stream \(every one it allows is recording\)/);
+    // Nowhere to go: the error says what was tried.
+    const third = await hub.join([{ ...on('planned', 'place-third'), number: '14' }, { ...on('other', 'place-third'), number: '14' }], recordingConsumer()).catch((error: unknown) => error);
+    expect(third).toMatchObject({ reason: 'no_tuner', message: 'no free tuner on planned, other: every stream it allows is in use' });
+    first.leave();
+    second.leave();
   });
 });
 
