@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { DvrService } from '../dvr/dvr.service.js';
 import { RuleDefinitionSchema, RuleSchema, type RuleDefinition } from '../dvr/rules/rule-types.js';
-import { AiringSchema, GuideSchema, JobRef, RefreshResultSchema, SourceBodySchema, SourceSchema } from '../model/dvr.schemas.js';
+import { AiringSchema, GuideSchema, JobRef, JobWhySchema, RefreshResultSchema, SourceBodySchema, SourceSchema } from '../model/dvr.schemas.js';
 import { GUIDE_DEFAULT_LIMIT, GUIDE_MAX_WINDOW, GuidePageQuery, GuidePageSchema } from '../model/guide-page.schemas.js';
 import { airingOut, guideOut, jobRef, ruleOut, sourceOut } from '../dvr/dvr-resource-mappers.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
@@ -64,13 +64,27 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   );
 
   // ---------------------------------------------------------------- jobs
+  const JobParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,12}-[0-9]{1,15}$', description: '<start>-<n> (see the README on job ids)' }) });
+  app.get(
+    '/dvr/jobs/:id/why',
+    {
+      schema: {
+        summary: 'What becomes of a job, in one sentence: when and where it records, or why it will not or did not',
+        tags,
+        params: JobParams,
+        response: { 200: JobWhySchema, ...Errors },
+      },
+    },
+    (request, reply) => json(reply, 200, dvr.schedule.explain((request.params as { id: string }).id)),
+  );
+
   app.delete(
     '/dvr/jobs/:id',
     {
       schema: {
         summary: 'Skip a planned job, or stop one that is recording (it keeps what it wrote)',
         tags,
-        params: Type.Object({ id: Type.String({ pattern: '^[0-9]{1,12}-[0-9]{1,15}$', description: '<start>-<rule id>' }) }),
+        params: JobParams,
         response: { 204: Type.Null(), ...Errors },
       },
     },

@@ -8,6 +8,7 @@ import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
 import { deleteProgrammesEndedBefore, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
+import { explainJob, type JobWhy } from './job-explanation.js';
 import { guidePrefilter, plan, programmeKeyOf, type RunningJob } from './job-planner.js';
 import {
   addJobSkip,
@@ -109,6 +110,13 @@ export class JobScheduler {
     if (job.state === 'finished') throw new ConflictError('job_finished', `Job '${id}' has already finished.`);
     addJobSkip(this.db, id, this.options.now());
     this.replan();
+  }
+
+  /** A job's fate in one sentence (job-explanation.ts); 404 for an unknown id. */
+  explain(id: string): JobWhy {
+    const job = getDvrJob(this.db, id);
+    if (!job) throw new NotFoundError('job', id);
+    return explainJob(job, job.source_id ? listSources(this.db).find((source) => source.id === job.source_id)?.name : undefined);
   }
 
   /** Forgets that programme `programId` was recorded, so its next airing is planned again; 404 when nothing knew it. */

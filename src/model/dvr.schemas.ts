@@ -54,6 +54,16 @@ export const AiringSchema = Type.Object(
 );
 export const JobRef = Type.Object({ id: Type.String(), name: Type.String(), start_time: Type.Integer(), end_time: Type.Integer(), channel: Type.Optional(Type.String()) });
 
+/** `GET /dvr/jobs/:id/why`: what becomes of a job, in one sentence. */
+export const JobWhySchema = Type.Object(
+  {
+    id: Type.String(),
+    outcome: Type.Union([Type.Literal('will_record'), Type.Literal('skipped'), Type.Literal('recording'), Type.Literal('recorded'), Type.Literal('failed')]),
+    why: Type.String({ description: 'one sentence: when and where it records, or why it will not, or why it failed' }),
+  },
+  { additionalProperties: false, title: 'Job explanation' },
+);
+
 /** `GET /dvr`: where the DVR records, the free space there, and the folders it imports. */
 export const DvrInfoSchema = Type.Object(
   {

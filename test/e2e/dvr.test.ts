@@ -226,6 +226,8 @@ describe('DVR end to end', () => {
     expect(errors['4']).toMatch(/web page/);
     expect(errors['5']).toMatch(/not an MPEG-TS/);
     expect(errors['6']).toMatch(/HTTP 404/);
+    const on6 = ids.find((id) => id.startsWith(`${T + 2}-`))!;
+    expect((await call('GET', `/dvr/jobs/${on6}/why`)).json).toMatchObject({ outcome: 'failed', why: expect.stringMatching(/^“Broken Missing” was not recorded: .*HTTP 404/) });
     const titles = ((await call('GET', '/api/v1/all?source=recordings')).json as Json[]).map((i) => i.title);
     expect(titles.filter((t) => String(t).startsWith('Broken'))).toEqual([]);
     // Nor the shows the DVR filed them under.
@@ -245,7 +247,7 @@ describe('DVR end to end', () => {
     expect(titles).toEqual(expect.arrayContaining(['Twin Peaks Live', 'Twin Falls Tonight']));
   });
 
-  it('records on when the guide extends the programme while it records, to the new end', async () => {
+  it('records on when the guide extends the programme while it records, to the new end, and a pause of its rule stops nothing', async () => {
     const id = `${T}-${rules.final}`;
     const recordings = async () => (await call('GET', '/api/v1/all?source=recordings')).json as Json[];
     // Its recording is in the library from its first moment: the guide changes after that.
@@ -255,6 +257,9 @@ describe('DVR end to end', () => {
     writeGuide(T + 34);
     expect((await call('POST', '/dvr/refresh')).status).toBeLessThan(300);
     await until(() => job(id), (j) => j.end_time === T + 34, 10_000, 'the job extended');
+    // Pausing its rule now stops nothing already recording.
+    expect((await call('PUT', `/dvr/rules/${rules.final}`, { type: 'series', title: 'Cup Final', paused: true })).status).toBe(200);
+    expect((await call('GET', `/dvr/jobs/${id}/why`)).json).toMatchObject({ outcome: 'recording' });
     const done = await until(() => job(id), (j) => (j.item as Json | undefined)?.completed === true, 45_000, 'the Cup Final recorded');
     expect(done).toMatchObject({ end_time: T + 34, failed: false });
     const folder = join(work, 'data', 'recordings', 'TV', 'Cup Final');

@@ -325,6 +325,7 @@ describe('jobs', () => {
     expect((await send('POST', '/dvr/refresh')).statusCode).toBe(200);
     expect((await send('PUT', `/dvr/rules/${rule}`, { type: 'series', title: 'Harbour Lights', name: 'Renamed' })).statusCode).toBe(200);
     expect(await get(`/api/v1/jobs/${id}`)).toMatchObject({ name: 'Renamed', skipped: true, error: 'skipped by the user' });
+    expect(await get(`/dvr/jobs/${id}/why`)).toEqual({ id, outcome: 'skipped', why: '“Renamed” will not be recorded: you skipped it.' });
     // Skipping twice is still a 204.
     expect((await send('DELETE', `/dvr/jobs/${id}`)).statusCode).toBe(204);
   });
@@ -348,6 +349,31 @@ describe('jobs', () => {
     }
     const unknown = expectJsonError(await send('DELETE', `/dvr/jobs/${T}-99999`), 404);
     expect(unknown.code).toBe('not_found');
+    for (const bad of ['abc', '1-2-3', `${T}-`]) expect(expectJsonError(await send('GET', `/dvr/jobs/${encodeURIComponent(bad)}/why`), 400).code, bad).toBe('invalid_parameter');
+    expect(expectJsonError(await send('GET', `/dvr/jobs/${T}-99999/why`), 404).code).toBe('not_found');
+  });
+
+  it('never answers 500 to any job id: a 400 or a 404', async () => {
+    const id = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
+      fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 16n }), fc.bigInt({ min: 0n, max: 10n ** 17n })).map(([a, b]) => `${a}-${b}`),
+      fc.constantFrom('%', '%zz', '0-0', '-1-1', '1.5-2', `${T}-${2 ** 53}`, 'a'.repeat(3000), '%00'),
+    ).filter((raw) => raw !== '.' && raw !== '..');
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'DELETE'), id, async (method, raw) => {
+        const response = await send(method, method === 'GET' ? `/dvr/jobs/${raw}/why` : `/dvr/jobs/${raw}`);
+        expect([400, 404], `${method} ${raw}: ${response.body}`).toContain(response.statusCode);
+        expect(response.json()).toMatchObject({ status: response.statusCode, code: expect.any(String) });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('says in one sentence where and when a planned job records', async () => {
+    const rule = await addRule({ type: 'series', series_id: 'SH00000001' });
+    const why = await get(`/dvr/jobs/${T}-${rule}/why`);
+    expect(why).toMatchObject({ id: `${T}-${rule}`, outcome: 'will_record' });
+    expect(why.why).toMatch(/^“Harbour Lights” will record on channel 2 \(.+\) from \w{3} \d{1,2} \w{3}, \d\d:\d\d to \w{3} \d{1,2} \w{3}, \d\d:\d\d\.$/);
   });
 });
 
