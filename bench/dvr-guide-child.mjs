@@ -91,6 +91,47 @@ started = performance.now();
 dvr.schedule.replan();
 const planMs = performance.now() - started;
 const jobs = listJobs(db).length;
+
+// One rule's edit at a time, as a user makes them (each re-plans: the guide read for that
+// rule alone, every rule's candidates placed again, the differences stored).
+const rules = dvr.rules.list();
+const ofType = (type) => rules.filter((rule) => rule.definition.type === type);
+const edits = [];
+const timed = (what, edit) => {
+  const at = performance.now();
+  edit();
+  edits.push({ what, ms: performance.now() - at });
+};
+for (let i = 0; i < 4; i++) {
+  const series = ofType('series')[i * 7];
+  timed('series: another title', () => dvr.rules.replace(series.id, { ...series.definition, title: allTitles[(i * 11 + 5) % allTitles.length] }));
+  const keyword = ofType('keyword')[i * 5];
+  timed('keyword: another phrase', () => dvr.rules.replace(keyword.id, { ...keyword.definition, keyword: distinctive[(i * 13 + 3) % distinctive.length] }));
+  timed('series: paused', () => dvr.rules.replace(series.id, { ...series.definition, paused: true }));
+  const [channel, start] = airings[i * 50 + 25];
+  timed('program: new rule', () => dvr.rules.create({ type: 'program', channel: numberOf.get(channel), start_time: start }));
+  timed('slot: removed', () => dvr.rules.delete(ofType('slot')[i].id));
+}
+const editMs = edits.map((edit) => edit.ms).sort((a, b) => a - b);
 await dvr.stop();
 db.close();
-process.send({ programmes, bytes, stored: rows, parseMs, importMs, peakRss: importRss, planMs, scanMs, jobs, rules: 200, keywordExample: distinctive[0] }, () => process.exit(0));
+process.send(
+  {
+    programmes,
+    bytes,
+    stored: rows,
+    parseMs,
+    importMs,
+    peakRss: importRss,
+    planMs,
+    scanMs,
+    jobs,
+    rules: 200,
+    keywordExample: distinctive[0],
+    edits: edits.length,
+    editMedianMs: editMs[Math.floor(editMs.length / 2)],
+    editMaxMs: editMs.at(-1),
+    slowestEdit: edits.reduce((a, b) => (b.ms > a.ms ? b : a)).what,
+  },
+  () => process.exit(0),
+);

@@ -79,7 +79,7 @@ export class DvrService {
     this.rules = new RulesService(db, {
       now,
       logger: options.logger,
-      changed: () => this.schedule.replan(),
+      changed: (ruleId) => this.schedule.replanRule(ruleId),
       guide: (channel, start) => this.schedule.airingOn(channel, start),
     });
     this.schedule = new JobScheduler(db, this.rules, this.recordings, {

@@ -6,9 +6,9 @@
  * rule's id.
  *
  * Which programme has which k is stable: a programme keeps the id it was given before
- * (the stored jobs are passed in), an id once given to a programme is never given to
- * another (a user's skip, a recording, a finished job stay with their programme), and
- * the rest, in channel-number order, take the lowest k free.
+ * (the stored jobs are passed in), an id that is held (a recording, a finished job, a
+ * user's skip) is never given to another programme, and the rest, in channel-number
+ * order, take the lowest k free.
  */
 import { pushTo } from '../common/multi-map.js';
 
@@ -26,11 +26,20 @@ export interface IdCandidate {
 
 /** The two numbers of a job id; undefined for anything else. */
 export function parseJobId(id: string): { start: number; n: number } | undefined {
-  const match = /^(\d+)-(\d+)$/.exec(id);
-  if (!match) return undefined;
-  const start = Number(match[1]);
-  const n = Number(match[2]);
+  // Called for every stored job at each plan: no regular expression.
+  const dash = id.indexOf('-');
+  if (dash <= 0 || dash === id.length - 1 || !isDigits(id, 0, dash) || !isDigits(id, dash + 1, id.length)) return undefined;
+  const start = Number(id.slice(0, dash));
+  const n = Number(id.slice(dash + 1));
   return Number.isSafeInteger(start) && Number.isSafeInteger(n) ? { start, n } : undefined;
+}
+
+function isDigits(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
 }
 
 /** The rule a job id belongs to (its second number modulo 2^32). */
@@ -44,9 +53,13 @@ const groupOf = (start: number, ruleId: number) => `${start}-${ruleId}`;
 
 /**
  * Ids for the candidates. `known`: id → programme of the jobs stored already (planned,
- * recording or finished).
+ * recording or finished); `held`: those of them no other programme may have.
  */
-export function assignJobIds<C extends IdCandidate>(candidates: readonly C[], known: ReadonlyMap<string, string> = new Map()): Map<C, string> {
+export function assignJobIds<C extends IdCandidate>(
+  candidates: readonly C[],
+  known: ReadonlyMap<string, string> = new Map(),
+  held: ReadonlySet<string> = new Set(known.keys()),
+): Map<C, string> {
   const groups = new Map<string, C[]>();
   for (const candidate of candidates) pushTo(groups, groupOf(candidate.start, candidate.ruleId), candidate);
   const knownByGroup = indexKnown(known, groups);
@@ -54,8 +67,15 @@ export function assignJobIds<C extends IdCandidate>(candidates: readonly C[], kn
   for (const [group, members] of groups) {
     const { start, ruleId } = members[0]!;
     const before = knownByGroup.get(group);
-    if (!before && members.length === 1) {
-      ids.set(members[0]!, idAt(start, ruleId, 0));
+    if (members.length === 1) {
+      // Most groups: one programme, which keeps its id, or takes the lowest one not held for another.
+      const member = members[0]!;
+      let id = before?.get(member.programme)?.[0];
+      for (let k = 0; id === undefined; k++) {
+        const candidate = idAt(start, ruleId, k);
+        if (!held.has(candidate) || known.get(candidate) === member.programme) id = candidate;
+      }
+      ids.set(member, id);
       continue;
     }
     members.sort((a, b) => a.channel.localeCompare(b.channel, 'en', { numeric: true }) || a.programme.localeCompare(b.programme));
@@ -71,8 +91,8 @@ export function assignJobIds<C extends IdCandidate>(candidates: readonly C[], kn
     }
     let k = 0;
     for (const member of rest) {
-      // Skip ids in use in this plan, and ids stored for another programme.
-      while (used.has(idAt(start, ruleId, k)) || (known.has(idAt(start, ruleId, k)) && known.get(idAt(start, ruleId, k)) !== member.programme)) k++;
+      // Skip ids in use in this plan, and ids held for another programme.
+      while (used.has(idAt(start, ruleId, k)) || (held.has(idAt(start, ruleId, k)) && known.get(idAt(start, ruleId, k)) !== member.programme)) k++;
       ids.set(member, idAt(start, ruleId, k));
       used.add(idAt(start, ruleId, k));
     }

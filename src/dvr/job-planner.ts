@@ -16,6 +16,8 @@
  */
 import { pushTo } from '../common/multi-map.js';
 import { assignJobIds, type IdCandidate, ruleOfJobId } from './job-ids.js';
+import { fits, type Placement, SourceSchedule } from './source-schedule.js';
+export { fits } from './source-schedule.js';
 export { SAME_START_STEP } from './job-ids.js';
 import { showIdFor } from '../model/ids.js';
 import type { JobItem } from '../model/library.schemas.js';
@@ -73,6 +75,12 @@ export interface PlannerInput {
    * to another programme (see job-ids.ts).
    */
   knownIds?: ReadonlyMap<string, string>;
+  /**
+   * Which of `knownIds` no other programme may have: recording, finished, or skipped by
+   * the user (default: all of them). A job merely planned gives its id up when its
+   * programme goes (a rule's edit), so the rule's next programme there can have it.
+   */
+  heldIds?: ReadonlySet<string>;
   /** Job ids the user skipped by hand. */
   userSkips: ReadonlySet<string>;
   /** How far ahead weekly time slots are planned, seconds (default 14 days). */
@@ -141,13 +149,30 @@ interface Candidate extends IdCandidate {
   channels: string[];
   end: number;
   dedupe: boolean;
+  /** Worked out at the first placing and kept: the scheduler places kept candidates again after each rule change. */
+  keys?: string[];
+  item?: JobItem;
+  job?: PlannedJob;
 }
 
 export function planJobs(input: PlannerInput): PlannedJob[] {
   return plan(input).jobs;
 }
 
+/** Rules × guide → a plan: the candidates each rule finds (findCandidates), placed (placeCandidates). */
 export function plan(input: PlannerInput): Plan {
+  return placeCandidates(input, [...findCandidates(input).values()].flat());
+}
+
+/** What a rule found in the guide, before placing: opaque outside the planner (kept by the scheduler between plans). */
+export type { Candidate as PlanCandidate };
+
+/**
+ * Each active rule's candidates, by rule id. Pure like the rest: the scheduler keeps
+ * them between plans, so that a change to one rule reads the guide for that rule only
+ * and places everything again (placing is cheap; reading a 14-day guide is not).
+ */
+export function findCandidates(input: Pick<PlannerInput, 'now' | 'rules' | 'airings' | 'horizon' | 'running' | 'settledIds'>): Map<number, Candidate[]> {
   const candidates = new Map<string, Candidate>();
   const window = {
     now: input.now,
@@ -172,11 +197,13 @@ export function plan(input: PlannerInput): Plan {
     for (const planner of planners) planner.see(airing);
   }
   for (const planner of planners) planner.finish();
-  return place(input, [...candidates.values()]);
+  const byRule = new Map<number, Candidate[]>();
+  for (const candidate of candidates.values()) pushTo(byRule, candidate.ruleId, candidate);
+  return byRule;
 }
 
 /** Rules with a job that finished, however it went (the second number of its id, modulo 2^32): a one-programme rule is then done. */
-function finishedRules(input: PlannerInput): Set<number> {
+function finishedRules(input: Pick<PlannerInput, 'settledIds'>): Set<number> {
   const started = new Set<number>();
   for (const id of input.settledIds ?? []) {
     const rule = ruleOfJobId(id);
@@ -202,6 +229,8 @@ function isOfType<K extends RuleTypeName>(rule: StoredRule, type: K): rule is St
 export function guidePrefilter(rules: readonly StoredRule[]): {
   channels: Set<string>;
   needsSummary: boolean;
+  /** False when only `channels` matter (no rule reads titles, summaries or series ids): the guide is then read by channel. */
+  hasMatchers: boolean;
   matches(title: string, summary: string | null, seriesId: string | null): boolean;
 } {
   const needs: GuideNeeds[] = byType(rules)
@@ -211,6 +240,7 @@ export function guidePrefilter(rules: readonly StoredRule[]): {
   return {
     channels: new Set(needs.flatMap((need) => need.channels)),
     needsSummary: needs.some((need) => need.needsSummary),
+    hasMatchers: matchers.length > 0,
     matches: (title, summary, seriesId) => matchers.some((matches) => matches(title, summary, seriesId)),
   };
 }
@@ -240,40 +270,6 @@ export function programmeKeyOf(airing: { programId?: string | undefined; title: 
 }
 
 const programmeKey = (airing: Airing) => programmeKeyOf(airing);
-
-
-interface Placement {
-  channel: string;
-  sourceId: string;
-  start: number;
-  end: number;
-  name: string;
-}
-
-/** Bucket width for finding the placements that overlap a time: most programmes are shorter. */
-const BUCKET_SECONDS = 3600;
-
-/**
- * One source's placed streams, indexed by hour, so the placements overlapping a
- * candidate are found without walking every job of a 14-day plan (tens of thousands).
- */
-class SourceSchedule {
-  private readonly buckets = new Map<number, Placement[]>();
-
-  add(placement: Placement): void {
-    const last = Math.floor((placement.end - 1) / BUCKET_SECONDS);
-    for (let bucket = Math.floor(placement.start / BUCKET_SECONDS); bucket <= last; bucket++) pushTo(this.buckets, bucket, placement);
-  }
-
-  overlapping(start: number, end: number): Placement[] {
-    const found = new Set<Placement>();
-    const last = Math.floor((end - 1) / BUCKET_SECONDS);
-    for (let bucket = Math.floor(start / BUCKET_SECONDS); bucket <= last; bucket++) {
-      for (const p of this.buckets.get(bucket) ?? []) if (p.start < end && start < p.end) found.add(p);
-    }
-    return [...found];
-  }
-}
 
 /**
  * The candidates running jobs record already: for each running job, of the candidates of
@@ -310,7 +306,8 @@ function extendRunning(input: PlannerInput, covered: ReadonlyMap<Candidate, Runn
   return { running: input.running.map((job) => ({ ...job, end: extensions.get(job.id) ?? job.end })), extensions };
 }
 
-function place(input: PlannerInput, candidates: Candidate[]): Plan {
+/** Places candidates (of any plan's finding) against the sources' limits: see the order of decisions above. */
+export function placeCandidates(input: PlannerInput, candidates: Candidate[]): Plan {
   const priority = (c: Candidate) => c.rule.definition.priority ?? 0;
   candidates.sort((a, b) => priority(b) - priority(a) || a.start - b.start || a.rule.id - b.rule.id);
   const placements = new Map<string, SourceSchedule>();
@@ -326,16 +323,15 @@ function place(input: PlannerInput, candidates: Candidate[]): Plan {
   const placedKeys = new Set<string>();
   const skippedKeys = new Set<string>();
   const jobs: PlannedJob[] = [];
-  const ids = assignJobIds(candidates, input.knownIds);
+  const ids = assignJobIds(candidates, input.knownIds, input.heldIds);
   for (const candidate of candidates) {
     const id = ids.get(candidate) as string;
     if (runningIds.has(id) || input.settledIds?.has(id) || candidate.end <= input.now) continue;
     if (covered.has(candidate)) continue;
-    const keys = episodeKeys(candidate.airing);
+    const keys = (candidate.keys ??= episodeKeys(candidate.airing));
     if (candidate.dedupe && keys.some((key) => input.recordedKeys.has(key) || placedKeys.has(key))) continue;
-    const job = baseJob(id, candidate, keys);
     if (input.userSkips.has(id)) {
-      jobs.push({ ...job, skipped: true, error: 'skipped by the user' });
+      jobs.push(jobOf(candidate, id, keys, { skipped: true, error: 'skipped by the user' }));
       continue;
     }
     const choice = chooseStream(input, placements, candidate);
@@ -343,14 +339,34 @@ function place(input: PlannerInput, candidates: Candidate[]): Plan {
       // An episode that fits at none of its airings is listed as skipped once, at its first.
       if (candidate.dedupe && keys.some((key) => skippedKeys.has(key))) continue;
       for (const key of keys) skippedKeys.add(key);
-      jobs.push({ ...job, skipped: true, error: choice.error });
+      jobs.push(jobOf(candidate, id, keys, { skipped: true, error: choice.error }));
       continue;
     }
+    const job = jobOf(candidate, id, keys, { skipped: false, channel: choice.channel, sourceId: choice.sourceId });
     scheduleOf(choice.sourceId).add({ channel: choice.channel, sourceId: choice.sourceId, start: job.start, end: job.end, name: job.name });
     for (const key of keys) placedKeys.add(key);
-    jobs.push({ ...job, channel: choice.channel, sourceId: choice.sourceId });
+    jobs.push(job);
   }
-  return { jobs: jobs.sort((a, b) => a.start - b.start || a.id.localeCompare(b.id)), extensions };
+  return { jobs: jobs.sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), extensions };
+}
+
+type Placed = Pick<PlannedJob, 'skipped' | 'error' | 'channel' | 'sourceId'>;
+
+/**
+ * The candidate's job as placed. The one of its last placing when nothing about it
+ * changed: the scheduler places kept candidates again after each rule change, and the
+ * same object lets the store skip comparing it.
+ */
+function jobOf(candidate: Candidate, id: string, keys: readonly string[], placed: Placed): PlannedJob {
+  const last = candidate.job;
+  if (last && last.id === id && last.skipped === placed.skipped && last.error === placed.error && last.channel === placed.channel && last.sourceId === placed.sourceId) return last;
+  const job = baseJob(id, candidate, keys);
+  job.skipped = placed.skipped;
+  if (placed.error !== undefined) job.error = placed.error;
+  if (placed.channel !== undefined) job.channel = placed.channel;
+  if (placed.sourceId !== undefined) job.sourceId = placed.sourceId;
+  candidate.job = job;
+  return job;
 }
 
 function baseJob(id: string, candidate: Candidate, keys: readonly string[]): PlannedJob {
@@ -362,7 +378,7 @@ function baseJob(id: string, candidate: Candidate, keys: readonly string[]): Pla
     end: candidate.end,
     channels: candidate.channels,
     skipped: false,
-    item: jobItemOf(candidate.airing),
+    item: (candidate.item ??= jobItemOf(candidate.airing)),
   };
   if (keys[0] !== undefined) job.episodeKey = keys[0];
   return job;
@@ -387,23 +403,6 @@ function chooseStream(
   if (tried.length === 0) return { error: `no source carries channel ${candidate.channels.join(', ')}` };
   const names = [...new Set(blockers.map((p) => p.name))].slice(0, 3).join(', ');
   return { error: `no free tuner on ${[...new Set(tried)].join(', ')}${names ? `: already recording ${names}` : ''}` };
-}
-
-/**
- * True when adding a stream of `channel` over [start, end) keeps the source within its
- * limit at every moment. Streams of the same channel count once (they share a connection).
- */
-export function fits(busy: readonly Pick<Placement, 'channel' | 'start' | 'end'>[], channel: string, start: number, end: number, limit: number): boolean {
-  const overlapping = busy.filter((p) => p.start < end && start < p.end);
-  if (overlapping.length === 0) return limit >= 1;
-  // Channel usage only changes at a placement's start, so checking those instants (and our own start) suffices.
-  const instants = [start, ...overlapping.map((p) => p.start).filter((t) => t > start)];
-  for (const t of instants) {
-    const channels = new Set([channel]);
-    for (const p of overlapping) if (p.start <= t && t < p.end) channels.add(p.channel);
-    if (channels.size > limit) return false;
-  }
-  return true;
 }
 
 export type { Airing, RuleDefinition };

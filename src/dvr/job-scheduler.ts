@@ -7,9 +7,9 @@ import { ConflictError, NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
-import { deleteProgrammesEndedBefore, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
+import { deleteProgrammesEndedBefore, iterateProgrammeTuplesOn, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
-import { guidePrefilter, plan, programmeKeyOf, type RunningJob } from './job-planner.js';
+import { findCandidates, guidePrefilter, type Plan, type PlanCandidate, placeCandidates, type PlannerInput, programmeKeyOf, type RunningJob } from './job-planner.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -23,6 +23,7 @@ import {
   nextJobStart,
   replaceScheduledJobs,
   settledJobIds,
+  type WrittenPlan,
 } from '../repositories/jobs.repository.js';
 import { forgetRecordedProgramme, recordedEpisodeKeys } from '../repositories/recordings.repository.js';
 import { listSources, listStreamableChannels, type StreamableChannel } from '../repositories/sources.repository.js';
@@ -51,8 +52,15 @@ export function guideMapOf(db: Db, channels: readonly StreamableChannel[]): Guid
   return matchGuideChannels(channels, guideChannels);
 }
 
+/** How long the candidates of a full plan serve re-plans after a rule change (seconds); the periodic re-plan is a full one. */
+const CANDIDATES_FRESH_FOR = 15 * 60;
+
 export class JobScheduler {
   private startTimer: NodeJS.Timeout | undefined;
+  /** Each rule's candidates as the last full plan found them (and rule changes since). */
+  private candidates: { at: number; byRule: Map<number, PlanCandidate[]> } | undefined;
+  /** The scheduled jobs as last written, and their programmes: a re-plan after a rule change compares with these instead of reading them back. */
+  private written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -83,19 +91,69 @@ export class JobScheduler {
     deleteProgrammesEndedBefore(this.db, now - 86400);
     const channels = listStreamableChannels(this.db);
     const rules = this.rules.list();
-    const planned = plan({
+    const state = this.planState(now, channels, undefined);
+    const found = findCandidates({ now, rules, airings: this.airings(now, channels, rules), running: state.running, settledIds: state.settledIds });
+    this.candidates = { at: now, byRule: found };
+    this.store(placeCandidates(state, [...found.values()].flat()), undefined);
+  }
+
+  /**
+   * Plans again after rule `ruleId` was made, edited or removed: the guide is read for
+   * that rule alone and every rule's candidates placed again (what a rule finds does not
+   * depend on the others; where it goes does). The other rules' candidates come from the
+   * last full plan, made at most CANDIDATES_FRESH_FOR ago, after which this is a full plan.
+   */
+  replanRule(ruleId: number): void {
+    if (!this.options.running()) return;
+    const now = this.nowSeconds();
+    const cached = this.candidates;
+    const written = this.written;
+    if (!cached || !written || now - cached.at > CANDIDATES_FRESH_FOR || now < cached.at) {
+      this.replan();
+      return;
+    }
+    const channels = listStreamableChannels(this.db);
+    const state = this.planState(now, channels, written.programmes);
+    const rule = this.rules.list().find((r) => r.id === ruleId);
+    cached.byRule.delete(ruleId);
+    if (rule) {
+      const found = findCandidates({ now, rules: [rule], airings: this.airings(now, channels, [rule]), running: state.running, settledIds: state.settledIds });
+      for (const [id, list] of found) cached.byRule.set(id, list);
+    }
+    this.store(placeCandidates(state, [...cached.byRule.values()].flat()), written.jobs);
+  }
+
+  /**
+   * Everything a plan needs besides the rules and the guide. `planned`: the programmes of
+   * the scheduled jobs as last written (else read, with the others, from the database).
+   */
+  private planState(now: number, channels: readonly StreamableChannel[], planned: ReadonlyMap<string, string> | undefined): PlannerInput {
+    const programmeOfRow = (job: { programId: string | null; title: string; episodeTitle: string | null }) =>
+      programmeKeyOf({ programId: job.programId ?? undefined, title: job.title, episodeTitle: job.episodeTitle ?? undefined });
+    const knownIds = new Map(planned);
+    for (const job of listJobProgrammes(this.db, planned !== undefined)) knownIds.set(job.id, programmeOfRow(job));
+    const running = this.runningJobs();
+    const settledIds = settledJobIds(this.db);
+    const userSkips = listJobSkips(this.db);
+    return {
       now,
-      rules,
-      airings: this.airings(now, channels, rules),
+      rules: [],
+      airings: [],
       ...this.capacity(channels),
       recordedKeys: recordedEpisodeKeys(this.db),
-      running: this.runningJobs(),
-      settledIds: settledJobIds(this.db),
-      knownIds: new Map(listJobProgrammes(this.db).map((job) => [job.id, programmeKeyOf({ programId: job.programId ?? undefined, title: job.title, episodeTitle: job.episodeTitle ?? undefined })])),
-      userSkips: listJobSkips(this.db),
-    });
+      running,
+      settledIds,
+      knownIds,
+      heldIds: new Set([...running.map((job) => job.id), ...settledIds, ...userSkips]),
+      userSkips,
+    };
+  }
+
+  private store(planned: Plan, written: WrittenPlan | undefined): void {
     for (const [id, end] of planned.extensions) this.recordings.extend(id, end);
-    replaceScheduledJobs(this.db, planned.jobs, this.options.now());
+    const jobs = replaceScheduledJobs(this.db, planned.jobs, this.options.now(), written);
+    const programmes = new Map(planned.jobs.map((job) => [job.id, programmeKeyOf({ programId: job.item.program_id, title: job.item.title ?? job.name, episodeTitle: job.item.episode_title })]));
+    this.written = { jobs, programmes };
     this.startDue();
   }
 
@@ -179,9 +237,14 @@ export class JobScheduler {
     const prefilter = guidePrefilter(rules);
     const channelKeys = [...map].filter(([, numbers]) => numbers.some((n) => prefilter.channels.has(n))).map(([key]) => key);
     const db = this.db;
+    // Rules that look at channels only (time slots, single programmes; none when all are paused) read just those channels.
+    const rows = () =>
+      prefilter.hasMatchers
+        ? iterateProgrammeTuplesWhere(db, now, { channelKeys, needsSummary: prefilter.needsSummary, match: prefilter.matches })
+        : iterateProgrammeTuplesOn(db, now, channelKeys);
     return {
       *[Symbol.iterator]() {
-        for (const row of iterateProgrammeTuplesWhere(db, now, { channelKeys, needsSummary: prefilter.needsSummary, match: prefilter.matches })) {
+        for (const row of rows()) {
           const numbers = map.get(guideKey(row[0], row[1]));
           if (numbers) yield ProgrammeAiring.fromTuple(row, numbers);
         }

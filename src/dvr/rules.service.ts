@@ -12,8 +12,8 @@ import { asStoredRule, checkRule, type RuleDefinition, ruleTypeOf, type StoredRu
 export interface RulesServiceOptions {
   /** Epoch milliseconds. */
   now: () => number;
-  /** Called after every change, to re-plan. */
-  changed: () => void;
+  /** Called after every change, with the rule's id, to re-plan. */
+  changed: (ruleId: number) => void;
   /** The guide's airing on a channel at a time: what a new or edited rule keeps of it (a program rule its programme id and title). */
   guide?: GuideLookup;
   logger?: Logger | undefined;
@@ -55,7 +55,7 @@ export class RulesService {
   create(definition: RuleDefinition): StoredRule {
     const checked = checkRule(definition, this.nowSeconds(), this.options.guide);
     const rule = { id: insertRule(this.db, checked, this.options.now()), definition: checked };
-    this.options.changed();
+    this.options.changed(rule.id);
     return rule;
   }
 
@@ -63,14 +63,14 @@ export class RulesService {
     const previous = getRule(this.db, id);
     const checked = checkRule(definition, this.nowSeconds(), this.options.guide, previous && asStoredRule(previous)?.definition);
     if (!replaceRule(this.db, id, checked, this.options.now())) throw new NotFoundError('rule', String(id));
-    this.options.changed();
+    this.options.changed(id);
     return { id, definition: checked };
   }
 
   /** Removes a rule and its planned jobs; recordings it made stay, and one it is making goes on. */
   delete(id: number): void {
     if (!deleteRule(this.db, id)) throw new NotFoundError('rule', String(id));
-    this.options.changed();
+    this.options.changed(id);
   }
 
   /** Stores a rule the DVR made itself (record now), without the checks or a re-plan; its id. */

@@ -87,13 +87,38 @@ export type ScheduledJobInput = PlannedJob;
  * keeps its row and its `updated_at`, so clients that poll see real changes only, and
  * a re-plan of tens of thousands of jobs costs little when little changed.
  */
-export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput[], now = Date.now()): void {
+/** The compared columns of a planned job, joined: the planner hands an unchanged job to the next re-plan as the same object. */
+const joinedOf = new WeakMap<object, string>();
+
+/** JSON of the items and channel lists of planned jobs: the planner hands the same objects to every re-plan, so each is written out once. */
+const jsonOf = new WeakMap<object, string>();
+function cachedJson(value: object): string {
+  let json = jsonOf.get(value);
+  if (json === undefined) jsonOf.set(value, (json = JSON.stringify(value)));
+  return json;
+}
+
+/** The scheduled jobs as written: id → the compared columns, joined (what replaceScheduledJobs compares a plan with). */
+export type WrittenPlan = Map<string, string>;
+
+/**
+ * `written`: what the last call returned, to compare with instead of reading every
+ * scheduled row back (the scheduler's re-plan after a rule change). Only this function
+ * changes scheduled rows; a job that left 'scheduled' since is left alone by the
+ * statements below either way. Returns what is written now.
+ */
+export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput[], now = Date.now(), written?: WrittenPlan): WrittenPlan {
+  const after: WrittenPlan = new Map();
   db.transaction(() => {
-    const before = new Map(
-      (statement(db, "SELECT id, name, start_time, end_time, channels, channel, skipped, error, item, source_id FROM jobs WHERE state = 'scheduled'").raw(true).all() as unknown[][]).map(
-        (row) => [row[0] as string, row.slice(1).join('\u0000')],
-      ),
-    );
+    // Read, not copied: what is left of it after the loop (ids not planned again) is found through `after`.
+    const before =
+      written !== undefined
+        ? written
+        : new Map(
+            (statement(db, "SELECT id, name, start_time, end_time, channels, channel, skipped, error, item, source_id FROM jobs WHERE state = 'scheduled'").raw(true).all() as unknown[][]).map(
+              (row) => [row[0] as string, row.slice(1).join('\u0000')],
+            ),
+          );
     // Positional parameters: binding by name cost a third of writing a 40,000-job plan.
     const insert = statement(
       db,
@@ -105,25 +130,33 @@ export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput
        WHERE jobs.state = 'scheduled'`,
     );
     for (const job of planned) {
+      const known = joinedOf.get(job);
+      if (known !== undefined && before.get(job.id) === known) {
+        after.set(job.id, known);
+        continue;
+      }
       // The columns compared with the stored row, in the order of the SELECT above.
       const compared = [
         job.name,
         job.start,
         job.end,
-        JSON.stringify(job.channels),
+        cachedJson(job.channels),
         job.channel ?? null,
         job.skipped ? 1 : 0,
         job.error ?? null,
-        JSON.stringify(job.item),
+        cachedJson(job.item),
         job.sourceId ?? null,
       ] as const;
       const old = before.get(job.id);
-      before.delete(job.id);
-      if (old !== compared.join('\u0000')) insert.run(job.id, ...compared, job.ruleId, job.episodeKey ?? null, now, now);
+      const joined = compared.join('\u0000');
+      joinedOf.set(job, joined);
+      after.set(job.id, joined);
+      if (old !== joined) insert.run(job.id, ...compared, job.ruleId, job.episodeKey ?? null, now, now);
     }
     const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
-    for (const id of before.keys()) remove.run(id);
+    for (const id of before.keys()) if (!after.has(id)) remove.run(id);
   })();
+  return after;
 }
 
 export function getDvrJob(db: Db, id: string): DvrJobRow | undefined {
@@ -160,11 +193,11 @@ export function markJobRecording(db: Db, id: string, fields: { channel: string; 
   );
 }
 
-/** Every stored job's id with what names its programme (the planner keeps a programme's id: job-ids.ts). */
-export function listJobProgrammes(db: Db): { id: string; programId: string | null; title: string; episodeTitle: string | null }[] {
+/** Stored jobs' ids with what names their programme (the planner keeps a programme's id: job-ids.ts); `startedOnly`: recording or finished. */
+export function listJobProgrammes(db: Db, startedOnly = false): { id: string; programId: string | null; title: string; episodeTitle: string | null }[] {
   return statement(
     db,
-    "SELECT id, json_extract(item, '$.program_id') AS programId, coalesce(json_extract(item, '$.title'), name) AS title, json_extract(item, '$.episode_title') AS episodeTitle FROM jobs",
+    `SELECT id, json_extract(item, '$.program_id') AS programId, coalesce(json_extract(item, '$.title'), name) AS title, json_extract(item, '$.episode_title') AS episodeTitle FROM jobs${startedOnly ? " WHERE state <> 'scheduled'" : ''}`,
   ).all() as { id: string; programId: string | null; title: string; episodeTitle: string | null }[];
 }
 

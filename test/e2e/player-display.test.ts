@@ -50,7 +50,8 @@ beforeAll(async () => {
   await until(() => callJson(base, 'GET', '/api/v1/movies'), (a) => (a.json as Json[]).length === 1, 60_000, 'the movie imported');
   socket = join(media.dir, 'mpv.sock');
   running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, mpvIpc: socket, backend: 'mpv' }]), silent, { serverUrl: () => base });
-  await until(() => mpvProperty(socket, 'osd-width'), (width) => Number(width) > 0, 10_000, 'the window');
+  // mpv may not answer while it opens its window on a busy machine: asked again until it does.
+  await until(() => mpvProperty(socket, 'osd-width').catch(() => 0), (width) => Number(width) > 0, 30_000, 'the window');
 }, 120_000);
 
 afterAll(async () => {
@@ -79,7 +80,7 @@ describe('the player on a display', () => {
     expect(pip.status).toBe(200);
     expect(await mpvProperty(socket, 'ontop')).toBe(true);
     expect(await mpvProperty(socket, 'fullscreen')).toBe(false);
-    await until(() => mpvProperty(socket, 'osd-width'), (width) => width === WIDTH / 4, 5000, 'the small window');
+    await until(() => mpvProperty(socket, 'osd-width').catch(() => 0), (width) => width === WIDTH / 4, 5000, 'the small window');
     expect(await mpvProperty(socket, 'osd-height')).toBe(HEIGHT / 4);
     const screen = await until(grab, (s) => pixel(s, WIDTH - 32 - 160, HEIGHT - 32 - 90) > 20, 5000, 'the picture in the corner');
     // Nothing drawn outside the small window.

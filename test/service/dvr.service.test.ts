@@ -143,6 +143,23 @@ describe('planning', () => {
     expect(jobsOf(second.id)).toMatchObject([{ id: `${T0 + 3600}-${second.id}`, end_time: T0 + 4260 }]);
   });
 
+  it('after a rule change, plans from the other rules’ kept candidates: the same jobs as a full re-plan, written once', async () => {
+    const { dvr } = await standard();
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
+    const film = dvr.rules.create({ type: 'keyword', keyword: 'movie', priority: 2 });
+    dvr.rules.replace(series.id, { type: 'series', title: 'Harbour Lights', padding_after: 120 });
+    const slot = dvr.rules.create({ type: 'slot', channel: '2', start_time: T0 + 600, duration: 600 });
+    dvr.rules.delete(film.id);
+    const incremental = listJobs(temp.db);
+    expect(incremental.map((j) => j.id)).toEqual([`${T0}-${series.id}`, `${T0 + 600}-${slot.id}`, `${T0 + 1800}-${series.id}`, `${T0 + 7200}-${series.id}`]);
+    dvr.schedule.replan();
+    expect(listJobs(temp.db)).toEqual(incremental);
+    // Past the time the candidates are kept for, a rule change is a full re-plan (the guide read again).
+    clock += 20 * 60_000;
+    dvr.rules.replace(slot.id, { type: 'slot', channel: '3', start_time: T0 + 600, duration: 600 });
+    expect(jobsOf(slot.id)).toMatchObject([{ id: `${T0 + 600}-${slot.id}`, channel: '3' }]);
+  });
+
   it('leaves a stored rule of a type it does not know out of the plan (a newer version wrote it), and plans the rest', async () => {
     const { dvr } = await standard();
     const unknown = insertRule(temp.db, { type: 'weather', when: 'stormy' });

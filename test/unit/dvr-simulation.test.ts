@@ -14,11 +14,13 @@
  * - a job skipped for want of a tuner could not fit beside the running jobs and those
  *   of its own priority or higher: priorities are honoured;
  * - nothing is recorded twice (ids, and episodes of series and keyword rules), and a
- *   recording whose programme the guide extends runs to the new end (within the limit).
+ *   recording whose programme the guide extends runs to the new end (within the limit);
+ * - (every fourth tick) each rule's candidates found alone and placed together give the
+ *   same plan: what the scheduler's re-plan after one rule's change relies on.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, MAX_EXTENSION, plan, programmeKeyOf, type RunningJob } from '../../src/dvr/job-planner.js';
+import { type Airing, findCandidates, MAX_EXTENSION, placeCandidates, plan, programmeKeyOf, type RunningJob } from '../../src/dvr/job-planner.js';
 import type { RuleDefinition, StoredRule } from '../../src/dvr/rules/rule-types.js';
 import type { PlannedJob } from '../../src/model/planned-job.js';
 
@@ -152,6 +154,7 @@ function tick(world: World, now: number): void {
   const { rules, guide } = world;
   for (const job of world.running.filter((j) => j.end <= now)) world.settled.add(job.id);
   world.running = world.running.filter((j) => j.end > now);
+  const knownIds = new Map([...world.lastPlan.map((job) => [job.id, programmeOf(job)] as const), ...world.started.map((job) => [job.id, job.programme] as const)]);
   const result = plan({
     now,
     rules,
@@ -161,10 +164,17 @@ function tick(world: World, now: number): void {
     recordedKeys: world.recordedKeys,
     running: world.running,
     settledIds: world.settled,
-    knownIds: new Map([...world.lastPlan.map((job) => [job.id, programmeOf(job)] as const), ...world.started.map((job) => [job.id, job.programme] as const)]),
+    knownIds,
+    heldIds: new Set(world.started.map((job) => job.id)),
     userSkips: new Set(),
   });
   world.lastPlan = result.jobs;
+  // What the scheduler does after one rule's change: each rule's candidates found alone, placed together, give the same plan.
+  if ((now - T0) % (4 * TICK) === 0) {
+    const input = { now, rules: [], airings: [], channelSources: SOURCES, sourceLimits: world.limits, recordedKeys: world.recordedKeys, running: world.running, settledIds: world.settled, knownIds, heldIds: new Set(world.started.map((job) => job.id)), userSkips: new Set<string>() };
+    const alone = rules.flatMap((rule) => [...findCandidates({ ...input, rules: [rule], airings: guide.filter((a) => a.stop > now) }).values()].flat());
+    expect(placeCandidates(input, alone)).toEqual(result);
+  }
   checkExtensions(world, result.extensions, now);
   for (const job of world.running) job.end = result.extensions.get(job.id) ?? job.end;
   checkPlan(world, result.jobs, now);

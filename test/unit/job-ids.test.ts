@@ -37,6 +37,13 @@ describe('job ids', () => {
     ]);
   });
 
+  it('gives a merely planned job’s id to the rule’s new programme there, never a held one', () => {
+    const before = new Map([[`${T}-4`, 'pid:A']]);
+    expect(ids([candidate('pid:Z', '9')].slice(), before)).toEqual([`${T}-${4 + SAME_START_STEP}`]);
+    expect(assignJobIds([candidate('pid:Z', '9')], before, new Set()).values().next().value).toBe(`${T}-4`);
+    expect(assignJobIds([candidate('pid:Z', '9')], before, new Set([`${T}-4`])).values().next().value).toBe(`${T}-${4 + SAME_START_STEP}`);
+  });
+
   it('gives unique ids of the right shape, keeping every known programme’s id (property)', () => {
     const programmes = fc.uniqueArray(fc.constantFrom('pid:A', 'pid:B', 'pid:C', 'pid:D', 'pid:E'), { minLength: 1 });
     fc.assert(
