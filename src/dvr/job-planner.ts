@@ -184,7 +184,8 @@ export function findCandidates(input: Pick<PlannerInput, 'now' | 'rules' | 'airi
     airing: (rule, airing, channels, dedupe) => addCandidate(candidates, rule, airing, channels, dedupe),
     slot: (rule, airing, channel, start, end) => {
       const padded = { start: start - (rule.definition.padding_before ?? 0), end: end + (rule.definition.padding_after ?? 0) };
-      const programme = programmeKey(airing);
+      // A slot is its time, whatever is on: what describes it changes as programmes end, its identity does not.
+      const programme = slotProgramme(rule.id, padded.start);
       candidates.set(`${padded.start}-${rule.id}`, { rule, ruleId: rule.id, airing, programme, channel, channels: [channel], ...padded, dedupe: false });
     },
   };
@@ -203,9 +204,12 @@ export function findCandidates(input: Pick<PlannerInput, 'now' | 'rules' | 'airi
 }
 
 /** Rules with a job that finished, however it went (the second number of its id, modulo 2^32): a one-programme rule is then done. */
-function finishedRules(input: Pick<PlannerInput, 'settledIds'>): Set<number> {
+function finishedRules(input: Pick<PlannerInput, 'settledIds' | 'running'>): Set<number> {
   const started = new Set<number>();
+  // The stored "settled" ids include the jobs recording now: those are not finished.
+  const running = new Set(input.running.map((job) => job.id));
   for (const id of input.settledIds ?? []) {
+    if (running.has(id)) continue;
     const rule = ruleOfJobId(id);
     if (rule !== undefined) started.add(rule);
   }
@@ -252,17 +256,21 @@ function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Air
   if (allowed.length === 0) return;
   const start = airing.start - (d.padding_before ?? 0);
   const end = airing.stop + (d.padding_after ?? 0);
-  // One job per rule, time and programme: simulcasts of one programme merge their channels,
-  // different programmes starting together (a keyword on two channels) are jobs of their own,
-  // and so is one programme that ends later on one channel (it is recorded to its own end).
-  const key = `${start}-${end}-${rule.id}-${programmeKey(airing)}`;
+  // One job per rule, start and programme: simulcasts of one programme merge their channels
+  // (to the latest end, should one channel's airing run longer), and different programmes
+  // starting together (a keyword on two channels) are jobs of their own.
+  const key = `${start}-${rule.id}-${programmeKey(airing)}`;
   const existing = out.get(key);
   if (existing) {
     for (const channel of allowed) if (!existing.channels.includes(channel)) existing.channels.push(channel);
+    existing.end = Math.max(existing.end, end);
     return;
   }
   out.set(key, { rule, ruleId: rule.id, airing, programme: programmeKey(airing), channel: allowed[0]!, channels: [...allowed], start, end, dedupe });
 }
+
+/** The identity of a time slot's job (see programmeKeyOf): its rule and its (padded) start. */
+export const slotProgramme = (ruleId: number, start: number) => `slot:${ruleId}@${start}`;
 
 /** What makes two airings one programme: the guide's programme id, else the title and episode title. */
 export function programmeKeyOf(airing: { programId?: string | undefined; title: string; episodeTitle?: string | undefined }): string {

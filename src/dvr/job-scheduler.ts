@@ -9,7 +9,7 @@ import { type Airing, ProgrammeAiring } from './airing.js';
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
 import { deleteProgrammesEndedBefore, iterateProgrammeTuplesOn, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
-import { findCandidates, guidePrefilter, type Plan, type PlanCandidate, placeCandidates, type PlannerInput, programmeKeyOf, type RunningJob } from './job-planner.js';
+import { findCandidates, guidePrefilter, type Plan, type PlanCandidate, placeCandidates, type PlannerInput, programmeKeyOf, type RunningJob, slotProgramme } from './job-planner.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -23,6 +23,7 @@ import {
   nextJobStart,
   replaceScheduledJobs,
   settledJobIds,
+  type JobProgrammeRow,
   type WrittenPlan,
 } from '../repositories/jobs.repository.js';
 import { forgetRecordedProgramme, recordedEpisodeKeys } from '../repositories/recordings.repository.js';
@@ -54,6 +55,12 @@ export function guideMapOf(db: Db, channels: readonly StreamableChannel[]): Guid
 
 /** How long the candidates of a full plan serve re-plans after a rule change (seconds); the periodic re-plan is a full one. */
 const CANDIDATES_FRESH_FOR = 15 * 60;
+
+/** What a stored job records, as the planner names it: a slot by its rule and time, anything else by its programme. */
+function storedProgramme(job: Omit<JobProgrammeRow, 'id'>, slotRules: ReadonlySet<number>): string {
+  if (job.ruleId !== null && slotRules.has(job.ruleId)) return slotProgramme(job.ruleId, job.start);
+  return programmeKeyOf({ programId: job.programId ?? undefined, title: job.title, episodeTitle: job.episodeTitle ?? undefined });
+}
 
 export class JobScheduler {
   private startTimer: NodeJS.Timeout | undefined;
@@ -93,8 +100,9 @@ export class JobScheduler {
     const rules = this.rules.list();
     const state = this.planState(now, channels, undefined);
     const found = findCandidates({ now, rules, airings: this.airings(now, channels, rules), running: state.running, settledIds: state.settledIds });
-    this.candidates = { at: now, byRule: found };
+    this.candidates = undefined;
     this.store(placeCandidates(state, [...found.values()].flat()), undefined);
+    this.candidates = { at: now, byRule: found };
   }
 
   /**
@@ -115,12 +123,13 @@ export class JobScheduler {
     const channels = listStreamableChannels(this.db);
     const state = this.planState(now, channels, written.programmes);
     const rule = this.rules.list().find((r) => r.id === ruleId);
+    // Should anything below throw, the next change plans in full: the kept state may be half updated.
+    this.candidates = undefined;
+    const found = rule ? findCandidates({ now, rules: [rule], airings: this.airings(now, channels, [rule]), running: state.running, settledIds: state.settledIds }) : new Map();
     cached.byRule.delete(ruleId);
-    if (rule) {
-      const found = findCandidates({ now, rules: [rule], airings: this.airings(now, channels, [rule]), running: state.running, settledIds: state.settledIds });
-      for (const [id, list] of found) cached.byRule.set(id, list);
-    }
+    for (const [id, list] of found) cached.byRule.set(id, list);
     this.store(placeCandidates(state, [...cached.byRule.values()].flat()), written.jobs);
+    this.candidates = cached;
   }
 
   /**
@@ -128,11 +137,10 @@ export class JobScheduler {
    * the scheduled jobs as last written (else read, with the others, from the database).
    */
   private planState(now: number, channels: readonly StreamableChannel[], planned: ReadonlyMap<string, string> | undefined): PlannerInput {
-    const programmeOfRow = (job: { programId: string | null; title: string; episodeTitle: string | null }) =>
-      programmeKeyOf({ programId: job.programId ?? undefined, title: job.title, episodeTitle: job.episodeTitle ?? undefined });
     const knownIds = new Map(planned);
-    for (const job of listJobProgrammes(this.db, planned !== undefined)) knownIds.set(job.id, programmeOfRow(job));
-    const running = this.runningJobs();
+    const slots = this.slotRules();
+    for (const job of listJobProgrammes(this.db, planned !== undefined)) knownIds.set(job.id, storedProgramme(job, slots));
+    const running = this.runningJobs(this.slotRules());
     const settledIds = settledJobIds(this.db);
     const userSkips = listJobSkips(this.db);
     return {
@@ -151,8 +159,15 @@ export class JobScheduler {
 
   private store(planned: Plan, written: WrittenPlan | undefined): void {
     for (const [id, end] of planned.extensions) this.recordings.extend(id, end);
+    this.written = undefined;
     const jobs = replaceScheduledJobs(this.db, planned.jobs, this.options.now(), written);
-    const programmes = new Map(planned.jobs.map((job) => [job.id, programmeKeyOf({ programId: job.item.program_id, title: job.item.title ?? job.name, episodeTitle: job.item.episode_title })]));
+    const slots = this.slotRules();
+    const programmes = new Map(
+      planned.jobs.map((job) => [
+        job.id,
+        storedProgramme({ ruleId: job.ruleId, start: job.start, programId: job.item.program_id ?? null, title: job.item.title ?? job.name, episodeTitle: job.item.episode_title ?? null }, slots),
+      ]),
+    );
     this.written = { jobs, programmes };
     this.startDue();
   }
@@ -214,7 +229,12 @@ export class JobScheduler {
     };
   }
 
-  private runningJobs(): RunningJob[] {
+  /** Ids of the time-slot rules: their jobs' identity is their time (slotProgramme). */
+  private slotRules(): Set<number> {
+    return new Set(this.rules.list().flatMap((rule) => (rule.definition.type === 'slot' ? [rule.id] : [])));
+  }
+
+  private runningJobs(slots: ReadonlySet<number>): RunningJob[] {
     return listJobsInState(this.db, 'recording').map((job) => {
       const item = JSON.parse(job.item) as JobItem;
       return {
@@ -225,7 +245,7 @@ export class JobScheduler {
         end: job.end_time,
         channel: job.channel ?? '',
         sourceId: job.source_id ?? '',
-        programme: programmeKeyOf({ programId: item.program_id, title: item.title ?? job.name, episodeTitle: item.episode_title }),
+        programme: storedProgramme({ ruleId: job.rule_id, start: job.start_time, programId: item.program_id ?? null, title: item.title ?? job.name, episodeTitle: item.episode_title ?? null }, slots),
         plannedEnd: job.planned_end_time ?? job.end_time,
       };
     });

@@ -243,7 +243,6 @@ export class RecordingsService {
     }
   }
 
-  /** Stops a recording early at the user's request; it keeps what was written, flagged cancelled. */
   /** Moves a running recording's end later (the guide extended its programme); false when it is not recording here. */
   extend(jobId: string, end: number): boolean {
     const active = this.active.get(jobId);
@@ -254,6 +253,7 @@ export class RecordingsService {
     return true;
   }
 
+  /** Stops a recording early at the user's request; it keeps what was written, flagged cancelled. */
   cancel(jobId: string): boolean {
     const active = this.active.get(jobId);
     if (!active) return false;

@@ -5,7 +5,7 @@ import type { JobItem } from '../model/library.schemas.js';
 import type { PlannedJob } from '../model/planned-job.js';
 
 export interface JobInput {
-  /** `<start epoch seconds>-<rule id>` */
+  /** `<start epoch seconds>-<n>` (see src/dvr/job-ids.ts) */
   id: string;
   name: string;
   start_time: number;
@@ -81,12 +81,6 @@ export interface DvrJobRow extends JobRow {
 /** A job as the planner made it. */
 export type ScheduledJobInput = PlannedJob;
 
-/**
- * Makes the scheduled jobs exactly the planned ones. Jobs that started or finished are
- * history and stay. Only differences are written: a job whose plan did not change
- * keeps its row and its `updated_at`, so clients that poll see real changes only, and
- * a re-plan of tens of thousands of jobs costs little when little changed.
- */
 /** The compared columns of a planned job, joined: the planner hands an unchanged job to the next re-plan as the same object. */
 const joinedOf = new WeakMap<object, string>();
 
@@ -102,6 +96,11 @@ function cachedJson(value: object): string {
 export type WrittenPlan = Map<string, string>;
 
 /**
+ * Makes the scheduled jobs exactly the planned ones. Jobs that started or finished are
+ * history and stay. Only differences are written: a job whose plan did not change
+ * keeps its row and its `updated_at`, so clients that poll see real changes only, and
+ * a re-plan of tens of thousands of jobs costs little when little changed.
+ *
  * `written`: what the last call returned, to compare with instead of reading every
  * scheduled row back (the scheduler's re-plan after a rule change). Only this function
  * changes scheduled rows; a job that left 'scheduled' since is left alone by the
@@ -194,16 +193,27 @@ export function markJobRecording(db: Db, id: string, fields: { channel: string; 
 }
 
 /** Stored jobs' ids with what names their programme (the planner keeps a programme's id: job-ids.ts); `startedOnly`: recording or finished. */
-export function listJobProgrammes(db: Db, startedOnly = false): { id: string; programId: string | null; title: string; episodeTitle: string | null }[] {
+export interface JobProgrammeRow {
+  id: string;
+  ruleId: number | null;
+  start: number;
+  programId: string | null;
+  title: string;
+  episodeTitle: string | null;
+}
+
+export function listJobProgrammes(db: Db, startedOnly = false): JobProgrammeRow[] {
   return statement(
     db,
-    `SELECT id, json_extract(item, '$.program_id') AS programId, coalesce(json_extract(item, '$.title'), name) AS title, json_extract(item, '$.episode_title') AS episodeTitle FROM jobs${startedOnly ? " WHERE state <> 'scheduled'" : ''}`,
-  ).all() as { id: string; programId: string | null; title: string; episodeTitle: string | null }[];
+    `SELECT id, rule_id AS ruleId, start_time AS start, json_extract(item, '$.program_id') AS programId, coalesce(json_extract(item, '$.title'), name) AS title,
+            json_extract(item, '$.episode_title') AS episodeTitle FROM jobs${startedOnly ? " WHERE state <> 'scheduled'" : ''}`,
+  ).all() as JobProgrammeRow[];
 }
 
 /** A recording job's new end (the guide extended its programme); false when the job is not recording. */
 export function setRecordingEnd(db: Db, id: string, end: number, now = Date.now()): boolean {
-  return statement(db, "UPDATE jobs SET end_time = ?, updated_at = ? WHERE id = ? AND state = 'recording'").run(end, now, id).changes > 0;
+  // A recording resumed from before planned_end_time existed gets it here, from the end it had: the limit counts from there.
+  return statement(db, "UPDATE jobs SET planned_end_time = coalesce(planned_end_time, end_time), end_time = ?, updated_at = ? WHERE id = ? AND state = 'recording'").run(end, now, id).changes > 0;
 }
 
 /** The job is over: failed when it recorded nothing; `error` says why it failed or stopped early. */

@@ -160,6 +160,23 @@ describe('planning', () => {
     expect(jobsOf(slot.id)).toMatchObject([{ id: `${T0 + 600}-${slot.id}`, channel: '3' }]);
   });
 
+  it('removes the job of a programme the guide cancels before it starts', async () => {
+    const { dvr, guide } = await standard();
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
+    expect(jobsOf(series.id)).toHaveLength(3);
+    writeXmltv(
+      guide,
+      [['two.test', 'Two'], ['three.test', 'Three']],
+      [
+        { channel: 'two.test', start: T0, stop: T0 + 1800, title: 'Harbour Lights', extra: episode(1) },
+        { channel: 'two.test', start: T0 + 7200, stop: T0 + 9000, title: 'Harbour Lights', extra: episode(3) },
+      ],
+    );
+    await dvr.sources.refreshAll();
+    dvr.schedule.replan();
+    expect(jobsOf(series.id).map((j) => j.id)).toEqual([`${T0}-${series.id}`, `${T0 + 7200}-${series.id}`]);
+  });
+
   it('leaves a stored rule of a type it does not know out of the plan (a newer version wrote it), and plans the rest', async () => {
     const { dvr } = await standard();
     const unknown = insertRule(temp.db, { type: 'weather', when: 'stormy' });

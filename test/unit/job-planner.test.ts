@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, episodeKeys, fits, isMovie, jobItemOf, MAX_EXTENSION, plan, type PlannerInput, planJobs, type RunningJob, SAME_START_STEP } from '../../src/dvr/job-planner.js';
+import { type Airing, episodeKeys, fits, isMovie, jobItemOf, MAX_EXTENSION, plan, type PlannerInput, planJobs, type RunningJob, SAME_START_STEP, slotProgramme } from '../../src/dvr/job-planner.js';
+import { programRule } from '../../src/dvr/rules/program.rule.js';
 import { keywordMatcher } from '../../src/dvr/rules/keyword.rule.js';
 import { slotStarts } from '../../src/dvr/rules/slot.rule.js';
 import type { RuleDefinition, StoredRule } from '../../src/dvr/rules/rule-types.js';
@@ -187,6 +188,24 @@ describe('planJobs: matching', () => {
     expect(planJobs(input({ rules: [rule(1, { type: 'keyword', keyword: 'news' })], airings: [airing({ title: 'news', start: NOW - 4000 })] }))).toEqual([]);
   });
 
+  it('a simulcast that runs longer on one channel is one job, to the later end', () => {
+    const jobs = planJobs(
+      input({
+        rules: [rule(4, { type: 'keyword', keyword: 'match' })],
+        airings: [airing({ title: 'Match', start: NOW + 10, stop: NOW + 1800, channels: ['2'] }), airing({ title: 'Match', start: NOW + 10, stop: NOW + 3600, channels: ['5'] })],
+      }),
+    );
+    expect(jobs.map((job) => [job.channels, job.end])).toEqual([[['2', '5'], NOW + 3600]]);
+  });
+
+  it('a program rule edited to another airing, sent back with what it kept of the old one, learns the new one', () => {
+    const guide = (channel: string, start: number) => (start === NOW + 7200 ? { title: 'New Film', programId: 'MV9' } : undefined);
+    const before = { type: 'program', channel: '2', start_time: NOW + 600, program_id: 'MV1', title: 'Old Film' } as const;
+    expect(programRule.complete!({ ...before, start_time: NOW + 7200 }, guide, before)).toEqual({ type: 'program', channel: '2', start_time: NOW + 7200, program_id: 'MV9', title: 'New Film' });
+    // The same airing: what it kept stays, even when the guide says otherwise now.
+    expect(programRule.complete!({ type: 'program', channel: '2', start_time: NOW + 600 }, guide, before)).toEqual(before);
+  });
+
   it('a simulcast is one job listing every channel airing it', () => {
     const jobs = planJobs(
       input({
@@ -322,6 +341,22 @@ describe('planJobs: tuners', () => {
       expect(before.jobs.map((job) => [job.item.title, job.skipped])).toEqual([['Late Film', false]]);
       const after = plan(input({ rules: [...rules, ...other], running: [recording()], airings: [final(NOW + 3000), film], ...oneTuner }));
       expect(after.jobs.map((job) => [job.item.title, job.skipped, job.error])).toEqual([['Late Film', true, 'no free tuner on HDHomeRun 1234: already recording Cup Final']]);
+    });
+
+    it('a time slot is one recording however many programmes it spans: no second job when the first programme ends', () => {
+      const slot = [rule(5, { type: 'slot', channel: '2', start_time: NOW, duration: 5400 })];
+      const airings = [airing({ title: 'A', programId: 'EP1', start: NOW, stop: NOW + 3600 }), airing({ title: 'B', programId: 'EP2', start: NOW + 3600, stop: NOW + 7200 })];
+      const running = [{ ...recording({ id: `${NOW}-5`, ruleId: 5, name: 'channel 2', start: NOW, end: NOW + 5400, plannedEnd: NOW + 5400 }), programme: slotProgramme(5, NOW) }];
+      const later = { now: NOW + 3700, rules: slot, airings: airings.filter((a) => a.stop > NOW + 3700), running, settledIds: new Set([`${NOW}-5`]), knownIds: new Map([[`${NOW}-5`, slotProgramme(5, NOW)]]) };
+      expect(plan(input(later))).toEqual({ jobs: [], extensions: new Map() });
+    });
+
+    it('a program rule’s recording is extended too (its job counts as started, not finished)', () => {
+      const program = [rule(6, { type: 'program', channel: '2', start_time: NOW - 600, program_id: 'SP1', title: 'Cup Final' })];
+      const running = [recording({ id: `${NOW - 600}-6`, ruleId: 6 })];
+      // The scheduler's settled ids include the jobs recording now.
+      const result = plan(input({ rules: program, running, settledIds: new Set([`${NOW - 600}-6`]), airings: [final(NOW + 3000)] }));
+      expect(result.extensions).toEqual(new Map([[`${NOW - 600}-6`, NOW + 3000]]));
     });
 
     it('the next programme of the rule, overlapping only by padding, is still planned', () => {

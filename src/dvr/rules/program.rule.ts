@@ -50,6 +50,12 @@ export const programRule: RuleType<'program', ProgramRule> = {
   },
   normalise: (d) => ({ ...normaliseOptions(d), channel: storedChannelNumber(d.channel) }),
   complete(d, guide, previous) {
+    const moved = previous !== undefined && (previous.channel !== d.channel || previous.start_time !== d.start_time);
+    // An edit to another airing that sends back what was kept of the old one (a client echoing the stored rule) learns the new one.
+    if (moved && identified(d) && d.program_id === previous.program_id && d.title === previous.title) {
+      const { program_id: _id, title: _title, ...rest } = d;
+      return programRule.complete!(rest as ProgramRule, guide);
+    }
     if (identified(d)) return d;
     // An edit that keeps the airing (a new padding, say) keeps what was learnt of it: the guide may have moved it since.
     if (previous && identified(previous) && previous.channel === d.channel && previous.start_time === d.start_time) {
