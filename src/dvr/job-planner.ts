@@ -259,14 +259,14 @@ function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Air
   // One job per rule, start and programme: simulcasts of one programme merge their channels
   // (to the latest end, should one channel's airing run longer), and different programmes
   // starting together (a keyword on two channels) are jobs of their own.
-  const key = `${start}-${rule.id}-${programmeKey(airing)}`;
+  const key = `${start}-${rule.id}-${programmeKeyOf(airing)}`;
   const existing = out.get(key);
   if (existing) {
     for (const channel of allowed) if (!existing.channels.includes(channel)) existing.channels.push(channel);
     existing.end = Math.max(existing.end, end);
     return;
   }
-  out.set(key, { rule, ruleId: rule.id, airing, programme: programmeKey(airing), channel: allowed[0]!, channels: [...allowed], start, end, dedupe });
+  out.set(key, { rule, ruleId: rule.id, airing, programme: programmeKeyOf(airing), channel: allowed[0]!, channels: [...allowed], start, end, dedupe });
 }
 
 /** The identity of a time slot's job (see programmeKeyOf): its rule and its (padded) start. */
@@ -276,8 +276,6 @@ export const slotProgramme = (ruleId: number, start: number) => `slot:${ruleId}@
 export function programmeKeyOf(airing: { programId?: string | undefined; title: string; episodeTitle?: string | undefined }): string {
   return airing.programId ? `pid:${airing.programId}` : `t:${airing.title.toLowerCase()}|${(airing.episodeTitle ?? '').toLowerCase()}`;
 }
-
-const programmeKey = (airing: Airing) => programmeKeyOf(airing);
 
 /**
  * The candidates running jobs record already: for each running job, of the candidates of

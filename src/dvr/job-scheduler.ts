@@ -101,7 +101,7 @@ export class JobScheduler {
     const state = this.planState(now, channels, undefined);
     const found = findCandidates({ now, rules, airings: this.airings(now, channels, rules), running: state.running, settledIds: state.settledIds });
     this.candidates = undefined;
-    this.store(placeCandidates(state, [...found.values()].flat()), undefined);
+    this.store(placeCandidates(state, [...found.values()].flat()), undefined, state.slotRules);
     this.candidates = { at: now, byRule: found };
   }
 
@@ -128,7 +128,7 @@ export class JobScheduler {
     const found = rule ? findCandidates({ now, rules: [rule], airings: this.airings(now, channels, [rule]), running: state.running, settledIds: state.settledIds }) : new Map();
     cached.byRule.delete(ruleId);
     for (const [id, list] of found) cached.byRule.set(id, list);
-    this.store(placeCandidates(state, [...cached.byRule.values()].flat()), written.jobs);
+    this.store(placeCandidates(state, [...cached.byRule.values()].flat()), written.jobs, state.slotRules);
     this.candidates = cached;
   }
 
@@ -136,11 +136,11 @@ export class JobScheduler {
    * Everything a plan needs besides the rules and the guide. `planned`: the programmes of
    * the scheduled jobs as last written (else read, with the others, from the database).
    */
-  private planState(now: number, channels: readonly StreamableChannel[], planned: ReadonlyMap<string, string> | undefined): PlannerInput {
+  private planState(now: number, channels: readonly StreamableChannel[], planned: ReadonlyMap<string, string> | undefined): PlannerInput & { slotRules: Set<number> } {
     const knownIds = new Map(planned);
     const slots = this.slotRules();
     for (const job of listJobProgrammes(this.db, planned !== undefined)) knownIds.set(job.id, storedProgramme(job, slots));
-    const running = this.runningJobs(this.slotRules());
+    const running = this.runningJobs(slots);
     const settledIds = settledJobIds(this.db);
     const userSkips = listJobSkips(this.db);
     return {
@@ -154,14 +154,14 @@ export class JobScheduler {
       knownIds,
       heldIds: new Set([...running.map((job) => job.id), ...settledIds, ...userSkips]),
       userSkips,
+      slotRules: slots,
     };
   }
 
-  private store(planned: Plan, written: WrittenPlan | undefined): void {
+  private store(planned: Plan, written: WrittenPlan | undefined, slots: ReadonlySet<number>): void {
     for (const [id, end] of planned.extensions) this.recordings.extend(id, end);
     this.written = undefined;
     const jobs = replaceScheduledJobs(this.db, planned.jobs, this.options.now(), written);
-    const slots = this.slotRules();
     const programmes = new Map(
       planned.jobs.map((job) => [
         job.id,
