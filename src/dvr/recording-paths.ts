@@ -23,10 +23,9 @@ export function safeName(text: string, max = 120): string {
     // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, ' ')
     .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^\.+/, '')
-    .replace(/[. ]+$/, '');
-  const short = [...cleaned].slice(0, max).join('').trim();
+    // Leading dots and spaces together (". .x" left ".x", a hidden file), and trailing ones after cutting to length.
+    .replace(/^[. ]+/, '');
+  const short = [...cleaned].slice(0, max).join('').replace(/[. ]+$/, '');
   return short || 'Untitled';
 }
 

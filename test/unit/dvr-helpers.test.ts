@@ -19,6 +19,11 @@ describe('recording paths', () => {
     expect(recordingRelativePath({ kind: 'episode', title: 'News', start: START })).toMatch(/^TV\/News\/News \d{4}-\d{2}-\d{2} \d{2}\.\d{2}\.ts$/);
   });
 
+  it('takes leading dots and spaces off together, and trailing ones after cutting to length (found by the property below)', () => {
+    expect(safeName('. .0')).toBe('0');
+    expect(safeName('abc. def', 4)).toBe('abc');
+  });
+
   it('property: a name never escapes its folder or holds a separator or control character', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 300 }), (text) => {
