@@ -22,6 +22,10 @@ export interface IdCandidate {
   programme: string;
   /** Its first channel: the order of those without an id yet. */
   channel: string;
+  /** Its group's key (`<start>-<rule id>`), kept by setJobIds: candidates are placed again after every rule change. */
+  group?: string;
+  /** The id setJobIds gave it. */
+  jobId?: string;
 }
 
 /** The two numbers of a job id; undefined for anything else. */
@@ -48,7 +52,11 @@ export function ruleOfJobId(id: string): number | undefined {
   return parsed && parsed.n % SAME_START_STEP;
 }
 
+// One collator: localeCompare with options makes one per call (most of a re-plan's id time).
+const byChannelNumber = new Intl.Collator('en', { numeric: true }).compare;
+
 const idAt = (start: number, ruleId: number, k: number) => `${start}-${ruleId + k * SAME_START_STEP}`;
+/** The id of k = 0, which names the group of a rule's programmes starting at one second. */
 const groupOf = (start: number, ruleId: number) => `${start}-${ruleId}`;
 
 /**
@@ -60,58 +68,87 @@ export function assignJobIds<C extends IdCandidate>(
   known: ReadonlyMap<string, string> = new Map(),
   held: ReadonlySet<string> = new Set(known.keys()),
 ): Map<C, string> {
-  const groups = new Map<string, C[]>();
-  for (const candidate of candidates) pushTo(groups, groupOf(candidate.start, candidate.ruleId), candidate);
-  const knownByGroup = indexKnown(known, groups);
-  const ids = new Map<C, string>();
-  for (const [group, members] of groups) {
-    const { start, ruleId } = members[0]!;
-    const before = knownByGroup.get(group);
-    if (members.length === 1) {
-      // Most groups: one programme, which keeps its id, or takes the lowest one not held for another.
-      const member = members[0]!;
-      let id = before?.get(member.programme)?.[0];
-      for (let k = 0; id === undefined; k++) {
-        const candidate = idAt(start, ruleId, k);
-        if (!held.has(candidate) || known.get(candidate) === member.programme) id = candidate;
-      }
-      ids.set(member, id);
-      continue;
-    }
-    members.sort((a, b) => a.channel.localeCompare(b.channel, 'en', { numeric: true }) || a.programme.localeCompare(b.programme));
-    const used = new Set<string>();
-    const rest: C[] = [];
-    for (const member of members) {
-      const id = before?.get(member.programme)?.find((candidate) => !used.has(candidate));
-      if (id === undefined) rest.push(member);
-      else {
-        ids.set(member, id);
-        used.add(id);
-      }
-    }
-    let k = 0;
-    for (const member of rest) {
-      // Skip ids in use in this plan, and ids held for another programme.
-      while (used.has(idAt(start, ruleId, k)) || (held.has(idAt(start, ruleId, k)) && known.get(idAt(start, ruleId, k)) !== member.programme)) k++;
-      ids.set(member, idAt(start, ruleId, k));
-      used.add(idAt(start, ruleId, k));
-    }
-  }
-  return ids;
+  const grouped = [...candidates].sort((a, b) => a.start - b.start || a.ruleId - b.ruleId);
+  setJobIds(grouped, known, held);
+  return new Map(candidates.map((candidate) => [candidate, candidate.jobId as string]));
 }
 
-/** The known ids of the groups the candidates fall in: group → programme → its ids, lowest k first. */
-function indexKnown(known: ReadonlyMap<string, string>, groups: ReadonlyMap<string, unknown>): Map<string, Map<string, string[]>> {
-  const index = new Map<string, Map<string, string[]>>();
-  for (const [id, programme] of known) {
-    const parsed = parseJobId(id);
-    if (!parsed) continue;
-    const group = groupOf(parsed.start, parsed.n % SAME_START_STEP);
-    if (!groups.has(group)) continue;
-    let programmes = index.get(group);
-    if (!programmes) index.set(group, (programmes = new Map()));
-    pushTo(programmes, programme, id);
+/**
+ * assignJobIds for a plan: each candidate's id written to its `jobId`. The candidates of
+ * a group (one rule, one start) must be next to each other, as a plan's order has them:
+ * a 14-day plan places tens of thousands after every rule change, so no map is made.
+ */
+export function setJobIds(candidates: readonly IdCandidate[], known: ReadonlyMap<string, string>, held: ReadonlySet<string>): void {
+  const knownIdsOf = knownIdsIndex(known);
+  for (let first = 0; first < candidates.length; ) {
+    const member = candidates[first]!;
+    const group = (member.group ??= groupOf(member.start, member.ruleId));
+    let end = first + 1;
+    while (end < candidates.length && (candidates[end]!.group ??= groupOf(candidates[end]!.start, candidates[end]!.ruleId)) === group) end++;
+    if (end === first + 1) {
+      // Most groups: one programme, which keeps its id, or takes the lowest one not held for another.
+      let id = known.get(group) === member.programme ? group : knownIdsOf(group, member.programme)[0];
+      for (let k = 0; id === undefined; k++) {
+        const candidate = idAt(member.start, member.ruleId, k);
+        if (!held.has(candidate) || known.get(candidate) === member.programme) id = candidate;
+      }
+      member.jobId = id;
+    } else setGroupIds(candidates.slice(first, end), known, held, knownIdsOf);
+    first = end;
   }
-  for (const programmes of index.values()) for (const list of programmes.values()) list.sort((a, b) => parseJobId(a)!.n - parseJobId(b)!.n);
-  return index;
+}
+
+/** Ids for several programmes of one rule starting at one second: known ones kept, the rest by channel number. */
+function setGroupIds(members: IdCandidate[], known: ReadonlyMap<string, string>, held: ReadonlySet<string>, knownIdsOf: KnownIds): void {
+  const { start, ruleId, group } = members[0]!;
+  members.sort((a, b) => byChannelNumber(a.channel, b.channel) || a.programme.localeCompare(b.programme));
+  const used = new Set<string>();
+  const rest: IdCandidate[] = [];
+  for (const member of members) {
+    const id = knownIdsOf(group as string, member.programme).find((candidate) => !used.has(candidate));
+    if (id === undefined) rest.push(member);
+    else {
+      member.jobId = id;
+      used.add(id);
+    }
+  }
+  let k = 0;
+  for (const member of rest) {
+    // Skip ids in use in this plan, and ids held for another programme.
+    while (used.has(idAt(start, ruleId, k)) || (held.has(idAt(start, ruleId, k)) && known.get(idAt(start, ruleId, k)) !== member.programme)) k++;
+    member.jobId = idAt(start, ruleId, k);
+    used.add(member.jobId);
+  }
+}
+
+/** The known ids of a group's programme, lowest k first. */
+type KnownIds = (group: string, programme: string) => string[];
+
+/** Digits of the smallest second number with k ≥ 1 (2^32): shorter ones are a group's own key (k = 0). */
+const SAME_START_DIGITS = String(SAME_START_STEP).length;
+
+/**
+ * The known ids by group and programme. An id of k = 0 is its group's key and is looked
+ * up as it is; those of k ≥ 1 (a few, if any) are indexed, once, when first asked for.
+ */
+function knownIdsIndex(known: ReadonlyMap<string, string>): KnownIds {
+  let index: Map<string, Map<string, string[]>> | undefined;
+  const others = () => {
+    index = new Map();
+    for (const [id, programme] of known) {
+      if (id.length - id.indexOf('-') - 1 < SAME_START_DIGITS) continue;
+      const parsed = parseJobId(id);
+      if (!parsed) continue;
+      const group = groupOf(parsed.start, parsed.n % SAME_START_STEP);
+      let programmes = index.get(group);
+      if (!programmes) index.set(group, (programmes = new Map()));
+      pushTo(programmes, programme, id);
+    }
+    for (const programmes of index.values()) for (const list of programmes.values()) list.sort((a, b) => parseJobId(a)!.n - parseJobId(b)!.n);
+    return index;
+  };
+  return (group, programme) => {
+    const rest = (index ?? others()).get(group)?.get(programme) ?? [];
+    return known.get(group) === programme ? [group, ...rest] : rest;
+  };
 }

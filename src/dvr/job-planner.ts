@@ -15,7 +15,7 @@
  *    fits nowhere stays in the plan as `skipped` with an error saying why.
  */
 import { pushTo } from '../common/multi-map.js';
-import { assignJobIds, type IdCandidate, ruleOfJobId } from './job-ids.js';
+import { type IdCandidate, ruleOfJobId, setJobIds } from './job-ids.js';
 import { fits, type Placement, SourceSchedule } from './source-schedule.js';
 export { fits } from './source-schedule.js';
 export { SAME_START_STEP } from './job-ids.js';
@@ -23,7 +23,7 @@ import { showIdFor } from '../model/ids.js';
 import type { JobItem } from '../model/library.schemas.js';
 import type { PlannedJob } from '../model/planned-job.js';
 import type { Airing } from './airing.js';
-import type { CandidateSink, GuideNeeds, StoredRuleOf } from './rules/rule-type.js';
+import type { CandidateSink, GuideNeeds, MatchQuery, StoredRuleOf } from './rules/rule-type.js';
 import { RULE_TYPES, type RuleDefinition, type RuleOfType, ruleTypeNamed, type RuleTypeName, type StoredRule } from './rules/rule-types.js';
 
 /** A job the DVR already started: it keeps its stream, and its id is not planned again. */
@@ -153,6 +153,8 @@ interface Candidate extends IdCandidate {
   keys?: string[];
   item?: JobItem;
   job?: PlannedJob;
+  /** Why it found no tuner at its last placing: the same sources tried and the same placements in the way give the same words. */
+  refusal?: { tried: string[]; blockers: Placement[]; error: string };
 }
 
 export function planJobs(input: PlannerInput): PlannedJob[] {
@@ -236,17 +238,35 @@ export function guidePrefilter(rules: readonly StoredRule[]): {
   /** False when only `channels` matter (no rule reads titles, summaries or series ids): the guide is then read by channel. */
   hasMatchers: boolean;
   matches(title: string, summary: string | null, seriesId: string | null): boolean;
+  /** Every matcher as one indexed query (see GuideNeeds.query), when each can be said so and words to look for in every summary are few. */
+  query: MatchQuery | undefined;
 } {
   const needs: GuideNeeds[] = byType(rules)
     .filter(({ rules }) => rules.length > 0)
     .map(({ name, rules }) => ruleTypeNamed(name).guideNeeds(rules));
-  const matchers = needs.flatMap((need) => (need.matches ? [need.matches] : []));
+  const matching = needs.filter((need) => need.matches);
+  const matchers = matching.flatMap((need) => (need.matches ? [need.matches] : []));
   return {
     channels: new Set(needs.flatMap((need) => need.channels)),
     needsSummary: needs.some((need) => need.needsSummary),
     hasMatchers: matchers.length > 0,
     matches: (title, summary, seriesId) => matchers.some((matches) => matches(title, summary, seriesId)),
+    query: oneQuery(matching.map((need) => need.query)),
   };
+}
+
+/**
+ * Substrings are looked for by SQLite's LIKE in every title and summary, one pass per
+ * word: beyond a few (a full plan's fifty keywords) one JavaScript pattern of them all is faster.
+ */
+const QUERY_SUBSTRINGS_MAX = 4;
+
+function oneQuery(queries: readonly (MatchQuery | undefined)[]): MatchQuery | undefined {
+  if (queries.some((query) => query === undefined)) return undefined;
+  const all = queries as readonly MatchQuery[];
+  const substrings = all.flatMap((query) => query.substrings);
+  if (substrings.length > QUERY_SUBSTRINGS_MAX) return undefined;
+  return { seriesIds: all.flatMap((query) => query.seriesIds), titles: all.flatMap((query) => query.titles), substrings };
 }
 
 function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Airing, channels: readonly string[], dedupe: boolean): void {
@@ -315,7 +335,9 @@ function extendRunning(input: PlannerInput, covered: ReadonlyMap<Candidate, Runn
 /** Places candidates (of any plan's finding) against the sources' limits: see the order of decisions above. */
 export function placeCandidates(input: PlannerInput, candidates: Candidate[]): Plan {
   const priority = (c: Candidate) => c.rule.definition.priority ?? 0;
-  candidates.sort((a, b) => priority(b) - priority(a) || a.start - b.start || a.rule.id - b.rule.id);
+  // A total order, so a plan does not depend on the order the guide was read in (a rule's
+  // edit reads it through an index): two programmes of a rule at one second go by channel.
+  candidates.sort((a, b) => priority(b) - priority(a) || a.start - b.start || a.rule.id - b.rule.id || compareText(a.channel, b.channel) || compareText(a.programme, b.programme));
   const placements = new Map<string, SourceSchedule>();
   const scheduleOf = (sourceId: string) => {
     let schedule = placements.get(sourceId);
@@ -329,13 +351,14 @@ export function placeCandidates(input: PlannerInput, candidates: Candidate[]): P
   const placedKeys = new Set<string>();
   const skippedKeys = new Set<string>();
   const jobs: PlannedJob[] = [];
-  const ids = assignJobIds(candidates, input.knownIds, input.heldIds);
+  const known = input.knownIds ?? new Map<string, string>();
+  setJobIds(candidates, known, input.heldIds ?? new Set(known.keys()));
   for (const candidate of candidates) {
-    const id = ids.get(candidate) as string;
+    const id = candidate.jobId as string;
     if (runningIds.has(id) || input.settledIds?.has(id) || candidate.end <= input.now) continue;
     if (covered.has(candidate)) continue;
     const keys = (candidate.keys ??= episodeKeys(candidate.airing));
-    if (candidate.dedupe && keys.some((key) => input.recordedKeys.has(key) || placedKeys.has(key))) continue;
+    if (candidate.dedupe && (hasAny(input.recordedKeys, keys) || hasAny(placedKeys, keys))) continue;
     if (input.userSkips.has(id)) {
       jobs.push(jobOf(candidate, id, keys, { skipped: true, error: 'skipped by the user' }));
       continue;
@@ -343,20 +366,38 @@ export function placeCandidates(input: PlannerInput, candidates: Candidate[]): P
     const choice = chooseStream(input, placements, candidate);
     if ('error' in choice) {
       // An episode that fits at none of its airings is listed as skipped once, at its first.
-      if (candidate.dedupe && keys.some((key) => skippedKeys.has(key))) continue;
+      if (candidate.dedupe && hasAny(skippedKeys, keys)) continue;
       for (const key of keys) skippedKeys.add(key);
       jobs.push(jobOf(candidate, id, keys, { skipped: true, error: choice.error }));
       continue;
     }
     const job = jobOf(candidate, id, keys, { skipped: false, channel: choice.channel, sourceId: choice.sourceId });
-    scheduleOf(choice.sourceId).add({ channel: choice.channel, sourceId: choice.sourceId, start: job.start, end: job.end, name: job.name });
+    scheduleOf(choice.sourceId).add(placementOf(job, choice));
     for (const key of keys) placedKeys.add(key);
     jobs.push(job);
   }
   return { jobs: jobs.sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), extensions };
 }
 
+function hasAny(set: ReadonlySet<string>, keys: readonly string[]): boolean {
+  for (const key of keys) if (set.has(key)) return true;
+  return false;
+}
+
 type Placed = Pick<PlannedJob, 'skipped' | 'error' | 'channel' | 'sourceId'>;
+
+/**
+ * A placed job's stream, the same object while the job is: a job skipped for want of a
+ * tuner is then refused by the same placements as last time, and keeps its reason
+ * without writing it again (see chooseStream).
+ */
+const placements = new WeakMap<PlannedJob, Placement>();
+
+function placementOf(job: PlannedJob, where: { channel: string; sourceId: string }): Placement {
+  let placement = placements.get(job);
+  if (!placement) placements.set(job, (placement = { ...where, start: job.start, end: job.end, name: job.name }));
+  return placement;
+}
 
 /**
  * The candidate's job as placed. The one of its last placing when nothing about it
@@ -395,20 +436,35 @@ function chooseStream(
   placements: ReadonlyMap<string, SourceSchedule>,
   candidate: Candidate,
 ): { channel: string; sourceId: string } | { error: string } {
-  let blockers: Placement[] = [];
-  const tried: string[] = [];
+  // Placing runs for every candidate after every rule change: plain loops, and the words of a refusal only when they change.
+  let blockers: Placement[] | undefined;
+  let tried: string[] | undefined;
   for (const channel of candidate.channels) {
-    for (const sourceId of input.channelSources.get(channel) ?? []) {
-      const limit = input.sourceLimits.get(sourceId) ?? 1;
+    const sources = input.channelSources.get(channel);
+    if (!sources) continue;
+    for (const sourceId of sources) {
       const busy = placements.get(sourceId)?.overlapping(candidate.start, candidate.end) ?? [];
-      if (fits(busy, channel, candidate.start, candidate.end, limit)) return { channel, sourceId };
-      tried.push(input.sourceNames?.get(sourceId) ?? sourceId);
-      if (blockers.length === 0) blockers = busy;
+      if (fits(busy, channel, candidate.start, candidate.end, input.sourceLimits.get(sourceId) ?? 1)) return { channel, sourceId };
+      (tried ??= []).push(input.sourceNames?.get(sourceId) ?? sourceId);
+      if (!blockers || blockers.length === 0) blockers = busy;
     }
   }
-  if (tried.length === 0) return { error: `no source carries channel ${candidate.channels.join(', ')}` };
+  if (!tried) return { error: `no source carries channel ${candidate.channels.join(', ')}` };
+  blockers ??= [];
+  const last = candidate.refusal;
+  if (last && sameItems(last.tried, tried) && sameItems(last.blockers, blockers)) return { error: last.error };
   const names = [...new Set(blockers.map((p) => p.name))].slice(0, 3).join(', ');
-  return { error: `no free tuner on ${[...new Set(tried)].join(', ')}${names ? `: already recording ${names}` : ''}` };
+  const error = `no free tuner on ${[...new Set(tried)].join(', ')}${names ? `: already recording ${names}` : ''}`;
+  candidate.refusal = { tried, blockers, error };
+  return { error };
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export type { Airing, RuleDefinition };

@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
-import { deleteProgrammesEndedBefore, iterateProgrammeTuplesOn, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
+import { deleteProgrammesEndedBefore, iterateProgrammeTuplesMatching, iterateProgrammeTuplesOn, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
 import { findCandidates, guidePrefilter, type Plan, type PlanCandidate, placeCandidates, type PlannerInput, programmeKeyOf, type RunningJob, slotProgramme } from './job-planner.js';
 import {
@@ -65,7 +65,7 @@ function storedProgramme(job: Omit<JobProgrammeRow, 'id'>, slotRules: ReadonlySe
 export class JobScheduler {
   private startTimer: NodeJS.Timeout | undefined;
   /** Each rule's candidates as the last full plan found them (and rule changes since). */
-  private candidates: { at: number; byRule: Map<number, PlanCandidate[]> } | undefined;
+  private candidates: { at: number; byRule: Map<number, PlanCandidate[]>; placed: PlanCandidate[] } | undefined;
   /** The scheduled jobs as last written, and their programmes: a re-plan after a rule change compares with these instead of reading them back. */
   private written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined;
 
@@ -101,8 +101,9 @@ export class JobScheduler {
     const state = this.planState(now, channels, undefined);
     const found = findCandidates({ now, rules, airings: this.airings(now, channels, rules), running: state.running, settledIds: state.settledIds });
     this.candidates = undefined;
-    this.store(placeCandidates(state, [...found.values()].flat()), undefined, state.slotRules);
-    this.candidates = { at: now, byRule: found };
+    const placed = [...found.values()].flat();
+    this.store(placeCandidates(state, placed), undefined, state.slotRules);
+    this.candidates = { at: now, byRule: found, placed };
   }
 
   /**
@@ -128,8 +129,11 @@ export class JobScheduler {
     const found = rule ? findCandidates({ now, rules: [rule], airings: this.airings(now, channels, [rule]), running: state.running, settledIds: state.settledIds }) : new Map();
     cached.byRule.delete(ruleId);
     for (const [id, list] of found) cached.byRule.set(id, list);
-    this.store(placeCandidates(state, [...cached.byRule.values()].flat()), written.jobs, state.slotRules);
-    this.candidates = cached;
+    // In the order of the last placing (placeCandidates sorts in place), the rule's new ones after: sorting that is nearly free.
+    const placed = cached.placed.filter((candidate) => candidate.ruleId !== ruleId);
+    for (const list of found.values()) placed.push(...list);
+    this.store(placeCandidates(state, placed), written.jobs, state.slotRules);
+    this.candidates = { ...cached, placed };
   }
 
   /**
@@ -258,10 +262,14 @@ export class JobScheduler {
     const channelKeys = [...map].filter(([, numbers]) => numbers.some((n) => prefilter.channels.has(n))).map(([key]) => key);
     const db = this.db;
     // Rules that look at channels only (time slots, single programmes; none when all are paused) read just those channels.
+    // Rules whose matching the indexes can answer (a series or a keyword being edited) read what they match.
+    const { query } = prefilter;
     const rows = () =>
-      prefilter.hasMatchers
-        ? iterateProgrammeTuplesWhere(db, now, { channelKeys, needsSummary: prefilter.needsSummary, match: prefilter.matches })
-        : iterateProgrammeTuplesOn(db, now, channelKeys);
+      !prefilter.hasMatchers
+        ? iterateProgrammeTuplesOn(db, now, channelKeys)
+        : query
+          ? iterateProgrammeTuplesMatching(db, now, { channelKeys, ...query })
+          : iterateProgrammeTuplesWhere(db, now, { channelKeys, needsSummary: prefilter.needsSummary, match: prefilter.matches });
     return {
       *[Symbol.iterator]() {
         for (const row of rows()) {

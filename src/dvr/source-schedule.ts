@@ -28,12 +28,14 @@ export class SourceSchedule {
   }
 
   overlapping(start: number, end: number): Placement[] {
-    const found = new Set<Placement>();
+    const found: Placement[] = [];
+    const first = Math.floor(start / BUCKET_SECONDS);
     const last = Math.floor((end - 1) / BUCKET_SECONDS);
-    for (let bucket = Math.floor(start / BUCKET_SECONDS); bucket <= last; bucket++) {
-      for (const p of this.buckets.get(bucket) ?? []) if (p.start < end && start < p.end) found.add(p);
+    for (let bucket = first; bucket <= last; bucket++) {
+      // A placement is in every bucket it spans: found once, in the first of them this search looks at.
+      for (const p of this.buckets.get(bucket) ?? []) if (p.start < end && start < p.end && (bucket === first || p.start >= bucket * BUCKET_SECONDS)) found.push(p);
     }
-    return [...found];
+    return found;
   }
 }
 
@@ -42,14 +44,22 @@ export class SourceSchedule {
  * limit at every moment. Streams of the same channel count once (they share a connection).
  */
 export function fits(busy: readonly Pick<Placement, 'channel' | 'start' | 'end'>[], channel: string, start: number, end: number, limit: number): boolean {
-  const overlapping = busy.filter((p) => p.start < end && start < p.end);
-  if (overlapping.length === 0) return limit >= 1;
+  let count = 0;
+  for (const p of busy) if (p.start < end && start < p.end) count++;
+  // Fewer streams than the limit, even each on its own channel: one more fits (the common case, decided without allocating).
+  if (count < limit) return true;
   // Channel usage only changes at a placement's start, so checking those instants (and our own start) suffices.
-  const instants = [start, ...overlapping.map((p) => p.start).filter((t) => t > start)];
-  for (const t of instants) {
-    const channels = new Set([channel]);
-    for (const p of overlapping) if (p.start <= t && t < p.end) channels.add(p.channel);
-    if (channels.size > limit) return false;
-  }
+  // Run for every refused candidate of every plan: a small array of channels, not a set per instant.
+  const channels: string[] = [];
+  const fullAt = (t: number) => {
+    channels.length = 0;
+    channels.push(channel);
+    for (const p of busy) {
+      if (p.start < end && start < p.end && p.start <= t && t < p.end && !channels.includes(p.channel)) channels.push(p.channel);
+    }
+    return channels.length > limit;
+  };
+  if (fullAt(start)) return false;
+  for (const p of busy) if (p.start > start && p.start < end && fullAt(p.start)) return false;
   return true;
 }

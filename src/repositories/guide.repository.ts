@@ -264,6 +264,54 @@ export function* iterateProgrammeTuplesWhere(
 }
 
 /**
+ * What a few rules want of the guide, said so the indexes can answer it: programmes on
+ * `channelKeys` (`guide_id<TAB>xmltv_id`), with a series id in `seriesIds`, with a title
+ * in `titles` (ASCII, compared case-blind as SQLite's NOCASE does), or whose title or
+ * summary contains one of `substrings` (ASCII, case-blind: LIKE).
+ */
+export interface GuideQuery {
+  channelKeys: readonly string[];
+  seriesIds: readonly string[];
+  titles: readonly string[];
+  substrings: readonly string[];
+}
+
+/** `%text%` for LIKE … ESCAPE '\': the text's own %, _ and \ taken literally. */
+export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Programme rows, as arrays, that end after `after` and answer `query`, in row order.
+ * Channels, series ids and titles go through their indexes (a rule's edit reads a few
+ * hundred rows, not the guide); substrings need a pass over titles and summaries, made
+ * by SQLite's own LIKE rather than a JavaScript call per row.
+ */
+export function iterateProgrammeTuplesMatching(db: Db, after: number, query: GuideQuery): IterableIterator<ProgrammeTuple> {
+  const params: Record<string, string | number> = {
+    channels: JSON.stringify(query.channelKeys),
+    seriesIds: JSON.stringify(query.seriesIds),
+    titles: JSON.stringify(query.titles),
+    after,
+  };
+  query.substrings.forEach((text, i) => (params[`like${i}`] = likeContaining(text)));
+  return statement(db, programmesMatchingSql(query.substrings.length)).raw(true).iterate(params) as IterableIterator<ProgrammeTuple>;
+}
+
+/** The statement of iterateProgrammeTuplesMatching for `substrings` words (named parameters: @channels, @seriesIds, @titles, @like0…, @after). */
+export function programmesMatchingSql(substrings: number): string {
+  const branches = [
+    `SELECT p.id FROM json_each(@channels) AS k JOIN programmes AS p
+       ON p.guide_id = substr(k.value, 1, instr(k.value, char(9)) - 1) AND p.xmltv_channel = substr(k.value, instr(k.value, char(9)) + 1)`,
+    'SELECT id FROM programmes WHERE series_id IN (SELECT value FROM json_each(@seriesIds))',
+    'SELECT id FROM programmes WHERE title COLLATE NOCASE IN (SELECT value FROM json_each(@titles))',
+  ];
+  if (substrings > 0) {
+    const terms = Array.from({ length: substrings }, (_, i) => `title LIKE @like${i} ESCAPE '\\' OR summary LIKE @like${i} ESCAPE '\\'`);
+    branches.push(`SELECT id FROM programmes WHERE ${terms.join(' OR ')}`);
+  }
+  return `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE id IN (${branches.join(' UNION ')}) AND stop > @after ORDER BY id`;
+}
+
+/**
  * Programme rows, as arrays, that end after `after` on `channelKeys` (`guide_id<TAB>xmltv_id`),
  * one channel at a time through the (guide, channel, start) index: for plans whose rules
  * look at channels only, a few hundred rows each instead of a pass over the whole guide.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, episodeKeys, fits, isMovie, jobItemOf, MAX_EXTENSION, plan, type PlannerInput, planJobs, type RunningJob, SAME_START_STEP, slotProgramme } from '../../src/dvr/job-planner.js';
+import { type Airing, episodeKeys, fits, guidePrefilter, isMovie, jobItemOf, MAX_EXTENSION, plan, type PlannerInput, planJobs, type RunningJob, SAME_START_STEP, slotProgramme } from '../../src/dvr/job-planner.js';
 import { programRule } from '../../src/dvr/rules/program.rule.js';
 import { keywordMatcher } from '../../src/dvr/rules/keyword.rule.js';
 import { slotStarts } from '../../src/dvr/rules/slot.rule.js';
@@ -468,5 +468,29 @@ describe('helpers', () => {
     expect(item).toMatchObject({ title: 'Show', season_number: 2, episode_number: 3, episode_title: 'Pilot', completed: false, duration: 1800 });
     expect(item.show_id).toMatch(/^imp-show-/);
     expect(episodeKeys({ title: 'Show', season: 2, episode: 3, programId: 'EP1' })).toEqual(['pid:EP1', 'sxe:show|2|3']);
+  });
+});
+
+describe('what a plan asks of the guide', () => {
+  it('asks the indexes when every rule can be said as series ids, titles and a few words', () => {
+    const series = rule(1, { type: 'series', title: 'Nova' });
+    const byId = rule(2, { type: 'series', series_id: 'SH9', title: 'Ignored' });
+    const keyword = rule(3, { type: 'keyword', keyword: 'Volcano' });
+    expect(guidePrefilter([series, byId, keyword]).query).toEqual({ seriesIds: ['SH9'], titles: ['nova'], substrings: ['volcano'] });
+    // A slot or a single programme is its channel: no matcher, the guide read by channel.
+    const slot = guidePrefilter([rule(4, { type: 'slot', channel: '7', start_time: NOW, duration: 60 })]);
+    expect(slot.hasMatchers).toBe(false);
+    expect([...slot.channels]).toEqual(['7']);
+  });
+
+  it('falls back to matching every row in JavaScript for non-ASCII words and for many keywords', () => {
+    // SQLite folds the case of ASCII letters only: "Ça" would miss "ÇA".
+    expect(guidePrefilter([rule(1, { type: 'series', title: 'Ça va' })]).query).toBeUndefined();
+    expect(guidePrefilter([rule(1, { type: 'keyword', keyword: 'Élan' })]).query).toBeUndefined();
+    const many = Array.from({ length: 5 }, (_, i) => rule(i + 1, { type: 'keyword', keyword: `word${i}` }));
+    expect(guidePrefilter(many.slice(0, 4)).query?.substrings).toHaveLength(4);
+    expect(guidePrefilter(many).query).toBeUndefined();
+    // A paused rule asks nothing.
+    expect(guidePrefilter([rule(1, { type: 'keyword', keyword: 'x', paused: true })]).hasMatchers).toBe(false);
   });
 });

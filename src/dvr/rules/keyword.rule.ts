@@ -1,6 +1,6 @@
 /** Keyword rules: every airing whose title or summary contains a word or phrase (case ignored). */
 import { KeywordRuleSchema, type KeywordRule } from '../../model/rule.schemas.js';
-import { normaliseOptions, type RuleType, type StoredRuleOf } from './rule-type.js';
+import { isAscii, normaliseOptions, type RuleType, type StoredRuleOf } from './rule-type.js';
 
 export { KeywordRuleSchema };
 export type { KeywordRule };
@@ -22,8 +22,7 @@ export function keywordMatcher<R>(keywords: readonly { rule: R; needle: string }
     const contained = keywords.filter((k) => needle.includes(k.needle)).map((k) => k.rule);
     rulesOf.set(needle, [...new Set(contained)]);
   }
-  // eslint-disable-next-line no-control-regex
-  const ascii = needles.every((needle) => /^[\x00-\x7f]*$/.test(needle));
+  const ascii = needles.every(isAscii);
   const pattern = new RegExp(needles.map((needle) => needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
   const search = (text: string): R[] => {
     if (!ascii) {
@@ -59,10 +58,12 @@ export const keywordRule: RuleType<'keyword', KeywordRule> = {
   displayName: (d) => d.name ?? d.keyword,
   guideNeeds(rules) {
     const rulesIn = matcherFor(rules);
+    const keywords = rules.map((rule) => rule.definition.keyword.toLowerCase());
     return {
       channels: [],
       needsSummary: rules.length > 0,
       matches: (title, summary) => rulesIn(title, true).length > 0 || (summary !== null && rulesIn(summary, false).length > 0),
+      query: keywords.every(isAscii) ? { seriesIds: [], titles: [], substrings: keywords } : undefined,
     };
   },
   planner(rules, sink) {

@@ -69,7 +69,23 @@ export interface GuideNeeds {
   /** True when `matches` reads summaries (they are then fetched). */
   needsSummary: boolean;
   matches?(title: string, summary: string | null, seriesId: string | null): boolean;
+  /**
+   * `matches` said as series ids, titles (case ignored) and substrings of titles or
+   * summaries (case ignored), so a plan for a few rules reads the guide through its
+   * indexes. Only for ASCII titles and words, where SQLite's case folding is
+   * JavaScript's; absent otherwise, and `matches` is used.
+   */
+  query?: MatchQuery;
 }
+
+export interface MatchQuery {
+  seriesIds: readonly string[];
+  titles: readonly string[];
+  substrings: readonly string[];
+}
+
+// eslint-disable-next-line no-control-regex
+export const isAscii = (text: string) => /^[\x00-\x7f]*$/.test(text);
 
 /** The guide's airing on a channel at a start time, if it has one (what a rule may keep of it when it is made). */
 export type GuideLookup = (channel: string, start: number) => Pick<Airing, 'programId' | 'title'> | undefined;

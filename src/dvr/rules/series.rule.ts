@@ -2,7 +2,7 @@
 import { SeriesRuleSchema, type SeriesRule } from '../../model/rule.schemas.js';
 import { BadRequestError } from '../../common/errors.js';
 import { pushTo } from '../../common/multi-map.js';
-import { normaliseOptions, type RuleType, type StoredRuleOf } from './rule-type.js';
+import { isAscii, normaliseOptions, type RuleType, type StoredRuleOf } from './rule-type.js';
 
 export { SeriesRuleSchema };
 export type { SeriesRule };
@@ -35,6 +35,7 @@ export const seriesRule: RuleType<'series', SeriesRule> = {
       channels: [],
       needsSummary: false,
       matches: (title, _summary, seriesId) => (seriesId !== null && bySeriesId.has(seriesId)) || (byTitle.size > 0 && byTitle.has(title.toLowerCase())),
+      query: [...byTitle.keys()].every(isAscii) ? { seriesIds: [...bySeriesId.keys()], titles: [...byTitle.keys()], substrings: [] } : undefined,
     };
   },
   planner(rules, sink) {
