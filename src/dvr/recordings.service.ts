@@ -140,6 +140,8 @@ export class RecordingsService {
       },
     );
     this.active.set(job.id, { recorder, itemId, path });
+    // Antenna was down for part of it (a crash, a stop, a power cut): the file has a gap, and says so from now, not only at its end.
+    if (resume) this.markCorrupted(job.id, itemId);
     this.options.logger?.info({ job: job.id, path, resume }, resume ? 'recording resumed after a restart' : 'recording started');
     const finishing = recorder.done
       .then((outcome) => this.finish(job, itemId, item, outcome, resume, existing))
@@ -221,6 +223,11 @@ export class RecordingsService {
     })();
     this.options.logger?.info({ job: job.id, bytes: outcome.bytes, ...flags, err: verdict.error }, 'recording finished');
     this.enqueuePost(itemId);
+  }
+
+  private markCorrupted(jobId: string, itemId: string): void {
+    setRecordingFlags(this.db, itemId, { corrupted: true });
+    patchJobItem(this.db, jobId, { corrupted: true }, this.now());
   }
 
   /** The recording's first bytes came late: the flag shows while it still records. */

@@ -342,6 +342,9 @@ describe('DVR across a restart', () => {
     try {
       // Shorten the wait: the job's end is a minute out, so cancel it after some more seconds.
       await until(() => statSync(path).size, (size) => size > sizeAtStop + 100_000, 15_000, 'file grows after restart');
+      // The gap shows while it still records, not only once it ends.
+      expect((await jobOf()).item).toMatchObject({ corrupted: true });
+      expect(await recordingItem()).toMatchObject({ corrupted: true });
       const resp = await fetch(`${running.url}/dvr/jobs/${id}`, { method: 'DELETE' });
       expect(resp.status).toBe(204);
       const done = await until(jobOf, (j) => j.error !== undefined, 15_000, 'resumed job ended');
