@@ -65,6 +65,33 @@ export function validationErrorBody(errors: readonly AjvError[], context: string
   };
 }
 
+/** Codes of a disk with no room: SQLite's, and the system's for a file write (no space, over quota). */
+const DISK_FULL = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
+
+/**
+ * The answer when the database or a file could not be written for want of room, or the
+ * data directory cannot be written at all: 507 or 503 saying what to do, never a 500.
+ * Reads go on meanwhile (SQLite reads need no room), and writes work again once there is.
+ */
+export function storageFailure(error: { code?: string | undefined }): ErrorBody | undefined {
+  const code = error.code ?? '';
+  if (DISK_FULL.has(code)) {
+    return {
+      status: 507,
+      code: 'disk_full',
+      message: "The disk holding Antenna's data directory is full, so this change was not saved. Free some space on it: changes are saved again as soon as there is room.",
+    };
+  }
+  if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY') || code === 'EROFS') {
+    return {
+      status: 503,
+      code: 'storage_error',
+      message: "Antenna's data directory could not be written, so this change was not saved. Check the disk and its permissions (the server log names the error), then try again.",
+    };
+  }
+  return undefined;
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error.validation) {
@@ -87,6 +114,11 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (error instanceof UnavailableError) {
       return sendError(reply, { status: error.status, code: error.code, message: error.message });
+    }
+    const storage = storageFailure(error);
+    if (storage) {
+      request.log.warn({ reqId: request.id, method: request.method, url: request.url, code: error.code }, `a change was not saved: ${storage.message}`);
+      return sendError(reply, storage);
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {

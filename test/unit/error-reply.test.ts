@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validationErrorBody } from '../../src/http/error-reply.js';
+import { storageFailure, validationErrorBody } from '../../src/http/error-reply.js';
 
 describe('validationErrorBody', () => {
   it('names the parameter and the allowed values of an enum', () => {
@@ -29,5 +29,13 @@ describe('validationErrorBody', () => {
     const body = validationErrorBody([{ keyword: 'maxLength', instancePath: '/name', message: 'must NOT have more than 5 characters', params: {} }], 'body');
     expect(body.message).toBe("The body field 'name' is invalid: it must NOT have more than 5 characters.");
     expect(body.allowed).toBeUndefined();
+  });
+});
+
+describe('storage failures', () => {
+  it('answers a full disk with a 507 and a read-only or failing disk with a 503, each saying what to do', () => {
+    for (const code of ['SQLITE_FULL', 'ENOSPC', 'EDQUOT']) expect(storageFailure({ code })).toMatchObject({ status: 507, code: 'disk_full', message: expect.stringMatching(/Free some space/) });
+    for (const code of ['SQLITE_IOERR_WRITE', 'SQLITE_IOERR', 'SQLITE_READONLY_DBMOVED', 'EROFS']) expect(storageFailure({ code })).toMatchObject({ status: 503, code: 'storage_error' });
+    for (const code of [undefined, 'SQLITE_CONSTRAINT', 'ENOENT', 'FST_ERR_CTP_INVALID_MEDIA_TYPE']) expect(storageFailure({ code })).toBeUndefined();
   });
 });
