@@ -18,7 +18,7 @@
  */
 import autocannon from 'autocannon';
 import { execFileSync, fork, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -34,6 +34,7 @@ import { benchImporter, importerRows } from './importer.mjs';
 import { benchManagement, managementRows } from './management.mjs';
 import { benchPlayer, playerRows } from './player.mjs';
 import { benchBrowserPlayer, browserPlayerRows } from './player-browser.mjs';
+import { benchReadsUnderWrites, readsUnderWritesRows } from './reads-under-writes.mjs';
 import { benchScanPeer, scanPeerRows } from './scan-peer.mjs';
 import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
 
@@ -458,6 +459,13 @@ async function main() {
   await stopChild(antenna.child);
   await stopChild(ceiling.child);
   rmSync(CEILING_DIR, { recursive: true, force: true });
+
+  // 5c. Reads under constant position writes, on a copy of the library (the writes change it).
+  const rwData = join(WORK, 'reads-under-writes');
+  rmSync(rwData, { recursive: true, force: true });
+  cpSync(DATA, rwData, { recursive: true });
+  const readsUnderWrites = await benchReadsUnderWrites({ data: rwData, log });
+  rmSync(rwData, { recursive: true, force: true });
   if (!process.env.BENCH_KEEP) rmSync(DATA, { recursive: true, force: true });
 
   // 6. The management interface: streaming and watch-state writes, on a server of its own.
@@ -564,6 +572,7 @@ async function main() {
     result: verdict(startup <= 1000),
   });
 
+  rows.push(...readsUnderWritesRows(readsUnderWrites, verdict));
   rows.push(...managementRows(management, { fmt, verdict }));
   rows.push(...importerRows(importer, { fmt, verdict }));
   rows.push(...scanPeerRows(peer, { fmt, verdict }));
@@ -657,6 +666,14 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   after all load runs.
 - **Start-up** spawns the server on the generated data directory and polls /status every 5 ms
   until it answers; median of 3 starts, each on a fresh process (Node's own boot included).
+- **Reads under writes** (bench/reads-under-writes.mjs), on a copy of the bench library:
+  20 keep-alive clients in this process each read \`/api/v1/episodes\` and \`/api/v1/shows\`
+  in turn, one request after another, the even-numbered ones sending the If-None-Match of
+  their last answer; 10 s alone, then 10 s while one client writes an episode's resume
+  position 10 times a second (\`PUT /dvr/files/:id/playback_time/:s\`, 516 episodes in turn).
+  Latency is to the last byte. With the writer, the episodes list changes at every write, so
+  the clients that sent If-None-Match get it whole where they got 304s before: its bytes
+  roughly double, which is why the bound is 2×.
 - **Management interface** (bench/management.mjs), on a server of its own over 100 movies:
   a sparse 1 GB file (no disk I/O, so both servers measure their own path) downloaded
   whole from \`/dvr/files/:id/stream\`, against bench/stream-ceiling.mjs, a bare node:http

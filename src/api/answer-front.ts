@@ -13,6 +13,8 @@
  * methods, errors, a changed library, a compressed variant not made yet) goes on to
  * the router as before. Both paths build their headers with `answerHeaders`, so the
  * bytes are the same; test/http/answer-front.test.ts checks that on a real port.
+ * Fastify's hooks never see these answers, so the front reports each one to /metrics
+ * itself (under the route pattern the route remembered it with).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CORS_HEADERS } from '../http/cors.js';
@@ -58,7 +60,15 @@ function okHeadersFor(body: CachedBody, encoding: Encoding, payload: Buffer): He
 
 /** The encoding to answer in: compressing a small body saves nothing. */
 export function encodingFor(body: CachedBody, acceptEncoding: string | undefined): Encoding {
-  return body.compressible() ? negotiateEncoding(acceptEncoding) : 'identity';
+  const encoding = body.compressible() ? negotiateEncoding(acceptEncoding) : 'identity';
+  // A patched body (a list under a stream of position writes) is sent as it is until its
+  // compressed variant is ready, rather than every reader waiting for a compression that
+  // the next write makes stale.
+  if (encoding !== 'identity' && body.patched && !body.encodedNow(encoding)) {
+    void body.encoded(encoding).catch(() => undefined);
+    return 'identity';
+  }
+  return encoding;
 }
 
 /** Remembered request lines; the oldest are forgotten first beyond this. */
@@ -66,22 +76,43 @@ const DEFAULT_MAX_REMEMBERED = 20_000;
 /** Longer request lines are not remembered (they go through the router), which bounds the memory to about 20 MB. */
 const MAX_LINE_LENGTH = 1024;
 
+/** A request the front answered, for /metrics (Fastify's onResponse hook never sees these). */
+export type FrontAnswered = (route: string, method: string, status: number, startedAt: number) => void;
+
+export interface AnswerFrontOptions {
+  /** Request lines remembered (default 20,000). */
+  maxRemembered?: number;
+  /** Told of each answer: its route pattern, method, status and performance.now() when it began. */
+  answered?: FrontAnswered | undefined;
+}
+
+/** A remembered request line: its cache entry, and the route pattern it is counted under. */
+interface Remembered {
+  key: string;
+  route: string;
+}
+
 export class AnswerFront {
-  private readonly remembered = new Map<string, string>();
+  private readonly remembered = new Map<string, Remembered>();
+  private readonly maxRemembered: number;
+  private readonly answered: FrontAnswered | undefined;
   private open = true;
 
   constructor(
     private readonly cache: ResponseCache,
     private readonly generation: () => string,
-    private readonly maxRemembered = DEFAULT_MAX_REMEMBERED,
-  ) {}
+    options: AnswerFrontOptions = {},
+  ) {
+    this.maxRemembered = options.maxRemembered ?? DEFAULT_MAX_REMEMBERED;
+    this.answered = options.answered;
+  }
 
-  /** Called by a route that answered `request` from cache entry `key`. */
-  remember(request: IncomingMessage, key: string): void {
+  /** Called by a route (pattern `route`) that answered `request` from cache entry `key`. */
+  remember(request: IncomingMessage, key: string, route = ''): void {
     const line = requestLine(request);
-    if (line.length > MAX_LINE_LENGTH || this.remembered.get(line) === key) return;
+    if (line.length > MAX_LINE_LENGTH || this.remembered.get(line)?.key === key) return;
     this.remembered.delete(line);
-    this.remembered.set(line, key);
+    this.remembered.set(line, { key, route });
     if (this.remembered.size > this.maxRemembered) {
       const oldest = this.remembered.keys().next();
       if (!oldest.done) this.remembered.delete(oldest.value);
@@ -113,9 +144,10 @@ export class AnswerFront {
   }
 
   private answerFromCache(request: IncomingMessage, response: ServerResponse): boolean {
-    const key = this.remembered.get(requestLine(request));
-    if (key === undefined) return false;
-    const body = this.cache.peek(key, this.generation());
+    const startedAt = performance.now();
+    const remembered = this.remembered.get(requestLine(request));
+    if (remembered === undefined) return false;
+    const body = this.cache.peek(remembered.key, this.generation());
     if (!body) return false;
 
     const encoding = encodingFor(body, request.headers['accept-encoding']);
@@ -123,7 +155,15 @@ export class AnswerFront {
     if (ifNoneMatch !== undefined && body.matches(ifNoneMatch)) {
       response.writeHead(304, answerHeaders(body, encoding)[0]);
       response.end();
-      this.cache.countFrontHit();
+      this.counted(remembered.route, request, 304, startedAt);
+      return true;
+    }
+    if (encoding === 'identity' && body.chunks.length > 1) {
+      // A patched list in pieces: written one after another, never joined (see ResponseCache).
+      response.writeHead(200, { ...answerHeaders(body, encoding)[1], 'content-length': String(body.length) });
+      if (request.method !== 'HEAD') for (const chunk of body.chunks) response.write(chunk);
+      response.end();
+      this.counted(remembered.route, request, 200, startedAt);
       return true;
     }
     const payload = encoding === 'identity' ? body.identity : body.encodedNow(encoding);
@@ -132,8 +172,14 @@ export class AnswerFront {
     response.writeHead(200, okHeadersFor(body, encoding, payload));
     // For HEAD, node:http sends the headers only.
     response.end(payload);
-    this.cache.countFrontHit();
+    this.counted(remembered.route, request, 200, startedAt);
     return true;
+  }
+
+  private counted(route: string, request: IncomingMessage, status: number, startedAt: number): void {
+    // Should counting throw, tryAnswer still returns true: the answer is sent, the router must not send a second.
+    this.cache.countFrontHit(route);
+    this.answered?.(route, request.method ?? 'GET', status, startedAt);
   }
 }
 

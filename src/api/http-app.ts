@@ -1,6 +1,7 @@
 /**
  * Builds the HTTP server: Fastify with JSON errors everywhere, CORS for reads, the
- * OpenAPI document and its browsable page, interface A and the status route.
+ * OpenAPI document and its browsable page, interface A, the status, health and
+ * metrics routes.
  * Knows nothing of start-up or shutdown; server.lifecycle.ts owns those.
  */
 import swagger from '@fastify/swagger';
@@ -36,6 +37,11 @@ import { ResponseCache } from './response-cache.js';
 import { OPENAPI_TAGS } from './openapi-tags.js';
 import { registerSearchRoutes } from './search.routes.js';
 import { registerStatus } from './status.routes.js';
+import { registerHealth } from './health.routes.js';
+import { HttpMetrics } from './http-metrics.js';
+import { registerMetrics } from './metrics.routes.js';
+import { registerServiceMetrics } from './service-metrics.js';
+import type { ServerPhase } from '../model/health.schemas.js';
 import { registerWebApp } from './web-app.routes.js';
 
 export interface HttpAppOptions {
@@ -59,8 +65,14 @@ export interface HttpAppOptions {
   fallbackBaseUrl: string;
   /** Bytes of serialized answers kept for reuse. */
   cacheBytes?: number;
+  /** Size of the pieces a patchable cached list is kept in (default 256 KB; tests make it small to cut their lists). */
+  cacheChunkBytes?: number;
   /** The built web app (dist/web by default); false serves none (tests of the API alone). */
   webDir?: string | false;
+  /** Where start-up and shutdown are, for GET /health (server.lifecycle.ts); always ready when absent. */
+  phase?: () => ServerPhase;
+  /** prom-client's process and Node.js metrics in GET /metrics (default true). */
+  processMetrics?: boolean;
 }
 
 const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
@@ -85,8 +97,11 @@ function documentIdParameter({ schema, url }: { schema: FastifySchema; url: stri
 }
 
 export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
-  const cache = new ResponseCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
-  const front = new AnswerFront(cache, () => options.library.generation());
+  const metrics = new HttpMetrics({ processMetrics: options.processMetrics });
+  // The library's item state writes patch the cached answers holding those items (common/item-state-log.ts).
+  const cache = new ResponseCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES, metrics.cacheCounts, options.library.stateLog, options.cacheChunkBytes);
+  const front = new AnswerFront(cache, () => options.library.generation(), { answered: metrics.frontAnswered });
+  const startedAt = Date.now();
   const app = Fastify({
     // Repeats of interface-A reads are answered from the cache before routing (answer-front.ts).
     serverFactory: (route) => createServer(HTTP_SERVER_LIMITS, (request, response) => front.tryAnswer(request, response) || route(request, response)),
@@ -114,6 +129,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     return (data) => (serialize ??= fastJson(schema as object) as (data: unknown) => string)(data);
   });
 
+  // Before any route, so that every answer Fastify gives is counted (the front counts its own).
+  metrics.install(app);
   installErrorHandlers(app);
   // Every method a page may send: pages of the server's own or allowed origins make
   // changes too; the write-access hook refuses the others' (write-access.ts).
@@ -152,7 +169,18 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     context.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
     registerImages(context, options.library);
     if (options.hls) registerHlsRoutes(context, options.hls);
-    registerStatus(context, { library: options.library, cache, version: VERSION, startedAt: Date.now(), scanStatus: options.scanStatus, dvrStatus: options.management?.dvr ? () => options.management!.dvr!.status() : undefined });
+    registerStatus(context, { library: options.library, cache, version: VERSION, startedAt, scanStatus: options.scanStatus, dvrStatus: options.management?.dvr ? () => options.management!.dvr!.status() : undefined });
+    registerHealth(context, { library: options.library, version: VERSION, startedAt, phase: options.phase, scanStatus: options.scanStatus, dvr: options.management?.dvr, logger: options.logger });
+    registerMetrics(context, metrics);
+  });
+  registerServiceMetrics(metrics.registry, {
+    version: VERSION,
+    cache,
+    scanStatus: options.scanStatus,
+    dvr: options.management?.dvr,
+    hls: options.hls,
+    jobCounts: () => options.library.jobCounts(),
+    logger: options.logger,
   });
   if (options.webDir !== false) await app.register((context) => registerWebApp(context, options.webDir || undefined));
   return app;

@@ -4,6 +4,8 @@
  * only parse parameters, call the library service and hand bytes to the response
  * cache; any other method on these paths is answered 405.
  */
+import { Readable } from 'node:stream';
+import { describeSegments } from '../common/body-segments.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
@@ -68,14 +70,17 @@ function specs(library: LibraryService): RouteSpec[] {
       description: `Alphabetical by default. ${LIST_NOTE}`,
       querystring: ParentQuerySchema,
       response: Type.Array(ShowSchema),
-      render: (_, q, c) => s.show.many(library.listShows(toParentQuery(q), c)),
+      render: (_, q, c) => {
+        const query = toParentQuery(q);
+        return parentsJson(library.listShows(query, c), s.show.one, query.watched === undefined, (id) => s.show.one(library.getShow(id, c)));
+      },
     },
     {
       url: '/api/v1/shows/:id',
       summary: 'Get a show',
       withId: true,
       response: ShowSchema,
-      render: (id, _, c) => s.show.one(library.getShow(id, c)),
+      render: (id, _, c) => parentsJson([library.getShow(id, c)], s.show.one, true, (showId) => s.show.one(library.getShow(showId, c)), true),
     },
     {
       url: '/api/v1/shows/:id/episodes',
@@ -122,14 +127,17 @@ function specs(library: LibraryService): RouteSpec[] {
       description: `Alphabetical by default. ${LIST_NOTE}`,
       querystring: ParentQuerySchema,
       response: Type.Array(VideoGroupSchema),
-      render: (_, q, c) => s.videoGroup.many(library.listVideoGroups(toParentQuery(q), c)),
+      render: (_, q, c) => {
+        const query = toParentQuery(q);
+        return parentsJson(library.listVideoGroups(query, c), s.videoGroup.one, query.watched === undefined, (id) => s.videoGroup.one(library.getVideoGroup(id, c)));
+      },
     },
     {
       url: '/api/v1/video_groups/:id',
       summary: 'Get a video group',
       withId: true,
       response: VideoGroupSchema,
-      render: (id, _, c) => s.videoGroup.one(library.getVideoGroup(id, c)),
+      render: (id, _, c) => parentsJson([library.getVideoGroup(id, c)], s.videoGroup.one, true, (groupId) => s.videoGroup.one(library.getVideoGroup(groupId, c)), true),
     },
     {
       url: '/api/v1/video_groups/:id/videos',
@@ -243,6 +251,41 @@ function declaredQuery(spec: RouteSpec, raw: Query): Query {
   return known;
 }
 
+/**
+ * Shows or video groups as JSON (a list, or `single`: the one alone), each one's bytes
+ * described (common/body-segments.ts): an episode's position or watched mark changes its
+ * show's `last_watched_at` and `number_unwatched`, and the cache then writes that show
+ * again rather than the whole list. `patchable`: false for a list filtered by watched.
+ */
+function parentsJson<T extends { id?: string | undefined }>(parents: readonly T[], one: (parent: T) => string, patchable: boolean, render: (id: string) => string, single = false): Buffer {
+  const parts = parents.map((parent) => Buffer.from(one(parent), 'utf8'));
+  const ids: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let at = single ? 0 : 1;
+  parts.forEach((part, i) => {
+    if (i > 0) at += 1;
+    ids.push((parents[i] as T).id ?? '');
+    starts.push(at);
+    at += part.length;
+    ends.push(at);
+  });
+  const body = single ? (parts[0] as Buffer) : Buffer.from(`[${parts.join(',')}]`, 'utf8');
+  return describeSegments(body, {
+    ids,
+    starts,
+    ends,
+    patchable,
+    render: (id) => {
+      try {
+        return Buffer.from(render(id), 'utf8');
+      } catch {
+        return undefined; // gone meanwhile: the answer is built again
+      }
+    },
+  });
+}
+
 function toBytes(body: string | Buffer): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 }
@@ -258,15 +301,18 @@ function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, 
   const key = `${spec.url}\n${baseUrl}\n${id}\n${JSON.stringify(query)}`;
   const generation = deps.library.generation();
   const body =
-    deps.cache.get(key, generation) ?? deps.cache.set(key, generation, toBytes(spec.render(id, query, { baseUrl })));
+    deps.cache.get(key, generation, spec.url) ?? deps.cache.set(key, generation, toBytes(spec.render(id, query, { baseUrl })));
 
-  deps.front.remember(request.raw, key);
+  deps.front.remember(request.raw, key, spec.url);
 
   const encoding = encodingFor(body, request.headers['accept-encoding']);
   const [notModified, ok] = answerHeaders(body, encoding);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && body.matches(ifNoneMatch)) {
     reply.headers(notModified).code(304).send();
+  } else if (encoding === 'identity' && body.chunks.length > 1) {
+    // A patched list in pieces: streamed as they are, never joined (see ResponseCache).
+    reply.headers({ ...ok, 'content-length': String(body.length) }).send(Readable.from(body.chunks, { objectMode: false }));
   } else if (encoding === 'identity') {
     reply.headers(ok).send(body.identity);
   } else {

@@ -6,8 +6,12 @@
  * loop, on first demand. Memory is bounded: least recently used entries go first.
  */
 import { createHash } from 'node:crypto';
+import { type BodySegments, CHUNK_BYTES, type ChunkedBody, chunkAtItems, patchSegments, segmentsOf } from '../common/body-segments.js';
+import type { ItemStateLog } from '../common/item-state-log.js';
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { brotliCompress, constants as zlibConstants, createBrotliCompress, createGzip, gzip } from 'node:zlib';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -21,12 +25,31 @@ export class CachedBody {
   private readonly variants = new Map<Exclude<Encoding, 'identity'>, Promise<Buffer>>();
   /** Compressed variants already made, for answers that must not wait. */
   private readonly ready = new Map<Exclude<Encoding, 'identity'>, Buffer>();
+  /** The identity bytes in pieces (one for most bodies; cut at item ends for bodies that may be patched). */
+  readonly chunks: readonly Buffer[];
+  readonly offsets: readonly number[];
+  /** Bytes of the identity body. */
+  readonly length: number;
+  private joined: Buffer | undefined;
 
   constructor(
-    readonly identity: Buffer,
+    content: Buffer | ChunkedBody,
     /** The strong validator of the identity bytes, quoted. */
     readonly etag: string,
-  ) {}
+    /** Made by patching a cached body (see ResponseCache): answered as it is until a compressed variant is ready. */
+    readonly patched = false,
+  ) {
+    const chunked = Buffer.isBuffer(content) ? { chunks: [content], offsets: [0], length: content.length } : content;
+    this.chunks = chunked.chunks;
+    this.offsets = chunked.offsets;
+    this.length = chunked.length;
+  }
+
+  /** The identity bytes in one buffer (joined once, on first demand, when in pieces). */
+  get identity(): Buffer {
+    if (this.chunks.length === 1) return this.chunks[0] as Buffer;
+    return (this.joined ??= Buffer.concat(this.chunks as Buffer[], this.length));
+  }
 
   /** The ETag of one encoding: a compressed body is a different representation. */
   etagFor(encoding: Encoding): string {
@@ -43,22 +66,14 @@ export class CachedBody {
   }
 
   compressible(): boolean {
-    return this.identity.length >= MIN_COMPRESSIBLE;
+    return this.length >= MIN_COMPRESSIBLE;
   }
 
   encoded(encoding: Exclude<Encoding, 'identity'>): Promise<Buffer> {
     let variant = this.variants.get(encoding);
     if (!variant) {
-      variant =
-        encoding === 'gzip'
-          ? gzipAsync(this.identity)
-          : brotliAsync(this.identity, {
-              params: {
-                // Quality 5 compresses within a few percent of the maximum at a tenth of its cost.
-                [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
-                [zlibConstants.BROTLI_PARAM_SIZE_HINT]: this.identity.length,
-              },
-            });
+      // In pieces, streamed through the compressor: joining a patched 50 MB list first would block the event loop.
+      variant = this.chunks.length === 1 ? compress(encoding, this.identity, this.length) : compressChunks(encoding, this.chunks, this.length);
       this.variants.set(encoding, variant);
       variant.then(
         (bytes) => this.ready.set(encoding, bytes),
@@ -75,8 +90,23 @@ export class CachedBody {
 
   /** Bytes held: the identity body plus an allowance for compressed variants (JSON packs to well under a quarter). */
   size(): number {
-    return this.identity.length + Math.ceil(this.identity.length / 4);
+    return this.length + Math.ceil(this.length / 4);
   }
+}
+
+// Quality 5 compresses within a few percent of the maximum at a tenth of its cost.
+const brotliOptions = (length: number) => ({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: length } });
+
+function compress(encoding: Exclude<Encoding, 'identity'>, bytes: Buffer, length: number): Promise<Buffer> {
+  return encoding === 'gzip' ? gzipAsync(bytes) : brotliAsync(bytes, brotliOptions(length));
+}
+
+async function compressChunks(encoding: Exclude<Encoding, 'identity'>, chunks: readonly Buffer[], length: number): Promise<Buffer> {
+  const out: Buffer[] = [];
+  const compressor = encoding === 'gzip' ? createGzip() : createBrotliCompress(brotliOptions(length));
+  compressor.on('data', (chunk: Buffer) => out.push(chunk));
+  await pipeline(Readable.from(chunks, { objectMode: false }), compressor);
+  return Buffer.concat(out);
 }
 
 export function strongEtag(body: Buffer): string {
@@ -86,6 +116,20 @@ export function strongEtag(body: Buffer): string {
 interface Entry {
   generation: string;
   body: CachedBody;
+  /** The item state log's seq the body reflects. */
+  seq: number;
+  /** Where its items sit, when it is made of items (lists and single items). */
+  segments: BodySegments | undefined;
+}
+
+/**
+ * What the cache tells /metrics, per route pattern: the cache knows no metrics library
+ * (api/http-metrics.ts counts). A miss is always the router's: the answer front hands
+ * its misses on without counting them.
+ */
+export interface CacheCounts {
+  hit(route: string, answeredBy: 'front' | 'router'): void;
+  miss(route: string): void;
 }
 
 export class ResponseCache {
@@ -96,13 +140,27 @@ export class ResponseCache {
   /** Hits the answer front served before routing (counted in `hits` too). */
   frontHits = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  /** Bodies patched after item state writes, instead of built again. */
+  patches = 0;
 
-  /** The cached body for `key` if it was built from this generation of the library. */
-  get(key: string, generation: string): CachedBody | undefined {
+  constructor(
+    private readonly maxBytes: number,
+    private readonly counts?: CacheCounts,
+    /** Item state writes (positions, watched, favorites): the bodies holding those items are patched (see common/item-state-log.ts). */
+    private readonly stateLog?: ItemStateLog,
+    private readonly chunkBytes = CHUNK_BYTES,
+  ) {}
+
+  /** The cached body for `key` if it was built from this generation of the library; `route` (its pattern) is what /metrics counts it under. */
+  get(key: string, generation: string, route = ''): CachedBody | undefined {
     const body = this.peek(key, generation);
-    if (body) this.hits++;
-    else this.misses++;
+    if (body) {
+      this.hits++;
+      this.counts?.hit(route, 'router');
+    } else {
+      this.misses++;
+      this.counts?.miss(route);
+    }
     return body;
   }
 
@@ -113,17 +171,48 @@ export class ResponseCache {
   peek(key: string, generation: string): CachedBody | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.generation !== generation) return undefined;
+    if (this.stateLog && entry.seq !== this.stateLog.seq && !this.patch(key, entry, this.stateLog)) return undefined;
     // Re-insert to mark it most recently used (Map keeps insertion order).
     this.entries.delete(key);
     this.entries.set(key, entry);
     return entry.body;
   }
 
+  /**
+   * Brings an entry up to the item state log: the items written since it was made get
+   * their bytes written again (a new ETag chained from the old one and what changed:
+   * hashing a 50 MB list again would cost more than the patch); an entry that is not
+   * made of items, or whose list depends on item state, is dropped to be built again.
+   */
+  private patch(key: string, entry: Entry, log: ItemStateLog): boolean {
+    const changed = entry.segments?.patchable ? log.idsSince(entry.seq) : undefined;
+    const current = { chunks: entry.body.chunks, offsets: entry.body.offsets, length: entry.body.length };
+    const patched = changed && entry.segments && patchSegments(current, entry.segments, changed);
+    if (!patched) {
+      this.delete(key);
+      return false;
+    }
+    entry.seq = log.seq;
+    if (patched.body === current) return true;
+    // The old tag and each rewritten item's new bytes: the same tag again means the same bytes again.
+    const tag = createHash('sha1').update(entry.body.etag);
+    const { ids, starts, ends } = patched.segments;
+    for (let i = 0; i < ids.length; i++) if (changed.has(ids[i] as string)) tag.update(sliceOf(patched.body, starts[i] as number, ends[i] as number));
+    const chained = new CachedBody(patched.body, `"${tag.digest('base64url')}"`, true);
+    this.bytes += chained.size() - entry.body.size();
+    entry.body = chained;
+    entry.segments = patched.segments;
+    this.patches++;
+    return true;
+  }
+
   set(key: string, generation: string, identity: Buffer): CachedBody {
-    const body = new CachedBody(identity, strongEtag(identity));
+    const segments = segmentsOf(identity);
+    // A body of items is kept in pieces cut at item ends (views, no copy), so a patch copies one piece.
+    const body = new CachedBody(segments?.patchable ? chunkAtItems(identity, segments, this.chunkBytes) : identity, strongEtag(identity));
     this.delete(key);
     if (body.size() <= this.maxBytes) {
-      this.entries.set(key, { generation, body });
+      this.entries.set(key, { generation, body, seq: this.stateLog?.seq ?? 0, segments });
       this.bytes += body.size();
       this.evict();
     }
@@ -131,9 +220,10 @@ export class ResponseCache {
   }
 
   /** The answer front answered from a body it peeked. */
-  countFrontHit(): void {
+  countFrontHit(route = ''): void {
     this.hits++;
     this.frontHits++;
+    this.counts?.hit(route, 'front');
   }
 
   stats(): { entries: number; bytes: number; hits: number; misses: number; front_hits: number } {
@@ -154,6 +244,14 @@ export class ResponseCache {
       this.delete(key);
     }
   }
+}
+
+/** Bytes `start`..`end` of a body in pieces (an item never spans two pieces). */
+function sliceOf(body: ChunkedBody, start: number, end: number): Buffer {
+  let c = body.offsets.length - 1;
+  while (c > 0 && (body.offsets[c] as number) > start) c--;
+  const base = body.offsets[c] as number;
+  return (body.chunks[c] as Buffer).subarray(start - base, end - base);
 }
 
 /**

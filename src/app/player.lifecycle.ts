@@ -60,7 +60,7 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
   }
   // A server merely found on the network is not trusted with the token: anything on the network can advertise one.
   const named = Boolean(options.serverUrl ?? config.server);
-  if (config.token && !named) logger.warn('the token is sent only to a server named with --server; a server found on the network gets none');
+  if (config.token && !named) logger.warn('the token is sent only to a server named with --server; a server found on the network gets none: give --server to send it');
   const backend = createBackend(config, logger, locate, named);
   try {
     await backend.start();
@@ -100,7 +100,7 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
         txt: { name: config.name, id: stableId('player', String(port)), version: VERSION },
         logger,
       }).catch((error: unknown) => {
-        logger.warn({ err: error }, 'could not advertise the player on the network (clients can still use its address)');
+        logger.warn({ err: error }, 'could not advertise the player on the network: give clients its address (and check that this network allows multicast, or pass --no-mdns)');
         return undefined;
       })
     : Promise.resolve(undefined);

@@ -6,13 +6,18 @@
 import type { FastifyInstance } from 'fastify';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { buildHttpApp } from '../api/http-app.js';
+import type { ServerPhase } from '../model/health.schemas.js';
 import { type ServerConfig, importRootsOf } from '../config/server-config.js';
 import { type Db, databasePath, openDatabase, prepareDataDir } from '../db/database.js';
+import { backupsDir } from '../db/backup-names.js';
+import { BackupScheduler } from '../db/backup-scheduler.js';
+import { lockDataDirForServer } from '../db/data-dir-lock.js';
 import { DvrService } from '../dvr/dvr.service.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
 import { UnavailableError } from '../common/errors.js';
+import { ItemStateLog } from '../common/item-state-log.js';
 import { ImportService } from '../importer/import.service.js';
 import { ScanScheduler } from '../importer/scan-scheduler.js';
 import { LibraryService } from '../library/library.service.js';
@@ -25,6 +30,7 @@ import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js'
 import { VERSION } from '../version.js';
 import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
+import { createLogger } from './log-output.js';
 import { findServerPrograms } from './program-paths.js';
 import { PathBoundary } from '../common/path-boundary.js';
 import { listImportsUnder } from '../repositories/import-files.repository.js';
@@ -38,14 +44,21 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export function createLogger(config: Pick<ServerConfig, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] });
-}
+/** The one logger factory (pretty on a terminal, JSON otherwise, or a rotated file), shared with the player. */
+export { createLogger } from './log-output.js';
 
 /** Opens the library and starts listening. Throws StartupError for a data directory it cannot use. */
 export async function startServer(config: ServerConfig, logger: Logger): Promise<RunningServer> {
   prepareDataDir(config.data);
-  const db = openDatabase(databasePath(config.data));
+  // Held while the server runs: a second server or `antenna restore` on this data directory is refused (db/data-dir-lock.ts).
+  const lock = lockDataDirForServer(config.data);
+  let db: Db;
+  try {
+    db = openDatabase(databasePath(config.data));
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   try {
     const roots = importRootsOf(config);
     replaceImportRoots(db, roots);
@@ -81,7 +94,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       localSourceDirs: config.allowLocalSources,
       programs,
     });
-    const files = new MediaFilesService(db, { recordingsDir: config.recordings, boundary, stopRecording: (id) => dvr.recordings.stopItem(id) });
+    // Position, watched and favorite writes: logged, so interface A's cached lists are patched rather than built again.
+    const stateLog = new ItemStateLog();
+    const files = new MediaFilesService(db, { recordingsDir: config.recordings, boundary, stopRecording: (id) => dvr.recordings.stopItem(id), stateLog });
     const hls = new HlsService({
       dir: join(config.data, 'hls'),
       ffmpeg: programs.ffmpeg,
@@ -102,13 +117,15 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       },
     });
     hls.start();
+    // What GET /health reports: 503 until everything below has started, and again once stopping begins.
+    let phase: ServerPhase = 'starting';
     const app = await buildHttpApp({
-      library: new LibraryService(db, { boundary }),
+      library: new LibraryService(db, { boundary, stateLog }),
       hls,
       management: {
         files,
         dvr,
-        edits: new LibraryEditsService(db),
+        edits: new LibraryEditsService(db, stateLog),
         token: config.token,
         allowedOrigins: config.allowOrigins,
         roots: () => scanRoots,
@@ -124,12 +141,13 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       publicUrl: config.publicUrl,
       fallbackBaseUrl: displayUrl(config.host, config.port),
       webDir: config.webDir,
+      phase: () => phase,
     });
     if (config.followExternalLinks) {
-      logger.warn('--follow-external-links: symbolic links that leave the import roots are followed, and their targets imported and served to the network');
+      logger.warn('--follow-external-links: symbolic links that leave the import roots are followed, and their targets imported and served to the network; drop the flag unless everyone on the network may see those targets');
     }
     if (config.token === undefined) {
-      logger.warn('no --token: changes (watch state, deletes, scans) are accepted from loopback and private-network addresses only');
+      logger.warn('no --token: changes (watch state, deletes, scans) are accepted from loopback and private-network addresses only; give --token (or ANTENNA_TOKEN) to require one');
     }
     await app.listen({ host: config.host, port: config.port });
     // After listening: interface A answers while the sample is made and the first scan runs.
@@ -144,6 +162,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       );
     } else scans.start();
     dvr.start();
+    const backups = new BackupScheduler(db, { dir: backupsDir(config.data), keep: config.backupKeep, logger });
+    backups.start();
+    phase = 'ready';
     const port = listeningPort(app.server, config.port);
     const url = displayUrl(config.host, port);
     // In the background: probing the network for a name conflict takes about a second.
@@ -156,7 +177,10 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       async stop() {
         if (stopped) return;
         stopped = true;
+        phase = 'stopping';
         await (await advertising)?.end();
+        // A backup under way ends between two steps (its partial file removed): no wait for a large copy.
+        await backups.stop();
         making.abort();
         await scans.stop();
         // Viewers first (their ffmpegs and tuners), then recordings: their jobs stay 'recording' and resume at the next start.
@@ -164,10 +188,12 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         await dvr.stop();
         await app.close();
         db.close();
+        lock.release();
       },
     };
   } catch (error) {
     db.close();
+    lock.release();
     throw error;
   }
 }
@@ -178,7 +204,7 @@ async function advertiseServer(config: ServerConfig, port: number, logger: Logge
   try {
     return await advertise({ type: config.mdnsType, name, port, host: config.host, txt: { name, id: stableId('server', config.data), version: VERSION }, logger });
   } catch (error) {
-    logger.warn({ err: error }, 'could not advertise the server on the network (players can still be given its address)');
+    logger.warn({ err: error }, 'could not advertise the server on the network: give players its address with --server (and check that this network allows multicast, or pass --no-mdns)');
     return undefined;
   }
 }

@@ -5,6 +5,10 @@ import { loadPlayerConfig } from '../config/load-player-config.js';
 import { PLAYER_ENV_NAMES } from '../config/player-config.js';
 import { RemoteError, addRemoteCommands } from './remote.commands.js';
 import { runScan } from './scan.command.js';
+import { addBackupCommands } from './backup.commands.js';
+import { ServiceError, addServiceCommands } from './service.commands.js';
+import { addLogOptions } from './log.options.js';
+import { BackupError } from '../db/database-backup.js';
 import { ConfigError, ENV_NAMES, loadServerConfig } from '../config/server-config.js';
 import { StartupError } from '../db/database.js';
 import { VERSION } from '../version.js';
@@ -32,7 +36,7 @@ export function buildProgram(): Command {
     .option('--token <token>', `the server's token, for watch progress and recordings (env ${PLAYER_ENV_NAMES.token})`)
     .addOption(new Option('--log-level <level>', `log level (env ${PLAYER_ENV_NAMES.logLevel}; default info)`))
     .option('--allow-origin <url>', `a web page origin whose scripts may send commands, such as http://dashboard.local:8123; repeatable (env ${PLAYER_ENV_NAMES.allowOrigins}, space-separated)`, collect);
-  addPlaybackOptions(player).action(async (options: Record<string, unknown>, command: Command) => {
+  addPlaybackOptions(addLogOptions(player)).action(async (options: Record<string, unknown>, command: Command) => {
     const config = loadPlayerConfig(playerFlags(givenFlags(options, command)), process.env);
     // Loaded here: `antenna server` starts without the player's modules.
     const { runPlayer } = await import('../app/player.lifecycle.js');
@@ -72,6 +76,8 @@ export function buildProgram(): Command {
       );
       await runScan(loadServerConfig(given, process.env), { json: options.json === true, probe: options.probe !== false, thumbnails: options.thumbnails !== false });
     });
+  addBackupCommands(program);
+  addServiceCommands(program);
   addRemoteCommands(program);
   return program;
 }
@@ -117,7 +123,7 @@ function renameKeys(values: Record<string, unknown>, names: Record<string, strin
 }
 
 function addServerOptions(command: Command): Command {
-  return command
+  return addLogOptions(command)
     .option('--config <file>', `JSON config file (env ${ENV_NAMES.config})`)
     .option('--data <dir>', `database and generated files (env ${ENV_NAMES.data}; default ./data)`)
     .option('--host <host>', `address to listen on (env ${ENV_NAMES.host}; default 0.0.0.0)`)
@@ -146,7 +152,8 @@ function addServerOptions(command: Command): Command {
     .option('--comskip-path <program>', `the comskip program (env ${ENV_NAMES.comskipPath}; default comskip)`)
     .option('--hls-encoder <name>', `what transcodes HLS: software, vaapi, nvenc or qsv; a hardware encoder that fails falls back to software (env ${ENV_NAMES.hlsEncoder}; default software)`)
     .option('--max-transcodes <n>', `HLS transcodes at once; past it a new one is refused (env ${ENV_NAMES.maxTranscodes}; default: the number of CPU cores)`)
-    .option('--web-dir <dir>', `serve the web app built into this folder instead of the one npm run build made (env ${ENV_NAMES.webDir})`);
+    .option('--web-dir <dir>', `serve the web app built into this folder instead of the one npm run build made (env ${ENV_NAMES.webDir})`)
+    .option('--backup-keep <n>', `daily database backups kept in <data>/backups; 0: none (env ${ENV_NAMES.backupKeep}; default 7)`);
 }
 
 /** Player settings that `antenna player` and `antenna start` name alike. */
@@ -168,7 +175,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    if (error instanceof RemoteError) {
+    if (error instanceof RemoteError || error instanceof BackupError || error instanceof ServiceError) {
       process.stderr.write(`antenna: ${error.message}\n`);
       process.exit(1);
     }

@@ -29,6 +29,13 @@ export function parsePort(value: string | number): number {
   return port;
 }
 
+/** A whole number from min to max (text from flags and the environment, a number from the file), or ConfigError with `message`. */
+export function parseWholeNumber(value: string | number, min: number, max: number, message: string): number {
+  const number = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(number) || number < min || number > max) throw new ConfigError(message);
+  return number;
+}
+
 /** A DNS-SD service type: `_name._tcp`, the name 1 to 15 letters, digits, `-` or `_`. */
 export function parseServiceType(value: string): string {
   if (!serviceTypeName(value)) throw new ConfigError(`Service type '${value}' is invalid: write it as _name._tcp, such as _antenna_dvr._tcp (a name of 1 to 15 characters).`);

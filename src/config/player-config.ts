@@ -22,12 +22,14 @@ import {
   pick,
   words,
 } from './config-values.js';
+import { LOG_DEFAULTS, LOG_ENV_NAMES, LOG_FILE_PROPERTIES, type LogSettings, type PartialLogSettings, logFileFromConfigFile, resolveLogSettings } from './log-settings.js';
 
 /** mpv for a box without a screen of its own (or to keep playback lean); browser: the Antenna app full screen on the TV. */
 export const PLAYER_BACKENDS = ['browser', 'mpv'] as const;
 export type PlayerBackendName = (typeof PLAYER_BACKENDS)[number];
 
-export interface PlayerConfig {
+/** With where log lines go and how they look (log-settings.ts), as the server's. */
+export interface PlayerConfig extends LogSettings {
   host: string;
   port: number;
   /** The Antenna server's URL; undefined: found on the network. */
@@ -59,6 +61,7 @@ export interface PlayerConfig {
 }
 
 export const PLAYER_DEFAULTS: Omit<PlayerConfig, 'name' | 'backend'> = {
+  ...LOG_DEFAULTS,
   host: '0.0.0.0',
   port: 57000,
   server: undefined,
@@ -100,12 +103,13 @@ export const PlayerFileSchema = Type.Object(
     chromium: Type.Optional(Type.String({ minLength: 1 })),
     headless: Type.Optional(Type.Boolean()),
     allowOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    ...LOG_FILE_PROPERTIES,
   },
   { additionalProperties: false },
 );
 export type PlayerFile = Static<typeof PlayerFileSchema>;
 
-export interface PartialPlayerSettings {
+export interface PartialPlayerSettings extends PartialLogSettings {
   host?: string | undefined;
   port?: string | number | undefined;
   server?: string | undefined;
@@ -145,6 +149,7 @@ export const PLAYER_ENV_NAMES = {
   chromium: 'ANTENNA_CHROMIUM',
   headless: 'ANTENNA_HEADLESS',
   allowOrigins: 'ANTENNA_PLAYER_ALLOW_ORIGINS',
+  ...LOG_ENV_NAMES,
 } as const;
 
 export function playerSettingsFromEnv(env: NodeJS.ProcessEnv): PartialPlayerSettings {
@@ -160,7 +165,7 @@ export function playerSettingsFromEnv(env: NodeJS.ProcessEnv): PartialPlayerSett
 /** The player's part of a config file; relative paths in it are relative to the file. */
 export function playerSettingsFromFile(player: PlayerFile | undefined, file: string): PartialPlayerSettings {
   if (!player) return {};
-  return { ...player, ...(player.mpvIpc ? { mpvIpc: resolve(dirname(resolve(file)), player.mpvIpc) } : {}) };
+  return { ...player, ...(player.mpvIpc ? { mpvIpc: resolve(dirname(resolve(file)), player.mpvIpc) } : {}), logFile: logFileFromConfigFile(player.logFile, file) };
 }
 
 function parseSeconds(value: number | string, what: string): number {
@@ -211,6 +216,7 @@ export function resolvePlayerConfig(places: readonly PartialPlayerSettings[], cw
   const allowOrigins = value('allowOrigins');
   const runsHeadless = headless === undefined ? PLAYER_DEFAULTS.headless : parseFlag(headless);
   return {
+    ...resolveLogSettings(places, cwd),
     host: value('host') ?? PLAYER_DEFAULTS.host,
     port: port === undefined ? PLAYER_DEFAULTS.port : parsePort(port),
     server: server === undefined ? undefined : parsePublicUrl(server, 'Server URL'),

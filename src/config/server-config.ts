@@ -23,15 +23,18 @@ import {
   parsePublicUrl,
   parseServiceType,
   parseToken,
+  parseWholeNumber,
   pick,
   words,
 } from './config-values.js';
 
 export { ConfigError, LOG_LEVELS, type LogLevel } from './config-values.js';
 import { PlayerFileSchema } from './player-config.js';
+import { LOG_DEFAULTS, LOG_ENV_NAMES, LOG_FILE_PROPERTIES, type LogSettings, type PartialLogSettings, logFileFromConfigFile, logSettingsFromEnv, resolveLogSettings } from './log-settings.js';
 import { HLS_ENCODERS, type HlsEncoder } from '../streaming/hls-ffmpeg-args.js';
 
-export interface ServerConfig {
+/** With where log lines go and how they look (log-settings.ts). */
+export interface ServerConfig extends LogSettings {
   data: string;
   host: string;
   port: number;
@@ -78,9 +81,12 @@ export interface ServerConfig {
   maxTranscodes: number;
   /** The built web app to serve at `/`; undefined for the one `npm run build` made (dist/web). */
   webDir: string | undefined;
+  /** Daily database backups kept in DATA/backups; 0: no automatic backups. */
+  backupKeep: number;
 }
 
 export const DEFAULTS: ServerConfig = {
+  ...LOG_DEFAULTS,
   data: './data',
   host: '0.0.0.0',
   port: 8089,
@@ -110,6 +116,7 @@ export const DEFAULTS: ServerConfig = {
   // One software transcode keeps about one core busy.
   maxTranscodes: Math.max(1, availableParallelism()),
   webDir: undefined,
+  backupKeep: 7,
 };
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -144,6 +151,8 @@ export const ConfigFileSchema = Type.Object(
     hlsEncoder: Type.Optional(Type.Union(HLS_ENCODERS.map((name) => Type.Literal(name)))),
     maxTranscodes: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     webDir: Type.Optional(Type.String({ minLength: 1 })),
+    backupKeep: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    ...LOG_FILE_PROPERTIES,
     /** `antenna player`'s settings (and the player's in `antenna start`). */
     player: Type.Optional(PlayerFileSchema),
   },
@@ -152,7 +161,7 @@ export const ConfigFileSchema = Type.Object(
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 
 /** The settings a place gives, as text (flags, env) or typed (file). */
-export interface PartialSettings {
+export interface PartialSettings extends PartialLogSettings {
   data?: string | undefined;
   host?: string | undefined;
   port?: string | number | undefined;
@@ -181,6 +190,7 @@ export interface PartialSettings {
   hlsEncoder?: string | undefined;
   maxTranscodes?: number | string | undefined;
   webDir?: string | undefined;
+  backupKeep?: number | string | undefined;
 }
 
 export const ENV_NAMES = {
@@ -212,6 +222,8 @@ export const ENV_NAMES = {
   hlsEncoder: 'ANTENNA_HLS_ENCODER',
   maxTranscodes: 'ANTENNA_MAX_TRANSCODES',
   webDir: 'ANTENNA_WEB_DIR',
+  backupKeep: 'ANTENNA_BACKUP_KEEP',
+  ...LOG_ENV_NAMES,
   config: 'ANTENNA_CONFIG',
 } as const;
 
@@ -220,6 +232,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
   const value = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
   const paths = (name: string) => value(name)?.split(delimiter).filter((path) => path !== '');
   return {
+    ...logSettingsFromEnv(env),
     data: value(ENV_NAMES.data),
     host: value(ENV_NAMES.host),
     port: value(ENV_NAMES.port),
@@ -249,6 +262,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     hlsEncoder: value(ENV_NAMES.hlsEncoder),
     maxTranscodes: value(ENV_NAMES.maxTranscodes),
     webDir: value(ENV_NAMES.webDir),
+    backupKeep: value(ENV_NAMES.backupKeep),
   };
 }
 
@@ -282,6 +296,7 @@ export function readConfigFile(file: string): PartialSettings {
     movies: relativeList(parsed.movies),
     videos: relativeList(parsed.videos),
     recordings: relative(parsed.recordings),
+    logFile: logFileFromConfigFile(parsed.logFile, file),
     allowLocalSources: relativeList(parsed.allowLocalSources),
     // A program path (with a slash) is relative to the file; a bare name is looked up on PATH.
     ffmpegPath: programPath(parsed.ffmpegPath),
@@ -301,13 +316,8 @@ function parseMinutes(value: number | string, what = 'Rescan interval', zero = '
   return minutes;
 }
 
-function parseStreams(value: number | string): number {
-  const streams = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(streams) || streams < 1 || streams > 64) {
-    throw new ConfigError(`M3U streams '${value}' is invalid: give how many channels the provider lets you stream at once, 1 to 64.`);
-  }
-  return streams;
-}
+const parseStreams = (value: number | string) =>
+  parseWholeNumber(value, 1, 64, `M3U streams '${value}' is invalid: give how many channels the provider lets you stream at once, 1 to 64.`);
 
 function parseEncoder(value: string): HlsEncoder {
   const found = HLS_ENCODERS.find((name) => name === value);
@@ -315,13 +325,11 @@ function parseEncoder(value: string): HlsEncoder {
   return found;
 }
 
-function parseTranscodes(value: number | string): number {
-  const count = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(count) || count < 1 || count > 64) {
-    throw new ConfigError(`Max transcodes '${value}' is invalid: give how many HLS transcodes may run at once, 1 to 64.`);
-  }
-  return count;
-}
+const parseTranscodes = (value: number | string) =>
+  parseWholeNumber(value, 1, 64, `Max transcodes '${value}' is invalid: give how many HLS transcodes may run at once, 1 to 64.`);
+
+const parseBackupKeep = (value: number | string) =>
+  parseWholeNumber(value, 0, 1000, `Backup keep '${value}' is invalid: give how many daily database backups to keep in DATA/backups, 0 to 1000 (0 turns automatic backups off).`);
 
 function inside(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
@@ -365,6 +373,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
   const locations = (list: string[] | undefined) => (list ?? []).map((location) => (isUrl(location) ? location : resolve(cwd, location)));
   const paths = (list: string[] | undefined) => (list ?? []).map((path) => resolve(cwd, path));
   const config: ServerConfig = {
+    ...resolveLogSettings(places, cwd),
     data: resolve(cwd, pick('data', places) ?? DEFAULTS.data),
     host: pick('host', places) ?? DEFAULTS.host,
     port: port === undefined ? DEFAULTS.port : parsePort(port),
@@ -393,6 +402,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     hlsEncoder: parseEncoder(pick('hlsEncoder', places) ?? DEFAULTS.hlsEncoder),
     maxTranscodes: parseTranscodes(pick('maxTranscodes', places) ?? DEFAULTS.maxTranscodes),
     webDir: ((dir) => (dir === undefined ? undefined : resolve(cwd, dir)))(pick('webDir', places)),
+    backupKeep: parseBackupKeep(pick('backupKeep', places) ?? DEFAULTS.backupKeep),
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { backupsDirOf, formatTakenAt, newestBackup, restoreCommand } from './backup-names.js';
 
 export type Db = Database.Database;
 
@@ -42,7 +43,8 @@ export function prepareDataDir(dataDir: string): void {
 /**
  * Opens (creating if needed) the library database with WAL, foreign keys and a busy
  * timeout, and applies pending migrations. An existing file that is not a readable
- * SQLite database stops start-up untouched: it is first opened read-only.
+ * SQLite database, or that fails SQLite's quick_check, stops start-up untouched (it
+ * is first opened read-only), with the command that restores the newest backup.
  */
 export function openDatabase(file: string): Db {
   if (existsSync(file)) assertReadableDatabase(file);
@@ -68,17 +70,58 @@ export function openMemoryDatabase(): Db {
   return db;
 }
 
+/**
+ * Refuses a file SQLite cannot read or whose structure is damaged, before anything
+ * writes to it. quick_check reads every page and checks each b-tree, but not index
+ * contents against their tables (integrity_check, at two to three times the cost).
+ * Measured once per start: 60-90 ms on a 55 MB library of 190,000 rows (0.7 s with a
+ * cold disk cache), 0.2 s on 360 MB.
+ */
 function assertReadableDatabase(file: string): void {
   let probe: Database.Database | undefined;
+  let problems: string[];
   try {
     probe = new Database(file, { readonly: true, fileMustExist: true });
     probe.prepare('SELECT count(*) FROM sqlite_schema').get();
+    problems = quickCheck(probe);
   } catch (error) {
-    throw new StartupError(
-      `Database ${file} cannot be read (${reason(error)}). It was left untouched: restore it from a backup, or move it away to start with an empty library.`,
-    );
+    throw new StartupError(`Database ${file} cannot be read (${reason(error)}). It was left untouched: ${whatNow(file, 'move it away to start with an empty library')}`);
   } finally {
     probe?.close();
+  }
+  if (problems.length > 0) {
+    const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
+    throw new StartupError(
+      `Database ${file} is damaged (quick_check: ${problems[0]}${more}). It was left untouched: ${whatNow(file, 'move it away to start with an empty library, or try .recover in the sqlite3 shell on a copy of it')}`,
+    );
+  }
+}
+
+/** The newest backup and the command that restores it, or what to do without one. */
+function whatNow(file: string, otherwise: string): string {
+  const dir = backupsDirOf(file);
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // no backups folder: no backup
+  }
+  const newest = newestBackup(names);
+  if (newest === undefined) return `there is no backup in ${dir}; ${otherwise}.`;
+  const backup = join(dir, newest.name);
+  return `the newest backup is ${backup} (taken ${formatTakenAt(newest.takenAt)}); restore it with: ${restoreCommand(backup, dirname(file))} (the restore keeps the current file in ${dir} too).`;
+}
+
+/** PRAGMA quick_check's findings; [] when the database is sound. An SQLite error on the way is a finding too. */
+export function quickCheck(db: Db): string[] {
+  try {
+    const rows = db.pragma('quick_check') as { quick_check: string }[];
+    // One finding may hold several lines, under a heading naming the schema ('*** in database main ***').
+    return rows
+      .flatMap((row) => row.quick_check.split('\n'))
+      .filter((line) => line !== 'ok' && line.trim() !== '' && !/^\*\*\* in database \w+ \*\*\*$/.test(line));
+  } catch (error) {
+    return [reason(error)];
   }
 }
 

@@ -212,7 +212,7 @@ export class DvrSourcesService {
     } catch (error) {
       const message = `${source.name}: ${reason(error)}`;
       setSourceError(this.db, id, message, this.now());
-      this.options.logger?.warn({ source: id, err: message }, 'source refresh failed; keeping its channels from the last refresh');
+      this.options.logger?.warn({ source: id, err: message }, 'source refresh failed; keeping its channels from the last refresh: the error says why; check the source\'s URL or file and the network');
       return { id, error: message };
     }
   }
@@ -287,7 +287,7 @@ export class DvrSourcesService {
       writer.abandon();
       const message = `guide ${shownLocation(guide.location)}: ${reason(error)}`;
       setGuideError(this.db, id, message, this.now());
-      this.options.logger?.warn({ guide: id, err: message }, 'guide refresh failed; keeping the programmes from the last refresh');
+      this.options.logger?.warn({ guide: id, err: message }, 'guide refresh failed; keeping the programmes from the last refresh: the error says why; check the guide\'s URL or file and the network');
       return { id, error: message };
     }
   }

@@ -157,7 +157,7 @@ export class Recorder {
       subscription = await this.deps.hub.join(this.plan.targets, consumer);
     } catch (error) {
       this.streamError = (error as Error).message;
-      this.deps.logger?.warn({ path: this.plan.path, err: this.streamError }, 'recording: no stream, will retry');
+      this.deps.logger?.warn({ path: this.plan.path, err: this.streamError }, 'recording: no stream, will retry; if it keeps failing, the error says why: check the channel\'s source');
       return 'failed';
     }
     this.target = subscription.target;

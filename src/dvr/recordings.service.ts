@@ -211,7 +211,7 @@ export class RecordingsService {
         finishJob(this.db, job.id, { failed: true, error: verdict.error }, endedAt);
       })();
       if (path) this.removeOwnFile(path);
-      this.options.logger?.warn({ job: job.id, err: verdict.error }, 'recording failed');
+      this.options.logger?.warn({ job: job.id, err: verdict.error }, 'recording failed; the error says why: check the channel\'s source, and the free space of the recordings folder');
       return;
     }
     const flags = { delayed: verdict.delayed, cancelled: verdict.cancelled, corrupted: verdict.corrupted, completed: verdict.completed };
@@ -286,7 +286,7 @@ export class RecordingsService {
       const itemId = this.postQueue.shift() as string;
       this.postRunning++;
       this.postProcess(itemId)
-        .catch((error: unknown) => this.options.logger?.warn({ item: itemId, err: error }, 'post-processing failed'))
+        .catch((error: unknown) => this.options.logger?.warn({ item: itemId, err: error }, 'post-processing failed; the recording is kept as it is: the error says why (check ffprobe, ffmpeg and comskip, and the free space)'))
         .finally(() => {
           this.postRunning--;
           if (this.postRunning === 0 && this.postQueue.length === 0) this.resolvePostIdle?.();
@@ -322,7 +322,7 @@ export class RecordingsService {
         commercials = await detectCommercials(recording.path, { workDir: join(this.options.workDir, itemId), signal, program: programs.comskip });
       } catch (error) {
         if (signal.aborted) return;
-        this.options.logger?.warn({ item: itemId, err: (error as Error).message }, 'commercial detection failed');
+        this.options.logger?.warn({ item: itemId, err: (error as Error).message }, 'commercial detection failed; the recording is kept without commercial marks: check that comskip runs (--comskip-path)');
       }
     }
     this.db.transaction(() => {

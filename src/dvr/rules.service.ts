@@ -39,7 +39,7 @@ export class RulesService {
       if (rule) return [rule];
       if (!this.reportedUnknown.has(record.id)) {
         this.reportedUnknown.add(record.id);
-        this.options.logger?.warn({ rule: record.id }, 'a stored rule has a type this version does not know; it plans nothing');
+        this.options.logger?.warn({ rule: record.id }, 'a stored rule has a type this version does not know; it plans nothing: run the Antenna version that made it, or delete the rule');
       }
       return [];
     });

@@ -285,7 +285,7 @@ export class StreamHub {
       try {
         const subscription = await this.attach(upstream, consumer);
         if (index > 0) {
-          const message = `recording channel ${target.number} on ${target.sourceId}, not on ${targets[0]!.sourceId} as planned: ${reasons.join('; ')}`;
+          const message = `recording channel ${target.number} on ${target.sourceId}, not on ${targets[0]!.sourceId} as planned: ${reasons.join('; ')}; the recording goes on: check ${targets[0]!.sourceId} if this repeats`;
           this.options.logger?.warn({ channel: target.number, planned: targets[0]!.sourceId, used: target.sourceId }, message);
         }
         return subscription;

@@ -200,7 +200,7 @@ export class ImportService {
     const skip = (root: string, reason: string) => {
       if (!available.delete(root)) return;
       run.summary.skippedRoots.push({ path: root, reason });
-      this.options.logger.warn({ root, reason }, 'import root skipped; nothing under it is removed');
+      this.options.logger.warn({ root, reason }, 'import root skipped; nothing under it is removed: check that it is mounted and readable (the reason says why)');
     };
     const problems: WalkProblem[] = [];
     const found = new Map<string, number>();
@@ -249,7 +249,7 @@ export class ImportService {
 
   private fail(summary: ScanSummary, path: string, reason: string): void {
     summary.failed.push({ path, reason });
-    this.options.logger.warn({ path, reason }, 'import problem');
+    this.options.logger.warn({ path, reason }, 'import problem: fix what the reason names (permissions, a broken link, a damaged file); the next scan tries again');
   }
 
   /** Removes everything imported from roots inside `dir` (the sample media, once real roots are configured). */

@@ -244,7 +244,7 @@ export class MediaQueue {
   }
 
   private problem(path: string, reason: string): void {
-    this.options.logger.warn({ path, reason }, 'import problem');
+    this.options.logger.warn({ path, reason }, 'import problem: fix what the reason names (permissions, a broken link, a damaged file); the next scan tries again');
     for (const listener of this.problemListeners) listener(path, reason);
   }
 }

@@ -5,10 +5,12 @@
  * objects. Unknown ids raise NotFoundError.
  */
 import type { Db } from '../db/database.js';
+import type { ItemStateLog } from '../common/item-state-log.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import { PathBoundary, type ServedFile } from '../common/path-boundary.js';
 import { imageTypeOf, readLeadingBytes } from '../common/file-signature.js';
-import { getJob, listJobs } from '../repositories/jobs.repository.js';
+import { countJobsByState, getJob, type JobCountState, listJobs } from '../repositories/jobs.repository.js';
+import { checkDatabaseReadable } from '../repositories/health.repository.js';
 import { listChannels } from '../repositories/channels.repository.js';
 import { type CollectionType, getCollection, getPlaylist, listCollections, listPlaylists } from '../repositories/collections.repository.js';
 import { getItemJson, type ItemScope, listItemsJson, type ListShape } from '../repositories/items.repository.js';
@@ -38,6 +40,8 @@ export interface LibraryServiceOptions {
   externalCheckIntervalMs?: number;
   /** Monotonic milliseconds; tests replace it. */
   now?: () => number;
+  /** Item state writes left out of the generation (their answers are patched in the cache): see common/item-state-log.ts. */
+  stateLog?: ItemStateLog;
   /** Where artwork may be read from (the import roots); default: nowhere. */
   boundary?: PathBoundary;
 }
@@ -58,6 +62,7 @@ export class LibraryService {
   private readonly externalCheckIntervalMs: number;
   private readonly now: () => number;
   private readonly boundary: PathBoundary;
+  readonly stateLog: ItemStateLog | undefined;
 
   constructor(
     private readonly db: Db,
@@ -66,6 +71,7 @@ export class LibraryService {
     this.externalCheckIntervalMs = options.externalCheckIntervalMs ?? DEFAULT_EXTERNAL_CHECK_INTERVAL_MS;
     this.now = options.now ?? (() => performance.now());
     this.boundary = options.boundary ?? PathBoundary.closed();
+    this.stateLog = options.stateLog;
   }
 
   /**
@@ -76,7 +82,8 @@ export class LibraryService {
    * transaction with file-lock system calls: per request, that alone halved the
    * throughput of small answers, so it is read at most once per interval. Antenna
    * itself writes only through this process; another process's writes (a user's
-   * sqlite3 shell, say) show within the interval.
+   * sqlite3 shell, say) show within the interval. Item state writes logged in
+   * `stateLog` are left out: the cache patches the answers holding those items.
    */
   generation(): string {
     const now = this.now();
@@ -84,7 +91,7 @@ export class LibraryService {
       this.externalVersion = dataVersion(this.db);
       this.externalCheckedAt = now;
     }
-    return `${totalChanges(this.db)}.${this.externalVersion}`;
+    return `${totalChanges(this.db) - (this.stateLog?.rowsChanged ?? 0)}.${this.externalVersion}`;
   }
 
   /**
@@ -124,6 +131,16 @@ export class LibraryService {
 
   counts(): LibraryCounts {
     return countLibrary(this.db);
+  }
+
+  /** Throws when the database cannot be read (GET /health): one read, under a short busy timeout. */
+  checkReadable(): void {
+    checkDatabaseReadable(this.db);
+  }
+
+  /** The recording jobs by state (GET /metrics); the jobs interface A lists, so the library's to count. */
+  jobCounts(): Record<JobCountState, number> {
+    return countJobsByState(this.db);
   }
 
   listShows(query: ParentQuery, context: MapContext): Show[] {

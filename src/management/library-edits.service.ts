@@ -26,7 +26,8 @@ import {
   upsertCollection,
   upsertPlaylist,
 } from '../repositories/collections.repository.js';
-import { updateItemFlags } from '../repositories/items.repository.js';
+import type { ItemStateLog } from '../common/item-state-log.js';
+import { trackItemState, updateItemFlags } from '../repositories/items.repository.js';
 import { type ParentKind, updateParentFlags } from '../repositories/parents.repository.js';
 
 export interface ItemFlags {
@@ -45,10 +46,14 @@ export interface ParentFlags {
 export const MAX_PLAYLIST_ITEMS = 10_000;
 
 export class LibraryEditsService {
-  constructor(private readonly db: Db) {}
+  /** `stateLog`: item edits are logged there, so interface A's cached lists are patched, not built again. */
+  constructor(
+    private readonly db: Db,
+    private readonly stateLog?: ItemStateLog,
+  ) {}
 
   editItem(id: string, flags: ItemFlags): void {
-    if (!updateItemFlags(this.db, id, flags)) throw new NotFoundError('file', id);
+    if (!trackItemState(this.db, this.stateLog, id, () => updateItemFlags(this.db, id, flags))) throw new NotFoundError('file', id);
   }
 
   editParent(kind: ParentKind, id: string, flags: ParentFlags): void {

@@ -11,7 +11,8 @@ import type { Db } from '../db/database.js';
 import { probeFactsOf } from '../repositories/import-files.repository.js';
 import type { MediaDetails } from '../model/media-details.schemas.js';
 import { deleteRecordingItem, getRecording } from '../repositories/recordings.repository.js';
-import { getItemFile, getItemJson, type ItemFileRow, setWatchState } from '../repositories/items.repository.js';
+import type { ItemStateLog } from '../common/item-state-log.js';
+import { getItemFile, getItemJson, type ItemFileRow, setWatchState, trackItemState } from '../repositories/items.repository.js';
 
 /** The longest playback position accepted: a week, far past any real programme. */
 export const MAX_PLAYBACK_SECONDS = 7 * 24 * 3600;
@@ -44,6 +45,8 @@ export interface MediaFilesOptions {
   now?: () => number;
   /** Stops a recording still in progress before its item is deleted (the DVR's hook; resolves when the file is closed). */
   stopRecording?: (itemId: string) => Promise<void>;
+  /** Watch-state writes are logged here, so interface A's cached lists are patched, not built again. */
+  stateLog?: ItemStateLog;
 }
 
 export class MediaFilesService {
@@ -132,7 +135,8 @@ export class MediaFilesService {
   private update(id: string, state: { watched?: boolean; playbackTime?: number }): void {
     const now = this.now();
     // Every report counts as watching now: last_watched_at is the resume-list order.
-    if (!setWatchState(this.db, id, { ...state, lastWatchedAt: now, updatedAt: now })) throw new NotFoundError('file', id);
+    const written = trackItemState(this.db, this.options.stateLog, id, () => setWatchState(this.db, id, { ...state, lastWatchedAt: now, updatedAt: now }));
+    if (!written) throw new NotFoundError('file', id);
   }
 
   /**

@@ -244,7 +244,7 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
 
   private async pageCrashed(page: Page, error: Error): Promise<void> {
     if (this.page !== page || this.stopping) return;
-    this.options.logger.warn({ err: error }, 'the app page crashed; opening it again');
+    this.options.logger.warn({ err: error }, 'the app page crashed; opening it again (if it repeats, the error says why: check the machine\'s free memory)');
     this.lost('the app page crashed');
     await this.open().catch(() => undefined);
   }
@@ -253,7 +253,7 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
   private lost(reason: string): void {
     const position = this.tracker.lastPosition;
     this.isReady = false;
-    if (this.tracker.reset()) this.options.logger.warn({ reason }, 'playback on the TV stopped');
+    if (this.tracker.reset()) this.options.logger.warn({ reason }, 'playback on the TV stopped (the reason says why); start it again from the remote or the app');
     this.emit('down', reason, position);
   }
 
@@ -267,7 +267,7 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
       return;
     }
     const reason = `Chromium exited (${signal ?? `code ${code}`})`;
-    this.options.logger.warn({ reason, stderr: lastLine(this.stderrTail()) || undefined }, 'Chromium went away; restarting it');
+    this.options.logger.warn({ reason, stderr: lastLine(this.stderrTail()) || undefined }, 'Chromium went away; restarting it (if it repeats, its stderr says why: check --chromium and the display)');
     this.lost(reason);
     this.restarts.afterExit(() => this.launch());
   }

@@ -169,7 +169,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     this.currentEntry = undefined;
     if (this.stopping) return;
     const reason = `mpv exited (${signal ?? `code ${code}`})`;
-    this.options.logger.warn({ reason, stderr: this.stderrTail().trim() || undefined }, 'mpv went away; restarting it');
+    this.options.logger.warn({ reason, stderr: this.stderrTail().trim() || undefined }, 'mpv went away; restarting it (if it repeats, its stderr says why: check --mpv and --mpv-option)');
     this.emit('down', reason, lastPosition);
     this.restarts.afterExit(() => this.launch());
   }

@@ -162,7 +162,7 @@ export class PlayerService {
     try {
       const answered = await Promise.race([run, late]);
       if (answered) return answered;
-      run.catch((error: unknown) => this.options.logger.warn({ err: error, command: name }, 'a command failed after it was answered'));
+      run.catch((error: unknown) => this.options.logger.warn({ err: error, command: name }, 'a command failed after it was answered; send it again (the error says why)'));
       return this.status();
     } finally {
       clearTimeout(timer);
@@ -231,7 +231,7 @@ export class PlayerService {
       // mpv calls a stream cut short an end too: only the last 5 % (or an item of unknown length) counts as watched.
       const duration = current.kind === 'item' ? (current.nowPlaying.duration ?? media.duration) : undefined;
       this.reportProgress(atEnd, position === undefined || duration === undefined);
-    } else this.options.logger.warn({ error: ended.error, playing: current.kind === 'item' ? current.id : current.channel.number }, 'playback stopped: the media failed');
+    } else this.options.logger.warn({ error: ended.error, playing: current.kind === 'item' ? current.id : current.channel.number }, 'playback stopped: the media failed; the error says why: check that the server still has the file, or that the channel\'s source works');
     clearTimeout(this.programmeTimer);
     this.state = afterLeaving(this.state);
   }

@@ -50,7 +50,7 @@ export class ProgressReporter {
           this.attempts.delete(itemId);
         } catch (error) {
           if (!(error instanceof UnavailableError)) {
-            this.logger.warn({ item: itemId, err: error }, 'the server refused a progress report; dropped');
+            this.logger.warn({ item: itemId, err: error }, 'the server refused a progress report; dropped: the error says why (a wrong --token?)');
             continue;
           }
           // Unsent: keep it unless a newer one came meanwhile, and try again later.
@@ -67,7 +67,7 @@ export class ProgressReporter {
     if (this.stopped) return;
     const attempt = (this.attempts.get(itemId) ?? 0) + 1;
     this.attempts.set(itemId, attempt);
-    if (attempt === 1) this.logger.warn({ item: itemId, reason: error.message }, 'cannot report progress now; retrying until the server answers');
+    if (attempt === 1) this.logger.warn({ item: itemId, reason: error.message }, 'cannot report progress now; retrying until the server answers (check that the server runs and this player reaches it)');
     const delay = (this.options.retryDelayMs ?? defaultRetryDelay)(attempt);
     this.retries.set(
       itemId,
@@ -89,6 +89,6 @@ export class ProgressReporter {
     clearTimeout(timer);
     this.stopped = true;
     for (const timer of this.retries.values()) clearTimeout(timer);
-    if (this.pending.size > 0) this.logger.warn({ items: [...this.pending.keys()] }, 'progress not reported: the server did not answer before shutdown');
+    if (this.pending.size > 0) this.logger.warn({ items: [...this.pending.keys()] }, 'progress not reported: the server did not answer before shutdown, so these items resume from their last reported position (check that the server runs and this player reaches it)');
   }
 }

@@ -2,6 +2,8 @@
  * Playable items: episodes, movies and videos in one table and one id space, so an id
  * names a playable item whatever its kind. Lists are filtered and sorted in SQL.
  */
+import { describeSegments } from '../common/body-segments.js';
+import type { ItemStateLog } from '../common/item-state-log.js';
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, updateRow, upsertRow } from '../db/row-codec.js';
 import {
@@ -12,6 +14,7 @@ import {
 } from './list-sql.js';
 import type { DefaultItemOrder, ItemFilter, ItemSort, SortRequest } from '../model/list-query.js';
 import { type ItemShape, itemJsonSql, type MovieShape, mixedItemJsonSql } from './item-projection.js';
+import { totalChanges } from './library-state.repository.js';
 
 export type ItemKind = 'episode' | 'movie' | 'video';
 export type ItemSource = 'recordings' | 'imports';
@@ -281,20 +284,54 @@ export function listItemsJson(
   const { from, terms } = scopeSql(scope);
   const where = whereClause([...terms, ...itemFilterTerms(filter)]);
   const json = typeof shape === 'string' ? itemJsonSql(shape) : mixedItemJsonSql(shape.mixed);
-  const sql = `SELECT CAST(${json} AS BLOB) FROM ${from} ${JOIN_PARENTS} ${where.sql} ${itemOrderBy(sort, fallback)}`;
+  const sql = `SELECT i.id, CAST(${json} AS BLOB) FROM ${from} ${JOIN_PARENTS} ${where.sql} ${itemOrderBy(sort, fallback)}`;
   // Each row arrives as bytes, never as a JavaScript string, and is joined once at the end.
   const parts: Buffer[] = [OPEN_BRACKET];
-  for (const row of statement(db, sql).pluck().iterate({ base }, ...where.params) as Iterable<Buffer>) {
-    if (parts.length > 1) parts.push(COMMA);
+  const ids: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let at = OPEN_BRACKET.length;
+  for (const [id, row] of statement(db, sql).raw(true).iterate({ base }, ...where.params) as Iterable<[string, Buffer]>) {
+    if (parts.length > 1) {
+      parts.push(COMMA);
+      at += COMMA.length;
+    }
     parts.push(row);
+    ids.push(id);
+    starts.push(at);
+    at += row.length;
+    ends.push(at);
   }
   parts.push(CLOSE_BRACKET);
-  return Buffer.concat(parts);
+  return describeSegments(Buffer.concat(parts), {
+    ids,
+    starts,
+    ends,
+    // Sorts never read item state; these filters do (an item may join or leave the list).
+    patchable: filter.watched === undefined && filter.favorited === undefined && filter.verified === undefined,
+    render: (id) => statement(db, `SELECT CAST(${json} AS BLOB) FROM items i ${JOIN_PARENTS} WHERE i.id = @id`).pluck().get({ base, id }) as Buffer | undefined,
+  });
 }
 
 /** One item's JSON bytes in the given shape, if an item of that kind has this id. */
 export function getItemJson(db: Db, id: string, shape: Exclude<ItemShape, 'content_movie'>, base: string): Buffer | undefined {
   const kind: ItemKind = shape;
   const sql = `SELECT CAST(${itemJsonSql(shape)} AS BLOB) FROM items i ${JOIN_PARENTS} WHERE i.id = @id AND i.kind = @kind`;
-  return statement(db, sql).pluck().get({ base, id, kind }) as Buffer | undefined;
+  const render = (itemId: string) => statement(db, sql).pluck().get({ base, id: itemId, kind }) as Buffer | undefined;
+  const body = render(id);
+  return body && describeSegments(body, { ids: [id], starts: [0], ends: [body.length], patchable: true, render });
+}
+
+/**
+ * `write`, which changes only item `id`'s state (watch state, favorite, labels, locked,
+ * verified), logged as such so cached answers are patched rather than built again
+ * (common/item-state-log.ts). Without a log it is an ordinary write.
+ */
+export function trackItemState<T>(db: Db, log: ItemStateLog | undefined, id: string, write: () => T): T {
+  if (!log) return write();
+  // Its show or video group changes with it (last watched, unwatched count): answers holding those are patched too.
+  const parents = statement(db, 'SELECT show_id, video_group_id FROM items WHERE id = ?').raw(true).get(id) as [string | null, string | null] | undefined;
+  const ids: string[] = [id];
+  for (const parent of parents ?? []) if (parent !== null) ids.push(parent);
+  return log.track(ids, () => totalChanges(db), write);
 }

@@ -251,3 +251,19 @@ export function deleteJobsEndedBefore(db: Db, before: number): void {
 export function settledJobIds(db: Db): Set<string> {
   return new Set(statement(db, "SELECT id FROM jobs WHERE state <> 'scheduled'").pluck().all() as string[]);
 }
+
+/** What /metrics counts jobs as: a skipped job apart from the scheduled, a failed one apart from the finished. */
+export const JOB_COUNT_STATES = ['scheduled', 'skipped', 'recording', 'finished', 'failed'] as const;
+export type JobCountState = (typeof JOB_COUNT_STATES)[number];
+
+/** The jobs the DVR lists, by state (every state present, 0 when none): one grouped pass over the jobs table. */
+export function countJobsByState(db: Db): Record<JobCountState, number> {
+  const counts: Record<JobCountState, number> = { scheduled: 0, skipped: 0, recording: 0, finished: 0, failed: 0 };
+  const rows = statement(
+    db,
+    `SELECT CASE WHEN state = 'scheduled' AND skipped = 1 THEN 'skipped' WHEN state = 'finished' AND failed = 1 THEN 'failed' ELSE state END AS state,
+            count(*) AS count FROM jobs GROUP BY 1`,
+  ).all() as { state: JobCountState; count: number }[];
+  for (const row of rows) counts[row.state] = row.count;
+  return counts;
+}

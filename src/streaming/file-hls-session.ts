@@ -183,7 +183,7 @@ export class FileHlsSession extends HlsSession {
     if (!exit) return undefined;
     // Killed from outside: start it again. Ended cleanly without the segment: the file has no such part.
     if (exit.signal !== null && !run.stoppedByUs) {
-      this.context.logger?.warn({ session: this.id, signal: exit.signal }, 'ffmpeg for HLS was killed; starting it again');
+      this.context.logger?.warn({ session: this.id, signal: exit.signal }, 'ffmpeg for HLS was killed; starting it again (if this repeats, look for the out-of-memory killer in the system log and lower --max-transcodes)');
       this.run = undefined;
       return 'again';
     }
@@ -266,7 +266,7 @@ export class FileHlsSession extends HlsSession {
     run.exit = exit;
     this.stopping.delete(run);
     if (exit.code === 0 || run.stoppedByUs || this.closed) return;
-    this.context.logger?.warn({ session: this.id, variant: run.variant.name, reason: exit.reason }, 'ffmpeg for HLS ended early');
+    this.context.logger?.warn({ session: this.id, variant: run.variant.name, reason: exit.reason }, 'ffmpeg for HLS ended early; playback asks again and restarts it (if it repeats for this file, the reason says why: check the file with ffprobe)');
     // A hardware encoder that fails on its own before writing anything: say why, and use software from now on.
     const wroteNothing = !existsSync(join(this.variantDir(run.variant), segmentName(run.startSegment)));
     if (this.run === run && exit.signal === null && run.encoder !== 'software' && run.variant.kind === 'transcode' && wroteNothing) {
@@ -274,7 +274,7 @@ export class FileHlsSession extends HlsSession {
       try {
         this.restart(run.variant, run.startSegment);
       } catch (error) {
-        this.context.logger?.warn({ session: this.id, err: error }, 'could not restart HLS in software');
+        this.context.logger?.warn({ session: this.id, err: error }, 'could not restart HLS in software; start playback again, and if this repeats check that ffmpeg (--ffmpeg-path) runs');
       }
     }
   }

@@ -91,7 +91,7 @@ export abstract class HlsSession {
     try {
       rmSync(this.context.dir, { recursive: true, force: true, maxRetries: 3 });
     } catch (error) {
-      this.context.logger?.warn({ session: this.id, err: error }, 'could not delete the segments of an HLS session');
+      this.context.logger?.warn({ session: this.id, err: error }, 'could not delete the segments of an HLS session; they are removed at the next start (check the permissions of DATA/hls)');
     }
   }
 

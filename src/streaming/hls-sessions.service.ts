@@ -100,7 +100,7 @@ export class HlsService {
   /** Ends a session from a timer or an event: a failure is logged, never thrown into the event loop. */
   private endQuietly(id: string, reason: string): void {
     this.endSession(id, reason).catch((error: unknown) => {
-      if (!(error instanceof NotFoundError)) this.options.logger?.warn({ session: id, err: error }, 'ending an HLS session failed');
+      if (!(error instanceof NotFoundError)) this.options.logger?.warn({ session: id, err: error }, 'ending an HLS session failed; its files in DATA/hls are removed at the next start (the error says why)');
     });
   }
 
@@ -188,6 +188,19 @@ export class HlsService {
     });
   }
 
+  /** Sessions open by kind, and the transcodes running as --max-transcodes counts them (for /metrics). */
+  usage(): { file: number; live: number; transcoding: number; maxTranscodes: number } {
+    let file = 0;
+    let live = 0;
+    let transcoding = 0;
+    for (const session of this.sessions.values()) {
+      if (session.kind === 'file') file++;
+      else live++;
+      if (session.transcoding) transcoding++;
+    }
+    return { file, live, transcoding, maxTranscodes: this.options.maxTranscodes };
+  }
+
   async endSession(id: string, reason = 'ended by request'): Promise<void> {
     const session = this.sessions.get(id);
     if (!session) throw new NotFoundError('session', id);
@@ -209,7 +222,7 @@ export class HlsService {
       encoder: () => this.encoder,
       hardwareFailed: (encoder, reason) => {
         if (this.encoder === 'software') return;
-        this.options.logger?.warn({ encoder, reason }, 'the hardware encoder failed: transcoding in software from now on');
+        this.options.logger?.warn({ encoder, reason }, 'the hardware encoder failed: transcoding in software from now on; the reason says why: check its driver and device, or set --hls-encoder software');
         this.encoder = 'software';
       },
       admitTranscode: (session) => {

@@ -89,7 +89,7 @@ export class SubtitleFiles {
     } catch (error) {
       // The folder went (the session ended meanwhile), or the disk is full.
       if (this.abort.signal.aborted) throw new NotFoundError('session', this.options.sessionId);
-      this.options.logger?.warn({ session: this.options.sessionId, subtitle: subtitle.index, err: error }, 'could not write WebVTT subtitles');
+      this.options.logger?.warn({ session: this.options.sessionId, subtitle: subtitle.index, err: error }, 'could not write WebVTT subtitles; check the free space and permissions of the data directory (DATA/hls)');
       throw new UnavailableError(503, 'subtitles_not_ready', 'The server could not store the subtitles (its log says why; is its data folder full?); ask again in a moment.');
     }
     return final;
@@ -98,7 +98,7 @@ export class SubtitleFiles {
   /** The error a failed run answers, logged with ffmpeg's own words. */
   private failed(subtitle: SubtitleStreamInfo, outcome: ProgramOutcome): UnavailableError {
     const reason = lastLine(outcome.stderrTail) || (outcome.kind === 'ok' ? 'it wrote nothing' : outcome.reason);
-    this.options.logger?.warn({ session: this.options.sessionId, subtitle: subtitle.index, codec: subtitle.codec, reason }, 'ffmpeg could not make WebVTT subtitles');
+    this.options.logger?.warn({ session: this.options.sessionId, subtitle: subtitle.index, codec: subtitle.codec, reason }, 'ffmpeg could not make WebVTT subtitles; play without this track (the reason says what is wrong with it; check the file with ffprobe)');
     if (outcome.kind === 'transient') {
       const why = outcome.cause === 'timeout' ? 'took too long' : 'could not run';
       return new UnavailableError(503, 'subtitles_not_ready', `Converting subtitle track ${subtitle.index} ${why} (${reason}); ask again in a moment, or play without subtitles.`);

@@ -143,7 +143,7 @@ export class LiveHlsSession extends HlsSession {
     if (run && run.variant === variant && run.exited === undefined) return;
     if (run && run.variant === variant && !run.stoppedByUs) {
       if (++this.restarts > MAX_RESTARTS) throw streamFailed();
-      this.context.logger?.warn({ session: this.id, reason: run.exited }, 'ffmpeg for live HLS ended; starting it again');
+      this.context.logger?.warn({ session: this.id, reason: run.exited }, 'ffmpeg for live HLS ended; starting it again (if it repeats, the reason says why: check the channel\'s stream)');
     }
     this.starting = this.start(variant).finally(() => (this.starting = undefined));
     await this.starting;
@@ -171,7 +171,7 @@ export class LiveHlsSession extends HlsSession {
       run.wrote = existsSync(join(dir, 'live.m3u8'));
       run.exited = lastLine(program.stderrTail()) || (signal ? `killed by ${signal}` : `exit code ${code}`);
       if (run.stoppedByUs || this.closed) return;
-      this.context.logger?.warn({ session: this.id, reason: run.exited }, 'ffmpeg for live HLS ended');
+      this.context.logger?.warn({ session: this.id, reason: run.exited }, 'ffmpeg for live HLS ended; playback asks again and restarts it (if it repeats, the reason says why: check the channel\'s stream and --hls-encoder)');
       // A hardware encoder that fails on its own before a segment: software from now on.
       if (run.encoder !== 'software' && code !== 0 && signal === null && !run.wrote) this.context.hardwareFailed(run.encoder, run.exited);
     });
@@ -195,7 +195,7 @@ export class LiveHlsSession extends HlsSession {
     const stdin = this.run.exited === undefined ? this.run.program.child.stdin : undefined;
     if (!stdin || stdin.destroyed) return;
     if (stdin.writableLength > MAX_PENDING_BYTES) {
-      if (this.dropped++ === 0) this.context.logger?.warn({ session: this.id }, 'ffmpeg falls behind the live channel: dropping data');
+      if (this.dropped++ === 0) this.context.logger?.warn({ session: this.id }, 'ffmpeg falls behind the live channel: dropping data; this machine transcodes too slowly for it: use a hardware --hls-encoder or lower --max-transcodes');
       return;
     }
     stdin.write(chunk);

@@ -41,6 +41,8 @@ interface Ledger<T> {
 
 let dir: string;
 let streams: StreamServer;
+/** The server of the moment, stopped after the test even when an assertion failed mid-way. */
+let live: StartedServer | undefined;
 const rand = random(SEED);
 const context = `CRASH_SEED=${SEED}`;
 
@@ -72,6 +74,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await live?.stop('SIGKILL');
   await streams?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -186,7 +189,7 @@ const episodes = async (server: StartedServer, source = 'imports') => (await sen
 
 describe('killed at random moments', () => {
   it(`keeps the database sound and every acknowledged write (${String(KILLS)} kills, ${context})`, async () => {
-    let server = await startAntennaServer(serverArgs());
+    let server = (live = await startAntennaServer(serverArgs()));
     // A recording runs through the whole test: a slot on the live channel.
     const start = Math.floor(Date.now() / 1000) + 1;
     const slot = await send(server, 'POST', '/dvr/rules', { type: 'slot', channel: '5', start_time: start, duration: 3600, name: 'Crash Live' });
@@ -230,7 +233,7 @@ describe('killed at random moments', () => {
         seen.killsAtStart++;
         expect(quickCheck(), context).toBe('ok');
       }
-      server = await startAntennaServer(serverArgs());
+      server = live = await startAntennaServer(serverArgs());
       await checkWrites(server);
       if (killedWhileRecording) {
         // Resumed after the kill, and flagged corrupted from the moment it resumes.
@@ -255,6 +258,7 @@ describe('killed at random moments', () => {
     expect(converged, context).toHaveLength(onDisk.size);
     await checkWrites(server);
     const stopped = await server.stop('SIGTERM');
+    live = undefined;
     expect(stopped.code, context).toBe(0);
     expect(quickCheck(), context).toBe('ok');
     console.info(`crash faults: ${JSON.stringify(seen)}`);

@@ -103,8 +103,12 @@ export function createDvr(temp: TempLibrary, setup: DvrSetup): DvrService {
 export function buildDvrApp(temp: TempLibrary, dvr: DvrService, token?: string): Promise<FastifyInstance> {
   return buildTestApp(temp, {
     management: {
-      files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), boundary: new PathBoundary(() => [join(temp.dir, 'recordings')]) }),
-      edits: new LibraryEditsService(temp.db),
+      files: new MediaFilesService(temp.db, {
+        recordingsDir: join(temp.dir, 'recordings'),
+        boundary: new PathBoundary(() => [join(temp.dir, 'recordings')]),
+        ...(temp.library.stateLog ? { stateLog: temp.library.stateLog } : {}),
+      }),
+      edits: new LibraryEditsService(temp.db, temp.library.stateLog),
       token,
       roots: () => [],
       dvr,

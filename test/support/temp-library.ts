@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildHttpApp, type HttpAppOptions } from '../../src/api/http-app.js';
 import { type Db, databasePath, openDatabase, prepareDataDir } from '../../src/db/database.js';
+import { ItemStateLog } from '../../src/common/item-state-log.js';
 import { LibraryService, type LibraryServiceOptions } from '../../src/library/library.service.js';
 
 export interface TempLibrary {
@@ -26,7 +27,8 @@ export function createTempLibrary(options: LibraryServiceOptions = {}): TempLibr
   return {
     dir,
     db,
-    library: new LibraryService(db, options),
+    // As the server wires it: item state writes through the management services patch cached answers.
+    library: new LibraryService(db, { stateLog: new ItemStateLog(), ...options }),
     close() {
       if (db.open) db.close();
       rmSync(dir, { recursive: true, force: true });

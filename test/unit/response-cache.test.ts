@@ -139,7 +139,7 @@ describe('AnswerFront', () => {
 
   it('forgets the oldest requests beyond its bound, and everything once closed', () => {
     const cache = new ResponseCache(1024 * 1024);
-    const front = new AnswerFront(cache, () => 'g', 3);
+    const front = new AnswerFront(cache, () => 'g', { maxRemembered: 3 });
     cache.set('key', 'g', Buffer.from('{}'));
     for (const url of ['/1', '/2', '/3', '/4']) front.remember(request(url), 'key');
     expect(front.size()).toBe(3);

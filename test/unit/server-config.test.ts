@@ -36,6 +36,14 @@ describe('resolveServerConfig', () => {
     expect(() => resolveServerConfig([{ guideRefresh: 'often' }])).toThrow(/Guide refresh interval/);
   });
 
+  it('reads how many daily backups to keep: 7 by default, 0 to turn them off, from each place', () => {
+    expect(resolveServerConfig([], '/srv').backupKeep).toBe(7);
+    expect(resolveServerConfig([{ backupKeep: '0' }]).backupKeep).toBe(0);
+    expect(resolveServerConfig([{ backupKeep: '30' }, settingsFromEnv({ ANTENNA_BACKUP_KEEP: '3' })]).backupKeep).toBe(30);
+    expect(resolveServerConfig([{}, settingsFromEnv({ ANTENNA_BACKUP_KEEP: '3' }), { backupKeep: 14 }]).backupKeep).toBe(3);
+    for (const bad of ['-1', 'seven', '1.5', '1001']) expect(() => resolveServerConfig([{ backupKeep: bad }])).toThrow(/Backup keep '.*' is invalid: .*0 turns automatic backups off/);
+  });
+
   it('refuses a recordings directory that overlaps an import root', () => {
     expect(() => resolveServerConfig([{ tv: ['/media/tv'], recordings: '/media/tv/recorded' }], '/')).toThrow(/recordings directory/);
     expect(() => resolveServerConfig([{ tv: ['/media/tv/shows'], recordings: '/media/tv' }], '/')).toThrow(/recordings directory/);
@@ -107,6 +115,14 @@ describe('config file', () => {
     const file = join(dir, 'antenna.json');
     writeFileSync(file, JSON.stringify({ data: 'state', tv: ['media/tv'], port: 8100, publicUrl: 'http://tv.local:8100' }));
     expect(readConfigFile(file)).toMatchObject({ data: join(dir, 'state'), tv: [join(dir, 'media/tv')], port: 8100 });
+  });
+
+  it('takes backupKeep as a whole number', () => {
+    const file = join(dir, 'backups.json');
+    writeFileSync(file, JSON.stringify({ backupKeep: 30 }));
+    expect(loadServerConfig({}, { ANTENNA_CONFIG: file }).backupKeep).toBe(30);
+    writeFileSync(file, JSON.stringify({ backupKeep: -1 }));
+    expect(() => readConfigFile(file)).toThrow(/\/backupKeep/);
   });
 
   it('names the bad key or value', () => {

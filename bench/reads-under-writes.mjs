@@ -1,0 +1,156 @@
+/**
+ * Reads under constant writes, for `npm run bench` (called by bench/run.mjs; issue 19):
+ * the bench library (50,000 episodes), 20 clients reading `/api/v1/episodes` and
+ * `/api/v1/shows` one request after another (half of them sending the If-None-Match of
+ * the last answer they had, half not), first alone, then while a writer changes one
+ * episode's resume position 10 times a second, as a player reporting progress does.
+ * The figures: each phase's read latencies (time to last byte), p50/p99/max, and the
+ * writes' own latencies. Run alone: `node bench/reads-under-writes.mjs DATA_DIR`
+ * (a copy of a bench library, e.g. from `node bench/generate-library.mjs DIR`).
+ */
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLIENTS = 20;
+const WRITES_PER_SECOND = 10;
+const PATHS = ['/api/v1/episodes', '/api/v1/shows'];
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 2 });
+
+function request(port, method, path, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk) => (bytes += chunk.length));
+      response.on('end', () => resolve({ status: response.statusCode, etag: response.headers.etag, bytes, ms: performance.now() - started }));
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${path}: no answer within 60 s`)));
+    req.end();
+  });
+}
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+const summary = (latencies) => {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? Number.NaN };
+};
+
+/** One phase: the clients read for `seconds`; with `write`, the writer runs beside them. */
+async function phase(port, episodeIds, seconds, write) {
+  const reads = [];
+  const byPath = Object.fromEntries(PATHS.map((path) => [path, []]));
+  const writes = [];
+  const statuses = new Map();
+  const until = performance.now() + seconds * 1000;
+  const client = async (n) => {
+    const conditional = n % 2 === 0;
+    const etags = new Map();
+    for (let i = n; performance.now() < until; i++) {
+      const path = PATHS[i % PATHS.length];
+      const etag = conditional ? etags.get(path) : undefined;
+      const answer = await request(port, 'GET', path, etag ? { 'if-none-match': etag } : {});
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      if (answer.etag) etags.set(path, answer.etag);
+      reads.push(answer.ms);
+      byPath[path].push(answer.ms);
+    }
+  };
+  const writer = async () => {
+    for (let i = 0; performance.now() < until; i++) {
+      const next = performance.now() + 1000 / WRITES_PER_SECOND;
+      const id = episodeIds[i % episodeIds.length];
+      const answer = await request(port, 'PUT', `/dvr/files/${id}/playback_time/${(i % 3000) + 1}`);
+      if (answer.status !== 200) throw new Error(`a write answered ${answer.status}`);
+      writes.push(answer.ms);
+      await sleep(Math.max(0, next - performance.now()));
+    }
+  };
+  await Promise.all([...Array.from({ length: CLIENTS }, (_, n) => client(n)), ...(write ? [writer()] : [])]);
+  return {
+    reads: summary(reads),
+    byPath: Object.fromEntries(Object.entries(byPath).map(([path, list]) => [path, summary(list)])),
+    writes: summary(writes),
+    statuses: Object.fromEntries(statuses),
+  };
+}
+
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts `antenna server` on `data`, measures both phases, stops it. */
+export async function benchReadsUnderWrites({ data, seconds = 10, log = console.log }) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'antenna'), 'server', '--data', data, '--port', String(port), '--host', '127.0.0.1', '--no-sample', '--log-level', 'warn'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ANTENNA_MDNS: 'false' },
+  });
+  try {
+    for (let tries = 0; ; tries++) {
+      const up = await request(port, 'GET', '/status').catch(() => undefined);
+      if (up?.status === 200) break;
+      if (tries > 600) throw new Error('the server did not start');
+      await sleep(50);
+    }
+    const episodes = await new Promise((resolve, reject) =>
+      http.get({ host: '127.0.0.1', port, path: '/api/v1/episodes', agent }, (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+      }).on('error', reject),
+    );
+    const episodeIds = episodes.filter((_, i) => i % 97 === 0).map((e) => e.id);
+    // Both lists cached before either phase: each phase measures reads of a warm server.
+    for (const path of PATHS) await request(port, 'GET', path);
+    log(`reads under writes: ${CLIENTS} clients on ${PATHS.join(' and ')} (${episodes.length.toLocaleString('en-US')} episodes), ${seconds} s alone, then ${seconds} s beside ${WRITES_PER_SECOND} position writes/s`);
+    const alone = await phase(port, episodeIds, seconds, false);
+    const written = await phase(port, episodeIds, seconds, true);
+    log(`  alone: ${JSON.stringify(alone.reads)}; with the writer: ${JSON.stringify(written.reads)}; writes: ${JSON.stringify(written.writes)}`);
+    return { clients: CLIENTS, writesPerSecond: WRITES_PER_SECOND, episodes: episodes.length, seconds, alone, written };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+const ms = (value) => `${value.toFixed(1)} ms`;
+
+/** The rows for docs/benchmarks.md. */
+export function readsUnderWritesRows(r, verdict) {
+  const ratio = r.written.reads.p99 / r.alone.reads.p99;
+  return [
+    {
+      target: `Reads under writes: ${r.clients} clients reading /api/v1/episodes (${r.episodes.toLocaleString('en-US')}) and /api/v1/shows, half with If-None-Match, while one episode's position is written ${r.writesPerSecond}×/s (n=${r.written.reads.n})`,
+      threshold: 'p99 ≤ 2× without the writer; no read over 1 s',
+      measured: `p99 ${ms(r.written.reads.p99)}, median ${ms(r.written.reads.p50)}, slowest ${ms(r.written.reads.max)}; writes: median ${ms(r.written.writes.p50)}, slowest ${ms(r.written.writes.max)}`,
+      ceiling: `the same reads without the writer: p99 ${ms(r.alone.reads.p99)}, median ${ms(r.alone.reads.p50)}, slowest ${ms(r.alone.reads.max)}; by list, with / without the writer: ${PATHS.map(
+        (path) => `${path} p99 ${ms(r.written.byPath[path].p99)} / ${ms(r.alone.byPath[path].p99)}`,
+      ).join(', ')}; answers with the writer: ${Object.entries(r.written.statuses)
+        .map(([status, n]) => `${n}× ${status}`)
+        .join(', ')}`,
+      ratio: `${ratio.toFixed(2)}×`,
+      result: verdict(ratio <= 2 && r.written.reads.max <= 1000),
+    },
+  ];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await benchReadsUnderWrites({ data: process.argv[2], seconds: Number(process.argv[3] ?? 10) });
+  console.log(JSON.stringify(result, null, 2));
+  process.exit(0);
+}
