@@ -65,11 +65,16 @@ export function encodingFor(body: CachedBody, acceptEncoding: string | undefined
   // compressed variant is ready, rather than every reader waiting for a compression that
   // the next write makes stale.
   if (encoding !== 'identity' && body.patched && !body.encodedNow(encoding)) {
-    void body.encoded(encoding).catch(() => undefined);
+    // Only once it has stayed current a while: under a steady stream of writes every body
+    // is soon replaced, and compressing each one (50 MB) would only pile up work.
+    if (performance.now() - body.madeAt >= COMPRESS_PATCHED_AFTER_MS) void body.encoded(encoding).catch(() => undefined);
     return 'identity';
   }
   return encoding;
 }
+
+/** A patched body is compressed once it has been current this long (see encodingFor). */
+const COMPRESS_PATCHED_AFTER_MS = 1000;
 
 /** Remembered request lines; the oldest are forgotten first beyond this. */
 const DEFAULT_MAX_REMEMBERED = 20_000;

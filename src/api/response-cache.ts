@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { type BodySegments, CHUNK_BYTES, type ChunkedBody, chunkAtItems, patchSegments, segmentsOf } from '../common/body-segments.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
 import { promisify } from 'node:util';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { brotliCompress, constants as zlibConstants, createBrotliCompress, createGzip, gzip } from 'node:zlib';
 
@@ -30,6 +30,8 @@ export class CachedBody {
   readonly offsets: readonly number[];
   /** Bytes of the identity body. */
   readonly length: number;
+  /** performance.now() when it was made. */
+  readonly madeAt = performance.now();
   private joined: Buffer | undefined;
 
   constructor(
@@ -104,8 +106,14 @@ function compress(encoding: Exclude<Encoding, 'identity'>, bytes: Buffer, length
 async function compressChunks(encoding: Exclude<Encoding, 'identity'>, chunks: readonly Buffer[], length: number): Promise<Buffer> {
   const out: Buffer[] = [];
   const compressor = encoding === 'gzip' ? createGzip() : createBrotliCompress(brotliOptions(length));
-  compressor.on('data', (chunk: Buffer) => out.push(chunk));
-  await pipeline(Readable.from(chunks, { objectMode: false }), compressor);
+  // Collected by a sink at the end of the pipeline: it ends only after the compressor's last bytes.
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      out.push(chunk);
+      done();
+    },
+  });
+  await pipeline(Readable.from(chunks, { objectMode: false }), compressor, sink);
   return Buffer.concat(out);
 }
 
@@ -203,7 +211,8 @@ export class ResponseCache {
     entry.body = chained;
     entry.segments = patched.segments;
     this.patches++;
-    return true;
+    this.evict();
+    return this.entries.get(key) === entry;
   }
 
   set(key: string, generation: string, identity: Buffer): CachedBody {

@@ -59,7 +59,7 @@ export class RotatingLogFile {
   write(line: string): void {
     const data = Buffer.from(line);
     try {
-      if (this.size > 0 && this.size + data.length > this.limit) this.rotate();
+      if (this.fd < 0 || (this.size > 0 && this.size + data.length > this.limit)) this.rotate();
       if (this.lost > 0) this.writeAll(Buffer.from(`${JSON.stringify(this.lostNote())}\n`));
       this.writeAll(data);
       this.lost = 0;
@@ -73,7 +73,8 @@ export class RotatingLogFile {
 
   /** Closes FILE (tests; the process's end closes it otherwise). */
   close(): void {
-    closeSync(this.fd);
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
   }
 
   private writeAll(data: Buffer): void {
@@ -88,10 +89,12 @@ export class RotatingLogFile {
 
   private rotate(): void {
     try {
-      closeSync(this.fd);
+      if (this.fd >= 0) closeSync(this.fd);
     } catch {
       // Reopened below whatever became of it.
     }
+    // Closed: its number may be another file's from now on, and must never be written or closed again.
+    this.fd = -1;
     try {
       for (const [from, to] of rotationRenames(this.file, this.options.keep)) {
         try {
@@ -105,7 +108,8 @@ export class RotatingLogFile {
       this.limit = this.options.maxBytes;
       this.rotationFailing = false;
     } catch (error) {
-      // Writing goes on in FILE, which grows past its size until a rotation works.
+      // Writing goes on in FILE, which grows past its size until a rotation works (should this
+      // open fail too, fd stays -1 and each write tries again, losing lines, counted, meanwhile).
       this.fd = openSync(this.file, 'a', 0o640);
       this.limit = fstatSync(this.fd).size + this.options.maxBytes;
       if (!this.rotationFailing) this.report(`antenna: cannot rotate the log file ${this.file} (${codeOf(error)}); it grows until it can: let this user rename files in ${dirname(this.file)}.`);

@@ -100,9 +100,13 @@ export function newestBackup(names: readonly string[]): BackupName | undefined {
  * The names retention removes: every backup but the `keep` newest. Names of any other
  * shape are never among them. `keep` 0 (automatic backups off) removes nothing.
  */
-export function backupsToRemove(names: readonly string[], keep: number): string[] {
+export function backupsToRemove(names: readonly string[], keep: number, now = Number.POSITIVE_INFINITY): string[] {
   if (keep <= 0) return [];
+  // Dated more than a day ahead (taken while the clock was wrong): neither kept in place of
+  // current ones nor removed. Counted among the newest, they made each new backup the one
+  // removed, and the next one due at once (a backup every second).
   return backupsIn(names)
+    .filter((backup) => backup.takenAt <= now + 86_400_000)
     .slice(keep)
     .map((backup) => backup.name);
 }

@@ -93,8 +93,11 @@ export class BackupScheduler {
   private async check(): Promise<void> {
     let next = this.checkEveryMs;
     try {
-      if (untilDue(listBackupsDir(this.options.dir), this.now(), this.intervalMs) === 0) await this.backupNow();
-      next = Math.min(this.checkEveryMs, untilDue(listBackupsDir(this.options.dir), this.now(), this.intervalMs));
+      if (untilDue(listBackupsDir(this.options.dir), this.now(), this.intervalMs) === 0) {
+        await this.backupNow();
+        // Whatever the folder then says (a clock set wrong, files moved in): not again before the next look.
+        next = this.checkEveryMs;
+      } else next = Math.min(this.checkEveryMs, untilDue(listBackupsDir(this.options.dir), this.now(), this.intervalMs));
     } catch (error) {
       if (this.stopped) {
         this.options.logger.debug('backup under way stopped: the server is stopping (its partial file was removed)');

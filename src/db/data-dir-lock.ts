@@ -39,7 +39,11 @@ export function tryLockDataDir(dataDir: string): DataDirLock | LockedBy {
     return acquire(file);
   } catch (error) {
     if (isBusy(error)) return { heldBy: heldHere.has(file) ? process.pid : readHolderPid(file) };
-    // Not busy, so nobody holds it: a lock file damaged by a crash mid-write is made again.
+    // Only a lock file damaged by a crash mid-write is made again. Any other failure (no
+    // right to write it, a read-only disk) says nothing about whether a server holds it.
+    if (!isDamaged(error)) {
+      throw new StartupError(`Cannot lock ${file} (${error instanceof Error ? error.message : String(error)}): run as the user that owns the data directory, or put --data on a disk that supports file locks.`, { cause: error });
+    }
     rmSync(file, { force: true });
     rmSync(`${file}-journal`, { force: true });
     try {
@@ -89,6 +93,11 @@ function acquire(file: string): DataDirLock {
       db.close();
     },
   };
+}
+
+function isDamaged(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
 }
 
 function isBusy(error: unknown): boolean {

@@ -116,7 +116,7 @@ export function ensureBackupsDir(dir: string): void {
 /** Removes the backups beyond the `keep` newest (names of any other shape are left alone); the names removed. */
 export function pruneBackups(dir: string, keep: number): string[] {
   const removed: string[] = [];
-  for (const name of backupsToRemove(listBackupsDir(dir), keep)) {
+  for (const name of backupsToRemove(listBackupsDir(dir), keep, Date.now())) {
     rmSync(join(dir, name), { force: true });
     removed.push(name);
   }

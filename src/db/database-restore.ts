@@ -13,8 +13,8 @@
  * here: the next start migrates it, as any older database.
  */
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { chownSync, copyFileSync, existsSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { backupsDir, beforeRestoreFileName, freshBackupName } from './backup-names.js';
 import { BackupError, backupFailureAdvice, copyDatabase, ensureBackupsDir, listBackupsDir, openForCopy, reasonOf } from './database-backup.js';
 import { type Db, databasePath, loadMigrations, prepareDataDir, quickCheck } from './database.js';
@@ -146,6 +146,11 @@ function keepCurrent(dataDir: string, database: string, at: number): string {
   const kept = join(dir, freshBackupName(listBackupsDir(dir), at, beforeRestoreFileName));
   try {
     copyFileSync(database, kept);
+    // Owned as the database it copies (a restore run with sudo must not leave root's files in a service's folder).
+    if (process.getuid?.() === 0) {
+      const owner = statSync(database);
+      chownSync(kept, owner.uid, owner.gid);
+    }
     // Beside the copy under SQLite's names, so opening the copy applies them as it would have.
     for (const suffix of ['-wal', '-journal']) {
       if (existsSync(`${database}${suffix}`) && statSync(`${database}${suffix}`).size > 0) copyFileSync(`${database}${suffix}`, `${kept}${suffix}`);
@@ -159,6 +164,12 @@ function keepCurrent(dataDir: string, database: string, at: number): string {
 
 function renameOver(from: string, to: string): void {
   try {
+    // Run as root (sudo, for a service's data directory): the restored file goes to the data
+    // directory's owner, or the service could not write its own database afterwards.
+    if (process.getuid?.() === 0) {
+      const owner = statSync(dirname(to));
+      chownSync(from, owner.uid, owner.gid);
+    }
     // Same folder, so one atomic rename: there is never a half-written database under its name.
     renameSync(from, to);
   } catch (error) {

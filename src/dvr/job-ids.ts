@@ -53,7 +53,7 @@ export function ruleOfJobId(id: string): number | undefined {
 }
 
 // One collator: localeCompare with options makes one per call (most of a re-plan's id time).
-const byChannelNumber = new Intl.Collator('en', { numeric: true }).compare;
+export const byChannelNumber = new Intl.Collator('en', { numeric: true }).compare;
 
 const idAt = (start: number, ruleId: number, k: number) => `${start}-${ruleId + k * SAME_START_STEP}`;
 /** The id of k = 0, which names the group of a rule's programmes starting at one second. */

@@ -15,7 +15,7 @@
  *    fits nowhere stays in the plan as `skipped` with an error saying why.
  */
 import { pushTo } from '../common/multi-map.js';
-import { type IdCandidate, ruleOfJobId, setJobIds } from './job-ids.js';
+import { byChannelNumber, type IdCandidate, ruleOfJobId, setJobIds } from './job-ids.js';
 import { fits, type Placement, SourceSchedule } from './source-schedule.js';
 export { fits } from './source-schedule.js';
 export { SAME_START_STEP } from './job-ids.js';
@@ -282,11 +282,17 @@ function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Air
   const key = `${start}-${rule.id}-${programmeKeyOf(airing)}`;
   const existing = out.get(key);
   if (existing) {
+    // Whatever order the guide was read in (a rule's edit reads it through an index, a full
+    // plan in another order): channels by number, and the airing that ends last describes it.
     for (const channel of allowed) if (!existing.channels.includes(channel)) existing.channels.push(channel);
+    existing.channels.sort(byChannelNumber);
+    existing.channel = existing.channels[0] as string;
+    if (airing.stop > existing.airing.stop || (airing.stop === existing.airing.stop && byChannelNumber(airing.channels[0] ?? '', existing.airing.channels[0] ?? '') < 0)) existing.airing = airing;
     existing.end = Math.max(existing.end, end);
     return;
   }
-  out.set(key, { rule, ruleId: rule.id, airing, programme: programmeKeyOf(airing), channel: allowed[0]!, channels: [...allowed], start, end, dedupe });
+  const channelsByNumber = [...allowed].sort(byChannelNumber);
+  out.set(key, { rule, ruleId: rule.id, airing, programme: programmeKeyOf(airing), channel: channelsByNumber[0] as string, channels: channelsByNumber, start, end, dedupe });
 }
 
 /** The identity of a time slot's job (see programmeKeyOf): its rule and its (padded) start. */
@@ -337,7 +343,7 @@ export function placeCandidates(input: PlannerInput, candidates: Candidate[]): P
   const priority = (c: Candidate) => c.rule.definition.priority ?? 0;
   // A total order, so a plan does not depend on the order the guide was read in (a rule's
   // edit reads it through an index): two programmes of a rule at one second go by channel.
-  candidates.sort((a, b) => priority(b) - priority(a) || a.start - b.start || a.rule.id - b.rule.id || compareText(a.channel, b.channel) || compareText(a.programme, b.programme));
+  candidates.sort((a, b) => priority(b) - priority(a) || a.start - b.start || a.rule.id - b.rule.id || byChannelNumber(a.channel, b.channel) || compareText(a.programme, b.programme));
   const placements = new Map<string, SourceSchedule>();
   const scheduleOf = (sourceId: string) => {
     let schedule = placements.get(sourceId);

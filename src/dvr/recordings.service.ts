@@ -127,6 +127,10 @@ export class RecordingsService {
         markJobRecording(this.db, job.id, { channel: job.channel ?? targets[0]?.number ?? '', sourceId: job.source_id ?? targets[0]?.sourceId ?? '', recordingId: itemId }, startedAt);
       })();
     }
+    // Antenna was down for part of it (a crash, a stop, a power cut): the file has a gap, and
+    // says so from now, not only at its end. Before the recorder starts, and never fatal: a
+    // disk too full for the flag must not leave a recorder running that nothing follows.
+    if (resume) this.markCorrupted(job.id, itemId);
     const recorder = new Recorder(
       { path, startAt: job.start_time * 1000, endAt: job.end_time * 1000, targets, resume },
       {
@@ -140,8 +144,6 @@ export class RecordingsService {
       },
     );
     this.active.set(job.id, { recorder, itemId, path });
-    // Antenna was down for part of it (a crash, a stop, a power cut): the file has a gap, and says so from now, not only at its end.
-    if (resume) this.markCorrupted(job.id, itemId);
     this.options.logger?.info({ job: job.id, path, resume }, resume ? 'recording resumed after a restart' : 'recording started');
     const finishing = recorder.done
       .then((outcome) => this.finish(job, itemId, item, outcome, resume, existing))
@@ -226,8 +228,13 @@ export class RecordingsService {
   }
 
   private markCorrupted(jobId: string, itemId: string): void {
-    setRecordingFlags(this.db, itemId, { corrupted: true });
-    patchJobItem(this.db, jobId, { corrupted: true }, this.now());
+    try {
+      setRecordingFlags(this.db, itemId, { corrupted: true });
+      patchJobItem(this.db, jobId, { corrupted: true }, this.now());
+    } catch (error) {
+      // The verdict at its end flags it again.
+      this.options.logger?.warn({ job: jobId, err: error }, 'a resumed recording could not be flagged corrupted yet (is the data disk full?); it will be when it ends');
+    }
   }
 
   /** The recording's first bytes came late: the flag shows while it still records. */

@@ -73,20 +73,22 @@ const DISK_FULL = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
  * data directory cannot be written at all: 507 or 503 saying what to do, never a 500.
  * Reads go on meanwhile (SQLite reads need no room), and writes work again once there is.
  */
-export function storageFailure(error: { code?: string | undefined }): ErrorBody | undefined {
+export function storageFailure(error: { code?: string | undefined }, method = 'POST'): ErrorBody | undefined {
   const code = error.code ?? '';
+  // A read (an HLS playlist whose segments cannot be written, say) saved nothing: it is said so.
+  const what = method === 'GET' || method === 'HEAD' ? 'this request could not be answered' : 'this change was not saved';
   if (DISK_FULL.has(code)) {
     return {
       status: 507,
       code: 'disk_full',
-      message: "The disk holding Antenna's data directory is full, so this change was not saved. Free some space on it: changes are saved again as soon as there is room.",
+      message: `The disk holding Antenna's data directory is full, so ${what}. Free some space on it: everything works again as soon as there is room.`,
     };
   }
   if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY') || code === 'EROFS') {
     return {
       status: 503,
       code: 'storage_error',
-      message: "Antenna's data directory could not be written, so this change was not saved. Check the disk and its permissions (the server log names the error), then try again.",
+      message: `Antenna's data directory could not be read or written, so ${what}. Check the disk and its permissions (the server log names the error), then try again.`,
     };
   }
   return undefined;
@@ -115,9 +117,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (error instanceof UnavailableError) {
       return sendError(reply, { status: error.status, code: error.code, message: error.message });
     }
-    const storage = storageFailure(error);
+    const storage = storageFailure(error, request.method);
     if (storage) {
-      request.log.warn({ reqId: request.id, method: request.method, url: request.url, code: error.code }, `a change was not saved: ${storage.message}`);
+      request.log.warn({ reqId: request.id, method: request.method, url: request.url, code: error.code }, storage.message);
       return sendError(reply, storage);
     }
     const status = error.statusCode ?? 500;

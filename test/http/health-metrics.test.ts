@@ -217,6 +217,7 @@ describe('GET /metrics', () => {
     });
     // Wired as the server wires it: management with the DVR, HLS, the importer's status.
     app = await buildTestApp(temp, {
+      processMetrics: true,
       hls,
       scanStatus: () => ({ phase: 'probing', filesSeen: 12, probed: 5, thumbnails: 0, toProbe: 7, toThumbnail: 12, running: true, perSecond: 2.5 }),
       management: {
@@ -370,7 +371,7 @@ describe('health and metrics under any path or query', () => {
           if (answer.statusCode !== 200 && method === 'GET') expect(answer.json(), url).toMatchObject({ status: answer.statusCode, code: expect.any(String), message: expect.any(String) });
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 300, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
     );
     // Every route label is a pattern the app registered for that method (a path the client
     // sent such as /health/.. is normalized to another route: /, the web app), or 'unmatched'.

@@ -63,6 +63,15 @@ describe('backup names', () => {
 });
 
 describe('retention', () => {
+  it('leaves backups dated more than a day ahead out of it (a clock that was wrong), so the newest current one stays', () => {
+    const now = Date.UTC(2026, 10, 25, 12);
+    const ahead = backupFileName(now + 3 * 86_400_000);
+    const today = backupFileName(now - 1000);
+    const older = backupFileName(now - 2 * 86_400_000);
+    expect(backupsToRemove([ahead, today, older], 1, now)).toEqual([older]);
+    expect(backupsToRemove([ahead, today], 1, now)).toEqual([]);
+  });
+
   it('removes only Antenna backups, all but the newest `keep`, and never anything else', () => {
     const backupNames = fc.tuple(times, sequences).map(([at, sequence]) => backupFileName(at, sequence));
     fc.assert(

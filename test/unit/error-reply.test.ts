@@ -37,5 +37,8 @@ describe('storage failures', () => {
     for (const code of ['SQLITE_FULL', 'ENOSPC', 'EDQUOT']) expect(storageFailure({ code })).toMatchObject({ status: 507, code: 'disk_full', message: expect.stringMatching(/Free some space/) });
     for (const code of ['SQLITE_IOERR_WRITE', 'SQLITE_IOERR', 'SQLITE_READONLY_DBMOVED', 'EROFS']) expect(storageFailure({ code })).toMatchObject({ status: 503, code: 'storage_error' });
     for (const code of [undefined, 'SQLITE_CONSTRAINT', 'ENOENT', 'FST_ERR_CTP_INVALID_MEDIA_TYPE']) expect(storageFailure({ code })).toBeUndefined();
+    // A read saved nothing, and is not told that a change was lost.
+    expect(storageFailure({ code: 'ENOSPC' }, 'PUT')?.message).toMatch(/this change was not saved/);
+    expect(storageFailure({ code: 'ENOSPC' }, 'GET')?.message).toMatch(/this request could not be answered/);
   });
 });

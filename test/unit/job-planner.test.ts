@@ -494,3 +494,30 @@ describe('what a plan asks of the guide', () => {
     expect(guidePrefilter([rule(1, { type: 'keyword', keyword: 'x', paused: true })]).hasMatchers).toBe(false);
   });
 });
+
+describe('a plan and the order the guide is read in', () => {
+  it('is the same whatever order the airings come in: simulcast channels by number, described by the airing ending last', () => {
+    const T = NOW + 3600;
+    const airings = [
+      airing({ title: 'Derby', programId: 'EP9', start: T, stop: T + 3600, channels: ['5'] }),
+      airing({ title: 'Derby', programId: 'EP9', start: T, stop: T + 1800, channels: ['3'] }),
+      airing({ title: 'Derby', programId: 'EP9', start: T, stop: T + 1800, channels: ['10'] }),
+      airing({ title: 'Derby day', start: T, stop: T + 1800, channels: ['4'] }),
+      airing({ title: 'Derby day', start: T, stop: T + 1800, channels: ['2'] }),
+    ];
+    const rules = [rule(1, { type: 'keyword', keyword: 'derby' })];
+    const channelSources = new Map([
+      ['2', ['tuner']],
+      ['3', ['tuner']],
+      ['4', ['tuner']],
+      ['5', ['m3u']],
+      ['10', ['m3u']],
+    ]);
+    const planned = (list: typeof airings) => planJobs(input({ rules, airings: list, channelSources }));
+    const first = planned(airings);
+    expect(planned([...airings].reverse())).toEqual(first);
+    expect(planned([airings[2], airings[0], airings[4], airings[1], airings[3]].filter((a) => a !== undefined))).toEqual(first);
+    const derby = first.find((job) => job.item.program_id === 'EP9');
+    expect(derby).toMatchObject({ channels: ['3', '5', '10'], end: T + 3600, item: { duration: 3600 } });
+  });
+});
