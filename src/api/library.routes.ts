@@ -5,7 +5,7 @@
  * cache; any other method on these paths is answered 405.
  */
 import { Readable } from 'node:stream';
-import { describeSegments } from '../common/body-segments.js';
+import { describedArray, describeSegments } from '../common/body-segments.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
@@ -258,32 +258,20 @@ function declaredQuery(spec: RouteSpec, raw: Query): Query {
  * again rather than the whole list. `patchable`: false for a list filtered by watched.
  */
 function parentsJson<T extends { id?: string | undefined }>(parents: readonly T[], one: (parent: T) => string, patchable: boolean, render: (id: string) => string, single = false): Buffer {
-  const parts = parents.map((parent) => Buffer.from(one(parent), 'utf8'));
-  const ids: string[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let at = single ? 0 : 1;
-  parts.forEach((part, i) => {
-    if (i > 0) at += 1;
-    ids.push((parents[i] as T).id ?? '');
-    starts.push(at);
-    at += part.length;
-    ends.push(at);
-  });
-  const body = single ? (parts[0] as Buffer) : Buffer.from(`[${parts.join(',')}]`, 'utf8');
-  return describeSegments(body, {
-    ids,
-    starts,
-    ends,
+  const how = {
     patchable,
-    render: (id) => {
+    render: (id: string) => {
       try {
         return Buffer.from(render(id), 'utf8');
       } catch {
         return undefined; // gone meanwhile: the answer is built again
       }
     },
-  });
+  };
+  const rows = parents.map((parent) => [parent.id ?? '', Buffer.from(one(parent), 'utf8')] as const);
+  if (!single) return describedArray(rows, how);
+  const [id, body] = rows[0] as readonly [string, Buffer];
+  return describeSegments(body, { ids: [id], starts: [0], ends: [body.length], ...how });
 }
 
 function toBytes(body: string | Buffer): Buffer {

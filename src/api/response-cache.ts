@@ -148,9 +148,6 @@ export class ResponseCache {
   /** Hits the answer front served before routing (counted in `hits` too). */
   frontHits = 0;
 
-  /** Bodies patched after item state writes, instead of built again. */
-  patches = 0;
-
   constructor(
     private readonly maxBytes: number,
     private readonly counts?: CacheCounts,
@@ -194,23 +191,21 @@ export class ResponseCache {
    */
   private patch(key: string, entry: Entry, log: ItemStateLog): boolean {
     const changed = entry.segments?.patchable ? log.idsSince(entry.seq) : undefined;
-    const current = { chunks: entry.body.chunks, offsets: entry.body.offsets, length: entry.body.length };
-    const patched = changed && entry.segments && patchSegments(current, entry.segments, changed);
+    // A cached body is its own ChunkedBody (pieces, offsets, length).
+    const patched = changed && entry.segments && patchSegments(entry.body, entry.segments, changed);
     if (!patched) {
       this.delete(key);
       return false;
     }
     entry.seq = log.seq;
-    if (patched.body === current) return true;
+    if (patched.body === entry.body) return true;
     // The old tag and each rewritten item's new bytes: the same tag again means the same bytes again.
     const tag = createHash('sha1').update(entry.body.etag);
-    const { ids, starts, ends } = patched.segments;
-    for (let i = 0; i < ids.length; i++) if (changed.has(ids[i] as string)) tag.update(sliceOf(patched.body, starts[i] as number, ends[i] as number));
+    for (const bytes of patched.rewritten) tag.update(bytes);
     const chained = new CachedBody(patched.body, `"${tag.digest('base64url')}"`, true);
     this.bytes += chained.size() - entry.body.size();
     entry.body = chained;
     entry.segments = patched.segments;
-    this.patches++;
     this.evict();
     return this.entries.get(key) === entry;
   }
@@ -253,14 +248,6 @@ export class ResponseCache {
       this.delete(key);
     }
   }
-}
-
-/** Bytes `start`..`end` of a body in pieces (an item never spans two pieces). */
-function sliceOf(body: ChunkedBody, start: number, end: number): Buffer {
-  let c = body.offsets.length - 1;
-  while (c > 0 && (body.offsets[c] as number) > start) c--;
-  const base = body.offsets[c] as number;
-  return (body.chunks[c] as Buffer).subarray(start - base, end - base);
 }
 
 /**

@@ -20,6 +20,35 @@ export interface BodySegments {
 
 const described = new WeakMap<Buffer, BodySegments>();
 
+const OPEN_BRACKET = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE_BRACKET = Buffer.from(']');
+
+/**
+ * A JSON array of items' bytes (`[id, bytes]` in order), joined once, with where each
+ * item sits described (`how`: whether and how it may be patched).
+ */
+export function describedArray(rows: Iterable<readonly [string, Buffer]>, how: Pick<BodySegments, 'patchable' | 'render'>): Buffer {
+  const parts: Buffer[] = [OPEN_BRACKET];
+  const ids: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let at = OPEN_BRACKET.length;
+  for (const [id, bytes] of rows) {
+    if (ids.length > 0) {
+      parts.push(COMMA);
+      at += COMMA.length;
+    }
+    parts.push(bytes);
+    ids.push(id);
+    starts.push(at);
+    at += bytes.length;
+    ends.push(at);
+  }
+  parts.push(CLOSE_BRACKET);
+  return describeSegments(Buffer.concat(parts, at + CLOSE_BRACKET.length), { ids, starts, ends, ...how });
+}
+
 /** Records how `body` is made of items; returns `body`. */
 export function describeSegments(body: Buffer, segments: BodySegments): Buffer {
   described.set(body, segments);
@@ -65,14 +94,19 @@ export function chunkAtItems(body: Buffer, segments: BodySegments, size = CHUNK_
 
 /**
  * `body` with the items in `changed` rendered again: the new pieces (only those holding
- * a changed item are new) and where each item now sits; the same objects when it holds
+ * a changed item are new), where each item now sits, and the rewritten items' new bytes in
+ * body order; the same objects when it holds
  * none of them; undefined when an item cannot be rendered (gone: build the answer again).
  */
-export function patchSegments(body: ChunkedBody, segments: BodySegments, changed: ReadonlySet<string>): { body: ChunkedBody; segments: BodySegments } | undefined {
+export function patchSegments(
+  body: ChunkedBody,
+  segments: BodySegments,
+  changed: ReadonlySet<string>,
+): { body: ChunkedBody; segments: BodySegments; rewritten: readonly Buffer[] } | undefined {
   const touched: number[] = [];
   for (let i = 0; i < segments.ids.length; i++) if (changed.has(segments.ids[i] as string)) touched.push(i);
   // Most writes are to items this answer does not hold: it stays as it is, ETag and all.
-  if (touched.length === 0) return { body, segments };
+  if (touched.length === 0) return { body, segments, rewritten: [] };
   const fresh = new Map<number, Buffer>();
   for (const i of touched) {
     const bytes = segments.render(segments.ids[i] as string);
@@ -114,7 +148,7 @@ export function patchSegments(body: ChunkedBody, segments: BodySegments, changed
     offsets[c] = base + shiftBefore;
     for (let k = c + 1; k < offsets.length; k++) offsets[k] = (body.offsets[k] as number) + shift;
   }
-  return { body: { chunks, offsets, length: body.length + shift }, segments: { ...segments, starts, ends } };
+  return { body: { chunks, offsets, length: body.length + shift }, segments: { ...segments, starts, ends }, rewritten: [...fresh.values()] };
 }
 
 /** The chunk holding byte `at`: the last whose offset is at or before it. */

@@ -54,9 +54,8 @@ export function fits(busy: readonly Pick<Placement, 'channel' | 'start' | 'end'>
   const fullAt = (t: number) => {
     channels.length = 0;
     channels.push(channel);
-    for (const p of busy) {
-      if (p.start < end && start < p.end && p.start <= t && t < p.end && !channels.includes(p.channel)) channels.push(p.channel);
-    }
+    // t lies in [start, end), so a placement carried at t overlaps the stream.
+    for (const p of busy) if (p.start <= t && t < p.end && !channels.includes(p.channel)) channels.push(p.channel);
     return channels.length > limit;
   };
   if (fullAt(start)) return false;

@@ -2,7 +2,7 @@
  * Playable items: episodes, movies and videos in one table and one id space, so an id
  * names a playable item whatever its kind. Lists are filtered and sorted in SQL.
  */
-import { describeSegments } from '../common/body-segments.js';
+import { describedArray, describeSegments } from '../common/body-segments.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, updateRow, upsertRow } from '../db/row-codec.js';
@@ -261,9 +261,6 @@ function scopeSql(scope: ItemScope): { from: string; terms: SqlFragment[] } {
   };
 }
 
-const OPEN_BRACKET = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE_BRACKET = Buffer.from(']');
 
 /** How a list's items are written: all in one shape, or each kind in its own ('mixed'). */
 export type ListShape = Exclude<ItemShape, 'content_movie'> | { mixed: MovieShape };
@@ -286,27 +283,8 @@ export function listItemsJson(
   const json = typeof shape === 'string' ? itemJsonSql(shape) : mixedItemJsonSql(shape.mixed);
   const sql = `SELECT i.id, CAST(${json} AS BLOB) FROM ${from} ${JOIN_PARENTS} ${where.sql} ${itemOrderBy(sort, fallback)}`;
   // Each row arrives as bytes, never as a JavaScript string, and is joined once at the end.
-  const parts: Buffer[] = [OPEN_BRACKET];
-  const ids: string[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let at = OPEN_BRACKET.length;
-  for (const [id, row] of statement(db, sql).raw(true).iterate({ base }, ...where.params) as Iterable<[string, Buffer]>) {
-    if (parts.length > 1) {
-      parts.push(COMMA);
-      at += COMMA.length;
-    }
-    parts.push(row);
-    ids.push(id);
-    starts.push(at);
-    at += row.length;
-    ends.push(at);
-  }
-  parts.push(CLOSE_BRACKET);
-  return describeSegments(Buffer.concat(parts), {
-    ids,
-    starts,
-    ends,
+  const rows = statement(db, sql).raw(true).iterate({ base }, ...where.params) as Iterable<[string, Buffer]>;
+  return describedArray(rows, {
     // Sorts never read item state; these filters do (an item may join or leave the list).
     patchable: filter.watched === undefined && filter.favorited === undefined && filter.verified === undefined,
     render: (id) => statement(db, `SELECT CAST(${json} AS BLOB) FROM items i ${JOIN_PARENTS} WHERE i.id = @id`).pluck().get({ base, id }) as Buffer | undefined,

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { newestBackup } from '../../src/db/backup-names.js';
 import { databasePath, openDatabase, prepareDataDir } from '../../src/db/database.js';
 import { upsertCollection } from '../../src/repositories/collections.repository.js';
+import { until } from '../support/dvr-app.js';
 import { runAntenna, type StartedServer, startAntennaServer } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';
 
@@ -41,16 +42,6 @@ async function collectionNames(url: string): Promise<string[]> {
   return ((await (await fetch(`${url}/api/v1/collections`)).json()) as { name: string }[]).map((c) => c.name).sort();
 }
 
-async function until<T>(read: () => T, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 const backupsIn = (data: string) => (existsSync(join(data, 'backups')) ? readdirSync(join(data, 'backups')).filter((name) => name.endsWith('Z.db')) : []);
 
 describe('antenna backup and restore', () => {
@@ -59,7 +50,7 @@ describe('antenna backup and restore', () => {
     const server = await start(data);
     const pid = server.child.pid;
     // The automatic backup at start: none was there.
-    await until(() => backupsIn(data), (names) => names.length === 1);
+    await until(() => backupsIn(data), (names) => names.length === 1, 10_000, 'the first automatic backup', 25);
     await addCollection(server.url, 'Before the backup');
 
     const backup = await runAntenna(['backup', '--data', data]).done;

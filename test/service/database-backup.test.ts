@@ -17,6 +17,7 @@ import { BackupError } from '../../src/db/database-backup.js';
 import { restoreDatabase } from '../../src/db/database-restore.js';
 import { type Db, StartupError, databasePath, loadMigrations, openDatabase, prepareDataDir } from '../../src/db/database.js';
 import { lockDataDirForServer } from '../../src/db/data-dir-lock.js';
+import { until } from '../support/dvr-app.js';
 import { tempDir } from '../support/temp-library.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -86,16 +87,6 @@ function silentLogger() {
   return { info: vi.fn(), warn: vi.fn(), debug: vi.fn() };
 }
 
-async function until<T>(read: () => T, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 describe('a backup while others write', () => {
@@ -144,7 +135,7 @@ describe('automatic backups', () => {
     cleanups.push(() => scheduler.stop());
     scheduler.start();
     const fresh = backupFileName(now);
-    const listing = await until(() => readdirSync(backups).sort(), (names) => names.includes(fresh) && !names.includes(old[2]!));
+    const listing = await until(() => readdirSync(backups).sort(), (names) => names.includes(fresh) && !names.includes(old[2]!), 10_000, 'the old backups pruned', 10);
     expect(listing).toEqual([fresh, old[0]!, old[1]!, ...others].sort());
     expect(logger.info).toHaveBeenCalledWith(expect.objectContaining({ file: join(backups, fresh), removed: [old[2], old[3]] }), 'database backup written');
     expect(logger.warn).not.toHaveBeenCalled();
@@ -173,7 +164,7 @@ describe('automatic backups', () => {
     const logger = silentLogger();
     const scheduler = new BackupScheduler(db, { dir: backups, keep: 3, logger, pagesPerStep: 1 });
     scheduler.start();
-    await until(() => (existsSync(backups) ? readdirSync(backups) : []), (names) => names.some((name) => name.endsWith('.partial')));
+    await until(() => (existsSync(backups) ? readdirSync(backups) : []), (names) => names.some((name) => name.endsWith('.partial')), 10_000, 'a backup under way', 10);
     const stopping = Date.now();
     await scheduler.stop();
     expect(Date.now() - stopping).toBeLessThan(1000);
@@ -190,7 +181,7 @@ describe('automatic backups', () => {
     const scheduler = new BackupScheduler(db, { dir: notAFolder, keep: 3, logger });
     cleanups.push(() => scheduler.stop());
     scheduler.start();
-    await until(() => logger.warn.mock.calls.length, (calls) => calls > 0);
+    await until(() => logger.warn.mock.calls.length, (calls) => calls > 0, 10_000, 'the warning', 10);
     const message = String(logger.warn.mock.calls[0]?.[1]);
     expect(message).toMatch(/^automatic database backup failed: the backups folder .*backups cannot be made \(.*\): make sure that path is a folder Antenna may write to\. The server keeps running and tries again in 60 min\.$/);
     expect(db.prepare('SELECT count(*) FROM tick').pluck().get()).toBe(PREFILL);
