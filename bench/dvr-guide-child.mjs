@@ -115,11 +115,11 @@ for (let i = 0; i < 4; i++) {
 const editMs = edits.map((edit) => edit.ms).sort((a, b) => a - b);
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const editKinds = Object.fromEntries([...new Set(edits.map((edit) => edit.what))].map((what) => [what, median(edits.filter((e) => e.what === what).map((e) => e.ms))]));
-// The least a keyword's edit must read: every title and summary, searched by SQLite itself (no planning, no JavaScript per row).
+// The least a keyword's edit must read: every title and summary, searched by SQLite itself in one pass over the table (no planning, no JavaScript per row).
 const likeMs = median(
   [0, 1, 2].map((i) => {
     const at = performance.now();
-    db.prepare("SELECT count(*) FROM programmes WHERE stop > ? AND (title LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\')").pluck().get(Math.floor(Date.now() / 1000), `%${distinctive[i]}%`, `%${distinctive[i]}%`);
+    db.prepare("SELECT count(*) FROM programmes WHERE title LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\'").pluck().get(`%${distinctive[i]}%`, `%${distinctive[i]}%`);
     return performance.now() - at;
   }),
 );

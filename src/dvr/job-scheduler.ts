@@ -9,7 +9,8 @@ import { type Airing, ProgrammeAiring } from './airing.js';
 import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
 import { deleteProgrammesEndedBefore, iterateProgrammeTuplesMatching, iterateProgrammeTuplesOn, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
-import { findCandidates, guidePrefilter, type Plan, type PlanCandidate, placeCandidates, type PlannerInput, programmeKeyOf, type RunningJob, slotProgramme } from './job-planner.js';
+import { findCandidates, guidePrefilter, type Plan, placeAll, type PlannerInput, type Placing, programmeKeyOf, type RunningJob, slotProgramme } from './job-planner.js';
+import { placeAgain } from './job-placing-again.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -64,8 +65,8 @@ function storedProgramme(job: Omit<JobProgrammeRow, 'id'>, slotRules: ReadonlySe
 
 export class JobScheduler {
   private startTimer: NodeJS.Timeout | undefined;
-  /** Each rule's candidates as the last full plan found them (and rule changes since). */
-  private candidates: { at: number; byRule: Map<number, PlanCandidate[]>; placed: PlanCandidate[] } | undefined;
+  /** The last placing: every rule's candidates as the last full plan found them (and rule changes since), and their fates. */
+  private candidates: { at: number; placing: Placing } | undefined;
   /** The scheduled jobs as last written, and their programmes: a re-plan after a rule change compares with these instead of reading them back. */
   private written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined;
 
@@ -101,16 +102,17 @@ export class JobScheduler {
     const state = this.planState(now, channels, undefined);
     const found = findCandidates({ now, rules, airings: this.airings(now, channels, rules), running: state.running, settledIds: state.settledIds });
     this.candidates = undefined;
-    const placed = [...found.values()].flat();
-    this.store(placeCandidates(state, placed), undefined, state.slotRules);
-    this.candidates = { at: now, byRule: found, placed };
+    const placing = placeAll(state, [...found.values()].flat());
+    this.store(placing.plan, undefined, state.slotRules);
+    this.candidates = { at: now, placing };
   }
 
   /**
    * Plans again after rule `ruleId` was made, edited or removed: the guide is read for
-   * that rule alone and every rule's candidates placed again (what a rule finds does not
-   * depend on the others; where it goes does). The other rules' candidates come from the
-   * last full plan, made at most CANDIDATES_FRESH_FOR ago, after which this is a full plan.
+   * that rule alone (what a rule finds does not depend on the others; where it goes does)
+   * and the candidates it reaches are placed again (placeAgain). The other rules'
+   * candidates come from the last full plan, made at most CANDIDATES_FRESH_FOR ago, after
+   * which this is a full plan.
    */
   replanRule(ruleId: number): void {
     if (!this.options.running()) return;
@@ -127,13 +129,9 @@ export class JobScheduler {
     // Should anything below throw, the next change plans in full: the kept state may be half updated.
     this.candidates = undefined;
     const found = rule ? findCandidates({ now, rules: [rule], airings: this.airings(now, channels, [rule]), running: state.running, settledIds: state.settledIds }) : new Map();
-    cached.byRule.delete(ruleId);
-    for (const [id, list] of found) cached.byRule.set(id, list);
-    // In the order of the last placing (placeCandidates sorts in place), the rule's new ones after: sorting that is nearly free.
-    const placed = cached.placed.filter((candidate) => candidate.ruleId !== ruleId);
-    for (const list of found.values()) placed.push(...list);
-    this.store(placeCandidates(state, placed), written.jobs, state.slotRules);
-    this.candidates = { ...cached, placed };
+    const placing = placeAgain(cached.placing, state, ruleId, [...found.values()].flat());
+    this.store(placing.plan, written.jobs, state.slotRules);
+    this.candidates = { ...cached, placing };
   }
 
   /**

@@ -19,16 +19,35 @@ const BUCKET_SECONDS = 3600;
  * One source's placed streams, indexed by hour, so the placements overlapping a
  * candidate are found without walking every job of a 14-day plan (tens of thousands).
  */
-export class SourceSchedule {
-  private readonly buckets = new Map<number, Placement[]>();
+export class SourceSchedule<P extends Placement = Placement> {
+  private readonly buckets = new Map<number, P[]>();
 
-  add(placement: Placement): void {
+  add(placement: P): void {
     const last = Math.floor((placement.end - 1) / BUCKET_SECONDS);
     for (let bucket = Math.floor(placement.start / BUCKET_SECONDS); bucket <= last; bucket++) pushTo(this.buckets, bucket, placement);
   }
 
-  overlapping(start: number, end: number): Placement[] {
-    const found: Placement[] = [];
+  /** Takes out a placement added before (the same object). */
+  remove(placement: P): void {
+    const last = Math.floor((placement.end - 1) / BUCKET_SECONDS);
+    for (let bucket = Math.floor(placement.start / BUCKET_SECONDS); bucket <= last; bucket++) {
+      const list = this.buckets.get(bucket);
+      const at = list?.indexOf(placement) ?? -1;
+      if (at >= 0) list?.splice(at, 1);
+    }
+  }
+
+  /** Whether a placement overlapping [start, end) passes `test`. */
+  some(start: number, end: number, test: (placement: P) => boolean): boolean {
+    const last = Math.floor((end - 1) / BUCKET_SECONDS);
+    for (let bucket = Math.floor(start / BUCKET_SECONDS); bucket <= last; bucket++) {
+      for (const p of this.buckets.get(bucket) ?? []) if (p.start < end && start < p.end && test(p)) return true;
+    }
+    return false;
+  }
+
+  overlapping(start: number, end: number): P[] {
+    const found: P[] = [];
     const first = Math.floor(start / BUCKET_SECONDS);
     const last = Math.floor((end - 1) / BUCKET_SECONDS);
     for (let bucket = first; bucket <= last; bucket++) {

@@ -16,11 +16,14 @@
  * - nothing is recorded twice (ids, and episodes of series and keyword rules), and a
  *   recording whose programme the guide extends runs to the new end (within the limit);
  * - (every fourth tick) each rule's candidates found alone and placed together give the
- *   same plan: what the scheduler's re-plan after one rule's change relies on.
+ *   same plan: what the scheduler's re-plan after one rule's change relies on; and two
+ *   rule changes in a row (paused, removed, a new priority or padding, a new rule),
+ *   placed again from the last placing (placeAgain), give what placing all gives.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, findCandidates, MAX_EXTENSION, placeCandidates, plan, programmeKeyOf, type RunningJob } from '../../src/dvr/job-planner.js';
+import { type Airing, findCandidates, MAX_EXTENSION, placeAll, type PlannerInput, type Placing, plan, programmeKeyOf, type RunningJob } from '../../src/dvr/job-planner.js';
+import { placeAgain } from '../../src/dvr/job-placing-again.js';
 import type { RuleDefinition, StoredRule } from '../../src/dvr/rules/rule-types.js';
 import type { PlannedJob } from '../../src/model/planned-job.js';
 
@@ -173,7 +176,9 @@ function tick(world: World, now: number): void {
   if ((now - T0) % (4 * TICK) === 0) {
     const input = { now, rules: [], airings: [], channelSources: SOURCES, sourceLimits: world.limits, recordedKeys: world.recordedKeys, running: world.running, settledIds: world.settled, knownIds, heldIds: new Set(world.started.map((job) => job.id)), userSkips: new Set<string>() };
     const alone = rules.flatMap((rule) => [...findCandidates({ ...input, rules: [rule], airings: guide.filter((a) => a.stop > now) }).values()].flat());
-    expect(placeCandidates(input, alone)).toEqual(result);
+    const placing = placeAll(input, alone);
+    expect(placing.plan).toEqual(result);
+    checkPlacingAgain(world, input, placing, now);
   }
   checkExtensions(world, result.extensions, now);
   for (const job of world.running) job.end = result.extensions.get(job.id) ?? job.end;
@@ -241,6 +246,43 @@ function checkPlan(world: World, jobs: readonly PlannedJob[], now: number): void
     const ofRule = (id: string) => Number(id.split('-')[1]) % 2 ** 32 === rule.id;
     const count = jobs.filter((j) => ofRule(j.id)).length + world.started.filter((s) => ofRule(s.id)).length;
     expect(count, `program rule ${rule.id}`).toBeLessThanOrEqual(1);
+  }
+}
+
+const EDITS = ['paused', 'removed', 'priority', 'padding', 'added'] as const;
+
+/** One rule changed as a user changes it: the rules after, and the changed rule's id and definition (none when removed). */
+function editRule(rules: readonly StoredRule[], pick: number): { rules: StoredRule[]; ruleId: number; rule: StoredRule | undefined } {
+  const target = rules[pick % rules.length]!;
+  const edit = EDITS[pick % EDITS.length]!;
+  const others = rules.filter((rule) => rule !== target);
+  if (edit === 'removed') return { rules: others, ruleId: target.id, rule: undefined };
+  if (edit === 'added') {
+    const rule = { id: Math.max(...rules.map((r) => r.id)) + 1, definition: { ...target.definition, priority: (target.definition.priority ?? 0) + 1 } };
+    return { rules: [...rules, rule], ruleId: rule.id, rule };
+  }
+  const d = target.definition;
+  const definition =
+    edit === 'paused' ? { ...d, paused: !d.paused } : edit === 'priority' ? { ...d, priority: (d.priority ?? 0) + (pick % 2 === 0 ? 2 : -2) } : { ...d, padding_after: (d.padding_after ?? 0) + TICK };
+  const rule = { id: target.id, definition };
+  return { rules: [...others, rule], ruleId: rule.id, rule };
+}
+
+/** Two rule changes in a row placed again (placeAgain), each against all placed in full (placeAll), with the ids of the last plan known as the scheduler keeps them. */
+function checkPlacingAgain(world: World, input: PlannerInput, placing: Placing, now: number): void {
+  const airings = world.guide.filter((a) => a.stop > now);
+  const found = (rules: readonly StoredRule[], at: PlannerInput) => rules.flatMap((rule) => [...findCandidates({ ...at, rules: [rule], airings }).values()].flat());
+  let rules: StoredRule[] = world.rules;
+  let last = placing;
+  for (const step of [0, 1]) {
+    if (rules.length === 0) return;
+    const known = new Map([...(input.knownIds ?? []), ...last.plan.jobs.map((job) => [job.id, programmeOf(job)] as const)]);
+    const at = { ...input, knownIds: known };
+    const pick = (now - T0) / TICK + step * 7;
+    const edit = editRule(rules, pick);
+    rules = edit.rules;
+    last = placeAgain(last, at, edit.ruleId, edit.rule ? found([edit.rule], at) : []);
+    expect(last.plan, `rule ${edit.ruleId} ${EDITS[pick % EDITS.length]} (change ${step + 1})`).toEqual(placeAll(at, found(rules, at)).plan);
   }
 }
 

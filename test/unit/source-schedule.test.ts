@@ -1,7 +1,8 @@
 /**
  * The planner's view of a source (source-schedule.ts), against plain reference answers:
  * `overlapping` finds each overlapping placement once whatever hours it spans, and `fits`
- * says yes exactly when at no second the source would carry more channels than its limit.
+ * says yes exactly when at no second the source would carry more channels than its limit;
+ * a removed placement is found no more.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +31,21 @@ describe('a source schedule', () => {
         const found = schedule.overlapping(start, start + length);
         expect(new Set(found).size).toBe(found.length);
         expect(new Set(found)).toEqual(new Set(placements.filter((p) => p.start < start + length && start < p.end)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('forgets a removed placement, and `some` answers as the overlapping ones would', () => {
+    fc.assert(
+      fc.property(fc.array(placement, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 8 }), span, fc.constantFrom('1', '2'), (placements, removals, { start, length }, channel) => {
+        const schedule = new SourceSchedule();
+        for (const p of placements) schedule.add(p);
+        const removed = new Set(removals.flatMap((i) => (placements.length > 0 ? [placements[i % placements.length]!] : [])));
+        for (const p of removed) schedule.remove(p);
+        const left = placements.filter((p) => !removed.has(p) && p.start < start + length && start < p.end);
+        expect(new Set(schedule.overlapping(start, start + length))).toEqual(new Set(left));
+        expect(schedule.some(start, start + length, (p) => p.channel === channel)).toBe(left.some((p) => p.channel === channel));
       }),
       { numRuns: 500 },
     );
