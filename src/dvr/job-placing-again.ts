@@ -172,7 +172,8 @@ class Change implements PlacingView {
     update(last.listers, this.unlisted, this.newListers);
     let jobs = last.plan.jobs;
     if (this.goneJobs.size > 0 || this.newJobs.length > 0) jobs = mergedJobs(jobs.filter((job) => !this.goneJobs.has(job)), this.newJobs.sort(byStartAndId));
-    return { ...last, input: this.input, order, covered: this.covered, plan: { jobs, extensions: last.plan.extensions } };
+    const changes = { gone: [...this.goneJobs], added: this.newJobs };
+    return { ...last, input: this.input, order, covered: this.covered, plan: { jobs, extensions: last.plan.extensions, changes } };
   }
 
   /** Whether a candidate of `by` placed before `candidate` (and still there) has one of `keys`. */

@@ -42,6 +42,8 @@ export interface Plan {
   jobs: PlannedJob[];
   /** Running job id → its new end, epoch seconds (only later than its end now). */
   extensions: Map<string, number>;
+  /** Made by placeAgain: the jobs that differ from the plan it was made from (the store writes only those). */
+  changes?: { gone: PlannedJob[]; added: PlannedJob[] };
 }
 
 export interface PlannerInput {

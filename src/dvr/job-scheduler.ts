@@ -22,6 +22,7 @@ import {
   listJobSkips,
   listJobsInState,
   nextJobStart,
+  changeScheduledJobs,
   replaceScheduledJobs,
   settledJobIds,
   type JobProgrammeRow,
@@ -30,6 +31,7 @@ import {
 import { forgetRecordedProgramme, recordedEpisodeKeys } from '../repositories/recordings.repository.js';
 import { listSources, listStreamableChannels, type StreamableChannel } from '../repositories/sources.repository.js';
 import type { JobItem } from '../model/library.schemas.js';
+import type { PlannedJob } from '../model/planned-job.js';
 import type { RecordingsService } from './recordings.service.js';
 import type { RulesService } from './rules.service.js';
 import type { StoredRule } from './rules/rule-types.js';
@@ -130,7 +132,7 @@ export class JobScheduler {
     this.candidates = undefined;
     const found = rule ? findCandidates({ now, rules: [rule], airings: this.airings(now, channels, [rule]), running: state.running, settledIds: state.settledIds }) : new Map();
     const placing = placeAgain(cached.placing, state, ruleId, [...found.values()].flat());
-    this.store(placing.plan, written.jobs, state.slotRules);
+    this.store(placing.plan, written, state.slotRules);
     this.candidates = { ...cached, placing };
   }
 
@@ -160,17 +162,27 @@ export class JobScheduler {
     };
   }
 
-  private store(planned: Plan, written: WrittenPlan | undefined, slots: ReadonlySet<number>): void {
+  /**
+   * Writes a plan. `written`: the plan as last written, when this one was made from it
+   * (a re-plan after a rule change): with the plan's changes (placeAgain), only those are
+   * compared and written.
+   */
+  private store(planned: Plan, written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined, slots: ReadonlySet<number>): void {
     for (const [id, end] of planned.extensions) this.recordings.extend(id, end);
     this.written = undefined;
-    const jobs = replaceScheduledJobs(this.db, planned.jobs, this.options.now(), written);
-    const programmes = new Map(
-      planned.jobs.map((job) => [
-        job.id,
-        storedProgramme({ ruleId: job.ruleId, start: job.start, programId: job.item.program_id ?? null, title: job.item.title ?? job.name, episodeTitle: job.item.episode_title ?? null }, slots),
-      ]),
-    );
-    this.written = { jobs, programmes };
+    const now = this.options.now();
+    const programmeOf = (job: PlannedJob) =>
+      storedProgramme({ ruleId: job.ruleId, start: job.start, programId: job.item.program_id ?? null, title: job.item.title ?? job.name, episodeTitle: job.item.episode_title ?? null }, slots);
+    if (written && planned.changes) {
+      const { gone, added } = planned.changes;
+      const jobs = changeScheduledJobs(this.db, planned.changes, written.jobs, now);
+      for (const job of gone) written.programmes.delete(job.id);
+      for (const job of added) written.programmes.set(job.id, programmeOf(job));
+      this.written = { jobs, programmes: written.programmes };
+    } else {
+      const jobs = replaceScheduledJobs(this.db, planned.jobs, now, written?.jobs);
+      this.written = { jobs, programmes: new Map(planned.jobs.map((job) => [job.id, programmeOf(job)])) };
+    }
     this.startDue();
   }
 

@@ -118,44 +118,70 @@ export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput
               (row) => [row[0] as string, row.slice(1).join('\u0000')],
             ),
           );
-    // Positional parameters: binding by name cost a third of writing a 40,000-job plan.
-    const insert = statement(
-      db,
-      `INSERT INTO jobs (id, name, start_time, end_time, channels, channel, skipped, failed, error, item, source_id, rule_id, episode_key, state, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, 'scheduled', ?, ?)
-       ON CONFLICT (id) DO UPDATE SET name = excluded.name, start_time = excluded.start_time, end_time = excluded.end_time, channels = excluded.channels,
-         channel = excluded.channel, skipped = excluded.skipped, error = excluded.error, item = excluded.item, rule_id = excluded.rule_id,
-         source_id = excluded.source_id, episode_key = excluded.episode_key, updated_at = excluded.updated_at
-       WHERE jobs.state = 'scheduled'`,
-    );
-    for (const job of planned) {
-      const known = joinedOf.get(job);
-      if (known !== undefined && before.get(job.id) === known) {
-        after.set(job.id, known);
-        continue;
-      }
-      // The columns compared with the stored row, in the order of the SELECT above.
-      const compared = [
-        job.name,
-        job.start,
-        job.end,
-        cachedJson(job.channels),
-        job.channel ?? null,
-        job.skipped ? 1 : 0,
-        job.error ?? null,
-        cachedJson(job.item),
-        job.sourceId ?? null,
-      ] as const;
-      const old = before.get(job.id);
-      const joined = compared.join('\u0000');
-      joinedOf.set(job, joined);
-      after.set(job.id, joined);
-      if (old !== joined) insert.run(job.id, ...compared, job.ruleId, job.episodeKey ?? null, now, now);
-    }
+    const write = jobWriter(db, now);
+    for (const job of planned) write(job, before, after);
     const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
     for (const id of before.keys()) if (!after.has(id)) remove.run(id);
   })();
   return after;
+}
+
+/**
+ * replaceScheduledJobs for a plan that differs from the one written (`written`, what the
+ * last call returned) only by `gone` and `added` jobs (a re-plan after one rule's change:
+ * job-placing-again.ts): only those are compared and written. Updates and returns `written`.
+ */
+export function changeScheduledJobs(db: Db, changes: { gone: readonly ScheduledJobInput[]; added: readonly ScheduledJobInput[] }, written: WrittenPlan, now = Date.now()): WrittenPlan {
+  db.transaction(() => {
+    const write = jobWriter(db, now);
+    const addedIds = new Set(changes.added.map((job) => job.id));
+    const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
+    for (const job of changes.gone) {
+      if (addedIds.has(job.id)) continue;
+      remove.run(job.id);
+      written.delete(job.id);
+    }
+    for (const job of changes.added) write(job, written, written);
+  })();
+  return written;
+}
+
+/** Writes a planned job unless `before` has it as it is; records what is written in `after`. */
+function jobWriter(db: Db, now: number): (job: ScheduledJobInput, before: WrittenPlan, after: WrittenPlan) => void {
+  // Positional parameters: binding by name cost a third of writing a 40,000-job plan.
+  const insert = statement(
+    db,
+    `INSERT INTO jobs (id, name, start_time, end_time, channels, channel, skipped, failed, error, item, source_id, rule_id, episode_key, state, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, 'scheduled', ?, ?)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, start_time = excluded.start_time, end_time = excluded.end_time, channels = excluded.channels,
+       channel = excluded.channel, skipped = excluded.skipped, error = excluded.error, item = excluded.item, rule_id = excluded.rule_id,
+       source_id = excluded.source_id, episode_key = excluded.episode_key, updated_at = excluded.updated_at
+     WHERE jobs.state = 'scheduled'`,
+  );
+  return (job, before, after) => {
+    const known = joinedOf.get(job);
+    if (known !== undefined && before.get(job.id) === known) {
+      after.set(job.id, known);
+      return;
+    }
+    // The columns compared with the stored row, in the order of replaceScheduledJobs' SELECT.
+    const compared = [
+      job.name,
+      job.start,
+      job.end,
+      cachedJson(job.channels),
+      job.channel ?? null,
+      job.skipped ? 1 : 0,
+      job.error ?? null,
+      cachedJson(job.item),
+      job.sourceId ?? null,
+    ] as const;
+    const old = before.get(job.id);
+    const joined = compared.join('\u0000');
+    joinedOf.set(job, joined);
+    after.set(job.id, joined);
+    if (old !== joined) insert.run(job.id, ...compared, job.ruleId, job.episodeKey ?? null, now, now);
+  };
 }
 
 export function getDvrJob(db: Db, id: string): DvrJobRow | undefined {
@@ -206,7 +232,7 @@ export function listJobProgrammes(db: Db, startedOnly = false): JobProgrammeRow[
   return statement(
     db,
     `SELECT id, rule_id AS ruleId, start_time AS start, json_extract(item, '$.program_id') AS programId, coalesce(json_extract(item, '$.title'), name) AS title,
-            json_extract(item, '$.episode_title') AS episodeTitle FROM jobs${startedOnly ? " WHERE state <> 'scheduled'" : ''}`,
+            json_extract(item, '$.episode_title') AS episodeTitle FROM jobs${startedOnly ? " WHERE state IN ('recording', 'finished')" : ''}`,
   ).all() as JobProgrammeRow[];
 }
 
@@ -249,7 +275,7 @@ export function deleteJobsEndedBefore(db: Db, before: number): void {
 
 /** Ids of every job that is recording or finished. */
 export function settledJobIds(db: Db): Set<string> {
-  return new Set(statement(db, "SELECT id FROM jobs WHERE state <> 'scheduled'").pluck().all() as string[]);
+  return new Set(statement(db, "SELECT id FROM jobs WHERE state IN ('recording', 'finished')").pluck().all() as string[]);
 }
 
 /** What /metrics counts jobs as: a skipped job apart from the scheduled, a failed one apart from the finished. */

@@ -354,6 +354,10 @@ describe('tuner limits', () => {
     dvr.rules.replace(three.id, { type: 'series', title: 'Three Show', priority: 10 });
     expect(one(three)).toMatchObject({ channel: '3', source_id: sourceA, skipped: 0 });
     expect(one(two)).toMatchObject({ skipped: 1, error: expect.stringMatching(/no free tuner.*already recording Three Show/) });
+    // Only what the change reached was written (placeAgain's changes): the jobs as a full re-plan writes them, each updated_at kept.
+    const incremental = listJobs(temp.db);
+    dvr.schedule.replan();
+    expect(listJobs(temp.db)).toEqual(incremental);
   });
 });
 

@@ -281,8 +281,16 @@ function checkPlacingAgain(world: World, input: PlannerInput, placing: Placing, 
     const pick = (now - T0) / TICK + step * 7;
     const edit = editRule(rules, pick);
     rules = edit.rules;
+    const before = last.plan.jobs;
     last = placeAgain(last, at, edit.ruleId, edit.rule ? found([edit.rule], at) : []);
-    expect(last.plan, `rule ${edit.ruleId} ${EDITS[pick % EDITS.length]} (change ${step + 1})`).toEqual(placeAll(at, found(rules, at)).plan);
+    const { changes, ...again } = last.plan;
+    const what = `rule ${edit.ruleId} ${EDITS[pick % EDITS.length]} (change ${step + 1})`;
+    expect(again, what).toEqual(placeAll(at, found(rules, at)).plan);
+    // What the store writes: the plan before, less the jobs gone, with those added, is the plan.
+    if (changes) {
+      const gone = new Set(changes.gone);
+      expect(new Set([...before.filter((job) => !gone.has(job)), ...changes.added]), `${what}: its changes`).toEqual(new Set(again.jobs));
+    }
   }
 }
 
