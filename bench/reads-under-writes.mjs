@@ -5,10 +5,14 @@
  * the last answer they had, half not), first alone, then while a writer changes one
  * episode's resume position 10 times a second, as a player reporting progress does.
  * The figures: each phase's read latencies (time to last byte), p50/p99/max, and the
- * writes' own latencies. Run alone: `node bench/reads-under-writes.mjs DATA_DIR`
+ * writes' own latencies. The same two phases then run against bench/reads-ceiling-server.mjs,
+ * bare node:http serving the very bytes Antenna answered with an ETag that changes at
+ * each write: the ceiling (most of a read is moving 54 MB over loopback). Run alone: `node bench/reads-under-writes.mjs DATA_DIR`
  * (a copy of a bench library, e.g. from `node bench/generate-library.mjs DIR`).
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -23,6 +27,17 @@ const WRITES_PER_SECOND = 10;
 const PATHS = ['/api/v1/episodes', '/api/v1/shows'];
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 2 });
+
+/** A whole answer's bytes. */
+function body(port, path) {
+  return new Promise((resolve, reject) =>
+    http.get({ host: '127.0.0.1', port, path, agent }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve(Buffer.concat(chunks)));
+    }).on('error', reject),
+  );
+}
 
 function request(port, method, path, headers = {}) {
   return new Promise((resolve, reject) => {
@@ -92,7 +107,7 @@ async function freePort() {
   return port;
 }
 
-/** Starts `antenna server` on `data`, measures both phases, stops it. */
+/** Starts `antenna server` on `data`, measures both phases, stops it; then the same against the ceiling. */
 export async function benchReadsUnderWrites({ data, seconds = 10, log = console.log }) {
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'antenna'), 'server', '--data', data, '--port', String(port), '--host', '127.0.0.1', '--no-sample', '--log-level', 'warn'], {
@@ -100,6 +115,8 @@ export async function benchReadsUnderWrites({ data, seconds = 10, log = console.
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, ANTENNA_MDNS: 'false' },
   });
+  const bodiesDir = mkdtempSync(join(tmpdir(), 'antenna-rw-'));
+  let measured;
   try {
     for (let tries = 0; ; tries++) {
       const up = await request(port, 'GET', '/status').catch(() => undefined);
@@ -107,13 +124,10 @@ export async function benchReadsUnderWrites({ data, seconds = 10, log = console.
       if (tries > 600) throw new Error('the server did not start');
       await sleep(50);
     }
-    const episodes = await new Promise((resolve, reject) =>
-      http.get({ host: '127.0.0.1', port, path: '/api/v1/episodes', agent }, (response) => {
-        const chunks = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-      }).on('error', reject),
-    );
+    const [episodesBody, showsBody] = await Promise.all(PATHS.map((path) => body(port, path)));
+    writeFileSync(join(bodiesDir, 'episodes.json'), episodesBody);
+    writeFileSync(join(bodiesDir, 'shows.json'), showsBody);
+    const episodes = JSON.parse(episodesBody.toString('utf8'));
     const episodeIds = episodes.filter((_, i) => i % 97 === 0).map((e) => e.id);
     // Both lists cached before either phase: each phase measures reads of a warm server.
     for (const path of PATHS) await request(port, 'GET', path);
@@ -121,10 +135,35 @@ export async function benchReadsUnderWrites({ data, seconds = 10, log = console.
     const alone = await phase(port, episodeIds, seconds, false);
     const written = await phase(port, episodeIds, seconds, true);
     log(`  alone: ${JSON.stringify(alone.reads)}; with the writer: ${JSON.stringify(written.reads)}; writes: ${JSON.stringify(written.writes)}`);
-    return { clients: CLIENTS, writesPerSecond: WRITES_PER_SECOND, episodes: episodes.length, seconds, alone, written };
+    measured = { clients: CLIENTS, writesPerSecond: WRITES_PER_SECOND, episodes: episodes.length, bytes: episodesBody.length, seconds, alone, written };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
+  }
+  try {
+    // Any PUT changes the ceiling's ETag: the writer's ids do not matter there.
+    measured.ceiling = await benchCeiling(bodiesDir, ['any'], seconds, log);
+  } finally {
+    rmSync(bodiesDir, { recursive: true, force: true });
+  }
+  return measured;
+}
+
+/** Both phases against bench/reads-ceiling-server.mjs serving the same bytes. */
+async function benchCeiling(bodiesDir, episodeIds, seconds, log) {
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'reads-ceiling-server.mjs'), join(bodiesDir, 'episodes.json'), join(bodiesDir, 'shows.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise((resolve, reject) => {
+      child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
+      child.once('exit', () => reject(new Error('the ceiling server did not start')));
+    });
+    const alone = await phase(port, episodeIds, seconds, false);
+    const written = await phase(port, episodeIds, seconds, true);
+    log(`  ceiling (bare node:http, the same bytes): alone: ${JSON.stringify(alone.reads)}; with the writer: ${JSON.stringify(written.reads)}`);
+    return { alone, written };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve()));
   }
 }
 
@@ -133,17 +172,18 @@ const ms = (value) => `${value.toFixed(1)} ms`;
 /** The rows for docs/benchmarks.md. */
 export function readsUnderWritesRows(r, verdict) {
   const ratio = r.written.reads.p99 / r.alone.reads.p99;
+  const c = r.ceiling;
   return [
     {
-      target: `Reads under writes: ${r.clients} clients reading /api/v1/episodes (${r.episodes.toLocaleString('en-US')}) and /api/v1/shows, half with If-None-Match, while one episode's position is written ${r.writesPerSecond}×/s (n=${r.written.reads.n})`,
+      target: `Reads under writes: ${r.clients} clients reading /api/v1/episodes (${r.episodes.toLocaleString('en-US')}, ${(r.bytes / 1e6).toFixed(0)} MB) and /api/v1/shows, half with If-None-Match, while one episode's position is written ${r.writesPerSecond}×/s (n=${r.written.reads.n})`,
       threshold: 'p99 ≤ 2× without the writer; no read over 1 s',
-      measured: `p99 ${ms(r.written.reads.p99)}, median ${ms(r.written.reads.p50)}, slowest ${ms(r.written.reads.max)}; writes: median ${ms(r.written.writes.p50)}, slowest ${ms(r.written.writes.max)}`,
-      ceiling: `the same reads without the writer: p99 ${ms(r.alone.reads.p99)}, median ${ms(r.alone.reads.p50)}, slowest ${ms(r.alone.reads.max)}; by list, with / without the writer: ${PATHS.map(
+      measured: `p99 ${ms(r.written.reads.p99)}, median ${ms(r.written.reads.p50)}, slowest ${ms(r.written.reads.max)} (without the writer: p99 ${ms(r.alone.reads.p99)}, slowest ${ms(r.alone.reads.max)}); writes: median ${ms(r.written.writes.p50)}, slowest ${ms(r.written.writes.max)}; by list, with / without the writer: ${PATHS.map(
         (path) => `${path} p99 ${ms(r.written.byPath[path].p99)} / ${ms(r.alone.byPath[path].p99)}`,
       ).join(', ')}; answers with the writer: ${Object.entries(r.written.statuses)
         .map(([status, n]) => `${n}× ${status}`)
         .join(', ')}`,
-      ratio: `${ratio.toFixed(2)}×`,
+      ceiling: `bare node:http serving the same bytes, its ETag changing at each write (bench/reads-ceiling-server.mjs), the same clients: with the writer p99 ${ms(c.written.reads.p99)}, slowest ${ms(c.written.reads.max)}; without p99 ${ms(c.alone.reads.p99)}, slowest ${ms(c.alone.reads.max)} (its own ratio ${(c.written.reads.p99 / c.alone.reads.p99).toFixed(2)}×)`,
+      ratio: `${ratio.toFixed(2)}× (with the writer, ${(r.written.reads.p99 / c.written.reads.p99).toFixed(2)}× the ceiling's p99)`,
       result: verdict(ratio <= 2 && r.written.reads.max <= 1000),
     },
   ];
