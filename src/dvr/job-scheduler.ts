@@ -11,6 +11,8 @@ import { deleteProgrammesEndedBefore, iterateProgrammeTuplesMatching, iteratePro
 import { explainJob, type JobWhy } from './job-explanation.js';
 import { findCandidates, guidePrefilter, type Plan, placeAll, type PlannerInput, type Placing, programmeKeyOf, type RunningJob, slotProgramme } from './job-planner.js';
 import { placeAgain } from './job-placing-again.js';
+import { byStartAndId } from './job-placing.js';
+import { keptVanishedJob, type VanishedJobLookups } from './vanished-jobs.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -24,6 +26,7 @@ import {
   nextJobStart,
   changeScheduledJobs,
   replaceScheduledJobs,
+  scheduledJobIdsEndingAfter,
   settledJobIds,
   type JobProgrammeRow,
   type WrittenPlan,
@@ -63,6 +66,12 @@ const CANDIDATES_FRESH_FOR = 15 * 60;
 function storedProgramme(job: Omit<JobProgrammeRow, 'id'>, slotRules: ReadonlySet<number>): string {
   if (job.ruleId !== null && slotRules.has(job.ruleId)) return slotProgramme(job.ruleId, job.start);
   return programmeKeyOf({ programId: job.programId ?? undefined, title: job.title, episodeTitle: job.episodeTitle ?? undefined });
+}
+
+/** What a job (planned, or stored with its item) records, as the planner names it. */
+function plannedProgramme(job: { ruleId: number | null; start: number; item: JobItem; name: string }, slotRules: ReadonlySet<number>): string {
+  const { item } = job;
+  return storedProgramme({ ruleId: job.ruleId, start: job.start, programId: item.program_id ?? null, title: item.title ?? job.name, episodeTitle: item.episode_title ?? null }, slotRules);
 }
 
 export class JobScheduler {
@@ -171,8 +180,7 @@ export class JobScheduler {
     for (const [id, end] of planned.extensions) this.recordings.extend(id, end);
     this.written = undefined;
     const now = this.options.now();
-    const programmeOf = (job: PlannedJob) =>
-      storedProgramme({ ruleId: job.ruleId, start: job.start, programId: job.item.program_id ?? null, title: job.item.title ?? job.name, episodeTitle: job.item.episode_title ?? null }, slots);
+    const programmeOf = (job: PlannedJob) => plannedProgramme(job, slots);
     if (written && planned.changes) {
       const { gone, added } = planned.changes;
       const jobs = changeScheduledJobs(this.db, planned.changes, written.jobs, now);
@@ -180,10 +188,45 @@ export class JobScheduler {
       for (const job of added) written.programmes.set(job.id, programmeOf(job));
       this.written = { jobs, programmes: written.programmes };
     } else {
-      const jobs = replaceScheduledJobs(this.db, planned.jobs, now, written?.jobs);
+      const jobs = replaceScheduledJobs(this.db, this.withVanished(planned.jobs, slots), now, written?.jobs);
       this.written = { jobs, programmes: new Map(planned.jobs.map((job) => [job.id, programmeOf(job)])) };
     }
     this.startDue();
+  }
+
+  /**
+   * The plan's jobs and the scheduled jobs it lost that are kept, skipped, until they end
+   * (vanished-jobs.ts). A re-plan after a rule change writes only its changes and leaves
+   * those rows as they are.
+   */
+  private withVanished(jobs: PlannedJob[], slots: ReadonlySet<number>): PlannedJob[] {
+    const now = this.nowSeconds();
+    const plannedIds = new Set(jobs.map((job) => job.id));
+    const missing = scheduledJobIdsEndingAfter(this.db, now).filter((id) => !plannedIds.has(id));
+    if (missing.length === 0) return jobs;
+    const programmeOf = (job: Parameters<typeof plannedProgramme>[0]) => plannedProgramme(job, slots);
+    const rules = new Map(this.rules.list().map((rule) => [rule.id, rule]));
+    const offered = new Set(listStreamableChannels(this.db).map((channel) => channel.number));
+    const lookups: VanishedJobLookups = {
+      now,
+      plannedIds,
+      plannedProgrammes: new Set(jobs.map((job) => `${job.ruleId} ${programmeOf(job)}`)),
+      placedEpisodes: new Set(jobs.flatMap((job) => (!job.skipped && job.episodeKey ? [job.episodeKey] : []))),
+      userSkips: listJobSkips(this.db),
+      rule: (id) => rules.get(id),
+      programmeOf: (job, item) => programmeOf({ ruleId: job.rule_id, start: job.start_time, item, name: job.name }),
+      offered: (number) => offered.has(number),
+      aired: (number, start, programme) => {
+        const airing = this.airingOn(number, start);
+        return airing !== undefined && programmeKeyOf(airing) === programme;
+      },
+    };
+    const kept = missing.flatMap((id) => {
+      const row = getDvrJob(this.db, id);
+      const job = row && keptVanishedJob(row, lookups);
+      return job ? [job] : [];
+    });
+    return kept.length === 0 ? jobs : [...jobs, ...kept].sort(byStartAndId);
   }
 
   /** Skips a planned job, or stops one that is recording (it keeps what it wrote, flagged cancelled). */
@@ -259,7 +302,7 @@ export class JobScheduler {
         end: job.end_time,
         channel: job.channel ?? '',
         sourceId: job.source_id ?? '',
-        programme: storedProgramme({ ruleId: job.rule_id, start: job.start_time, programId: item.program_id ?? null, title: item.title ?? job.name, episodeTitle: item.episode_title ?? null }, slots),
+        programme: plannedProgramme({ ruleId: job.rule_id, start: job.start_time, item, name: job.name }, slots),
         plannedEnd: job.planned_end_time ?? job.end_time,
       };
     });

@@ -273,6 +273,11 @@ export function deleteJobsEndedBefore(db: Db, before: number): void {
   statement(db, "DELETE FROM dvr_job_skips WHERE CAST(substr(job_id, 1, instr(job_id, '-') - 1) AS INTEGER) < ?").run(before - 2 * 86400);
 }
 
+/** Ids of the scheduled jobs that end after `now` (epoch seconds). */
+export function scheduledJobIdsEndingAfter(db: Db, now: number): string[] {
+  return statement(db, "SELECT id FROM jobs WHERE state = 'scheduled' AND end_time > ?").pluck().all(now) as string[];
+}
+
 /** Ids of every job that is recording or finished. */
 export function settledJobIds(db: Db): Set<string> {
   return new Set(statement(db, "SELECT id FROM jobs WHERE state IN ('recording', 'finished')").pluck().all() as string[]);

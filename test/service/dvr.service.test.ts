@@ -160,21 +160,59 @@ describe('planning', () => {
     expect(jobsOf(slot.id)).toMatchObject([{ id: `${T0 + 600}-${slot.id}`, channel: '3' }]);
   });
 
-  it('removes the job of a programme the guide cancels before it starts', async () => {
+  it('keeps the job of a programme the guide drops listed as skipped, saying why, until its end; a moved programme leaves no trace', async () => {
     const { dvr, guide } = await standard();
     const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
     expect(jobsOf(series.id)).toHaveLength(3);
-    writeXmltv(
-      guide,
-      [['two.test', 'Two'], ['three.test', 'Three']],
-      [
-        { channel: 'two.test', start: T0, stop: T0 + 1800, title: 'Harbour Lights', extra: episode(1) },
-        { channel: 'two.test', start: T0 + 7200, stop: T0 + 9000, title: 'Harbour Lights', extra: episode(3) },
-      ],
-    );
+    const rewrite = (second: { start: number; stop: number } | undefined) =>
+      writeXmltv(
+        guide,
+        [['two.test', 'Two'], ['three.test', 'Three']],
+        [
+          { channel: 'two.test', start: T0, stop: T0 + 1800, title: 'Harbour Lights', extra: episode(1) },
+          ...(second ? [{ channel: 'two.test', ...second, title: 'Harbour Lights', extra: episode(2) }] : []),
+          { channel: 'two.test', start: T0 + 7200, stop: T0 + 9000, title: 'Harbour Lights', extra: episode(3) },
+          { channel: 'three.test', start: T0, stop: T0 + 5400, title: 'Night Movie', extra: '<category>Movie</category>' },
+        ],
+      );
+    rewrite(undefined);
     await dvr.sources.refreshAll();
     dvr.schedule.replan();
-    expect(jobsOf(series.id).map((j) => j.id)).toEqual([`${T0}-${series.id}`, `${T0 + 7200}-${series.id}`]);
+    expect(jobsOf(series.id).map((j) => [j.id, j.skipped, j.error])).toEqual([
+      [`${T0}-${series.id}`, 0, null],
+      [`${T0 + 1800}-${series.id}`, 1, expect.stringMatching(/^the guide no longer lists this programme at this time/)],
+      [`${T0 + 7200}-${series.id}`, 0, null],
+    ]);
+    // Another rule's edit (written as changes only) leaves it listed.
+    dvr.rules.create({ type: 'program', channel: '3', start_time: T0 });
+    expect(job(`${T0 + 1800}-${series.id}`)).toMatchObject({ skipped: 1 });
+    // Once its time has passed, it goes.
+    clock = (T0 + 2400) * 1000;
+    dvr.schedule.replan();
+    expect(jobsOf(series.id).map((j) => j.id)).toEqual([`${T0 + 7200}-${series.id}`]);
+
+    // A programme the guide moves is planned at its new time; nothing is left at the old one.
+    clock = (T0 - 3600) * 1000;
+    rewrite({ start: T0 + 3600, stop: T0 + 4200 });
+    await dvr.sources.refreshAll();
+    dvr.schedule.replan();
+    expect(jobsOf(series.id).map((j) => [j.id, j.skipped])).toEqual([
+      [`${T0}-${series.id}`, 0],
+      [`${T0 + 3600}-${series.id}`, 0],
+      [`${T0 + 7200}-${series.id}`, 0],
+    ]);
+  });
+
+  it('keeps the jobs of a removed source’s channels listed as skipped, saying why; pausing the rule then removes them', async () => {
+    const { dvr, m3u } = await standard();
+    const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
+    dvr.sources.removeSource(sourceIdFor('m3u', m3u));
+    dvr.schedule.replan();
+    expect(jobsOf(series.id)).toHaveLength(3);
+    for (const j of jobsOf(series.id)) expect(j).toMatchObject({ skipped: 1, error: expect.stringMatching(/^no source offers channel 2 any more/) });
+    dvr.rules.replace(series.id, { type: 'series', title: 'Harbour Lights', paused: true });
+    dvr.schedule.replan();
+    expect(jobsOf(series.id)).toEqual([]);
   });
 
   it('leaves a stored rule of a type it does not know out of the plan (a newer version wrote it), and plans the rest', async () => {
