@@ -6,3 +6,4 @@ cpSync('src/db/migrations', 'dist/db/migrations', { recursive: true });
 cpSync('src/importer/folder-walk.child.js', 'dist/importer/folder-walk.child.js');
 cpSync('src/importer/folder-watch.child.js', 'dist/importer/folder-watch.child.js');
 cpSync('src/media-tools/media-read.child.js', 'dist/media-tools/media-read.child.js');
+cpSync('src/media-tools/mpeg-ts.read.js', 'dist/media-tools/mpeg-ts.read.js');

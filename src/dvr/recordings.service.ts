@@ -312,7 +312,7 @@ export class RecordingsService {
     if (!recording?.path) return;
     const signal = this.postAbort.signal;
     const programs = this.options.programs ?? PROGRAMS_ON_PATH;
-    // A reading process of its own for this one file: MediaInfo lends ffprobe the captions in a recording's video (media-header.ts).
+    // A reading process of its own for this one file: the TS reader reads a recording, captions in its video included (media-header.ts).
     const readers = new HeaderReaderPool(1);
     const probe = await probeMedia(recording.path, readers, programs.ffprobe, signal).finally(() => readers.close());
     if (signal.aborted) return;

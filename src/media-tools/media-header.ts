@@ -1,13 +1,15 @@
 /**
  * Probing without a process per file: a few long-lived processes (media-read.child.js)
- * read MP4/MOV indexes with mp4box.js and Matroska/WebM heads with ts-ebml (a fraction of
- * a millisecond a file), and what those cannot vouch for (AVI, odd files) with MediaInfo
- * (a few milliseconds), where an ffprobe process costs about seventy. What none of them
- * vouches for goes to ffprobe, which stays the reference (see each parser's top for its
- * cases; MPEG-TS always). The result says which one read it.
+ * read MP4/MOV indexes with mp4box.js, Matroska/WebM heads with ts-ebml, and an MPEG-TS's
+ * tables and the timestamps of its head and tail with a reader of its own (a fraction of
+ * a millisecond to a few a file), and what those cannot vouch for (AVI, odd files) with
+ * MediaInfo (a few milliseconds), where an ffprobe process costs about seventy. What none
+ * of them vouches for goes to ffprobe, which stays the reference (see each parser's top
+ * for its cases). The result says which one read it.
  *
- * The parsers (mp4-header, matroska-header, media-info) are pure and table-tested; their
- * agreement with ffprobe on real files is test/e2e/media-info-agreement.test.ts.
+ * The parsers (mp4-header, matroska-header, mpeg-ts and elementary-stream, media-info)
+ * are pure and table-tested; their agreement with ffprobe on real files is
+ * test/e2e/media-info-agreement.test.ts.
  */
 import { fileURLToPath } from 'node:url';
 import { type StartedProgram, startProgram } from '../common/external-program.js';
@@ -16,13 +18,16 @@ import { type HeaderReading, tagsOf } from './media-details.js';
 import { type Mp4Summary, readMp4Header } from './mp4-header.parser.js';
 import { type MatroskaSummary, readMatroskaHeader } from './matroska-header.parser.js';
 import { type MediaInfoTrack, readMediaInfo, seesCaptions } from './media-info.parser.js';
+import { type MpegTsSummary, readMpegTsHeader, tsSeesCaptions } from './mpeg-ts.parser.js';
 
-export type ProbeReader = 'mp4box' | 'ts-ebml' | 'mediainfo' | 'ffprobe';
+/** Who read a file: 'ts-reader' is Antenna's own MPEG-TS reader (mpeg-ts.parser.ts), the others the libraries and tools named. */
+export type ProbeReader = 'mp4box' | 'ts-ebml' | 'ts-reader' | 'mediainfo' | 'ffprobe';
 
-/** A reading process's answer: one of the three readers' summaries, or nothing (it could not open or read the file). */
+/** A reading process's answer: one of the four readers' summaries, or nothing (it could not open or read the file). */
 export interface HeaderAnswer {
   mp4?: Mp4Summary;
   matroska?: MatroskaSummary;
+  ts?: MpegTsSummary;
   tracks?: MediaInfoTrack[];
 }
 
@@ -139,12 +144,14 @@ export class HeaderReaderPool {
 function readAnswer(answer: HeaderAnswer | undefined): { reading: HeaderReading | undefined; reader: ProbeReader } {
   if (answer?.mp4) return { reading: readMp4Header(answer.mp4), reader: 'mp4box' };
   if (answer?.matroska) return { reading: readMatroskaHeader(answer.matroska), reader: 'ts-ebml' };
+  if (answer?.ts) return { reading: readMpegTsHeader(answer.ts), reader: 'ts-reader' };
   return { reading: answer?.tracks ? readMediaInfo(answer.tracks) : undefined, reader: 'mediainfo' };
 }
 
 /**
- * Probes a file: mp4box or ts-ebml, then MediaInfo, then ffprobe, each for what the one
- * before could not vouch for (see the top of this file). Never throws.
+ * Probes a file: mp4box, ts-ebml or the TS reader, then MediaInfo (not for a TS: it would
+ * read half of it), then ffprobe, each for what the one before could not vouch for (see
+ * the top of this file). Never throws.
  */
 export async function probeMedia(path: string, pool: HeaderReaderPool | undefined, ffprobePath: string | undefined, signal: AbortSignal): Promise<ProbeOutcome & { reader: ProbeReader }> {
   if (pool) {
@@ -155,12 +162,12 @@ export async function probeMedia(path: string, pool: HeaderReaderPool | undefine
       ({ reading, reader } = readAnswer(answer));
     }
     if (reading) return { ok: true, result: { duration: reading.duration, tags: tagsOf(reading.details), chapters: reading.chapters, details: reading.details }, reader };
-    if (answer?.tracks && seesCaptions(answer.tracks)) return withCaptions(await probeFile(path, ffprobePath, signal));
+    if ((answer?.ts && tsSeesCaptions(answer.ts)) || (answer?.tracks && seesCaptions(answer.tracks))) return withCaptions(await probeFile(path, ffprobePath, signal));
   }
   return { ...(await probeFile(path, ffprobePath, signal)), reader: 'ffprobe' };
 }
 
-/** ffprobe's reading, with the captions MediaInfo saw in the video (ffprobe 5.1 reports them only when decoding every frame). */
+/** ffprobe's reading, with the captions the TS reader or MediaInfo saw in the video (ffprobe 5.1 reports them only when decoding every frame). */
 function withCaptions(outcome: ProbeOutcome): ProbeOutcome & { reader: ProbeReader } {
   if (!outcome.ok || !outcome.result.details) return { ...outcome, reader: 'ffprobe' };
   const details = { ...outcome.result.details, closedCaptions: true };

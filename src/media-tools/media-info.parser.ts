@@ -3,12 +3,14 @@
  * what mp4box and ts-ebml do not (AVI, odd MP4 and Matroska files). Undefined when it
  * cannot vouch for the file, which then goes to ffprobe:
  * - it reads the file as truncated, or finds no duration or no audio or video stream;
- * - MPEG-TS: measured against ffprobe (test/e2e/media-info-agreement.test.ts, with TS
- *   taken in), MediaInfo's short reading of a TS gives no frame rate, no frame size for a
- *   recording that starts mid-stream, and a duration 0.1 s off there; ffprobe reads them
- *   (a recording is probed once, when it is made). But MediaInfo looks into the first
- *   frames for CEA-608/708 captions, which Debian's ffprobe 5.1 reports only when asked
- *   to decode every frame (-count_frames): `seesCaptions` lends ffprobe's reading that;
+ * - MPEG-TS: the TS reader (mpeg-ts.parser.ts) reads those; MediaInfo sees only what it
+ *   could not (BDAV's 192-byte packets, a TS whose packets it cannot find). Measured
+ *   against ffprobe, MediaInfo's reading of a TS gives no AVC frame rate, no frame size
+ *   for a recording that starts mid-stream and a duration 0.1 s off there, and it cannot
+ *   be told to read less (it reads about half the file); ffprobe reads them. But
+ *   MediaInfo looks into the first frames for CEA-608/708 captions, which Debian's
+ *   ffprobe 5.1 reports only when asked to decode every frame (-count_frames):
+ *   `seesCaptions` lends ffprobe's reading that, as tsSeesCaptions does for the TS reader;
  * - chapters (a Menu track, in a form not mapped here);
  * - a codec it names in a way not mapped to ffprobe's names.
  * Its languages are ISO 639-1 ("en") where the others give ISO 639-2 ("eng"): kept as given.

@@ -2,26 +2,32 @@
 /**
  * Reads media files' headers in a Node process of its own: no process start per file,
  * a file on a dead share blocks this process only (it is killed and started again), and
- * its CPU is not the server's event loop. Three readers, each a well-kept library:
+ * its CPU is not the server's event loop. Four readers:
  * - MP4/MOV: mp4box.js (GPAC) parses the boxes, skipping `mdat`: the `moov` index only;
  * - Matroska/WebM: ts-ebml decodes the elements before the first Cluster (and the
  *   Chapters element where the SeekHead puts it), never a frame;
- * - anything else, or what those two could not read: MediaInfo (mediainfo.js, MediaArea's
+ * - MPEG-TS (188-byte packets): no kept library reads one in Node (mpeg-ts.parser.ts says
+ *   which were weighed), so readMpegTs walks the packets itself: the PAT and PMT, and of
+ *   each stream the timestamps and first payload bytes of the head (until the tables,
+ *   a payload of every audio and video stream and a video sequence header came: 256 KB
+ *   to 1 MB as a rule) and the timestamps of the last 256 KB;
+ * - anything else, or what those could not read: MediaInfo (mediainfo.js, MediaArea's
  *   library compiled to WebAssembly, started on first use: it costs about 3 ms a file
- *   and 0.2 s to start, where the two above take a fraction of a millisecond).
+ *   and 0.2 s to start, where the others take a fraction of a millisecond to a few).
  * This file only reads and picks fields; what they mean (and whether ffprobe should read
  * the file instead) is decided by pure functions in the server (media-header.ts).
  *
  * Reads requests `{ id, path, reader? }`, one JSON line each, on stdin (`reader:
- * 'mediainfo'` skips the first two); answers `{ id, mp4 }`, `{ id, matroska }`,
- * `{ id, tracks }` (MediaInfo's) or `{ id, error }` on stdout, in order. Files are opened
- * read-only.
+ * 'mediainfo'` skips the first three); answers `{ id, mp4 }`, `{ id, matroska }`,
+ * `{ id, ts }`, `{ id, tracks }` (MediaInfo's) or `{ id, error }` on stdout, in order.
+ * Files are opened read-only.
  *
  * Plain JavaScript for the reason folder-walk.child.js gives.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { MP4BoxBuffer, createFile } from 'mp4box';
 import { Decoder } from 'ts-ebml';
+import { readMpegTs, TS_PACKET, tsSync } from './mpeg-ts.read.js';
 
 const CHUNK = 64 * 1024;
 /** An index bigger than this (a very long MP4's moov, a head without a Cluster) is left to MediaInfo. */
@@ -242,6 +248,7 @@ async function read(path, reader) {
       const start = readAt(fd, 0, 12);
       try {
         if (start.subarray(0, 4).toString('hex') === '1a45dfa3') return { matroska: readMatroska(fd, size) };
+        if (tsSync(readAt(fd, 0, 4 * TS_PACKET)) >= 0) return { ts: readMpegTs((position, length) => readAt(fd, position, length), size) };
         if (/^(ftyp|moov|mdat|free|wide|skip)$/.test(start.subarray(4, 8).toString('latin1'))) {
           const mp4 = readMp4(fd, size);
           if (mp4) return { mp4 };

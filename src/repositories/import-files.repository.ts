@@ -103,7 +103,7 @@ export interface ProbeRecord {
   probedAt: number;
   chapters: { start: number; end: number; title?: string }[] | null;
   problem: string | null;
-  /** Which reader probed it: 'mp4box', 'ts-ebml', 'mediainfo' or 'ffprobe'. */
+  /** Which reader probed it: 'mp4box', 'ts-ebml', 'ts-reader', 'mediainfo' or 'ffprobe'. */
   reader: string | null;
   details: MediaDetails | null;
 }

@@ -1,14 +1,15 @@
 /**
- * The in-process readers (mp4box, ts-ebml, MediaInfo) against ffprobe (issue 22), on files
- * made with ffmpeg: for every container and codec the importer reads in-process, and the
- * odd cases (no audio, several audio tracks, subtitles, HDR, chapters, files cut short or
- * still being written, a TS without PCR at the start, garbage, an empty file), what
- * `probeMedia` says agrees with ffprobe's reading of the same file (duration within 0.1 s
- * or 0.5 %, the same tags, chapters, container, streams, codecs and languages, frame rate
- * within 1 %), and says which reader read it.
+ * The in-process readers (mp4box, ts-ebml, the TS reader, MediaInfo) against ffprobe
+ * (issue 22), on files made with ffmpeg: for every container and codec the importer reads
+ * in-process, and the odd cases (no audio, several audio tracks, subtitles, HDR, chapters,
+ * files cut short or still being written, a TS joined mid-stream, garbage, an empty file),
+ * what `probeMedia` says agrees with ffprobe's reading of the same file (duration within
+ * 0.1 s or 0.5 %, the same tags, chapters, container, streams, codecs and languages, frame
+ * rate within 1 %), and says which reader read it; what a reader cannot vouch for is
+ * ffprobe's to read (the cases say why).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ interface Case {
   name: string;
   file: string;
   args: string[];
-  /** Who should read it: mp4box or ts-ebml, MediaInfo behind them, ffprobe as the last resort. */
+  /** Who should read it: mp4box, ts-ebml or the TS reader, MediaInfo behind them, ffprobe as the last resort. */
   reader: ProbeReader;
   /** Made from another case's file instead of by ffmpeg. */
   derive?: (dir: string) => void;
@@ -44,7 +45,7 @@ interface Case {
   unreadable?: boolean;
   /** A tag the file must get (agreement alone would pass if both missed it). */
   tag?: string;
-  /** ffprobe (5.1) misses the captions in the video unless it decodes every frame (test/e2e/cea608-clip.test.ts shows them there); MediaInfo lends them. */
+  /** ffprobe (5.1) misses the captions in the video unless it decodes every frame (test/e2e/cea608-clip.test.ts shows them there); the TS reader sees them. */
   ffprobeMissesCaptions?: boolean;
 }
 
@@ -95,12 +96,47 @@ const CASES: Case[] = [
   { name: 'MP4, AAC 5.1 and AC-3 stereo', file: 'aac51-ac3.mp4', args: [...SOURCES.v320, ...SOURCES.tone, ...SOURCES.tone2, '-map', '0', '-map', '1', '-map', '2', ...X264, '-c:a:0', 'aac', '-ac:a:0', '6', '-c:a:1', 'ac3', '-ac:a:1', '2'], reader: 'mp4box' },
   { name: 'MOV, PCM audio (ffprobe names PCM by its sample format)', file: 'pcm.mov', args: [...SOURCES.v320, ...SOURCES.tone, ...X264, '-c:a', 'pcm_s16le'], reader: 'ffprobe' },
   { name: 'MP4, Opus', file: 'opus.mp4', args: [...SOURCES.v320, ...SOURCES.tone, ...X264, '-c:a', 'libopus'], reader: 'mp4box' },
-  // MPEG-TS goes to ffprobe (see media-info.parser.ts for why): these show the fallback keeps it right.
-  { name: 'MPEG-TS, H.264 + AAC', file: 'h264.ts', args: [...SOURCES.v320, ...SOURCES.tone, ...X264, '-c:a', 'aac'], reader: 'ffprobe' },
-  { name: 'MPEG-TS, MPEG-2 + AC-3 5.1 (a broadcast recording)', file: 'mpeg2-ac3.ts', args: [...SOURCES.v720, ...SOURCES.tone, '-c:v', 'mpeg2video', '-b:v', '4M', '-c:a', 'ac3', '-ac', '6'], reader: 'ffprobe' },
-  { name: 'MPEG-TS with CEA-608 captions in its video (CC from MediaInfo)', file: 'captioned.ts', args: [], reader: 'ffprobe', tag: 'CC', ffprobeMissesCaptions: true, derive: () => undefined },
-  // A recording that started mid-stream: the first packets are not a PAT, PMT or PCR.
-  { name: 'MPEG-TS without PCR at the start', file: 'no-pcr-start.ts', args: [], reader: 'ffprobe', derive: cut('h264.ts', 'no-pcr-start.ts', (length) => [188 * 41, length]) },
+  { name: 'MPEG-TS, H.264 + AAC', file: 'h264.ts', args: [...SOURCES.v320, ...SOURCES.tone, ...X264, '-c:a', 'aac'], reader: 'ts-reader' },
+  { name: 'MPEG-TS, MPEG-2 + AC-3 5.1 (a broadcast recording)', file: 'mpeg2-ac3.ts', args: [...SOURCES.v720, ...SOURCES.tone, '-c:v', 'mpeg2video', '-b:v', '4M', '-c:a', 'ac3', '-ac', '6'], reader: 'ts-reader', tag: '5.1' },
+  { name: 'MPEG-TS with CEA-608 captions in its video (CC from the TS reader)', file: 'captioned.ts', args: [], reader: 'ts-reader', tag: 'CC', ffprobeMissesCaptions: true, derive: () => undefined },
+  {
+    name: 'MPEG-TS, two audio tracks in two languages',
+    file: 'two-audio.ts',
+    args: [...SOURCES.v320, ...SOURCES.tone, ...SOURCES.tone2, '-map', '0', '-map', '1', '-map', '2', ...X264, '-c:a', 'aac', '-metadata:s:a:0', 'language=eng', '-metadata:s:a:1', 'language=fra'],
+    reader: 'ts-reader',
+  },
+  { name: 'MPEG-TS without audio', file: 'no-audio.ts', args: [...SOURCES.v320, ...X264], reader: 'ts-reader' },
+  { name: 'MPEG-TS, HEVC + AAC', file: 'hevc.ts', args: [...SOURCES.v320, ...SOURCES.tone, '-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', 'log-level=error', '-c:a', 'aac'], reader: 'ts-reader' },
+  { name: 'MPEG-TS, HEVC 10-bit HDR10 + E-AC-3 5.1', file: 'hdr10.ts', args: [...SOURCES.v320, ...SOURCES.tone, ...hevc10('smpte2084'), '-c:a', 'eac3', '-ac', '6'], reader: 'ts-reader', tag: 'Dolby Digital Plus' },
+  // Cut mid-packet: the last packet is partial.
+  { name: 'MPEG-TS cut short', file: 'truncated.ts', args: [], reader: 'ts-reader', derive: cut('h264.ts', 'truncated.ts', (length) => [0, Math.floor(length * 0.6) + 77]) },
+  {
+    // As a recorder streams it, and only its first half there yet (ending mid-packet), as a scan finds it.
+    name: 'MPEG-TS still being written',
+    file: 'being-written.ts',
+    args: [],
+    reader: 'ts-reader',
+    derive: (dir) => {
+      const streamed = execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...SOURCES.v320, ...SOURCES.tone, ...X264, '-c:a', 'aac', '-shortest', '-f', 'mpegts', 'pipe:1'], { maxBuffer: 64 * 1024 * 1024 });
+      writeFileSync(join(dir, 'being-written.ts'), streamed.subarray(0, Math.floor(streamed.length / 2) + 55));
+    },
+  },
+  {
+    // A recording joined mid-stream (mid-packet, mid-GOP), with a keyframe and its SPS every second as broadcasts have.
+    name: 'MPEG-TS joined mid-stream',
+    file: 'mid-stream.ts',
+    args: [],
+    reader: 'ts-reader',
+    derive: (dir) => {
+      ffmpeg([...SOURCES.v320, ...SOURCES.tone, ...X264, '-g', '25', '-c:a', 'aac', '-shortest', join(dir, 'gop.ts')]);
+      cut('gop.ts', 'mid-stream.ts', (length) => [Math.floor(length * 0.3) + 101, length])(dir);
+    },
+  },
+  // Cut mid-stream too, but its only SPS (x264 sends one per keyframe, here only the first) is gone: ffprobe reads the
+  // picture as 0x0, the TS reader cannot vouch for the size and leaves it to ffprobe. No PAT, PMT or PCR at the start either.
+  { name: 'MPEG-TS without its sequence header (ffprobe)', file: 'no-pcr-start.ts', args: [], reader: 'ffprobe', derive: cut('h264.ts', 'no-pcr-start.ts', (length) => [188 * 41, length]) },
+  // AAC at 22.05 kHz may be the core of HE-AAC v2, one channel to its header and two to ffprobe, which decodes it.
+  { name: 'MPEG-TS, AAC at 22.05 kHz (ffprobe)', file: 'aac-22k.ts', args: [...SOURCES.v320, '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=22050:duration=4', ...X264, '-c:a', 'aac'], reader: 'ffprobe' },
   {
     name: 'Matroska with chapters (read from its head)',
     file: 'chapters.mkv',
@@ -198,6 +234,32 @@ describe('probeMedia (mp4box, ts-ebml, MediaInfo, ffprobe behind them) agrees wi
     expect(comparable(ours.result.details)).toEqual(comparable(reference.result.details));
     const [rate, referenceRate] = [ours.result.details?.video?.frameRate, reference.result.details?.video?.frameRate];
     if (referenceRate !== undefined) expect(Math.abs((rate ?? 0) - referenceRate)).toBeLessThanOrEqual(referenceRate * 0.01);
+  });
+
+  it('reads only the head and the tail of a large TS (10 MB at 20 Mbit/s, as broadcasts are sent)', async () => {
+    const path = join(dir, 'large.ts');
+    ffmpeg([...SOURCES.v320, ...SOURCES.tone, ...X264, '-g', '25', '-c:a', 'aac', '-muxrate', '20000k', '-shortest', path]);
+    const answer = await pool.read(path);
+    expect(answer?.ts?.size).toBeGreaterThan(9_000_000);
+    expect(answer?.ts?.bytesRead).toBeLessThan(2_000_000);
+    const [ours, reference] = await Promise.all([probeMedia(path, pool, undefined, new AbortController().signal), probeFile(path)]);
+    if (!ours.ok || !reference.ok) throw new Error('not read');
+    expect(ours.reader).toBe('ts-reader');
+    expect(Math.abs((ours.result.duration ?? 0) - (reference.result.duration ?? 0))).toBeLessThanOrEqual(0.1);
+  });
+
+  it('reads a TS as it grows, as ffprobe does at each step', async () => {
+    const whole = readFileSync(join(dir, 'gop.ts'));
+    const path = join(dir, 'growing.ts');
+    writeFileSync(path, '');
+    for (const share of [0.35, 0.7, 1]) {
+      appendFileSync(path, whole.subarray(readFileSync(path).length, Math.floor(whole.length * share) - (share < 1 ? 61 : 0)));
+      const [ours, reference] = await Promise.all([probeMedia(path, pool, undefined, new AbortController().signal), probeFile(path)]);
+      if (!ours.ok || !reference.ok) throw new Error(`not read at ${share}`);
+      expect(ours.reader).toBe('ts-reader');
+      expect(comparable(ours.result.details)).toEqual(comparable(reference.result.details));
+      expect(Math.abs((ours.result.duration ?? 0) - (reference.result.duration ?? 0))).toBeLessThanOrEqual(0.1);
+    }
   });
 
   it('does not give mp4box a MOV whose audio counts millions of samples (PCM: an object each), MediaInfo reads it', async () => {
