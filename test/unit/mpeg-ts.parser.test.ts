@@ -1,4 +1,5 @@
 /** An MPEG-TS's tables and timestamps read as ffprobe would say them (src/media-tools/mpeg-ts.parser.ts). */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type MpegTsStream, type MpegTsSummary, cadenceOf, crc32Mpeg, kindOf, readMpegTsHeader, readPmt, tsSeesCaptions } from '../../src/media-tools/mpeg-ts.parser.js';
 
@@ -187,5 +188,41 @@ describe('the parts', () => {
     expect(cadenceOf([0, 1501, 3003, 4504, 6006, 7507, 9009])).toBeCloseTo(1501.5, 1);
     expect(cadenceOf([0, 3003, 7508, 10511, 15016, 18019, 22524])).toBeUndefined();
     expect(cadenceOf([100])).toBeUndefined();
+  });
+});
+
+describe('a garbled MPEG-TS summary', () => {
+  const bytes = fc.uint8Array({ maxLength: 400 }).map(base64);
+  const stream: fc.Arbitrary<MpegTsStream> = fc.record(
+    {
+      pts: fc.array(fc.nat({ max: 2 ** 33 - 1 }), { maxLength: 20 }),
+      lastPts: fc.array(fc.nat({ max: 2 ** 33 - 1 }), { maxLength: 20 }),
+      lastBytes: fc.array(fc.nat({ max: 1_000_000 }), { maxLength: 20 }),
+      prefixes: fc.array(bytes, { maxLength: 4 }),
+      sequence: bytes,
+    },
+    { requiredKeys: ['pts', 'lastPts', 'lastBytes', 'prefixes'] },
+  );
+  // Tables that parse (so the streams are looked at), or garbage in their place.
+  const sections = fc.oneof(
+    fc.constant({ '0': pat(0x100), '256': pmt([{ type: 0x1b, pid: 0x101 }, { type: 0x0f, pid: 0x102, descriptors: language('eng') }]) }),
+    fc.dictionary(fc.constantFrom('0', '256', '4096'), bytes),
+  );
+  const summary: fc.Arbitrary<MpegTsSummary> = fc.record({
+    size: fc.nat(),
+    bytesRead: fc.nat(),
+    sections,
+    streams: fc.dictionary(fc.constantFrom('257', '258', '259'), stream),
+  });
+
+  it('is read without throwing: a reading with a finite, non-negative duration, or left to ffprobe', () => {
+    fc.assert(
+      fc.property(summary, (garbled) => {
+        const reading = readMpegTsHeader(garbled);
+        if (reading) expect(Number.isFinite(reading.duration) && reading.duration >= 0).toBe(true);
+        expect(typeof tsSeesCaptions(garbled)).toBe('boolean');
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
