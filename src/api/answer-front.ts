@@ -18,7 +18,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CORS_HEADERS } from '../http/cors.js';
-import { type CachedBody, type Encoding, type ResponseCache, negotiateEncoding } from './response-cache.js';
+import { accepts, type CachedBody, type Encoding, type ResponseCache, negotiateEncoding } from './response-cache.js';
 
 type Headers = Readonly<Record<string, string>>;
 /** Per body and encoding: the 304 headers, then the 200 headers (which add the length and encoding). */
@@ -60,14 +60,18 @@ function okHeadersFor(body: CachedBody, encoding: Encoding, payload: Buffer): He
 
 /** The encoding to answer in: compressing a small body saves nothing. */
 export function encodingFor(body: CachedBody, acceptEncoding: string | undefined): Encoding {
-  const encoding = body.compressible() ? negotiateEncoding(acceptEncoding) : 'identity';
+  let encoding = body.compressible() ? negotiateEncoding(acceptEncoding) : 'identity';
+  // A patched body in pieces is gzipped piece by piece at once (only its changed pieces
+  // are compressed again): a client that takes gzip too gets that rather than wait for brotli.
+  if (encoding === 'br' && body.patched && body.piecewise && !body.encodedNow('br') && accepts(acceptEncoding, 'gzip')) encoding = 'gzip';
   // A patched body (a list under a stream of position writes) is sent as it is until its
   // compressed variant is ready, rather than every reader waiting for a compression that
   // the next write makes stale.
   if (encoding !== 'identity' && body.patched && !body.encodedNow(encoding)) {
     // Only once it has stayed current a while: under a steady stream of writes every body
-    // is soon replaced, and compressing each one (50 MB) would only pile up work.
-    if (performance.now() - body.madeAt >= COMPRESS_PATCHED_AFTER_MS) void body.encoded(encoding).catch(() => undefined);
+    // is soon replaced, and compressing each one (50 MB) would only pile up work. A gzip
+    // in pieces is started at once: each piece is deflated once, whatever bodies share it.
+    if ((encoding === 'gzip' && body.piecewise) || performance.now() - body.madeAt >= COMPRESS_PATCHED_AFTER_MS) void body.encoded(encoding).catch(() => undefined);
     return 'identity';
   }
   return encoding;

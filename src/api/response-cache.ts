@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type BodySegments, CHUNK_BYTES, type ChunkedBody, chunkAtItems, patchSegments, segmentsOf } from '../common/body-segments.js';
+import { type DeflatedPiece, deflatePiece, deflatePieceAsync, gzipOf } from '../common/gzip-pieces.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
 import { promisify } from 'node:util';
 import { Readable, Writable } from 'node:stream';
@@ -47,6 +48,11 @@ export class CachedBody {
     this.length = chunked.length;
   }
 
+  /** Gzipped piece by piece (see deflatedPieces): a body in pieces. */
+  get piecewise(): boolean {
+    return this.chunks.length > 1;
+  }
+
   /** The identity bytes in one buffer (joined once, on first demand, when in pieces). */
   get identity(): Buffer {
     if (this.chunks.length === 1) return this.chunks[0] as Buffer;
@@ -74,8 +80,9 @@ export class CachedBody {
   encoded(encoding: Exclude<Encoding, 'identity'>): Promise<Buffer> {
     let variant = this.variants.get(encoding);
     if (!variant) {
-      // In pieces, streamed through the compressor: joining a patched 50 MB list first would block the event loop.
-      variant = this.chunks.length === 1 ? compress(encoding, this.identity, this.length) : compressChunks(encoding, this.chunks, this.length);
+      // In pieces: gzip piece by piece, brotli streamed through the compressor (joining a patched 50 MB list first would block the event loop).
+      variant =
+        this.chunks.length === 1 ? compress(encoding, this.identity, this.length) : encoding === 'gzip' ? this.gzipInPieces() : compressChunks(encoding, this.chunks, this.length);
       this.variants.set(encoding, variant);
       variant.then(
         (bytes) => this.ready.set(encoding, bytes),
@@ -85,15 +92,62 @@ export class CachedBody {
     return variant;
   }
 
-  /** The variant if it is already made; undefined while it is being made or before it is asked for. */
+  /**
+   * The variant if it is already made; undefined while it is being made or before it is
+   * asked for. A body in pieces has its gzip made here and now when all but a few of its
+   * pieces are deflated already (a patched list: the pieces it changed, a few milliseconds).
+   */
   encodedNow(encoding: Exclude<Encoding, 'identity'>): Buffer | undefined {
-    return this.ready.get(encoding);
+    const ready = this.ready.get(encoding);
+    if (ready || encoding !== 'gzip' || !this.piecewise) return ready;
+    let missing = 0;
+    for (const chunk of this.chunks) if (!deflatedPieces.has(chunk) && ++missing > DEFLATE_NOW_MAX) return undefined;
+    const bytes = gzipOf(this.chunks.map((chunk) => deflatedPieces.get(chunk) ?? deflatedNow(chunk)));
+    this.ready.set('gzip', bytes);
+    this.variants.set('gzip', Promise.resolve(bytes));
+    return bytes;
+  }
+
+  /** Every piece deflated off the event loop (zlib's thread pool; each piece once, whatever bodies share it), then the gzip member of them. */
+  private async gzipInPieces(): Promise<Buffer> {
+    return gzipOf(await Promise.all(this.chunks.map(deflatedLater)));
   }
 
   /** Bytes held: the identity body plus an allowance for compressed variants (JSON packs to well under a quarter). */
   size(): number {
     return this.length + Math.ceil(this.length / 4);
   }
+}
+
+/**
+ * The deflate data of the pieces of bodies (common/gzip-pieces.ts), by piece: a patched
+ * body shares its unchanged pieces (the same buffers) with the body it was patched from,
+ * so their deflate data are made once, and go with the pieces.
+ */
+const deflatedPieces = new WeakMap<Buffer, DeflatedPiece>();
+const deflating = new WeakMap<Buffer, Promise<DeflatedPiece>>();
+/** Pieces deflated on the event loop for a gzip answered at once: about a millisecond each. */
+const DEFLATE_NOW_MAX = 4;
+
+function deflatedNow(chunk: Buffer): DeflatedPiece {
+  const piece = deflatePiece(chunk);
+  deflatedPieces.set(chunk, piece);
+  return piece;
+}
+
+function deflatedLater(chunk: Buffer): DeflatedPiece | Promise<DeflatedPiece> {
+  const done = deflatedPieces.get(chunk);
+  if (done) return done;
+  let pending = deflating.get(chunk);
+  if (!pending) {
+    pending = deflatePieceAsync(chunk).then((piece) => {
+      deflatedPieces.set(chunk, piece);
+      deflating.delete(chunk);
+      return piece;
+    });
+    deflating.set(chunk, pending);
+  }
+  return pending;
 }
 
 // Quality 5 compresses within a few percent of the maximum at a tenth of its cost.
@@ -256,17 +310,26 @@ export class ResponseCache {
  */
 export function negotiateEncoding(acceptEncoding: string | undefined): Encoding {
   if (!acceptEncoding) return 'identity';
-  const weights = new Map<string, number>();
-  for (const part of acceptEncoding.split(',')) {
-    const [name = '', ...parameters] = part.trim().toLowerCase().split(';');
-    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const weight = q === undefined ? 1 : Number(q.slice(2));
-    weights.set(name.trim(), Number.isFinite(weight) ? weight : 0);
-  }
-  const weightOf = (name: string) => weights.get(name) ?? weights.get('*') ?? 0;
+  const weightOf = weights(acceptEncoding);
   const br = weightOf('br');
   const gz = weightOf('gzip');
   if (br > 0 && br >= gz) return 'br';
   if (gz > 0) return 'gzip';
   return 'identity';
+}
+
+/** Whether the client accepts `encoding` at all (a q-value above 0, named or through `*`). */
+export function accepts(acceptEncoding: string | undefined, encoding: Exclude<Encoding, 'identity'>): boolean {
+  return acceptEncoding !== undefined && weights(acceptEncoding)(encoding) > 0;
+}
+
+function weights(acceptEncoding: string): (name: string) => number {
+  const byName = new Map<string, number>();
+  for (const part of acceptEncoding.split(',')) {
+    const [name = '', ...parameters] = part.trim().toLowerCase().split(';');
+    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    byName.set(name.trim(), Number.isFinite(weight) ? weight : 0);
+  }
+  return (name) => byName.get(name) ?? byName.get('*') ?? 0;
 }
