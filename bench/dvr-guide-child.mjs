@@ -3,7 +3,7 @@
  * through Antenna's built DvrSourcesService, then plans jobs for 200 rules over it,
  * and sends back the times and this process's peak RSS.
  */
-import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
@@ -14,6 +14,7 @@ import { iterateProgrammes } from '../dist/repositories/guide.repository.js';
 import { listJobs } from '../dist/repositories/jobs.repository.js';
 import { insertRule } from '../dist/repositories/rules.repository.js';
 import { parseXmltv } from '../dist/dvr/xmltv/xmltv.parser.js';
+import { xmltvDocument } from '../dist/dvr/lineup-export.js';
 import { writeGuide } from './generate-guide.mjs';
 
 const peakRss = () => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
@@ -123,6 +124,26 @@ const likeMs = median(
     return performance.now() - at;
   }),
 );
+// The guide exported as XMLTV (GET /devices/ANY/guide/xmltv), all of it, encoded as it is sent; beside it, a file
+// of the same bytes read through a stream (written by a first, untimed pass).
+const exportFile = join(work, 'exported.xml');
+const exportFd = openSync(exportFile, 'w');
+for (const piece of xmltvDocument(dvr.lineup.channels(), dvr.lineup.programmes(14 * 86400))) writeSync(exportFd, piece);
+closeSync(exportFd);
+const exportRuns = [0, 1, 2].map(() => {
+  const at = performance.now();
+  let bytes = 0;
+  for (const piece of xmltvDocument(dvr.lineup.channels(), dvr.lineup.programmes(14 * 86400))) bytes += Buffer.from(piece).length;
+  return { bytes, ms: performance.now() - at };
+});
+const fileReadMs = [];
+for (let i = 0; i < 3; i++) {
+  const at = performance.now();
+  for await (const chunk of createReadStream(exportFile, { highWaterMark: 64 * 1024 })) void chunk;
+  fileReadMs.push(performance.now() - at);
+}
+const exportBytes = exportRuns[0].bytes;
+const exportMs = median(exportRuns.map((r) => r.ms));
 await dvr.stop();
 db.close();
 process.send(
@@ -144,6 +165,9 @@ process.send(
     slowestEdit: edits.reduce((a, b) => (b.ms > a.ms ? b : a)).what,
     editKinds,
     likeMs,
+    exportBytes,
+    exportMs,
+    exportFileMs: median(fileReadMs),
   },
   () => process.exit(0),
 );

@@ -14,7 +14,9 @@ import { delimiter, join } from 'node:path';
 import process from 'node:process';
 
 /** Debian package per command. */
-const PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', mpv: 'mpv', chromium: 'chromium', comskip: 'comskip', Xvfb: 'xvfb', bindfs: 'bindfs' };
+const PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', mpv: 'mpv', chromium: 'chromium', comskip: 'comskip', Xvfb: 'xvfb', bindfs: 'bindfs', xmllint: 'libxml2-utils', 'xmltv.dtd': 'libxmltv-perl' };
+/** Needs that are files, not commands: where the package puts them (the XMLTV DTD the tests validate exported guides against). */
+const FILES = { 'xmltv.dtd': '/usr/share/sgml/xmltv/dtd/0.5/xmltv.dtd' };
 
 function onPath(command) {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -27,6 +29,17 @@ function onPath(command) {
     }
   }
   return false;
+}
+
+/** A command on PATH, or a file where its package puts it. */
+function present(need) {
+  if (!(need in FILES)) return onPath(need);
+  try {
+    accessSync(FILES[need], constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function run(command, args) {
@@ -47,7 +60,7 @@ if (unknown.length > 0) {
   console.error(`ensure-system-packages: no package known for ${unknown.join(', ')}`);
   process.exit(2);
 }
-const missing = commands.filter((c) => !onPath(c));
+const missing = commands.filter((c) => !present(c));
 if (missing.length === 0) process.exit(0);
 
 const packages = [...new Set(missing.map((c) => PACKAGES[c]))];
@@ -60,7 +73,7 @@ console.error(`antenna: installing ${packages.join(', ')} from the Debian archiv
 const installed =
   run('apt-get', ['install', '-y', '--no-install-recommends', ...packages]) ||
   (run('apt-get', ['update']) && run('apt-get', ['install', '-y', '--no-install-recommends', ...packages]));
-const still = commands.filter((c) => !onPath(c));
+const still = commands.filter((c) => !present(c));
 if (!installed || still.length > 0) {
   console.error(`antenna: could not install ${packages.join(', ')} with apt-get; install them by hand, then run this again.`);
   process.exit(1);

@@ -8,7 +8,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { DvrService } from '../dvr/dvr.service.js';
 import { RuleDefinitionSchema, RuleSchema, type RuleDefinition } from '../dvr/rules/rule-types.js';
-import { AiringSchema, GuideSchema, JobRef, JobWhySchema, RefreshResultSchema, SourceBodySchema, SourceSchema } from '../model/dvr.schemas.js';
+import {
+  AiringSchema,
+  GuideRefreshSchema,
+  GuideSchema,
+  JobRef,
+  JobWhySchema,
+  RefreshQuerySchema,
+  RefreshResultSchema,
+  SourceBodySchema,
+  SourceRefreshSchema,
+  SourceSchema,
+} from '../model/dvr.schemas.js';
 import { GUIDE_DEFAULT_LIMIT, GUIDE_MAX_WINDOW, GuidePageQuery, GuidePageSchema } from '../model/guide-page.schemas.js';
 import { airingOut, guideOut, jobRef, ruleOut, sourceOut } from '../dvr/dvr-resource-mappers.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
@@ -139,11 +150,46 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     dvr.schedule.replan();
     return noContent(reply);
   });
+  const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+  const id = (request: FastifyRequest) => (request.params as { id: string }).id;
+  const accept = (request: FastifyRequest) => (request.query as { accept?: boolean }).accept === true;
+  const notApplied =
+    'Not applied (200, with `error`, `rejected` and the reason stored on it; what the last good refresh gave is kept) when the read fails, is not the expected format, ' +
+    'is cut short, is empty where the last one was not, or would remove more than half of what is there; `?accept=true` applies the last two.';
+  app.post(
+    '/dvr/sources/:id/refresh',
+    {
+      schema: {
+        summary: "Read a source's channels again now, then plan jobs",
+        description: `${notApplied} More than half: of the source's channels, by number.`,
+        tags,
+        params: IdParams,
+        querystring: RefreshQuerySchema,
+        response: { 200: SourceRefreshSchema, ...Errors },
+      },
+    },
+    async (request, reply) => json(reply, 200, await dvr.refreshSource(id(request), accept(request))),
+  );
+  app.post(
+    '/dvr/guides/:id/refresh',
+    {
+      schema: {
+        summary: "Read a guide's programmes again now, then plan jobs",
+        description: `${notApplied} More than half: of the guide's programmes that have not ended yet.`,
+        tags,
+        params: IdParams,
+        querystring: RefreshQuerySchema,
+        response: { 200: GuideRefreshSchema, ...Errors },
+      },
+    },
+    async (request, reply) => json(reply, 200, await dvr.refreshGuide(id(request), accept(request))),
+  );
   app.post(
     '/dvr/refresh',
     {
       schema: {
         summary: 'Read every source and guide again now, then plan jobs',
+        description: 'Each is applied only when believable, as POST /dvr/sources/:id/refresh says; this never confirms a change (no accept).',
         tags,
         response: { 200: RefreshResultSchema, 401: ErrorSchema },
       },

@@ -26,6 +26,7 @@ import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
 import type { DvrService } from '../dvr/dvr.service.js';
 import { registerLibraryRoutes } from './library.routes.js';
+import { registerLineupRoutes } from './lineup.routes.js';
 import { registerHlsRoutes, registerSessionWrites } from './hls.routes.js';
 import type { HlsService } from '../streaming/hls-sessions.service.js';
 import { type ManagementDeps, registerManagement } from './management.routes.js';
@@ -158,6 +159,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       registerManagement(context, { ...management, baseUrl: baseUrlResolver(options) });
       registerLibraryEdits(context, { edits: management.edits, files: management.files, library: options.library, baseUrl: baseUrlResolver(options) });
       if (management.dvr) registerDvrRoutes(context, { dvr: management.dvr });
+      if (management.dvr) registerLineupRoutes(context, { lineup: management.dvr.lineup, baseUrl: baseUrlResolver(options) });
       registerSearchRoutes(context, { library: options.library, dvr: management.dvr, baseUrl: baseUrlResolver(options) });
       if (options.hls) registerSessionWrites(context, options.hls);
     });

@@ -104,13 +104,33 @@ export const requests = {
     method: 'POST',
     path: '/dvr/refresh',
     describe: (a) => {
-      const lines = [...((a?.sources as Record<string, unknown>[] | undefined) ?? []), ...((a?.guides as Record<string, unknown>[] | undefined) ?? [])].map(
-        (entry) => `${String(entry.id)}: ${entry.error ? `failed: ${String(entry.error)}` : `${String(entry.channels ?? entry.programmes)} read, ${String(entry.skipped ?? 0)} skipped`}`,
-      );
+      const lines = [...((a?.sources as Record<string, unknown>[] | undefined) ?? []), ...((a?.guides as Record<string, unknown>[] | undefined) ?? [])].map(describeRefresh);
       return lines.length === 0 ? 'No sources or guides configured.' : lines.join('\n');
     },
   }),
+  /** One source or guide; `accept`: the user confirms a refresh that is empty or removes more than half. */
+  refreshOne: (what: 'source' | 'guide', id: string, accept: boolean): RemoteRequest => ({
+    method: 'POST',
+    path: `/dvr/${what}s/${enc(id)}/refresh${accept ? '?accept=true' : ''}`,
+    describe: (a) => describeRefresh(a ?? { id }),
+  }),
 };
+
+/** One line about a source's or guide's refresh: what it read, or why it was not applied. */
+function describeRefresh(entry: Record<string, unknown>): string {
+  if (!entry.error) return `${String(entry.id)}: ${String(entry.channels ?? entry.programmes)} read, ${String(entry.skipped ?? 0)} skipped`;
+  // The error says how to confirm when confirming would apply it.
+  return `${String(entry.id)}: not applied: ${String(entry.error)}`;
+}
+
+/** `antenna refresh [--source ID | --guide ID] [--accept]` as its request. */
+export function refreshRequest(options: { source?: string; guide?: string; accept?: boolean }): RemoteRequest {
+  if (options.source !== undefined && options.guide !== undefined) throw new RemoteError('Give --source or --guide, not both.');
+  const one = options.source !== undefined ? (['source', options.source] as const) : options.guide !== undefined ? (['guide', options.guide] as const) : undefined;
+  if (one) return requests.refreshOne(one[0], one[1], options.accept === true);
+  if (options.accept) throw new RemoteError('--accept confirms the refresh of one source or guide: give --source ID or --guide ID (the ids are in its error and in GET /dvr/sources, /dvr/guides).');
+  return requests.refresh();
+}
 
 /** One line about a rule, as `antenna rule list` shows it (a type this version does not know is named as such). */
 export function describeRule(rule: Record<string, unknown>): string {
@@ -308,5 +328,11 @@ export function addRemoteCommands(program: Command, print: (text: string) => voi
   });
   run(rule.command('list').description('list the rules'), () => requests.ruleList());
   run(rule.command('remove <id>').description('remove a rule (its recordings stay)'), (id) => requests.ruleRemove(id as string));
-  run(program.command('refresh').description('read every channel source and guide again now'), () => requests.refresh());
+  const refresh = program
+    .command('refresh')
+    .description('read every channel source and guide again now, or one of them')
+    .option('--source <id>', 'only this source')
+    .option('--guide <id>', 'only this guide')
+    .option('--accept', 'apply it even if it is empty or removes more than half of what is there (you confirm the change)');
+  run(refresh, () => refreshRequest(refresh.opts<{ source?: string; guide?: string; accept?: boolean }>()));
 }

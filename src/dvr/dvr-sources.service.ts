@@ -1,8 +1,10 @@
 /**
  * Where channels and the guide come from: M3U playlists, HDHomeRun tuners and XMLTV
  * guides, from the config (re-registered at every start) or added through the
- * management interface. A refresh that fails keeps what the last good one gave and
- * records the error on the source or guide, for /dvr/sources and /dvr/guides to show.
+ * management interface. A refresh is applied only when what it read is believable
+ * (refresh-checks.ts); one that is not keeps everything the last good one gave (and
+ * `refreshed_at`, that refresh's time), records why as the source's or guide's `error`
+ * for /dvr/sources and /dvr/guides to show, and logs what to do.
  */
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
@@ -11,27 +13,23 @@ import { BadRequestError, NotFoundError } from '../common/errors.js';
 import { isInsideTree } from '../common/path-boundary.js';
 import { digest } from '../model/ids.js';
 import type { Db } from '../db/database.js';
-import { GuideWriter, deleteGuide, getGuide, type GuideRow, listGuides, removeConfigGuidesExcept, saveGuide, setGuideError } from '../repositories/guide.repository.js';
-import { readHdHomeRun } from './hdhomerun.client.js';
-import { parseM3u } from './m3u.parser.js';
-import { isUrl, openSource, readSourceText, shownLocation } from './source-reader.js';
+import { deleteGuide, getGuide, type GuideRow, listGuides, removeConfigGuidesExcept, saveGuide } from '../repositories/guide.repository.js';
+import { MAX_REMOVED_SHARE } from './refresh-checks.js';
+import { isUrl, shownLocation } from './source-reader.js';
+import { type GuideRefresh, type RefreshOptions, type RefreshSummary, type SourceRefresh, SourceRefresher } from './source-refresh.js';
 import {
-  applyChannelFavorites,
   deleteSource,
   getSource,
   listSources,
   type Origin,
   removeConfigSourcesExcept,
-  replaceSourceChannels,
   saveSource,
-  setSourceError,
   type SourceKind,
   type SourceRow,
 } from '../repositories/sources.repository.js';
-import { parseXmltv, type XmltvProgramme } from './xmltv/xmltv.parser.js';
 
 /** The rows a source and a guide are, as the routes show them. */
-export type { GuideRow, SourceRow };
+export type { GuideRefresh, GuideRow, RefreshOptions, RefreshSummary, SourceRefresh, SourceRow };
 
 export interface SourceSpec {
   kind: SourceKind;
@@ -43,11 +41,6 @@ export interface SourceSpec {
 export interface DvrSourcesConfig {
   sources: readonly SourceSpec[];
   guides: readonly string[];
-}
-
-export interface RefreshSummary {
-  sources: { id: string; channels?: number; skipped?: number; error?: string }[];
-  guides: { id: string; programmes?: number; skipped?: number; error?: string }[];
 }
 
 /** Streams an M3U source allows when nobody said. */
@@ -72,8 +65,6 @@ function shortLocation(location: string): string {
     return shownLocation(location);
   }
 }
-
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** A path with its links followed; as written (normalised) when it does not exist yet. */
 function realOrResolved(path: string): string {
@@ -103,12 +94,28 @@ export function managedLocationProblem(location: string, allowedDirs: readonly s
 }
 
 export class DvrSourcesService {
-  private readonly guideRefreshes = new Map<string, Promise<RefreshSummary['guides'][number]>>();
+  private readonly refresher: SourceRefresher;
 
   constructor(
     private readonly db: Db,
-    private readonly options: { logger?: Logger; now?: () => number; localSourceDirs?: readonly string[] } = {},
-  ) {}
+    private readonly options: {
+      logger?: Logger;
+      now?: () => number;
+      localSourceDirs?: readonly string[];
+      /** The share a refresh may remove unconfirmed (refresh-checks.ts); default one half. */
+      maxRemovedShare?: number;
+      /** Longest wait for a source's or guide's answer and each chunk of it (the source reader's default: 30 s). */
+      readTimeoutMs?: number;
+    } = {},
+  ) {
+    this.refresher = new SourceRefresher(db, {
+      logger: options.logger,
+      now: () => this.now(),
+      maxRemovedShare: options.maxRemovedShare ?? MAX_REMOVED_SHARE,
+      timeoutMs: options.readTimeoutMs,
+      readable: (row) => this.readableLocation(row),
+    });
+  }
 
   private now(): number {
     return this.options.now?.() ?? Date.now();
@@ -194,101 +201,24 @@ export class DvrSourcesService {
 
   async refreshAll(signal?: AbortSignal): Promise<RefreshSummary> {
     const summary: RefreshSummary = { sources: [], guides: [] };
+    const options = signal ? { signal } : {};
     // A source or guide removed while this runs is skipped, not an error.
-    for (const source of listSources(this.db)) if (getSource(this.db, source.id)) summary.sources.push(await this.refreshSource(source.id, signal));
-    for (const guide of listGuides(this.db)) if (getGuide(this.db, guide.id)) summary.guides.push(await this.refreshGuide(guide.id, signal));
+    for (const source of listSources(this.db)) if (getSource(this.db, source.id)) summary.sources.push(await this.refreshSource(source.id, options));
+    for (const guide of listGuides(this.db)) if (getGuide(this.db, guide.id)) summary.guides.push(await this.refreshGuide(guide.id, options));
     return summary;
   }
 
-  async refreshSource(id: string, signal?: AbortSignal): Promise<RefreshSummary['sources'][number]> {
-    const source = getSource(this.db, id);
-    if (!source) throw new NotFoundError('source', id);
-    try {
-      const result = source.kind === 'm3u' ? await this.readM3u(source, signal) : await this.readTuner(source, signal);
-      replaceSourceChannels(this.db, id, result, this.now());
-      applyChannelFavorites(this.db);
-      this.options.logger?.info({ source: id, channels: result.channels.length, skipped: result.skipped }, 'source refreshed');
-      return { id, channels: result.channels.length, skipped: result.skipped };
-    } catch (error) {
-      const message = `${source.name}: ${reason(error)}`;
-      setSourceError(this.db, id, message, this.now());
-      this.options.logger?.warn({ source: id, err: message }, 'source refresh failed; keeping its channels from the last refresh: the error says why; check the source\'s URL or file and the network');
-      return { id, error: message };
-    }
+  /**
+   * Reads a source again and applies what it read if that is believable (refresh-checks.ts);
+   * `accept` applies a lineup that removes much too. One refresh of a source runs at a
+   * time: a call while one runs shares it, or, to accept what that one may not, follows it.
+   */
+  refreshSource(id: string, options: RefreshOptions = {}): Promise<SourceRefresh> {
+    return this.refresher.refreshSource(id, options);
   }
 
-  private async readM3u(source: SourceRow, signal?: AbortSignal) {
-    const text = await readSourceText(this.readableLocation(source), signal ? { signal } : {});
-    const playlist = parseM3u(text);
-    // A web page or an error text where the playlist was must not wipe the channels; an empty playlist may.
-    if (playlist.channels.length === 0 && (playlist.skipped > 0 || !/#EXTM3U|#EXTINF/i.test(text)) && text.trim() !== '') {
-      throw new Error(`it is not an M3U playlist (${playlist.skipped} lines could not be read)`);
-    }
-    const channels = playlist.channels.map((c) => ({
-      number: c.number,
-      name: c.name,
-      image_url: c.logo,
-      hd: c.hd,
-      stream_url: c.url,
-      guide_id: c.guideId,
-      guide_name: c.guideName,
-      group_title: c.group,
-    }));
-    return { channels, skipped: playlist.skipped };
-  }
-
-  private async readTuner(source: SourceRow, signal?: AbortSignal) {
-    const device = await readHdHomeRun(source.location, signal ? { signal } : {});
-    const channels = device.channels.map((c) => ({ number: c.number, name: c.name, call_sign: c.name, hd: c.hd, stream_url: c.url }));
-    const name = device.friendlyName ? `${device.friendlyName} ${device.deviceId}` : `HDHomeRun ${device.deviceId}`;
-    return { channels, skipped: device.skipped, streamLimit: Math.max(1, device.tunerCount), name };
-  }
-
-  /** Reads a guide again; a refresh of it already running is shared, not started twice. */
-  refreshGuide(id: string, signal?: AbortSignal): Promise<RefreshSummary['guides'][number]> {
-    const running = this.guideRefreshes.get(id);
-    if (running) return running;
-    const refresh = this.readGuide(id, signal).finally(() => this.guideRefreshes.delete(id));
-    this.guideRefreshes.set(id, refresh);
-    return refresh;
-  }
-
-  private async readGuide(id: string, signal?: AbortSignal): Promise<RefreshSummary['guides'][number]> {
-    const guide = getGuide(this.db, id);
-    if (!guide) throw new NotFoundError('guide', id);
-    const writer = new GuideWriter(this.db, id);
-    // XMLTV may leave out `stop`: a programme then ends where the next one on its channel begins.
-    const open = new Map<string, XmltvProgramme>();
-    let skipped = 0;
-    const emit = (p: XmltvProgramme) => {
-      if (p.stop === undefined || p.stop <= p.start) skipped++;
-      else writer.programme({ ...p, stop: p.stop });
-    };
-    try {
-      const input = await openSource(this.readableLocation(guide), signal ? { signal } : {});
-      const counts = await parseXmltv(
-        input,
-        {
-          channel: (channel) => writer.channel(channel),
-          programme: (programme) => {
-            if (programme.stop !== undefined) return emit(programme);
-            const before = open.get(programme.channel);
-            if (before) emit({ ...before, stop: programme.start });
-            open.set(programme.channel, programme);
-          },
-        },
-        signal ? { signal } : {},
-      );
-      skipped += counts.skipped + open.size;
-      writer.commit({ skipped }, this.now());
-      this.options.logger?.info({ guide: id, programmes: writer.count, skipped }, 'guide refreshed');
-      return { id, programmes: writer.count, skipped };
-    } catch (error) {
-      writer.abandon();
-      const message = `guide ${shownLocation(guide.location)}: ${reason(error)}`;
-      setGuideError(this.db, id, message, this.now());
-      this.options.logger?.warn({ guide: id, err: message }, 'guide refresh failed; keeping the programmes from the last refresh: the error says why; check the guide\'s URL or file and the network');
-      return { id, error: message };
-    }
+  /** Reads a guide again, as refreshSource does a source. */
+  refreshGuide(id: string, options: RefreshOptions = {}): Promise<GuideRefresh> {
+    return this.refresher.refreshGuide(id, options);
   }
 }

@@ -7,10 +7,11 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { DvrSourcesService, type DvrSourcesConfig } from './dvr-sources.service.js';
+import { DvrSourcesService, type DvrSourcesConfig, type GuideRefresh, type SourceRefresh } from './dvr-sources.service.js';
 import { PROGRAMS_ON_PATH, type ProgramPaths } from '../common/external-program.js';
 import { GuideSearchService } from './guide-search.service.js';
 import { JobScheduler } from './job-scheduler.js';
+import { LineupService } from './lineup.service.js';
 import { LiveTvService } from './live-tv.service.js';
 import { listSources } from '../repositories/sources.repository.js';
 import { RecordingsService } from './recordings.service.js';
@@ -33,6 +34,8 @@ export interface DvrOptions {
   programs?: ProgramPaths;
   /** Folders under which sources and guides added through the API may be local files (--allow-local-source). */
   localSourceDirs?: readonly string[];
+  /** Longest wait for a source's or guide's answer and each chunk of it (default 30 s; tests shorten it). */
+  sourceTimeoutMs?: number;
 }
 
 /** Re-planning at least this often keeps the plan rolling forward with the clock. */
@@ -47,6 +50,8 @@ export class DvrService {
   readonly live: LiveTvService;
   /** Search in the guide (GET /dvr/search's programmes). */
   readonly guideSearch: GuideSearchService;
+  /** The lineup and its guide as other players take them (M3U, XMLTV, an HDHomeRun tuner's face). */
+  readonly lineup: LineupService;
   private replanTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<unknown> | undefined;
@@ -59,7 +64,11 @@ export class DvrService {
   ) {
     const now = options.now ?? Date.now;
     const shared = { ...(options.logger ? { logger: options.logger } : {}), ...(options.now ? { now: options.now } : {}) };
-    this.sources = new DvrSourcesService(db, { ...shared, ...(options.localSourceDirs ? { localSourceDirs: options.localSourceDirs } : {}) });
+    this.sources = new DvrSourcesService(db, {
+      ...shared,
+      ...(options.localSourceDirs ? { localSourceDirs: options.localSourceDirs } : {}),
+      ...(options.sourceTimeoutMs ? { readTimeoutMs: options.sourceTimeoutMs } : {}),
+    });
     this.sources.applyConfig(options.sources);
     this.hub = new StreamHub({
       limitOf: (sourceId) => listSources(db).find((s) => s.id === sourceId)?.stream_limit ?? 1,
@@ -90,6 +99,7 @@ export class DvrService {
     });
     this.live = new LiveTvService(db, { hub: this.hub, recordings: this.recordings, rules: this.rules, schedule: this.schedule, now });
     this.guideSearch = new GuideSearchService(db, now);
+    this.lineup = new LineupService(db, { now });
   }
 
   /** Settles what happened while Antenna was down, resumes recordings, plans, and refreshes sources in the background. */
@@ -129,6 +139,21 @@ export class DvrService {
       })
       .finally(() => (this.refreshing = undefined));
     return this.refreshing;
+  }
+
+  /** Refreshes one source (`accept`: the user confirms a lineup that removes much) and re-plans when it was applied. */
+  async refreshSource(id: string, accept = false): Promise<SourceRefresh> {
+    return this.replannedAfter(await this.sources.refreshSource(id, { signal: this.refreshAbort.signal, accept }));
+  }
+
+  /** Refreshes one guide, as refreshSource does a source. */
+  async refreshGuide(id: string, accept = false): Promise<GuideRefresh> {
+    return this.replannedAfter(await this.sources.refreshGuide(id, { signal: this.refreshAbort.signal, accept }));
+  }
+
+  private replannedAfter<T extends { error?: string }>(result: T): T {
+    if (result.error === undefined) this.safely('re-planning after a refresh', () => this.schedule.replan());
+    return result;
   }
 
   status() {

@@ -206,7 +206,9 @@ export class JobScheduler {
     if (missing.length === 0) return jobs;
     const programmeOf = (job: Parameters<typeof plannedProgramme>[0]) => plannedProgramme(job, slots);
     const rules = new Map(this.rules.list().map((rule) => [rule.id, rule]));
-    const offered = new Set(listStreamableChannels(this.db).map((channel) => channel.number));
+    const streamable = listStreamableChannels(this.db);
+    const offered = new Set(streamable.map((channel) => channel.number));
+    let map: GuideChannelMap | undefined;
     const lookups: VanishedJobLookups = {
       now,
       plannedIds,
@@ -217,7 +219,7 @@ export class JobScheduler {
       programmeOf: (job, item) => programmeOf({ ruleId: job.rule_id, start: job.start_time, item, name: job.name }),
       offered: (number) => offered.has(number),
       aired: (number, start, programme) => {
-        const airing = this.airingOn(number, start);
+        const airing = this.airingOn(number, start, (map ??= guideMapOf(this.db, streamable)));
         return airing !== undefined && programmeKeyOf(airing) === programme;
       },
     };
@@ -260,9 +262,9 @@ export class JobScheduler {
   }
 
   /** The guide's airing on channel `number` starting at `start`, if one of the guides describing the channel has it. */
-  airingOn(number: string, start: number): Airing | undefined {
-    const channels = listStreamableChannels(this.db).filter((channel) => channel.number === number);
-    for (const [key, numbers] of guideMapOf(this.db, channels)) {
+  airingOn(number: string, start: number, map?: GuideChannelMap): Airing | undefined {
+    // A map of every channel, when the caller asks for many airings (reading the guide's channels costs milliseconds).
+    for (const [key, numbers] of map ?? guideMapOf(this.db, listStreamableChannels(this.db).filter((channel) => channel.number === number))) {
       if (!numbers.includes(number)) continue;
       const [guideId, xmltvChannel] = key.split('\t') as [string, string];
       const row = programmesBetween(this.db, guideId, xmltvChannel, start, start + 1).find((programme) => programme.start === start);

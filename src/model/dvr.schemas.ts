@@ -6,6 +6,9 @@
  */
 import { Type } from '@sinclair/typebox';
 
+const LAST_GOOD = 'epoch milliseconds of the last refresh that was applied (one that failed or was not applied leaves it as it was)';
+const WHY_NOT = 'why the last refresh was not applied (what the last good one gave is kept); absent once one is applied';
+
 export const SourceSchema = Type.Object(
   {
     id: Type.String(),
@@ -14,9 +17,9 @@ export const SourceSchema = Type.Object(
     name: Type.String(),
     streams: Type.Integer({ description: 'simultaneous streams allowed (tuners)' }),
     origin: Type.Union([Type.Literal('config'), Type.Literal('managed')], { description: 'config: from flags or the config file; managed: added here' }),
-    refreshed_at: Type.Optional(Type.Integer({ description: 'epoch milliseconds' })),
-    error: Type.Optional(Type.String({ description: 'why the last refresh failed' })),
-    skipped: Type.Integer({ description: 'malformed entries skipped at the last refresh' }),
+    refreshed_at: Type.Optional(Type.Integer({ description: LAST_GOOD })),
+    error: Type.Optional(Type.String({ description: WHY_NOT })),
+    skipped: Type.Integer({ description: 'malformed entries skipped at the last good refresh' }),
     channels: Type.Integer({ description: 'channels read at the last good refresh' }),
   },
   { title: 'Source' },
@@ -26,10 +29,10 @@ export const GuideSchema = Type.Object(
     id: Type.String(),
     location: Type.String(),
     origin: Type.Union([Type.Literal('config'), Type.Literal('managed')]),
-    refreshed_at: Type.Optional(Type.Integer()),
-    error: Type.Optional(Type.String()),
-    programmes: Type.Integer(),
-    skipped: Type.Integer({ description: 'malformed entries skipped at the last refresh' }),
+    refreshed_at: Type.Optional(Type.Integer({ description: LAST_GOOD })),
+    error: Type.Optional(Type.String({ description: WHY_NOT })),
+    programmes: Type.Integer({ description: 'programmes read at the last good refresh' }),
+    skipped: Type.Integer({ description: 'malformed entries skipped at the last good refresh' }),
   },
   { title: 'Guide' },
 );
@@ -83,10 +86,42 @@ export const SourceBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-/** `POST /dvr/refresh`'s answer: what each source and guide read, or why it failed. */
-export const RefreshResultSchema = Type.Object({
-  sources: Type.Array(Type.Object({ id: Type.String(), channels: Type.Optional(Type.Integer()), skipped: Type.Optional(Type.Integer()), error: Type.Optional(Type.String()) })),
-  guides: Type.Array(Type.Object({ id: Type.String(), programmes: Type.Optional(Type.Integer()), skipped: Type.Optional(Type.Integer()), error: Type.Optional(Type.String()) })),
-});
+/** Why a refresh was not applied (decided in src/dvr/refresh-checks.ts). */
+export const REJECTION_KINDS = ['unreadable', 'not_recognised', 'incomplete', 'empty', 'shrinks'] as const;
+export type RejectionKind = (typeof REJECTION_KINDS)[number];
+
+/** A refresh's fields when it was not applied; absent when it was. */
+const NotApplied = {
+  error: Type.Optional(Type.String({ description: 'why this refresh was not applied (stored as the source or guide’s error too)' })),
+  rejected: Type.Optional(
+    Type.Union(REJECTION_KINDS.map((kind) => Type.Literal(kind)), {
+      description:
+        'unreadable: the fetch failed; not_recognised: not a playlist / not XMLTV (a web page, an empty body); incomplete: an XMLTV document cut short; ' +
+        'empty: nothing where the last good refresh had something; shrinks: more than half would go (channels, or programmes not yet ended)',
+    }),
+  ),
+  needs_confirmation: Type.Optional(Type.Boolean({ description: 'true when the refresh is believable but removes much: ?accept=true applies it' })),
+};
+/** One source's refresh: what it read, or why it was not applied. */
+export const SourceRefreshSchema = Type.Object(
+  { id: Type.String(), channels: Type.Optional(Type.Integer()), skipped: Type.Optional(Type.Integer()), ...NotApplied },
+  { title: 'Source refresh' },
+);
+/** One guide's refresh: what it read, or why it was not applied. */
+export const GuideRefreshSchema = Type.Object(
+  { id: Type.String(), programmes: Type.Optional(Type.Integer()), skipped: Type.Optional(Type.Integer()), ...NotApplied },
+  { title: 'Guide refresh' },
+);
+/** `POST /dvr/refresh`'s answer: what each source and guide read, or why it was not applied. */
+export const RefreshResultSchema = Type.Object({ sources: Type.Array(SourceRefreshSchema), guides: Type.Array(GuideRefreshSchema) });
+/** `POST /dvr/sources/:id/refresh`'s and `POST /dvr/guides/:id/refresh`'s query. */
+export const RefreshQuerySchema = Type.Object(
+  {
+    accept: Type.Optional(
+      Type.Boolean({ description: 'the user confirms: apply a refresh that is empty or would remove more than half of what is there (never one that failed or is malformed)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 /** `POST /dvr/scans`'s answer: the import roots queued. */
 export const ScansQueuedSchema = Type.Object({ roots: Type.Array(Type.Object({ kind: Type.String(), path: Type.String() })) });

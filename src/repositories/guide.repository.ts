@@ -95,6 +95,11 @@ export function removeConfigGuidesExcept(db: Db, keep: readonly string[]): void 
   for (const guide of listGuides(db)) if (guide.origin === 'config' && !keep.includes(guide.id)) deleteGuide(db, guide.id);
 }
 
+/** A guide's stored programmes that end after `after` (epoch seconds): what a refresh is judged against. */
+export function countProgrammesEndingAfter(db: Db, guideId: string, after: number): number {
+  return statement(db, 'SELECT count(*) FROM programmes WHERE guide_id = ? AND stop > ?').pluck().get(guideId, after) as number;
+}
+
 export function setGuideError(db: Db, id: string, error: string, now = Date.now()): void {
   statement(db, 'UPDATE dvr_guides SET error = ?, updated_at = ? WHERE id = ?').run(error, now, id);
 }

@@ -121,7 +121,12 @@ export function replaceSourceChannels(
   })();
 }
 
-/** A refresh that failed keeps the channels from the last good one and says why. */
+/** The numbers of the channels a source offers now (what a refresh is judged against). */
+export function listSourceChannelNumbers(db: Db, sourceId: string): string[] {
+  return statement(db, 'SELECT number FROM channels WHERE source_id = ? ORDER BY CAST(number AS REAL), number').pluck().all(sourceId) as string[];
+}
+
+/** A refresh that failed or was not applied keeps the channels from the last good one and says why. */
 export function setSourceError(db: Db, sourceId: string, error: string, now = Date.now()): void {
   statement(db, 'UPDATE dvr_sources SET error = ?, updated_at = ? WHERE id = ?').run(error, now, sourceId);
 }

@@ -467,6 +467,34 @@ describe('sources', () => {
     expect(added.json()).toMatchObject({ streams: 2, origin: 'managed', error: expect.stringMatching(/does not exist/) });
     expect(added.json()).not.toHaveProperty('refreshed_at');
   });
+
+  it('refreshes one source or guide on POST /dvr/sources/:id/refresh and /dvr/guides/:id/refresh; ?accept=true applies what removes most', async () => {
+    await addRule({ type: 'series', title: 'Harbour Lights' });
+    const [source] = await get<Json[]>('/dvr/sources');
+    const [guide] = await get<Json[]>('/dvr/guides');
+    writeM3u(f.m3u, lineup().slice(0, 1));
+    const refused = await send('POST', `/dvr/sources/${String(source?.id)}/refresh`);
+    expect(refused.statusCode).toBe(200);
+    expect(refused.json()).toEqual({ id: source?.id, error: expect.stringMatching(/would remove 4 of the 5 channels/), rejected: 'shrinks', needs_confirmation: true });
+    expect(await get<Json[]>('/dvr/sources')).toEqual([{ ...source, error: refused.json<Json>().error }]);
+    expect((await jobs()).map((j) => j.channel)).toEqual(['2']);
+    // POST /dvr/refresh says the same, and never confirms.
+    expect((await send('POST', '/dvr/refresh')).json<{ sources: Json[] }>().sources).toEqual([refused.json()]);
+
+    const accepted = await send('POST', `/dvr/sources/${String(source?.id)}/refresh?accept=true`);
+    expect(accepted.json()).toEqual({ id: source?.id, channels: 1, skipped: 0 });
+    expect((await get<Json[]>('/api/v1/channels')).map((c) => c.number)).toEqual(['2']);
+
+    writeXmltv(f.guide, [], []);
+    expect((await send('POST', `/dvr/guides/${String(guide?.id)}/refresh`)).json()).toMatchObject({ rejected: 'empty', needs_confirmation: true, error: expect.stringMatching(/no programmes/) });
+    expect((await jobs()).map((j) => j.channel)).toEqual(['2']);
+    expect((await send('POST', `/dvr/guides/${String(guide?.id)}/refresh?accept=true`)).json()).toEqual({ id: guide?.id, programmes: 0, skipped: 0 });
+    expect((await jobs()).map((j) => [j.skipped, j.error])).toEqual([[true, expect.stringMatching(/the guide no longer lists this programme/)]]);
+
+    expectJsonError(await send('POST', `/dvr/guides/${String(guide?.id)}/refresh?accept=perhaps`), 400);
+    expect(expectJsonError(await send('POST', '/dvr/sources/m3u-000000000000/refresh'), 404).code).toBe('not_found');
+    expect(expectJsonError(await send('POST', '/dvr/guides/xmltv-000000000000/refresh?accept=true'), 404).code).toBe('not_found');
+  });
 });
 
 describe('guides', () => {
@@ -677,6 +705,8 @@ describe('write access', () => {
       ['DELETE', '/dvr/jobs/1-1'],
       ['PUT', '/dvr/channels/2/favorite'],
       ['POST', '/dvr/refresh'],
+      ['POST', '/dvr/sources/m3u-1/refresh?accept=true'],
+      ['POST', '/dvr/guides/xmltv-1/refresh'],
       ['POST', '/dvr/channels/2/recording'],
     ] as const) {
       expect((await send(method, url, undefined, guarded.app)).statusCode, `${method} ${url}`).toBe(401);

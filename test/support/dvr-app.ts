@@ -6,7 +6,7 @@ import { PathBoundary } from '../../src/common/path-boundary.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { DvrService } from '../../src/dvr/dvr.service.js';
 import type { SourceSpec } from '../../src/dvr/dvr-sources.service.js';
 import { LibraryEditsService } from '../../src/management/library-edits.service.js';
@@ -79,6 +79,10 @@ export interface DvrSetup {
   guides: string[];
   /** Epoch milliseconds. */
   now?: () => number;
+  /** Default: silent. */
+  logger?: Logger;
+  /** Longest wait for a source's answer (default 30 s). */
+  sourceTimeoutMs?: number;
 }
 
 /** A DvrService writing under `temp.dir`; nothing refreshes on its own (refreshInterval 0) and comskip is off. */
@@ -90,8 +94,9 @@ export function createDvr(temp: TempLibrary, setup: DvrSetup): DvrService {
     thumbnailsDir: join(temp.dir, 'thumbnails'),
     workDir: join(temp.dir, 'work'),
     sources: { sources: setup.sources, guides: setup.guides },
-    logger: pino({ level: 'silent' }),
+    logger: setup.logger ?? pino({ level: 'silent' }),
     ...(setup.now ? { now: setup.now } : {}),
+    ...(setup.sourceTimeoutMs ? { sourceTimeoutMs: setup.sourceTimeoutMs } : {}),
     refreshInterval: 0,
     comskip: false,
     // The tests' playlists and guides are files in the temporary folder, added through the API too.

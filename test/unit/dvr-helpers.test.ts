@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeRule, parseTime, ruleBody } from '../../src/cli/remote.commands.js';
+import { describeRule, parseTime, refreshRequest, ruleBody } from '../../src/cli/remote.commands.js';
 import { guideKey, matchGuideChannels } from '../../src/dvr/guide-match.js';
 import { backoffMs, judgeRecording, type RecordingOutcome } from '../../src/dvr/recorder.js';
 import { localDate, recordingRelativePath, safeName, uniquePath } from '../../src/dvr/recording-paths.js';
@@ -116,6 +116,23 @@ describe('antenna rule add', () => {
   });
   it('describes rules in one line', () => {
     expect(describeRule({ type: 'keyword', keyword: 'volcano', keep: 3 })).toBe('keyword "volcano" (keep 3)');
+  });
+});
+
+describe('antenna refresh', () => {
+  it('refreshes everything, or one source or guide, confirmed with --accept', () => {
+    expect(refreshRequest({})).toMatchObject({ method: 'POST', path: '/dvr/refresh' });
+    expect(refreshRequest({ source: 'm3u-abc' })).toMatchObject({ method: 'POST', path: '/dvr/sources/m3u-abc/refresh' });
+    expect(refreshRequest({ guide: 'xmltv-1', accept: true })).toMatchObject({ method: 'POST', path: '/dvr/guides/xmltv-1/refresh?accept=true' });
+    expect(() => refreshRequest({ accept: true })).toThrow(/--accept confirms the refresh of one source or guide: give --source ID or --guide ID/);
+    expect(() => refreshRequest({ source: 'a', guide: 'b' })).toThrow(/not both/);
+  });
+  it('says what each read, or why it was not applied', () => {
+    const one = refreshRequest({ source: 'm3u-abc' });
+    expect(one.describe({ id: 'm3u-abc', channels: 4, skipped: 1 })).toBe('m3u-abc: 4 read, 1 skipped');
+    expect(one.describe({ id: 'm3u-abc', error: 'M3U x: it lists no channels', rejected: 'empty', needs_confirmation: true })).toBe('m3u-abc: not applied: M3U x: it lists no channels');
+    const all = refreshRequest({});
+    expect(all.describe({ sources: [{ id: 's', channels: 2, skipped: 0 }], guides: [{ id: 'g', error: 'guide g: XMLTV document cut short' }] })).toBe('s: 2 read, 0 skipped\ng: not applied: guide g: XMLTV document cut short');
   });
 });
 

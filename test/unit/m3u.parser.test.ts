@@ -231,3 +231,46 @@ describe('parseM3u properties', () => {
     );
   });
 });
+
+describe('parseM3u: cut short and garbled', () => {
+  const name = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ]{0,10}$/);
+  /** A playlist whose channels all carry their own, distinct number. */
+  const playlist = fc.uniqueArray(fc.integer({ min: 1, max: 9999 }), { minLength: 1, maxLength: 30 }).chain((numbers) =>
+    fc.tuple(fc.constant(numbers), fc.array(name, { minLength: numbers.length, maxLength: numbers.length })).map(([nums, names]) =>
+      ['#EXTM3U', ...nums.flatMap((n, i) => [`#EXTINF:-1 tvg-id="ch${n}.test" tvg-chno="${n}",${names[i] ?? ''}`, `http://iptv.example/live/${n}.ts`])].join('\n'),
+    ),
+  );
+
+  it('reads a prefix as the first channels of the whole (the last one\'s URL possibly cut), never more', () => {
+    fc.assert(
+      fc.property(playlist, fc.nat(), (text, at) => {
+        const whole = parseM3u(text).channels;
+        const cut = parseM3u(text.slice(0, at % (text.length + 1))).channels;
+        expect(cut.length).toBeLessThanOrEqual(whole.length);
+        cut.forEach((channel, i) => {
+          const { url, ...rest } = whole[i]!;
+          expect(channel).toMatchObject(rest);
+          if (i < cut.length - 1) expect(channel.url).toBe(url);
+          else expect(url.startsWith(channel.url)).toBe(true);
+        });
+      }),
+    );
+  });
+
+  it('garbled anywhere: never throws, and every channel it reads has a stream URL and a number of its own', () => {
+    const junk = fc.string({ unit: fc.constantFrom('#', 'EXTINF:', ',', '"', '=', '\n', '\r', ' ', 'http://', 'x', '<', '>', 'tvg-chno=', '\u0000'), maxLength: 30 });
+    fc.assert(
+      fc.property(playlist, fc.nat(), fc.nat(60), junk, (text, at, length, garbage) => {
+        const from = at % (text.length + 1);
+        const read = parseM3u(text.slice(0, from) + garbage + text.slice(from + length));
+        const numbers = read.channels.map((c) => c.number);
+        expect(new Set(numbers).size).toBe(numbers.length);
+        for (const channel of read.channels) {
+          const url = new URL(channel.url);
+          expect(['http:', 'https:', 'udp:', 'rtp:']).toContain(url.protocol);
+          expect(url.host).not.toBe('');
+        }
+      }),
+    );
+  });
+});

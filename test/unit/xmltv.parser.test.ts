@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseOnscreen, parseXmltvNs, parseXmltvTime } from '../../src/dvr/xmltv/field-parsers.js';
-import { type XmltvChannel, type XmltvProgramme, parseXmltv } from '../../src/dvr/xmltv/xmltv.parser.js';
+import { type XmltvChannel, XmltvDocumentError, type XmltvProgramme, parseXmltv } from '../../src/dvr/xmltv/xmltv.parser.js';
 
 async function* source(parts: Array<Buffer | string>): AsyncGenerator<Buffer | string> {
   for (const part of parts) yield part;
@@ -35,7 +35,17 @@ const titled = (inner = ''): string => programme(`<title>T</title>${inner}`);
 const base = { channel: 'c1', start: NOON, stop: NOON + 3600, title: 'T', categories: [], isNew: false, previouslyShown: false };
 
 /** What a parse that must refuse the document may throw; anything else is a bug. */
-const DOCUMENTED_ERROR = /^(Not an XMLTV document|XMLTV document refused)/;
+const DOCUMENTED_ERROR = /^(Not an XMLTV document|XMLTV document refused|XMLTV document cut short)/;
+
+/** The result of a parse, or the message and kind of the XmltvDocumentError it threw (any other error fails the test). */
+async function outcome(doc: string | Buffer | Array<Buffer | string>) {
+  try {
+    return await parse(doc);
+  } catch (error) {
+    if (!(error instanceof XmltvDocumentError)) throw error;
+    return { refused: error.message, problem: error.problem };
+  }
+}
 
 describe('parseXmltv: channels', () => {
   it('maps id, display names, a number-like display name and the icon; skips channels without id', async () => {
@@ -263,13 +273,28 @@ describe('parseXmltv: malformed and hostile documents', () => {
     expect(counts).toEqual({ channels: 0, programmes: 2, skipped: 3 });
   });
 
-  it('counts an error outside any entry once, and a programme cut off by the end of input', async () => {
+  it('counts an error outside any entry once', async () => {
     const outside = await parse(tv(`${titled()} stray < text ${titled()}`));
     expect(outside.counts).toEqual({ channels: 0, programmes: 2, skipped: 1 });
+  });
+
+  it('refuses a document cut short: its <tv> not closed, or the input ending inside a tag', async () => {
     const whole = tv(`${titled()}${titled()}`);
-    const truncated = await parse(whole.slice(0, whole.lastIndexOf('</title>')));
-    expect(truncated.programmes).toHaveLength(1);
-    expect(truncated.counts).toEqual({ channels: 0, programmes: 1, skipped: 1 });
+    for (const cut of [whole.lastIndexOf('</title>'), whole.lastIndexOf('</programme>') + '</programme>'.length, whole.lastIndexOf('</tv>') + 3]) {
+      const error = await parse(whole.slice(0, cut)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(XmltvDocumentError);
+      expect(error).toMatchObject({ problem: 'incomplete', message: expect.stringMatching(/^XMLTV document cut short: it ends before its closing <\/tv>/) });
+    }
+    await expect(parse('<tv><programme start="2024" channel="c"><title>x</title></programme>')).rejects.toThrow(/cut short.*unclosed tag: tv/);
+    // Whole: a closed <tv>, with or without what may follow it.
+    expect((await parse(whole.trimEnd())).counts.programmes).toBe(2);
+    expect((await parse('<tv/>')).counts).toEqual({ channels: 0, programmes: 0, skipped: 0 });
+  });
+
+  it('refuses a document that a stray "<" left unreadable to its end, instead of keeping what came before', async () => {
+    // saxes cannot recover from "<<![CDATA[": everything after it would be lost without a word.
+    const garbled = tv([titled(), programme('<title>x<<![CDATA[x & y]]></title>'), titled(), titled()].join('\n'));
+    await expect(parse(garbled)).rejects.toThrow(/^XMLTV document cut short/);
   });
 
   it('repairs bare ampersands in text and attributes, but not in CDATA, instead of losing what follows', async () => {
@@ -287,7 +312,9 @@ describe('parseXmltv: malformed and hostile documents', () => {
   });
 
   it('throws a clear Error for documents that are not XMLTV at all', async () => {
-    await expect(parse('')).rejects.toThrow(/^Not an XMLTV document/);
+    await expect(parse('')).rejects.toThrow('Not an XMLTV document: it is empty');
+    await expect(parse(Buffer.alloc(0))).rejects.toThrow('Not an XMLTV document: it is empty');
+    await expect(parse(' \n\t ')).rejects.toThrow('Not an XMLTV document: it is empty');
     await expect(parse('hello, world')).rejects.toThrow(/^Not an XMLTV document/);
     await expect(parse('{"tv": []}')).rejects.toThrow(/^Not an XMLTV document/);
     await expect(parse('<!DOCTYPE html><html><body>502 Bad Gateway</body></html>')).rejects.toThrow('Not an XMLTV document: the root element is <html>, not <tv>');
@@ -342,6 +369,65 @@ describe('parseXmltv: malformed and hostile documents', () => {
           }
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('parseXmltv: cut short and garbled (never a partial guide)', () => {
+  const word = fc.stringMatching(/^[A-Za-z0-9 &<>é😀]{1,12}$/u);
+  const escape = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+  /** A well-formed guide of a few channels and programmes, as the DVR's sources write them. */
+  const guide = fc
+    .record({ channels: fc.array(word, { maxLength: 4 }), titles: fc.array(word, { minLength: 1, maxLength: 12 }) })
+    .map(({ channels, titles }) =>
+      tv(
+        [
+          ...channels.map((name, i) => `<channel id="c${i}"><display-name>${escape(name)}</display-name></channel>`),
+          ...titles.map((title, i) => programme(`<title>${escape(title)}</title><desc>Part ${i}</desc>`)),
+        ].join('\n'),
+      ),
+    );
+  const closed = (doc: string) => doc.lastIndexOf('</tv>') + '</tv>'.length;
+
+  it('refuses every prefix that ends before </tv> closes, in any chunks, and reads every longer one whole', async () => {
+    await fc.assert(
+      fc.asyncProperty(guide, fc.nat(), fc.array(fc.nat(), { maxLength: 4 }), fc.boolean(), async (doc, at, cuts, asBytes) => {
+        const whole = await parse(doc);
+        const end = at % (doc.length + 1);
+        const text = doc.slice(0, end);
+        const input = asBytes ? Buffer.from(text) : text;
+        const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+        const parts = [0, ...points].map((from, i) => input.slice(from, points[i] ?? input.length));
+        const result = await outcome(parts);
+        if (end < closed(doc)) expect(result).toMatchObject({ problem: expect.stringMatching(/^(incomplete|not_xmltv)$/) });
+        else expect(result).toEqual(whole);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses a gzipped guide whose download stopped early', async () => {
+    await fc.assert(
+      fc.asyncProperty(guide, fc.nat(), async (doc, at) => {
+        const gz = gzipSync(Buffer.from(doc));
+        // Up to the last 8 bytes (the gzip trailer): zlib then knows the stream ended early.
+        const cut = gz.subarray(0, at % (gz.length - 8));
+        await expect(parse(cut)).rejects.toThrow();
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('garbled anywhere: reads it or refuses it with a documented error, never anything else', async () => {
+    const garbage = fc.string({ unit: fc.constantFrom('<', '>', '&', ';', '/', '!', '?', '"', '=', ' ', 'x', 'tv', 'programme', 'title', '[', ']', 'CDATA', '--', '\u0000', '\uFFFD'), maxLength: 20 });
+    await fc.assert(
+      fc.asyncProperty(guide, fc.nat(), fc.nat(40), garbage, async (doc, at, length, junk) => {
+        const from = at % (doc.length + 1);
+        const result = await outcome(doc.slice(0, from) + junk + doc.slice(from + length));
+        if ('refused' in result) expect(result.refused).toMatch(DOCUMENTED_ERROR);
+        else expect(result.counts.programmes + result.counts.skipped).toBeGreaterThanOrEqual(0);
+      }),
       { numRuns: 300 },
     );
   });
@@ -417,7 +503,7 @@ describe('parseXmltv: chunks and encodings', () => {
         const whole = asBytes ? Buffer.from(text) : text;
         const at = [...new Set(cuts.map((c) => c % (whole.length + 1)))].sort((a, b) => a - b);
         const parts = [0, ...at].map((from, i) => whole.slice(from, at[i] ?? whole.length));
-        expect(await parse(parts)).toEqual(await parse(whole));
+        expect(await outcome(parts)).toEqual(await outcome(whole));
       }),
       { numRuns: 300 },
     );

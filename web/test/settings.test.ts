@@ -71,6 +71,7 @@ describe('Settings wording', () => {
       { name: '/guide.xml', ok: true, text: '156 programmes, 2 malformed entries skipped' },
     ]);
     expect(freshness({ error: 'HTTP 500' })).toBe('Last read failed: HTTP 500');
+    expect(freshness({ error: 'HTTP 500', refreshed_at: 0 }, 3 * 3600_000)).toBe('Last read failed: HTTP 500 (kept what was read 3 hours ago)');
     expect(freshness({ refreshed_at: 0 }, 120_000)).toBe('Read 2 minutes ago');
     expect(freshness({})).toBe('Not read yet');
   });

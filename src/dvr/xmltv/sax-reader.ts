@@ -5,6 +5,7 @@
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { abortError } from './abortable-input.js';
+import { XmltvDocumentError } from './document-error.js';
 import { CHANNEL_NUMBER, parseDateText, parseDdProgid, parseOnscreen, parseXmltvNs, parseXmltvTime } from './field-parsers.js';
 import type { XmltvChannel, XmltvCounts, XmltvHandlers, XmltvProgramme } from './xmltv.types.js';
 
@@ -80,6 +81,12 @@ export class XmltvReader {
   private readonly programme = new ProgrammeDraft();
   private readonly channel = new ChannelDraft();
   private sawRoot = false;
+  /** Anything but blank space was written (an empty download is told apart from other non-guides). */
+  private sawText = false;
+  /** The input has ended: saxes' last checks run (unclosed elements, an unfinished construct). */
+  private ending = false;
+  /** What those checks found: the document was cut short. */
+  private endProblem: string | undefined;
   private depth = 0;
   private entry = Entry.None;
   private entryDepth = 0;
@@ -103,6 +110,7 @@ export class XmltvReader {
   }
 
   write(text: string): void {
+    if (!this.sawText && /\S/.test(text)) this.sawText = true;
     if (text.length <= SLICE_CHARS) {
       this.parser.write(text);
       return;
@@ -113,15 +121,30 @@ export class XmltvReader {
     }
   }
 
+  /**
+   * The input is over: the counts, or an XmltvDocumentError when the document is not
+   * complete (its `<tv>` still open, or the input stopping inside a tag or comment):
+   * what was handed over so far must not be used as the guide.
+   */
   end(): XmltvCounts {
+    this.ending = true;
     this.parser.close();
-    // saxes reports unclosed tags but never closes them: an entry cut off by the end is lost.
-    if (this.entry !== Entry.None) this.counts.skipped++;
+    if (this.endProblem !== undefined) {
+      throw new XmltvDocumentError(`XMLTV document cut short: it ends before its closing </tv> (${this.endProblem})`, 'incomplete');
+    }
     return this.counts;
   }
 
   private recover(error: Error): void {
-    if (!this.sawRoot) throw new Error(`Not an XMLTV document: ${error.message}`);
+    if (!this.sawRoot) {
+      const why = this.ending && !this.sawText ? 'it is empty' : error.message;
+      throw new XmltvDocumentError(`Not an XMLTV document: ${why}`, 'not_xmltv');
+    }
+    if (this.ending) {
+      // saxes reports each unclosed element innermost first; the first says most.
+      this.endProblem ??= error.message;
+      return;
+    }
     if (this.entry !== Entry.None) this.damaged = true;
     else this.counts.skipped++;
   }
@@ -129,7 +152,7 @@ export class XmltvReader {
   private open(tag: SaxesTagPlain): void {
     this.depth++;
     if (!this.sawRoot) {
-      if (tag.name !== 'tv') throw new Error(`Not an XMLTV document: the root element is <${tag.name}>, not <tv>`);
+      if (tag.name !== 'tv') throw new XmltvDocumentError(`Not an XMLTV document: the root element is <${tag.name}>, not <tv>`, 'not_xmltv');
       this.sawRoot = true;
     } else if (this.entry === Entry.None) {
       this.openEntry(tag);
@@ -321,5 +344,5 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 function refuseEntities(doctype: string): void {
-  if (/<!ENTITY/i.test(doctype)) throw new Error('XMLTV document refused: its DOCTYPE declares entities, which Antenna never expands');
+  if (/<!ENTITY/i.test(doctype)) throw new XmltvDocumentError('XMLTV document refused: its DOCTYPE declares entities, which Antenna never expands', 'refused');
 }

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { gunzipStream, isGzip } from '../gzip-bytes.js';
 import { closeQuietly } from './abortable-input.js';
+import { XmltvDocumentError } from './document-error.js';
 
 /** Bytes gathered before deciding on gzip and the declared encoding. */
 const HEAD_BYTES = 1024;
@@ -68,7 +69,7 @@ function decoderFor(head: Buffer): TextDecoder {
   try {
     return new TextDecoder(declared);
   } catch {
-    throw new Error(`XMLTV document refused: unsupported encoding "${declared}"`);
+    throw new XmltvDocumentError(`XMLTV document refused: unsupported encoding "${declared}"`, 'refused');
   }
 }
 

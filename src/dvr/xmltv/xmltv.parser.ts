@@ -12,14 +12,20 @@
  * - Entities: saxes never fetches a DTD or expands declared entities. A DOCTYPE that
  *   declares any (`<!ENTITY`) is refused outright (Error), as the NFO parser does;
  *   `<!DOCTYPE tv SYSTEM "xmltv.dtd">` is fine.
- * - Hopeless input throws an Error ("Not an XMLTV document: ..."): no root element,
- *   a root other than `<tv>`, or any well-formedness error before the root opens
- *   (text, binary, HTML prologue).
- * - After `<tv>` opened, well-formedness errors never throw: saxes recovers and so do
- *   we. A channel/programme in which an error occurred (an undefined entity such as
- *   `&nbsp;`, a mismatched tag, ...) is dropped and counted once in `skipped`: saxes'
+ * - Errors refusing the whole document are XmltvDocumentError (document-error.ts).
+ * - Hopeless input throws "Not an XMLTV document: ...": nothing at all ("it is empty"),
+ *   no root element, a root other than `<tv>`, or any well-formedness error before the
+ *   root opens (text, binary, HTML prologue).
+ * - A document cut short throws "XMLTV document cut short: ..." at the end of input:
+ *   its `<tv>` never closed (a download that stopped mid-document), or the input ends
+ *   inside a tag or comment. Entries are handed over as they close, before the end is
+ *   known, so a consumer must not use them unless parseXmltv resolves (the DVR stages
+ *   them and swaps them in only then).
+ * - Between `<tv>` and `</tv>`, well-formedness errors never throw: saxes recovers and
+ *   so do we. A channel/programme in which an error occurred (an undefined entity such
+ *   as `&nbsp;`, a mismatched tag, ...) is dropped and counted once in `skipped`: saxes'
  *   recovery can fold markup into text, so its fields are suspect. An error outside
- *   any entry counts one in `skipped`; so does an entry cut off by the end of input.
+ *   any entry counts one in `skipped`.
  * - A bare '&' ("Tom & Jerry") is not such an error: it is repaired to '&amp;' before
  *   saxes sees it, because saxes would swallow everything up to the next ';' (tags and
  *   whole programmes, without a trace). See AmpersandRepair.
@@ -47,6 +53,7 @@ import { decodeXmltv } from './text-decoding.js';
 import type { XmltvCounts, XmltvHandlers } from './xmltv.types.js';
 
 export type { XmltvChannel, XmltvCounts, XmltvHandlers, XmltvProgramme } from './xmltv.types.js';
+export { XmltvDocumentError, type XmltvDocumentProblem } from './document-error.js';
 
 export async function parseXmltv(input: AsyncIterable<Buffer | string>, handlers: XmltvHandlers, options: { signal?: AbortSignal } = {}): Promise<XmltvCounts> {
   const { signal } = options;

@@ -133,8 +133,8 @@ export function refreshLines(result: RefreshResult, sources: readonly Source[], 
   ];
 }
 
-/** How a source or guide last went: when it was read, or why it failed. */
+/** How a source or guide last went: when it was read, or why the last read was not applied (and when the kept one was read). */
 export function freshness(entry: Pick<Source, 'refreshed_at' | 'error'>, now: number = Date.now()): string {
-  if (entry.error) return `Last read failed: ${entry.error}`;
+  if (entry.error) return `Last read failed: ${entry.error}${entry.refreshed_at !== undefined ? ` (kept what was read ${ago(entry.refreshed_at, now)})` : ''}`;
   return entry.refreshed_at !== undefined ? `Read ${ago(entry.refreshed_at, now)}` : 'Not read yet';
 }

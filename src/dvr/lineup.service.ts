@@ -1,0 +1,57 @@
+/**
+ * The lineup as other players take it (issue 21): the channels `/api/v1/channels` lists,
+ * with the guide of each for a time ahead, and the tuner count Antenna announces as an
+ * HDHomeRun device. What they are written as is lineup-export.ts.
+ */
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/database.js';
+import { listChannels } from '../repositories/channels.repository.js';
+import { iterateProgrammeTuplesOn } from '../repositories/guide.repository.js';
+import { listSources, listStreamableChannels } from '../repositories/sources.repository.js';
+import { type Airing, ProgrammeAiring } from './airing.js';
+import { guideKey } from './guide-match.js';
+import { guideMapOf } from './job-scheduler.js';
+import type { ExportChannel } from './lineup-export.js';
+
+export class LineupService {
+  constructor(
+    private readonly db: Db,
+    private readonly options: { now: () => number },
+  ) {}
+
+  /** The lineup, in channel-number order. */
+  channels(): ExportChannel[] {
+    return listChannels(this.db).map((channel) => ({ number: channel.number, name: channel.name, logo: channel.image_url ?? undefined, hd: channel.hd === 1 }));
+  }
+
+  /**
+   * Streams the sources allow at once, together: what Antenna announces as its tuner
+   * count (viewers of one channel share a stream, so more may watch that one).
+   */
+  tunerCount(): number {
+    return Math.max(1, listSources(this.db).reduce((sum, source) => sum + source.stream_limit, 0));
+  }
+
+  /** A stable HDHomeRun device id (8 hex digits) for this data directory. */
+  deviceId(): string {
+    return createHash('sha1').update(`antenna:${this.db.name}`).digest('hex').slice(0, 8).toUpperCase();
+  }
+
+  /**
+   * The programmes of the lineup's channels that air between now and `seconds` ahead, by
+   * guide channel and start, read from the database as they are written out.
+   */
+  *programmes(seconds: number): Generator<{ number: string; airing: Airing }> {
+    const now = Math.floor(this.options.now() / 1000);
+    const until = now + seconds;
+    const exported = new Set(this.channels().map((channel) => channel.number));
+    const map = guideMapOf(this.db, listStreamableChannels(this.db));
+    const keys = [...map].filter(([, numbers]) => numbers.some((number) => exported.has(number))).map(([key]) => key);
+    for (const row of iterateProgrammeTuplesOn(this.db, now, keys)) {
+      if (row[2] >= until) continue;
+      const numbers = (map.get(guideKey(row[0], row[1])) ?? []).filter((number) => exported.has(number));
+      const airing = ProgrammeAiring.fromTuple(row, numbers);
+      for (const number of numbers) yield { number, airing };
+    }
+  }
+}
