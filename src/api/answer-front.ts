@@ -63,7 +63,11 @@ export function encodingFor(body: CachedBody, acceptEncoding: string | undefined
   let encoding = body.compressible() ? negotiateEncoding(acceptEncoding) : 'identity';
   // A patched body in pieces is gzipped piece by piece at once (only its changed pieces
   // are compressed again): a client that takes gzip too gets that rather than wait for brotli.
-  if (encoding === 'br' && body.patched && body.piecewise && !body.encodedNow('br') && accepts(acceptEncoding, 'gzip')) encoding = 'gzip';
+  if (encoding === 'br' && body.patched && body.piecewise && !body.encodedNow('br') && accepts(acceptEncoding, 'gzip')) {
+    // Brotli is still made once the list has stayed current a while (see below), and sent from then on.
+    if (performance.now() - body.madeAt >= COMPRESS_PATCHED_AFTER_MS) void body.encoded('br').catch(() => undefined);
+    encoding = 'gzip';
+  }
   // A patched body (a list under a stream of position writes) is sent as it is until its
   // compressed variant is ready, rather than every reader waiting for a compression that
   // the next write makes stale.

@@ -140,11 +140,18 @@ function deflatedLater(chunk: Buffer): DeflatedPiece | Promise<DeflatedPiece> {
   if (done) return done;
   let pending = deflating.get(chunk);
   if (!pending) {
-    pending = deflatePieceAsync(chunk).then((piece) => {
-      deflatedPieces.set(chunk, piece);
-      deflating.delete(chunk);
-      return piece;
-    });
+    pending = deflatePieceAsync(chunk).then(
+      (piece) => {
+        deflatedPieces.set(chunk, piece);
+        deflating.delete(chunk);
+        return piece;
+      },
+      (error: unknown) => {
+        // Tried again by the next body that asks, not failed for good.
+        deflating.delete(chunk);
+        throw error;
+      },
+    );
     deflating.set(chunk, pending);
   }
   return pending;

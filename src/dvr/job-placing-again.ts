@@ -32,9 +32,10 @@ export function placeAgain(last: Placing, input: PlannerInput, ruleId: number, f
   const kept: Candidate[] = [];
   const removed: Candidate[] = [];
   for (const candidate of last.order) (candidate.ruleId === ruleId ? removed : kept).push(candidate);
+  // Sorted first, as placeAll sorts before it looks for what running jobs cover (of two equally near, the first).
+  found.sort(compareCandidates);
   const covered = sameConditions(last.input, input) ? coveredAgain(last, input, ruleId, found) : undefined;
   if (!covered) return placeAll(input, [...kept, ...found]);
-  found.sort(compareCandidates);
   const known = input.knownIds ?? new Map<string, string>();
   setJobIds(found, known, input.heldIds ?? new Set(known.keys()));
   const order = merged(kept, found);

@@ -10,6 +10,7 @@ import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-matc
 import { deleteProgrammesEndedBefore, iterateProgrammeTuplesMatching, iterateProgrammeTuplesOn, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
 import { findCandidates, guidePrefilter, type Plan, placeAll, type PlannerInput, type Placing, programmeKeyOf, type RunningJob, slotProgramme } from './job-planner.js';
+import { ruleOfJobId } from './job-ids.js';
 import { placeAgain } from './job-placing-again.js';
 import { byStartAndId } from './job-placing.js';
 import { keptVanishedJob, type VanishedJobLookups } from './vanished-jobs.js';
@@ -80,6 +81,8 @@ export class JobScheduler {
   private candidates: { at: number; placing: Placing } | undefined;
   /** The scheduled jobs as last written, and their programmes: a re-plan after a rule change compares with these instead of reading them back. */
   private written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined;
+  /** Ids of the jobs the last full write kept listed though the plan lost them (withVanished). */
+  private keptIds: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly db: Db,
@@ -141,7 +144,9 @@ export class JobScheduler {
     this.candidates = undefined;
     const found = rule ? findCandidates({ now, rules: [rule], airings: this.airings(now, channels, [rule]), running: state.running, settledIds: state.settledIds }) : new Map();
     const placing = placeAgain(cached.placing, state, ruleId, [...found.values()].flat());
-    this.store(placing.plan, written, state.slotRules);
+    // A rule whose lost jobs are kept listed: written in full, so they are judged again (a removed or paused rule's go).
+    const keepsLost = [...this.keptIds].some((id) => ruleOfJobId(id) === ruleId);
+    this.store(keepsLost ? { ...placing.plan, changes: undefined } : placing.plan, written, state.slotRules);
     this.candidates = { ...cached, placing };
   }
 
@@ -203,6 +208,7 @@ export class JobScheduler {
     const now = this.nowSeconds();
     const plannedIds = new Set(jobs.map((job) => job.id));
     const missing = scheduledJobIdsEndingAfter(this.db, now).filter((id) => !plannedIds.has(id));
+    this.keptIds = new Set();
     if (missing.length === 0) return jobs;
     const programmeOf = (job: Parameters<typeof plannedProgramme>[0]) => plannedProgramme(job, slots);
     const rules = new Map(this.rules.list().map((rule) => [rule.id, rule]));
@@ -218,9 +224,14 @@ export class JobScheduler {
       rule: (id) => rules.get(id),
       programmeOf: (job, item) => programmeOf({ ruleId: job.rule_id, start: job.start_time, item, name: job.name }),
       offered: (number) => offered.has(number),
-      aired: (number, start, programme) => {
-        const airing = this.airingOn(number, start, (map ??= guideMapOf(this.db, streamable)));
-        return airing !== undefined && programmeKeyOf(airing) === programme;
+      aired: (number, from, to, programme) => {
+        for (const [key, numbers] of (map ??= guideMapOf(this.db, streamable))) {
+          if (!numbers.includes(number)) continue;
+          const [guideId, xmltvChannel] = key.split('\t') as [string, string];
+          const rows = programmesBetween(this.db, guideId, xmltvChannel, from, to);
+          if (rows.some((row) => row.start >= from && row.start < to && programmeKeyOf(ProgrammeAiring.fromRow(row, [number])) === programme)) return true;
+        }
+        return false;
       },
     };
     const kept = missing.flatMap((id) => {
@@ -228,6 +239,7 @@ export class JobScheduler {
       const job = row && keptVanishedJob(row, lookups);
       return job ? [job] : [];
     });
+    this.keptIds = new Set(kept.map((job) => job.id));
     return kept.length === 0 ? jobs : [...jobs, ...kept].sort(byStartAndId);
   }
 
@@ -262,9 +274,8 @@ export class JobScheduler {
   }
 
   /** The guide's airing on channel `number` starting at `start`, if one of the guides describing the channel has it. */
-  airingOn(number: string, start: number, map?: GuideChannelMap): Airing | undefined {
-    // A map of every channel, when the caller asks for many airings (reading the guide's channels costs milliseconds).
-    for (const [key, numbers] of map ?? guideMapOf(this.db, listStreamableChannels(this.db).filter((channel) => channel.number === number))) {
+  airingOn(number: string, start: number): Airing | undefined {
+    for (const [key, numbers] of guideMapOf(this.db, listStreamableChannels(this.db).filter((channel) => channel.number === number))) {
       if (!numbers.includes(number)) continue;
       const [guideId, xmltvChannel] = key.split('\t') as [string, string];
       const row = programmesBetween(this.db, guideId, xmltvChannel, start, start + 1).find((programme) => programme.start === start);

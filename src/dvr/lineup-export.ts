@@ -21,10 +21,12 @@ export interface ExportChannel {
 /** The channel's id in the exported M3U (`tvg-id`) and XMLTV (`<channel id>`): its number, which is unique in the lineup. */
 export const exportId = (number: string) => `${number}.antenna`;
 
-/** M3U attribute values: quotes and line breaks would end the attribute or the entry. */
-const attribute = (value: string) => value.replace(/["\r\n]/g, ' ');
+/** Whatever some player's reader takes for a line's end (Unicode's line and paragraph separators too). */
+const LINE_ENDS = /[\r\n\v\f\u0085\u2028\u2029]/g;
+/** M3U attribute values: quotes and line ends would end the attribute or the entry. */
+const attribute = (value: string) => value.replace(LINE_ENDS, ' ').replace(/"/g, ' ');
 /** The title after the comma ends at the line's end. */
-const lineText = (value: string) => value.replace(/[\r\n]/g, ' ');
+const lineText = (value: string) => value.replace(LINE_ENDS, ' ');
 
 /** The lineup as an extended M3U playlist (the attributes IPTV players read: tvg-id, tvg-chno, tvg-name, tvg-logo, group-title). */
 export function m3uOf(channels: readonly ExportChannel[], streamUrl: (number: string) => string): string {
@@ -80,9 +82,13 @@ export function xmltvProgramme(number: string, airing: Airing): string {
   if (airing.year !== undefined) parts.push(`    <date>${airing.year}</date>\n`);
   for (const category of airing.categories ?? []) parts.push(`    <category>${xmlText(category)}</category>\n`);
   if (airing.image) parts.push(`    <icon src="${xmlText(airing.image)}"/>\n`);
-  if (airing.season !== undefined || airing.episode !== undefined) {
+  const { season, episode } = airing;
+  if ((season ?? 1) >= 1 && (episode ?? 1) >= 1 && (season !== undefined || episode !== undefined)) {
     // xmltv_ns counts from 0.
-    parts.push(`    <episode-num system="xmltv_ns">${airing.season !== undefined ? airing.season - 1 : ''}.${airing.episode !== undefined ? airing.episode - 1 : ''}.</episode-num>\n`);
+    parts.push(`    <episode-num system="xmltv_ns">${season !== undefined ? season - 1 : ''}.${episode !== undefined ? episode - 1 : ''}.</episode-num>\n`);
+  } else if (season !== undefined && episode !== undefined) {
+    // A season or episode 0 (specials), which xmltv_ns cannot say.
+    parts.push(`    <episode-num system="onscreen">S${two(season)}E${two(episode)}</episode-num>\n`);
   }
   const progId = airing.programId && ddProgId(airing.programId);
   if (progId) parts.push(`    <episode-num system="dd_progid">${progId}</episode-num>\n`);

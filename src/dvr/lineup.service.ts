@@ -6,10 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { listChannels } from '../repositories/channels.repository.js';
-import { iterateProgrammeTuplesOn } from '../repositories/guide.repository.js';
+import { programmeTuplesOf } from '../repositories/guide.repository.js';
 import { listSources, listStreamableChannels } from '../repositories/sources.repository.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
-import { guideKey } from './guide-match.js';
 import { guideMapOf } from './job-scheduler.js';
 import type { ExportChannel } from './lineup-export.js';
 
@@ -39,19 +38,21 @@ export class LineupService {
 
   /**
    * The programmes of the lineup's channels that air between now and `seconds` ahead, by
-   * guide channel and start, read from the database as they are written out.
+   * guide channel and start, read from the database one guide channel at a time as they
+   * are written out (each channel read whole: no statement stays open while the answer
+   * waits for a slow client, which would keep the DVR from writing).
    */
   *programmes(seconds: number): Generator<{ number: string; airing: Airing }> {
     const now = Math.floor(this.options.now() / 1000);
-    const until = now + seconds;
     const exported = new Set(this.channels().map((channel) => channel.number));
     const map = guideMapOf(this.db, listStreamableChannels(this.db));
-    const keys = [...map].filter(([, numbers]) => numbers.some((number) => exported.has(number))).map(([key]) => key);
-    for (const row of iterateProgrammeTuplesOn(this.db, now, keys)) {
-      if (row[2] >= until) continue;
-      const numbers = (map.get(guideKey(row[0], row[1])) ?? []).filter((number) => exported.has(number));
-      const airing = ProgrammeAiring.fromTuple(row, numbers);
-      for (const number of numbers) yield { number, airing };
+    for (const [key, mapped] of map) {
+      const numbers = mapped.filter((number) => exported.has(number));
+      if (numbers.length === 0) continue;
+      for (const row of programmeTuplesOf(this.db, key, now, now + seconds)) {
+        const airing = ProgrammeAiring.fromTuple(row, numbers);
+        for (const number of numbers) yield { number, airing };
+      }
     }
   }
 }

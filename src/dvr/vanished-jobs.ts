@@ -44,8 +44,8 @@ export interface VanishedJobLookups {
   programmeOf(job: StoredScheduledJob, item: JobItem): string;
   /** Whether a source offers channel `number` now. */
   offered(number: string): boolean;
-  /** Whether the guide has the programme `programme` airing at `start` on channel `number`. */
-  aired(number: string, start: number, programme: string): boolean;
+  /** Whether the guide has the programme `programme` starting within [from, to) on channel `number`. */
+  aired(number: string, from: number, to: number, programme: string): boolean;
 }
 
 /** The job to keep for `job`, missing from the plan: skipped, saying why; undefined when it may go. */
@@ -62,8 +62,8 @@ export function keptVanishedJob(job: StoredScheduledJob, at: VanishedJobLookups)
   if (offered.length === 0) error = `no source offers channel ${channels.join(', ')} any more: it was skipped when the lineup changed`;
   else if (rule.definition.type === 'slot') return undefined;
   else {
-    const start = job.start_time + (rule.definition.padding_before ?? 0);
-    if (offered.some((number) => at.aired(number, start, programme))) return undefined;
+    // Its airing starts within the job, whatever padding it was planned with (the rule's may have changed since).
+    if (offered.some((number) => at.aired(number, job.start_time, job.end_time, programme))) return undefined;
     error = 'the guide no longer lists this programme at this time: it was skipped when the guide changed';
   }
   const kept: PlannedJob = { id: job.id, ruleId: job.rule_id, name: job.name, start: job.start_time, end: job.end_time, channels, skipped: true, error, item };

@@ -329,6 +329,19 @@ export function* iterateProgrammeTuplesOn(db: Db, after: number, channelKeys: re
   }
 }
 
+/**
+ * One guide channel's programmes, as arrays, that end after `after` and start before
+ * `before`, in time order, read whole: a caller that hands them on across event-loop
+ * turns (a streamed export) must not hold a statement open, which would refuse every
+ * write on the connection meanwhile.
+ */
+export function programmeTuplesOf(db: Db, channelKey: string, after: number, before: number): ProgrammeTuple[] {
+  const [guideId, xmltvChannel] = channelKey.split('\t');
+  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND start < ? ORDER BY start`)
+    .raw(true)
+    .all(guideId, xmltvChannel, after, before) as ProgrammeTuple[];
+}
+
 /** One guide channel's programmes overlapping [from, to), in time order. */
 export function programmesBetween(db: Db, guideId: string, xmltvChannel: string, from: number, to: number): ProgrammeRow[] {
   return statement(

@@ -160,6 +160,15 @@ describe('the guide as XMLTV', () => {
     }
   });
 
+  it('holds no statement open between its pieces: the DVR writes while an export waits for a slow client', () => {
+    const programmes = dvr.lineup.programmes(14 * 86_400);
+    expect(programmes.next().done).toBe(false);
+    // A rule's creation writes the rule and its jobs: refused ("connection is busy") were a read still open.
+    const rule = dvr.rules.create({ type: 'series', title: 'Late News' });
+    expect([...programmes].length).toBeGreaterThan(0);
+    dvr.rules.delete(rule.id);
+  });
+
   it('validates against the XMLTV DTD', async () => {
     const { text } = await exportedGuide();
     const file = join(temp.dir, 'exported.xml');

@@ -12,6 +12,9 @@ import { parseM3u } from '../../src/dvr/m3u.parser.js';
 import { parseXmltv } from '../../src/dvr/xmltv/xmltv.parser.js';
 import type { XmltvProgramme } from '../../src/dvr/xmltv/xmltv.types.js';
 
+/** A name with each kind of line end some player's reader splits on. */
+const BROKEN = 'One\rTwo\nThree\u2028Four\u0085Five\vSix';
+
 const url = (number: string) => `http://antenna.test/devices/ANY/channels/${number}/stream.mpg`;
 /** Text with what breaks documents: markup, quotes, line breaks, control characters, lone surrogates, astral characters. */
 const awkward = fc
@@ -22,6 +25,12 @@ const normal = (text: string) =>
   xmlText(text).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&').replace(/\r\n?/g, '\n').trim();
 
 describe('the exported lineup and guide', () => {
+  it('keep every line end out of an M3U entry', () => {
+    const text = m3uOf([{ number: '1', name: BROKEN, hd: false, logo: BROKEN }], url);
+    expect(text.split(/\r\n|[\r\n\v\f\u0085\u2028\u2029]/)).toHaveLength(4);
+    expect(parseM3u(text).channels).toMatchObject([{ number: '1', name: 'One Two Three Four Five Six', url: url('1') }]);
+  });
+
   it('write times as XMLTV does', () => {
     expect(xmltvTime(1_900_000_000)).toBe('20300317174640 +0000');
   });
@@ -46,6 +55,22 @@ describe('the exported lineup and guide', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('number episodes as XMLTV does, specials (season 0) on screen', async () => {
+    const read: XmltvProgramme[] = [];
+    const base = { channels: ['1'], start: 1_900_000_000, stop: 1_900_001_800, isNew: false };
+    const airings = [
+      { ...base, title: 'A', season: 2, episode: 5 },
+      { ...base, title: 'B', season: 0, episode: 5 },
+      { ...base, title: 'C', episode: 7 },
+    ] as unknown as Airing[];
+    await parseXmltv(Readable.from([...xmltvDocument([{ number: '1', name: 'One', hd: false }], airings.map((airing) => ({ number: '1', airing })))]), { programme: (p) => read.push(p) });
+    expect(read.map((p) => [p.title, p.season, p.episode])).toEqual([
+      ['A', 2, 5],
+      ['B', 0, 5],
+      ['C', undefined, 7],
+    ]);
   });
 
   it('list the lineup as an HDHomeRun tuner does, HD marked', () => {

@@ -54,16 +54,16 @@ describe('a job the plan lost', () => {
     ['its rule is paused', stored(), lookups({ rule: () => ({ ...series, definition: { ...series.definition, paused: true } }) })],
     ['its rule planned the programme at another time (the guide moved it)', stored(), lookups({ plannedProgrammes: new Set(['7 pid:EP1']) })],
     ['another job records the episode', stored(), lookups({ placedEpisodes: new Set(['pid:EP1']) })],
-    ['its programme still airs then (the rule no longer selects it)', stored(), lookups({ aired: (number, start) => number === '4' && start === NOW + 3600 })],
+    ['its programme still airs then (the rule no longer selects it)', stored(), lookups({ aired: (number, from, to) => number === '4' && from <= NOW + 3600 && NOW + 3600 < to })],
     ['a slot whose channel is still offered (the slot was edited)', stored({ rule_id: 8, id: `${NOW + 3600}-8` }), lookups()],
     ['no rule planned it', stored({ rule_id: null }), lookups()],
   ])('goes when %s', (_what, job, at) => {
     expect(keptVanishedJob(job, at)).toBeUndefined();
   });
 
-  it('asks the guide for its programme at the airing’s start, padding taken off, on the channels still offered', () => {
-    const asked: [string, number][] = [];
-    keptVanishedJob(stored(), lookups({ offered: (number) => number === '4', aired: (number, start) => (asked.push([number, start]), false) }));
-    expect(asked).toEqual([['4', NOW + 3600]]);
+  it('asks the guide for its programme starting within the job (whatever padding it was planned with), on the channels still offered', () => {
+    const asked: [string, number, number, string][] = [];
+    keptVanishedJob(stored(), lookups({ offered: (number) => number === '4', aired: (number, from, to, programme) => (asked.push([number, from, to, programme]), false) }));
+    expect(asked).toEqual([['4', NOW + 3540, NOW + 5400, 'pid:EP1']]);
   });
 });
