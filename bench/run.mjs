@@ -673,7 +673,13 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   position 10 times a second (\`PUT /dvr/files/:id/playback_time/:s\`, 516 episodes in turn).
   Latency is to the last byte. With the writer, the episodes list changes at every write, so
   the clients that sent If-None-Match get it whole where they got 304s before: its bytes
-  roughly double, which is why the bound is 2×.
+  roughly double, which is why the bound is 2×. The same two phases again with every
+  client sending \`Accept-Encoding: gzip\`, as browsers and HTTP libraries do (a list
+  patched by a write is gzipped at once, only its changed 256 KB piece deflated again).
+  Ceiling: bench/reads-ceiling-server.mjs, bare node:http serving the very bytes Antenna
+  answered (and a gzip of them made once), its ETag changing at each PUT, to the same
+  clients in the same four phases: most of a read is moving a 54 MB list over loopback
+  on this 2-core machine, where the clients run too.
 - **Management interface** (bench/management.mjs), on a server of its own over 100 movies:
   a sparse 1 GB file (no disk I/O, so both servers measure their own path) downloaded
   whole from \`/dvr/files/:id/stream\`, against bench/stream-ceiling.mjs, a bare node:http
