@@ -113,13 +113,22 @@ export class SourceRefresher {
       const judgement = judgeLineup(listSourceChannelNumbers(this.db, id), result.channels.map((c) => c.number), this.maxRemovedShare);
       if (judgement && options.accept !== true) throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
       replaceSourceChannels(this.db, id, result, this.now());
-      applyChannelFavorites(this.db);
+      this.carryFavorites(id);
       const counts = { channels: result.channels.length, skipped: result.skipped };
       if (judgement) this.options.logger?.warn({ source: id, ...counts }, `source refresh applied as the user confirmed: ${judgement.detail}`);
       else this.options.logger?.info({ source: id, ...counts }, 'source refresh applied');
       return { id, ...counts };
     } catch (error) {
       return this.rejected('source', id, `${source.name}: ${reason(error)}`, error, (message) => setSourceError(this.db, id, message, this.now()));
+    }
+  }
+
+  /** The favorites carried to the refreshed channels: a failure there is logged, never taken for a refresh not applied (the lineup is). */
+  private carryFavorites(id: string): void {
+    try {
+      applyChannelFavorites(this.db);
+    } catch (error) {
+      this.options.logger?.error({ source: id, err: reason(error) }, 'source refreshed, but its channels\' favorites could not be marked again: they come back at the next refresh; check the data directory\'s disk');
     }
   }
 
