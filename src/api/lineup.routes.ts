@@ -80,7 +80,8 @@ export function registerLineupRoutes(app: FastifyInstance, { lineup, baseUrl }: 
     },
     (request, reply) => {
       const { duration = 14 * DAY } = request.query as Static<typeof XmltvQuery>;
-      const document = Readable.from(xmltvDocument(lineup.channels(), lineup.programmes(duration)), { objectMode: false });
+      const channels = lineup.channels();
+      const document = Readable.from(xmltvDocument(channels, lineup.programmes(duration, channels)), { objectMode: false });
       return reply.headers({ ...NO_CACHE, 'content-type': 'application/xml; charset=utf-8' }).send(document);
     },
   );

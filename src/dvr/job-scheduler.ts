@@ -224,15 +224,8 @@ export class JobScheduler {
       rule: (id) => rules.get(id),
       programmeOf: (job, item) => programmeOf({ ruleId: job.rule_id, start: job.start_time, item, name: job.name }),
       offered: (number) => offered.has(number),
-      aired: (number, from, to, programme) => {
-        for (const [key, numbers] of (map ??= guideMapOf(this.db, streamable))) {
-          if (!numbers.includes(number)) continue;
-          const [guideId, xmltvChannel] = key.split('\t') as [string, string];
-          const rows = programmesBetween(this.db, guideId, xmltvChannel, from, to);
-          if (rows.some((row) => row.start >= from && row.start < to && programmeKeyOf(ProgrammeAiring.fromRow(row, [number])) === programme)) return true;
-        }
-        return false;
-      },
+      aired: (number, from, to, programme) =>
+        this.airingsStarting(number, from, to, (map ??= guideMapOf(this.db, streamable))).some((airing) => programmeKeyOf(airing) === programme),
     };
     const kept = missing.flatMap((id) => {
       const row = getDvrJob(this.db, id);
@@ -275,13 +268,18 @@ export class JobScheduler {
 
   /** The guide's airing on channel `number` starting at `start`, if one of the guides describing the channel has it. */
   airingOn(number: string, start: number): Airing | undefined {
-    for (const [key, numbers] of guideMapOf(this.db, listStreamableChannels(this.db).filter((channel) => channel.number === number))) {
+    return this.airingsStarting(number, start, start + 1, guideMapOf(this.db, listStreamableChannels(this.db).filter((channel) => channel.number === number)))[0];
+  }
+
+  /** The airings on channel `number` that start within [from, to), from the guides `map` says describe it. */
+  private airingsStarting(number: string, from: number, to: number, map: GuideChannelMap): Airing[] {
+    const airings: Airing[] = [];
+    for (const [key, numbers] of map) {
       if (!numbers.includes(number)) continue;
       const [guideId, xmltvChannel] = key.split('\t') as [string, string];
-      const row = programmesBetween(this.db, guideId, xmltvChannel, start, start + 1).find((programme) => programme.start === start);
-      if (row) return ProgrammeAiring.fromRow(row, [number]);
+      for (const row of programmesBetween(this.db, guideId, xmltvChannel, from, to)) if (row.start >= from && row.start < to) airings.push(ProgrammeAiring.fromRow(row, [number]));
     }
-    return undefined;
+    return airings;
   }
 
   private capacity(channels: readonly StreamableChannel[]) {

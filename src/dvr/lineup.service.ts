@@ -37,14 +37,14 @@ export class LineupService {
   }
 
   /**
-   * The programmes of the lineup's channels that air between now and `seconds` ahead, by
-   * guide channel and start, read from the database one guide channel at a time as they
-   * are written out (each channel read whole: no statement stays open while the answer
+   * The programmes of the lineup's channels (`channels`, when the caller has them) that
+   * air between now and `seconds` ahead, by guide channel and start, read from the
+   * database one guide channel at a time as they are written out (each channel read whole: no statement stays open while the answer
    * waits for a slow client, which would keep the DVR from writing).
    */
-  *programmes(seconds: number): Generator<{ number: string; airing: Airing }> {
+  *programmes(seconds: number, channels: readonly ExportChannel[] = this.channels()): Generator<{ number: string; airing: Airing }> {
     const now = Math.floor(this.options.now() / 1000);
-    const exported = new Set(this.channels().map((channel) => channel.number));
+    const exported = new Set(channels.map((channel) => channel.number));
     const map = guideMapOf(this.db, listStreamableChannels(this.db));
     for (const [key, mapped] of map) {
       const numbers = mapped.filter((number) => exported.has(number));
