@@ -207,7 +207,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       url: '/dvr/channels/:number/favorite',
       schema: { summary, tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } },
       handler: (request, reply) => {
-        dvr.live.setFavorite(number(request), favorite);
+        dvr.lineupEdits.setFavorite(number(request), favorite);
         return noContent(reply);
       },
     });

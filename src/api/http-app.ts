@@ -27,6 +27,7 @@ import { registerDvrRoutes } from './dvr.routes.js';
 import type { DvrService } from '../dvr/dvr.service.js';
 import { registerLibraryRoutes } from './library.routes.js';
 import { registerLineupRoutes } from './lineup.routes.js';
+import { registerLineupEditRoutes } from './lineup-edits.routes.js';
 import { registerHlsRoutes, registerSessionWrites } from './hls.routes.js';
 import type { HlsService } from '../streaming/hls-sessions.service.js';
 import { type ManagementDeps, registerManagement } from './management.routes.js';
@@ -160,6 +161,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       registerLibraryEdits(context, { edits: management.edits, files: management.files, library: options.library, baseUrl: baseUrlResolver(options) });
       if (management.dvr) registerDvrRoutes(context, { dvr: management.dvr });
       if (management.dvr) registerLineupRoutes(context, { lineup: management.dvr.lineup, baseUrl: baseUrlResolver(options) });
+      if (management.dvr) registerLineupEditRoutes(context, { edits: management.dvr.lineupEdits });
       registerSearchRoutes(context, { library: options.library, dvr: management.dvr, baseUrl: baseUrlResolver(options) });
       if (options.hls) registerSessionWrites(context, options.hls);
     });

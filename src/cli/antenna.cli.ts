@@ -4,6 +4,7 @@ import { runServer } from '../app/server.lifecycle.js';
 import { loadPlayerConfig } from '../config/load-player-config.js';
 import { PLAYER_ENV_NAMES } from '../config/player-config.js';
 import { RemoteError, addRemoteCommands } from './remote.commands.js';
+import { addChannelCommands } from './channels.commands.js';
 import { runScan } from './scan.command.js';
 import { addBackupCommands } from './backup.commands.js';
 import { ServiceError, addServiceCommands } from './service.commands.js';
@@ -79,6 +80,7 @@ export function buildProgram(): Command {
   addBackupCommands(program);
   addServiceCommands(program);
   addRemoteCommands(program);
+  addChannelCommands(program);
   return program;
 }
 

@@ -243,20 +243,34 @@ export async function runRemote(connection: Connection, request: RemoteRequest, 
   print(connection.json ? (text === '' ? '{}' : text) : request.describe(answer));
 }
 
-/** Adds the remote subcommands to the program. */
-export function addRemoteCommands(program: Command, print: (text: string) => void = (text) => process.stdout.write(`${text}\n`)): void {
+export type Print = (text: string) => void;
+export const printLine: Print = (text) => process.stdout.write(`${text}\n`);
+
+/**
+ * How a remote subcommand is wired: `connectionOptions` adds --server, --token and
+ * --json; `run` sends the request `build` makes from the positional arguments.
+ */
+export function remoteCommandKit(print: Print) {
   const connectionOptions = (command: Command) =>
     command
       .addOption(new Option('--server <url>', 'the Antenna server to talk to').env('ANTENNA_SERVER').default('http://localhost:8089'))
       .addOption(new Option('--token <token>', 'the server\'s token, if it has one').env('ANTENNA_TOKEN'))
       .option('--json', 'print the server\'s answer as JSON');
+  const connectionOf = (command: Command) => {
+    const options = command.opts<{ server: string; token?: string; json?: boolean }>();
+    return { server: options.server, token: options.token, json: options.json === true };
+  };
   const run = (command: Command, build: (...args: string[]) => RemoteRequest) =>
     connectionOptions(command).action(async (...args: unknown[]) => {
       const cmd = args.at(-1) as Command;
-      const options = cmd.opts<{ server: string; token?: string; json?: boolean }>();
-      const positional = cmd.args;
-      await runRemote({ server: options.server, token: options.token, json: options.json === true }, build(...positional), print);
+      await runRemote(connectionOf(cmd), build(...cmd.args), print);
     });
+  return { connectionOptions, connectionOf, run };
+}
+
+/** Adds the remote subcommands to the program. */
+export function addRemoteCommands(program: Command, print: Print = printLine): void {
+  const { connectionOptions, run } = remoteCommandKit(print);
 
   run(program.command('info <id>').description('show a playable item and its file'), (id) => requests.info(id as string));
   run(program.command('watch <id>').description('mark an episode, movie or video watched'), (id) => requests.watch(id as string));

@@ -7,6 +7,7 @@ import type { StoredRule } from './rules/rule-types.js';
 import type { GuideRow, SourceRow } from './dvr-sources.service.js';
 import type { Airing } from './job-planner.js';
 import { shownLocation } from './source-reader.js';
+import { isPlaceholder } from './placeholder-airings.js';
 
 export const jobRef = (job: { id: string; name: string; start_time: number; end_time: number; channel: string | null }) => ({
   id: job.id,
@@ -35,6 +36,7 @@ export const guideOut = (g: GuideRow) => ({
   origin: g.origin,
   programmes: g.programmes,
   skipped: g.skipped,
+  priority: g.priority,
   ...(g.refreshed_at !== null ? { refreshed_at: g.refreshed_at } : {}),
   ...(g.error !== null ? { error: g.error } : {}),
 });
@@ -53,4 +55,5 @@ export const airingOut = (a: Airing) => ({
   ...(a.image ? { image_url: a.image } : {}),
   ...(a.programId ? { program_id: a.programId } : {}),
   ...(a.seriesId ? { series_id: a.seriesId } : {}),
+  ...(isPlaceholder(a) ? { placeholder: true } : {}),
 });

@@ -12,6 +12,8 @@ import { PROGRAMS_ON_PATH, type ProgramPaths } from '../common/external-program.
 import { GuideSearchService } from './guide-search.service.js';
 import { JobScheduler } from './job-scheduler.js';
 import { LineupService } from './lineup.service.js';
+import { LineupEditsService } from './lineup-edits.service.js';
+import { isPlaceholder } from './placeholder-airings.js';
 import { LiveTvService } from './live-tv.service.js';
 import { listSources } from '../repositories/sources.repository.js';
 import { RecordingsService } from './recordings.service.js';
@@ -52,6 +54,8 @@ export class DvrService {
   readonly guideSearch: GuideSearchService;
   /** The lineup and its guide as other players take them (M3U, XMLTV, an HDHomeRun tuner's face). */
   readonly lineup: LineupService;
+  /** The lineup as the user shapes it: edits per channel and group, the guides' priority. */
+  readonly lineupEdits: LineupEditsService;
   private replanTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<unknown> | undefined;
@@ -89,7 +93,11 @@ export class DvrService {
       now,
       logger: options.logger,
       changed: (ruleId) => this.schedule.replanRule(ruleId),
-      guide: (channel, start) => this.schedule.airingOn(channel, start),
+      // A placeholder hour is no programme to follow: a rule on one records what is at its channel and time.
+      guide: (channel, start) => {
+        const airing = this.schedule.airingOn(channel, start);
+        return airing && !isPlaceholder(airing) ? airing : undefined;
+      },
     });
     this.schedule = new JobScheduler(db, this.rules, this.recordings, {
       now,
@@ -100,6 +108,7 @@ export class DvrService {
     this.live = new LiveTvService(db, { hub: this.hub, recordings: this.recordings, rules: this.rules, schedule: this.schedule, now });
     this.guideSearch = new GuideSearchService(db, now);
     this.lineup = new LineupService(db, { now });
+    this.lineupEdits = new LineupEditsService(db, { now, rules: this.rules, changed: () => this.safely('re-planning after a lineup edit', () => this.schedule.replan()) });
   }
 
   /** Settles what happened while Antenna was down, resumes recordings, plans, and refreshes sources in the background. */

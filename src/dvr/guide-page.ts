@@ -9,6 +9,7 @@ import type { GuideAiringSchema, GuidePageSchema } from '../model/guide-page.sch
 import { type GridJobRow, type GridProgrammeRow, jobsBetween, programmesOfChannels } from '../repositories/guide-grid.repository.js';
 import type { StreamableChannel } from '../repositories/sources.repository.js';
 import type { GuideChannelMap } from './guide-match.js';
+import { placeholderAirings } from './placeholder-airings.js';
 
 export type GuidePage = Static<typeof GuidePageSchema>;
 type GuideAiring = Static<typeof GuideAiringSchema>;
@@ -41,6 +42,23 @@ function jobChannel(job: GridJobRow): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A channel no guide describes: its placeholder hours in the window, as grid rows. */
+function placeholderRows(channel: StreamableChannel, start: number, end: number): GridProgrammeRow[] {
+  return placeholderAirings(channel.number, channel.name, start, end).map((airing) => ({
+    channel: -1,
+    start: airing.start,
+    stop: airing.stop,
+    title: airing.title,
+    episode_title: null,
+    season: null,
+    episode: null,
+    summary: null,
+    is_new: 0,
+    program_id: null,
+    series_id: null,
+  }));
 }
 
 function airingOf(row: GridProgrammeRow, jobs: readonly GridJobRow[]): GuideAiring {
@@ -103,14 +121,14 @@ export function guidePageOf(db: Db, channels: readonly StreamableChannel[], guid
     total: listed.length,
     channels: page.map((channel) => {
       const key = keyOf.get(channel.number);
-      const rows = key ? (rowsByKey.get(keyIndexOf.get(key.join('\t')) ?? -1) ?? []) : [];
+      const rows = key ? (rowsByKey.get(keyIndexOf.get(key.join('\t')) ?? -1) ?? []) : placeholderRows(channel, request.start, request.end);
       const jobs = jobsByChannel.get(channel.number) ?? [];
       return {
         number: channel.number,
         name: channel.name,
         ...(channel.image_url ? { image_url: channel.image_url } : {}),
         favorited: channel.favorited === 1,
-        airings: rows.map((row) => airingOf(row, jobs)),
+        airings: rows.map((row) => (key ? airingOf(row, jobs) : { ...airingOf(row, jobs), placeholder: true })),
       };
     }),
   };

@@ -23,6 +23,7 @@ import { programmeKeyOf } from './job-item.js';
 import { type Candidate, type Plan, type PlannerInput, placeCandidates } from './job-placing.js';
 import type { CandidateSink, GuideNeeds, MatchQuery, StoredRuleOf } from './rules/rule-type.js';
 import { RULE_TYPES, type RuleDefinition, type RuleOfType, ruleTypeNamed, type RuleTypeName, type StoredRule } from './rules/rule-types.js';
+import { isPlaceholder } from './placeholder-airings.js';
 export { SAME_START_STEP } from './job-ids.js';
 export { episodeKeys, isMovie, jobItemOf, programmeKeyOf } from './job-item.js';
 export { type Candidate as PlanCandidate, MAX_EXTENSION, type Plan, type PlannerInput, placeAll, placeCandidates, type Placing, type RunningJob } from './job-placing.js';
@@ -63,13 +64,14 @@ export function findCandidates(input: Pick<PlannerInput, 'now' | 'rules' | 'airi
   };
   const planners = byType(input.rules)
     .filter(({ rules }) => rules.length > 0)
-    .map(({ name, rules }) => ruleTypeNamed(name).planner(rules, sink, window));
-  // A 14-day guide is read once per plan, every type seeing each airing.
+    .map(({ name, rules }) => ({ planner: ruleTypeNamed(name).planner(rules, sink, window), byTime: name === 'program' || name === 'slot' }));
+  // A 14-day guide is read once per plan, every type seeing each airing; a placeholder hour only the types that record by time.
   for (const airing of input.airings) {
     if (airing.stop <= input.now) continue;
-    for (const planner of planners) planner.see(airing);
+    const placeholder = isPlaceholder(airing);
+    for (const { planner, byTime } of planners) if (byTime || !placeholder) planner.see(airing);
   }
-  for (const planner of planners) planner.finish();
+  for (const { planner } of planners) planner.finish();
   const byRule = new Map<number, Candidate[]>();
   for (const candidate of candidates.values()) pushTo(byRule, candidate.ruleId, candidate);
   return byRule;

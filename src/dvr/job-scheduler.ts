@@ -14,6 +14,7 @@ import { ruleOfJobId } from './job-ids.js';
 import { placeAgain } from './job-placing-again.js';
 import { byStartAndId } from './job-placing.js';
 import { keptVanishedJob, type VanishedJobLookups } from './vanished-jobs.js';
+import { placeholderAirings } from './placeholder-airings.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -58,6 +59,15 @@ export interface JobSchedulerOptions {
 export function guideMapOf(db: Db, channels: readonly StreamableChannel[]): GuideChannelMap {
   const guideChannels = listGuideChannels(db).map((gc) => ({ ...gc, displayNames: JSON.parse(gc.display_names) as string[] }));
   return matchGuideChannels(channels, guideChannels);
+}
+
+/** How far ahead placeholder hours are planned for a channel no guide describes (a guide's usual 14 days). */
+const PLACEHOLDER_REACH = 14 * 86400;
+
+/** Each channel number once. */
+function firstPerNumber(channels: readonly StreamableChannel[]): StreamableChannel[] {
+  const seen = new Set<string>();
+  return channels.filter((c) => !seen.has(c.number) && seen.add(c.number));
 }
 
 /** How long the candidates of a full plan serve re-plans after a rule change (seconds); the periodic re-plan is a full one. */
@@ -271,15 +281,19 @@ export class JobScheduler {
     return this.airingsStarting(number, start, start + 1, guideMapOf(this.db, listStreamableChannels(this.db).filter((channel) => channel.number === number)))[0];
   }
 
-  /** The airings on channel `number` that start within [from, to), from the guides `map` says describe it. */
+  /** The airings on channel `number` that start within [from, to), from the guides `map` says describe it (placeholder hours when none does). */
   private airingsStarting(number: string, from: number, to: number, map: GuideChannelMap): Airing[] {
     const airings: Airing[] = [];
+    let described = false;
     for (const [key, numbers] of map) {
       if (!numbers.includes(number)) continue;
+      described = true;
       const [guideId, xmltvChannel] = key.split('\t') as [string, string];
       for (const row of programmesBetween(this.db, guideId, xmltvChannel, from, to)) if (row.start >= from && row.start < to) airings.push(ProgrammeAiring.fromRow(row, [number]));
     }
-    return airings;
+    if (described) return airings;
+    const channel = listStreamableChannels(this.db).find((c) => c.number === number);
+    return channel ? placeholderAirings(number, channel.name, from, to).filter((airing) => airing.start >= from) : [];
   }
 
   private capacity(channels: readonly StreamableChannel[]) {
@@ -334,12 +348,16 @@ export class JobScheduler {
         : query
           ? iterateProgrammeTuplesMatching(db, now, { channelKeys, ...query })
           : iterateProgrammeTuplesWhere(db, now, { channelKeys, needsSummary: prefilter.needsSummary, match: prefilter.matches });
+    // Channels the rules name that no guide describes: their placeholder hours, up to the guide's usual reach.
+    const described = new Set([...map.values()].flat());
+    const undescribed = firstPerNumber(channels).filter((channel) => prefilter.channels.has(channel.number) && !described.has(channel.number));
     return {
       *[Symbol.iterator]() {
         for (const row of rows()) {
           const numbers = map.get(guideKey(row[0], row[1]));
           if (numbers) yield ProgrammeAiring.fromTuple(row, numbers);
         }
+        for (const channel of undescribed) yield* placeholderAirings(channel.number, channel.name, now, now + PLACEHOLDER_REACH);
       },
     };
   }

@@ -10,6 +10,7 @@ import { programmeTuplesOf } from '../repositories/guide.repository.js';
 import { listSources, listStreamableChannels } from '../repositories/sources.repository.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { guideMapOf } from './job-scheduler.js';
+import { placeholderAirings } from './placeholder-airings.js';
 import type { ExportChannel } from './lineup-export.js';
 
 export class LineupService {
@@ -38,7 +39,7 @@ export class LineupService {
 
   /**
    * The programmes of the lineup's channels (`channels`, when the caller has them) that
-   * air between now and `seconds` ahead, by guide channel and start, read from the
+   * air between now and `seconds` ahead (placeholder hours for one no guide describes), by guide channel and start, read from the
    * database one guide channel at a time as they are written out (each channel read whole: no statement stays open while the answer
    * waits for a slow client, which would keep the DVR from writing).
    */
@@ -53,6 +54,12 @@ export class LineupService {
         const airing = ProgrammeAiring.fromTuple(row, numbers);
         for (const number of numbers) yield { number, airing };
       }
+    }
+    // A channel no guide describes gets hour blocks named after it: other players list only channels with a guide.
+    const described = new Set([...map.values()].flat());
+    for (const channel of channels) {
+      if (described.has(channel.number)) continue;
+      for (const airing of placeholderAirings(channel.number, channel.name, now, now + seconds)) yield { number: channel.number, airing };
     }
   }
 }

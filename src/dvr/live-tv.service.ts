@@ -8,9 +8,10 @@ import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { type DvrJobRow, getDvrJob, listJobsInState } from '../repositories/jobs.repository.js';
-import { listStreamableChannels, setChannelFavorite, type StreamableChannel } from '../repositories/sources.repository.js';
+import { listStreamableChannels, type StreamableChannel } from '../repositories/sources.repository.js';
 import { type GuidePage, guidePageOf, type GuidePageRequest } from './guide-page.js';
 import { guideMapOf, type JobScheduler } from './job-scheduler.js';
+import { isPlaceholder, placeholderAirings } from './placeholder-airings.js';
 import type { RecordingsService } from './recordings.service.js';
 import type { RulesService } from './rules.service.js';
 import type { RuleDefinition } from './rules/rule-types.js';
@@ -55,21 +56,16 @@ export class LiveTvService {
     return found;
   }
 
-  setFavorite(number: string, favorite: boolean): void {
-    this.sourcesOf(number);
-    setChannelFavorite(this.db, number, favorite);
-  }
-
-  /** The guide for one channel between two times (epoch seconds). */
+  /** The guide for one channel between two times (epoch seconds); placeholder hours when no guide describes it. */
   guide(number: string, from: number, to: number): Airing[] {
-    this.sourcesOf(number);
+    const channels = this.sourcesOf(number);
     if (to <= from) throw new BadRequestError('to', '"to" must be after "from".');
     for (const [key, numbers] of guideMapOf(this.db, listStreamableChannels(this.db))) {
       if (!numbers.includes(number)) continue;
       const [guideId, xmltvId] = key.split('\t') as [string, string];
       return programmesBetween(this.db, guideId, xmltvId, from, to).map((row) => ProgrammeAiring.fromRow(row, [number]));
     }
-    return [];
+    return placeholderAirings(number, channels[0]?.name ?? number, from, to);
   }
 
   /**
@@ -141,7 +137,8 @@ export class LiveTvService {
   /** A one-time slot rule from now to the programme's end, at top priority; its job, which is recording. */
   private async recordFromNow(number: string, channelName: string | undefined): Promise<DvrJobRow> {
     const now = this.nowSeconds();
-    const current = this.guide(number, now, now + 1)[0];
+    // A placeholder hour is not a programme: without a guide, "record now" records its own length.
+    const current = this.guide(number, now, now + 1).find((airing) => !isPlaceholder(airing));
     const end = current && current.stop - now >= 60 ? current.stop : now + RECORD_NOW_DEFAULT_SECONDS;
     const definition: RuleDefinition = {
       type: 'slot',

@@ -83,6 +83,29 @@ export class RulesService {
     deleteRule(this.db, id);
   }
 
+  /**
+   * Every rule naming a channel number in `moves` names its new number instead (the user
+   * renumbered those channels), all moves at once; no re-plan (the caller plans). How many changed.
+   */
+  followRenumber(moves: ReadonlyMap<string, string>): number {
+    let changed = 0;
+    for (const record of listRules(this.db)) {
+      const definition = { ...(record.definition as { channel?: unknown; channels?: unknown }) };
+      const moved = (number: unknown) => (typeof number === 'string' ? (moves.get(number) ?? number) : number);
+      let touched = false;
+      if (typeof definition.channel === 'string' && moves.has(definition.channel)) {
+        definition.channel = moved(definition.channel);
+        touched = true;
+      }
+      if (Array.isArray(definition.channels) && definition.channels.some((number) => typeof number === 'string' && moves.has(number))) {
+        definition.channels = definition.channels.map(moved);
+        touched = true;
+      }
+      if (touched && replaceRule(this.db, record.id, definition, this.options.now())) changed++;
+    }
+    return changed;
+  }
+
   /** One-time rules (a single programme, a slot that does not repeat) go a day after they end: they can plan nothing more. */
   forgetPastOneTimeRules(now: number): void {
     for (const rule of this.list()) {

@@ -5,17 +5,22 @@
  * refresh) and log what to do. A rejected refresh is an answer, never a thrown error:
  * only an unknown id throws (NotFoundError).
  *
- * A source's channels are replaced in one transaction (replaceSourceChannels); a guide's
- * programmes are streamed into a staging table and swapped in with one (GuideWriter), so
- * readers see the old lineup or guide or the new one, never half of either. Nothing
- * awaits between judging and writing, so what was judged is what gets replaced.
+ * A source's channels are replaced in one transaction (replaceSourceChannels), each with
+ * the user's lineup edit applied (lineup-edits.ts finds them again); a guide's
+ * programmes are written beside the current ones as they are read and swapped in with one
+ * short transaction (GuideWriter), so readers see the old lineup or guide or the new one,
+ * never half of either. Nothing awaits between judging and writing, so what was judged is
+ * what gets replaced. A guide's reading gives the event loop a turn every few milliseconds
+ * (yieldingEvery), and the replaced programmes are deleted a slice at a time after the
+ * swap: a 1,000-channel guide is minutes of work that requests must not wait behind.
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { countProgrammesEndingAfter, getGuide, GuideWriter, setGuideError } from '../repositories/guide.repository.js';
+import { listEditsOfSource } from '../repositories/channel-edits.repository.js';
 import {
-  applyChannelFavorites,
   getSource,
   listSourceChannelNumbers,
   replaceSourceChannels,
@@ -23,6 +28,7 @@ import {
   type SourceRow,
 } from '../repositories/sources.repository.js';
 import { readHdHomeRun } from './hdhomerun.client.js';
+import { withEdits } from './lineup-edits.js';
 import { parseM3u } from './m3u.parser.js';
 import { advice, confirmation, judgeGuide, judgeLineup, needsConfirmation, playlistProblem, RefreshRejected, type RejectionKind, rejectionKind } from './refresh-checks.js';
 import { openSource, readSourceText, shownLocation } from './source-reader.js';
@@ -71,6 +77,25 @@ export interface RefresherOptions {
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** Longest stretch of reading a guide (parsing, writing its rows) before other work gets a turn. */
+const READ_SLICE_MS = 8;
+
+/**
+ * `input`, with a turn of the event loop whenever `sliceMs` passed since the last: a
+ * stream whose chunks are already buffered hands them over in microtasks, and the parser
+ * and writer would then hold the loop for as long as the download is ahead of them.
+ */
+async function* yieldingEvery<T>(input: AsyncIterable<T>, sliceMs: number): AsyncGenerator<T> {
+  let since = performance.now();
+  for await (const chunk of input) {
+    yield chunk;
+    if (performance.now() - since >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+}
+
 export class SourceRefresher {
   private readonly sourceRefreshes = new Map<string, { accept: boolean; done: Promise<SourceRefresh> }>();
   private readonly guideRefreshes = new Map<string, { accept: boolean; done: Promise<GuideRefresh> }>();
@@ -112,8 +137,11 @@ export class SourceRefresher {
       if (!getSource(this.db, id)) return { id, error: `${source.name}: removed while it was read` };
       const judgement = judgeLineup(listSourceChannelNumbers(this.db, id), result.channels.map((c) => c.number), this.maxRemovedShare);
       if (judgement && options.accept !== true) throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
-      replaceSourceChannels(this.db, id, result, this.now());
-      this.carryFavorites(id);
+      const edited = withEdits(result.channels, listEditsOfSource(this.db, id));
+      replaceSourceChannels(this.db, id, { ...result, channels: edited.channels, identities: edited.identities }, this.now());
+      for (const [renumbered, other] of edited.clashes) {
+        this.options.logger?.warn({ source: id }, `after the refresh, ${renumbered} has your number, which ${other} now has too; the lineup lists one of them: renumber one (PATCH /dvr/lineup/ID or \`antenna channels edit\`)`);
+      }
       const counts = { channels: result.channels.length, skipped: result.skipped };
       if (judgement) this.options.logger?.warn({ source: id, ...counts }, `source refresh applied as the user confirmed: ${judgement.detail}`);
       else this.options.logger?.info({ source: id, ...counts }, 'source refresh applied');
@@ -123,12 +151,12 @@ export class SourceRefresher {
     }
   }
 
-  /** The favorites carried to the refreshed channels: a failure there is logged, never taken for a refresh not applied (the lineup is). */
-  private carryFavorites(id: string): void {
+  /** After a guide's swap, the replaced programmes deleted: a failure leaves them unread (the next refresh deletes them), never takes back the refresh. */
+  private async dropReplaced(id: string, writer: GuideWriter): Promise<void> {
     try {
-      applyChannelFavorites(this.db);
+      await writer.dropReplaced();
     } catch (error) {
-      this.options.logger?.error({ source: id, err: reason(error) }, 'source refreshed, but its channels\' favorites could not be marked again: they come back at the next refresh; check the data directory\'s disk');
+      this.options.logger?.warn({ guide: id, err: reason(error) }, 'guide refreshed, but the programmes it replaced could not all be deleted: they are not shown, and the next refresh deletes them');
     }
   }
 
@@ -194,7 +222,7 @@ export class SourceRefresher {
     try {
       const input = await openSource(this.options.readable(guide), this.reading(signal));
       const counts = await parseXmltv(
-        input,
+        yieldingEvery(input, READ_SLICE_MS),
         {
           channel: (channel) => writer.channel(channel),
           programme: (programme) => {
@@ -210,19 +238,20 @@ export class SourceRefresher {
       // As for sources: nothing awaits from here to the swap.
       const stored = getGuide(this.db, id);
       if (!stored) {
-        writer.abandon();
+        await writer.abandon();
         return { id, error: `guide ${shownLocation(guide.location)}: removed while it was read` };
       }
       const before = { programmes: stored.programmes, upcoming: countProgrammesEndingAfter(this.db, id, nowSeconds) };
       const judgement = judgeGuide(before, { programmes: writer.count, upcoming }, this.maxRemovedShare);
       if (judgement && options.accept !== true) throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
       writer.commit({ skipped }, now);
+      await this.dropReplaced(id, writer);
       const result = { programmes: writer.count, skipped };
       if (judgement) this.options.logger?.warn({ guide: id, ...result }, `guide refresh applied as the user confirmed: ${judgement.detail}`);
       else this.options.logger?.info({ guide: id, ...result }, 'guide refresh applied');
       return { id, ...result };
     } catch (error) {
-      writer.abandon();
+      await writer.abandon().catch((cleanup: unknown) => this.options.logger?.warn({ guide: id, err: reason(cleanup) }, 'the rows of a guide refresh not applied could not all be deleted: the next refresh deletes them'));
       return this.rejected('guide', id, `guide ${shownLocation(guide.location)}: ${reason(error)}`, error, (message) => setGuideError(this.db, id, message, this.now()));
     }
   }

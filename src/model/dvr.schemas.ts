@@ -33,6 +33,7 @@ export const GuideSchema = Type.Object(
     error: Type.Optional(Type.String({ description: WHY_NOT })),
     programmes: Type.Integer({ description: 'programmes read at the last good refresh' }),
     skipped: Type.Integer({ description: 'malformed entries skipped at the last good refresh' }),
+    priority: Type.Integer({ description: 'lower first: where guides describe one channel, the first in this order gives its programmes (PATCH /dvr/guides/:id)' }),
   },
   { title: 'Guide' },
 );
@@ -52,6 +53,7 @@ export const AiringSchema = Type.Object(
     image_url: Type.Optional(Type.String()),
     program_id: Type.Optional(Type.String()),
     series_id: Type.Optional(Type.String()),
+    placeholder: Type.Optional(Type.Boolean({ description: 'an hour block named after a channel no guide describes (recordable by its time)' })),
   },
   { title: 'Programme' },
 );

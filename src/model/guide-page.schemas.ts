@@ -41,6 +41,7 @@ export const GuideAiringSchema = Type.Object(
     series_id: Type.Optional(Type.String()),
     job_id: Type.Optional(Type.String({ description: 'the job that records it (scheduled, recording or done), if one does' })),
     recording: Type.Optional(Type.Boolean({ description: 'true while its job is recording' })),
+    placeholder: Type.Optional(Type.Boolean({ description: 'true for an hour block named after a channel no guide describes (recordable by its time)' })),
   },
   { title: 'Guide airing' },
 );

@@ -1,4 +1,4 @@
-/** Channels offered by the DVR's sources. Listed in channel-number order ("2.1" before "10"). */
+/** Channels offered by the DVR's sources, as the user's lineup edits make them. Listed in channel-number order ("2.1" before "10"). */
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
 
@@ -41,11 +41,11 @@ export function upsertChannel(db: Db, input: ChannelInput): void {
 
 export function listChannels(db: Db): ChannelRow[] {
   // Major then minor number: "2.1" < "2.10" < "10". A number two sources carry is one
-  // channel to a viewer (the DVR picks the source), so it is listed once.
+  // channel to a viewer (the DVR picks the source), so it is listed once. Hidden ones are not listed.
   return statement(
     db,
     `SELECT * FROM channels WHERE id IN (
-       SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY number ORDER BY created_at, id) AS n FROM channels) WHERE n = 1)
+       SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY number ORDER BY created_at, id) AS n FROM channels WHERE hidden = 0) WHERE n = 1)
      ORDER BY
        CAST(number AS INTEGER),
        CASE WHEN instr(number, '.') > 0 THEN CAST(substr(number, instr(number, '.') + 1) AS INTEGER) ELSE -1 END,

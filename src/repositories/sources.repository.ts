@@ -43,6 +43,10 @@ export interface StreamableChannel {
   favorited: number;
   guide_id: string | null;
   guide_name: string | null;
+  /** `guide id` TAB `xmltv id`: the guide channel the user chose. */
+  guide_channel: string | null;
+  /** A JSON array of guide ids the user wants tried first. */
+  guide_priority: string | null;
 }
 
 /** A source's columns, and how many channels its last good refresh read. */
@@ -82,37 +86,80 @@ export function deleteSource(db: Db, id: string): boolean {
   })();
 }
 
-/** Records a refresh: the channels the source offers now replace those it offered before. */
+/** A channel as a refresh writes it: what the source offers, and what the user's edit makes of it (default: the same). */
+export type RefreshedChannel = SourceChannel & { own?: ChannelOwnFields };
+
+/** What the user's edit makes of a channel (dvr/lineup-edits.ts computes it). */
+export interface ChannelOwnFields {
+  number: string;
+  name: string;
+  image_url: string | null;
+  group_title: string | null;
+  hidden: boolean;
+  favorite: boolean;
+  guide_channel: string | null;
+  guide_priority: string | null;
+  edit_id: number | null;
+}
+
+/** How an edit finds its channel at the next refresh. */
+export interface EditIdentity {
+  id: number;
+  source_key: string | null;
+  source_number: string;
+  source_name: string;
+}
+
+/**
+ * Records a refresh: the channels the source offers now replace those it offered before,
+ * each with the user's edit applied, and the edits found again learn the channel's
+ * number, name and stable id at the source as they are now. One transaction.
+ */
 export function replaceSourceChannels(
   db: Db,
   sourceId: string,
-  result: { channels: readonly SourceChannel[]; skipped: number; streamLimit?: number; name?: string },
+  result: { channels: readonly RefreshedChannel[]; skipped: number; streamLimit?: number; name?: string; identities?: readonly EditIdentity[] },
   now = Date.now(),
 ): void {
   db.transaction(() => {
     statement(db, 'DELETE FROM channels WHERE source_id = ?').run(sourceId);
     const insert = statement(
       db,
-      `INSERT INTO channels (id, number, name, call_sign, image_url, hd, source_id, stream_url, guide_id, guide_name, group_title, created_at, updated_at)
-       VALUES (@id, @number, @name, @call_sign, @image_url, @hd, @source_id, @stream_url, @guide_id, @guide_name, @group_title, @now, @now)
+      `INSERT INTO channels (id, number, name, call_sign, image_url, hd, favorited, source_id, stream_url, guide_id, guide_name, group_title,
+                             source_number, source_name, source_logo, source_group, hidden, edit_id, guide_channel, guide_priority, created_at, updated_at)
+       VALUES (@id, @number, @name, @call_sign, @image_url, @hd, @favorited, @source_id, @stream_url, @guide_id, @guide_name, @group_title,
+               @source_number, @source_name, @source_logo, @source_group, @hidden, @edit_id, @guide_channel, @guide_priority, @now, @now)
        ON CONFLICT (id) DO NOTHING`,
     );
     for (const channel of result.channels) {
+      const own = channel.own;
       insert.run({
+        // The source's number: the id stays while the source keeps it, whatever the user's number.
         id: `${sourceId}-${channel.number}`,
-        number: channel.number,
-        name: channel.name,
+        number: own?.number ?? channel.number,
+        name: own?.name ?? channel.name,
         call_sign: channel.call_sign ?? null,
-        image_url: channel.image_url ?? null,
+        image_url: own ? own.image_url : (channel.image_url ?? null),
         hd: channel.hd ? 1 : 0,
+        favorited: own?.favorite ? 1 : 0,
         source_id: sourceId,
         stream_url: channel.stream_url,
         guide_id: channel.guide_id ?? null,
         guide_name: channel.guide_name ?? null,
-        group_title: channel.group_title ?? null,
+        group_title: own ? own.group_title : (channel.group_title ?? null),
+        source_number: channel.number,
+        source_name: channel.name,
+        source_logo: channel.image_url ?? null,
+        source_group: channel.group_title ?? null,
+        hidden: own?.hidden ? 1 : 0,
+        edit_id: own?.edit_id ?? null,
+        guide_channel: own?.guide_channel ?? null,
+        guide_priority: own?.guide_priority ?? null,
         now,
       });
     }
+    const identify = statement(db, 'UPDATE channel_edits SET source_key = @source_key, source_number = @source_number, source_name = @source_name WHERE id = @id');
+    for (const identity of result.identities ?? []) identify.run(identity);
     statement(
       db,
       `UPDATE dvr_sources SET refreshed_at = @now, error = NULL, skipped = @skipped,
@@ -123,7 +170,8 @@ export function replaceSourceChannels(
 
 /** The numbers of the channels a source offers now (what a refresh is judged against). */
 export function listSourceChannelNumbers(db: Db, sourceId: string): string[] {
-  return statement(db, 'SELECT number FROM channels WHERE source_id = ? ORDER BY CAST(number AS REAL), number').pluck().all(sourceId) as string[];
+  // The source's own numbers: a channel the user renumbered is still the source's number to it.
+  return statement(db, 'SELECT source_number FROM channels WHERE source_id = ? ORDER BY CAST(source_number AS REAL), source_number').pluck().all(sourceId) as string[];
 }
 
 /** A refresh that failed or was not applied keeps the channels from the last good one and says why. */
@@ -131,28 +179,16 @@ export function setSourceError(db: Db, sourceId: string, error: string, now = Da
   statement(db, 'UPDATE dvr_sources SET error = ?, updated_at = ? WHERE id = ?').run(error, now, sourceId);
 }
 
-/** Every channel with a stream, favorites resolved, in channel-number order. */
+/** Every channel with a stream that the user has not hidden, in channel-number order. */
 export function listStreamableChannels(db: Db): StreamableChannel[] {
   return statement(
     db,
     `SELECT c.id, c.number, c.name, c.source_id, c.stream_url, c.image_url, c.call_sign, c.hd, c.guide_id, c.guide_name,
-            (f.number IS NOT NULL) AS favorited
-       FROM channels c JOIN dvr_sources s ON s.id = c.source_id LEFT JOIN channel_favorites f ON f.number = c.number
-      WHERE c.stream_url IS NOT NULL
+            c.guide_channel, c.guide_priority, c.favorited
+       FROM channels c JOIN dvr_sources s ON s.id = c.source_id
+      WHERE c.stream_url IS NOT NULL AND c.hidden = 0
       ORDER BY CAST(c.number AS INTEGER),
             CASE WHEN instr(c.number, '.') > 0 THEN CAST(substr(c.number, instr(c.number, '.') + 1) AS INTEGER) ELSE -1 END,
             c.number, s.created_at, c.id`,
   ).all() as StreamableChannel[];
-}
-
-export function setChannelFavorite(db: Db, number: string, favorite: boolean): void {
-  if (favorite) statement(db, 'INSERT OR IGNORE INTO channel_favorites (number) VALUES (?)').run(number);
-  else statement(db, 'DELETE FROM channel_favorites WHERE number = ?').run(number);
-  // The row's own column follows, so interface A (which reads it) agrees.
-  statement(db, 'UPDATE channels SET favorited = ?, updated_at = ? WHERE number = ?').run(favorite ? 1 : 0, Date.now(), number);
-}
-
-/** After a refresh re-created channel rows: their favorite flags from the user's list. */
-export function applyChannelFavorites(db: Db): void {
-  statement(db, 'UPDATE channels SET favorited = (number IN (SELECT number FROM channel_favorites))').run();
 }

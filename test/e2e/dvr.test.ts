@@ -316,6 +316,25 @@ describe('antenna rule', () => {
   });
 });
 
+describe('antenna channels', () => {
+  it('renames a channel on a running server, lists it, refuses a number another channel has, and gives the name back', async () => {
+    const lineup = (await call('GET', '/dvr/lineup')).json as unknown as Json[];
+    const six = lineup.find((c) => c.number === '6');
+    const id = String(six?.id);
+    const renamed = await runAntenna(['channels', 'edit', id, '--name', 'Six (mine)', '--server', server.url, '--json']).done;
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(JSON.parse(renamed.stdout)).toMatchObject({ id, number: '6', name: 'Six (mine)', edited: ['name'], source: { name: 'Six' } });
+    expect(((await call('GET', '/api/v1/channels')).json as unknown as Json[]).find((c) => c.number === '6')?.name).toBe('Six (mine)');
+    const listed = await runAntenna(['channels', 'list', '--server', server.url]).done;
+    expect(listed.stdout).toContain(`6\tSix (mine)\t(you changed: name)\t${id}`);
+    const refused = await runAntenna(['channels', 'edit', id, '--number', '2', '--server', server.url]).done;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/6 “Six \(mine\)” .* would be 2, which 2 “Two HD” .* has/);
+    const reset = await runAntenna(['channels', 'edit', id, '--reset', 'name', '--server', server.url]).done;
+    expect(reset.stdout.trim()).toBe(`Now: 6\tSix\t${id}`);
+  });
+});
+
 describe('DVR across a restart', () => {
   it('resumes a recording after the server stops in the middle, losing nothing already written', async () => {
     const config = resolveServerConfig([

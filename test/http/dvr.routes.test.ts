@@ -512,7 +512,7 @@ describe('guides', () => {
     const response = await send('POST', '/dvr/guides', { location: path });
     expect(response.statusCode, response.body).toBe(201);
     const guide = response.json<Json>();
-    expect(guide).toEqual({ id: expect.stringMatching(/^xmltv-/), location: path, origin: 'managed', programmes: 2, skipped: 1, refreshed_at: expect.any(Number) });
+    expect(guide).toEqual({ id: expect.stringMatching(/^xmltv-/), location: path, origin: 'managed', programmes: 2, skipped: 1, priority: 100, refreshed_at: expect.any(Number) });
     expect(await get<Json[]>('/dvr/guides')).toHaveLength(2);
     expect((await send('DELETE', `/dvr/guides/${String(guide.id)}`)).statusCode).toBe(204);
     expect((await get<Json[]>('/dvr/guides')).map((g) => g.location)).toEqual([f.guide]);
@@ -525,7 +525,10 @@ describe('guides', () => {
     const [guide] = await get<Json[]>('/dvr/guides');
     expect((await send('DELETE', `/dvr/guides/${String(guide?.id)}`)).statusCode).toBe(204);
     expect(await jobs()).toEqual([expect.objectContaining({ skipped: true, error: expect.stringMatching(/^the guide no longer lists this programme/) })]);
-    expect(await get(`/dvr/channels/2/guide?from=${T}&to=${T + 3600}`)).toEqual([]);
+    // No guide describes channel 2 now: its guide is placeholder hours named after it.
+    const hours = await get<Json[]>(`/dvr/channels/2/guide?from=${T}&to=${T + 3600}`);
+    expect(hours.length).toBeGreaterThan(0);
+    expect(hours.every((hour) => hour.placeholder === true && hour.title === 'Two')).toBe(true);
   });
 
   it('adds a malformed guide (an HTML page) with a 201 that carries the error, not a 500', async () => {

@@ -149,12 +149,22 @@ describe('the guide as XMLTV', () => {
       rating: 'TV-PG',
     });
     expect(programmes.find((p) => p.title === 'Film du soir')).toMatchObject({ channel: '3.antenna', year: 1999, categories: ['Movie'], start: T, stop: T + 7200 });
-    expect(programmes).toHaveLength(4);
+    expect(programmes.filter((p) => p.channel !== '9.1.antenna')).toHaveLength(4);
+  });
+
+  it('gives a channel no guide describes hour blocks named after it, on the hour, over the whole duration', async () => {
+    const { programmes } = await exportedGuide('?duration=86400');
+    const blocks = programmes.filter((p) => p.channel === '9.1.antenna');
+    expect(blocks.every((p) => p.title === 'No Guide' && p.stop! - p.start === 3600 && p.start % 3600 === 0 && p.programId === undefined)).toBe(true);
+    const now = Math.floor(Date.now() / 1000);
+    expect(blocks[0]!.start).toBeLessThanOrEqual(now);
+    expect(blocks.at(-1)!.stop).toBeGreaterThanOrEqual(now + 86_400);
+    expect(blocks.slice(1).every((p, i) => p.start === blocks[i]!.stop)).toBe(true);
   });
 
   it('gives `duration` seconds of guide from now, and answers a duration out of range with a 400', async () => {
     const { programmes } = await exportedGuide('?duration=86400');
-    expect(programmes.map((p) => p.title).sort()).toEqual(['Film du soir', 'Harbour Lights & <Co>', 'Late News']);
+    expect(programmes.filter((p) => p.title !== 'No Guide').map((p) => p.title).sort()).toEqual(['Film du soir', 'Harbour Lights & <Co>', 'Late News']);
     for (const duration of ['0', '10', '-5', 'week', `${29 * 86_400}`, '1.5']) {
       expect((await app.inject({ url: `/devices/ANY/guide/xmltv?duration=${duration}` })).statusCode).toBe(400);
     }

@@ -9,7 +9,7 @@ import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { jobRecords } from '../../src/dvr/guide-page.js';
 import { GuideWriter, saveGuide } from '../../src/repositories/guide.repository.js';
 import { upsertJob } from '../../src/repositories/jobs.repository.js';
-import { replaceSourceChannels, saveSource, setChannelFavorite } from '../../src/repositories/sources.repository.js';
+import { replaceSourceChannels, saveSource } from '../../src/repositories/sources.repository.js';
 import { createDvr } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
@@ -97,7 +97,7 @@ describe('guide pages', () => {
   });
 
   it('lists only favorites when asked', () => {
-    setChannelFavorite(temp.db, '42', true);
+    dvr.lineupEdits.setFavorite('42', true);
     const favorites = page(T0, T0 + 1800, 0, 100, true);
     expect(favorites.total).toBe(1);
     expect(favorites.channels.map((c) => [c.number, c.favorited])).toEqual([['42', true]]);

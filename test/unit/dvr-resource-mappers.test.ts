@@ -9,8 +9,8 @@ describe('DVR resource mappers', () => {
     const source = sourceOut({ id: 'm3u-1', kind: 'm3u', location: 'http://user:pass@iptv.example/get.php?username=u&password=secret', name: 'M3U iptv.example', stream_limit: 2, origin: 'managed', refreshed_at: null, error: null, skipped: 0, channels: 12 });
     expect(source).toEqual({ id: 'm3u-1', kind: 'm3u', location: 'http://iptv.example/get.php', name: 'M3U iptv.example', streams: 2, origin: 'managed', skipped: 0, channels: 12 });
     expect(Value.Check(SourceSchema, source)).toBe(true);
-    const guide = guideOut({ id: 'xmltv-1', location: '/srv/guide.xml', origin: 'config', refreshed_at: 5, error: 'bad', programmes: 3, skipped: 1 });
-    expect(guide).toEqual({ id: 'xmltv-1', location: '/srv/guide.xml', origin: 'config', programmes: 3, skipped: 1, refreshed_at: 5, error: 'bad' });
+    const guide = guideOut({ id: 'xmltv-1', location: '/srv/guide.xml', origin: 'config', refreshed_at: 5, error: 'bad', programmes: 3, skipped: 1, priority: 100 });
+    expect(guide).toEqual({ id: 'xmltv-1', location: '/srv/guide.xml', origin: 'config', programmes: 3, skipped: 1, priority: 100, refreshed_at: 5, error: 'bad' });
     expect(Value.Check(GuideSchema, guide)).toBe(true);
   });
 
