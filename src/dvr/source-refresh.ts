@@ -7,14 +7,10 @@
  *
  * A source's channels are replaced in one transaction (replaceSourceChannels), each with
  * the user's lineup edit applied (lineup-edits.ts finds them again); a guide's
- * programmes are written beside the current ones as they are read and swapped in with one
- * short transaction (GuideWriter), so readers see the old lineup or guide or the new one,
- * never half of either. Nothing awaits between judging and writing, so what was judged is
- * what gets replaced. A guide's reading gives the event loop a turn every few milliseconds
- * (yieldingEvery), and the replaced programmes are deleted a slice at a time after the
- * swap: a 1,000-channel guide is minutes of work that requests must not wait behind.
+ * programmes are streamed into a staging table and swapped in with one (GuideWriter), so
+ * readers see the old lineup or guide or the new one, never half of either. Nothing
+ * awaits between judging and writing, so what was judged is what gets replaced.
  */
-import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
@@ -77,25 +73,6 @@ export interface RefresherOptions {
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** Longest stretch of reading a guide (parsing, writing its rows) before other work gets a turn. */
-const READ_SLICE_MS = 8;
-
-/**
- * `input`, with a turn of the event loop whenever `sliceMs` passed since the last: a
- * stream whose chunks are already buffered hands them over in microtasks, and the parser
- * and writer would then hold the loop for as long as the download is ahead of them.
- */
-async function* yieldingEvery<T>(input: AsyncIterable<T>, sliceMs: number): AsyncGenerator<T> {
-  let since = performance.now();
-  for await (const chunk of input) {
-    yield chunk;
-    if (performance.now() - since >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      since = performance.now();
-    }
-  }
-}
-
 export class SourceRefresher {
   private readonly sourceRefreshes = new Map<string, { accept: boolean; done: Promise<SourceRefresh> }>();
   private readonly guideRefreshes = new Map<string, { accept: boolean; done: Promise<GuideRefresh> }>();
@@ -148,15 +125,6 @@ export class SourceRefresher {
       return { id, ...counts };
     } catch (error) {
       return this.rejected('source', id, `${source.name}: ${reason(error)}`, error, (message) => setSourceError(this.db, id, message, this.now()));
-    }
-  }
-
-  /** After a guide's swap, the replaced programmes deleted: a failure leaves them unread (the next refresh deletes them), never takes back the refresh. */
-  private async dropReplaced(id: string, writer: GuideWriter): Promise<void> {
-    try {
-      await writer.dropReplaced();
-    } catch (error) {
-      this.options.logger?.warn({ guide: id, err: reason(error) }, 'guide refreshed, but the programmes it replaced could not all be deleted: they are not shown, and the next refresh deletes them');
     }
   }
 
@@ -222,7 +190,7 @@ export class SourceRefresher {
     try {
       const input = await openSource(this.options.readable(guide), this.reading(signal));
       const counts = await parseXmltv(
-        yieldingEvery(input, READ_SLICE_MS),
+        input,
         {
           channel: (channel) => writer.channel(channel),
           programme: (programme) => {
@@ -238,20 +206,19 @@ export class SourceRefresher {
       // As for sources: nothing awaits from here to the swap.
       const stored = getGuide(this.db, id);
       if (!stored) {
-        await writer.abandon();
+        writer.abandon();
         return { id, error: `guide ${shownLocation(guide.location)}: removed while it was read` };
       }
       const before = { programmes: stored.programmes, upcoming: countProgrammesEndingAfter(this.db, id, nowSeconds) };
       const judgement = judgeGuide(before, { programmes: writer.count, upcoming }, this.maxRemovedShare);
       if (judgement && options.accept !== true) throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
       writer.commit({ skipped }, now);
-      await this.dropReplaced(id, writer);
       const result = { programmes: writer.count, skipped };
       if (judgement) this.options.logger?.warn({ guide: id, ...result }, `guide refresh applied as the user confirmed: ${judgement.detail}`);
       else this.options.logger?.info({ guide: id, ...result }, 'guide refresh applied');
       return { id, ...result };
     } catch (error) {
-      await writer.abandon().catch((cleanup: unknown) => this.options.logger?.warn({ guide: id, err: reason(cleanup) }, 'the rows of a guide refresh not applied could not all be deleted: the next refresh deletes them'));
+      writer.abandon();
       return this.rejected('guide', id, `guide ${shownLocation(guide.location)}: ${reason(error)}`, error, (message) => setGuideError(this.db, id, message, this.now()));
     }
   }

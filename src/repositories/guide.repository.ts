@@ -1,19 +1,11 @@
 /**
  * The programme guide: configured XMLTV guides, their channels and programmes. A
- * refresh writes its programmes beside the current ones under a generation of its own,
- * a few hundred rows per transaction, and swaps them in by setting the guide's
- * generation (GuideWriter): readers see the old guide or the new one, never half, and a
- * guide that fails half-way leaves the old one whole. Every read of programmes takes
- * only current rows (currentRows, guide-writer.ts).
+ * refresh streams programmes into a staging table and swaps them in with one
+ * transaction at the end, so a guide that fails half-way leaves the old one whole.
  */
 import type { Db } from '../db/database.js';
 import { statement } from '../db/row-codec.js';
-import { currentRows, PROGRAMME_FIELDS } from './guide-writer.js';
 import type { Origin } from './sources.repository.js';
-
-export { GuideWriter } from './guide-writer.js';
-
-const CURRENT_ROWS = currentRows();
 
 export interface GuideRow {
   id: string;
@@ -111,13 +103,108 @@ export function removeConfigGuidesExcept(db: Db, keep: readonly string[]): void 
 
 /** A guide's stored programmes that end after `after` (epoch seconds): what a refresh is judged against. */
 export function countProgrammesEndingAfter(db: Db, guideId: string, after: number): number {
-  return statement(db, 'SELECT count(*) FROM programmes WHERE guide_id = @guideId AND generation = (SELECT generation FROM dvr_guides WHERE id = @guideId) AND stop > @after')
-    .pluck()
-    .get({ guideId, after }) as number;
+  return statement(db, 'SELECT count(*) FROM programmes WHERE guide_id = ? AND stop > ?').pluck().get(guideId, after) as number;
 }
 
 export function setGuideError(db: Db, id: string, error: string, now = Date.now()): void {
   statement(db, 'UPDATE dvr_guides SET error = ?, updated_at = ? WHERE id = ?').run(error, now, id);
+}
+
+const PROGRAMME_FIELDS =
+  'xmltv_channel, start, stop, title, episode_title, season, episode, summary, categories, original_air_date, is_new, rating, image_url, program_id, series_id, year';
+
+/** Collects one refresh of a guide; `commit` swaps it in, `abandon` drops it. */
+export class GuideWriter {
+  private pending: unknown[][] = [];
+  private readonly channels: GuideChannelRow[] = [];
+  count = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly guideId: string,
+    private readonly batchSize = 5000,
+  ) {
+    // Staged rows carry their guide: two refreshes of different guides may run at once.
+    db.exec(`CREATE TEMP TABLE IF NOT EXISTS programmes_staging (staging_guide TEXT NOT NULL, ${PROGRAMME_FIELDS})`);
+    statement(db, 'DELETE FROM temp.programmes_staging WHERE staging_guide = ?').run(guideId);
+  }
+
+  channel(channel: { id: string; displayNames: string[]; number?: string | undefined; icon?: string | undefined }): void {
+    this.channels.push({
+      guide_id: this.guideId,
+      xmltv_id: channel.id,
+      display_names: JSON.stringify(channel.displayNames),
+      number: channel.number ?? null,
+      icon: channel.icon ?? null,
+    });
+  }
+
+  programme(p: ProgrammeInput): void {
+    this.pending.push([
+      p.channel,
+      p.start,
+      p.stop,
+      p.title,
+      p.episodeTitle ?? null,
+      p.season ?? null,
+      p.episode ?? null,
+      p.summary ?? null,
+      p.categories && p.categories.length > 0 ? JSON.stringify(p.categories) : null,
+      p.originalAirDate ?? null,
+      p.isNew ? 1 : 0,
+      p.rating ?? null,
+      p.image ?? null,
+      p.programId ?? null,
+      p.seriesId ?? null,
+      p.year ?? null,
+    ]);
+    this.count++;
+    if (this.pending.length >= this.batchSize) this.flush();
+  }
+
+  /** Writes buffered programmes to staging; short transactions, so other writers wait at most one batch. */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const insert = statement(
+      this.db,
+      `INSERT INTO temp.programmes_staging (staging_guide, ${PROGRAMME_FIELDS}) VALUES (?, ${PROGRAMME_FIELDS.split(',').map(() => '?').join(', ')})`,
+    );
+    const rows = this.pending;
+    this.pending = [];
+    this.db.transaction(() => {
+      for (const row of rows) insert.run(this.guideId, ...row);
+    })();
+  }
+
+  commit(counts: { skipped: number }, now = Date.now()): void {
+    this.flush();
+    this.db.transaction(() => {
+      statement(this.db, 'DELETE FROM programmes WHERE guide_id = ?').run(this.guideId);
+      statement(
+        this.db,
+        `INSERT INTO programmes (guide_id, ${PROGRAMME_FIELDS}) SELECT staging_guide, ${PROGRAMME_FIELDS} FROM temp.programmes_staging WHERE staging_guide = ?`,
+      ).run(this.guideId);
+      statement(this.db, 'DELETE FROM guide_channels WHERE guide_id = ?').run(this.guideId);
+      const insert = statement(
+        this.db,
+        'INSERT OR REPLACE INTO guide_channels (guide_id, xmltv_id, display_names, number, icon) VALUES (@guide_id, @xmltv_id, @display_names, @number, @icon)',
+      );
+      for (const channel of this.channels) insert.run(channel);
+      statement(this.db, 'UPDATE dvr_guides SET refreshed_at = ?, error = NULL, programmes = ?, skipped = ?, updated_at = ? WHERE id = ?').run(
+        now,
+        this.count,
+        counts.skipped,
+        now,
+        this.guideId,
+      );
+    })();
+    this.abandon();
+  }
+
+  abandon(): void {
+    this.pending = [];
+    statement(this.db, 'DELETE FROM temp.programmes_staging WHERE staging_guide = ?').run(this.guideId);
+  }
 }
 
 /** Every guide's channels, the guides in priority order (lower first, then the first added). */
@@ -131,7 +218,7 @@ export function listGuideChannels(db: Db): GuideChannelRow[] {
 
 /** Programmes that end after `after`, streamed (a 14-day guide holds hundreds of thousands). */
 export function iterateProgrammes(db: Db, after: number): IterableIterator<ProgrammeRow> {
-  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE stop > ? AND ${CURRENT_ROWS}`).iterate(after) as IterableIterator<ProgrammeRow>;
+  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE stop > ?`).iterate(after) as IterableIterator<ProgrammeRow>;
 }
 
 /** The columns of a programme row as an array, in PROGRAMME_FIELDS order after guide_id. */
@@ -182,7 +269,7 @@ export function* iterateProgrammeTuplesWhere(
     yield* statement(
       db,
       `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes
-        WHERE stop > ? AND ${CURRENT_ROWS} AND ((guide_id || char(9) || xmltv_channel) IN (SELECT value FROM json_each(?))
+        WHERE stop > ? AND ((guide_id || char(9) || xmltv_channel) IN (SELECT value FROM json_each(?))
               OR antenna_plan_match(title, CASE WHEN ? THEN summary END, series_id))`,
     )
       .raw(true)
@@ -237,7 +324,7 @@ export function programmesMatchingSql(substrings: number): string {
     const terms = Array.from({ length: substrings }, (_, i) => `title LIKE @like${i} ESCAPE '\\' OR summary LIKE @like${i} ESCAPE '\\'`);
     branches.push(`SELECT id FROM programmes WHERE ${terms.join(' OR ')}`);
   }
-  return `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE id IN (${branches.join(' UNION ')}) AND stop > @after AND ${CURRENT_ROWS} ORDER BY id`;
+  return `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE id IN (${branches.join(' UNION ')}) AND stop > @after ORDER BY id`;
 }
 
 /**
@@ -246,7 +333,7 @@ export function programmesMatchingSql(substrings: number): string {
  * look at channels only, a few hundred rows each instead of a pass over the whole guide.
  */
 export function* iterateProgrammeTuplesOn(db: Db, after: number, channelKeys: readonly string[]): Generator<ProgrammeTuple> {
-  const query = statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND ${CURRENT_ROWS}`).raw(true);
+  const query = statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ?`).raw(true);
   for (const key of channelKeys) {
     const [guideId, xmltvChannel] = key.split('\t');
     yield* query.iterate(guideId, xmltvChannel, after) as IterableIterator<ProgrammeTuple>;
@@ -261,7 +348,7 @@ export function* iterateProgrammeTuplesOn(db: Db, after: number, channelKeys: re
  */
 export function programmeTuplesOf(db: Db, channelKey: string, after: number, before: number): ProgrammeTuple[] {
   const [guideId, xmltvChannel] = channelKey.split('\t');
-  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND start < ? AND ${CURRENT_ROWS} ORDER BY start`)
+  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND start < ? ORDER BY start`)
     .raw(true)
     .all(guideId, xmltvChannel, after, before) as ProgrammeTuple[];
 }
@@ -271,7 +358,7 @@ export function programmesBetween(db: Db, guideId: string, xmltvChannel: string,
   return statement(
     db,
     `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes
-      WHERE guide_id = ? AND xmltv_channel = ? AND start < ? AND stop > ? AND ${CURRENT_ROWS} ORDER BY start LIMIT 2000`,
+      WHERE guide_id = ? AND xmltv_channel = ? AND start < ? AND stop > ? ORDER BY start LIMIT 2000`,
   ).all(guideId, xmltvChannel, to, from) as ProgrammeRow[];
 }
 
