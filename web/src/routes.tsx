@@ -28,6 +28,8 @@ import { EditPassPage, NewPassPage } from './sections/schedule/pass-form';
 import { RecordingNowPage } from './sections/schedule/recording-now-page';
 import { formOfSearch, passSearch } from './sections/schedule/rule-form';
 import { SettingsPage } from './sections/settings/settings-page';
+import { SettingsLayout } from './sections/settings/settings-layout';
+import { LineupPage } from './sections/settings/lineup-page';
 import { GuidePage } from './sections/guide/guide-page';
 import { LivePage } from './sections/live/live-page';
 import { SearchPage } from './sections/search/search-page';
@@ -120,7 +122,9 @@ const newPassRoute = createRoute({
 });
 const editPassRoute = createRoute({ getParentRoute: () => scheduleRoute, path: 'passes/$id', component: () => <EditPassPage id={editPassRoute.useParams().id} /> });
 const recordingNowRoute = createRoute({ getParentRoute: () => scheduleRoute, path: 'recording', component: RecordingNowPage });
-const settingsRoute = createRoute({ getParentRoute: () => modeRoute, path: 'settings', component: SettingsPage });
+const settingsRoute = createRoute({ getParentRoute: () => modeRoute, path: 'settings', component: SettingsLayout });
+const settingsIndex = createRoute({ getParentRoute: () => settingsRoute, path: '/', component: SettingsPage });
+const channelsRoute = createRoute({ getParentRoute: () => settingsRoute, path: 'channels', component: LineupPage });
 
 const watchRoute = createRoute({
   getParentRoute: () => modeRoute,
@@ -165,7 +169,7 @@ export const routeTree = rootRoute.addChildren([
     liveRoute,
     searchRoute,
     scheduleRoute.addChildren([scheduleIndex, upcomingRoute, passesRoute, newPassRoute, editPassRoute, recordingNowRoute]),
-    settingsRoute,
+    settingsRoute.addChildren([settingsIndex, channelsRoute]),
     watchRoute,
     watchChannelRoute,
   ]),

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ServerStatus } from '../src/api/server-types';
-import { ago, diskUse, formatBytes, formatUptime, freshness, lastScan, refreshLines, scanProgress, scanShare, timeLeft } from '../src/sections/settings/settings-view';
+import { ago, diskUse, formatBytes, formatUptime, freshness, isHeldBack, lastScan, readableReason, refreshLines, scanProgress, scanShare, timeLeft } from '../src/sections/settings/settings-view';
 
 type Scan = NonNullable<ServerStatus['scan']>;
 const scan = (fields: Partial<Scan> = {}): Scan => ({ running: false, phase: 'idle', files_seen: 0, probed: 0, to_probe: 0, thumbnails: 0, to_thumbnail: 0, not_media: { count: 0, files: [] }, ...fields });
@@ -63,7 +63,7 @@ describe('Settings wording', () => {
 
   it('lists a refresh line by line, named as the lists name them, failures with their reason', () => {
     const sources = [{ id: 's1', kind: 'm3u' as const, location: '/x.m3u', name: 'M3U /x.m3u', streams: 2, origin: 'config' as const, skipped: 0, channels: 3 }];
-    const guides = [{ id: 'g1', location: '/guide.xml', origin: 'config' as const, programmes: 156, skipped: 0 }];
+    const guides = [{ id: 'g1', location: '/guide.xml', origin: 'config' as const, programmes: 156, skipped: 0, priority: 1 }];
     const lines = refreshLines({ sources: [{ id: 's1', channels: 3 }, { id: 'gone', error: 'HTTP 404' }], guides: [{ id: 'g1', programmes: 156, skipped: 2 }] }, sources, guides);
     expect(lines).toEqual([
       { name: 'M3U /x.m3u', ok: true, text: '3 channels' },
@@ -74,5 +74,24 @@ describe('Settings wording', () => {
     expect(freshness({ error: 'HTTP 500', refreshed_at: 0 }, 3 * 3600_000)).toBe('Last read failed: HTTP 500 (kept what was read 3 hours ago)');
     expect(freshness({ refreshed_at: 0 }, 120_000)).toBe('Read 2 minutes ago');
     expect(freshness({})).toBe('Not read yet');
+  });
+
+  it('says why a refresh was held back without the API call the server suggests to other clients', () => {
+    // As src/dvr/source-refresh.ts stores and answers it.
+    const held =
+      'M3U /x.m3u: it would remove 2 of the 3 channels (7, 9), more than 50 % of them; it was not applied; ' +
+      'if the source really changed, confirm it: POST /dvr/sources/s1/refresh?accept=true (antenna refresh --source s1 --accept)';
+    expect(isHeldBack(held)).toBe(true);
+    expect(readableReason(held, 'M3U /x.m3u')).toBe('it would remove 2 of the 3 channels (7, 9), more than 50 % of them');
+    expect(freshness({ error: held, refreshed_at: 0 }, 60_000, 'M3U /x.m3u')).toBe(
+      'Last refresh held back: it would remove 2 of the 3 channels (7, 9), more than 50 % of them (kept what was read 1 minute ago). Refresh it to apply it anyway.',
+    );
+    // Any other wording is shown whole: a failure is not held back, and a name that differs stays.
+    expect(isHeldBack('M3U /x.m3u: HTTP 500')).toBe(false);
+    expect(readableReason('M3U /x.m3u: HTTP 500', 'other')).toBe('M3U /x.m3u: HTTP 500');
+    const sources = [{ id: 's1', kind: 'm3u' as const, location: '/x.m3u', name: 'M3U /x.m3u', streams: 2, origin: 'config' as const, skipped: 0, channels: 3 }];
+    expect(refreshLines({ sources: [{ id: 's1', error: held, rejected: 'shrinks', needs_confirmation: true }], guides: [] }, sources, [])).toEqual([
+      { name: 'M3U /x.m3u', ok: false, text: 'held back: it would remove 2 of the 3 channels (7, 9), more than 50 % of them (Apply anyway, beside it below, applies it)' },
+    ]);
   });
 });

@@ -4,8 +4,8 @@
  * change re-plans the jobs; a source change, the channels).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, seg } from './http-client';
-import type { RefreshResult, RuleBody, ScansQueued, Source, SourceBody, Guide, StoredRule } from './server-types';
+import { api, queryString, seg } from './http-client';
+import type { GuideRefresh, RefreshResult, RuleBody, ScansQueued, Source, SourceBody, SourceRefresh, Guide, StoredRule } from './server-types';
 
 /** Everything the DVR shows may follow from one change: refetch what is on screen. */
 function useSettled() {
@@ -45,4 +45,23 @@ export function useSourceChanges() {
     refresh: useMutation({ mutationFn: () => api<RefreshResult>('/dvr/refresh', { method: 'POST' }), onSettled: settled }),
     scan: useMutation({ mutationFn: () => api<ScansQueued>('/dvr/scans', { method: 'POST', body: {} }), onSettled: settled }),
   };
+}
+
+interface EntryRefreshes {
+  source: SourceRefresh;
+  guide: GuideRefresh;
+}
+
+/**
+ * One source's or guide's refresh. The server answers 200 whether it applied it or not
+ * (`error`, `rejected`, `needs_confirmation`); `accept` applies one held back only because
+ * it empties the source or guide or removes more than half of it.
+ */
+export function useEntryRefresh<K extends keyof EntryRefreshes>(kind: K) {
+  const settled = useSettled();
+  return useMutation({
+    mutationFn: ({ id, accept }: { id: string; accept?: boolean }) =>
+      api<EntryRefreshes[K]>(`/dvr/${kind}s/${seg(id)}/refresh${queryString({ accept: accept || undefined })}`, { method: 'POST' }),
+    onSettled: settled,
+  });
 }

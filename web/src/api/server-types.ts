@@ -20,7 +20,18 @@ import type { StatusSchema } from '../../../src/model/status.schemas.js';
 import type { GuideAiringSchema, GuideChannelSchema, GuidePageSchema } from '../../../src/model/guide-page.schemas.js';
 import type { FileItem as FileItemSchema } from '../../../src/model/file-item.schemas.js';
 import type { GuideMatchSchema, SearchResultsSchema } from '../../../src/model/search.schemas.js';
-import type { DvrInfoSchema, GuideSchema, JobRef, RefreshResultSchema, ScansQueuedSchema, SourceBodySchema, SourceSchema } from '../../../src/model/dvr.schemas.js';
+import type {
+  DvrInfoSchema,
+  GuideRefreshSchema,
+  GuideSchema,
+  JobRef,
+  RefreshResultSchema,
+  ScansQueuedSchema,
+  SourceBodySchema,
+  SourceRefreshSchema,
+  SourceSchema,
+} from '../../../src/model/dvr.schemas.js';
+import type { GuideEditSchema, LineupChannel, LineupEdit, LineupGroupSchema, RenumberBodySchema } from '../../../src/model/lineup.schemas.js';
 import type {
   KeywordRule,
   KeywordRuleSchema,
@@ -48,8 +59,17 @@ export type Source = Static<typeof SourceSchema>;
 export type SourceBody = Static<typeof SourceBodySchema>;
 export type Guide = Static<typeof GuideSchema>;
 export type RefreshResult = Static<typeof RefreshResultSchema>;
+/** `POST /dvr/sources/:id/refresh`, `POST /dvr/guides/:id/refresh`: what one refresh read, or why it was not applied. */
+export type SourceRefresh = Static<typeof SourceRefreshSchema>;
+export type GuideRefresh = Static<typeof GuideRefreshSchema>;
 export type ScansQueued = Static<typeof ScansQueuedSchema>;
 export type JobRefBody = Static<typeof JobRef>;
+
+/** The lineup as the user shapes it (`/dvr/lineup`): each channel with its source's values and the user's edits, the groups, and the bodies that change them. */
+export type { LineupChannel, LineupEdit };
+export type LineupGroup = Static<typeof LineupGroupSchema>;
+export type RenumberBody = Static<typeof RenumberBodySchema>;
+export type GuideEdit = Static<typeof GuideEditSchema>;
 
 /** A recording rule's body (`POST`/`PUT /dvr/rules`), one per type, and a stored rule as `GET /dvr/rules` lists it. */
 export type RuleBody = SeriesRule | KeywordRule | SlotRule | ProgramRule;

@@ -114,27 +114,63 @@ export interface RefreshLine {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/**
+ * The note the server adds to a held-back refresh for clients without a button (the API
+ * call and the command that confirm it): the app offers Apply anyway instead.
+ */
+const HOW_TO_CONFIRM = /;\s*if the (?:source|guide) really changed, confirm it: [\s\S]*$/;
+
+/** Whether a stored error is a refresh held back for confirmation (not one that failed): by the server's note, as the lists carry no kind. */
+export const isHeldBack = (error: string): boolean => HOW_TO_CONFIRM.test(error);
+
+/**
+ * Why a refresh was not applied, for the app: the server's reason without its note on
+ * how to confirm it, its "it was not applied" (the app says so) or the name it begins
+ * with (`prefix`, as the server names the source or guide; the app shows it already).
+ * Any other wording is shown as the server wrote it.
+ */
+export function readableReason(error: string, prefix?: string): string {
+  let text = error.replace(HOW_TO_CONFIRM, '').replace(/;\s*it was not applied$/, '');
+  if (prefix && text.startsWith(`${prefix}: `)) text = text.slice(prefix.length + 2);
+  return text;
+}
+
+/** How the server's messages name a guide (src/dvr/source-refresh.ts): `guide <location>`. */
+export const guidePrefix = (guide: Pick<Guide, 'location'>) => `guide ${guide.location}`;
+
 /** A refresh's answer, one line per source and guide, named as the lists name them. */
 export function refreshLines(result: RefreshResult, sources: readonly Source[], guides: readonly Guide[]): RefreshLine[] {
   const sourceName = (id: string) => sources.find((s) => s.id === id)?.name ?? id;
-  const guideName = (id: string) => guides.find((g) => g.id === id)?.location ?? id;
+  const guide = (id: string) => guides.find((g) => g.id === id);
   const skipped = (n: number | undefined) => (n ? `, ${plural(n, 'malformed entry', 'malformed entries')} skipped` : '');
+  const notApplied = (entry: { error: string; needs_confirmation?: boolean | undefined }, prefix: string, kept: string) =>
+    entry.needs_confirmation
+      ? `held back: ${readableReason(entry.error, prefix)} (Apply anyway, beside it below, applies it)`
+      : `failed: ${entry.error} (the ${kept} from the last good read are kept)`;
   return [
     ...result.sources.map((s) => ({
       name: sourceName(s.id),
       ok: s.error === undefined,
-      text: s.error !== undefined ? `failed: ${s.error} (the channels from the last good read are kept)` : `${plural(s.channels ?? 0, 'channel', 'channels')}${skipped(s.skipped)}`,
+      text: s.error !== undefined ? notApplied({ ...s, error: s.error }, sourceName(s.id), 'channels') : `${plural(s.channels ?? 0, 'channel', 'channels')}${skipped(s.skipped)}`,
     })),
     ...result.guides.map((g) => ({
-      name: guideName(g.id),
+      name: guide(g.id)?.location ?? g.id,
       ok: g.error === undefined,
-      text: g.error !== undefined ? `failed: ${g.error} (the programmes from the last good read are kept)` : `${plural(g.programmes ?? 0, 'programme', 'programmes')}${skipped(g.skipped)}`,
+      text:
+        g.error !== undefined
+          ? notApplied({ ...g, error: g.error }, guidePrefix({ location: guide(g.id)?.location ?? g.id }), 'programmes')
+          : `${plural(g.programmes ?? 0, 'programme', 'programmes')}${skipped(g.skipped)}`,
     })),
   ];
 }
 
-/** How a source or guide last went: when it was read, or why the last read was not applied (and when the kept one was read). */
-export function freshness(entry: Pick<Source, 'refreshed_at' | 'error'>, now: number = Date.now()): string {
-  if (entry.error) return `Last read failed: ${entry.error}${entry.refreshed_at !== undefined ? ` (kept what was read ${ago(entry.refreshed_at, now)})` : ''}`;
+/**
+ * How a source or guide last went: when it was read, or why the last read was not
+ * applied (and when the kept one was read). `prefix`: how the server's messages name it.
+ */
+export function freshness(entry: Pick<Source, 'refreshed_at' | 'error'>, now: number = Date.now(), prefix?: string): string {
+  const kept = entry.refreshed_at !== undefined ? ` (kept what was read ${ago(entry.refreshed_at, now)})` : '';
+  if (entry.error && isHeldBack(entry.error)) return `Last refresh held back: ${readableReason(entry.error, prefix)}${kept}. Refresh it to apply it anyway.`;
+  if (entry.error) return `Last read failed: ${entry.error}${kept}`;
   return entry.refreshed_at !== undefined ? `Read ${ago(entry.refreshed_at, now)}` : 'Not read yet';
 }

@@ -1,7 +1,8 @@
 /**
  * Channel sources (M3U playlists, HDHomeRun tuners) and XMLTV guides: listed with how
- * their last read went, added, removed after asking, and all read again with Refresh
- * now, whose outcome is listed line by line.
+ * their last read went, added, removed after asking, each read again with its own
+ * Refresh (source-entry.tsx: a refresh held back for confirmation is applied there) and
+ * all with Refresh now, whose outcome is listed line by line.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -11,8 +12,10 @@ import type { Guide, Source } from '../../api/server-types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorNotice, Loading } from '../../components/error-notice';
 import { ChoiceField, TextField } from '../../components/form-fields';
-import { FocusButton } from '../../components/focusable';
-import { freshness, refreshLines } from './settings-view';
+import { FocusButton, FocusGroup } from '../../components/focusable';
+import { GuidePriority } from './guide-priority';
+import { guidePrefix, refreshLines } from './settings-view';
+import { type RefreshAnswer, SourceEntry } from './source-entry';
 
 type Removal = { kind: 'source'; entry: Source } | { kind: 'guide'; entry: Guide };
 
@@ -21,13 +24,30 @@ export function SourcesPanel() {
   const guides = useQuery(dvrQueries.guides());
   const changes = useSourceChanges();
   const [removing, setRemoving] = useState<Removal | null>(null);
+  // The last refresh answer seen for each source and guide (`source:<id>`, `guide:<id>`), from its own Refresh or Refresh now.
+  const [answers, setAnswers] = useState<ReadonlyMap<string, RefreshAnswer>>(new Map());
+  const answered = (key: string, answer: RefreshAnswer) => setAnswers((before) => new Map(before).set(key, answer));
+  // Refresh now lists what each read above; only a hold goes to its entry too, where Apply anyway is.
+  const refreshAll = () =>
+    changes.refresh.mutate(undefined, {
+      onSuccess: (result) =>
+        setAnswers((before) => {
+          const after = new Map(before);
+          const keep = (key: string, answer: RefreshAnswer) => (answer.needs_confirmation ? after.set(key, answer) : after.delete(key));
+          for (const answer of result.sources) keep(`source:${answer.id}`, answer);
+          for (const answer of result.guides) keep(`guide:${answer.id}`, answer);
+          return after;
+        }),
+    });
   const refresh = changes.refresh;
   const removeError = changes.removeSource.error ?? changes.removeGuide.error;
   return (
-    <section className="panel" aria-labelledby="sources-title">
+    // One group for a remote: Down from the pages' tabs above enters it at Refresh now (its control nearest the top left),
+    // however narrow that is beside the panel's width.
+    <FocusGroup as="section" className="panel" aria-labelledby="sources-title">
       <div className="section-head">
         <h2 id="sources-title">Channels and guide</h2>
-        <FocusButton className="primary" onClick={() => refresh.mutate()} disabled={refresh.isPending}>
+        <FocusButton className="primary" onClick={refreshAll} disabled={refresh.isPending}>
           {refresh.isPending ? 'Refreshing…' : 'Refresh now'}
         </FocusButton>
       </div>
@@ -51,22 +71,26 @@ export function SourcesPanel() {
       {sources.data?.length === 0 && <p className="empty">No sources: add an M3U playlist or an HDHomeRun tuner to have channels.</p>}
       <ul className="entry-list">
         {sources.data?.map((source) => (
-          <li key={source.id} className={`entry${source.error ? ' entry-failed' : ''}`}>
-            <div className="entry-what">
-              <span className="entry-name">{source.name}</span>
-              <span className="entry-kind">{source.kind === 'm3u' ? 'M3U' : 'HDHomeRun'}</span>
-              <span className="entry-detail">
-                {source.channels} channels · {source.streams} {source.kind === 'm3u' ? 'streams at once' : 'tuners'}
-                {source.skipped ? ` · ${source.skipped} malformed entries skipped` : ''}
-                {source.origin === 'config' ? ' · from the server’s settings' : ''}
-              </span>
-              {!source.name.includes(source.location) && <span className="entry-location">{source.location}</span>}
-              <span className={source.error ? 'entry-error' : 'entry-detail'}>{freshness(source)}</span>
-            </div>
-            <FocusButton className="danger" onClick={() => setRemoving({ kind: 'source', entry: source })} aria-label={`Remove source ${source.name}`}>
-              Remove
-            </FocusButton>
-          </li>
+          <SourceEntry
+            key={source.id}
+            kind="source"
+            id={source.id}
+            name={source.name}
+            prefix={source.name}
+            state={source}
+            answer={answers.get(`source:${source.id}`)}
+            onAnswer={(answer) => answered(`source:${source.id}`, answer)}
+            onRemove={() => setRemoving({ kind: 'source', entry: source })}
+          >
+            <span className="entry-name">{source.name}</span>
+            <span className="entry-kind">{source.kind === 'm3u' ? 'M3U' : 'HDHomeRun'}</span>
+            <span className="entry-detail">
+              {source.channels} {source.channels === 1 ? 'channel' : 'channels'} · {source.streams} {source.kind === 'm3u' ? 'streams at once' : 'tuners'}
+              {source.skipped ? ` · ${source.skipped} malformed entries skipped` : ''}
+              {source.origin === 'config' ? ' · from the server’s settings' : ''}
+            </span>
+            {!source.name.includes(source.location) && <span className="entry-location">{source.location}</span>}
+          </SourceEntry>
         ))}
       </ul>
       <AddSourceForm />
@@ -76,25 +100,30 @@ export function SourcesPanel() {
       {guides.data?.length === 0 && <p className="empty">No guide: add an XMLTV guide to plan recordings from it.</p>}
       <ul className="entry-list">
         {guides.data?.map((guide) => (
-          <li key={guide.id} className={`entry${guide.error ? ' entry-failed' : ''}`}>
-            <div className="entry-what">
-              <span className="entry-name">{guide.location}</span>
-              <span className="entry-kind">XMLTV</span>
-              <span className="entry-detail">
-                {guide.programmes} programmes{guide.skipped ? ` · ${guide.skipped} malformed entries skipped` : ''}
-                {guide.origin === 'config' ? ' · from the server’s settings' : ''}
-              </span>
-              <span className={guide.error ? 'entry-error' : 'entry-detail'}>{freshness(guide)}</span>
-            </div>
-            <FocusButton className="danger" onClick={() => setRemoving({ kind: 'guide', entry: guide })} aria-label={`Remove guide ${guide.location}`}>
-              Remove
-            </FocusButton>
-          </li>
+          <SourceEntry
+            key={guide.id}
+            kind="guide"
+            id={guide.id}
+            name={guide.location}
+            prefix={guidePrefix(guide)}
+            state={guide}
+            answer={answers.get(`guide:${guide.id}`)}
+            onAnswer={(answer) => answered(`guide:${guide.id}`, answer)}
+            onRemove={() => setRemoving({ kind: 'guide', entry: guide })}
+          >
+            <span className="entry-name">{guide.location}</span>
+            <span className="entry-kind">XMLTV</span>
+            <span className="entry-detail">
+              {guide.programmes} programmes{guide.skipped ? ` · ${guide.skipped} malformed entries skipped` : ''}
+              {guide.origin === 'config' ? ' · from the server’s settings' : ''}
+            </span>
+            <GuidePriority guide={guide} several={(guides.data?.length ?? 0) > 1} />
+          </SourceEntry>
         ))}
       </ul>
       <AddGuideForm />
       {removing && <RemoveDialog removal={removing} changes={changes} onDone={() => setRemoving(null)} />}
-    </section>
+    </FocusGroup>
   );
 }
 
