@@ -54,6 +54,8 @@ export interface PlannerInput {
   airings: Iterable<Airing>;
   /** Channel number → the sources that carry it, in order of preference. */
   channelSources: ReadonlyMap<string, readonly string[]>;
+  /** Channel numbers the user hid in the lineup (no source's stream is offered for them). */
+  hiddenChannels?: ReadonlySet<string>;
   /** Source id → simultaneous streams it allows. */
   sourceLimits: ReadonlyMap<string, number>;
   /** Source id → a name for error messages. */
@@ -322,7 +324,10 @@ function chooseStream(
       if (!blockers || blockers.length === 0) blockers = busy;
     }
   }
-  if (!tried) return { error: `no source carries channel ${candidate.channels.join(', ')}` };
+  if (!tried) {
+    const hidden = candidate.channels.some((channel) => input.hiddenChannels?.has(channel));
+    return { error: hidden ? `you hid channel ${candidate.channels.join(', ')} in the lineup: show it again to record from it` : `no source carries channel ${candidate.channels.join(', ')}` };
+  }
   blockers ??= [];
   const last = candidate.refusal;
   if (last && sameItems(last.tried, tried) && sameItems(last.blockers, blockers)) return { error: last.error };

@@ -15,6 +15,7 @@ import { placeAgain } from './job-placing-again.js';
 import { byStartAndId } from './job-placing.js';
 import { keptVanishedJob, type VanishedJobLookups } from './vanished-jobs.js';
 import { placeholderAirings } from './placeholder-airings.js';
+import { listLineup } from '../repositories/channel-edits.repository.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -224,6 +225,8 @@ export class JobScheduler {
     const rules = new Map(this.rules.list().map((rule) => [rule.id, rule]));
     const streamable = listStreamableChannels(this.db);
     const offered = new Set(streamable.map((channel) => channel.number));
+    let hidden: Set<string> | undefined;
+    const hiddenNumbers = () => (hidden ??= new Set(listLineup(this.db).flatMap((row) => (row.hidden === 1 ? [row.number] : []))));
     let map: GuideChannelMap | undefined;
     const lookups: VanishedJobLookups = {
       now,
@@ -234,6 +237,7 @@ export class JobScheduler {
       rule: (id) => rules.get(id),
       programmeOf: (job, item) => programmeOf({ ruleId: job.rule_id, start: job.start_time, item, name: job.name }),
       offered: (number) => offered.has(number),
+      hidden: (number) => hiddenNumbers().has(number),
       aired: (number, from, to, programme) =>
         this.airingsStarting(number, from, to, (map ??= guideMapOf(this.db, streamable))).some((airing) => programmeKeyOf(airing) === programme),
     };
@@ -304,8 +308,10 @@ export class JobScheduler {
       channelSources.set(channel.number, list);
     }
     const sources = listSources(this.db);
+    const offered = new Set(channels.map((channel) => channel.number));
     return {
       channelSources,
+      hiddenChannels: new Set(listLineup(this.db).flatMap((row) => (row.hidden === 1 && !offered.has(row.number) ? [row.number] : []))),
       sourceLimits: new Map(sources.map((s) => [s.id, s.stream_limit])),
       sourceNames: new Map(sources.map((s) => [s.id, s.name])),
     };

@@ -3,7 +3,7 @@
  * no longer has is kept, skipped with the reason, until its end passes, when what it was
  * for is gone from under it: its programme no longer in the guide at its time (a refresh
  * the user confirmed, a guide that lost it), or its channels no longer offered by any
- * source (a source removed, a lineup that dropped them). It goes, as before, when the
+ * source (a source removed, a lineup that dropped them) or hidden by the user. It goes, as before, when the
  * plan has it another way or the user changed what they asked for:
  * - its rule was removed or paused, or the user skipped it;
  * - its rule planned the same programme at another time (the guide moved it) or another
@@ -42,8 +42,10 @@ export interface VanishedJobLookups {
   rule(id: number): StoredRule | undefined;
   /** What the stored job records, as plannedProgrammes names it. */
   programmeOf(job: StoredScheduledJob, item: JobItem): string;
-  /** Whether a source offers channel `number` now. */
+  /** Whether a source offers channel `number` now (and the user has not hidden it). */
   offered(number: string): boolean;
+  /** Whether channel `number` is one the user hid (else no source offers it). */
+  hidden(number: string): boolean;
   /** Whether the guide has the programme `programme` starting within [from, to) on channel `number`. */
   aired(number: string, from: number, to: number, programme: string): boolean;
 }
@@ -59,7 +61,8 @@ export function keptVanishedJob(job: StoredScheduledJob, at: VanishedJobLookups)
   const channels = JSON.parse(job.channels) as string[];
   const offered = channels.filter((number) => at.offered(number));
   let error: string;
-  if (offered.length === 0) error = `no source offers channel ${channels.join(', ')} any more: it was skipped when the lineup changed`;
+  if (offered.length === 0 && channels.some((number) => at.hidden(number))) error = `you hid channel ${channels.join(', ')} in the lineup: show it again to record from it`;
+  else if (offered.length === 0) error = `no source offers channel ${channels.join(', ')} any more: it was skipped when the lineup changed`;
   else if (rule.definition.type === 'slot') return undefined;
   else {
     // Its airing starts within the job, whatever padding it was planned with (the rule's may have changed since).

@@ -146,6 +146,15 @@ describe('edits kept across refreshes', () => {
     expect(dvr.live.channels().map((c) => c.name)).toEqual(['Same SD', 'Same']);
   });
 
+  it('keeps the jobs of a channel the user hides listed, skipped, saying so; showing it plans them again', () => {
+    dvr.rules.create({ type: 'slot', channel: '3', start_time: T0, duration: 1800 });
+    expect(listJobs(temp.db).map((j) => [j.channel, j.skipped])).toEqual([['3', 0]]);
+    dvr.lineupEdits.edit(channelId('3'), { hidden: true });
+    expect(listJobs(temp.db).map((j) => [j.skipped, j.error])).toEqual([[1, 'you hid channel 3 in the lineup: show it again to record from it']]);
+    dvr.lineupEdits.edit(channelId('3'), { hidden: false });
+    expect(listJobs(temp.db).map((j) => [j.channel, j.skipped, j.error])).toEqual([['3', 0, null]]);
+  });
+
   it('gives a field back to the source with null', () => {
     dvr.lineupEdits.edit(channelId('1'), { name: 'Mine', number: '100' });
     expect(dvr.lineupEdits.edit(channelId('1'), { name: null, number: null })).toMatchObject({ number: '1', name: 'Alpha', edited: [] });

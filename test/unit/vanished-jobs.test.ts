@@ -33,6 +33,7 @@ const lookups = (over: Partial<VanishedJobLookups> = {}): VanishedJobLookups => 
   rule: (id) => [series, slot].find((rule) => rule.id === id),
   programmeOf: (_job, item) => `pid:${item.program_id as string}`,
   offered: () => true,
+  hidden: () => false,
   aired: () => false,
   ...over,
 });
@@ -41,6 +42,7 @@ describe('a job the plan lost', () => {
   it.each([
     ['its programme is gone from the guide', stored(), lookups(), /^the guide no longer lists this programme at this time/],
     ['its channels are no longer offered', stored(), lookups({ offered: () => false }), /^no source offers channel 2, 4 any more/],
+    ['its channel is hidden by the user', stored(), lookups({ offered: () => false, hidden: (number) => number === '4' }), /^you hid channel 2, 4 in the lineup: show it again/],
     ['a slot whose channel is no longer offered', stored({ rule_id: 8, id: `${NOW + 3600}-8`, start_time: NOW + 3600 }), lookups({ offered: () => false }), /^no source offers channel/],
   ])('is kept, skipped, when %s', (_what, job, at, error) => {
     expect(keptVanishedJob(job, at)).toMatchObject({ id: job.id, ruleId: job.rule_id, skipped: true, error: expect.stringMatching(error), start: job.start_time, end: job.end_time });
