@@ -6,10 +6,9 @@
  */
 import type { Db } from '../db/database.js';
 import { jobRecording, matchExpression, searchProgrammes, type RecordingJob } from '../repositories/search.repository.js';
-import { listStreamableChannels } from '../repositories/sources.repository.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { guideKey } from './guide-match.js';
-import { guideMapOf } from './job-scheduler.js';
+import { lineupSnapshot } from './lineup-snapshot.js';
 
 export interface GuideMatch {
   airing: Airing;
@@ -31,8 +30,7 @@ export class GuideSearchService {
   search(text: string, limit: number): GuideMatch[] {
     const match = matchExpression(text);
     if (match === undefined) return [];
-    const channels = listStreamableChannels(this.db);
-    const map = guideMapOf(this.db, channels);
+    const { channels, guideMap: map } = lineupSnapshot(this.db);
     if (map.size === 0) return [];
     const now = Math.floor(this.now() / 1000);
     const names = new Map<string, string>();

@@ -12,10 +12,9 @@ import type { Db } from '../db/database.js';
 import type { LineupChannelSchema, LineupEdit, LineupGroupSchema } from '../model/lineup.schemas.js';
 import { type ChannelEdit, getEdit, getLineupChannel, type LineupRow, listLineup, otherGuideIdsOfSource, saveEdit } from '../repositories/channel-edits.repository.js';
 import { getGuide, type GuideRow, listGuideChannels, setGuidePriority } from '../repositories/guide.repository.js';
-import { listStreamableChannels } from '../repositories/sources.repository.js';
 import { guideKey } from './guide-match.js';
 import { editedFields, numberClashes, ownFields, storedNumber } from './lineup-edits.js';
-import { guideMapOf } from './job-scheduler.js';
+import { lineupSnapshot } from './lineup-snapshot.js';
 import type { RulesService } from './rules.service.js';
 
 type LineupChannel = Static<typeof LineupChannelSchema>;
@@ -212,7 +211,7 @@ export class LineupEditsService {
   /** The guide channel each visible channel number takes its programmes from. */
   private guideChannelsByNumber(): Map<string, { guide_id: string; xmltv_id: string }> {
     const byNumber = new Map<string, { guide_id: string; xmltv_id: string }>();
-    for (const [key, numbers] of guideMapOf(this.db, listStreamableChannels(this.db))) {
+    for (const [key, numbers] of lineupSnapshot(this.db).guideMap) {
       const [guideId = '', xmltvId = ''] = key.split('\t');
       for (const number of numbers) byNumber.set(number, { guide_id: guideId, xmltv_id: xmltvId });
     }

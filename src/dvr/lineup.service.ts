@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { listChannels } from '../repositories/channels.repository.js';
 import { programmeTuplesOf } from '../repositories/guide.repository.js';
-import { listSources, listStreamableChannels } from '../repositories/sources.repository.js';
+import { listSources } from '../repositories/sources.repository.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
-import { guideMapOf } from './job-scheduler.js';
+import { lineupSnapshot } from './lineup-snapshot.js';
 import { placeholderAirings } from './placeholder-airings.js';
 import type { ExportChannel } from './lineup-export.js';
 
@@ -46,7 +46,7 @@ export class LineupService {
   *programmes(seconds: number, channels: readonly ExportChannel[] = this.channels()): Generator<{ number: string; airing: Airing }> {
     const now = Math.floor(this.options.now() / 1000);
     const exported = new Set(channels.map((channel) => channel.number));
-    const map = guideMapOf(this.db, listStreamableChannels(this.db));
+    const map = lineupSnapshot(this.db).guideMap;
     for (const [key, mapped] of map) {
       const numbers = mapped.filter((number) => exported.has(number));
       if (numbers.length === 0) continue;

@@ -8,9 +8,10 @@ import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
 import { type DvrJobRow, getDvrJob, listJobsInState } from '../repositories/jobs.repository.js';
-import { listStreamableChannels, type StreamableChannel } from '../repositories/sources.repository.js';
+import type { StreamableChannel } from '../repositories/sources.repository.js';
 import { type GuidePage, guidePageOf, type GuidePageRequest } from './guide-page.js';
-import { guideMapOf, type JobScheduler } from './job-scheduler.js';
+import type { JobScheduler } from './job-scheduler.js';
+import { lineupSnapshot } from './lineup-snapshot.js';
 import { isPlaceholder, placeholderAirings } from './placeholder-airings.js';
 import type { RecordingsService } from './recordings.service.js';
 import type { RulesService } from './rules.service.js';
@@ -34,7 +35,7 @@ export class LiveTvService {
 
   /** Each channel number once (the first source that carries it), favorites resolved: what a player lists. */
   channels(): StreamableChannel[] {
-    return firstPerNumber(listStreamableChannels(this.db));
+    return firstPerNumber(lineupSnapshot(this.db).channels);
   }
 
   /** The guides' channels: what each guide describes (matched to channel numbers by guide-match.ts). */
@@ -60,7 +61,7 @@ export class LiveTvService {
   guide(number: string, from: number, to: number): Airing[] {
     const channels = this.sourcesOf(number);
     if (to <= from) throw new BadRequestError('to', '"to" must be after "from".');
-    for (const [key, numbers] of guideMapOf(this.db, listStreamableChannels(this.db))) {
+    for (const [key, numbers] of lineupSnapshot(this.db).guideMap) {
       if (!numbers.includes(number)) continue;
       const [guideId, xmltvId] = key.split('\t') as [string, string];
       return programmesBetween(this.db, guideId, xmltvId, from, to).map((row) => ProgrammeAiring.fromRow(row, [number]));
@@ -74,8 +75,8 @@ export class LiveTvService {
    */
   guidePage(request: GuidePageRequest): GuidePage {
     if (request.end <= request.start) throw new BadRequestError('end', '"end" must be after "start".');
-    const all = listStreamableChannels(this.db);
-    return guidePageOf(this.db, firstPerNumber(all), guideMapOf(this.db, all), request);
+    const lineup = lineupSnapshot(this.db);
+    return guidePageOf(this.db, firstPerNumber(lineup.channels), lineup.guideMap, request);
   }
 
   /** Joins channel `number` for a live viewer; the connection is shared with recordings of it. */
@@ -163,7 +164,7 @@ export class LiveTvService {
 
   /** The channels (one per source) that carry `number`; 404 when none does. */
   private sourcesOf(number: string): StreamableChannel[] {
-    const channels = listStreamableChannels(this.db).filter((c) => c.number === number);
+    const channels = lineupSnapshot(this.db).channels.filter((c) => c.number === number);
     if (channels.length === 0) throw new NotFoundError('channel', number);
     return channels;
   }

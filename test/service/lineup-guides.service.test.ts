@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { guideIdFor, sourceIdFor } from '../../src/dvr/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
+import { lineupSnapshot } from '../../src/dvr/lineup-snapshot.js';
 import { listJobs } from '../../src/repositories/jobs.repository.js';
 import { createDvr, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
@@ -118,5 +119,18 @@ describe('placeholder hours for a channel no guide describes', () => {
       expect(titlesOn('2')).toEqual(['Real programme']);
       expect(dvr.lineupEdits.get(`${source()}-2`)).toMatchObject({ placeholder: false, guide: { guide_id: guideIdFor(first), xmltv_id: 'quiet' } });
     });
+  });
+});
+
+describe('the lineup snapshot', () => {
+  it('is read once per change of the database, and again after any write', () => {
+    const first = lineupSnapshot(temp.db);
+    expect(lineupSnapshot(temp.db).channels).toBe(first.channels);
+    expect(lineupSnapshot(temp.db).guideMap).toBe(first.guideMap);
+    dvr.lineupEdits.edit(`${source()}-2`, { name: 'Loud Channel' });
+    const after = lineupSnapshot(temp.db);
+    expect(after.channels).not.toBe(first.channels);
+    expect(after.channels.map((c) => c.name)).toEqual(['Alpha', 'Loud Channel']);
+    expect(dvr.live.guide('2', T0, T0 + 3600).map((a) => a.title)).toEqual(['Loud Channel']);
   });
 });
