@@ -1,20 +1,17 @@
 /**
  * The streamable channels and which guide channel describes each, read once per change
- * of the database rather than once per request: with 1,000 channels the two reads and
- * the match cost ~6 ms, which every guide, channel and search request paid. A change is
- * any row this connection wrote (total_changes(), free to read) or another process's
- * commit (data_version, read at most every EXTERNAL_CHECK_MS: it costs file locks).
+ * of the lineup rather than once per request: with 1,000 channels the two reads and the
+ * match cost ~6 ms, which every guide, channel and search request paid. A change is
+ * told by lineup_version, a counter triggers move whenever a channel, a guide or a guide
+ * channel is written, by this process or another (migration 012): other writes (watch
+ * state, jobs, a guide's programmes) leave the snapshot as it is.
  * Callers must not change what they are given: it is shared until the next change.
  */
-import { performance } from 'node:perf_hooks';
 import type { Db } from '../db/database.js';
-import { dataVersion, totalChanges } from '../repositories/library-state.repository.js';
+import { lineupVersion } from '../repositories/channel-edits.repository.js';
 import { listStreamableChannels, type StreamableChannel } from '../repositories/sources.repository.js';
 import type { GuideChannelMap } from './guide-match.js';
 import { guideMapOf } from './job-scheduler.js';
-
-/** How stale another process's change to the lineup may be seen (as the library's lists). */
-const EXTERNAL_CHECK_MS = 500;
 
 export interface LineupSnapshot {
   /** Every streamable channel (not hidden), in number order. */
@@ -24,24 +21,18 @@ export interface LineupSnapshot {
 }
 
 interface Cached {
-  key: string;
+  version: number;
   channels: readonly StreamableChannel[];
   guideMap?: GuideChannelMap;
 }
 
-const cache = new WeakMap<Db, { external: number; checkedAt: number; cached?: Cached }>();
+const cache = new WeakMap<Db, Cached>();
 
 function entryFor(db: Db): Cached {
-  let state = cache.get(db);
-  if (!state) cache.set(db, (state = { external: 0, checkedAt: -Infinity }));
-  const now = performance.now();
-  if (now - state.checkedAt >= EXTERNAL_CHECK_MS) {
-    state.external = dataVersion(db);
-    state.checkedAt = now;
-  }
-  const key = `${totalChanges(db)}.${state.external}`;
-  if (state.cached?.key !== key) state.cached = { key, channels: listStreamableChannels(db) };
-  return state.cached;
+  const version = lineupVersion(db);
+  let cached = cache.get(db);
+  if (cached?.version !== version) cache.set(db, (cached = { version, channels: listStreamableChannels(db) }));
+  return cached;
 }
 
 /** The lineup as it is now (read again only after a change). */

@@ -103,3 +103,8 @@ export function saveEdit(db: Db, sourceId: string, channelId: string, edit: Omit
     return id;
   })();
 }
+
+/** Moves whenever a channel, a guide or a guide channel changes (triggers of migration 012), whoever wrote. */
+export function lineupVersion(db: Db): number {
+  return statement(db, 'SELECT n FROM lineup_version WHERE id = 1').pluck().get() as number;
+}

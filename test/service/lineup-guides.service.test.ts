@@ -123,10 +123,14 @@ describe('placeholder hours for a channel no guide describes', () => {
 });
 
 describe('the lineup snapshot', () => {
-  it('is read once per change of the database, and again after any write', () => {
+  it('is read once per change of the lineup: other writes keep it, a channel or guide written (by anyone) does not', () => {
     const first = lineupSnapshot(temp.db);
     expect(lineupSnapshot(temp.db).channels).toBe(first.channels);
     expect(lineupSnapshot(temp.db).guideMap).toBe(first.guideMap);
+    dvr.rules.create({ type: 'slot', channel: '1', start_time: T0, duration: 600 });
+    expect(lineupSnapshot(temp.db).guideMap).toBe(first.guideMap);
+    temp.db.prepare("UPDATE guide_channels SET display_names = '[\"Alpha One\"]' WHERE xmltv_id = 'alpha.tv'").run();
+    expect(lineupSnapshot(temp.db).guideMap).not.toBe(first.guideMap);
     dvr.lineupEdits.edit(`${source()}-2`, { name: 'Loud Channel' });
     const after = lineupSnapshot(temp.db);
     expect(after.channels).not.toBe(first.channels);

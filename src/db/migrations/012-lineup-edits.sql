@@ -50,3 +50,18 @@ DROP TABLE channel_favorites;
 
 -- Where guides describe one channel, the first in this order (lower first) gives its programmes.
 ALTER TABLE dvr_guides ADD COLUMN priority INTEGER NOT NULL DEFAULT 100;
+
+-- A counter that moves whenever the lineup or what describes it may have changed (a
+-- channel, a guide, a guide channel): what lineup-snapshot.ts reads to know whether the
+-- lineup it read is still current, whoever wrote (a refresh, an edit, another process).
+CREATE TABLE lineup_version (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+INSERT INTO lineup_version (id, n) VALUES (1, 0);
+CREATE TRIGGER lineup_channels_insert AFTER INSERT ON channels BEGIN UPDATE lineup_version SET n = n + 1; END;
+CREATE TRIGGER lineup_channels_update AFTER UPDATE ON channels BEGIN UPDATE lineup_version SET n = n + 1; END;
+CREATE TRIGGER lineup_channels_delete AFTER DELETE ON channels BEGIN UPDATE lineup_version SET n = n + 1; END;
+CREATE TRIGGER lineup_guide_channels_insert AFTER INSERT ON guide_channels BEGIN UPDATE lineup_version SET n = n + 1; END;
+CREATE TRIGGER lineup_guide_channels_update AFTER UPDATE ON guide_channels BEGIN UPDATE lineup_version SET n = n + 1; END;
+CREATE TRIGGER lineup_guide_channels_delete AFTER DELETE ON guide_channels BEGIN UPDATE lineup_version SET n = n + 1; END;
+CREATE TRIGGER lineup_guides_insert AFTER INSERT ON dvr_guides BEGIN UPDATE lineup_version SET n = n + 1; END;
+CREATE TRIGGER lineup_guides_update AFTER UPDATE OF priority, id ON dvr_guides BEGIN UPDATE lineup_version SET n = n + 1; END;
+CREATE TRIGGER lineup_guides_delete AFTER DELETE ON dvr_guides BEGIN UPDATE lineup_version SET n = n + 1; END;
