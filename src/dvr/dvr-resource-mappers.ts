@@ -8,6 +8,13 @@ import type { GuideRow, SourceRow } from './dvr-sources.service.js';
 import type { Airing } from './job-planner.js';
 import { shownLocation } from './source-reader.js';
 import { isPlaceholder } from './placeholder-airings.js';
+import { isRejectionKind, needsConfirmation } from './refresh-checks.js';
+
+/** The kind of the refresh not applied, and whether confirming it would apply it: only while its error stands. */
+function held(row: { error: string | null; rejected: string | null }) {
+  if (row.error === null || row.rejected === null || !isRejectionKind(row.rejected)) return {};
+  return { rejected: row.rejected, ...(needsConfirmation(row.rejected) ? { needs_confirmation: true } : {}) };
+}
 
 export const jobRef = (job: { id: string; name: string; start_time: number; end_time: number; channel: string | null }) => ({
   id: job.id,
@@ -29,6 +36,7 @@ export const sourceOut = (s: SourceRow) => ({
   channels: s.channels,
   ...(s.refreshed_at !== null ? { refreshed_at: s.refreshed_at } : {}),
   ...(s.error !== null ? { error: s.error } : {}),
+  ...held(s),
 });
 export const guideOut = (g: GuideRow) => ({
   id: g.id,
@@ -39,6 +47,7 @@ export const guideOut = (g: GuideRow) => ({
   priority: g.priority,
   ...(g.refreshed_at !== null ? { refreshed_at: g.refreshed_at } : {}),
   ...(g.error !== null ? { error: g.error } : {}),
+  ...held(g),
 });
 export const airingOut = (a: Airing) => ({
   start_time: a.start,

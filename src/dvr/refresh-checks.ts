@@ -26,6 +26,9 @@ export const MAX_REMOVED_SHARE = 0.5;
 export { REJECTION_KINDS, type RejectionKind };
 
 /** Rejections the user's confirmation overrides: what was read is fine, only how much it removes is in doubt. */
+/** Whether a stored text is one of the kinds (a column read back). */
+export const isRejectionKind = (text: string): text is RejectionKind => (REJECTION_KINDS as readonly string[]).includes(text);
+
 export function needsConfirmation(kind: RejectionKind): boolean {
   return kind === 'empty' || kind === 'shrinks';
 }

@@ -124,16 +124,16 @@ export class SourceRefresher {
       else this.options.logger?.info({ source: id, ...counts }, 'source refresh applied');
       return { id, ...counts };
     } catch (error) {
-      return this.rejected('source', id, `${source.name}: ${reason(error)}`, error, (message) => setSourceError(this.db, id, message, this.now()));
+      return this.rejected('source', id, `${source.name}: ${reason(error)}`, error, (message, kind) => setSourceError(this.db, id, message, this.now(), kind));
     }
   }
 
   /** Stores and logs why a refresh was not applied; what the last good one gave stays. */
-  private rejected(what: 'source' | 'guide', id: string, message: string, error: unknown, store: (message: string) => void) {
+  private rejected(what: 'source' | 'guide', id: string, message: string, error: unknown, store: (message: string, kind: RejectionKind) => void) {
     const kind = rejectionKind(error);
     const confirm = needsConfirmation(kind);
     const stored = confirm ? `${message}; if the ${what} really changed, confirm it: ${confirmation(what, id)}` : message;
-    store(stored);
+    store(stored, kind);
     const kept = what === 'source' ? 'its channels' : 'the programmes';
     this.options.logger?.warn(
       { [what]: id, reason: kind, err: stored },
@@ -219,7 +219,7 @@ export class SourceRefresher {
       return { id, ...result };
     } catch (error) {
       writer.abandon();
-      return this.rejected('guide', id, `guide ${shownLocation(guide.location)}: ${reason(error)}`, error, (message) => setGuideError(this.db, id, message, this.now()));
+      return this.rejected('guide', id, `guide ${shownLocation(guide.location)}: ${reason(error)}`, error, (message, kind) => setGuideError(this.db, id, message, this.now(), kind));
     }
   }
 }

@@ -6,6 +6,22 @@
  */
 import { Type } from '@sinclair/typebox';
 
+/** Why a refresh was not applied (decided in src/dvr/refresh-checks.ts). */
+export const REJECTION_KINDS = ['unreadable', 'not_recognised', 'incomplete', 'empty', 'shrinks'] as const;
+export type RejectionKind = (typeof REJECTION_KINDS)[number];
+
+/** Why a refresh was not applied, and whether confirming it would apply it: on a refresh's answer, and on the source or guide while its error stands. */
+const HeldFields = {
+  rejected: Type.Optional(
+    Type.Union(REJECTION_KINDS.map((kind) => Type.Literal(kind)), {
+      description:
+        'unreadable: the fetch failed; not_recognised: not a playlist / not XMLTV (a web page, an empty body); incomplete: an XMLTV document cut short; ' +
+        'empty: nothing where the last good refresh had something; shrinks: more than half would go (channels, or programmes not yet ended)',
+    }),
+  ),
+  needs_confirmation: Type.Optional(Type.Boolean({ description: 'true when the refresh is believable but removes much: ?accept=true applies it' })),
+};
+
 const LAST_GOOD = 'epoch milliseconds of the last refresh that was applied (one that failed or was not applied leaves it as it was)';
 const WHY_NOT = 'why the last refresh was not applied (what the last good one gave is kept); absent once one is applied';
 
@@ -21,6 +37,7 @@ export const SourceSchema = Type.Object(
     error: Type.Optional(Type.String({ description: WHY_NOT })),
     skipped: Type.Integer({ description: 'malformed entries skipped at the last good refresh' }),
     channels: Type.Integer({ description: 'channels read at the last good refresh' }),
+    ...HeldFields,
   },
   { title: 'Source' },
 );
@@ -34,6 +51,7 @@ export const GuideSchema = Type.Object(
     programmes: Type.Integer({ description: 'programmes read at the last good refresh' }),
     skipped: Type.Integer({ description: 'malformed entries skipped at the last good refresh' }),
     priority: Type.Integer({ description: 'lower first: where guides describe one channel, the first in this order gives its programmes (PATCH /dvr/guides/:id)' }),
+    ...HeldFields,
   },
   { title: 'Guide' },
 );
@@ -88,21 +106,10 @@ export const SourceBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-/** Why a refresh was not applied (decided in src/dvr/refresh-checks.ts). */
-export const REJECTION_KINDS = ['unreadable', 'not_recognised', 'incomplete', 'empty', 'shrinks'] as const;
-export type RejectionKind = (typeof REJECTION_KINDS)[number];
-
 /** A refresh's fields when it was not applied; absent when it was. */
 const NotApplied = {
   error: Type.Optional(Type.String({ description: 'why this refresh was not applied (stored as the source or guide’s error too)' })),
-  rejected: Type.Optional(
-    Type.Union(REJECTION_KINDS.map((kind) => Type.Literal(kind)), {
-      description:
-        'unreadable: the fetch failed; not_recognised: not a playlist / not XMLTV (a web page, an empty body); incomplete: an XMLTV document cut short; ' +
-        'empty: nothing where the last good refresh had something; shrinks: more than half would go (channels, or programmes not yet ended)',
-    }),
-  ),
-  needs_confirmation: Type.Optional(Type.Boolean({ description: 'true when the refresh is believable but removes much: ?accept=true applies it' })),
+  ...HeldFields,
 };
 /** One source's refresh: what it read, or why it was not applied. */
 export const SourceRefreshSchema = Type.Object(

@@ -13,6 +13,8 @@ export interface GuideRow {
   origin: Origin;
   refreshed_at: number | null;
   error: string | null;
+  /** The kind of the refresh not applied that `error` tells of (meaningless once error is null). */
+  rejected: string | null;
   programmes: number;
   skipped: number;
   /** Lower first: where guides describe one channel, the first gives its programmes. */
@@ -71,7 +73,7 @@ export interface ProgrammeRow {
   year: number | null;
 }
 
-const GUIDE_COLUMNS = 'id, location, origin, refreshed_at, error, programmes, skipped, priority';
+const GUIDE_COLUMNS = 'id, location, origin, refreshed_at, error, rejected, programmes, skipped, priority';
 
 export function listGuides(db: Db): GuideRow[] {
   return statement(db, `SELECT ${GUIDE_COLUMNS} FROM dvr_guides ORDER BY priority, created_at, id`).all() as GuideRow[];
@@ -106,8 +108,9 @@ export function countProgrammesEndingAfter(db: Db, guideId: string, after: numbe
   return statement(db, 'SELECT count(*) FROM programmes WHERE guide_id = ? AND stop > ?').pluck().get(guideId, after) as number;
 }
 
-export function setGuideError(db: Db, id: string, error: string, now = Date.now()): void {
-  statement(db, 'UPDATE dvr_guides SET error = ?, updated_at = ? WHERE id = ?').run(error, now, id);
+/** A refresh not applied: why (`error`) and its kind (`rejected`: whether confirming would apply it), until one is applied. */
+export function setGuideError(db: Db, id: string, error: string, now = Date.now(), rejected: string | null = null): void {
+  statement(db, 'UPDATE dvr_guides SET error = ?, rejected = ?, updated_at = ? WHERE id = ?').run(error, rejected, now, id);
 }
 
 const PROGRAMME_FIELDS =

@@ -14,6 +14,8 @@ export interface SourceRow {
   origin: Origin;
   refreshed_at: number | null;
   error: string | null;
+  /** The kind of the refresh not applied that `error` tells of (meaningless once error is null). */
+  rejected: string | null;
   skipped: number;
   /** Channels read at the last good refresh (counted, not stored). */
   channels: number;
@@ -50,7 +52,7 @@ export interface StreamableChannel {
 }
 
 /** A source's columns, and how many channels its last good refresh read. */
-const SOURCE_COLUMNS = 'id, kind, location, name, stream_limit, origin, refreshed_at, error, skipped, (SELECT count(*) FROM channels WHERE channels.source_id = dvr_sources.id) AS channels';
+const SOURCE_COLUMNS = 'id, kind, location, name, stream_limit, origin, refreshed_at, error, rejected, skipped, (SELECT count(*) FROM channels WHERE channels.source_id = dvr_sources.id) AS channels';
 
 export function listSources(db: Db): SourceRow[] {
   return statement(db, `SELECT ${SOURCE_COLUMNS} FROM dvr_sources ORDER BY created_at, id`).all() as SourceRow[];
@@ -175,8 +177,8 @@ export function listSourceChannelNumbers(db: Db, sourceId: string): string[] {
 }
 
 /** A refresh that failed or was not applied keeps the channels from the last good one and says why. */
-export function setSourceError(db: Db, sourceId: string, error: string, now = Date.now()): void {
-  statement(db, 'UPDATE dvr_sources SET error = ?, updated_at = ? WHERE id = ?').run(error, now, sourceId);
+export function setSourceError(db: Db, sourceId: string, error: string, now = Date.now(), rejected: string | null = null): void {
+  statement(db, 'UPDATE dvr_sources SET error = ?, rejected = ?, updated_at = ? WHERE id = ?').run(error, rejected, now, sourceId);
 }
 
 /** Every channel with a stream that the user has not hidden, in channel-number order. */

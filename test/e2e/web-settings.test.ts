@@ -72,7 +72,10 @@ describe('a refresh held back for confirmation', () => {
     expect(held).not.toMatch(/POST \/dvr|antenna refresh/);
     // Nothing applied: the lineup and the count are as they were, the reason stored.
     expect(await channelCount()).toBe(3);
-    expect((await sources())[0]).toMatchObject({ channels: 3, error: expect.stringMatching(/would remove 2 of the 3 channels/) });
+    expect((await sources())[0]).toMatchObject({ channels: 3, error: expect.stringMatching(/would remove 2 of the 3 channels/), rejected: 'shrinks', needs_confirmation: true });
+    // The list itself says it is held: a page opened afresh offers Apply anyway too.
+    await page.reload();
+    await waitForText(page, 'This refresh was held back');
     await web.shot(page, 'settings-refresh-held');
     expect(await web.seriousViolations(page)).toEqual([]);
 

@@ -476,7 +476,7 @@ describe('sources', () => {
     const refused = await send('POST', `/dvr/sources/${String(source?.id)}/refresh`);
     expect(refused.statusCode).toBe(200);
     expect(refused.json()).toEqual({ id: source?.id, error: expect.stringMatching(/would remove 4 of the 5 channels/), rejected: 'shrinks', needs_confirmation: true });
-    expect(await get<Json[]>('/dvr/sources')).toEqual([{ ...source, error: refused.json<Json>().error }]);
+    expect(await get<Json[]>('/dvr/sources')).toEqual([{ ...source, error: refused.json<Json>().error, rejected: 'shrinks', needs_confirmation: true }]);
     expect((await jobs()).map((j) => j.channel)).toEqual(['2']);
     // POST /dvr/refresh says the same, and never confirms.
     expect((await send('POST', '/dvr/refresh')).json<{ sources: Json[] }>().sources).toEqual([refused.json()]);

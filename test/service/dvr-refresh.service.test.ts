@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sourceIdFor, guideIdFor } from '../../src/dvr/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { listJobs } from '../../src/repositories/jobs.repository.js';
+import { sourceOut } from '../../src/dvr/dvr-resource-mappers.js';
 import { getSource, replaceSourceChannels } from '../../src/repositories/sources.repository.js';
 import { createDvr, xmlTime } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
@@ -112,8 +113,9 @@ afterEach(async () => {
 function snapshot() {
   dvr.schedule.replan();
   return {
-    source: dvr.sources.listSources().map(({ error: _error, ...rest }) => rest),
-    guide: dvr.sources.listGuides().map(({ error: _error, ...rest }) => rest),
+    // The reason and its kind change with each rejection; the rest must not.
+    source: dvr.sources.listSources().map(({ error: _error, rejected: _rejected, ...rest }) => rest),
+    guide: dvr.sources.listGuides().map(({ error: _error, rejected: _rejected, ...rest }) => rest),
     channels: dvr.live.channels(),
     programmes: CHANNELS.flatMap((n) => dvr.live.guide(n, T0 - 86400, T0 + 86400)),
     jobs: listJobs(temp.db),
@@ -154,7 +156,9 @@ describe('a source refresh that cannot be believed is not applied', () => {
     expect(result).toEqual({ id: sourceId(), error: expect.stringMatching(message), rejected: kind, ...(confirm ? { needs_confirmation: true } : {}) });
     expect(result.error).toMatch(/^M3U 127\.0\.0\.1:\d+: /);
     if (confirm) expect(result.error).toContain(`if the source really changed, confirm it: POST /dvr/sources/${sourceId()}/refresh?accept=true (antenna refresh --source ${sourceId()} --accept)`);
-    expect(getSource(temp.db, sourceId())).toMatchObject({ error: result.error, refreshed_at: (T0 - 3600) * 1000, channels: 4 });
+    expect(getSource(temp.db, sourceId())).toMatchObject({ error: result.error, rejected: kind, refreshed_at: (T0 - 3600) * 1000, channels: 4 });
+    // The list says so too, for a client that did not see this answer (a scheduled refresh).
+    expect(sourceOut(getSource(temp.db, sourceId())!)).toMatchObject({ rejected: kind, ...(confirm ? { needs_confirmation: true } : {}) });
     expect(snapshot()).toEqual(before);
     expect(warnings()).toEqual([
       expect.objectContaining({

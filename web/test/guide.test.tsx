@@ -14,6 +14,7 @@ import {
   clockOf,
   episodeCode,
   GUIDE_SPAN,
+  isPlaceholder,
   mergeAirings,
   originFor,
   pagesFor,
@@ -161,5 +162,14 @@ describe('what a programme says', () => {
     expect(ruleFor('program', { number: '5' }, show)).toEqual({ type: 'program', channel: '5', start_time: NOW, name: 'Harbour Watch' });
     expect(ruleFor('series', { number: '5' }, show)).toEqual({ type: 'series', series_id: 'SH01', title: 'Harbour Watch' });
     expect(ruleFor('new', { number: '5' }, airing(NOW, NOW + 60, { title: 'News' }))).toEqual({ type: 'series', title: 'News', new_only: true });
+  });
+
+  it('records a placeholder hour by its time only, never as a series of the channel’s name', () => {
+    const hour = airing(NOW, NOW + 3600, { title: 'Eleven', placeholder: true });
+    expect(isPlaceholder(hour)).toBe(true);
+    expect(isPlaceholder(airing(NOW, NOW + 60))).toBe(false);
+    expect(ruleFor('program', { number: '11' }, hour)).toEqual({ type: 'program', channel: '11', start_time: NOW, name: 'Eleven' });
+    expect(() => ruleFor('series', { number: '11' }, hour)).toThrow();
+    expect(() => ruleFor('new', { number: '11' }, hour)).toThrow();
   });
 });

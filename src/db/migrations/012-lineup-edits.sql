@@ -48,6 +48,11 @@ UPDATE channels SET edit_id = (SELECT e.id FROM channel_edits e WHERE e.source_i
                     favorited = (number IN (SELECT number FROM channel_favorites));
 DROP TABLE channel_favorites;
 
+-- The kind of a refresh not applied (refresh-checks.ts), beside its `error`: the lists say
+-- whether confirming it would apply it.
+ALTER TABLE dvr_sources ADD COLUMN rejected TEXT;
+ALTER TABLE dvr_guides ADD COLUMN rejected TEXT;
+
 -- Where guides describe one channel, the first in this order (lower first) gives its programmes.
 ALTER TABLE dvr_guides ADD COLUMN priority INTEGER NOT NULL DEFAULT 100;
 

@@ -91,6 +91,12 @@ export function progressOf(airing: Pick<GuideAiring, 'start_time' | 'end_time'>,
   return Math.min(1, Math.max(0, (now - airing.start_time) / length));
 }
 
+/**
+ * An hour block the server made up for a channel no guide describes: its channel's name,
+ * not a programme. Shown as such, and recordable only by its time (a `program` rule).
+ */
+export const isPlaceholder = (airing: Pick<GuideAiring, 'placeholder'>): boolean => airing.placeholder === true;
+
 /** `S01E02`, `S01`, `E02` or '' (item-view's rule, for a guide airing). */
 export function episodeCode(airing: Pick<GuideAiring, 'season_number' | 'episode_number'>): string {
   return itemEpisodeCode(airing.season_number, airing.episode_number);

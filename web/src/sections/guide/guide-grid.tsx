@@ -12,7 +12,7 @@ import { ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 import { type GuideRow, useGuideData } from './guide-data';
-import { airingAt, airingsIn, blocksFor, boxOf, clockOf, dayOf, episodeCode, pagesFor, type Scale, spanWidth, ticksBetween, timeAt, xOf } from './guide-geometry';
+import { airingAt, airingsIn, blocksFor, boxOf, clockOf, dayOf, episodeCode, isPlaceholder, pagesFor, type Scale, spanWidth, ticksBetween, timeAt, xOf } from './guide-geometry';
 
 export interface GridSizes {
   label: number;
@@ -73,10 +73,13 @@ export const GuideGrid = forwardRef<GuideGridHandle, { origin: number; now: numb
       if (data.total !== undefined) setTotal(data.total);
     }, [data.total]);
     const [openingKey, opened] = useOpeningKey(data.rows.get(0), now, data.settled);
+    // Never before the origin: an airing that ended there (a window reaches back to its 6-hour
+    // boundary) would be a sliver at the grid's left edge, hidden under the next but focusable.
+    const nearFrom = Math.max(origin, visibleFrom - MARGIN);
     /** Up or Down from a cell: the programme on the air at the same time in the row above or below (see airingAt). */
     const rowNeighbour = (index: number, step: number, time: number): string | undefined => {
       const row = data.rows.get(index + step);
-      const airing = row && airingAt(airingsIn(row.airings, visibleFrom - MARGIN, visibleTo + MARGIN), time);
+      const airing = row && airingAt(airingsIn(row.airings, nearFrom, visibleTo + MARGIN), time);
       return row && airing ? cellKey(row.channel.number, airing.start_time) : undefined;
     };
     // Measured once the grid (not "Loading") is in the page, and again whenever the window or the box changes size.
@@ -134,7 +137,7 @@ export const GuideGrid = forwardRef<GuideGridHandle, { origin: number; now: numb
               return (
                 <div key={item.key} className="guide-row" style={{ top: item.start, height: item.size, width }}>
                   {row ? (
-                    <ChannelRow row={row} index={item.index} neighbour={rowNeighbour} visibleFrom={visibleFrom} scale={scale} sizes={sizes} from={visibleFrom - MARGIN} to={visibleTo + MARGIN} now={now} onOpen={onOpen} opening={openingKey} onOpened={opened} />
+                    <ChannelRow row={row} index={item.index} neighbour={rowNeighbour} visibleFrom={visibleFrom} scale={scale} sizes={sizes} from={nearFrom} to={visibleTo + MARGIN} now={now} onOpen={onOpen} opening={openingKey} onOpened={opened} />
                   ) : (
                     <span className="guide-label guide-pending" style={{ width: sizes.label }}>
                       …
@@ -259,10 +262,18 @@ function ProgrammeCell({ row, airing, scale, now, onOpen, upOrDown, focusNow, on
     onFocused();
   }, [focusNow, focusKey, onFocused]);
   const box = boxOf(airing, scale);
-  const code = episodeCode(airing);
-  const detail = [code, airing.episode_title].filter(Boolean).join(' ');
+  const placeholder = isPlaceholder(airing);
+  // A placeholder hour's title is its channel's name: say plainly it is not a programme.
+  const detail = placeholder ? 'No guide data' : [episodeCode(airing), airing.episode_title].filter(Boolean).join(' ');
   const state = airing.recording ? 'Recording now' : airing.job_id ? 'Will record' : '';
-  const classes = ['guide-cell', airing.end_time <= now ? 'past' : '', airing.start_time <= now && airing.end_time > now ? 'on-now' : '', airing.job_id ? 'has-job' : '', airing.recording ? 'recording' : '']
+  const classes = [
+    'guide-cell',
+    airing.end_time <= now ? 'past' : '',
+    airing.start_time <= now && airing.end_time > now ? 'on-now' : '',
+    placeholder ? 'placeholder' : '',
+    airing.job_id ? 'has-job' : '',
+    airing.recording ? 'recording' : '',
+  ]
     .filter(Boolean)
     .join(' ');
   return (

@@ -14,7 +14,7 @@ import type { GuideChannel, GuidePage } from '../../api/server-types';
 import { Empty, ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusButton, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
-import { clockOf, episodeCode, progressOf } from '../guide/guide-geometry';
+import { clockOf, episodeCode, isPlaceholder, progressOf } from '../guide/guide-geometry';
 import { useNow } from '../guide/guide-page';
 import './live.css';
 
@@ -82,7 +82,9 @@ function ChannelList({ channels, now, mode, more }: { channels: GuideChannel[]; 
       <ul ref={list} className="live-list" aria-label="Channels" style={{ height: virtualizer.getTotalSize() }}>
         {items.map((item) => {
           const channel = channels[item.index]!;
-          const current = channel.airings.find((a) => a.start_time <= now && a.end_time > now) ?? channel.airings[0];
+          const found = channel.airings.find((a) => a.start_time <= now && a.end_time > now) ?? channel.airings[0];
+          // A placeholder hour is only the channel's name again: the row says there is no guide, with no times or progress.
+          const current = found && !isPlaceholder(found) ? found : undefined;
           const share = current ? progressOf(current, now) : 0;
           return (
             <li key={channel.number} className="live-row" style={{ height: rowHeight - 8, transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
@@ -103,7 +105,10 @@ function ChannelList({ channels, now, mode, more }: { channels: GuideChannel[]; 
                       {episodeCode(current) || current.episode_title ? <span className="live-episode"> · {[episodeCode(current), current.episode_title].filter(Boolean).join(' ')}</span> : null}
                     </span>
                   ) : (
-                    <span className="live-now live-unknown">No guide information</span>
+                    <span className="live-now live-unknown">
+                      {found?.recording && <span className="live-rec">● REC </span>}
+                      No guide data
+                    </span>
                   )}
                 </span>
                 {current && (

@@ -25,7 +25,7 @@ export interface EntryProps {
   name: string;
   /** As the server's messages name it (they begin "<prefix>: "). */
   prefix: string;
-  state: { refreshed_at?: number | undefined; error?: string | undefined };
+  state: { refreshed_at?: number | undefined; error?: string | undefined; needs_confirmation?: boolean | undefined };
   /** The last refresh answer this page saw for it, if any. */
   answer: RefreshAnswer | undefined;
   onAnswer: (answer: RefreshAnswer) => void;
@@ -52,7 +52,13 @@ export function SourceEntry({ kind, id, name, prefix, state, answer, onAnswer, o
     void setFocus(focusKey);
   }, [refocus, refresh.isPending, focusKey]);
   // Only while the list still carries the error: once a later refresh applied (this one or the server's own), it is over.
-  const held = answer?.needs_confirmation && answer.error !== undefined && state.error !== undefined ? answer.error : undefined;
+  // The list says so itself for a refresh this page did not make (the server's scheduled one, or before a reload).
+  const held =
+    answer?.needs_confirmation && answer.error !== undefined && state.error !== undefined
+      ? answer.error
+      : state.needs_confirmation && state.error !== undefined
+        ? state.error
+        : undefined;
   const close = () => {
     setConfirming(false);
     setRefocus(true);
