@@ -131,10 +131,10 @@ function textGen(r) {
 async function loadStore() {
   const [database, parents, items, collections, jobs] = await Promise.all([
     import(new URL('db/database.js', DIST)),
-    import(new URL('library/parents.repository.js', DIST)),
-    import(new URL('library/items.repository.js', DIST)),
-    import(new URL('library/collections.repository.js', DIST)),
-    import(new URL('dvr/jobs.repository.js', DIST)),
+    import(new URL('repositories/parents.repository.js', DIST)),
+    import(new URL('repositories/items.repository.js', DIST)),
+    import(new URL('repositories/collections.repository.js', DIST)),
+    import(new URL('repositories/jobs.repository.js', DIST)),
   ]);
   return { ...database, ...parents, ...items, ...collections, ...jobs };
 }
