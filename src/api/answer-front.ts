@@ -11,14 +11,16 @@
  * holds. A later GET or HEAD with the same Host and URL is answered from that cache
  * entry if the library has not changed since; anything else (first requests, other
  * methods, errors, a changed library, a compressed variant not made yet) goes on to
- * the router as before. Both paths build their headers with `answerHeaders`, so the
- * bytes are the same; test/http/answer-front.test.ts checks that on a real port.
+ * the router as before, except the gzip of a list in pieces, which the front waits
+ * for as the route would (see encodingFor). Both paths build their headers with
+ * `answerHeaders`, so the bytes are the same; test/http/answer-front.test.ts checks
+ * that on a real port.
  * Fastify's hooks never see these answers, so the front reports each one to /metrics
  * itself (under the route pattern the route remembered it with).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CORS_HEADERS } from '../http/cors.js';
-import { accepts, type CachedBody, type Encoding, type ResponseCache, negotiateEncoding } from './response-cache.js';
+import { accepts, type CachedBody, type Encoding, type Payload, type ResponseCache, negotiateEncoding } from './response-cache.js';
 
 type Headers = Readonly<Record<string, string>>;
 /** Per body and encoding: the 304 headers, then the 200 headers (which add the length and encoding). */
@@ -47,9 +49,10 @@ export function answerHeaders(body: CachedBody, encoding: Encoding): readonly [H
 }
 
 /** Per payload: the 200 headers with its content-length, so writeHead gets one finished object. */
-const okWithLength = new WeakMap<Buffer, Headers>();
+const okWithLength = new WeakMap<Payload, Headers>();
 
-function okHeadersFor(body: CachedBody, encoding: Encoding, payload: Buffer): Headers {
+/** The 200 headers of `payload` (the bytes of `body` in `encoding`), its length included. */
+export function okHeadersFor(body: CachedBody, encoding: Encoding, payload: Payload): Headers {
   let headers = okWithLength.get(payload);
   if (!headers) {
     headers = { ...answerHeaders(body, encoding)[1], 'content-length': String(payload.length) };
@@ -58,7 +61,10 @@ function okHeadersFor(body: CachedBody, encoding: Encoding, payload: Buffer): He
   return headers;
 }
 
-/** The encoding to answer in: compressing a small body saves nothing. */
+/**
+ * The encoding to answer in: compressing a small body saves nothing. A compressed variant
+ * not made yet is waited for only when it is a few milliseconds away (see gzipSoon).
+ */
 export function encodingFor(body: CachedBody, acceptEncoding: string | undefined): Encoding {
   let encoding = body.compressible() ? negotiateEncoding(acceptEncoding) : 'identity';
   // A patched body in pieces is gzipped piece by piece at once (only its changed pieces
@@ -70,13 +76,15 @@ export function encodingFor(body: CachedBody, acceptEncoding: string | undefined
   }
   // A patched body (a list under a stream of position writes) is sent as it is until its
   // compressed variant is ready, rather than every reader waiting for a compression that
-  // the next write makes stale.
+  // the next write makes stale; its gzip in pieces is waited for when only the pieces
+  // the write changed are left to deflate.
   if (encoding !== 'identity' && body.patched && !body.encodedNow(encoding)) {
+    const soon = encoding === 'gzip' && body.gzipSoon();
     // Only once it has stayed current a while: under a steady stream of writes every body
     // is soon replaced, and compressing each one (50 MB) would only pile up work. A gzip
     // in pieces is started at once: each piece is deflated once, whatever bodies share it.
     if ((encoding === 'gzip' && body.piecewise) || performance.now() - body.madeAt >= COMPRESS_PATCHED_AFTER_MS) void body.encoded(encoding).catch(() => undefined);
-    return 'identity';
+    return soon ? 'gzip' : 'identity';
   }
   return encoding;
 }
@@ -171,22 +179,42 @@ export class AnswerFront {
       this.counted(remembered.route, request, 304, startedAt);
       return true;
     }
-    if (encoding === 'identity' && body.chunks.length > 1) {
-      // A patched list in pieces: written one after another, never joined (see ResponseCache).
-      response.writeHead(200, { ...answerHeaders(body, encoding)[1], 'content-length': String(body.length) });
-      if (request.method !== 'HEAD') for (const chunk of body.chunks) response.write(chunk);
-      response.end();
+    const payload = body.payloadNow(encoding);
+    if (payload) {
+      this.send(request, response, body, encoding, payload);
       this.counted(remembered.route, request, 200, startedAt);
       return true;
     }
-    const payload = encoding === 'identity' ? body.identity : body.encodedNow(encoding);
-    if (!payload) return false;
+    // A list's gzip, its pieces being deflated off the event loop (see encodingFor): sent once made.
+    if (encoding !== 'gzip' || !body.piecewise) return false;
+    const route = remembered.route;
+    body.encoded(encoding).then(
+      (made) => this.sendLater(request, response, body, encoding, made, route, startedAt),
+      // Deflating failed (it is tried again by the next reader): this one is sent the bytes as they are.
+      () => this.sendLater(request, response, body, 'identity', body.identityPayload, route, startedAt),
+    );
+    return true;
+  }
+
+  private send(request: IncomingMessage, response: ServerResponse, body: CachedBody, encoding: Encoding, payload: Payload): void {
     // One finished object: any setHeader before writeHead would send node:http down its slow path.
     response.writeHead(200, okHeadersFor(body, encoding, payload));
-    // For HEAD, node:http sends the headers only.
-    response.end(payload);
-    this.counted(remembered.route, request, 200, startedAt);
-    return true;
+    sendParts(response, request.method === 'HEAD' ? [] : payload.parts);
+  }
+
+  /** An answer sent after tryAnswer returned: nothing may throw out of it (no router is left to answer instead). */
+  private sendLater(request: IncomingMessage, response: ServerResponse, body: CachedBody, encoding: Encoding, payload: Payload, route: string, startedAt: number): void {
+    try {
+      this.send(request, response, body, encoding, payload);
+    } catch {
+      response.destroy();
+      return;
+    }
+    try {
+      this.counted(route, request, 200, startedAt);
+    } catch {
+      // The answer is sent: a failure to count it is not the client's.
+    }
   }
 
   private counted(route: string, request: IncomingMessage, status: number, startedAt: number): void {
@@ -194,6 +222,22 @@ export class AnswerFront {
     this.cache.countFrontHit(route);
     this.answered?.(route, request.method ?? 'GET', status, startedAt);
   }
+}
+
+/**
+ * Ends `response` with `parts` (a list in pieces, or its gzip: a few hundred buffers),
+ * written one after another and never joined (see Payload). Corked, so they reach the
+ * socket as one writev rather than a write each.
+ */
+export function sendParts(response: ServerResponse, parts: readonly Buffer[]): void {
+  if (parts.length <= 1) {
+    response.end(parts[0]);
+    return;
+  }
+  response.cork();
+  for (const part of parts) response.write(part);
+  response.end();
+  response.uncork();
 }
 
 function requestLine(request: IncomingMessage): string {

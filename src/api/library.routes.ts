@@ -22,7 +22,7 @@ import {
   VideoSchema,
 } from '../model/library.schemas.js';
 import type { MapContext } from '../library/resource-mappers.js';
-import { type AnswerFront, answerHeaders, encodingFor } from './answer-front.js';
+import { type AnswerFront, answerHeaders, encodingFor, okHeadersFor } from './answer-front.js';
 import { ErrorSchema, sendError } from '../http/error-reply.js';
 import { AllListSchema, ContentListSchema, serializers } from './json-serializers.js';
 import {
@@ -34,7 +34,7 @@ import {
   toItemQuery,
   toParentQuery,
 } from './query.schemas.js';
-import type { ResponseCache } from './response-cache.js';
+import type { CachedBody, Encoding, Payload, ResponseCache } from './response-cache.js';
 import { TAGS } from './openapi-tags.js';
 
 export interface InterfaceADeps {
@@ -282,7 +282,7 @@ function toBytes(body: string | Buffer): Buffer {
  * Answers from the response cache, building the body on a miss. Synchronous unless a
  * compressed variant must first be made: this is the hot path of every interface-A read.
  */
-function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, reply: FastifyReply): void | Promise<FastifyReply> {
   const id = (request.params as { id?: string }).id ?? '';
   const query = declaredQuery(spec, request.query as Query);
   const baseUrl = deps.baseUrl(request);
@@ -294,20 +294,21 @@ function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, 
   deps.front.remember(request.raw, key, spec.url);
 
   const encoding = encodingFor(body, request.headers['accept-encoding']);
-  const [notModified, ok] = answerHeaders(body, encoding);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && body.matches(ifNoneMatch)) {
-    reply.headers(notModified).code(304).send();
-  } else if (encoding === 'identity' && body.chunks.length > 1) {
-    // A patched list in pieces: streamed as they are, never joined (see ResponseCache).
-    reply.headers({ ...ok, 'content-length': String(body.length) }).send(Readable.from(body.chunks, { objectMode: false }));
+    reply.headers(answerHeaders(body, encoding)[0]).code(304).send();
   } else if (encoding === 'identity') {
-    reply.headers(ok).send(body.identity);
+    send(reply, body, encoding, body.identityPayload);
   } else {
-    return body.encoded(encoding).then((bytes) => {
-      reply.headers(ok).send(bytes);
-    });
+    // The reply itself is returned: Fastify then waits for it to finish (a stream takes a while) instead of sending a second, empty answer.
+    return body.encoded(encoding).then((payload) => send(reply, body, encoding, payload));
   }
+}
+
+/** One buffer as it is; a payload in pieces (a list, its gzip) streamed as they are, never joined (see Payload). */
+function send(reply: FastifyReply, body: CachedBody, encoding: Encoding, payload: Payload): FastifyReply {
+  if (payload.parts.length === 1) return reply.headers(answerHeaders(body, encoding)[1]).send(payload.parts[0]);
+  return reply.headers(okHeadersFor(body, encoding, payload)).send(Readable.from(payload.parts, { objectMode: false }));
 }
 
 const OTHER_METHODS = ['DELETE', 'PATCH', 'POST', 'PUT'] as const;

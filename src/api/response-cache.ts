@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type BodySegments, CHUNK_BYTES, type ChunkedBody, chunkAtItems, patchSegments, segmentsOf } from '../common/body-segments.js';
-import { type DeflatedPiece, deflatePiece, deflatePieceAsync, gzipOf } from '../common/gzip-pieces.js';
+import { type DeflatedPiece, deflatePieceAsync, gzipParts } from '../common/gzip-pieces.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
 import { promisify } from 'node:util';
 import { Readable, Writable } from 'node:stream';
@@ -19,13 +19,26 @@ const brotliAsync = promisify(brotliCompress);
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
+/**
+ * An answer's bytes as buffers sent one after another, and their total: a list kept in
+ * pieces is sent as its pieces (and its gzip as each piece's deflate data), never joined.
+ */
+export interface Payload {
+  readonly parts: readonly Buffer[];
+  readonly length: number;
+}
+
+function whole(bytes: Buffer): Payload {
+  return { parts: [bytes], length: bytes.length };
+}
+
 /** Bodies smaller than this are sent as they are: compressing them saves nothing. */
 const MIN_COMPRESSIBLE = 1024;
 
 export class CachedBody {
-  private readonly variants = new Map<Exclude<Encoding, 'identity'>, Promise<Buffer>>();
+  private readonly variants = new Map<Exclude<Encoding, 'identity'>, Promise<Payload>>();
   /** Compressed variants already made, for answers that must not wait. */
-  private readonly ready = new Map<Exclude<Encoding, 'identity'>, Buffer>();
+  private readonly ready = new Map<Exclude<Encoding, 'identity'>, Payload>();
   /** The identity bytes in pieces (one for most bodies; cut at item ends for bodies that may be patched). */
   readonly chunks: readonly Buffer[];
   readonly offsets: readonly number[];
@@ -46,6 +59,15 @@ export class CachedBody {
     this.chunks = chunked.chunks;
     this.offsets = chunked.offsets;
     this.length = chunked.length;
+    this.identityPayload = { parts: this.chunks, length: this.length };
+  }
+
+  /** The identity bytes as they are kept (one buffer, or the pieces). */
+  readonly identityPayload: Payload;
+
+  /** The bytes to send in `encoding` if they are made (identity always is). */
+  payloadNow(encoding: Encoding): Payload | undefined {
+    return encoding === 'identity' ? this.identityPayload : this.encodedNow(encoding);
   }
 
   /** Gzipped piece by piece (see deflatedPieces): a body in pieces. */
@@ -77,7 +99,7 @@ export class CachedBody {
     return this.length >= MIN_COMPRESSIBLE;
   }
 
-  encoded(encoding: Exclude<Encoding, 'identity'>): Promise<Buffer> {
+  encoded(encoding: Exclude<Encoding, 'identity'>): Promise<Payload> {
     let variant = this.variants.get(encoding);
     if (!variant) {
       // In pieces: gzip piece by piece, brotli streamed through the compressor (joining a patched 50 MB list first would block the event loop).
@@ -92,25 +114,27 @@ export class CachedBody {
     return variant;
   }
 
+  /** The variant if it is already made; undefined while it is being made or before it is asked for. */
+  encodedNow(encoding: Exclude<Encoding, 'identity'>): Payload | undefined {
+    return this.ready.get(encoding);
+  }
+
   /**
-   * The variant if it is already made; undefined while it is being made or before it is
-   * asked for. A body in pieces has its gzip made here and now when all but a few of its
-   * pieces are deflated already (a patched list: the pieces it changed, a few milliseconds).
+   * Whether its gzip is made, or is a few milliseconds away: a body in pieces all but a
+   * few of whose pieces are deflated already (a patched list: the pieces it changed).
+   * Those are deflated off the event loop (encoded), and its readers wait for them.
    */
-  encodedNow(encoding: Exclude<Encoding, 'identity'>): Buffer | undefined {
-    const ready = this.ready.get(encoding);
-    if (ready || encoding !== 'gzip' || !this.piecewise) return ready;
+  gzipSoon(): boolean {
+    if (this.ready.has('gzip')) return true;
+    if (!this.piecewise) return false;
     let missing = 0;
-    for (const chunk of this.chunks) if (!deflatedPieces.has(chunk) && ++missing > DEFLATE_NOW_MAX) return undefined;
-    const bytes = gzipOf(this.chunks.map((chunk) => deflatedPieces.get(chunk) ?? deflatedNow(chunk)));
-    this.ready.set('gzip', bytes);
-    this.variants.set('gzip', Promise.resolve(bytes));
-    return bytes;
+    for (const chunk of this.chunks) if (!deflatedPieces.has(chunk) && ++missing > DEFLATE_SOON_MAX) return false;
+    return true;
   }
 
   /** Every piece deflated off the event loop (zlib's thread pool; each piece once, whatever bodies share it), then the gzip member of them. */
-  private async gzipInPieces(): Promise<Buffer> {
-    return gzipOf(await Promise.all(this.chunks.map(deflatedLater)));
+  private async gzipInPieces(): Promise<Payload> {
+    return gzipParts(await Promise.all(this.chunks.map(deflatedLater)));
   }
 
   /** Bytes held: the identity body plus an allowance for compressed variants (JSON packs to well under a quarter). */
@@ -126,14 +150,13 @@ export class CachedBody {
  */
 const deflatedPieces = new WeakMap<Buffer, DeflatedPiece>();
 const deflating = new WeakMap<Buffer, Promise<DeflatedPiece>>();
-/** Pieces deflated on the event loop for a gzip answered at once: about a millisecond each. */
-const DEFLATE_NOW_MAX = 4;
-
-function deflatedNow(chunk: Buffer): DeflatedPiece {
-  const piece = deflatePiece(chunk);
-  deflatedPieces.set(chunk, piece);
-  return piece;
-}
+/**
+ * Pieces left to deflate for a gzip its readers wait for: about 3 ms each, in zlib's
+ * thread pool (so nothing else waits: deflated on the event loop, the piece a write
+ * changed stalled every answer under way). Beyond a few, on a busy machine, deflating
+ * them cost more than sending the bytes as they are (32 measured no better than 4).
+ */
+const DEFLATE_SOON_MAX = 4;
 
 function deflatedLater(chunk: Buffer): DeflatedPiece | Promise<DeflatedPiece> {
   const done = deflatedPieces.get(chunk);
@@ -160,22 +183,41 @@ function deflatedLater(chunk: Buffer): DeflatedPiece | Promise<DeflatedPiece> {
 // Quality 5 compresses within a few percent of the maximum at a tenth of its cost.
 const brotliOptions = (length: number) => ({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: length } });
 
-function compress(encoding: Exclude<Encoding, 'identity'>, bytes: Buffer, length: number): Promise<Buffer> {
-  return encoding === 'gzip' ? gzipAsync(bytes) : brotliAsync(bytes, brotliOptions(length));
+async function compress(encoding: Exclude<Encoding, 'identity'>, bytes: Buffer, length: number): Promise<Payload> {
+  return whole(await (encoding === 'gzip' ? gzipAsync(bytes) : brotliAsync(bytes, brotliOptions(length))));
 }
 
-async function compressChunks(encoding: Exclude<Encoding, 'identity'>, chunks: readonly Buffer[], length: number): Promise<Buffer> {
+async function compressChunks(encoding: Exclude<Encoding, 'identity'>, chunks: readonly Buffer[], length: number): Promise<Payload> {
   const out: Buffer[] = [];
-  const compressor = encoding === 'gzip' ? createGzip() : createBrotliCompress(brotliOptions(length));
+  let bytes = 0;
+  // Its output in pieces of 64 KB rather than 16 KB: fewer buffers to send (see Payload).
+  const options = { chunkSize: 64 * 1024 };
+  const compressor = encoding === 'gzip' ? createGzip(options) : createBrotliCompress({ ...options, ...brotliOptions(length) });
   // Collected by a sink at the end of the pipeline: it ends only after the compressor's last bytes.
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       out.push(chunk);
+      bytes += chunk.length;
       done();
     },
   });
   await pipeline(Readable.from(chunks, { objectMode: false }), compressor, sink);
-  return Buffer.concat(out);
+  // Sent as the compressor gave it, in pieces (see Payload).
+  return { parts: out, length: bytes };
+}
+
+/**
+ * Whether a patch wrote every item again as it was (a show's entry when one of its
+ * episodes' positions moved: its bytes hold no position). Such a body keeps its ETag, so
+ * its holders are still answered 304; only the pieces the patch made are compared.
+ */
+function sameBytes(before: CachedBody, after: ChunkedBody): boolean {
+  if (before.length !== after.length) return false;
+  for (let i = 0; i < after.chunks.length; i++) {
+    const chunk = after.chunks[i] as Buffer;
+    if (chunk !== before.chunks[i] && !chunk.equals(before.chunks[i] as Buffer)) return false;
+  }
+  return true;
 }
 
 export function strongEtag(body: Buffer): string {
@@ -259,7 +301,7 @@ export class ResponseCache {
       return false;
     }
     entry.seq = log.seq;
-    if (patched.body === entry.body) return true;
+    if (patched.body === entry.body || sameBytes(entry.body, patched.body)) return true;
     // The old tag and each rewritten item's new bytes: the same tag again means the same bytes again.
     const tag = createHash('sha1').update(entry.body.etag);
     for (const bytes of patched.rewritten) tag.update(bytes);

@@ -8,7 +8,7 @@
  * zlib offers no such thing to Node (its crc32_combine is not exposed): hence this file.
  */
 import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw, deflateRawSync } from 'node:zlib';
+import { constants, crc32, deflateRaw } from 'node:zlib';
 
 const deflateRawAsync = promisify(deflateRaw);
 
@@ -17,6 +17,12 @@ export interface DeflatedPiece {
   deflated: Buffer;
   crc: number;
   length: number;
+  /**
+   * x^(8 length) modulo the CRC polynomial, which combining a CRC with this piece's takes
+   * (crc32Combine): made once per piece, not at every gzip of a list holding it (it was
+   * 18 multiplications a piece, half a millisecond a 50,000-episode list).
+   */
+  shift: number;
 }
 
 const OPTIONS = { finishFlush: constants.Z_SYNC_FLUSH };
@@ -25,28 +31,33 @@ const HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]);
 /** An empty final block with fixed codes: BFINAL 1, BTYPE 01, end of block. */
 const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
-/** A piece deflated here and now (a patched piece: a few milliseconds). */
-export function deflatePiece(piece: Buffer): DeflatedPiece {
-  return { deflated: deflateRawSync(piece, OPTIONS), crc: crc32(piece), length: piece.length };
-}
-
 /** A piece deflated off the event loop (zlib's thread pool). */
 export async function deflatePieceAsync(piece: Buffer): Promise<DeflatedPiece> {
-  return { deflated: await deflateRawAsync(piece, OPTIONS), crc: crc32(piece), length: piece.length };
+  return { deflated: await deflateRawAsync(piece, OPTIONS), crc: crc32(piece), length: piece.length, shift: x2nModP(piece.length, 3) };
 }
 
-/** The gzip member of the pieces, in one buffer (a tenth of the body, as JSON packs). */
-export function gzipOf(pieces: readonly DeflatedPiece[]): Buffer {
+/**
+ * The gzip member of the pieces as the buffers to send one after another (the header,
+ * each piece's deflate data, the end), never joined: a 50,000-episode list's gzip is
+ * 10 MB, and joining it again at every write cost more than deflating what changed.
+ */
+export function gzipParts(pieces: readonly DeflatedPiece[]): { parts: Buffer[]; length: number } {
   let crc = 0;
   let length = 0;
+  let bytes = HEADER.length + FINAL_BLOCK.length + 8;
+  const parts: Buffer[] = [HEADER];
   for (const piece of pieces) {
-    crc = crc32Combine(crc, piece.crc, piece.length);
+    crc = combineShifted(crc, piece.crc, piece.shift);
     length += piece.length;
+    bytes += piece.deflated.length;
+    parts.push(piece.deflated);
   }
-  const trailer = Buffer.alloc(8);
-  trailer.writeUInt32LE(crc >>> 0, 0);
-  trailer.writeUInt32LE(length % 2 ** 32, 4);
-  return Buffer.concat([HEADER, ...pieces.map((piece) => piece.deflated), FINAL_BLOCK, trailer]);
+  const end = Buffer.alloc(FINAL_BLOCK.length + 8);
+  FINAL_BLOCK.copy(end);
+  end.writeUInt32LE(crc >>> 0, FINAL_BLOCK.length);
+  end.writeUInt32LE(length % 2 ** 32, FINAL_BLOCK.length + 4);
+  parts.push(end);
+  return { parts, length: bytes };
 }
 
 // CRC-32 combination (zlib's crc32_combine, by powers of x modulo the CRC polynomial, reflected).
@@ -85,5 +96,10 @@ function x2nModP(n: number, k: number): number {
 
 /** The CRC-32 of A followed by B, from A's CRC, B's CRC and B's length. */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
-  return (multModP(x2nModP(lengthB, 3), crcA >>> 0) ^ (crcB >>> 0)) >>> 0;
+  return combineShifted(crcA, crcB, x2nModP(lengthB, 3));
+}
+
+/** crc32Combine with B's length given as its shift (DeflatedPiece.shift). */
+function combineShifted(crcA: number, crcB: number, shift: number): number {
+  return (multModP(shift, crcA >>> 0) ^ (crcB >>> 0)) >>> 0;
 }

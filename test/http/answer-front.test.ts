@@ -23,9 +23,9 @@ let temp: TempLibrary;
 let app: FastifyInstance;
 let port: number;
 
-function send(path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+function send(path: string, options: { method?: string; headers?: Record<string, string>; port?: number } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port: options.port ?? port, path, method: options.method ?? 'GET', headers: options.headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -133,5 +133,45 @@ describe('the answer front', () => {
       expect(missing.status).toBe(404);
       expect(JSON.parse(missing.body.toString()).code).toBe('not_found');
     }
+  });
+});
+
+describe('the answer front, for a list kept in pieces', () => {
+  let pieces: FastifyInstance;
+  let piecesPort: number;
+
+  beforeAll(async () => {
+    // Lists cut into pieces of a few hundred bytes: their answers, and their gzip, are sent as many buffers.
+    pieces = await buildTestApp(temp, { cacheChunkBytes: 300 });
+    await pieces.listen({ host: '127.0.0.1', port: 0 });
+    piecesPort = (pieces.server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await pieces.close();
+  });
+
+  it('sends the pieces, and the gzip made of them, exactly as the route did', async () => {
+    const gzip = { 'accept-encoding': 'gzip' };
+    const frontHits = async () => JSON.parse((await send('/status', { port: piecesPort })).body.toString()).cache.front_hits as number;
+    // Each list's first request goes to the route (the front knows no request yet): one plain, one taking gzip,
+    // whose every piece is deflated off the event loop and waited for.
+    const routed = await send('/api/v1/episodes', { port: piecesPort });
+    const routedGzip = await send('/api/v1/episodes?sort=title', { port: piecesPort, headers: gzip });
+    const before = await frontHits();
+    const plain = await send('/api/v1/episodes', { port: piecesPort });
+    const zipped = await send('/api/v1/episodes?sort=title', { port: piecesPort, headers: gzip });
+    const head = await send('/api/v1/episodes?sort=title', { port: piecesPort, method: 'HEAD', headers: gzip });
+    // All three answered by the front, not the route.
+    expect(await frontHits()).toBe(before + 3);
+
+    expect(comparable(plain)).toEqual(comparable(routed));
+    expect(Number(plain.headers['content-length'])).toBe(plain.body.length);
+    expect(comparable(zipped)).toEqual(comparable(routedGzip));
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(Number(zipped.headers['content-length'])).toBe(zipped.body.length);
+    expect(JSON.parse(gunzipSync(zipped.body).toString()).length).toBe(JSON.parse(plain.body.toString()).length);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(zipped.headers['content-length']);
   });
 });
