@@ -20,7 +20,7 @@ export interface LineupEditRoutesDeps {
 
 const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'a channel id (GET /dvr/lineup)' }) });
-const GroupParams = Type.Object({ group: Type.String({ minLength: 1, maxLength: 100, description: 'a group name (GET /dvr/lineup/groups), URL-encoded' }) });
+const GroupParams = Type.Object({ group: Type.String({ minLength: 1, maxLength: 2000, description: 'a group name (GET /dvr/lineup/groups), URL-encoded' }) });
 const GuideParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const Channels = Type.Array(LineupChannelSchema);
 

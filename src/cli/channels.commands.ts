@@ -66,7 +66,7 @@ export function channelEditBody(options: ChannelEditOptions): Record<string, unk
     if (!key) throw new RemoteError(`--reset takes ${Object.keys(RESETTABLE).join(', ')}; '${field}' is not one.`);
     body[key] = null;
   }
-  if (Object.keys(body).length === 0) throw new RemoteError('Say what to change: --number, --name, --logo, --group, --hide/--show, --favorite/--no-favorite, --guide, --guide-priority or --reset.');
+  if (Object.keys(body).length === 0) throw new RemoteError('Say what to change: --number, --name, --logo, --group, --hidden/--no-hidden, --favorite/--no-favorite, --guide, --guide-priority or --reset.');
   return body;
 }
 

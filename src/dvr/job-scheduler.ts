@@ -6,8 +6,9 @@ import type { Logger } from 'pino';
 import { ConflictError, NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
-import { type GuideChannelMap, guideKey, matchGuideChannels } from './guide-match.js';
-import { deleteProgrammesEndedBefore, iterateProgrammeTuplesMatching, iterateProgrammeTuplesOn, iterateProgrammeTuplesWhere, listGuideChannels, programmesBetween } from '../repositories/guide.repository.js';
+import { type GuideChannelMap, guideKey } from './guide-match.js';
+import { firstPerNumber, guideMapOf, lineupSnapshot } from './lineup-snapshot.js';
+import { deleteProgrammesEndedBefore, iterateProgrammeTuplesMatching, iterateProgrammeTuplesOn, iterateProgrammeTuplesWhere, programmesBetween } from '../repositories/guide.repository.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
 import { findCandidates, guidePrefilter, type Plan, placeAll, type PlannerInput, type Placing, programmeKeyOf, type RunningJob, slotProgramme } from './job-planner.js';
 import { ruleOfJobId } from './job-ids.js';
@@ -56,20 +57,8 @@ export interface JobSchedulerOptions {
   safely: (what: string, work: () => void) => void;
 }
 
-/** Which guide channel describes each channel number, for the channels sources offer now. */
-export function guideMapOf(db: Db, channels: readonly StreamableChannel[]): GuideChannelMap {
-  const guideChannels = listGuideChannels(db).map((gc) => ({ ...gc, displayNames: JSON.parse(gc.display_names) as string[] }));
-  return matchGuideChannels(channels, guideChannels);
-}
-
 /** How far ahead placeholder hours are planned for a channel no guide describes (a guide's usual 14 days). */
 const PLACEHOLDER_REACH = 14 * 86400;
-
-/** Each channel number once. */
-function firstPerNumber(channels: readonly StreamableChannel[]): StreamableChannel[] {
-  const seen = new Set<string>();
-  return channels.filter((c) => !seen.has(c.number) && seen.add(c.number));
-}
 
 /** How long the candidates of a full plan serve re-plans after a rule change (seconds); the periodic re-plan is a full one. */
 const CANDIDATES_FRESH_FOR = 15 * 60;
@@ -296,7 +285,7 @@ export class JobScheduler {
       for (const row of programmesBetween(this.db, guideId, xmltvChannel, from, to)) if (row.start >= from && row.start < to) airings.push(ProgrammeAiring.fromRow(row, [number]));
     }
     if (described) return airings;
-    const channel = listStreamableChannels(this.db).find((c) => c.number === number);
+    const channel = lineupSnapshot(this.db).channels.find((c) => c.number === number);
     return channel ? placeholderAirings(number, channel.name, from, to).filter((airing) => airing.start >= from) : [];
   }
 

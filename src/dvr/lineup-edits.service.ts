@@ -7,13 +7,13 @@
  * jobs carry its new number).
  */
 import type { Static } from '@sinclair/typebox';
-import { ConflictError, NotFoundError } from '../common/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import type { LineupChannelSchema, LineupEdit, LineupGroupSchema } from '../model/lineup.schemas.js';
-import { type ChannelEdit, getEdit, getLineupChannel, type LineupRow, listLineup, otherGuideIdsOfSource, saveEdit } from '../repositories/channel-edits.repository.js';
+import { type ChannelEdit, getLineupChannel, type LineupRow, listLineup, saveEdit } from '../repositories/channel-edits.repository.js';
 import { getGuide, type GuideRow, listGuideChannels, setGuidePriority } from '../repositories/guide.repository.js';
 import { guideKey } from './guide-match.js';
-import { editedFields, numberClashes, ownFields, storedNumber } from './lineup-edits.js';
+import { editedFields, type NumberedChannel, numberClashes, ownFields, stableKeys, storedNumber } from './lineup-edits.js';
 import { lineupSnapshot } from './lineup-snapshot.js';
 import type { RulesService } from './rules.service.js';
 
@@ -40,23 +40,27 @@ export class LineupEditsService {
   /** Every channel, hidden ones too, in number order, with what its source says and what the user changed. */
   list(): LineupChannel[] {
     const guideOf = this.guideChannelsByNumber();
-    return listLineup(this.db).map((row) => this.resource(row, guideOf));
+    const lineup = listLineup(this.db);
+    const clashes = clashesOf(lineup);
+    return lineup.map((row) => this.resource(row, guideOf, clashes));
   }
 
   get(id: string): LineupChannel {
-    return this.resource(this.row(id), this.guideChannelsByNumber());
+    const row = this.row(id);
+    return this.resource(row, this.guideChannelsByNumber(), clashesOf(listLineup(this.db)));
   }
 
-  /** Applies `change` to channel `id` (null fields go back to the source's); 404 unknown, 409 a number a visible channel has. */
+  /**
+   * Applies `change` to channel `id` (null fields go back to the source's); 404 unknown, 409
+   * when a visible channel would share its number with one it may not (numberClashes). A
+   * number two sources carry is one channel to a viewer: a visible channel's change goes
+   * to each source's copy of it.
+   */
   edit(id: string, change: LineupEdit): LineupChannel {
     const row = this.row(id);
-    const { next, own } = this.withChange(row, change);
-    const renumbered = own.number !== row.number;
-    if (renumbered && !own.hidden) this.refuseClashes(new Map([[row.id, own.number]]));
-    this.db.transaction(() => {
-      saveEdit(this.db, row.source_id, row.id, next, own, this.options.now());
-      if (renumbered) this.rulesFollow(new Map([[row.number, own.number]]), new Set([row.id]));
-    })();
+    const lineup = listLineup(this.db);
+    const copies = row.hidden === 0 ? lineup.filter((other) => other.hidden === 0 && other.number === row.number) : [row];
+    this.applyAll(copies, () => change, lineup);
     this.options.changed();
     return this.get(id);
   }
@@ -74,36 +78,38 @@ export class LineupEditsService {
     return [...groups.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** Hides or shows every channel of a group; its channels. */
+  /** Hides or shows every channel of a group (409 when one shown would share a number it may not); its channels. */
   setGroupHidden(group: string, hidden: boolean): LineupChannel[] {
-    const rows = this.groupRows(group);
-    this.db.transaction(() => {
-      for (const row of rows) this.saveChange(row, { hidden });
-    })();
+    const lineup = listLineup(this.db);
+    this.applyAll(this.groupRows(group, lineup), () => ({ hidden }), lineup);
     this.options.changed();
     return this.groupChannels(group);
   }
 
-  /** Numbers a group's visible channels start, start + 1, … in their order; 409 naming the channels that would share a number. */
+  /**
+   * Numbers a group's visible channels start, start + 1, … in their order (each number
+   * once: another source's copy of a channel, in the group or not, goes with it); 409
+   * naming the channels that would share a number, and then nothing changes.
+   */
   renumberGroup(group: string, start: number): LineupChannel[] {
-    const rows = this.groupRows(group).filter((row) => row.hidden === 0);
-    const numbers = new Map(rows.map((row, index) => [row.id, String(start + index)]));
-    this.refuseClashes(numbers);
-    this.db.transaction(() => {
-      for (const row of rows) this.saveChange(row, { number: numbers.get(row.id) ?? row.number });
-      this.rulesFollow(new Map(rows.map((row) => [row.number, numbers.get(row.id) ?? row.number])), new Set(numbers.keys()));
-    })();
+    const lineup = listLineup(this.db);
+    const numbers = [...new Set(this.groupRows(group, lineup).flatMap((row) => (row.hidden === 0 ? [row.number] : [])))];
+    if (start + numbers.length - 1 > MAX_CHANNEL_NUMBER) {
+      throw new BadRequestError('start', `${numbers.length} channels from ${start} would go past ${MAX_CHANNEL_NUMBER}, the highest number rules can name: start at ${MAX_CHANNEL_NUMBER - numbers.length + 1} at most.`);
+    }
+    const to = new Map(numbers.map((number, index) => [number, String(start + index)]));
+    const copies = lineup.filter((row) => row.hidden === 0 && to.has(row.number));
+    this.applyAll(copies, (row) => ({ number: to.get(row.number) ?? row.number }), lineup);
     this.options.changed();
     return this.groupChannels(group);
   }
 
   /** Makes every visible channel numbered `number` a favorite, or no longer one (the player's favorite toggle); 404 when none is. */
   setFavorite(number: string, favorite: boolean): void {
-    const rows = listLineup(this.db).filter((row) => row.number === number && row.hidden === 0);
+    const lineup = listLineup(this.db);
+    const rows = lineup.filter((row) => row.number === number && row.hidden === 0);
     if (rows.length === 0) throw new NotFoundError('channel', number);
-    this.db.transaction(() => {
-      for (const row of rows) this.saveChange(row, { favorite });
-    })();
+    this.applyAll(rows, () => ({ favorite }), lineup);
   }
 
   /** Where guides describe one channel, the first in priority order (lower first) gives its programmes. */
@@ -119,40 +125,45 @@ export class LineupEditsService {
     return row;
   }
 
-  private groupRows(group: string): LineupRow[] {
-    const rows = listLineup(this.db).filter((row) => row.group_title === group);
+  private groupRows(group: string, lineup: readonly LineupRow[]): LineupRow[] {
+    const rows = lineup.filter((row) => row.group_title === group);
     if (rows.length === 0) throw new NotFoundError('channel group', group);
     return rows;
   }
 
   private groupChannels(group: string): LineupChannel[] {
     const guideOf = this.guideChannelsByNumber();
-    return listLineup(this.db)
-      .filter((row) => row.group_title === group)
-      .map((row) => this.resource(row, guideOf));
+    const lineup = listLineup(this.db);
+    const clashes = clashesOf(lineup);
+    return lineup.filter((row) => row.group_title === group).map((row) => this.resource(row, guideOf, clashes));
   }
 
-  /** One change saved (inside the caller's transaction), without the checks edit() makes. */
-  private saveChange(row: LineupRow, change: LineupEdit): void {
-    const { next, own } = this.withChange(row, change);
-    saveEdit(this.db, row.source_id, row.id, next, own, this.options.now());
+  /**
+   * Saves `changeOf(row)` for each of `rows` in one transaction, after checking the lineup
+   * it makes (409 naming the channels that would share a number they may not); rules
+   * naming a renumbered channel's old number follow it.
+   */
+  private applyAll(rows: readonly LineupRow[], changeOf: (row: LineupRow) => LineupEdit, lineup: readonly LineupRow[]): void {
+    const keys = stableKeysOf(lineup);
+    const planned = rows.map((row) => ({ row, ...this.withChange(row, changeOf(row), keys.get(row.id) ?? null) }));
+    const changed = new Map(planned.map(({ row, own }) => [row.id, { number: own.number, hidden: own.hidden ? 1 : 0 }]));
+    const after = lineup.map((row) => ({ ...row, ...changed.get(row.id) }));
+    const before = new Map(lineup.flatMap((row) => (row.hidden === 0 ? [[row.id, row.number] as const] : [])));
+    const involved = new Set(planned.flatMap(({ row, own }) => (own.number !== row.number || (row.hidden === 1 && !own.hidden) ? [row.id] : [])));
+    refuseClashes(numberClashes(after, involved, before), lineup, after);
+    const moves = new Map(planned.flatMap(({ row, own }) => (row.hidden === 0 && own.number !== row.number ? [[row.number, own.number] as const] : [])));
+    const now = this.options.now();
+    this.db.transaction(() => {
+      for (const { row, next, own } of planned) saveEdit(this.db, row.source_id, row.id, next, own, now);
+      if (moves.size > 0) this.rulesFollow(moves, new Set(changed.keys()));
+    })();
   }
 
   /** The channel's edit with `change` applied, and what the channel becomes with it. */
-  private withChange(row: LineupRow, change: LineupEdit) {
-    const next = this.changed(this.editOf(row), change);
+  private withChange(row: LineupRow, change: LineupEdit, key: string | null) {
+    const next = this.changed(editOf(row, key), change);
     const offered = { number: row.source_number, name: row.source_name, image_url: row.source_logo ?? undefined, group_title: row.source_group ?? undefined };
     return { next, own: ownFields(offered, { ...next, id: next.id ?? 0 }) };
-  }
-
-  /** The channel's edit, or a new one that finds it again by its stable id (when it is the only one) or number and name. */
-  private editOf(row: LineupRow): Omit<ChannelEdit, 'id'> & { id: number | null } {
-    const stored = row.edit_id === null ? undefined : getEdit(this.db, row.edit_id);
-    const key = row.guide_id !== null && !otherGuideIdsOfSource(this.db, row.source_id, row.id).has(row.guide_id) ? row.guide_id : null;
-    const identity = { source_key: key, source_number: row.source_number, source_name: row.source_name };
-    if (stored) return { ...stored, ...identity };
-    const blank = { number: null, name: null, logo: null, group_name: null, hidden: null, favorite: null, guide_channel: null, guide_priority: null };
-    return { id: null, ...identity, ...blank };
   }
 
   /** The edit with `change` applied; checks that the guides and guide channels it names exist (404). */
@@ -161,7 +172,7 @@ export class LineupEditsService {
     if (change.number !== undefined) next.number = change.number === null || storedNumber(change.number) === edit.source_number ? null : storedNumber(change.number);
     if (change.name !== undefined) next.name = change.name === null || change.name.trim() === '' ? null : change.name.trim();
     if (change.logo !== undefined) next.logo = change.logo;
-    if (change.group !== undefined) next.group_name = change.group === null ? null : change.group.trim();
+    if (change.group !== undefined) next.group_name = change.group === null || change.group.trim() === '' ? null : change.group.trim();
     if (change.hidden !== undefined) next.hidden = change.hidden ? 1 : null;
     if (change.favorite !== undefined) next.favorite = change.favorite ? 1 : null;
     if (change.guide_channel !== undefined) next.guide_channel = change.guide_channel === null ? null : this.knownGuideChannel(change.guide_channel);
@@ -180,21 +191,6 @@ export class LineupEditsService {
   private knownGuides(ids: readonly string[]): string[] {
     for (const id of ids) if (!getGuide(this.db, id)) throw new NotFoundError('guide', id);
     return [...new Set(ids)];
-  }
-
-  /** 409 naming both channels when a renumbered channel would share its number with a visible one. */
-  private refuseClashes(numbers: ReadonlyMap<string, string>): void {
-    const visible = listLineup(this.db).filter((row) => row.hidden === 0);
-    const clashes = numberClashes(numbers, visible);
-    if (clashes.length === 0) return;
-    const byId = new Map(visible.map((row) => [row.id, row]));
-    const said = clashes.slice(0, 3).map(([id, other]) => {
-      const moved = byId.get(id);
-      const holder = byId.get(other);
-      return `${moved ? named(moved) : id} would be ${numbers.get(id)}, which ${holder ? named(holder) : other} has`;
-    });
-    const more = clashes.length > 3 ? ` (and ${clashes.length - 3} more)` : '';
-    throw new ConflictError('number_taken', `${said.join('; ')}${more}. Renumber or hide the other channel first, or choose another number.`);
   }
 
   /**
@@ -218,8 +214,9 @@ export class LineupEditsService {
     return byNumber;
   }
 
-  private resource(row: LineupRow, guideOf: ReadonlyMap<string, { guide_id: string; xmltv_id: string }>): LineupChannel {
-    const edit = row.edit_id === null ? undefined : getEdit(this.db, row.edit_id);
+  private resource(row: LineupRow, guideOf: ReadonlyMap<string, { guide_id: string; xmltv_id: string }>, clashes: ReadonlyMap<string, string>): LineupChannel {
+    const edit = row.edit ?? undefined;
+    const clash = clashes.get(row.id);
     const guide = row.hidden === 0 ? guideOf.get(row.number) : undefined;
     const [guideId, xmltvId] = row.guide_channel?.split('\t') ?? [];
     return {
@@ -243,6 +240,54 @@ export class LineupEditsService {
         ...(row.guide_id ? { guide_id: row.guide_id } : {}),
       },
       edited: editedFields(edit),
+      ...(clash ? { number_clash: clash } : {}),
     };
   }
+}
+
+/** The highest channel number rules can name (their schema: 5 digits). */
+const MAX_CHANNEL_NUMBER = 99999;
+
+/** Each channel's stable id at its source (stableKeys, per source), by channel id. */
+function stableKeysOf(lineup: readonly LineupRow[]): Map<string, string | null> {
+  const bySource = new Map<string, LineupRow[]>();
+  for (const row of lineup) bySource.set(row.source_id, [...(bySource.get(row.source_id) ?? []), row]);
+  const keys = new Map<string, string | null>();
+  for (const rows of bySource.values()) {
+    const found = stableKeys(rows.map((row) => (row.guide_id === null ? {} : { guide_id: row.guide_id })));
+    rows.forEach((row, index) => keys.set(row.id, found[index] ?? null));
+  }
+  return keys;
+}
+
+/** The channel's edit, or a new one; either way finding it again by `key` (its stable id, when it has one) or number and name. */
+function editOf(row: LineupRow, key: string | null): Omit<ChannelEdit, 'id'> & { id: number | null } {
+  const identity = { source_key: key, source_number: row.source_number, source_name: row.source_name };
+  if (row.edit) return { ...row.edit, ...identity };
+  const blank = { number: null, name: null, logo: null, group_name: null, hidden: null, favorite: null, guide_channel: null, guide_priority: null };
+  return { id: null, ...identity, ...blank };
+}
+
+/** Each visible channel the user numbered that shares its number with one it may not, and that one's id (no before: as a refresh left it). */
+function clashesOf(lineup: readonly LineupRow[]): Map<string, string> {
+  const involved = new Set(lineup.flatMap((row) => (row.number !== row.source_number ? [row.id] : [])));
+  return new Map(numberClashes(lineup, involved).flatMap(([id, other]) => [[id, other] as const, [other, id] as const]));
+}
+
+/** 409 naming both channels of each clash (the first three), as they are now, and the number they would share. */
+function refuseClashes(clashes: readonly [string, string][], now: readonly LineupRow[], after: readonly NumberedChannel[]): void {
+  if (clashes.length === 0) return;
+  const current = new Map(now.map((row) => [row.id, row]));
+  const next = new Map(after.map((row) => [row.id, row]));
+  const name = (id: string) => {
+    const row = current.get(id);
+    return row ? named(row) : id;
+  };
+  const said = clashes.slice(0, 3).map(([id, other]) => {
+    const number = next.get(id)?.number ?? '';
+    const holderMoves = next.get(other)?.number !== current.get(other)?.number || next.get(other)?.hidden !== current.get(other)?.hidden;
+    return `${name(id)} would be ${number}, which ${name(other)} ${holderMoves ? 'would be too' : 'has'}`;
+  });
+  const more = clashes.length > 3 ? ` (and ${clashes.length - 3} more)` : '';
+  throw new ConflictError('number_taken', `${said.join('; ')}${more}. Renumber or hide the other channel first, or choose another number.`);
 }

@@ -7,7 +7,8 @@
  * the playlist has the same one (one tvg-id often names the HD and SD feeds of a
  * channel, and then says nothing about which is which); an HDHomeRun has none (its
  * GuideNumber is the number). So a provider may renumber, rename and reorder channels
- * with tvg-ids, and rename or renumber (one of the two at a time) those without.
+ * with tvg-ids; one without a tvg-id is found again only while it keeps both its number
+ * and its name at the source.
  */
 import type { ChannelEdit } from '../repositories/channel-edits.repository.js';
 import type { ChannelOwnFields, EditIdentity, RefreshedChannel, SourceChannel } from '../repositories/sources.repository.js';
@@ -76,14 +77,10 @@ export function ownFields(channel: Pick<SourceChannel, 'number' | 'name' | 'imag
 }
 
 /**
- * A refresh's channels with the user's edits applied, the edits' new identities (the
- * channel's number, name and stable id at the source now), and the channels whose
- * user number another visible channel of the refresh also has: [edited, other] names.
+ * A refresh's channels with the user's edits applied, and the edits' new identities (the
+ * channel's number, name and stable id at the source now).
  */
-export function withEdits(
-  channels: readonly SourceChannel[],
-  edits: readonly ChannelEdit[],
-): { channels: RefreshedChannel[]; identities: EditIdentity[]; clashes: [string, string][] } {
+export function withEdits(channels: readonly SourceChannel[], edits: readonly ChannelEdit[]): { channels: RefreshedChannel[]; identities: EditIdentity[] } {
   const matched = matchEdits(edits, channels);
   const keys = stableKeys(channels);
   const refreshed = channels.map((channel, index) => ({ ...channel, own: ownFields(channel, matched[index]) }));
@@ -91,15 +88,7 @@ export function withEdits(
     const edit = matched[index];
     return edit ? [{ id: edit.id, source_key: keys[index] ?? null, source_number: channel.number, source_name: channel.name }] : [];
   });
-  const renumbered = new Map<string, string>();
-  const visible: { id: string; number: string }[] = [];
-  for (const channel of refreshed) {
-    if (channel.own.hidden) continue;
-    const label = `${channel.own.name} (${channel.number} at the source)`;
-    if (channel.own.number !== channel.number) renumbered.set(label, channel.own.number);
-    else visible.push({ id: label, number: channel.number });
-  }
-  return { channels: refreshed, identities, clashes: numberClashes(renumbered, visible) };
+  return { channels: refreshed, identities };
 }
 
 /** The fields of an edit the user set, as the lineup lists them. */
@@ -118,21 +107,56 @@ export function editedFields(edit: ChannelEdit | undefined): string[] {
   return fields.filter(([, value]) => value !== null && value !== 0).map(([name]) => name);
 }
 
+/** A channel as the number rules see it. */
+export interface NumberedChannel {
+  id: string;
+  number: string;
+  source_id: string;
+  source_number: string;
+  hidden: number;
+}
+
 /**
- * The channels of `numbered` (id → its new number) that would share a number with a
- * visible channel outside them or with one another: [the renumbered, the other] pairs.
+ * Whether two visible channels may have one number. A number two sources carry is one
+ * channel to a viewer (the DVR picks the source), so two sources' channels may share a
+ * number each has from its source, or one they shared before the change (`before`); with
+ * no before (a refresh), one the user gave both. Two channels of one source never may.
  */
-export function numberClashes(
-  numbered: ReadonlyMap<string, string>,
-  visible: readonly { id: string; number: string }[],
-): [string, string][] {
-  const holder = new Map<string, string>();
-  for (const channel of visible) if (!numbered.has(channel.id) && !holder.has(channel.number)) holder.set(channel.number, channel.id);
+function mayShare(a: NumberedChannel, b: NumberedChannel, before: ReadonlyMap<string, string> | undefined): boolean {
+  if (a.source_id === b.source_id) return false;
+  const ownA = a.number === a.source_number;
+  const ownB = b.number === b.source_number;
+  if (!before) return ownA === ownB;
+  const wasA = before.get(a.id);
+  return (wasA !== undefined && wasA === before.get(b.id)) || (ownA && ownB);
+}
+
+/**
+ * In a lineup as it would be (`after`), the visible channels of `involved` that would
+ * share their number with a visible channel they may not (mayShare): [involved, other]
+ * pairs, each pair once. `before`: each channel's visible number before the change.
+ */
+export function numberClashes(after: readonly NumberedChannel[], involved: ReadonlySet<string>, before?: ReadonlyMap<string, string>): [string, string][] {
+  const byNumber = new Map<string, NumberedChannel[]>();
+  for (const channel of after) {
+    if (channel.hidden !== 0) continue;
+    const list = byNumber.get(channel.number);
+    if (list) list.push(channel);
+    else byNumber.set(channel.number, [channel]);
+  }
   const clashes: [string, string][] = [];
-  for (const [id, number] of numbered) {
-    const other = holder.get(number);
-    if (other !== undefined) clashes.push([id, other]);
-    else holder.set(number, id);
+  const said = new Set<string>();
+  for (const channels of byNumber.values()) {
+    if (channels.length < 2) continue;
+    for (const a of channels) {
+      if (!involved.has(a.id)) continue;
+      for (const b of channels) {
+        if (a === b || mayShare(a, b, before) || said.has(`${b.id}\n${a.id}`)) continue;
+        said.add(`${a.id}\n${b.id}`);
+        clashes.push([a.id, b.id]);
+        break;
+      }
+    }
   }
   return clashes;
 }

@@ -10,8 +10,8 @@
 import type { Db } from '../db/database.js';
 import { lineupVersion } from '../repositories/channel-edits.repository.js';
 import { listStreamableChannels, type StreamableChannel } from '../repositories/sources.repository.js';
-import type { GuideChannelMap } from './guide-match.js';
-import { guideMapOf } from './job-scheduler.js';
+import { listGuideChannels } from '../repositories/guide.repository.js';
+import { type GuideChannelMap, matchGuideChannels } from './guide-match.js';
 
 export interface LineupSnapshot {
   /** Every streamable channel (not hidden), in number order. */
@@ -28,7 +28,21 @@ interface Cached {
 
 const cache = new WeakMap<Db, Cached>();
 
+/** Which guide channel describes each channel number, for `channels` (read now, not cached). */
+export function guideMapOf(db: Db, channels: readonly StreamableChannel[]): GuideChannelMap {
+  const guideChannels = listGuideChannels(db).map((gc) => ({ ...gc, displayNames: JSON.parse(gc.display_names) as string[] }));
+  return matchGuideChannels(channels, guideChannels);
+}
+
+/** Each channel number once: the first of the sources that carry it (the one a viewer gets). */
+export function firstPerNumber(channels: readonly StreamableChannel[]): StreamableChannel[] {
+  const seen = new Set<string>();
+  return channels.filter((c) => !seen.has(c.number) && seen.add(c.number));
+}
+
 function entryFor(db: Db): Cached {
+  // Inside a transaction the counter may yet roll back to a value a later commit reaches again: read, never cache.
+  if (db.inTransaction) return { version: -1, channels: listStreamableChannels(db) };
   const version = lineupVersion(db);
   let cached = cache.get(db);
   if (cached?.version !== version) cache.set(db, (cached = { version, channels: listStreamableChannels(db) }));

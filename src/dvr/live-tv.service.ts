@@ -11,7 +11,7 @@ import { type DvrJobRow, getDvrJob, listJobsInState } from '../repositories/jobs
 import type { StreamableChannel } from '../repositories/sources.repository.js';
 import { type GuidePage, guidePageOf, type GuidePageRequest } from './guide-page.js';
 import type { JobScheduler } from './job-scheduler.js';
-import { lineupSnapshot } from './lineup-snapshot.js';
+import { firstPerNumber, lineupSnapshot } from './lineup-snapshot.js';
 import { isPlaceholder, placeholderAirings } from './placeholder-airings.js';
 import type { RecordingsService } from './recordings.service.js';
 import type { RulesService } from './rules.service.js';
@@ -172,10 +172,4 @@ export class LiveTvService {
   private activeJobOn(number: string): DvrJobRow | undefined {
     return listJobsInState(this.db, 'recording').find((job) => job.channel === number && this.parts.recordings.isRecording(job.id));
   }
-}
-
-/** Each channel number once: the first of the sources that carry it. */
-function firstPerNumber(channels: readonly StreamableChannel[]): StreamableChannel[] {
-  const seen = new Set<string>();
-  return channels.filter((c) => !seen.has(c.number) && seen.add(c.number));
 }

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import { NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { countProgrammesEndingAfter, getGuide, GuideWriter, setGuideError } from '../repositories/guide.repository.js';
-import { listEditsOfSource } from '../repositories/channel-edits.repository.js';
+import { listEditsOfSource, listLineup } from '../repositories/channel-edits.repository.js';
 import {
   getSource,
   listSourceChannelNumbers,
@@ -24,7 +24,7 @@ import {
   type SourceRow,
 } from '../repositories/sources.repository.js';
 import { readHdHomeRun } from './hdhomerun.client.js';
-import { withEdits } from './lineup-edits.js';
+import { numberClashes, withEdits } from './lineup-edits.js';
 import { parseM3u } from './m3u.parser.js';
 import { advice, confirmation, judgeGuide, judgeLineup, needsConfirmation, playlistProblem, RefreshRejected, type RejectionKind, rejectionKind } from './refresh-checks.js';
 import { openSource, readSourceText, shownLocation } from './source-reader.js';
@@ -116,15 +116,27 @@ export class SourceRefresher {
       if (judgement && options.accept !== true) throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
       const edited = withEdits(result.channels, listEditsOfSource(this.db, id));
       replaceSourceChannels(this.db, id, { ...result, channels: edited.channels, identities: edited.identities }, this.now());
-      for (const [renumbered, other] of edited.clashes) {
-        this.options.logger?.warn({ source: id }, `after the refresh, ${renumbered} has your number, which ${other} now has too; the lineup lists one of them: renumber one (PATCH /dvr/lineup/ID or \`antenna channels edit\`)`);
-      }
+      this.warnOfClashes(id);
       const counts = { channels: result.channels.length, skipped: result.skipped };
       if (judgement) this.options.logger?.warn({ source: id, ...counts }, `source refresh applied as the user confirmed: ${judgement.detail}`);
       else this.options.logger?.info({ source: id, ...counts }, 'source refresh applied');
       return { id, ...counts };
     } catch (error) {
       return this.rejected('source', id, `${source.name}: ${reason(error)}`, error, (message, kind) => setSourceError(this.db, id, message, this.now(), kind));
+    }
+  }
+
+  /** A channel the user numbered that now shares its number with another (this refresh brought it, or moved it there): said, with what to do. */
+  private warnOfClashes(id: string): void {
+    const lineup = listLineup(this.db);
+    const numbered = new Set(lineup.flatMap((row) => (row.number !== row.source_number ? [row.id] : [])));
+    const byId = new Map(lineup.map((row) => [row.id, row]));
+    for (const [mine, other] of numberClashes(lineup, numbered)) {
+      const [a, b] = [byId.get(mine), byId.get(other)];
+      this.options.logger?.warn(
+        { source: id, channels: [mine, other] },
+        `after the refresh, “${a?.name ?? mine}” (${mine}) has the number you gave it, ${a?.number ?? ''}, which “${b?.name ?? other}” (${other}) has too; the lineup lists one of them: renumber one (PATCH /dvr/lineup/ID, or antenna channels edit ID --number N)`,
+      );
     }
   }
 

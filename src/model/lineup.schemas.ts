@@ -42,6 +42,9 @@ export const LineupChannelSchema = Type.Object(
     guide_priority: Type.Optional(Type.Array(Type.String(), { description: 'guide ids tried first for this channel, in order' })),
     source: OffSource,
     edited: Type.Array(Type.String(), { description: 'the fields the user set (number, name, logo, group, hidden, favorite, guide_channel, guide_priority)' }),
+    number_clash: Type.Optional(
+      Type.String({ description: 'the id of a visible channel that has this number too and is not this channel at another source (a refresh brought it): the lineup lists one of them; renumber one' }),
+    ),
   },
   { title: 'Lineup channel' },
 );
@@ -75,7 +78,7 @@ export const LineupGroupSchema = Type.Object(
 
 /** `POST /dvr/lineup/groups/:group/renumber`. */
 export const RenumberBodySchema = Type.Object(
-  { start: Type.Integer({ minimum: 1, maximum: 999999, description: 'the first number; the group’s visible channels get start, start+1, … in their order' }) },
+  { start: Type.Integer({ minimum: 1, maximum: 99999, description: 'the first number; the group’s visible channels get start, start+1, … in their order (at most 99999, as rules name channels)' }) },
   { additionalProperties: false },
 );
 

@@ -43,12 +43,31 @@ export interface LineupRow {
   source_logo: string | null;
   source_group: string | null;
   edit_id: number | null;
+  /** The channel's edit, read with it (one query for a whole lineup). */
+  edit: ChannelEdit | null;
+}
+
+type JoinedRow = Omit<LineupRow, 'edit'> & { [K in keyof ChannelEdit as `e_${K}`]: ChannelEdit[K] | null };
+
+const EDIT_FIELDS = ['id', 'source_key', 'source_number', 'source_name', 'number', 'name', 'logo', 'group_name', 'hidden', 'favorite', 'guide_channel', 'guide_priority'] as const;
+
+/** A joined row as a lineup row with its edit. */
+function lineupRow(joined: JoinedRow): LineupRow {
+  const row: Record<string, unknown> = {};
+  const edit: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(joined)) {
+    if (name.startsWith('e_')) edit[name.slice(2)] = value;
+    else row[name] = value;
+  }
+  return { ...(row as Omit<LineupRow, 'edit'>), edit: joined.e_id === null ? null : (edit as unknown as ChannelEdit) };
 }
 
 const EDIT_COLUMNS = 'id, source_key, source_number, source_name, number, name, logo, group_name, hidden, favorite, guide_channel, guide_priority';
 const LINEUP_COLUMNS =
   'c.id, c.source_id, c.number, c.name, c.image_url, c.group_title, c.hidden, c.favorited, c.guide_id, c.guide_name, c.guide_channel, c.guide_priority, ' +
-  'c.source_number, c.source_name, c.source_logo, c.source_group, c.edit_id';
+  'c.source_number, c.source_name, c.source_logo, c.source_group, c.edit_id, ' +
+  EDIT_FIELDS.map((field) => `e.${field} AS e_${field}`).join(', ');
+const LINEUP_FROM = 'channels c JOIN dvr_sources s ON s.id = c.source_id LEFT JOIN channel_edits e ON e.id = c.edit_id';
 const NUMBER_ORDER = `CAST(c.number AS INTEGER),
   CASE WHEN instr(c.number, '.') > 0 THEN CAST(substr(c.number, instr(c.number, '.') + 1) AS INTEGER) ELSE -1 END, c.number, s.created_at, c.id`;
 
@@ -62,16 +81,12 @@ export function getEdit(db: Db, id: number): ChannelEdit | undefined {
 
 /** Every channel of every source, hidden ones too, in number order. */
 export function listLineup(db: Db): LineupRow[] {
-  return statement(db, `SELECT ${LINEUP_COLUMNS} FROM channels c JOIN dvr_sources s ON s.id = c.source_id ORDER BY ${NUMBER_ORDER}`).all() as LineupRow[];
+  return (statement(db, `SELECT ${LINEUP_COLUMNS} FROM ${LINEUP_FROM} ORDER BY ${NUMBER_ORDER}`).all() as JoinedRow[]).map(lineupRow);
 }
 
 export function getLineupChannel(db: Db, id: string): LineupRow | undefined {
-  return statement(db, `SELECT ${LINEUP_COLUMNS} FROM channels c JOIN dvr_sources s ON s.id = c.source_id WHERE c.id = ?`).get(id) as LineupRow | undefined;
-}
-
-/** The tvg-ids of a source's channels other than `channelId` (a stable id must be the only one). */
-export function otherGuideIdsOfSource(db: Db, sourceId: string, channelId: string): Set<string> {
-  return new Set(statement(db, 'SELECT guide_id FROM channels WHERE source_id = ? AND id <> ? AND guide_id IS NOT NULL').pluck().all(sourceId, channelId) as string[]);
+  const joined = statement(db, `SELECT ${LINEUP_COLUMNS} FROM ${LINEUP_FROM} WHERE c.id = ?`).get(id) as JoinedRow | undefined;
+  return joined && lineupRow(joined);
 }
 
 /** Stores an edit (a new one when `id` is null) and applies it to its channel row; the edit's id. */

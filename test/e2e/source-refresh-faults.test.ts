@@ -128,7 +128,9 @@ describe('a source or guide that fails in every way', () => {
     expect(response.status).toBe(200);
     expect(response.json).toMatchObject({ id: before.id, rejected: kind, error: expect.stringMatching(message) });
     const after = what === 'source' ? await source() : await guide();
-    expect(after).toEqual({ ...before, error: response.json.error });
+    // The list says what the answer said: the reason, its kind, and whether confirming would apply it.
+    const { needs_confirmation: _held, ...rest } = before;
+    expect(after).toEqual({ ...rest, error: response.json.error, rejected: kind, ...(kind === 'empty' || kind === 'shrinks' ? { needs_confirmation: true } : {}) });
     expect(await jobIds()).toEqual(jobs);
     await until(() => warnings().slice(warned), (lines) => lines.some((line) => line.reason === kind && line.err === response.json.error), 5000, 'the warning');
     if (kind === 'empty' || kind === 'shrinks') expect(response.json.error).toContain(`POST /dvr/${what}s/${String(before.id)}/refresh?accept=true`);
@@ -144,8 +146,10 @@ describe('a source or guide that fails in every way', () => {
       expect(response.status).toBe(200);
       expect(response.json).toMatchObject({ rejected: 'unreadable', error: expect.stringMatching(/did not answer within 30 s/) });
     }
-    expect(await source()).toEqual({ ...s, error: bySource.json.error });
-    expect(await guide()).toEqual({ ...g, error: byGuide.json.error });
+    const { needs_confirmation: _sourceHeld, ...sourceRest } = s;
+    const { needs_confirmation: _guideHeld, ...guideRest } = g;
+    expect(await source()).toEqual({ ...sourceRest, error: bySource.json.error, rejected: 'unreadable' });
+    expect(await guide()).toEqual({ ...guideRest, error: byGuide.json.error, rejected: 'unreadable' });
     expect(await jobIds()).toEqual(jobs);
   }, 90_000);
 

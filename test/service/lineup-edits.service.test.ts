@@ -187,6 +187,50 @@ describe('bad edits', () => {
   });
 });
 
+describe('numbers two channels may not share', () => {
+  it('refuses to show a hidden channel whose number another channel of its source took meanwhile, alone or with its group', () => {
+    dvr.lineupEdits.edit(channelId('1'), { hidden: true });
+    dvr.lineupEdits.edit(channelId('2'), { number: '1' });
+    expect(() => dvr.lineupEdits.edit(channelId('1'), { hidden: false })).toThrow(/1 “Alpha” \(.*-1\) would be 1, which 1 “Beta” \(.*-2\) has/);
+    expect(() => dvr.lineupEdits.setGroupHidden('News', false)).toThrow(ConflictError);
+    expect(listed().map(([number, name]) => `${number} ${name}`)).toEqual(['1 Beta', '3 Gamma', '4 Delta', '5 Echo']);
+  });
+
+  it('moves a channel two sources carry as one: both copies renumbered, its rule with them', async () => {
+    const other = join(temp.dir, 'other.m3u');
+    writeFileSync(other, '#EXTM3U\n#EXTINF:-1 tvg-chno="3",Gamma backup\nhttp://127.0.0.1:9/g2\n#EXTINF:-1 tvg-chno="50",Fifty\nhttp://127.0.0.1:9/50\n');
+    const second = dvr.sources.addSource({ kind: 'm3u', location: other });
+    await dvr.refreshSource(second.id);
+    dvr.rules.create({ type: 'slot', channel: '3', start_time: T0, duration: 600 });
+    const moved = dvr.lineupEdits.edit(channelId('3'), { number: '33' });
+    expect(moved.number).toBe('33');
+    expect(dvr.lineupEdits.list().filter((c) => c.number === '33').map((c) => c.source_id).sort()).toEqual([source(), second.id].sort());
+    expect(dvr.rules.list().map((r) => (r.definition as { channel: string }).channel)).toEqual(['33']);
+    // A number the user gives that another source's channel has from its source: refused.
+    expect(() => dvr.lineupEdits.edit(channelId('1'), { number: '50' })).toThrow(/would be 50, which 50 “Fifty”/);
+    // The group renumbers each number once, the other source's copy with it.
+    // In number order: Delta (4) gets 300, Gamma (33, on both sources) 301.
+    dvr.lineupEdits.renumberGroup('Sports', 300);
+    expect(dvr.lineupEdits.list().filter((c) => c.number === '301').map((c) => c.source_id).sort()).toEqual([source(), second.id].sort());
+    expect(dvr.rules.list().map((r) => (r.definition as { channel: string }).channel)).toEqual(['301']);
+  });
+
+  it('marks a number a refresh gave another source’s channel where the user numbered one (and says so in the log)', async () => {
+    dvr.lineupEdits.edit(channelId('1'), { number: '60' });
+    const other = join(temp.dir, 'other.m3u');
+    writeFileSync(other, '#EXTM3U\n#EXTINF:-1 tvg-chno="60",Sixty\nhttp://127.0.0.1:9/60\n');
+    const second = dvr.sources.addSource({ kind: 'm3u', location: other });
+    await dvr.refreshSource(second.id);
+    expect(dvr.lineupEdits.get(channelId('1'))).toMatchObject({ number: '60', number_clash: `${second.id}-60` });
+    expect(dvr.lineupEdits.get(`${second.id}-60`)).toMatchObject({ number_clash: channelId('1') });
+  });
+
+  it('refuses a group renumber past the numbers rules can name, and takes a blank group for none', () => {
+    expect(() => dvr.lineupEdits.renumberGroup('News', 99999)).toThrow(/start at 99998 at most/);
+    expect(dvr.lineupEdits.edit(channelId('5'), { group: '   ' })).not.toHaveProperty('group');
+  });
+});
+
 describe('groups', () => {
   it('lists the groups, hides and shows one, renumbers one from a start and refuses a start that collides', () => {
     expect(dvr.lineupEdits.groups()).toEqual([

@@ -69,10 +69,10 @@ describe('what an edit makes of a channel', () => {
     expect(ownFields(source, edit(7, { number: '104', hidden: 1, favorite: 1 }))).toMatchObject({ number: '104', name: 'Delta', hidden: true, favorite: true, edit_id: 7 });
   });
 
-  it('reports a refresh whose channel now has the number the user gave another', () => {
+  it('learns the identity each edit found its channel by', () => {
     const result = withEdits([channel('1', 'One', 'one'), channel('7', 'Seven')], [edit(1, { source_key: 'one', source_number: '1', source_name: 'One', number: '7' })]);
     expect(result.identities).toEqual([{ id: 1, source_key: 'one', source_number: '1', source_name: 'One' }]);
-    expect(result.clashes).toEqual([['One (1 at the source)', 'Seven (7 at the source)']]);
+    expect(result.channels.map((c) => c.own?.number)).toEqual(['7', '7']);
   });
 });
 
@@ -81,16 +81,26 @@ describe('numbers', () => {
     expect(['7-1', '7_1', '007.01', '12', '0', '10.0'].map(storedNumber)).toEqual(['7.1', '7.1', '7.1', '12', '0', '10.0']);
   });
 
-  it('clash with a visible channel outside the renumbered ones, or with one another', () => {
-    const visible = [
-      { id: 'a', number: '1' },
-      { id: 'b', number: '2' },
-      { id: 'c', number: '3' },
-    ];
-    expect(numberClashes(new Map([['a', '2']]), visible)).toEqual([['a', 'b']]);
-    expect(numberClashes(new Map([['a', '2'], ['b', '3']]), visible)).toEqual([['b', 'c']]);
-    expect(numberClashes(new Map([['a', '2'], ['b', '1']]), visible)).toEqual([]);
-    expect(numberClashes(new Map([['a', '9'], ['b', '9']]), visible)).toEqual([['b', 'a']]);
+  const row = (id: string, number: string, source = 's1', sourceNumber = number, hidden = 0) => ({ id, number, source_id: source, source_number: sourceNumber, hidden });
+
+  it('clash: two channels of one source, whoever numbered them', () => {
+    expect(numberClashes([row('a', '2', 's1', '1'), row('b', '2')], new Set(['a']))).toEqual([['a', 'b']]);
+    // A hidden one holds no number.
+    expect(numberClashes([row('a', '2', 's1', '1'), row('b', '2', 's1', '2', 1)], new Set(['a']))).toEqual([]);
+  });
+
+  it('two sources may share a number each has from its source, or one they shared before; not one the user gave one of them', () => {
+    expect(numberClashes([row('a', '5', 's1'), row('b', '5', 's2')], new Set(['a', 'b']))).toEqual([]);
+    const before = new Map([['a', '5'], ['b', '5']]);
+    expect(numberClashes([row('a', '105', 's1', '5'), row('b', '105', 's2', '5')], new Set(['a', 'b']), before)).toEqual([]);
+    expect(numberClashes([row('a', '50', 's1', '1'), row('b', '50', 's2')], new Set(['a']), new Map([['a', '1'], ['b', '50']]))).toEqual([['a', 'b']]);
+    // After a refresh (no before): a number the user gave one, which another source's channel has from its source.
+    expect(numberClashes([row('a', '50', 's1', '1'), row('b', '50', 's2')], new Set(['a']))).toEqual([['a', 'b']]);
+  });
+
+  it('reports each pair once, only pairs with an involved channel', () => {
+    expect(numberClashes([row('a', '9', 's1', '1'), row('b', '9', 's1', '2')], new Set(['a', 'b']))).toEqual([['a', 'b']]);
+    expect(numberClashes([row('a', '9', 's1', '1'), row('b', '9', 's1', '2')], new Set())).toEqual([]);
   });
 });
 
