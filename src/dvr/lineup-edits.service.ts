@@ -13,7 +13,7 @@ import type { LineupChannelSchema, LineupEdit, LineupGroupSchema } from '../mode
 import { type ChannelEdit, getLineupChannel, type LineupRow, listLineup, saveEdit } from '../repositories/channel-edits.repository.js';
 import { getGuide, type GuideRow, listGuideChannels, setGuidePriority } from '../repositories/guide.repository.js';
 import { guideKey } from './guide-match.js';
-import { editedFields, type NumberedChannel, numberClashes, ownFields, stableKeys, storedNumber } from './lineup-edits.js';
+import { editedFields, mayShare, type NumberedChannel, numberClashes, ownFields, stableKeys, storedNumber } from './lineup-edits.js';
 import { lineupSnapshot } from './lineup-snapshot.js';
 import type { RulesService } from './rules.service.js';
 
@@ -59,8 +59,7 @@ export class LineupEditsService {
   edit(id: string, change: LineupEdit): LineupChannel {
     const row = this.row(id);
     const lineup = listLineup(this.db);
-    const copies = row.hidden === 0 ? lineup.filter((other) => other.hidden === 0 && other.number === row.number) : [row];
-    this.applyAll(copies, () => change, lineup);
+    this.applyAll(copiesOf([row], lineup), () => change, lineup);
     this.options.changed();
     return this.get(id);
   }
@@ -98,8 +97,8 @@ export class LineupEditsService {
       throw new BadRequestError('start', `${numbers.length} channels from ${start} would go past ${MAX_CHANNEL_NUMBER}, the highest number rules can name: start at ${MAX_CHANNEL_NUMBER - numbers.length + 1} at most.`);
     }
     const to = new Map(numbers.map((number, index) => [number, String(start + index)]));
-    const copies = lineup.filter((row) => row.hidden === 0 && to.has(row.number));
-    this.applyAll(copies, (row) => ({ number: to.get(row.number) ?? row.number }), lineup);
+    const visible = this.groupRows(group, lineup).filter((row) => row.hidden === 0);
+    this.applyAll(copiesOf(visible, lineup), (row) => ({ number: to.get(row.number) ?? row.number }), lineup);
     this.options.changed();
     return this.groupChannels(group);
   }
@@ -247,6 +246,19 @@ export class LineupEditsService {
 
 /** The highest channel number rules can name (their schema: 5 digits). */
 const MAX_CHANNEL_NUMBER = 99999;
+
+/**
+ * `rows` and, for each visible one, its copies at other sources: the visible channels with
+ * its number that are the same channel to a viewer (mayShare), not another channel a
+ * refresh landed on that number.
+ */
+function copiesOf(rows: readonly LineupRow[], lineup: readonly LineupRow[]): LineupRow[] {
+  const ids = new Set(rows.map((row) => row.id));
+  const byNumber = new Map<string, LineupRow[]>();
+  for (const row of rows) if (row.hidden === 0) byNumber.set(row.number, [...(byNumber.get(row.number) ?? []), row]);
+  const copies = lineup.filter((other) => !ids.has(other.id) && other.hidden === 0 && (byNumber.get(other.number) ?? []).some((row) => mayShare(row, other)));
+  return [...rows, ...copies];
+}
 
 /** Each channel's stable id at its source (stableKeys, per source), by channel id. */
 function stableKeysOf(lineup: readonly LineupRow[]): Map<string, string | null> {

@@ -122,7 +122,7 @@ export interface NumberedChannel {
  * number each has from its source, or one they shared before the change (`before`); with
  * no before (a refresh), one the user gave both. Two channels of one source never may.
  */
-function mayShare(a: NumberedChannel, b: NumberedChannel, before: ReadonlyMap<string, string> | undefined): boolean {
+export function mayShare(a: NumberedChannel, b: NumberedChannel, before?: ReadonlyMap<string, string>): boolean {
   if (a.source_id === b.source_id) return false;
   const ownA = a.number === a.source_number;
   const ownB = b.number === b.source_number;

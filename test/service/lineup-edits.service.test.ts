@@ -223,6 +223,9 @@ describe('numbers two channels may not share', () => {
     await dvr.refreshSource(second.id);
     expect(dvr.lineupEdits.get(channelId('1'))).toMatchObject({ number: '60', number_clash: `${second.id}-60` });
     expect(dvr.lineupEdits.get(`${second.id}-60`)).toMatchObject({ number_clash: channelId('1') });
+    // Not one channel on two sources: editing one leaves the other as it is.
+    dvr.lineupEdits.edit(channelId('1'), { name: 'Alpha Sixty' });
+    expect(dvr.lineupEdits.get(`${second.id}-60`)).toMatchObject({ name: 'Sixty', edited: [] });
   });
 
   it('refuses a group renumber past the numbers rules can name, and takes a blank group for none', () => {
