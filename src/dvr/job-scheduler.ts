@@ -16,7 +16,7 @@ import { placeAgain } from './job-placing-again.js';
 import { byStartAndId } from './job-placing.js';
 import { keptVanishedJob, type VanishedJobLookups } from './vanished-jobs.js';
 import { placeholderAirings } from './placeholder-airings.js';
-import { listLineup } from '../repositories/channel-edits.repository.js';
+import { hiddenChannelNumbers } from '../repositories/channel-edits.repository.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -215,7 +215,7 @@ export class JobScheduler {
     const streamable = listStreamableChannels(this.db);
     const offered = new Set(streamable.map((channel) => channel.number));
     let hidden: Set<string> | undefined;
-    const hiddenNumbers = () => (hidden ??= new Set(listLineup(this.db).flatMap((row) => (row.hidden === 1 ? [row.number] : []))));
+    const hiddenNumbers = () => (hidden ??= hiddenChannelNumbers(this.db));
     let map: GuideChannelMap | undefined;
     const lookups: VanishedJobLookups = {
       now,
@@ -300,7 +300,7 @@ export class JobScheduler {
     const offered = new Set(channels.map((channel) => channel.number));
     return {
       channelSources,
-      hiddenChannels: new Set(listLineup(this.db).flatMap((row) => (row.hidden === 1 && !offered.has(row.number) ? [row.number] : []))),
+      hiddenChannels: new Set([...hiddenChannelNumbers(this.db)].filter((number) => !offered.has(number))),
       sourceLimits: new Map(sources.map((s) => [s.id, s.stream_limit])),
       sourceNames: new Map(sources.map((s) => [s.id, s.name])),
     };

@@ -123,3 +123,8 @@ export function saveEdit(db: Db, sourceId: string, channelId: string, edit: Omit
 export function lineupVersion(db: Db): number {
   return statement(db, 'SELECT n FROM lineup_version WHERE id = 1').pluck().get() as number;
 }
+
+/** The numbers of the channels the user hid (what the planner says a job on one could not record from). */
+export function hiddenChannelNumbers(db: Db): Set<string> {
+  return new Set(statement(db, 'SELECT DISTINCT number FROM channels WHERE hidden = 1').pluck().all() as string[]);
+}
