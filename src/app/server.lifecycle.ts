@@ -78,6 +78,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       logger,
       rescanIntervalMs: config.rescanInterval * 60_000,
     });
+    // Position, watched and favorite writes: logged, so interface A's cached lists are patched rather than built again.
+    const stateLog = new ItemStateLog();
+    const library = new LibraryService(db, { boundary, stateLog });
     const dvr = new DvrService(db, {
       recordingsDir: config.recordings,
       thumbnailsDir: join(config.data, 'thumbnails'),
@@ -93,9 +96,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       refreshInterval: config.guideRefresh,
       localSourceDirs: config.allowLocalSources,
       programs,
+      // A guide refresh writes from a thread of its own: interface A's cached lists stay through the rows no reader sees.
+      guideWrites: { unseen: () => library.externalWritesUnseen(), swapped: () => library.externalWritesSeen() },
     });
-    // Position, watched and favorite writes: logged, so interface A's cached lists are patched rather than built again.
-    const stateLog = new ItemStateLog();
     const files = new MediaFilesService(db, { recordingsDir: config.recordings, boundary, stopRecording: (id) => dvr.recordings.stopItem(id), stateLog });
     const hls = new HlsService({
       dir: join(config.data, 'hls'),
@@ -120,7 +123,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     // What GET /health reports: 503 until everything below has started, and again once stopping begins.
     let phase: ServerPhase = 'starting';
     const app = await buildHttpApp({
-      library: new LibraryService(db, { boundary, stateLog }),
+      library,
       hls,
       management: {
         files,

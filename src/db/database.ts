@@ -62,6 +62,22 @@ export function openDatabase(file: string): Db {
   return db;
 }
 
+/**
+ * A second connection to a database this process opened (and migrated) with
+ * openDatabase, for a worker thread's bulk writes: the same settings, no checks or
+ * migrations, and a WAL let grow to 40 MB between checkpoints (each checkpoint of a
+ * 4 MB WAL halved the pace of a guide's many short transactions: 12 s for 200,000
+ * programmes instead of 7 s).
+ */
+export function openWorkerConnection(file: string): Db {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('wal_autocheckpoint = 10000');
+  return db;
+}
+
 /** A migrated database that lives only in memory, for generating documents and for tools. */
 export function openMemoryDatabase(): Db {
   const db = new Database(':memory:');

@@ -16,7 +16,7 @@ import type { Db } from '../db/database.js';
 import { deleteGuide, getGuide, type GuideRow, listGuides, removeConfigGuidesExcept, saveGuide } from '../repositories/guide.repository.js';
 import { MAX_REMOVED_SHARE } from './refresh-checks.js';
 import { isUrl, shownLocation } from './source-reader.js';
-import { type GuideRefresh, type RefreshOptions, type RefreshSummary, type SourceRefresh, SourceRefresher } from './source-refresh.js';
+import { type GuideRefresh, type GuideWrites, type RefreshOptions, type RefreshSummary, type SourceRefresh, SourceRefresher } from './source-refresh.js';
 import {
   deleteSource,
   getSource,
@@ -106,6 +106,8 @@ export class DvrSourcesService {
       maxRemovedShare?: number;
       /** Longest wait for a source's or guide's answer and each chunk of it (the source reader's default: 30 s). */
       readTimeoutMs?: number;
+      /** Told of a guide refresh's commits (source-refresh.ts). */
+      guideWrites?: GuideWrites;
     } = {},
   ) {
     this.refresher = new SourceRefresher(db, {
@@ -114,6 +116,7 @@ export class DvrSourcesService {
       maxRemovedShare: options.maxRemovedShare ?? MAX_REMOVED_SHARE,
       timeoutMs: options.readTimeoutMs,
       readable: (row) => this.readableLocation(row),
+      guideWrites: options.guideWrites,
     });
   }
 
@@ -220,5 +223,10 @@ export class DvrSourcesService {
   /** Reads a guide again, as refreshSource does a source. */
   refreshGuide(id: string, options: RefreshOptions = {}): Promise<GuideRefresh> {
     return this.refresher.refreshGuide(id, options);
+  }
+
+  /** After the re-plan that follows guide refreshes: the programmes they replaced are deleted (SourceRefresher.dropReplacedProgrammes). */
+  dropReplacedProgrammes(): void {
+    this.refresher.dropReplacedProgrammes();
   }
 }

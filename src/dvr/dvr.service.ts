@@ -11,6 +11,7 @@ import { DvrSourcesService, type DvrSourcesConfig, type GuideRefresh, type Sourc
 import { PROGRAMS_ON_PATH, type ProgramPaths } from '../common/external-program.js';
 import { GuideSearchService } from './guide-search.service.js';
 import { JobScheduler } from './job-scheduler.js';
+import { guideThreadsStopped } from './guide-refresh.thread.js';
 import { LineupService } from './lineup.service.js';
 import { LineupEditsService } from './lineup-edits.service.js';
 import { isPlaceholder } from './placeholder-airings.js';
@@ -18,6 +19,7 @@ import { LiveTvService } from './live-tv.service.js';
 import { listSources } from '../repositories/sources.repository.js';
 import { RecordingsService } from './recordings.service.js';
 import { RulesService } from './rules.service.js';
+import type { GuideWrites } from './source-refresh.js';
 import { StreamHub } from './stream-hub.js';
 
 export interface DvrOptions {
@@ -38,6 +40,8 @@ export interface DvrOptions {
   localSourceDirs?: readonly string[];
   /** Longest wait for a source's or guide's answer and each chunk of it (default 30 s; tests shorten it). */
   sourceTimeoutMs?: number;
+  /** Told of a guide refresh's commits from its worker thread (interface A's cache keeps its lists through the unseen ones). */
+  guideWrites?: GuideWrites;
 }
 
 /** Re-planning at least this often keeps the plan rolling forward with the clock. */
@@ -72,6 +76,7 @@ export class DvrService {
       ...shared,
       ...(options.localSourceDirs ? { localSourceDirs: options.localSourceDirs } : {}),
       ...(options.sourceTimeoutMs ? { readTimeoutMs: options.sourceTimeoutMs } : {}),
+      ...(options.guideWrites ? { guideWrites: options.guideWrites } : {}),
     });
     this.sources.applyConfig(options.sources);
     this.hub = new StreamHub({
@@ -116,7 +121,7 @@ export class DvrService {
     this.schedule.settleAfterDowntime();
     this.recordings.resumePostProcessing();
     this.schedule.replan();
-    this.replanTimer = setInterval(() => this.safely('periodic re-planning', () => this.schedule.replan()), REPLAN_INTERVAL_MS);
+    this.replanTimer = setInterval(() => void this.replanInSlices('periodic re-planning'), REPLAN_INTERVAL_MS);
     this.replanTimer.unref();
     const refresh = () => this.refresh().catch((error: unknown) => this.options.logger?.error({ err: error }, 'refreshing sources and guides failed'));
     void refresh();
@@ -137,13 +142,25 @@ export class DvrService {
     }
   }
 
+  /** A full re-plan that reads the guide in slices (JobScheduler.replanInSlices); a failure is logged, never thrown. */
+  private async replanInSlices(what: string): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.schedule.replanInSlices();
+    } catch (error) {
+      this.options.logger?.error({ err: error }, `${what} failed`);
+    } finally {
+      this.sources.dropReplacedProgrammes();
+    }
+  }
+
   /** Refreshes every source and guide, then re-plans. Concurrent calls share one refresh. */
   refresh(): Promise<unknown> {
     if (this.refreshing) return this.refreshing;
     this.refreshing = this.sources
       .refreshAll(this.refreshAbort.signal)
-      .then((summary) => {
-        if (!this.stopped) this.schedule.replan();
+      .then(async (summary) => {
+        await this.replanInSlices('re-planning after a refresh');
         return summary;
       })
       .finally(() => (this.refreshing = undefined));
@@ -152,16 +169,16 @@ export class DvrService {
 
   /** Refreshes one source (`accept`: the user confirms a lineup that removes much) and re-plans when it was applied. */
   async refreshSource(id: string, accept = false): Promise<SourceRefresh> {
-    return this.replannedAfter(await this.sources.refreshSource(id, { signal: this.refreshAbort.signal, accept }));
+    return await this.replannedAfter(await this.sources.refreshSource(id, { signal: this.refreshAbort.signal, accept }));
   }
 
   /** Refreshes one guide, as refreshSource does a source. */
   async refreshGuide(id: string, accept = false): Promise<GuideRefresh> {
-    return this.replannedAfter(await this.sources.refreshGuide(id, { signal: this.refreshAbort.signal, accept }));
+    return await this.replannedAfter(await this.sources.refreshGuide(id, { signal: this.refreshAbort.signal, accept }));
   }
 
-  private replannedAfter<T extends { error?: string }>(result: T): T {
-    if (result.error === undefined) this.safely('re-planning after a refresh', () => this.schedule.replan());
+  private async replannedAfter<T extends { error?: string }>(result: T): Promise<T> {
+    if (result.error === undefined) await this.replanInSlices('re-planning after a refresh');
     return result;
   }
 
@@ -178,5 +195,7 @@ export class DvrService {
     await this.recordings.stop();
     this.hub.stop();
     await this.refreshing?.catch(() => undefined);
+    // Aborted above: a guide refresh's thread closes its connection before the database closes.
+    await guideThreadsStopped();
   }
 }

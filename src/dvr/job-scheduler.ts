@@ -8,7 +8,8 @@ import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { type GuideChannelMap, guideKey } from './guide-match.js';
 import { firstPerNumber, guideMapOf, lineupSnapshot } from './lineup-snapshot.js';
-import { deleteProgrammesEndedBefore, iterateProgrammeTuplesMatching, iterateProgrammeTuplesOn, iterateProgrammeTuplesWhere, programmesBetween } from '../repositories/guide.repository.js';
+import { deleteProgrammesEndedBefore, guideGenerations, type ProgrammeTuple, programmesBetween } from '../repositories/guide.repository.js';
+import { planGuideRows } from './plan-guide-rows.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
 import { findCandidates, guidePrefilter, type Plan, placeAll, type PlannerInput, type Placing, programmeKeyOf, type RunningJob, slotProgramme } from './job-planner.js';
 import { ruleOfJobId } from './job-ids.js';
@@ -16,7 +17,7 @@ import { placeAgain } from './job-placing-again.js';
 import { byStartAndId } from './job-placing.js';
 import { keptVanishedJob, type VanishedJobLookups } from './vanished-jobs.js';
 import { placeholderAirings } from './placeholder-airings.js';
-import { hiddenChannelNumbers } from '../repositories/channel-edits.repository.js';
+import { hiddenChannelNumbers, lineupVersion } from '../repositories/channel-edits.repository.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -83,6 +84,8 @@ export class JobScheduler {
   private written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined;
   /** Ids of the jobs the last full write kept listed though the plan lost them (withVanished). */
   private keptIds: ReadonlySet<string> = new Set();
+  /** Plans made (full or after a rule's edit): replanInSlices starts again when one was made while it read. */
+  private plans = 0;
 
   constructor(
     private readonly db: Db,
@@ -108,15 +111,61 @@ export class JobScheduler {
   replan(): void {
     if (!this.options.running()) return;
     const now = this.nowSeconds();
+    this.planFully(now, listStreamableChannels(this.db), undefined);
+  }
+
+  /**
+   * replan, in parts with the event loop free between them: the guide read a slice at a
+   * time (plan-guide-rows.ts), then the candidates found, placed and written, a turn of
+   * the loop after each. After a refresh and every ten minutes: on a 14-day guide of 1,000
+   * channels a full plan is about a second, which every request waited behind. A plan made
+   * meanwhile (a rule's edit, a recording's start or end, a skip: each plans) or a guide or
+   * lineup that changed starts it again; after three tries it is replan.
+   */
+  async replanInSlices(): Promise<void> {
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const token = () => `${this.plans} ${lineupVersion(this.db)} ${guideGenerations(this.db)}`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (!this.options.running()) return;
+      const began = token();
+      const now = this.nowSeconds();
+      const channels = listStreamableChannels(this.db);
+      const rows = await this.guideRows(now, channels, this.rules.list()).inSlices();
+      if (token() !== began) continue;
+      const { state, found } = this.findAll(now, channels, rows);
+      await turn();
+      if (token() !== began) continue;
+      const placing = placeAll(state, found);
+      await turn();
+      if (!this.options.running()) return;
+      if (token() !== began) continue;
+      this.storeFull(now, state, placing);
+      return;
+    }
+    this.replan();
+  }
+
+  /** A full plan; `rows`: the guide rows its rules read, when read already (replanInSlices). */
+  private planFully(now: number, channels: readonly StreamableChannel[], rows: readonly ProgrammeTuple[] | undefined): void {
+    const { state, found } = this.findAll(now, channels, rows);
+    this.storeFull(now, state, placeAll(state, found));
+  }
+
+  /** What a full plan starts from: old jobs and programmes forgotten, the state, every rule's candidates. */
+  private findAll(now: number, channels: readonly StreamableChannel[], rows: readonly ProgrammeTuple[] | undefined) {
     deleteJobsEndedBefore(this.db, now - JOB_HISTORY_SECONDS);
     this.rules.forgetPastOneTimeRules(now);
     deleteProgrammesEndedBefore(this.db, now - 86400);
-    const channels = listStreamableChannels(this.db);
     const rules = this.rules.list();
     const state = this.planState(now, channels, undefined);
-    const found = findCandidates({ now, rules, airings: this.airings(now, channels, rules), running: state.running, settledIds: state.settledIds });
+    const found = findCandidates({ now, rules, airings: this.airings(now, channels, rules, rows), running: state.running, settledIds: state.settledIds });
+    return { state, found: [...found.values()].flat() };
+  }
+
+  /** Writes a full plan and keeps its placing for the re-plans after rule changes. */
+  private storeFull(now: number, state: { slotRules: ReadonlySet<number> }, placing: Placing): void {
+    this.plans++;
     this.candidates = undefined;
-    const placing = placeAll(state, [...found.values()].flat());
     this.store(placing.plan, undefined, state.slotRules);
     this.candidates = { at: now, placing };
   }
@@ -137,6 +186,7 @@ export class JobScheduler {
       this.replan();
       return;
     }
+    this.plans++;
     const channels = listStreamableChannels(this.db);
     const state = this.planState(now, channels, written.programmes);
     const rule = this.rules.list().find((r) => r.id === ruleId);
@@ -328,21 +378,19 @@ export class JobScheduler {
     });
   }
 
-  /** The guide as airings on channel numbers, only those the rules can use; streamed from the database. */
-  private airings(now: number, channels: readonly StreamableChannel[], rules: readonly StoredRule[]): Iterable<Airing> {
+  /** The guide rows the rules read (plan-guide-rows.ts). */
+  private guideRows(now: number, channels: readonly StreamableChannel[], rules: readonly StoredRule[]) {
     const map = guideMapOf(this.db, channels);
     const prefilter = guidePrefilter(rules);
     const channelKeys = [...map].filter(([, numbers]) => numbers.some((n) => prefilter.channels.has(n))).map(([key]) => key);
-    const db = this.db;
-    // Rules that look at channels only (time slots, single programmes; none when all are paused) read just those channels.
-    // Rules whose matching the indexes can answer (a series or a keyword being edited) read what they match.
-    const { query } = prefilter;
-    const rows = () =>
-      !prefilter.hasMatchers
-        ? iterateProgrammeTuplesOn(db, now, channelKeys)
-        : query
-          ? iterateProgrammeTuplesMatching(db, now, { channelKeys, ...query })
-          : iterateProgrammeTuplesWhere(db, now, { channelKeys, needsSummary: prefilter.needsSummary, match: prefilter.matches });
+    return planGuideRows(this.db, now, channelKeys, prefilter);
+  }
+
+  /** The guide as airings on channel numbers, only those the rules can use; streamed from the database unless `read` already. */
+  private airings(now: number, channels: readonly StreamableChannel[], rules: readonly StoredRule[], read?: readonly ProgrammeTuple[]): Iterable<Airing> {
+    const map = guideMapOf(this.db, channels);
+    const prefilter = guidePrefilter(rules);
+    const rows = () => read ?? this.guideRows(now, channels, rules).all();
     // Channels the rules name that no guide describes: their placeholder hours, up to the guide's usual reach.
     const described = new Set([...map.values()].flat());
     const undescribed = firstPerNumber(channels).filter((channel) => prefilter.channels.has(channel.number) && !described.has(channel.number));

@@ -7,14 +7,16 @@
  *
  * A source's channels are replaced in one transaction (replaceSourceChannels), each with
  * the user's lineup edit applied (lineup-edits.ts finds them again); a guide's
- * programmes are streamed into a staging table and swapped in with one (GuideWriter), so
- * readers see the old lineup or guide or the new one, never half of either. Nothing
- * awaits between judging and writing, so what was judged is what gets replaced.
+ * programmes are staged, placed unseen and swapped in with one short transaction
+ * (GuideWriter, in a worker thread: guide-refresh.thread.ts), so readers see the old
+ * lineup or guide or the new one, never half of either. What was judged is what gets
+ * replaced: for a source nothing awaits between them; a guide's programmes change only by
+ * its refresh, and one runs at a time.
  */
 import type { Logger } from 'pino';
 import { NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
-import { countProgrammesEndingAfter, getGuide, GuideWriter, setGuideError } from '../repositories/guide.repository.js';
+import { getGuide, setGuideError } from '../repositories/guide.repository.js';
 import { listEditsOfSource, listLineup } from '../repositories/channel-edits.repository.js';
 import {
   getSource,
@@ -26,9 +28,9 @@ import {
 import { readHdHomeRun } from './hdhomerun.client.js';
 import { numberClashes, withEdits } from './lineup-edits.js';
 import { parseM3u } from './m3u.parser.js';
-import { advice, confirmation, judgeGuide, judgeLineup, needsConfirmation, playlistProblem, RefreshRejected, type RejectionKind, rejectionKind } from './refresh-checks.js';
-import { openSource, readSourceText, shownLocation } from './source-reader.js';
-import { parseXmltv, type XmltvProgramme } from './xmltv/xmltv.parser.js';
+import { advice, confirmation, judgeLineup, needsConfirmation, playlistProblem, RefreshRejected, type RejectionKind, rejectionKind } from './refresh-checks.js';
+import { runGuideRefresh } from './guide-refresh.thread.js';
+import { readSourceText, shownLocation } from './source-reader.js';
 
 /** Why a refresh was not applied: its `error` (stored on the source or guide too), its kind, and whether `accept` would apply it. */
 interface NotApplied {
@@ -60,6 +62,11 @@ export interface RefreshOptions {
   accept?: boolean | undefined;
 }
 
+export interface GuideWrites {
+  unseen(): void;
+  swapped(): void;
+}
+
 export interface RefresherOptions {
   logger?: Logger | undefined;
   now: () => number;
@@ -69,6 +76,8 @@ export interface RefresherOptions {
   timeoutMs?: number | undefined;
   /** The location to read, or an Error when it may not be read (a managed file outside the allowed folders). */
   readable: (row: { location: string; origin: string }) => string;
+  /** Told of a guide refresh's commits: `unseen` after each that no reader sees (its rows before the swap, the replaced ones deleted after), `swapped` after its swap. */
+  guideWrites?: GuideWrites | undefined;
 }
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -76,6 +85,7 @@ const reason = (error: unknown) => (error instanceof Error ? error.message : Str
 export class SourceRefresher {
   private readonly sourceRefreshes = new Map<string, { accept: boolean; done: Promise<SourceRefresh> }>();
   private readonly guideRefreshes = new Map<string, { accept: boolean; done: Promise<GuideRefresh> }>();
+  private replacedToDrop: (() => void)[] = [];
 
   constructor(
     private readonly db: Db,
@@ -93,6 +103,17 @@ export class SourceRefresher {
   /** The signal and time limit of a read (the reader's own default limit unless one was given). */
   private reading(signal: AbortSignal | undefined): { signal?: AbortSignal; timeoutMs?: number } {
     return { ...(signal ? { signal } : {}), ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}) };
+  }
+
+  /**
+   * Starts deleting the programmes that applied guide refreshes replaced (unread rows):
+   * called after the re-plan that follows them, whose writes would otherwise wait for the
+   * deleting. Left uncalled, a refresh thread deletes them a minute after its swap.
+   */
+  dropReplacedProgrammes(): void {
+    const drops = this.replacedToDrop;
+    this.replacedToDrop = [];
+    for (const drop of drops) drop();
   }
 
   /** One refresh of a source at a time: a call while one runs shares it, or, to accept what that one may not, follows it. */
@@ -182,55 +203,25 @@ export class SourceRefresher {
   private async readGuide(id: string, options: RefreshOptions): Promise<GuideRefresh> {
     const guide = getGuide(this.db, id);
     if (!guide) throw new NotFoundError('guide', id);
-    const { signal } = options;
-    const now = this.now();
-    const nowSeconds = Math.floor(now / 1000);
-    // Programmes go to a staging table as they are read; only a whole, believable guide is swapped in.
-    const writer = new GuideWriter(this.db, id);
-    // XMLTV may leave out `stop`: a programme then ends where the next one on its channel begins.
-    const open = new Map<string, XmltvProgramme>();
-    let skipped = 0;
-    let upcoming = 0;
-    const emit = (p: XmltvProgramme) => {
-      if (p.stop === undefined || p.stop <= p.start) {
-        skipped++;
-        return;
-      }
-      if (p.stop > nowSeconds) upcoming++;
-      writer.programme({ ...p, stop: p.stop });
-    };
     try {
-      const input = await openSource(this.options.readable(guide), this.reading(signal));
-      const counts = await parseXmltv(
-        input,
-        {
-          channel: (channel) => writer.channel(channel),
-          programme: (programme) => {
-            if (programme.stop !== undefined) return emit(programme);
-            const before = open.get(programme.channel);
-            if (before) emit({ ...before, stop: programme.start });
-            open.set(programme.channel, programme);
-          },
-        },
-        signal ? { signal } : {},
-      );
-      skipped += counts.skipped + open.size;
-      // As for sources: nothing awaits from here to the swap.
-      const stored = getGuide(this.db, id);
-      if (!stored) {
-        writer.abandon();
-        return { id, error: `guide ${shownLocation(guide.location)}: removed while it was read` };
-      }
-      const before = { programmes: stored.programmes, upcoming: countProgrammesEndingAfter(this.db, id, nowSeconds) };
-      const judgement = judgeGuide(before, { programmes: writer.count, upcoming }, this.maxRemovedShare);
-      if (judgement && options.accept !== true) throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
-      writer.commit({ skipped }, now);
-      const result = { programmes: writer.count, skipped };
-      if (judgement) this.options.logger?.warn({ guide: id, ...result }, `guide refresh applied as the user confirmed: ${judgement.detail}`);
+      const request = {
+        guideId: id,
+        location: this.options.readable(guide),
+        timeoutMs: this.options.timeoutMs,
+        now: this.now(),
+        maxRemovedShare: this.maxRemovedShare,
+        accept: options.accept === true,
+      };
+      const writes = this.options.guideWrites;
+      const { outcome, dropReplaced } = await runGuideRefresh(this.db, request, { signal: options.signal, ...(writes ? { wrote: () => writes.unseen() } : {}) });
+      writes?.swapped();
+      this.replacedToDrop.push(dropReplaced);
+      if ('removed' in outcome) return { id, error: `guide ${shownLocation(guide.location)}: removed while it was read` };
+      const result = { programmes: outcome.programmes, skipped: outcome.skipped };
+      if (outcome.confirmed) this.options.logger?.warn({ guide: id, ...result }, `guide refresh applied as the user confirmed: ${outcome.confirmed}`);
       else this.options.logger?.info({ guide: id, ...result }, 'guide refresh applied');
       return { id, ...result };
     } catch (error) {
-      writer.abandon();
       return this.rejected('guide', id, `guide ${shownLocation(guide.location)}: ${reason(error)}`, error, (message, kind) => setGuideError(this.db, id, message, this.now(), kind));
     }
   }

@@ -57,7 +57,9 @@ export interface LibraryMatches {
 }
 
 export class LibraryService {
-  private externalVersion = 0;
+  /** Moves when another connection's commit was seen (data_version changed), unless it was said to be unseen by readers. */
+  private externalEpoch = 0;
+  private lastDataVersion: number | undefined;
   private externalCheckedAt = Number.NEGATIVE_INFINITY;
   private readonly externalCheckIntervalMs: number;
   private readonly now: () => number;
@@ -88,10 +90,29 @@ export class LibraryService {
   generation(): string {
     const now = this.now();
     if (now - this.externalCheckedAt >= this.externalCheckIntervalMs) {
-      this.externalVersion = dataVersion(this.db);
+      const version = dataVersion(this.db);
+      if (version !== this.lastDataVersion) this.externalEpoch++;
+      this.lastDataVersion = version;
       this.externalCheckedAt = now;
     }
-    return `${totalChanges(this.db) - (this.stateLog?.rowsChanged ?? 0)}.${this.externalVersion}`;
+    return `${totalChanges(this.db) - (this.stateLog?.rowsChanged ?? 0)}.${this.externalEpoch}`;
+  }
+
+  /**
+   * Other connections' commits so far changed nothing a list shows: this process's guide
+   * refresh thread writing rows no reader sees until its swap (repositories/guide-writer.ts).
+   * Without this, each of its commits (every ~40 ms for half a minute) would throw away
+   * every cached list. A commit by another process in the same moment is missed until
+   * the next change (as it is for up to the check interval anyway).
+   */
+  externalWritesUnseen(): void {
+    this.lastDataVersion = dataVersion(this.db);
+    this.externalCheckedAt = this.now();
+  }
+
+  /** Another connection of this process committed what lists may show (a guide refresh's swap): the cached lists are stale. */
+  externalWritesSeen(): void {
+    this.externalEpoch++;
   }
 
   /**

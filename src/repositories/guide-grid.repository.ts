@@ -6,6 +6,7 @@
 import type { Db } from '../db/database.js';
 import { statement } from '../db/row-codec.js';
 import type { ProgrammeRow } from './guide.repository.js';
+import { currentRows } from './guide-writer.js';
 
 /**
  * Programmes are looked for from this long before the window, so the index range
@@ -32,7 +33,7 @@ export function programmesOfChannels(db: Db, channels: readonly (readonly [strin
     `SELECT CAST(k.key AS INTEGER) AS channel, p.start, p.stop, p.title, p.episode_title, p.season, p.episode, p.summary, p.is_new, p.program_id, p.series_id
        FROM json_each(?) k
        JOIN programmes p ON p.guide_id = json_extract(k.value, '$[0]') AND p.xmltv_channel = json_extract(k.value, '$[1]')
-      WHERE p.start >= ? AND p.start < ? AND p.stop > ?
+      WHERE p.start >= ? AND p.start < ? AND p.stop > ? AND ${currentRows('p.')}
       ORDER BY k.key, p.start`,
   ).all(JSON.stringify(channels), from - LONGEST_PROGRAMME, to, from) as GridProgrammeRow[];
 }

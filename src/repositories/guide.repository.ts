@@ -1,11 +1,19 @@
 /**
  * The programme guide: configured XMLTV guides, their channels and programmes. A
- * refresh streams programmes into a staging table and swaps them in with one
- * transaction at the end, so a guide that fails half-way leaves the old one whole.
+ * refresh stages its programmes, places them beside the current ones under a generation
+ * of its own in short transactions, and swaps them in by setting the guide's generation
+ * (GuideWriter): readers see the old guide or the new one, never half, and a guide that
+ * fails half-way leaves the old one whole. Every read of programmes takes only current
+ * rows (currentRows, guide-writer.ts).
  */
 import type { Db } from '../db/database.js';
 import { statement } from '../db/row-codec.js';
+import { currentRows, PROGRAMME_FIELDS } from './guide-writer.js';
 import type { Origin } from './sources.repository.js';
+
+export { GuideWriter } from './guide-writer.js';
+
+const CURRENT_ROWS = currentRows();
 
 export interface GuideRow {
   id: string;
@@ -103,111 +111,20 @@ export function removeConfigGuidesExcept(db: Db, keep: readonly string[]): void 
   for (const guide of listGuides(db)) if (guide.origin === 'config' && !keep.includes(guide.id)) deleteGuide(db, guide.id);
 }
 
-/** A guide's stored programmes that end after `after` (epoch seconds): what a refresh is judged against. */
+/**
+ * A guide's current programmes that end after `after` (epoch seconds): what a refresh is
+ * judged against. Read by the refresh's own connection (a worker's): about 0.2 s for
+ * 400,000 rows, which no index holds by guide, generation and stop together.
+ */
 export function countProgrammesEndingAfter(db: Db, guideId: string, after: number): number {
-  return statement(db, 'SELECT count(*) FROM programmes WHERE guide_id = ? AND stop > ?').pluck().get(guideId, after) as number;
+  return statement(db, 'SELECT count(*) FROM programmes WHERE guide_id = ? AND stop > ? AND generation = (SELECT generation FROM dvr_guides WHERE id = ?)')
+    .pluck()
+    .get(guideId, after, guideId) as number;
 }
 
 /** A refresh not applied: why (`error`) and its kind (`rejected`: whether confirming would apply it), until one is applied. */
 export function setGuideError(db: Db, id: string, error: string, now = Date.now(), rejected: string | null = null): void {
   statement(db, 'UPDATE dvr_guides SET error = ?, rejected = ?, updated_at = ? WHERE id = ?').run(error, rejected, now, id);
-}
-
-const PROGRAMME_FIELDS =
-  'xmltv_channel, start, stop, title, episode_title, season, episode, summary, categories, original_air_date, is_new, rating, image_url, program_id, series_id, year';
-
-/** Collects one refresh of a guide; `commit` swaps it in, `abandon` drops it. */
-export class GuideWriter {
-  private pending: unknown[][] = [];
-  private readonly channels: GuideChannelRow[] = [];
-  count = 0;
-
-  constructor(
-    private readonly db: Db,
-    private readonly guideId: string,
-    private readonly batchSize = 5000,
-  ) {
-    // Staged rows carry their guide: two refreshes of different guides may run at once.
-    db.exec(`CREATE TEMP TABLE IF NOT EXISTS programmes_staging (staging_guide TEXT NOT NULL, ${PROGRAMME_FIELDS})`);
-    statement(db, 'DELETE FROM temp.programmes_staging WHERE staging_guide = ?').run(guideId);
-  }
-
-  channel(channel: { id: string; displayNames: string[]; number?: string | undefined; icon?: string | undefined }): void {
-    this.channels.push({
-      guide_id: this.guideId,
-      xmltv_id: channel.id,
-      display_names: JSON.stringify(channel.displayNames),
-      number: channel.number ?? null,
-      icon: channel.icon ?? null,
-    });
-  }
-
-  programme(p: ProgrammeInput): void {
-    this.pending.push([
-      p.channel,
-      p.start,
-      p.stop,
-      p.title,
-      p.episodeTitle ?? null,
-      p.season ?? null,
-      p.episode ?? null,
-      p.summary ?? null,
-      p.categories && p.categories.length > 0 ? JSON.stringify(p.categories) : null,
-      p.originalAirDate ?? null,
-      p.isNew ? 1 : 0,
-      p.rating ?? null,
-      p.image ?? null,
-      p.programId ?? null,
-      p.seriesId ?? null,
-      p.year ?? null,
-    ]);
-    this.count++;
-    if (this.pending.length >= this.batchSize) this.flush();
-  }
-
-  /** Writes buffered programmes to staging; short transactions, so other writers wait at most one batch. */
-  flush(): void {
-    if (this.pending.length === 0) return;
-    const insert = statement(
-      this.db,
-      `INSERT INTO temp.programmes_staging (staging_guide, ${PROGRAMME_FIELDS}) VALUES (?, ${PROGRAMME_FIELDS.split(',').map(() => '?').join(', ')})`,
-    );
-    const rows = this.pending;
-    this.pending = [];
-    this.db.transaction(() => {
-      for (const row of rows) insert.run(this.guideId, ...row);
-    })();
-  }
-
-  commit(counts: { skipped: number }, now = Date.now()): void {
-    this.flush();
-    this.db.transaction(() => {
-      statement(this.db, 'DELETE FROM programmes WHERE guide_id = ?').run(this.guideId);
-      statement(
-        this.db,
-        `INSERT INTO programmes (guide_id, ${PROGRAMME_FIELDS}) SELECT staging_guide, ${PROGRAMME_FIELDS} FROM temp.programmes_staging WHERE staging_guide = ?`,
-      ).run(this.guideId);
-      statement(this.db, 'DELETE FROM guide_channels WHERE guide_id = ?').run(this.guideId);
-      const insert = statement(
-        this.db,
-        'INSERT OR REPLACE INTO guide_channels (guide_id, xmltv_id, display_names, number, icon) VALUES (@guide_id, @xmltv_id, @display_names, @number, @icon)',
-      );
-      for (const channel of this.channels) insert.run(channel);
-      statement(this.db, 'UPDATE dvr_guides SET refreshed_at = ?, error = NULL, programmes = ?, skipped = ?, updated_at = ? WHERE id = ?').run(
-        now,
-        this.count,
-        counts.skipped,
-        now,
-        this.guideId,
-      );
-    })();
-    this.abandon();
-  }
-
-  abandon(): void {
-    this.pending = [];
-    statement(this.db, 'DELETE FROM temp.programmes_staging WHERE staging_guide = ?').run(this.guideId);
-  }
 }
 
 /** Every guide's channels, the guides in priority order (lower first, then the first added). */
@@ -221,7 +138,7 @@ export function listGuideChannels(db: Db): GuideChannelRow[] {
 
 /** Programmes that end after `after`, streamed (a 14-day guide holds hundreds of thousands). */
 export function iterateProgrammes(db: Db, after: number): IterableIterator<ProgrammeRow> {
-  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE stop > ?`).iterate(after) as IterableIterator<ProgrammeRow>;
+  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE stop > ? AND ${CURRENT_ROWS}`).iterate(after) as IterableIterator<ProgrammeRow>;
 }
 
 /** The columns of a programme row as an array, in PROGRAMME_FIELDS order after guide_id. */
@@ -249,37 +166,61 @@ export type ProgrammeTuple = [
 const activeMatches = new WeakMap<Db, (title: string, summary: string | null, seriesId: string | null) => boolean>();
 const withMatchFunction = new WeakSet<Db>();
 
+/** What a plan looks for in every programme: its channels (`guide_id<TAB>xmltv_id`), else `match` on its words. */
+export interface GuideRowFilter {
+  channelKeys: readonly string[];
+  needsSummary: boolean;
+  match: (title: string, summary: string | null, seriesId: string | null) => boolean;
+}
+
+const whereSql = (range: boolean) =>
+  `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes
+    WHERE ${range ? 'id > ? AND id <= ? AND +stop > ?' : 'stop > ?'} AND ${CURRENT_ROWS}
+      AND ((guide_id || char(9) || xmltv_channel) IN (SELECT value FROM json_each(?)) OR antenna_plan_match(title, CASE WHEN ? THEN summary END, series_id))`;
+
+/** Runs `read` with the connection's antenna_plan_match calling `match`. */
+function* matchingWith<T>(db: Db, match: GuideRowFilter['match'], read: () => Iterable<T>): Generator<T> {
+  if (!withMatchFunction.has(db)) {
+    db.function('antenna_plan_match', { deterministic: false, directOnly: true }, (title, summary, seriesId) => {
+      const active = activeMatches.get(db);
+      return active && active(String(title), summary as string | null, seriesId as string | null) ? 1 : 0;
+    });
+    withMatchFunction.add(db);
+  }
+  activeMatches.set(db, match);
+  try {
+    yield* read();
+  } finally {
+    activeMatches.delete(db);
+  }
+}
+
 /**
  * Programme rows, as arrays, that end after `after` and either air on one of
  * `channelKeys` (`guide_id<TAB>xmltv_id`) or pass `match`. The match runs inside the
  * query, as an SQL function, so rows it rejects are never turned into JavaScript
  * values: on a 14-day guide that was most of a plan's time.
  */
-export function* iterateProgrammeTuplesWhere(
-  db: Db,
-  after: number,
-  filter: { channelKeys: readonly string[]; needsSummary: boolean; match: (title: string, summary: string | null, seriesId: string | null) => boolean },
-): Generator<ProgrammeTuple> {
-  if (!withMatchFunction.has(db)) {
-    db.function('antenna_plan_match', { deterministic: false, directOnly: true }, (title, summary, seriesId) => {
-      const match = activeMatches.get(db);
-      return match && match(String(title), summary as string | null, seriesId as string | null) ? 1 : 0;
-    });
-    withMatchFunction.add(db);
-  }
-  activeMatches.set(db, filter.match);
-  try {
-    yield* statement(
-      db,
-      `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes
-        WHERE stop > ? AND ((guide_id || char(9) || xmltv_channel) IN (SELECT value FROM json_each(?))
-              OR antenna_plan_match(title, CASE WHEN ? THEN summary END, series_id))`,
-    )
-      .raw(true)
-      .iterate(after, JSON.stringify(filter.channelKeys), filter.needsSummary ? 1 : 0) as IterableIterator<ProgrammeTuple>;
-  } finally {
-    activeMatches.delete(db);
-  }
+export function iterateProgrammeTuplesWhere(db: Db, after: number, filter: GuideRowFilter): Generator<ProgrammeTuple> {
+  return matchingWith(db, filter.match, () =>
+    statement(db, whereSql(false)).raw(true).iterate(after, JSON.stringify(filter.channelKeys), filter.needsSummary ? 1 : 0) as IterableIterator<ProgrammeTuple>,
+  );
+}
+
+/** The rows of iterateProgrammeTuplesWhere with `fromId < id <= toId`: a slice of the guide read in row order, to read it a part at a time. */
+export function programmeTuplesWhereIn(db: Db, after: number, filter: GuideRowFilter, fromId: number, toId: number): ProgrammeTuple[] {
+  const rows = statement(db, whereSql(true)).raw(true);
+  return [...matchingWith(db, filter.match, () => rows.all(fromId, toId, after, JSON.stringify(filter.channelKeys), filter.needsSummary ? 1 : 0) as ProgrammeTuple[])];
+}
+
+/** The largest row id of programmes (0 when empty): where reading the guide a part at a time ends. */
+export function largestProgrammeId(db: Db): number {
+  return (statement(db, 'SELECT max(id) FROM programmes').pluck().get() as number | null) ?? 0;
+}
+
+/** Each guide's current generation, as one text: it changes when any guide's refresh is swapped in. */
+export function guideGenerations(db: Db): string {
+  return (statement(db, "SELECT group_concat(id || '=' || generation, ' ') FROM (SELECT id, generation FROM dvr_guides ORDER BY id)").pluck().get() as string | null) ?? '';
 }
 
 /**
@@ -327,7 +268,7 @@ export function programmesMatchingSql(substrings: number): string {
     const terms = Array.from({ length: substrings }, (_, i) => `title LIKE @like${i} ESCAPE '\\' OR summary LIKE @like${i} ESCAPE '\\'`);
     branches.push(`SELECT id FROM programmes WHERE ${terms.join(' OR ')}`);
   }
-  return `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE id IN (${branches.join(' UNION ')}) AND stop > @after ORDER BY id`;
+  return `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE id IN (${branches.join(' UNION ')}) AND stop > @after AND ${CURRENT_ROWS} ORDER BY id`;
 }
 
 /**
@@ -336,7 +277,7 @@ export function programmesMatchingSql(substrings: number): string {
  * look at channels only, a few hundred rows each instead of a pass over the whole guide.
  */
 export function* iterateProgrammeTuplesOn(db: Db, after: number, channelKeys: readonly string[]): Generator<ProgrammeTuple> {
-  const query = statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ?`).raw(true);
+  const query = statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND ${CURRENT_ROWS}`).raw(true);
   for (const key of channelKeys) {
     const [guideId, xmltvChannel] = key.split('\t');
     yield* query.iterate(guideId, xmltvChannel, after) as IterableIterator<ProgrammeTuple>;
@@ -351,7 +292,7 @@ export function* iterateProgrammeTuplesOn(db: Db, after: number, channelKeys: re
  */
 export function programmeTuplesOf(db: Db, channelKey: string, after: number, before: number): ProgrammeTuple[] {
   const [guideId, xmltvChannel] = channelKey.split('\t');
-  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND start < ? ORDER BY start`)
+  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND start < ? AND ${CURRENT_ROWS} ORDER BY start`)
     .raw(true)
     .all(guideId, xmltvChannel, after, before) as ProgrammeTuple[];
 }
@@ -361,7 +302,7 @@ export function programmesBetween(db: Db, guideId: string, xmltvChannel: string,
   return statement(
     db,
     `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes
-      WHERE guide_id = ? AND xmltv_channel = ? AND start < ? AND stop > ? ORDER BY start LIMIT 2000`,
+      WHERE guide_id = ? AND xmltv_channel = ? AND start < ? AND stop > ? AND ${CURRENT_ROWS} ORDER BY start LIMIT 2000`,
   ).all(guideId, xmltvChannel, to, from) as ProgrammeRow[];
 }
 

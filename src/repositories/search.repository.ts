@@ -7,6 +7,7 @@
 import type { Db } from '../db/database.js';
 import { statement } from '../db/row-codec.js';
 import type { ProgrammeRow } from './guide.repository.js';
+import { currentRows } from './guide-writer.js';
 import { mixedItemJsonSql } from './item-projection.js';
 import { getParentsByIds, type ParentRow } from './parents.repository.js';
 
@@ -88,7 +89,7 @@ export function searchProgrammes(db: Db, match: string, after: number, channelKe
     `SELECT p.guide_id, p.xmltv_channel, p.start, p.stop, p.title, p.episode_title, p.season, p.episode, p.summary, p.categories,
             p.original_air_date, p.is_new, p.rating, p.image_url, p.program_id, p.series_id, p.year
        FROM programme_fts f JOIN programmes p ON p.id = f.rowid
-      WHERE programme_fts MATCH @match AND p.stop > @after
+      WHERE programme_fts MATCH @match AND p.stop > @after AND ${currentRows('p.')}
         AND (p.guide_id || char(9) || p.xmltv_channel) IN (SELECT value FROM json_each(@keys))
       ORDER BY p.start, p.id
       LIMIT @limit`,

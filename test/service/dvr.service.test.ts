@@ -404,8 +404,8 @@ describe('review fixes', () => {
     // Writers flushing every 2 rows, interleaved as two large guides streaming at once would be.
     saveGuide(temp.db, { id: 'g1', location: '/one.xml', origin: 'managed' });
     saveGuide(temp.db, { id: 'g2', location: '/two.xml', origin: 'managed' });
-    const one = new GuideWriter(temp.db, 'g1', 2);
-    const two = new GuideWriter(temp.db, 'g2', 2);
+    const one = new GuideWriter(temp.db, 'g1', { batchSize: 2 });
+    const two = new GuideWriter(temp.db, 'g2', { batchSize: 2 });
     for (let i = 0; i < 5; i++) {
       one.programme({ channel: 'a', start: T0 + i * 100, stop: T0 + i * 100 + 50, title: `One ${i}` });
       two.programme({ channel: 'b', start: T0 + i * 100, stop: T0 + i * 100 + 50, title: `Two ${i}` });

@@ -621,6 +621,29 @@ describe('generation()', () => {
     }
     expect(library.generation()).not.toBe(before);
   });
+
+  it('keeps its value through commits said to be unseen (a guide refresh thread), and moves when told a commit is seen', () => {
+    const t = lib();
+    const service = new LibraryService(t.db, { externalCheckIntervalMs: 0 });
+    const library = read(service);
+    const before = library.generation();
+    const other = new Database(databasePath(t.dir));
+    try {
+      // What the guide thread writes: rows of a generation no reader takes yet.
+      other.prepare("INSERT INTO dvr_guides (id, location, origin, created_at, updated_at) VALUES ('g', '/g.xml', 'managed', 0, 0)").run();
+      service.externalWritesUnseen();
+      expect(library.generation()).toBe(before);
+      // Its swap: seen.
+      service.externalWritesSeen();
+      const swapped = library.generation();
+      expect(swapped).not.toBe(before);
+      // A commit nobody said anything of is seen as before.
+      upsertMovie(other, { id: 'mov-other', source: 'imports', title: 'Other' });
+      expect(library.generation()).not.toBe(swapped);
+    } finally {
+      other.close();
+    }
+  });
 });
 
 describe('counts()', () => {
