@@ -204,6 +204,8 @@ export class AnswerFront {
 
   /** An answer sent after tryAnswer returned: nothing may throw out of it (no router is left to answer instead). */
   private sendLater(request: IncomingMessage, response: ServerResponse, body: CachedBody, encoding: Encoding, payload: Payload, route: string, startedAt: number): void {
+    // The client left while its gzip was made: nothing to send, and no answer to count.
+    if (response.destroyed || response.socket?.destroyed === true) return;
     try {
       this.send(request, response, body, encoding, payload);
     } catch {

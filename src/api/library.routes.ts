@@ -301,7 +301,11 @@ function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, 
     send(reply, body, encoding, body.identityPayload);
   } else {
     // The reply itself is returned: Fastify then waits for it to finish (a stream takes a while) instead of sending a second, empty answer.
-    return body.encoded(encoding).then((payload) => send(reply, body, encoding, payload));
+    // A compression that fails (tried again by the next reader) leaves this one the bytes as they are, as the front does.
+    return body.encoded(encoding).then(
+      (payload) => send(reply, body, encoding, payload),
+      () => send(reply, body, 'identity', body.identityPayload),
+    );
   }
 }
 

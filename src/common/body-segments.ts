@@ -183,7 +183,7 @@ class PieceSegments implements BodySegments {
 }
 
 /** `segments` per piece of `body`: as it is when a patch made both, else worked out once (O(items)). */
-function perPiece(body: ChunkedBody, segments: BodySegments): PieceSegments {
+export function segmentsPerPiece(body: ChunkedBody, segments: BodySegments): PieceSegments {
   if (segments instanceof PieceSegments && segments.chunks === body.chunks) return segments;
   const { starts, ends } = segments;
   const count = segments.ids.length;
@@ -231,7 +231,7 @@ export function patchSegments(
     if (!bytes) return undefined;
     rewritten.push(bytes);
   }
-  const layout = perPiece(body, segments);
+  const layout = segmentsPerPiece(body, segments);
   const { firstItem } = layout;
   const chunks = body.chunks.slice();
   const spans = layout.spans.slice();

@@ -237,6 +237,50 @@ describe('a body patched after item state writes', () => {
     expect(patched?.identity.toString()).toBe('[{"id":"a","n":1},{"id":"b","n":3}]');
   });
 
+  it('is not waited for while zlib is deflating many other pieces (a fresh list): its gzip is soon only once they are done', async () => {
+    const { cache, write } = library();
+    write('b', '{"id":"b","n":4}');
+    const patched = cache.peek('k', 'g') as CachedBody;
+    expect(patched.gzipSoon()).toBe(true);
+    // A list of 64 fresh pieces asks for its gzip: they fill zlib's pool, ahead of the patched body's one piece.
+    const pieces = Array.from({ length: 64 }, (_, i) => Buffer.from(`${i}`.repeat(40_000)));
+    const offsets = pieces.map((_, i) => i * 40_000);
+    const big = new CachedBody({ chunks: pieces, offsets, length: 64 * 40_000 }, '"big"');
+    const making = big.encoded('gzip');
+    expect(patched.gzipSoon()).toBe(false);
+    await making;
+    expect(patched.gzipSoon()).toBe(true);
+  });
+
+  it('keeps the positions of its items per piece when a write leaves its bytes as they were, instead of working them out again at each write', () => {
+    const { cache, body, write } = library();
+    const segmentsOf = () => (cache as unknown as { entries: Map<string, { segments: unknown }> }).entries.get('k')?.segments;
+    const first = segmentsOf();
+    write('a');
+    expect(cache.peek('k', 'g')).toBe(body);
+    const kept = segmentsOf();
+    expect(kept).not.toBe(first);
+    write('a');
+    expect(cache.peek('k', 'g')).toBe(body);
+    expect(segmentsOf()).toBe(kept);
+  });
+
+  it('is not sent to a client that left while its gzip was made, nor counted', async () => {
+    const { cache, write } = library();
+    const answered: number[] = [];
+    const front = new AnswerFront(cache, () => 'g', { answered: (_route, _method, status) => answered.push(status) });
+    front.remember({ method: 'GET', url: '/list', headers: { host: 'h' } } as unknown as IncomingMessage, 'k');
+    write('b', `{"id":"b","n":"${'5'.repeat(2000)}"}`);
+    const written: unknown[] = [];
+    const response = { socket: { destroyed: true }, writeHead: () => written.push('head'), write: () => written.push('part'), end: () => written.push('end') } as unknown as ServerResponse;
+    const gzipRequest = { method: 'GET', url: '/list', headers: { host: 'h', 'accept-encoding': 'gzip' } } as unknown as IncomingMessage;
+    expect(front.tryAnswer(gzipRequest, response)).toBe(true);
+    await (cache.peek('k', 'g') as CachedBody).encoded('gzip');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written).toEqual([]);
+    expect(answered).toEqual([]);
+  });
+
   it('is answered gzipped by the front once the pieces it changed are deflated, as the parts of one gzip member', async () => {
     const { cache, write } = library();
     const front = new AnswerFront(cache, () => 'g');
