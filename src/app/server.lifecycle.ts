@@ -97,7 +97,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       localSourceDirs: config.allowLocalSources,
       programs,
       // A guide refresh writes from a thread of its own: interface A's cached lists stay through the rows no reader sees.
-      guideWrites: { unseen: () => library.externalWritesUnseen(), swapped: () => library.externalWritesSeen() },
+      guideWrites: { unseen: () => library.externalWritesUnseen(), seen: () => library.externalWritesSeen() },
     });
     const files = new MediaFilesService(db, { recordingsDir: config.recordings, boundary, stopRecording: (id) => dvr.recordings.stopItem(id), stateLog });
     const hls = new HlsService({

@@ -64,6 +64,8 @@ export class DvrService {
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<unknown> | undefined;
   private readonly refreshAbort = new AbortController();
+  /** Re-plans under way in slices (replanInSlices), waited for at stop. */
+  private readonly replanning = new Set<Promise<void>>();
   private stopped = false;
 
   constructor(
@@ -145,11 +147,14 @@ export class DvrService {
   /** A full re-plan that reads the guide in slices (JobScheduler.replanInSlices); a failure is logged, never thrown. */
   private async replanInSlices(what: string): Promise<void> {
     if (this.stopped) return;
+    const replanning = this.schedule.replanInSlices();
+    this.replanning.add(replanning);
     try {
-      await this.schedule.replanInSlices();
+      await replanning;
     } catch (error) {
       this.options.logger?.error({ err: error }, `${what} failed`);
     } finally {
+      this.replanning.delete(replanning);
       this.sources.dropReplacedProgrammes();
     }
   }
@@ -195,7 +200,9 @@ export class DvrService {
     await this.recordings.stop();
     this.hub.stop();
     await this.refreshing?.catch(() => undefined);
-    // Aborted above: a guide refresh's thread closes its connection before the database closes.
+    // A re-plan reading the guide in slices ends before the database closes.
+    await Promise.allSettled(this.replanning);
+    // Each guide refresh thread stops and closes its connection before the database does.
     await guideThreadsStopped();
   }
 }

@@ -34,10 +34,12 @@ export interface GuideRunOptions {
   signal?: AbortSignal | undefined;
   /** After each of the refresh's transactions that no reader sees (its rows not swapped in yet, or replaced). */
   wrote?: () => void;
+  /** Once the refresh has written its last, whatever came of it (its thread ended, or its rows deleted in this one). */
+  ended?: () => void;
 }
 
-/** The refreshes running in worker threads, to wait for at shutdown. */
-const running = new Set<Promise<void>>();
+/** The refreshes running in worker threads, to stop and wait for at shutdown: each thread and when it has exited. */
+const running = new Map<Worker, Promise<void>>();
 
 /**
  * The main connection's automatic checkpoints are off while a refresh thread writes: its
@@ -64,12 +66,27 @@ export function runGuideRefresh(db: Db, request: GuideReadRequest, options: Guid
 }
 
 async function inThisThread(db: Db, request: GuideReadRequest, options: GuideRunOptions): Promise<GuideRun> {
-  const { outcome, dropReplaced } = await readGuideInto(db, request, { signal: options.signal, pace: MAIN_THREAD_PACE, ...(options.wrote ? { wrote: options.wrote } : {}) });
+  const hooks = { signal: options.signal, pace: MAIN_THREAD_PACE, ...(options.wrote ? { wrote: options.wrote } : {}) };
+  const { outcome, dropReplaced } = await readGuideInto(db, request, hooks).catch((error: unknown) => {
+    options.ended?.();
+    throw error;
+  });
   // Unread rows, deleted in the background; what a failure leaves, the guide's next refresh deletes.
-  return { outcome, dropReplaced: () => void dropReplaced().catch(() => undefined) };
+  return { outcome, dropReplaced: () => void dropReplaced().catch(() => undefined).finally(() => options.ended?.()) };
+}
+
+/** Tells the main thread's hook, never throwing into the message loop (the database may have closed meanwhile). */
+function told(hook: (() => void) | undefined): void {
+  try {
+    hook?.();
+  } catch {
+    // What the hook keeps (the cache's idea of other connections' commits) is read again at the next check.
+  }
 }
 
 function inWorker(db: Db, request: GuideReadRequest, options: GuideRunOptions): Promise<GuideRun> {
+  // A refresh asked for after the stop (the rest of a refresh of every guide, say) starts no thread.
+  if (options.signal?.aborted) return Promise.reject(options.signal.reason instanceof Error ? options.signal.reason : new Error('the refresh was stopped'));
   const worker = new Worker(WORKER_FILE, { workerData: { file: db.name, request } });
   const release = holdCheckpoints(db);
   const abort = () => worker.postMessage('abort');
@@ -79,7 +96,7 @@ function inWorker(db: Db, request: GuideReadRequest, options: GuideRunOptions): 
   let ended = false;
   const exited = new Promise<void>((resolve) => {
     worker.on('message', (message: GuideThreadMessage) => {
-      if (message.type === 'wrote') options.wrote?.();
+      if (message.type === 'wrote') told(options.wrote);
       else if (message.type === 'applied') settle?.resolve(message.outcome);
       else if (message.type === 'removed') settle?.resolve({ removed: true });
       else settle?.reject(new RefreshRejected(message.message, message.kind));
@@ -88,18 +105,24 @@ function inWorker(db: Db, request: GuideReadRequest, options: GuideRunOptions): 
     worker.on('exit', (code) => {
       ended = true;
       release();
+      told(options.ended);
       options.signal?.removeEventListener('abort', abort);
       // A worker that ends without an answer (it cannot: but a crash of its thread would) is a refresh not applied.
       settle?.reject(new Error(`the guide refresh thread stopped (exit code ${code}) before it answered`));
       resolve();
     });
   });
-  running.add(exited);
-  void exited.then(() => running.delete(exited));
+  running.set(worker, exited);
+  void exited.then(() => running.delete(worker));
   return answer.then((outcome) => ({ outcome, dropReplaced: () => ended || worker.postMessage('drop') }));
 }
 
-/** Waits for the refresh threads to finish (call after aborting them): their connections close before the database does. */
+/**
+ * Stops the refresh threads and waits for them: a read or placing under way is abandoned,
+ * a deleting of replaced rows stops (the next refresh deletes the rest). Their
+ * connections close before the database does.
+ */
 export async function guideThreadsStopped(): Promise<void> {
-  await Promise.all(running);
+  for (const worker of running.keys()) worker.postMessage('abort');
+  await Promise.all(running.values());
 }

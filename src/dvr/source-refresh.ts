@@ -62,9 +62,10 @@ export interface RefreshOptions {
   accept?: boolean | undefined;
 }
 
+/** Told of a guide refresh's commits on a connection of its own: `unseen` after each no reader sees; `seen` after its swap, and once it has ended (whatever came of it). */
 export interface GuideWrites {
   unseen(): void;
-  swapped(): void;
+  seen(): void;
 }
 
 export interface RefresherOptions {
@@ -76,7 +77,7 @@ export interface RefresherOptions {
   timeoutMs?: number | undefined;
   /** The location to read, or an Error when it may not be read (a managed file outside the allowed folders). */
   readable: (row: { location: string; origin: string }) => string;
-  /** Told of a guide refresh's commits: `unseen` after each that no reader sees (its rows before the swap, the replaced ones deleted after), `swapped` after its swap. */
+  /** Told of a guide refresh's commits (GuideWrites). */
   guideWrites?: GuideWrites | undefined;
 }
 
@@ -213,8 +214,9 @@ export class SourceRefresher {
         accept: options.accept === true,
       };
       const writes = this.options.guideWrites;
-      const { outcome, dropReplaced } = await runGuideRefresh(this.db, request, { signal: options.signal, ...(writes ? { wrote: () => writes.unseen() } : {}) });
-      writes?.swapped();
+      const told = writes ? { wrote: () => writes.unseen(), ended: () => writes.seen() } : {};
+      const { outcome, dropReplaced } = await runGuideRefresh(this.db, request, { signal: options.signal, ...told });
+      writes?.seen();
       this.replacedToDrop.push(dropReplaced);
       if ('removed' in outcome) return { id, error: `guide ${shownLocation(guide.location)}: removed while it was read` };
       const result = { programmes: outcome.programmes, skipped: outcome.skipped };

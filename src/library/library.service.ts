@@ -102,15 +102,15 @@ export class LibraryService {
    * Other connections' commits so far changed nothing a list shows: this process's guide
    * refresh thread writing rows no reader sees until its swap (repositories/guide-writer.ts).
    * Without this, each of its commits (every ~40 ms for half a minute) would throw away
-   * every cached list. A commit by another process in the same moment is missed until
-   * the next change (as it is for up to the check interval anyway).
+   * every cached list. A commit by another process in the same moment is taken for the
+   * refresh's until the refresh says it has ended (externalWritesSeen, whatever came of it).
    */
   externalWritesUnseen(): void {
     this.lastDataVersion = dataVersion(this.db);
     this.externalCheckedAt = this.now();
   }
 
-  /** Another connection of this process committed what lists may show (a guide refresh's swap): the cached lists are stale. */
+  /** Another connection of this process committed what lists may show (a guide refresh's swap), or has ended (what it took for its own may not all have been): the cached lists are stale. */
   externalWritesSeen(): void {
     this.externalEpoch++;
   }

@@ -231,20 +231,22 @@ export class GuideWriter {
   }
 
   /**
-   * After `commit`: deletes the guide's rows of any other generation (the replaced ones,
-   * and any a crashed refresh left), yielding between slices. They are all below the
-   * first row placed, so the search stops there instead of reading the new guide too.
+   * After `commit`: deletes the guide's rows of earlier generations (the replaced ones,
+   * and any a crashed refresh left), a slice at a time; stopped by the writer's signal.
+   * They are all below the first row placed, so the search stops there instead of
+   * reading the new guide too. Earlier only: a later refresh's rows (its generation is
+   * larger: newGeneration) are never this one's to delete, whether swapped in or not.
    */
   dropReplaced(): Promise<void> {
-    return this.deleteWhere('generation != ?', 0, this.firstId ?? Number.MAX_SAFE_INTEGER);
+    return this.deleteWhere('generation < ?', 0, this.firstId ?? Number.MAX_SAFE_INTEGER, this.options.signal);
   }
 
-  /** Instead of `commit`: deletes what this refresh staged and placed, yielding between slices. */
+  /** Instead of `commit`: deletes what this refresh staged and placed, a slice at a time (even when the refresh was aborted). */
   async abandon(): Promise<void> {
     this.pending = [];
     this.dropStaging();
     const after = this.firstId;
-    if (after !== undefined) await this.deleteWhere('generation = ?', after - 1, Number.MAX_SAFE_INTEGER);
+    if (after !== undefined) await this.deleteWhere('generation = ?', after - 1, Number.MAX_SAFE_INTEGER, undefined);
   }
 
   private dropStaging(): void {
@@ -261,12 +263,12 @@ export class GuideWriter {
    * SQLite on the rowid rather than the guide's index, where the rows kept would be read
    * again at every slice.
    */
-  private async deleteWhere(condition: string, after: number, below: number): Promise<void> {
+  private async deleteWhere(condition: string, after: number, below: number, signal: AbortSignal | undefined): Promise<void> {
     const next = statement(this.db, `SELECT id FROM programmes WHERE id > ? AND id < ? AND +guide_id = ? AND +${condition} ORDER BY id LIMIT ?`).pluck();
     const remove = statement(this.db, `DELETE FROM programmes WHERE id BETWEEN ? AND ? AND +guide_id = ? AND +${condition}`);
     let rows = FIRST_SLICE;
     for (;;) {
-      this.options.signal?.throwIfAborted();
+      signal?.throwIfAborted();
       const began = performance.now();
       const ids = next.all(after, below, this.guideId, this.generation, rows) as number[];
       if (ids.length === 0) return;

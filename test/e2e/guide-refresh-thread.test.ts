@@ -72,6 +72,33 @@ describe('a guide refresh in its thread', () => {
     expect(rows()).toBe(60);
   });
 
+  it('starts no thread for a refresh asked for after the stop', async () => {
+    const stopped = new AbortController();
+    stopped.abort();
+    await expect(thread.runGuideRefresh(temp.db, request(guideFile('late.xml', 'Late', 20)), { signal: stopped.signal })).rejects.toThrow();
+    await thread.guideThreadsStopped();
+    expect(titlesOn('a')).toEqual([]);
+    expect(rows()).toBe(0);
+  });
+
+  it('is stopped at shutdown while it waits to delete the rows it replaced: the rows stay for the next refresh, which deletes them', async () => {
+    (await thread.runGuideRefresh(temp.db, request(guideFile('one.xml', 'Old', 30)), {})).dropReplaced();
+    await thread.guideThreadsStopped();
+    let ended = 0;
+    await thread.runGuideRefresh(temp.db, request(guideFile('two.xml', 'New', 30)), { ended: () => ended++ });
+    const began = Date.now();
+    // Never told to delete (its re-plan did not come): stopped instead, at once rather than after its minute's wait.
+    await thread.guideThreadsStopped();
+    expect(Date.now() - began).toBeLessThan(10_000);
+    expect(ended).toBe(1);
+    expect(rows()).toBe(180);
+    const third = await thread.runGuideRefresh(temp.db, request(guideFile('three.xml', 'Third', 30)), {});
+    third.dropReplaced();
+    await thread.guideThreadsStopped();
+    expect(rows()).toBe(90);
+    expect(titlesOn('c')).toEqual(Array.from({ length: 30 }, (_, i) => `Third ${i}`));
+  });
+
   it('stops when aborted: nothing applied, the thread gone', async () => {
     const abort = new AbortController();
     const running = thread.runGuideRefresh(temp.db, request(guideFile('big.xml', 'Big', 3000)), { signal: abort.signal });

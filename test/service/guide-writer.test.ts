@@ -98,6 +98,19 @@ describe('GuideWriter', () => {
     expect(titlesRead()).toEqual(everywhere(titled('Old', 10)));
   });
 
+  it('an empty refresh deletes what it replaced, never the rows of a later refresh of the guide', async () => {
+    writerOf('Old', 5).commit({ skipped: 0 });
+    const empty = writerOf('Empty', 0);
+    empty.commit({ skipped: 0 });
+    // A later refresh swapped in before the empty one got to delete what it replaced.
+    const next = writerOf('New', 4);
+    next.commit({ skipped: 0 });
+    await empty.dropReplaced();
+    expect(titlesRead().all).toEqual(titled('New', 4));
+    await next.dropReplaced();
+    expect(temp.db.prepare('SELECT title FROM programmes ORDER BY title').pluck().all()).toEqual(titled('New', 4));
+  });
+
   it('deletes rows a crashed refresh left (a generation no guide has) with the next refresh it replaces', async () => {
     writerOf('Old', 5).commit({ skipped: 0 });
     // A refresh placed, then the process stopped: its rows stay, unread.

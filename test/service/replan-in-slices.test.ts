@@ -25,9 +25,9 @@ beforeEach(async () => {
   const guide = join(temp.dir, 'guide.xml');
   const channels = Array.from({ length: 6 }, (_, c) => ({ number: String(c + 1), name: `Channel ${c + 1}`, tvgId: `c${c}.test`, url: `http://127.0.0.1:9/${c}` }));
   writeM3u(m3u, channels);
-  // 6 channels × 400 half-hour programmes: 2,400 rows, their titles cycling through the words.
+  // 6 channels × 1,200 half-hour programmes: 7,200 rows (more than one slice), their titles cycling through the words.
   const programmes = channels.flatMap((_, c) =>
-    Array.from({ length: 400 }, (_, i) => ({ channel: `c${c}.test`, start: T0 + i * 1800, stop: T0 + (i + 1) * 1800, title: `The ${WORDS[(i + c) % WORDS.length]} hour ${i}` })),
+    Array.from({ length: 1200 }, (_, i) => ({ channel: `c${c}.test`, start: T0 + i * 1800, stop: T0 + (i + 1) * 1800, title: `The ${WORDS[(i + c) % WORDS.length]} hour ${i}` })),
   );
   writeXmltv(guide, channels.map((c) => [c.tvgId, c.name] as [string, string]), programmes);
   dvr = createDvr(temp, { now: () => clock, sources: [{ kind: 'm3u', location: m3u, streams: 6 }], guides: [guide] });
@@ -48,9 +48,22 @@ describe('replanInSlices', () => {
     dvr.schedule.replan();
     const planned = listJobs(temp.db);
     expect(planned.length).toBeGreaterThan(100);
-    clock += 60_000;
+    // From nothing: every job is its to write.
+    temp.db.prepare('DELETE FROM jobs').run();
     await dvr.schedule.replanInSlices();
     expect(listJobs(temp.db)).toEqual(planned);
+  });
+
+  it('starts its reading again when a guide is swapped while it reads, and writes the plan of the guide as it is now', async () => {
+    dvr.schedule.replan();
+    const reading = dvr.schedule.replanInSlices();
+    // A refresh's swap, as seen from here: the guide's generation moves (here to one no row has: the guide empties).
+    temp.db.prepare('UPDATE dvr_guides SET generation = generation + 1').run();
+    await reading;
+    const written = listJobs(temp.db);
+    expect(written.filter((job) => job.skipped === 0)).toEqual([]);
+    dvr.schedule.replan();
+    expect(listJobs(temp.db)).toEqual(written);
   });
 
   it('starts its reading again when a rule is made while it reads, and writes the plan with it', async () => {
