@@ -15,6 +15,7 @@ import { backupsDir } from '../db/backup-names.js';
 import { BackupScheduler } from '../db/backup-scheduler.js';
 import { lockDataDirForServer } from '../db/data-dir-lock.js';
 import { DvrService } from '../dvr/dvr.service.js';
+import { guideThreadsRunning } from '../dvr/guide-refresh.thread.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
 import { UnavailableError } from '../common/errors.js';
 import { ItemStateLog } from '../common/item-state-log.js';
@@ -165,7 +166,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       );
     } else scans.start();
     dvr.start();
-    const backups = new BackupScheduler(db, { dir: backupsDir(config.data), keep: config.backupKeep, logger });
+    // A backup waits while a guide refresh's thread writes: its writes would restart the copy (database-backup.ts).
+    const backups = new BackupScheduler(db, { dir: backupsDir(config.data), keep: config.backupKeep, logger, othersWriting: guideThreadsRunning });
     backups.start();
     phase = 'ready';
     const port = listeningPort(app.server, config.port);

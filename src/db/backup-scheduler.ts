@@ -14,11 +14,13 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { freshBackupName, untilDue } from './backup-names.js';
-import { type CopyResult, backupFailureAdvice, copyDatabase, ensureBackupsDir, listBackupsDir, pruneBackups, removeStalePartials } from './database-backup.js';
+import { BackupDeferred, type CopyResult, backupFailureAdvice, copyDatabase, ensureBackupsDir, listBackupsDir, pruneBackups, removeStalePartials } from './database-backup.js';
 import type { Db } from './database.js';
 
 export const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
+/** A backup deferred while a guide refresh writes is tried again this soon (a refresh is a minute or so). */
+const DEFERRED_RETRY_MS = 60_000;
 
 export interface BackupSchedulerOptions {
   /** DATA/backups. */
@@ -32,6 +34,8 @@ export interface BackupSchedulerOptions {
   checkEveryMs?: number;
   /** Pages copied between two turns of the event loop (default 100: 400 KB, about 1 ms). */
   pagesPerStep?: number;
+  /** Whether another connection of this process writes in bulk now (a guide refresh's thread): a backup waits for it (CopyOptions.othersWriting). */
+  othersWriting?: () => boolean;
   now?: () => number;
 }
 
@@ -75,7 +79,8 @@ export class BackupScheduler {
     ensureBackupsDir(dir);
     removeStalePartials(dir, this.now());
     const target = join(dir, freshBackupName(listBackupsDir(dir), this.now()));
-    const copy = await copyDatabase(this.db, target, { pagesPerStep: this.options.pagesPerStep ?? 100, signal: this.abort.signal });
+    const others = this.options.othersWriting;
+    const copy = await copyDatabase(this.db, target, { pagesPerStep: this.options.pagesPerStep ?? 100, signal: this.abort.signal, ...(others ? { othersWriting: others } : {}) });
     const removed = pruneBackups(dir, keep);
     this.options.logger.info({ file: copy.file, bytes: copy.bytes, ms: copy.ms, removed }, 'database backup written');
     return { ...copy, removed };
@@ -99,6 +104,11 @@ export class BackupScheduler {
         next = this.checkEveryMs;
       } else next = Math.min(this.checkEveryMs, untilDue(listBackupsDir(this.options.dir), this.now(), this.intervalMs));
     } catch (error) {
+      if (error instanceof BackupDeferred) {
+        this.options.logger.debug(`automatic database backup deferred: ${error.message}`);
+        this.schedule(DEFERRED_RETRY_MS);
+        return;
+      }
       if (this.stopped) {
         this.options.logger.debug('backup under way stopped: the server is stopping (its partial file was removed)');
         return;

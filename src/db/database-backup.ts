@@ -29,6 +29,18 @@ export interface CopyOptions {
   pagesPerStep?: number;
   /** Stops the copy between two steps; the partial file is removed. */
   signal?: AbortSignal;
+  /**
+   * Whether another connection of this process is writing in bulk (a guide refresh's
+   * thread). Its writes restart the copy, whose rest would then be copied in one step on
+   * this thread (seconds for a large library, every request waiting): the copy stops
+   * instead (BackupDeferred), to be made once that writing is done.
+   */
+  othersWriting?: () => boolean;
+}
+
+/** A copy stopped because another connection of this process writes in bulk (CopyOptions.othersWriting): to be tried again shortly. */
+export class BackupDeferred extends Error {
+  override readonly name = 'BackupDeferred';
 }
 
 export interface CopyResult {
@@ -50,10 +62,13 @@ export async function copyDatabase(db: Db, target: string, options: CopyOptions 
   let remaining = Number.POSITIVE_INFINITY;
   try {
     rmSync(partial, { force: true });
+    const deferred = () => new BackupDeferred('a guide refresh is writing to the database; the backup is made once it is done');
+    if (options.othersWriting?.()) throw deferred();
     await db.backup(partial, {
       progress({ remainingPages }) {
         if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error('the backup was stopped');
         const restarted = remainingPages > remaining;
+        if (restarted && options.othersWriting?.()) throw deferred();
         remaining = remainingPages;
         return restarted ? ALL_PAGES : step;
       },

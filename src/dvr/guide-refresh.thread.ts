@@ -117,6 +117,11 @@ function inWorker(db: Db, request: GuideReadRequest, options: GuideRunOptions): 
   return answer.then((outcome) => ({ outcome, dropReplaced: () => ended || worker.postMessage('drop') }));
 }
 
+/** Whether a refresh thread is writing (or about to): a backup waits for it (db/database-backup.ts). */
+export function guideThreadsRunning(): boolean {
+  return running.size > 0;
+}
+
 /**
  * Stops the refresh threads and waits for them: a read or placing under way is abandoned,
  * a deleting of replaced rows stops (the next refresh deletes the rest). Their

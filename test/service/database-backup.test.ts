@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { backupToFile } from '../../src/cli/backup.commands.js';
 import { backupFileName, backupsDir, beforeRestoreFileName, isBeforeRestoreName, parseBackupName } from '../../src/db/backup-names.js';
 import { BackupScheduler } from '../../src/db/backup-scheduler.js';
-import { BackupError } from '../../src/db/database-backup.js';
+import { BackupDeferred, BackupError } from '../../src/db/database-backup.js';
 import { restoreDatabase } from '../../src/db/database-restore.js';
 import { type Db, StartupError, databasePath, loadMigrations, openDatabase, prepareDataDir } from '../../src/db/database.js';
 import { lockDataDirForServer } from '../../src/db/data-dir-lock.js';
@@ -171,6 +171,36 @@ describe('automatic backups', () => {
     expect(readdirSync(backups)).toEqual([]);
     expect(logger.warn).not.toHaveBeenCalled();
     expect(db.prepare('SELECT count(*) FROM tick').pluck().get()).toBe(PREFILL);
+  });
+
+  it('wait while another connection of the server writes in bulk (a guide refresh thread), and are made once it is done', async () => {
+    const { dir, db } = makeData();
+    const backups = backupsDir(dir);
+    let writing = true;
+    const logger = silentLogger();
+    const scheduler = new BackupScheduler(db, { dir: backups, keep: 3, logger, othersWriting: () => writing });
+    cleanups.push(() => scheduler.stop());
+    // Asked while the thread writes: deferred, no file, no warning.
+    await expect(scheduler.backupNow()).rejects.toThrow(BackupDeferred);
+    expect(existsSync(backups) ? readdirSync(backups) : []).toEqual([]);
+    // A copy under way when the thread's writes restart it stops rather than copy the rest in one step.
+    const other = new Database(databasePath(dir));
+    cleanups.push(() => other.close());
+    writing = false;
+    const slow = new BackupScheduler(db, { dir: backups, keep: 3, logger, pagesPerStep: 1, othersWriting: () => writing });
+    const copying = slow.backupNow();
+    await until(() => readdirSync(backups), (names) => names.some((name) => name.endsWith('.partial')), 10_000, 'a copy under way', 10);
+    writing = true;
+    other.transaction(() => {
+      other.prepare('INSERT INTO tick (pad) VALUES (randomblob(400))').run();
+      other.prepare('UPDATE tick_total SET total = total + 1').run();
+    })();
+    await expect(copying).rejects.toThrow(BackupDeferred);
+    expect(readdirSync(backups)).toEqual([]);
+    writing = false;
+    const made = await scheduler.backupNow();
+    expectConsistentCopy(made.file, committed(db));
+    expect(logger.warn).not.toHaveBeenCalled();
   });
 
   it('that fail are a warning saying what to do, and the server goes on', async () => {
