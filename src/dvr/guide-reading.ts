@@ -108,7 +108,10 @@ export async function readGuideInto(
     const outcome: GuideApplied = { programmes: writer.count, skipped, ...(judgement ? { confirmed: judgement.detail } : {}) };
     return { outcome, dropReplaced: () => writer.dropReplaced() };
   } catch (error) {
-    await writer.abandon().catch(() => undefined); // What is left is unread, and the guide's next refresh deletes it.
+    // What is left is unread, and the guide's next refresh deletes it: when stopped (the
+    // server is stopping), left for it rather than deleted while the shutdown waits.
+    if (signal?.aborted) writer.dropStaging();
+    else await writer.abandon().catch(() => undefined);
     throw error;
   }
 }

@@ -224,6 +224,8 @@ export class SourceRefresher {
       else this.options.logger?.info({ guide: id, ...result }, 'guide refresh applied');
       return { id, ...result };
     } catch (error) {
+      // Stopped with the server: nothing was wrong with the guide, so nothing is stored or warned of.
+      if (options.signal?.aborted) return { id, error: `guide ${shownLocation(guide.location)}: the refresh was stopped (the server is stopping)` };
       return this.rejected('guide', id, `guide ${shownLocation(guide.location)}: ${reason(error)}`, error, (message, kind) => setGuideError(this.db, id, message, this.now(), kind));
     }
   }

@@ -249,7 +249,8 @@ export class GuideWriter {
     if (after !== undefined) await this.deleteWhere('generation = ?', after - 1, Number.MAX_SAFE_INTEGER, undefined);
   }
 
-  private dropStaging(): void {
+  /** Drops the staging table alone (the rows placed stay, unread, for the guide's next refresh to delete). */
+  dropStaging(): void {
     if (!this.stagingExists) return;
     this.statements.clear();
     this.db.exec(`DROP TABLE IF EXISTS ${this.staging}`);

@@ -185,7 +185,9 @@ describe('automatic backups', () => {
     expect(existsSync(backups) ? readdirSync(backups) : []).toEqual([]);
     // A copy under way when the thread's writes restart it stops rather than copy the rest in one step.
     const other = new Database(databasePath(dir));
-    cleanups.push(() => other.close());
+    cleanups.push(() => {
+      other.close();
+    });
     writing = false;
     const slow = new BackupScheduler(db, { dir: backups, keep: 3, logger, pagesPerStep: 1, othersWriting: () => writing });
     const copying = slow.backupNow();
