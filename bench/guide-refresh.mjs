@@ -17,12 +17,12 @@
 import { spawn } from 'node:child_process';
 import { createReadStream, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort } from './free-port.mjs';
 import { writeGuide } from './generate-guide.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -57,14 +57,6 @@ const getJson = async (port, path) => {
   if (answer.status !== 200) throw new Error(`GET ${path}: ${answer.status} ${answer.body.toString('utf8').slice(0, 200)}`);
   return JSON.parse(answer.body.toString('utf8'));
 };
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The guide's HTTP server: answers whichever file `serve` last named. */
 async function startGuideServer() {

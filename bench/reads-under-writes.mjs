@@ -14,12 +14,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import http from 'node:http';
-import net from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort } from './free-port.mjs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -119,14 +119,6 @@ async function writer({ port, episodeIds, until }) {
     await sleep(Math.max(0, started + ((i + 1) * 1000) / WRITES_PER_SECOND - performance.now()));
   }
   return writes;
-}
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts `antenna server` on `data`, measures both phases, stops it; then the same against the ceiling. */
