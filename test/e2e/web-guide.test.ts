@@ -9,7 +9,7 @@
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/dvr-app.js';
-import { CHANNELS, type WebApp, startWebApp, waitForText, press } from '../support/web-app-fixture.js';
+import { CHANNELS, type WebApp, startWebApp, waitForText, press, waitForPlayback } from '../support/web-app-fixture.js';
 
 let web: WebApp;
 /** An element as the page shows it (this file has no DOM types: the callbacks run in the page). */
@@ -135,7 +135,7 @@ describe('live TV', () => {
     await page.click('a[href="/watch/channel/5"]');
     await until(() => new URL(page.url()).pathname, (p) => p === '/watch/channel/5', 10_000, 'the player');
     await page.waitForSelector('video');
-    await until(() => page.evaluate('document.querySelector("video").currentTime') as Promise<number>, (time) => time > 1.5, 30_000, 'channel 5 playing');
+    await waitForPlayback(page, 1.5, 30_000, 'channel 5 playing');
     await web.shot(page, 'live-playing');
     await page.close();
   }, 60_000);

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/dvr-app.js';
-import { type WebApp, startWebApp, waitForText, clickText, pagePath } from '../support/web-app-fixture.js';
+import { type WebApp, startWebApp, waitForText, clickText, pagePath, waitForPlayback } from '../support/web-app-fixture.js';
 
 let web: WebApp;
 
@@ -63,7 +63,7 @@ describe('the library in the app', () => {
     await web.shot(page, 'library-item');
     await clickText(page, 'a', 'Play');
     await page.waitForSelector('video');
-    await until(() => page.evaluate('document.querySelector("video").currentTime') as Promise<number>, (time) => time > 1.5, 20_000, 'the movie playing');
+    await waitForPlayback(page, 1.5, 20_000, 'the movie playing');
     await web.shot(page, 'player');
     await clickText(page, 'button', 'Pause');
     const reported = await until(
@@ -91,7 +91,7 @@ describe('the library in the app', () => {
     // Played while it records (from its start), paused: interface A has its position.
     await page.goto(`${web.url}/watch/${id}?start=0`, { waitUntil: 'domcontentloaded' });
     await page.waitForSelector('video');
-    await until(() => page.evaluate('document.querySelector("video").currentTime') as Promise<number>, (time) => time > 1.5, 40_000, 'the recording playing');
+    await waitForPlayback(page, 1.5, 40_000, 'the recording playing');
     await web.shot(page, 'player-recording');
     await clickText(page, 'button', 'Pause');
     const episode = await until(

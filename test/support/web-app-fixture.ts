@@ -130,6 +130,33 @@ export async function waitForText(page: Page, wanted: string, timeoutMs = 10_000
   await until(() => pageText(page), (body) => body.includes(wanted), timeoutMs, `"${wanted}" on ${page.url()}`);
 }
 
+/**
+ * Waits until the page's <video> has played past `seconds`. On failure it says what the
+ * video and the player showed (ready and network state, what is buffered, the player's
+ * error), not only the time: a stall and a refused stream read the same otherwise.
+ */
+export async function waitForPlayback(page: Page, seconds: number, timeoutMs: number, what: string): Promise<void> {
+  await until(
+    () =>
+      page.evaluate(`(() => {
+        const video = document.querySelector('video');
+        const buffered = video && video.buffered.length > 0 ? [video.buffered.start(0), video.buffered.end(video.buffered.length - 1)] : [];
+        return {
+          time: video ? video.currentTime : -1,
+          paused: video ? video.paused : null,
+          readyState: video ? video.readyState : null,
+          networkState: video ? video.networkState : null,
+          buffered,
+          mediaError: video && video.error ? video.error.code : null,
+          shown: document.querySelector('.player-error')?.innerText ?? null,
+        };
+      })()`) as Promise<{ time: number }>,
+    (state) => state.time > seconds,
+    timeoutMs,
+    what,
+  );
+}
+
 /** Clicks the element matching `selector` whose visible text is exactly `label`, once there is one. */
 export async function clickText(page: Page, selector: string, label: string): Promise<void> {
   const handle = await page.waitForFunction(

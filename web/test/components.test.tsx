@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api/http-client';
 import { ErrorNotice, describeError } from '../src/components/error-notice';
-import { describeHlsError } from '../src/sections/player/use-hls';
+import { describeHlsError, startGapTarget } from '../src/sections/player/use-hls';
 
 describe('error messages', () => {
   it("shows the server's own message as an alert, with a way to try again", () => {
@@ -24,5 +24,16 @@ describe('error messages', () => {
     expect(describeHlsError({ type: 'networkError' as never, details: 'manifestLoadError' as never, response: { code: 503 } })).toMatch(/too busy/);
     expect(describeHlsError({ type: 'networkError' as never, details: 'fragLoadError' as never, response: { code: 500 } })).toMatch(/HTTP 500/);
     expect(describeHlsError({ type: 'mediaError' as never, details: 'bufferAppendError' as never })).toMatch(/cannot decode/);
+  });
+});
+
+describe('a start gap before the first buffered frames', () => {
+  it('moves a playhead waiting before a near first range to its start, and leaves one that can play', () => {
+    expect(startGapTarget(0, [[1.023, 36]])).toBe(1.023);
+    expect(startGapTarget(0, [[0, 36]])).toBeNull();
+    expect(startGapTarget(10, [[0, 36]])).toBeNull();
+    expect(startGapTarget(0, [])).toBeNull();
+    expect(startGapTarget(0, [[30, 40]])).toBeNull();
+    expect(startGapTarget(36, [[0, 36], [37, 50]])).toBe(37);
   });
 });

@@ -37,6 +37,32 @@ export function describeHlsError(data: Pick<ErrorData, 'type' | 'details'> & { r
   return `Playback failed (${data.details}).`;
 }
 
+/**
+ * The furthest a playhead that has not played yet is moved to reach the first buffered
+ * range (seconds). A recording joined mid-stream can have its first frames a second
+ * after the segment's start (audio before the first video key frame): the buffered
+ * range starts there, and a video waiting at 0 to autoplay never plays, since hls.js
+ * jumps start gaps only while playing (seen in a growing recording under load).
+ */
+const START_GAP_JUMP_SECONDS = 6;
+
+/**
+ * Where a playhead at `currentTime` that has not played yet should move to: the start of
+ * the first buffered range after it when that is near (START_GAP_JUMP_SECONDS), else
+ * null (it is inside a range, or nothing near is buffered).
+ */
+export function startGapTarget(currentTime: number, ranges: ReadonlyArray<readonly [number, number]>): number | null {
+  if (ranges.some(([start, end]) => currentTime >= start && currentTime < end)) return null;
+  const next = ranges.find(([start]) => start > currentTime);
+  return next && next[0] - currentTime <= START_GAP_JUMP_SECONDS ? next[0] : null;
+}
+
+function bufferedRanges(element: HTMLVideoElement): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (let i = 0; i < element.buffered.length; i++) ranges.push([element.buffered.start(i), element.buffered.end(i)]);
+  return ranges;
+}
+
 /** `startPosition`: seconds to start at (0: the start, even of a growing playlist), or -1 for the live edge. */
 export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | null, startPosition: number): HlsHandle {
   const [hls, setHls] = useState<Hls | null>(null);
@@ -85,6 +111,11 @@ export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | 
       if (original >= 0) player.startLevel = original;
       player.startLoad(startPosition);
       readTracks();
+    });
+    player.on(Hls.Events.FRAG_BUFFERED, () => {
+      if (element.played.length > 0 || element.seeking) return;
+      const target = startGapTarget(element.currentTime, bufferedRanges(element));
+      if (target !== null) element.currentTime = target;
     });
     player.on(Hls.Events.AUDIO_TRACKS_UPDATED, readTracks);
     player.on(Hls.Events.SUBTITLE_TRACKS_UPDATED, readTracks);
