@@ -10,7 +10,6 @@ import {
   CollectionSchema,
   ContentMovieSchema,
   EpisodeSchema,
-  JobSchema,
   MovieSchema,
   PlaylistSchema,
   ShowSchema,
@@ -33,7 +32,6 @@ export const serializers = {
   videoGroup: one(VideoGroupSchema),
   collection: one(CollectionSchema),
   playlist: one(PlaylistSchema),
-  job: one(JobSchema),
   channel: one(ChannelSchema),
 };
 

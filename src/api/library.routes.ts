@@ -215,14 +215,14 @@ function specs(library: LibraryService): RouteSpec[] {
       summary: 'List scheduled recording jobs',
       description: 'In start-time order. start_time and end_time are epoch seconds.',
       response: Type.Array(JobSchema),
-      render: (_, __, c) => s.job.many(library.listJobs(c)),
+      render: (_, __, c) => library.listJobs(c),
     },
     {
       url: '/api/v1/jobs/:id',
       summary: 'Get a scheduled recording job',
       withId: true,
       response: JobSchema,
-      render: (id, _, c) => s.job.one(library.getJob(id, c)),
+      render: (id, _, c) => library.getJob(id, c),
     },
     {
       url: '/api/v1/all',

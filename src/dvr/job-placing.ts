@@ -10,6 +10,7 @@
  * decide again only the candidates the change reaches (a placing is kept for it).
  */
 import { pushTo } from '../common/multi-map.js';
+import { finishNow, type Steps, stepClock } from '../common/work-in-steps.js';
 import type { JobItem } from '../model/library.schemas.js';
 import type { PlannedJob } from '../model/planned-job.js';
 import type { Airing } from './airing.js';
@@ -198,6 +199,16 @@ export function placeCandidates(input: PlannerInput, candidates: Candidate[]): P
 
 /** placeCandidates, and the placing kept for placeAgain. Sorts `candidates` in place. */
 export function placeAll(input: PlannerInput, candidates: Candidate[]): Placing {
+  return finishNow(placingInSteps(input, candidates, Number.POSITIVE_INFINITY));
+}
+
+/**
+ * placeAll, yielding after about `stepMs` of deciding (the caller lets the event loop
+ * run, then goes on): a full plan of a 1,000-channel guide decides tens of thousands of
+ * candidates, a tenth of a second that requests would wait behind (issue 21). The
+ * placing is the same however it is stepped: the fates depend only on the order.
+ */
+export function* placingInSteps(input: PlannerInput, candidates: Candidate[], stepMs: number): Steps<Placing> {
   candidates.sort(compareCandidates);
   const schedules = new Map<string, SourceSchedule<PlacedStream>>();
   const covered = coveredCandidates(input.running, candidates);
@@ -214,7 +225,9 @@ export function placeAll(input: PlannerInput, candidates: Candidate[]): Placing 
   };
   const runningIds = new Set(input.running.map((job) => job.id));
   const jobs: PlannedJob[] = [];
+  const clock = stepClock(stepMs);
   for (let rank = 0; rank < candidates.length; rank++) {
+    if (clock.due(rank)) yield;
     const candidate = candidates[rank] as Candidate;
     candidate.rank = rank;
     const fate = (candidate.fate = decide(input, runningIds, view, candidate, covered.has(candidate)));

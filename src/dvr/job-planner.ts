@@ -15,6 +15,7 @@
  *    stream for its whole time (recordings of one channel share one stream); what
  *    fits nowhere stays in the plan as `skipped` with an error saying why.
  */
+import { finishNow, type Steps, stepClock } from '../common/work-in-steps.js';
 import { pushTo } from '../common/multi-map.js';
 import type { PlannedJob } from '../model/planned-job.js';
 import type { Airing } from './airing.js';
@@ -26,7 +27,7 @@ import { RULE_TYPES, type RuleDefinition, type RuleOfType, ruleTypeNamed, type R
 import { isPlaceholder } from './placeholder-airings.js';
 export { SAME_START_STEP } from './job-ids.js';
 export { episodeKeys, isMovie, jobItemOf, programmeKeyOf } from './job-item.js';
-export { type Candidate as PlanCandidate, MAX_EXTENSION, type Plan, type PlannerInput, placeAll, placeCandidates, type Placing, type RunningJob } from './job-placing.js';
+export { type Candidate as PlanCandidate, MAX_EXTENSION, type Plan, type PlannerInput, placeAll, placeCandidates, placingInSteps, type Placing, type RunningJob } from './job-placing.js';
 export { fits } from './source-schedule.js';
 
 const DEFAULT_HORIZON = 14 * 24 * 3600;
@@ -45,7 +46,14 @@ export function plan(input: PlannerInput): Plan {
  * them between plans (with their fates: job-placing-again.ts), so that a change to one
  * rule reads the guide for that rule only.
  */
-export function findCandidates(input: Pick<PlannerInput, 'now' | 'rules' | 'airings' | 'horizon' | 'running' | 'settledIds'>): Map<number, Candidate[]> {
+export function findCandidates(input: CandidateSearch): Map<number, Candidate[]> {
+  return finishNow(findCandidatesInSteps(input, Number.POSITIVE_INFINITY));
+}
+
+type CandidateSearch = Pick<PlannerInput, 'now' | 'rules' | 'airings' | 'horizon' | 'running' | 'settledIds'>;
+
+/** findCandidates, pausing after about `stepMs` of reading airings (common/work-in-steps.ts). */
+export function* findCandidatesInSteps(input: CandidateSearch, stepMs: number): Steps<Map<number, Candidate[]>> {
   const candidates = new Map<string, Candidate>();
   const window = {
     now: input.now,
@@ -66,7 +74,10 @@ export function findCandidates(input: Pick<PlannerInput, 'now' | 'rules' | 'airi
     .filter(({ rules }) => rules.length > 0)
     .map(({ name, rules }) => ({ planner: ruleTypeNamed(name).planner(rules, sink, window), byTime: name === 'program' || name === 'slot' }));
   // A 14-day guide is read once per plan, every type seeing each airing; a placeholder hour only the types that record by time.
+  const clock = stepClock(stepMs);
+  let seen = 0;
   for (const airing of input.airings) {
+    if (clock.due(++seen)) yield;
     if (airing.stop <= input.now) continue;
     const placeholder = isPlaceholder(airing);
     for (const { planner, byTime } of planners) if (byTime || !placeholder) planner.see(airing);

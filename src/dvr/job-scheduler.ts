@@ -6,16 +6,17 @@ import type { Logger } from 'pino';
 import { ConflictError, NotFoundError } from '../common/errors.js';
 import type { Db } from '../db/database.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
-import { type GuideChannelMap, guideKey } from './guide-match.js';
-import { firstPerNumber, guideMapOf, lineupSnapshot } from './lineup-snapshot.js';
-import { deleteProgrammesEndedBefore, guideGenerations, type ProgrammeTuple, programmesBetween } from '../repositories/guide.repository.js';
+import { guideKey } from './guide-match.js';
+import { firstPerNumber, guideMapOf } from './lineup-snapshot.js';
+import { deleteProgrammesEndedBefore, guideGenerations, type ProgrammeTuple } from '../repositories/guide.repository.js';
 import { planGuideRows } from './plan-guide-rows.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
-import { findCandidates, guidePrefilter, type Plan, placeAll, type PlannerInput, type Placing, programmeKeyOf, type RunningJob, slotProgramme } from './job-planner.js';
+import { findCandidates, findCandidatesInSteps, guidePrefilter, type Plan, type PlanCandidate, placeAll, placingInSteps, type PlannerInput, type Placing, type RunningJob } from './job-planner.js';
 import { ruleOfJobId } from './job-ids.js';
 import { placeAgain } from './job-placing-again.js';
 import { byStartAndId } from './job-placing.js';
-import { keptVanishedJob, type VanishedJobLookups } from './vanished-jobs.js';
+import { finishInTurns, finishNow, type Steps } from '../common/work-in-steps.js';
+import { airingsStarting, keptVanishedJobs, plannedProgramme, storedProgramme } from './scheduled-job-lookups.js';
 import { placeholderAirings } from './placeholder-airings.js';
 import { hiddenChannelNumbers, lineupVersion } from '../repositories/channel-edits.repository.js';
 import {
@@ -31,9 +32,8 @@ import {
   nextJobStart,
   changeScheduledJobs,
   replaceScheduledJobs,
-  scheduledJobIdsEndingAfter,
+  prepareJobRows,
   settledJobIds,
-  type JobProgrammeRow,
   type WrittenPlan,
 } from '../repositories/jobs.repository.js';
 import { forgetRecordedProgramme, recordedEpisodeKeys } from '../repositories/recordings.repository.js';
@@ -64,17 +64,8 @@ const PLACEHOLDER_REACH = 14 * 86400;
 /** How long the candidates of a full plan serve re-plans after a rule change (seconds); the periodic re-plan is a full one. */
 const CANDIDATES_FRESH_FOR = 15 * 60;
 
-/** What a stored job records, as the planner names it: a slot by its rule and time, anything else by its programme. */
-function storedProgramme(job: Omit<JobProgrammeRow, 'id'>, slotRules: ReadonlySet<number>): string {
-  if (job.ruleId !== null && slotRules.has(job.ruleId)) return slotProgramme(job.ruleId, job.start);
-  return programmeKeyOf({ programId: job.programId ?? undefined, title: job.title, episodeTitle: job.episodeTitle ?? undefined });
-}
-
-/** What a job (planned, or stored with its item) records, as the planner names it. */
-function plannedProgramme(job: { ruleId: number | null; start: number; item: JobItem; name: string }, slotRules: ReadonlySet<number>): string {
-  const { item } = job;
-  return storedProgramme({ ruleId: job.ruleId, start: job.start, programId: item.program_id ?? null, title: item.title ?? job.name, episodeTitle: item.episode_title ?? null }, slotRules);
-}
+/** Work done between turns of the event loop in replanInSlices (ms). */
+const STEP_MS = 10;
 
 export class JobScheduler {
   private startTimer: NodeJS.Timeout | undefined;
@@ -82,7 +73,7 @@ export class JobScheduler {
   private candidates: { at: number; placing: Placing } | undefined;
   /** The scheduled jobs as last written, and their programmes: a re-plan after a rule change compares with these instead of reading them back. */
   private written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined;
-  /** Ids of the jobs the last full write kept listed though the plan lost them (withVanished). */
+  /** Ids of the jobs the last full write kept listed though the plan lost them (keptVanished). */
   private keptIds: ReadonlySet<string> = new Set();
   /** Plans made (full or after a rule's edit): replanInSlices starts again when one was made while it read. */
   private plans = 0;
@@ -123,26 +114,34 @@ export class JobScheduler {
    * lineup that changed starts it again; after three tries it is replan.
    */
   async replanInSlices(): Promise<void> {
-    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
     const token = () => `${this.plans} ${lineupVersion(this.db)} ${guideGenerations(this.db)}`;
     for (let attempt = 0; attempt < 3; attempt++) {
       if (!this.options.running()) return;
       const began = token();
+      // After each turn of the event loop: whether to go on (else give up, or start again).
+      const stillGood = async () => {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        return this.options.running() && token() === began;
+      };
       const now = this.nowSeconds();
       const channels = listStreamableChannels(this.db);
       const rows = await this.guideRows(now, channels, this.rules.list()).inSlices();
       if (token() !== began) continue;
-      const { state, found } = this.findAll(now, channels, rows);
-      await turn();
-      if (token() !== began) continue;
-      const placing = placeAll(state, found);
-      await turn();
-      if (!this.options.running()) return;
-      if (token() !== began) continue;
-      this.storeFull(now, state, placing);
+      const state = this.fullPlanState(now, channels);
+      if (!(await stillGood())) continue;
+      const found = await finishInTurns(this.allCandidates(now, channels, rows, state, STEP_MS), stillGood);
+      if (!found) continue;
+      const placing = await finishInTurns(placingInSteps(state, found, STEP_MS), stillGood);
+      if (!placing) continue;
+      // What the plan lost and keeps listed is read before the write, and the jobs' JSON made: the write alone blocks.
+      const kept = await finishInTurns(keptVanishedJobs(this.db, this.rules.list(), placing.plan.jobs, state.slotRules, now, STEP_MS), stillGood);
+      if (!kept) continue;
+      prepareJobRows(placing.plan.jobs);
+      if (!(await stillGood())) continue;
+      this.storeFull(now, state, placing, kept);
       return;
     }
-    this.replan();
+    if (this.options.running()) this.replan();
   }
 
   /** A full plan; `rows`: the guide rows its rules read, when read already (replanInSlices). */
@@ -153,20 +152,30 @@ export class JobScheduler {
 
   /** What a full plan starts from: old jobs and programmes forgotten, the state, every rule's candidates. */
   private findAll(now: number, channels: readonly StreamableChannel[], rows: readonly ProgrammeTuple[] | undefined) {
+    const state = this.fullPlanState(now, channels);
+    return { state, found: finishNow(this.allCandidates(now, channels, rows, state, Number.POSITIVE_INFINITY)) };
+  }
+
+  /** Old jobs and programmes forgotten, then the state a full plan starts from. */
+  private fullPlanState(now: number, channels: readonly StreamableChannel[]) {
     deleteJobsEndedBefore(this.db, now - JOB_HISTORY_SECONDS);
     this.rules.forgetPastOneTimeRules(now);
     deleteProgrammesEndedBefore(this.db, now - 86400);
+    return this.planState(now, channels, undefined);
+  }
+
+  /** Every rule's candidates in the guide (`rows`: the guide rows they read, when read already), in steps of `stepMs`. */
+  private *allCandidates(now: number, channels: readonly StreamableChannel[], rows: readonly ProgrammeTuple[] | undefined, state: PlannerInput, stepMs: number): Steps<PlanCandidate[]> {
     const rules = this.rules.list();
-    const state = this.planState(now, channels, undefined);
-    const found = findCandidates({ now, rules, airings: this.airings(now, channels, rules, rows), running: state.running, settledIds: state.settledIds });
-    return { state, found: [...found.values()].flat() };
+    const found = yield* findCandidatesInSteps({ now, rules, airings: this.airings(now, channels, rules, rows), running: state.running, settledIds: state.settledIds }, stepMs);
+    return [...found.values()].flat();
   }
 
   /** Writes a full plan and keeps its placing for the re-plans after rule changes. */
-  private storeFull(now: number, state: { slotRules: ReadonlySet<number> }, placing: Placing): void {
+  private storeFull(now: number, state: { slotRules: ReadonlySet<number> }, placing: Placing, kept?: PlannedJob[]): void {
     this.plans++;
     this.candidates = undefined;
-    this.store(placing.plan, undefined, state.slotRules);
+    this.store(placing.plan, undefined, state.slotRules, kept);
     this.candidates = { at: now, placing };
   }
 
@@ -231,7 +240,7 @@ export class JobScheduler {
    * (a re-plan after a rule change): with the plan's changes (placeAgain), only those are
    * compared and written.
    */
-  private store(planned: Plan, written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined, slots: ReadonlySet<number>): void {
+  private store(planned: Plan, written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined, slots: ReadonlySet<number>, kept?: PlannedJob[]): void {
     for (const [id, end] of planned.extensions) this.recordings.extend(id, end);
     this.written = undefined;
     const now = this.options.now();
@@ -243,50 +252,18 @@ export class JobScheduler {
       for (const job of added) written.programmes.set(job.id, programmeOf(job));
       this.written = { jobs, programmes: written.programmes };
     } else {
-      const jobs = replaceScheduledJobs(this.db, this.withVanished(planned.jobs, slots), now, written?.jobs);
+      const vanished = kept ?? this.keptVanished(planned.jobs, slots);
+      this.keptIds = new Set(vanished.map((job) => job.id));
+      const all = vanished.length === 0 ? planned.jobs : [...planned.jobs, ...vanished].sort(byStartAndId);
+      const jobs = replaceScheduledJobs(this.db, all, now, written?.jobs);
       this.written = { jobs, programmes: new Map(planned.jobs.map((job) => [job.id, programmeOf(job)])) };
     }
     this.startDue();
   }
 
-  /**
-   * The plan's jobs and the scheduled jobs it lost that are kept, skipped, until they end
-   * (vanished-jobs.ts). A re-plan after a rule change writes only its changes and leaves
-   * those rows as they are.
-   */
-  private withVanished(jobs: PlannedJob[], slots: ReadonlySet<number>): PlannedJob[] {
-    const now = this.nowSeconds();
-    const plannedIds = new Set(jobs.map((job) => job.id));
-    const missing = scheduledJobIdsEndingAfter(this.db, now).filter((id) => !plannedIds.has(id));
-    this.keptIds = new Set();
-    if (missing.length === 0) return jobs;
-    const programmeOf = (job: Parameters<typeof plannedProgramme>[0]) => plannedProgramme(job, slots);
-    const rules = new Map(this.rules.list().map((rule) => [rule.id, rule]));
-    const streamable = listStreamableChannels(this.db);
-    const offered = new Set(streamable.map((channel) => channel.number));
-    let hidden: Set<string> | undefined;
-    const hiddenNumbers = () => (hidden ??= hiddenChannelNumbers(this.db));
-    let map: GuideChannelMap | undefined;
-    const lookups: VanishedJobLookups = {
-      now,
-      plannedIds,
-      plannedProgrammes: new Set(jobs.map((job) => `${job.ruleId} ${programmeOf(job)}`)),
-      placedEpisodes: new Set(jobs.flatMap((job) => (!job.skipped && job.episodeKey ? [job.episodeKey] : []))),
-      userSkips: listJobSkips(this.db),
-      rule: (id) => rules.get(id),
-      programmeOf: (job, item) => programmeOf({ ruleId: job.rule_id, start: job.start_time, item, name: job.name }),
-      offered: (number) => offered.has(number),
-      hidden: (number) => hiddenNumbers().has(number),
-      aired: (number, from, to, programme) =>
-        this.airingsStarting(number, from, to, (map ??= guideMapOf(this.db, streamable))).some((airing) => programmeKeyOf(airing) === programme),
-    };
-    const kept = missing.flatMap((id) => {
-      const row = getDvrJob(this.db, id);
-      const job = row && keptVanishedJob(row, lookups);
-      return job ? [job] : [];
-    });
-    this.keptIds = new Set(kept.map((job) => job.id));
-    return kept.length === 0 ? jobs : [...jobs, ...kept].sort(byStartAndId);
+  /** The scheduled jobs a full plan of `jobs` lost that are kept listed, skipped (scheduled-job-lookups.ts). Only reads. */
+  private keptVanished(jobs: PlannedJob[], slots: ReadonlySet<number>): PlannedJob[] {
+    return finishNow(keptVanishedJobs(this.db, this.rules.list(), jobs, slots, this.nowSeconds(), Number.POSITIVE_INFINITY));
   }
 
   /** Skips a planned job, or stops one that is recording (it keeps what it wrote, flagged cancelled). */
@@ -321,22 +298,7 @@ export class JobScheduler {
 
   /** The guide's airing on channel `number` starting at `start`, if one of the guides describing the channel has it. */
   airingOn(number: string, start: number): Airing | undefined {
-    return this.airingsStarting(number, start, start + 1, guideMapOf(this.db, listStreamableChannels(this.db).filter((channel) => channel.number === number)))[0];
-  }
-
-  /** The airings on channel `number` that start within [from, to), from the guides `map` says describe it (placeholder hours when none does). */
-  private airingsStarting(number: string, from: number, to: number, map: GuideChannelMap): Airing[] {
-    const airings: Airing[] = [];
-    let described = false;
-    for (const [key, numbers] of map) {
-      if (!numbers.includes(number)) continue;
-      described = true;
-      const [guideId, xmltvChannel] = key.split('\t') as [string, string];
-      for (const row of programmesBetween(this.db, guideId, xmltvChannel, from, to)) if (row.start >= from && row.start < to) airings.push(ProgrammeAiring.fromRow(row, [number]));
-    }
-    if (described) return airings;
-    const channel = lineupSnapshot(this.db).channels.find((c) => c.number === number);
-    return channel ? placeholderAirings(number, channel.name, from, to).filter((airing) => airing.start >= from) : [];
+    return airingsStarting(this.db, number, start, start + 1, guideMapOf(this.db, listStreamableChannels(this.db).filter((channel) => channel.number === number)))[0];
   }
 
   private capacity(channels: readonly StreamableChannel[]) {

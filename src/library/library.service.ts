@@ -9,12 +9,12 @@ import type { ItemStateLog } from '../common/item-state-log.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import { PathBoundary, type ServedFile } from '../common/path-boundary.js';
 import { imageTypeOf, readLeadingBytes } from '../common/file-signature.js';
-import { countJobsByState, getJob, type JobCountState, listJobs } from '../repositories/jobs.repository.js';
+import { countJobsByState, getJobJson, type JobCountState, listJobsJson } from '../repositories/jobs.repository.js';
 import { checkDatabaseReadable } from '../repositories/health.repository.js';
 import { listChannels } from '../repositories/channels.repository.js';
 import { type CollectionType, getCollection, getPlaylist, listCollections, listPlaylists } from '../repositories/collections.repository.js';
 import { getItemJson, type ItemScope, listItemsJson, type ListShape } from '../repositories/items.repository.js';
-import type { Channel, Collection, Job, Playlist, Show, VideoGroup } from '../model/library.schemas.js';
+import type { Channel, Collection, Playlist, Show, VideoGroup } from '../model/library.schemas.js';
 import type { DefaultItemOrder, ItemFilter, ItemSort, ParentFilter, ParentSort, SortRequest } from '../model/list-query.js';
 import { getArtworkPath, getThumbnailPath, listNotMediaFiles, type NotMediaFile } from '../repositories/import-files.repository.js';
 import { countLibrary, dataVersion, type LibraryCounts, totalChanges } from '../repositories/library-state.repository.js';
@@ -24,7 +24,6 @@ import {
   type MapContext,
   toChannel,
   toCollection,
-  toJob,
   toPlaylist,
   toShow,
   toVideoGroup,
@@ -251,14 +250,15 @@ export class LibraryService {
     return this.items({ playlistId: id }, query, 'position', { mixed: 'content_movie' }, context);
   }
 
-  listJobs(context: MapContext): Job[] {
-    return listJobs(this.db).map((row) => toJob(row, context));
+  /** The jobs as interface A's JSON bytes (written by SQLite: job-projection.ts). */
+  listJobs(context: MapContext): Buffer {
+    return listJobsJson(this.db, context.baseUrl);
   }
 
-  getJob(id: string, context: MapContext): Job {
-    const row = getJob(this.db, id);
-    if (!row) throw new NotFoundError('job', id);
-    return toJob(row, context);
+  getJob(id: string, context: MapContext): Buffer {
+    const json = getJobJson(this.db, id, context.baseUrl);
+    if (!json) throw new NotFoundError('job', id);
+    return json;
   }
 
   listChannels(context: MapContext): Channel[] {

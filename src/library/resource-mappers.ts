@@ -5,9 +5,8 @@
  * become arrays, and server-relative image paths become absolute URLs.
  */
 import type { ChannelRow } from '../repositories/channels.repository.js';
-import type { JobRow } from '../repositories/jobs.repository.js';
 import type { CollectionRow, PlaylistRow } from '../repositories/collections.repository.js';
-import type { Channel, Collection, Job, JobItem, Playlist, Show, VideoGroup } from '../model/library.schemas.js';
+import type { Channel, Collection, Playlist, Show, VideoGroup } from '../model/library.schemas.js';
 import type { ParentRow } from '../repositories/parents.repository.js';
 
 export interface MapContext {
@@ -95,31 +94,6 @@ export function toPlaylist(row: PlaylistRow): Playlist {
   out.created_at = row.created_at;
   out.updated_at = row.updated_at;
   return out as Playlist;
-}
-
-/** Drops null members of a stored job item, so the payload omits them like every other resource. */
-function compactObject(value: Record<string, unknown>): Out {
-  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== null && member !== undefined));
-}
-
-export function toJob(row: JobRow, context: MapContext): Job {
-  const item = compactObject(JSON.parse(row.item) as Record<string, unknown>);
-  if (typeof item.image_url === 'string') item.image_url = resolveUrl(item.image_url, context);
-  const out: Out = {
-    id: row.id,
-    name: row.name,
-    start_time: row.start_time,
-    end_time: row.end_time,
-    duration: row.end_time - row.start_time,
-    channels: JSON.parse(row.channels),
-  };
-  scalar(out, 'channel', row.channel);
-  flag(out, 'skipped', row.skipped);
-  flag(out, 'failed', row.failed);
-  scalar(out, 'error', row.error);
-  out.updated_at = row.updated_at;
-  out.item = item as JobItem;
-  return out as Job;
 }
 
 export function toChannel(row: ChannelRow, context: MapContext): Channel {

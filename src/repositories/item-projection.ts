@@ -95,12 +95,12 @@ export function jsonValueSql(schema: PropertySchema, expression: string): string
 }
 
 /** One SQL expression yielding the JSON object text of a row, in the shape's schema. */
-export function jsonObjectSql(schema: TSchema, sources: Readonly<Record<string, string>>): string {
+export function jsonObjectSql(schema: TSchema, sources: Readonly<Record<string, string>>, valueSql: (schema: PropertySchema, expression: string) => string = jsonValueSql): string {
   const { properties, required = [] } = schema as unknown as { properties: Record<string, PropertySchema>; required?: string[] };
   const members = Object.entries(properties).map(([name, property]) => {
     const source = sources[name];
     if (source === undefined) throw new Error(`item projection: no source for field '${name}'`);
-    const value = jsonValueSql(property, source);
+    const value = valueSql(property, source);
     // A required number is 0 when not known (or not finite): clients type it as always there.
     if (required.includes(name) && property.type === 'number') return `',"${name}":' || coalesce(${value}, '0')`;
     // NULL || text is NULL, and concat() skips NULLs: a missing value becomes no member at all.

@@ -1,8 +1,9 @@
 /** Scheduled recording jobs. The DVR writes them; interface A reads them. */
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
-import type { JobItem } from '../model/library.schemas.js';
+import { type JobItem, JobItemSchema } from '../model/library.schemas.js';
 import type { PlannedJob } from '../model/planned-job.js';
+import { jobJsonSql } from './job-projection.js';
 
 export interface JobInput {
   /** `<start epoch seconds>-<n>` (see src/dvr/job-ids.ts) */
@@ -49,8 +50,25 @@ const JOB_COLUMNS: ColumnMap = {
   state: ['state', 'text'],
 };
 
+/** The job item schema's fields, in its order. */
+const JOB_ITEM_FIELDS = Object.keys(JobItemSchema.properties) as Array<keyof JobItem>;
+
+/**
+ * A job item as it is stored: the schema's fields that have a value, in the schema's
+ * order, nulls and anything else left out. Interface A's job list is the stored item as
+ * it is (job-projection.ts), so every write of an item goes through this.
+ */
+export function compactJobItem(item: JobItem): JobItem {
+  const out: Record<string, unknown> = {};
+  for (const field of JOB_ITEM_FIELDS) {
+    const value = item[field];
+    if (value !== null && value !== undefined) out[field] = value;
+  }
+  return out as JobItem;
+}
+
 export function upsertJob(db: Db, input: JobInput): void {
-  upsertRow(db, 'jobs', JOB_COLUMNS, { ...input });
+  upsertRow(db, 'jobs', JOB_COLUMNS, { ...input, item: compactJobItem(input.item) });
 }
 
 export function deleteJob(db: Db, id: string): boolean {
@@ -59,6 +77,18 @@ export function deleteJob(db: Db, id: string): boolean {
 
 export function getJob(db: Db, id: string): JobRow | undefined {
   return statement(db, 'SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+}
+
+/** Interface A's job list as JSON bytes, in start-time order (job-projection.ts); `base`: the absolute base URL. */
+export function listJobsJson(db: Db, base: string): Buffer {
+  return statement(db, `SELECT CAST('[' || coalesce(group_concat(${jobJsonSql()}, ',' ORDER BY j.start_time, j.id), '') || ']' AS BLOB) FROM jobs j`)
+    .pluck()
+    .get({ base }) as Buffer;
+}
+
+/** One job as interface A's JSON bytes, if there is a job with this id. */
+export function getJobJson(db: Db, id: string, base: string): Buffer | undefined {
+  return statement(db, `SELECT CAST(${jobJsonSql()} AS BLOB) FROM jobs j WHERE j.id = @id`).pluck().get({ base, id }) as Buffer | undefined;
 }
 
 export function listJobs(db: Db): JobRow[] {
@@ -84,12 +114,21 @@ export type ScheduledJobInput = PlannedJob;
 /** The compared columns of a planned job, joined: the planner hands an unchanged job to the next re-plan as the same object. */
 const joinedOf = new WeakMap<object, string>();
 
-/** JSON of the items and channel lists of planned jobs: the planner hands the same objects to every re-plan, so each is written out once. */
+/** JSON of the items (compacted) and channel lists of planned jobs: the planner hands the same objects to every re-plan, so each is written out once. */
 const jsonOf = new WeakMap<object, string>();
-function cachedJson(value: object): string {
+function cachedJson(value: object, prepare: (value: never) => object = (same) => same): string {
   let json = jsonOf.get(value);
-  if (json === undefined) jsonOf.set(value, (json = JSON.stringify(value)));
+  if (json === undefined) jsonOf.set(value, (json = JSON.stringify(prepare(value as never))));
   return json;
+}
+const itemJson = (item: JobItem) => cachedJson(item, compactJobItem);
+
+/** Makes the JSON of planned jobs' items and channel lists ahead of replaceScheduledJobs, which then only writes. */
+export function prepareJobRows(planned: readonly ScheduledJobInput[]): void {
+  for (const job of planned) {
+    cachedJson(job.channels);
+    itemJson(job.item);
+  }
 }
 
 /** The scheduled jobs as written: id → the compared columns, joined (what replaceScheduledJobs compares a plan with). */
@@ -173,7 +212,7 @@ function jobWriter(db: Db, now: number): (job: ScheduledJobInput, before: Writte
       job.channel ?? null,
       job.skipped ? 1 : 0,
       job.error ?? null,
-      cachedJson(job.item),
+      itemJson(job.item),
       job.sourceId ?? null,
     ] as const;
     const old = before.get(job.id);
@@ -247,7 +286,7 @@ export function finishJob(db: Db, id: string, result: { failed: boolean; error?:
   statement(db, "UPDATE jobs SET state = 'finished', failed = ?, error = ?, item = coalesce(?, item), updated_at = ? WHERE id = ?").run(
     result.failed ? 1 : 0,
     result.error ?? null,
-    result.item ? JSON.stringify(result.item) : null,
+    result.item ? JSON.stringify(compactJobItem(result.item)) : null,
     now,
     id,
   );
@@ -273,9 +312,9 @@ export function deleteJobsEndedBefore(db: Db, before: number): void {
   statement(db, "DELETE FROM dvr_job_skips WHERE CAST(substr(job_id, 1, instr(job_id, '-') - 1) AS INTEGER) < ?").run(before - 2 * 86400);
 }
 
-/** Ids of the scheduled jobs that end after `now` (epoch seconds). */
-export function scheduledJobIdsEndingAfter(db: Db, now: number): string[] {
-  return statement(db, "SELECT id FROM jobs WHERE state = 'scheduled' AND end_time > ?").pluck().all(now) as string[];
+/** The scheduled jobs that end after `now` (epoch seconds). */
+export function listScheduledJobsEndingAfter(db: Db, now: number): DvrJobRow[] {
+  return statement(db, "SELECT * FROM jobs WHERE state = 'scheduled' AND end_time > ?").all(now) as DvrJobRow[];
 }
 
 /** Ids of every job that is recording or finished. */
