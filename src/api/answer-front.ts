@@ -121,7 +121,8 @@ export class AnswerFront {
 
   constructor(
     private readonly cache: ResponseCache,
-    private readonly generation: () => string,
+    /** The library generation the cached answers of `route` (a pattern) must have been built from. */
+    private readonly generation: (route: string) => string,
     options: AnswerFrontOptions = {},
   ) {
     this.maxRemembered = options.maxRemembered ?? DEFAULT_MAX_REMEMBERED;
@@ -168,7 +169,7 @@ export class AnswerFront {
     const startedAt = performance.now();
     const remembered = this.remembered.get(requestLine(request));
     if (remembered === undefined) return false;
-    const body = this.cache.peek(remembered.key, this.generation());
+    const body = this.cache.peek(remembered.key, this.generation(remembered.route));
     if (!body) return false;
 
     const encoding = encodingFor(body, request.headers['accept-encoding']);

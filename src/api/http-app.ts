@@ -25,7 +25,7 @@ import { AnswerFront } from './answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
 import type { DvrService } from '../dvr/dvr.service.js';
-import { registerLibraryRoutes } from './library.routes.js';
+import { generationOf, registerLibraryRoutes } from './library.routes.js';
 import { registerLineupRoutes } from './lineup.routes.js';
 import { registerLineupEditRoutes } from './lineup-edits.routes.js';
 import { registerHlsRoutes, registerSessionWrites } from './hls.routes.js';
@@ -102,7 +102,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   const metrics = new HttpMetrics({ processMetrics: options.processMetrics });
   // The library's item state writes patch the cached answers holding those items (common/item-state-log.ts).
   const cache = new ResponseCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES, metrics.cacheCounts, options.library.stateLog, options.cacheChunkBytes);
-  const front = new AnswerFront(cache, () => options.library.generation(), { answered: metrics.frontAnswered });
+  const front = new AnswerFront(cache, (route) => generationOf(options.library, route), { answered: metrics.frontAnswered });
   const startedAt = Date.now();
   const app = Fastify({
     // Repeats of interface-A reads are answered from the cache before routing (answer-front.ts).

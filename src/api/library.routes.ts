@@ -59,6 +59,14 @@ interface RouteSpec {
   render: (id: string, query: Query, context: MapContext) => string | Buffer;
 }
 
+/** Routes built from the jobs table alone: their answers follow LibraryService.jobsGeneration. */
+const JOB_ROUTES = new Set(['/api/v1/jobs', '/api/v1/jobs/:id']);
+
+/** The generation of the library an answer of `route` (its pattern) is built from: what its cache entry must match. */
+export function generationOf(library: LibraryService, route: string): string {
+  return JOB_ROUTES.has(route) ? library.jobsGeneration() : library.generation();
+}
+
 const LIST_NOTE = 'Filters combine with AND. Sorting is stable: ties are broken by id.';
 
 function specs(library: LibraryService): RouteSpec[] {
@@ -287,7 +295,7 @@ function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, 
   const query = declaredQuery(spec, request.query as Query);
   const baseUrl = deps.baseUrl(request);
   const key = `${spec.url}\n${baseUrl}\n${id}\n${JSON.stringify(query)}`;
-  const generation = deps.library.generation();
+  const generation = generationOf(deps.library, spec.url);
   const body =
     deps.cache.get(key, generation, spec.url) ?? deps.cache.set(key, generation, toBytes(spec.render(id, query, { baseUrl })));
 

@@ -65,7 +65,7 @@ const PLACEHOLDER_REACH = 14 * 86400;
 const CANDIDATES_FRESH_FOR = 15 * 60;
 
 /** Work done between turns of the event loop in replanInSlices (ms). */
-const STEP_MS = 10;
+const STEP_MS = 5;
 
 export class JobScheduler {
   private startTimer: NodeJS.Timeout | undefined;
@@ -136,8 +136,7 @@ export class JobScheduler {
       // What the plan lost and keeps listed is read before the write, and the jobs' JSON made: the write alone blocks.
       const kept = await finishInTurns(keptVanishedJobs(this.db, this.rules.list(), placing.plan.jobs, state.slotRules, now, STEP_MS), stillGood);
       if (!kept) continue;
-      prepareJobRows(placing.plan.jobs);
-      if (!(await stillGood())) continue;
+      if (!(await finishInTurns(prepareJobRows(placing.plan.jobs, STEP_MS), stillGood))) continue;
       this.storeFull(now, state, placing, kept);
       return;
     }

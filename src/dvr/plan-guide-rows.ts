@@ -19,7 +19,7 @@ import {
 import type { guidePrefilter } from './job-planner.js';
 
 /** Reading of one slice aimed at; a request waits about this long behind one. */
-const SLICE_MS = 10;
+const SLICE_MS = 5;
 const FIRST_SPAN = 5_000;
 
 export interface PlanGuideRows {

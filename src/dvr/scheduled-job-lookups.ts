@@ -56,6 +56,8 @@ export function* keptVanishedJobs(db: Db, rules: readonly StoredRule[], jobs: re
   const plannedIds = new Set(jobs.map((job) => job.id));
   const missing = listScheduledJobsEndingAfter(db, now).filter((job) => !plannedIds.has(job.id));
   if (missing.length === 0) return [];
+  // Reading them all was a step (a few thousand rows, each with its item).
+  if (stepMs !== Number.POSITIVE_INFINITY) yield;
   const programmeOf = (job: Parameters<typeof plannedProgramme>[0]) => plannedProgramme(job, slots);
   const byId = new Map(rules.map((rule) => [rule.id, rule]));
   const streamable = listStreamableChannels(db);

@@ -9,7 +9,7 @@ import type { ItemStateLog } from '../common/item-state-log.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import { PathBoundary, type ServedFile } from '../common/path-boundary.js';
 import { imageTypeOf, readLeadingBytes } from '../common/file-signature.js';
-import { countJobsByState, getJobJson, type JobCountState, listJobsJson } from '../repositories/jobs.repository.js';
+import { countJobsByState, getJobJson, type JobCountState, jobWriteCount, listJobsJson } from '../repositories/jobs.repository.js';
 import { checkDatabaseReadable } from '../repositories/health.repository.js';
 import { listChannels } from '../repositories/channels.repository.js';
 import { type CollectionType, getCollection, getPlaylist, listCollections, listPlaylists } from '../repositories/collections.repository.js';
@@ -58,6 +58,8 @@ export interface LibraryMatches {
 export class LibraryService {
   /** Moves when another connection's commit was seen (data_version changed), unless it was said to be unseen by readers. */
   private externalEpoch = 0;
+  /** Moves when a commit not said to be this process's was seen: what jobsGeneration follows beside this process's own writes. */
+  private otherProcessEpoch = 0;
   private lastDataVersion: number | undefined;
   private externalCheckedAt = Number.NEGATIVE_INFINITY;
   private readonly externalCheckIntervalMs: number;
@@ -87,14 +89,32 @@ export class LibraryService {
    * `stateLog` are left out: the cache patches the answers holding those items.
    */
   generation(): string {
-    const now = this.now();
-    if (now - this.externalCheckedAt >= this.externalCheckIntervalMs) {
-      const version = dataVersion(this.db);
-      if (version !== this.lastDataVersion) this.externalEpoch++;
-      this.lastDataVersion = version;
-      this.externalCheckedAt = now;
-    }
+    this.checkExternalWrites();
     return `${totalChanges(this.db) - (this.stateLog?.rowsChanged ?? 0)}.${this.externalEpoch}`;
+  }
+
+  /**
+   * generation() for the answers built from the jobs table alone (/api/v1/jobs): it moves
+   * when this process writes that table (jobs.repository.ts counts its writes) or another
+   * process's commit is seen, not at other writes, nor at a guide refresh's swap (its
+   * thread never writes jobs). A re-plan after a refresh would otherwise find the list
+   * built again two or three times over, each a stall of every request behind it.
+   */
+  jobsGeneration(): string {
+    this.checkExternalWrites();
+    return `jobs.${jobWriteCount(this.db)}.${this.otherProcessEpoch}`;
+  }
+
+  private checkExternalWrites(): void {
+    const now = this.now();
+    if (now - this.externalCheckedAt < this.externalCheckIntervalMs) return;
+    const version = dataVersion(this.db);
+    if (version !== this.lastDataVersion) {
+      this.externalEpoch++;
+      this.otherProcessEpoch++;
+    }
+    this.lastDataVersion = version;
+    this.externalCheckedAt = now;
   }
 
   /**
@@ -112,6 +132,9 @@ export class LibraryService {
   /** Another connection of this process committed what lists may show (a guide refresh's swap), or has ended (what it took for its own may not all have been): the cached lists are stale. */
   externalWritesSeen(): void {
     this.externalEpoch++;
+    // Its commits are accounted for here: the jobs' answers (jobsGeneration), which no such connection writes, stay.
+    this.lastDataVersion = dataVersion(this.db);
+    this.externalCheckedAt = this.now();
   }
 
   /**

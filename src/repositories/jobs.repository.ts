@@ -1,9 +1,11 @@
 /** Scheduled recording jobs. The DVR writes them; interface A reads them. */
 import type { Db } from '../db/database.js';
+import { type Steps, stepClock } from '../common/work-in-steps.js';
 import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
 import { type JobItem, JobItemSchema } from '../model/library.schemas.js';
 import type { PlannedJob } from '../model/planned-job.js';
 import { jobJsonSql } from './job-projection.js';
+import { totalChanges } from './library-state.repository.js';
 
 export interface JobInput {
   /** `<start epoch seconds>-<n>` (see src/dvr/job-ids.ts) */
@@ -50,6 +52,29 @@ const JOB_COLUMNS: ColumnMap = {
   state: ['state', 'text'],
 };
 
+/**
+ * Writes of the jobs table by this process, per connection: interface A's job answers
+ * depend on that table alone, so they are built again only when it changed (not at
+ * every position a player reports, nor at a guide refresh's swap). Every write of the
+ * table is made here, through trackJobWrites.
+ */
+const jobWrites = new WeakMap<Db, number>();
+
+/** How many writes this process made to the jobs table through `db` (any change of it moves this). */
+export function jobWriteCount(db: Db): number {
+  return jobWrites.get(db) ?? 0;
+}
+
+/** Runs `write`; if it changed any row (total_changes moved), the jobs table counts as written. */
+export function trackJobWrites<T>(db: Db, write: () => T): T {
+  const before = totalChanges(db);
+  try {
+    return write();
+  } finally {
+    if (totalChanges(db) !== before) jobWrites.set(db, jobWriteCount(db) + 1);
+  }
+}
+
 /** The job item schema's fields, in its order. */
 const JOB_ITEM_FIELDS = Object.keys(JobItemSchema.properties) as Array<keyof JobItem>;
 
@@ -68,11 +93,15 @@ export function compactJobItem(item: JobItem): JobItem {
 }
 
 export function upsertJob(db: Db, input: JobInput): void {
-  upsertRow(db, 'jobs', JOB_COLUMNS, { ...input, item: compactJobItem(input.item) });
+  trackJobWrites(db, () => {
+    upsertRow(db, 'jobs', JOB_COLUMNS, { ...input, item: compactJobItem(input.item) });
+  });
 }
 
 export function deleteJob(db: Db, id: string): boolean {
-  return statement(db, 'DELETE FROM jobs WHERE id = ?').run(id).changes > 0;
+  return trackJobWrites(db, () => {
+    return statement(db, 'DELETE FROM jobs WHERE id = ?').run(id).changes > 0;
+  });
 }
 
 export function getJob(db: Db, id: string): JobRow | undefined {
@@ -123,12 +152,19 @@ function cachedJson(value: object, prepare: (value: never) => object = (same) =>
 }
 const itemJson = (item: JobItem) => cachedJson(item, compactJobItem);
 
-/** Makes the JSON of planned jobs' items and channel lists ahead of replaceScheduledJobs, which then only writes. */
-export function prepareJobRows(planned: readonly ScheduledJobInput[]): void {
-  for (const job of planned) {
+/**
+ * Makes the JSON of planned jobs' items and channel lists ahead of replaceScheduledJobs,
+ * which then only writes; in steps of about `stepMs` (common/work-in-steps.ts).
+ */
+export function* prepareJobRows(planned: readonly ScheduledJobInput[], stepMs: number): Steps<true> {
+  const clock = stepClock(stepMs);
+  for (let i = 0; i < planned.length; i++) {
+    if (clock.due(i)) yield;
+    const job = planned[i] as ScheduledJobInput;
     cachedJson(job.channels);
     itemJson(job.item);
   }
+  return true;
 }
 
 /** The scheduled jobs as written: id → the compared columns, joined (what replaceScheduledJobs compares a plan with). */
@@ -146,23 +182,25 @@ export type WrittenPlan = Map<string, string>;
  * statements below either way. Returns what is written now.
  */
 export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput[], now = Date.now(), written?: WrittenPlan): WrittenPlan {
-  const after: WrittenPlan = new Map();
-  db.transaction(() => {
-    // Read, not copied: what is left of it after the loop (ids not planned again) is found through `after`.
-    const before =
-      written !== undefined
-        ? written
-        : new Map(
-            (statement(db, "SELECT id, name, start_time, end_time, channels, channel, skipped, error, item, source_id FROM jobs WHERE state = 'scheduled'").raw(true).all() as unknown[][]).map(
-              (row) => [row[0] as string, row.slice(1).join('\u0000')],
-            ),
-          );
-    const write = jobWriter(db, now);
-    for (const job of planned) write(job, before, after);
-    const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
-    for (const id of before.keys()) if (!after.has(id)) remove.run(id);
-  })();
-  return after;
+  return trackJobWrites(db, () => {
+    const after: WrittenPlan = new Map();
+    db.transaction(() => {
+      // Read, not copied: what is left of it after the loop (ids not planned again) is found through `after`.
+      const before =
+        written !== undefined
+          ? written
+          : new Map(
+              (statement(db, "SELECT id, name, start_time, end_time, channels, channel, skipped, error, item, source_id FROM jobs WHERE state = 'scheduled'").raw(true).all() as unknown[][]).map(
+                (row) => [row[0] as string, row.slice(1).join('\u0000')],
+              ),
+            );
+      const write = jobWriter(db, now);
+      for (const job of planned) write(job, before, after);
+      const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
+      for (const id of before.keys()) if (!after.has(id)) remove.run(id);
+    })();
+    return after;
+  });
 }
 
 /**
@@ -171,18 +209,20 @@ export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput
  * job-placing-again.ts): only those are compared and written. Updates and returns `written`.
  */
 export function changeScheduledJobs(db: Db, changes: { gone: readonly ScheduledJobInput[]; added: readonly ScheduledJobInput[] }, written: WrittenPlan, now = Date.now()): WrittenPlan {
-  db.transaction(() => {
-    const write = jobWriter(db, now);
-    const addedIds = new Set(changes.added.map((job) => job.id));
-    const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
-    for (const job of changes.gone) {
-      if (addedIds.has(job.id)) continue;
-      remove.run(job.id);
-      written.delete(job.id);
-    }
-    for (const job of changes.added) write(job, written, written);
-  })();
-  return written;
+  return trackJobWrites(db, () => {
+    db.transaction(() => {
+      const write = jobWriter(db, now);
+      const addedIds = new Set(changes.added.map((job) => job.id));
+      const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
+      for (const job of changes.gone) {
+        if (addedIds.has(job.id)) continue;
+        remove.run(job.id);
+        written.delete(job.id);
+      }
+      for (const job of changes.added) write(job, written, written);
+    })();
+    return written;
+  });
 }
 
 /** Writes a planned job unless `before` has it as it is; records what is written in `after`. */
@@ -245,16 +285,18 @@ export function nextJobStart(db: Db): number | undefined {
 }
 
 export function markJobRecording(db: Db, id: string, fields: { channel: string; sourceId: string; recordingId: string }, now = Date.now()): void {
-  statement(
-    db,
-    "UPDATE jobs SET state = 'recording', channel = ?, source_id = ?, recording_id = ?, skipped = 0, error = NULL, planned_end_time = coalesce(planned_end_time, end_time), updated_at = ? WHERE id = ?",
-  ).run(
-    fields.channel,
-    fields.sourceId,
-    fields.recordingId,
-    now,
-    id,
-  );
+  trackJobWrites(db, () => {
+    statement(
+      db,
+      "UPDATE jobs SET state = 'recording', channel = ?, source_id = ?, recording_id = ?, skipped = 0, error = NULL, planned_end_time = coalesce(planned_end_time, end_time), updated_at = ? WHERE id = ?",
+    ).run(
+      fields.channel,
+      fields.sourceId,
+      fields.recordingId,
+      now,
+      id,
+    );
+  });
 }
 
 /** Stored jobs' ids with what names their programme (the planner keeps a programme's id: job-ids.ts); `startedOnly`: recording or finished. */
@@ -277,24 +319,30 @@ export function listJobProgrammes(db: Db, startedOnly = false): JobProgrammeRow[
 
 /** A recording job's new end (the guide extended its programme); false when the job is not recording. */
 export function setRecordingEnd(db: Db, id: string, end: number, now = Date.now()): boolean {
-  // A recording resumed from before planned_end_time existed gets it here, from the end it had: the limit counts from there.
-  return statement(db, "UPDATE jobs SET planned_end_time = coalesce(planned_end_time, end_time), end_time = ?, updated_at = ? WHERE id = ? AND state = 'recording'").run(end, now, id).changes > 0;
+  return trackJobWrites(db, () => {
+    // A recording resumed from before planned_end_time existed gets it here, from the end it had: the limit counts from there.
+    return statement(db, "UPDATE jobs SET planned_end_time = coalesce(planned_end_time, end_time), end_time = ?, updated_at = ? WHERE id = ? AND state = 'recording'").run(end, now, id).changes > 0;
+  });
 }
 
 /** The job is over: failed when it recorded nothing; `error` says why it failed or stopped early. */
 export function finishJob(db: Db, id: string, result: { failed: boolean; error?: string | undefined; item?: JobItem }, now = Date.now()): void {
-  statement(db, "UPDATE jobs SET state = 'finished', failed = ?, error = ?, item = coalesce(?, item), updated_at = ? WHERE id = ?").run(
-    result.failed ? 1 : 0,
-    result.error ?? null,
-    result.item ? JSON.stringify(compactJobItem(result.item)) : null,
-    now,
-    id,
-  );
+  trackJobWrites(db, () => {
+    statement(db, "UPDATE jobs SET state = 'finished', failed = ?, error = ?, item = coalesce(?, item), updated_at = ? WHERE id = ?").run(
+      result.failed ? 1 : 0,
+      result.error ?? null,
+      result.item ? JSON.stringify(compactJobItem(result.item)) : null,
+      now,
+      id,
+    );
+  });
 }
 
 /** The job's `item` follows its recording's flags (delayed while it records, processed afterwards). */
 export function patchJobItem(db: Db, id: string, patch: Partial<JobItem>, now = Date.now()): void {
-  statement(db, 'UPDATE jobs SET item = json_patch(item, ?), updated_at = ? WHERE id = ?').run(JSON.stringify(patch), now, id);
+  trackJobWrites(db, () => {
+    statement(db, 'UPDATE jobs SET item = json_patch(item, ?), updated_at = ? WHERE id = ?').run(JSON.stringify(patch), now, id);
+  });
 }
 
 /** A job the user skipped by hand stays skipped through re-planning. */
@@ -308,8 +356,10 @@ export function listJobSkips(db: Db): Set<string> {
 
 /** Forgets finished jobs (and hand skips) whose end is before `before`, epoch seconds. */
 export function deleteJobsEndedBefore(db: Db, before: number): void {
-  statement(db, "DELETE FROM jobs WHERE state = 'finished' AND end_time < ?").run(before);
-  statement(db, "DELETE FROM dvr_job_skips WHERE CAST(substr(job_id, 1, instr(job_id, '-') - 1) AS INTEGER) < ?").run(before - 2 * 86400);
+  trackJobWrites(db, () => {
+    statement(db, "DELETE FROM jobs WHERE state = 'finished' AND end_time < ?").run(before);
+    statement(db, "DELETE FROM dvr_job_skips WHERE CAST(substr(job_id, 1, instr(job_id, '-') - 1) AS INTEGER) < ?").run(before - 2 * 86400);
+  });
 }
 
 /** The scheduled jobs that end after `now` (epoch seconds). */

@@ -646,6 +646,42 @@ describe('generation()', () => {
   });
 });
 
+describe('jobsGeneration()', () => {
+  const lib = useSeededLibrary();
+
+  it('moves with writes of the jobs table and with other processes’ commits, not with other writes nor a guide refresh’s swap', () => {
+    const t = lib();
+    const service = new LibraryService(t.db, { externalCheckIntervalMs: 0 });
+    const before = service.jobsGeneration();
+    upsertMovie(t.db, { id: 'mov-elsewhere', source: 'imports', title: 'Not a job' });
+    // A guide refresh thread's commits, its swap said to be seen: no job changed.
+    const thread = new Database(databasePath(t.dir));
+    try {
+      thread.prepare("INSERT INTO dvr_guides (id, location, origin, created_at, updated_at) VALUES ('g', '/g.xml', 'managed', 0, 0)").run();
+      service.externalWritesSeen();
+    } finally {
+      thread.close();
+    }
+    expect(service.jobsGeneration()).toBe(before);
+    upsertJob(t.db, { id: '1900000000-77', name: 'Job', start_time: 1_900_000_000, end_time: 1_900_001_800, item: { title: 'Job' } });
+    const written = service.jobsGeneration();
+    expect(written).not.toBe(before);
+    // A write that changes no row of it leaves it.
+    expect(deleteJob(t.db, '1900000000-78')).toBe(false);
+    expect(service.jobsGeneration()).toBe(written);
+    expect(deleteJob(t.db, '1900000000-77')).toBe(true);
+    const deleted = service.jobsGeneration();
+    expect(deleted).not.toBe(written);
+    const other = new Database(databasePath(t.dir));
+    try {
+      upsertMovie(other, { id: 'mov-other', source: 'imports', title: 'Other' });
+    } finally {
+      other.close();
+    }
+    expect(service.jobsGeneration()).not.toBe(deleted);
+  });
+});
+
 describe('counts()', () => {
   const lib = useSeededLibrary();
 
