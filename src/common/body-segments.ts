@@ -49,6 +49,14 @@ export function describedArray(rows: Iterable<readonly [string, Buffer]>, how: P
   return describeSegments(Buffer.concat(parts, at + CLOSE_BRACKET.length), { ids, starts, ends, ...how });
 }
 
+/**
+ * Says `body` holds no items (an answer built from other tables: the jobs): item state
+ * writes leave it as it is, where an answer not described is built again at each.
+ */
+export function holdsNoItems(body: Buffer): Buffer {
+  return describeSegments(body, { ids: [], starts: [], ends: [], patchable: true, render: () => undefined });
+}
+
 /** Records how `body` is made of items; returns `body`. */
 export function describeSegments(body: Buffer, segments: BodySegments): Buffer {
   described.set(body, segments);

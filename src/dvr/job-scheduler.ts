@@ -77,6 +77,8 @@ export class JobScheduler {
   private keptIds: ReadonlySet<string> = new Set();
   /** Plans made (full or after a rule's edit): replanInSlices starts again when one was made while it read. */
   private plans = 0;
+  /** Recordings started (startDue): one started while replanInSlices works is a running job its plan did not see. */
+  private starts = 0;
 
   constructor(
     private readonly db: Db,
@@ -110,11 +112,11 @@ export class JobScheduler {
    * time (plan-guide-rows.ts), then the candidates found, placed and written, a turn of
    * the loop after each. After a refresh and every ten minutes: on a 14-day guide of 1,000
    * channels a full plan is about a second, which every request waited behind. A plan made
-   * meanwhile (a rule's edit, a recording's start or end, a skip: each plans) or a guide or
-   * lineup that changed starts it again; after three tries it is replan.
+   * meanwhile (a rule's edit, a recording's end, a skip: each plans), a recording started,
+   * or a guide or lineup that changed starts it again; after three tries it is replan.
    */
   async replanInSlices(): Promise<void> {
-    const token = () => `${this.plans} ${lineupVersion(this.db)} ${guideGenerations(this.db)}`;
+    const token = () => `${this.plans} ${this.starts} ${lineupVersion(this.db)} ${guideGenerations(this.db)}`;
     for (let attempt = 0; attempt < 3; attempt++) {
       if (!this.options.running()) return;
       const began = token();
@@ -134,7 +136,7 @@ export class JobScheduler {
       const placing = await finishInTurns(placingInSteps(state, found, STEP_MS), stillGood);
       if (!placing) continue;
       // What the plan lost and keeps listed is read before the write, and the jobs' JSON made: the write alone blocks.
-      const kept = await finishInTurns(keptVanishedJobs(this.db, this.rules.list(), placing.plan.jobs, state.slotRules, now, STEP_MS), stillGood);
+      const kept = await finishInTurns(keptVanishedJobs(this.db, this.rules.list(), placing.plan.jobs, state.slotRules, this.nowSeconds(), STEP_MS), stillGood);
       if (!kept) continue;
       if (!(await finishInTurns(prepareJobRows(placing.plan.jobs, STEP_MS), stillGood))) continue;
       this.storeFull(now, state, placing, kept);
@@ -374,6 +376,7 @@ export class JobScheduler {
     for (const job of listDueJobs(this.db, now)) {
       // One job that cannot start (its folder cannot be made, say) fails alone; the others and the timer go on.
       try {
+        this.starts++;
         this.recordings.start(job, this.targetsFor(job));
       } catch (error) {
         const message = `the recording could not start: ${(error as Error).message}`;

@@ -1,5 +1,6 @@
 /** Scheduled recording jobs. The DVR writes them; interface A reads them. */
 import type { Db } from '../db/database.js';
+import { holdsNoItems } from '../common/body-segments.js';
 import { type Steps, stepClock } from '../common/work-in-steps.js';
 import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
 import { type JobItem, JobItemSchema } from '../model/library.schemas.js';
@@ -110,14 +111,17 @@ export function getJob(db: Db, id: string): JobRow | undefined {
 
 /** Interface A's job list as JSON bytes, in start-time order (job-projection.ts); `base`: the absolute base URL. */
 export function listJobsJson(db: Db, base: string): Buffer {
-  return statement(db, `SELECT CAST('[' || coalesce(group_concat(${jobJsonSql()}, ',' ORDER BY j.start_time, j.id), '') || ']' AS BLOB) FROM jobs j`)
-    .pluck()
-    .get({ base }) as Buffer;
+  return holdsNoItems(
+    statement(db, `SELECT CAST('[' || coalesce(group_concat(${jobJsonSql()}, ',' ORDER BY j.start_time, j.id), '') || ']' AS BLOB) FROM jobs j`)
+      .pluck()
+      .get({ base }) as Buffer,
+  );
 }
 
 /** One job as interface A's JSON bytes, if there is a job with this id. */
 export function getJobJson(db: Db, id: string, base: string): Buffer | undefined {
-  return statement(db, `SELECT CAST(${jobJsonSql()} AS BLOB) FROM jobs j WHERE j.id = @id`).pluck().get({ base, id }) as Buffer | undefined;
+  const json = statement(db, `SELECT CAST(${jobJsonSql()} AS BLOB) FROM jobs j WHERE j.id = @id`).pluck().get({ base, id }) as Buffer | undefined;
+  return json && holdsNoItems(json);
 }
 
 export function listJobs(db: Db): JobRow[] {

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJobJson, listJobsJson, upsertJob } from '../../src/repositories/jobs.repository.js';
+import { compactJobItem, getJobJson, listJobsJson, upsertJob } from '../../src/repositories/jobs.repository.js';
 import type { JobItem } from '../../src/model/library.schemas.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
@@ -95,6 +95,9 @@ describe('jobs written by SQLite', () => {
       old.db.exec(readFileSync(new URL('../../src/db/migrations/014-compact-job-items.sql', import.meta.url), 'utf8'));
       const job = JSON.parse((getJobJson(old.db, '5-1', BASE) as Buffer).toString('utf8')) as { item: unknown };
       expect(job.item).toEqual({ title: 'T', season_number: 2, genres: ['a'], watched: true, delayed: false, image_url: `${BASE}/art/1.png` });
+      // Stored as compactJobItem writes it (the schema's order): the next re-plan finds the job unchanged.
+      const text = old.db.prepare("SELECT item FROM jobs WHERE id = '5-1'").pluck().get();
+      expect(text).toBe(JSON.stringify(compactJobItem(stored as unknown as JobItem)));
     } finally {
       old.close();
     }

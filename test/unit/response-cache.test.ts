@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AnswerFront } from '../../src/api/answer-front.js';
-import { describedArray } from '../../src/common/body-segments.js';
+import { describedArray, holdsNoItems } from '../../src/common/body-segments.js';
 import { ItemStateLog } from '../../src/common/item-state-log.js';
 import { CachedBody, type Payload, ResponseCache, negotiateEncoding, strongEtag } from '../../src/api/response-cache.js';
 
@@ -222,6 +222,16 @@ describe('a body patched after item state writes', () => {
       );
     return { cache, body, write };
   }
+
+  it('leaves an answer that holds no items (the jobs) as it is through item state writes; one not described is built again', () => {
+    const { cache, write } = library();
+    const jobs = cache.set('jobs', 'g', holdsNoItems(Buffer.from('[{"id":"1900000000-1"}]')));
+    const other = cache.set('other', 'g', Buffer.from('{"what":"not described"}'));
+    write('b', '{"id":"b","n":5}');
+    expect(cache.peek('jobs', 'g')).toBe(jobs);
+    expect(other).toBeDefined();
+    expect(cache.peek('other', 'g')).toBeUndefined();
+  });
 
   it('keeps its ETag when the items written again have the same bytes, so their holders are still answered 304', () => {
     const { cache, body, write } = library();
