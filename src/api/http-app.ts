@@ -69,6 +69,8 @@ export interface HttpAppOptions {
   cacheBytes?: number;
   /** Size of the pieces a patchable cached list is kept in (default 256 KB; tests make it small to cut their lists). */
   cacheChunkBytes?: number;
+  /** How long a list patched for progress reports is answered as it is while more come (response-cache.ts; default 1 s, 0 for none). */
+  progressHoldMs?: number;
   /** The built web app (dist/web by default); false serves none (tests of the API alone). */
   webDir?: string | false;
   /** Where start-up and shutdown are, for GET /health (server.lifecycle.ts); always ready when absent. */
@@ -101,7 +103,12 @@ function documentIdParameter({ schema, url }: { schema: FastifySchema; url: stri
 export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
   const metrics = new HttpMetrics({ processMetrics: options.processMetrics });
   // The library's item state writes patch the cached answers holding those items (common/item-state-log.ts).
-  const cache = new ResponseCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES, metrics.cacheCounts, options.library.stateLog, options.cacheChunkBytes);
+  const cache = new ResponseCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES, {
+    counts: metrics.cacheCounts,
+    stateLog: options.library.stateLog,
+    chunkBytes: options.cacheChunkBytes,
+    progressHoldMs: options.progressHoldMs,
+  });
   const front = new AnswerFront(cache, (route) => generationOf(options.library, route), { answered: metrics.frontAnswered });
   const startedAt = Date.now();
   const app = Fastify({

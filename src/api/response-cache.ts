@@ -154,10 +154,12 @@ const deflating = new WeakMap<Buffer, Promise<DeflatedPiece>>();
 /**
  * Pieces left to deflate for a gzip its readers wait for: about 3 ms each, in zlib's
  * thread pool (so nothing else waits: deflated on the event loop, the piece a write
- * changed stalled every answer under way). Beyond a few, on a busy machine, deflating
- * them cost more than sending the bytes as they are (32 measured no better than 4).
+ * changed stalled every answer under way). A list held under progress reports (see
+ * ResponseCache.holdsForProgress) moves with a second's reports at once, about ten
+ * pieces: with 4, its gzip readers were sent the 56 MB as they are instead (reads up
+ * to 1 s where 16 kept them under 300 ms, bench/reads-under-writes.mjs).
  */
-const DEFLATE_SOON_MAX = 4;
+const DEFLATE_SOON_MAX = 16;
 /** Pieces being deflated in zlib's pool now, whatever body asked: a gzip is soon only when few are ahead of its own. */
 let piecesDeflating = 0;
 
@@ -237,7 +239,15 @@ interface Entry {
   seq: number;
   /** Where its items sit, when it is made of items (lists and single items). */
   segments: BodySegments | undefined;
+  /** performance.now() when a patch last changed its bytes; -Infinity for a body as rendered. */
+  patchedAt: number;
 }
+
+/**
+ * How long a list patched for progress reports is answered as it is while more reports
+ * come (see ResponseCache.holdsForProgress).
+ */
+export const PROGRESS_HOLD_MS = 1000;
 
 /**
  * What the cache tells /metrics, per route pattern: the cache knows no metrics library
@@ -249,6 +259,19 @@ export interface CacheCounts {
   miss(route: string): void;
 }
 
+export interface ResponseCacheOptions {
+  /** Told of hits and misses, for /metrics. */
+  counts?: CacheCounts | undefined;
+  /** Item state writes (positions, watched, favorites): the bodies holding those items are patched (see common/item-state-log.ts). */
+  stateLog?: ItemStateLog | undefined;
+  /** Size of the pieces a list is kept in (default CHUNK_BYTES). */
+  chunkBytes?: number | undefined;
+  /** How long a list patched for progress reports is answered as it is while more come (default PROGRESS_HOLD_MS; 0 holds none). */
+  progressHoldMs?: number | undefined;
+  /** The clock of the hold, in ms (performance.now by default). */
+  now?: (() => number) | undefined;
+}
+
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
@@ -257,13 +280,22 @@ export class ResponseCache {
   /** Hits the answer front served before routing (counted in `hits` too). */
   frontHits = 0;
 
+  private readonly counts: CacheCounts | undefined;
+  private readonly stateLog: ItemStateLog | undefined;
+  private readonly chunkBytes: number;
+  private readonly progressHoldMs: number;
+  private readonly now: () => number;
+
   constructor(
     private readonly maxBytes: number,
-    private readonly counts?: CacheCounts,
-    /** Item state writes (positions, watched, favorites): the bodies holding those items are patched (see common/item-state-log.ts). */
-    private readonly stateLog?: ItemStateLog,
-    private readonly chunkBytes = CHUNK_BYTES,
-  ) {}
+    options: ResponseCacheOptions = {},
+  ) {
+    this.counts = options.counts;
+    this.stateLog = options.stateLog;
+    this.chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+    this.progressHoldMs = options.progressHoldMs ?? PROGRESS_HOLD_MS;
+    this.now = options.now ?? (() => performance.now());
+  }
 
   /** The cached body for `key` if it was built from this generation of the library; `route` (its pattern) is what /metrics counts it under. */
   get(key: string, generation: string, route = ''): CachedBody | undefined {
@@ -285,11 +317,26 @@ export class ResponseCache {
   peek(key: string, generation: string): CachedBody | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.generation !== generation) return undefined;
-    if (this.stateLog && entry.seq !== this.stateLog.seq && !this.patch(key, entry, this.stateLog)) return undefined;
+    const log = this.stateLog;
+    if (log && entry.seq !== log.seq && !this.holdsForProgress(entry, log) && !this.patch(key, entry, log)) return undefined;
     // Re-insert to mark it most recently used (Map keeps insertion order).
     this.entries.delete(key);
     this.entries.set(key, entry);
     return entry.body;
+  }
+
+  /**
+   * Whether a list is answered as it is although progress reports (a player's resume
+   * position) changed items in it: only while it was patched less than progressHoldMs
+   * ago, and only when nothing but progress was written since. A player reports every
+   * few seconds; a list re-sent at each report sends its every conditional reader the
+   * whole list again (a 50,000-episode list: 56 MB) where a 304 would do, so under a
+   * stream of reports a list moves at most once a second. A mark (watched, favorite) is
+   * never held; single items are never held; an isolated report is seen at once.
+   */
+  private holdsForProgress(entry: Entry, log: ItemStateLog): boolean {
+    if (!entry.segments || entry.segments.ids.length < 2) return false;
+    return this.now() - entry.patchedAt < this.progressHoldMs && log.onlyProgressSince(entry.seq);
   }
 
   /**
@@ -319,6 +366,7 @@ export class ResponseCache {
     const chained = new CachedBody(patched.body, `"${tag.digest('base64url')}"`, true);
     this.bytes += chained.size() - entry.body.size();
     entry.body = chained;
+    entry.patchedAt = this.now();
     entry.segments = patched.segments;
     this.evict();
     return this.entries.get(key) === entry;
@@ -330,7 +378,7 @@ export class ResponseCache {
     const body = new CachedBody(segments?.patchable ? chunkAtItems(identity, segments, this.chunkBytes) : identity, strongEtag(identity));
     this.delete(key);
     if (body.size() <= this.maxBytes) {
-      this.entries.set(key, { generation, body, seq: this.stateLog?.seq ?? 0, segments });
+      this.entries.set(key, { generation, body, seq: this.stateLog?.seq ?? 0, segments, patchedAt: Number.NEGATIVE_INFINITY });
       this.bytes += body.size();
       this.evict();
     }

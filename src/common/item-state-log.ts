@@ -15,7 +15,7 @@ export class ItemStateLog {
   seq = 0;
   /** Rows the tracked writes changed on the connection (its total_changes() delta), which the generation leaves out. */
   rowsChanged = 0;
-  private readonly entries: { seq: number; ids: readonly string[] }[] = [];
+  private readonly entries: { seq: number; ids: readonly string[]; progress: boolean }[] = [];
 
   /** `capacity`: tracked writes remembered; an answer cached before the oldest of them is built again. */
   constructor(private readonly capacity = 4096) {}
@@ -24,18 +24,31 @@ export class ItemStateLog {
    * Runs `write`, which changes only the state of the items `ids` (watched, resume
    * position, last watched, favorite, labels, locked, verified) and nothing else, and
    * logs it. `changes()` reads the connection's total_changes(). A write that throws
-   * is not logged: whatever it did counts as any other change.
+   * is not logged: whatever it did counts as any other change. `progress`: the write is a
+   * player's report of where it is (resume position, last watched), not a person's mark.
    */
-  track<T>(ids: readonly string[], changes: () => number, write: () => T): T {
+  track<T>(ids: readonly string[], changes: () => number, write: () => T, progress = false): T {
     const before = changes();
     const result = write();
     const changed = changes() - before;
     if (changed === 0) return result;
     this.rowsChanged += changed;
     this.seq++;
-    this.entries.push({ seq: this.seq, ids });
+    this.entries.push({ seq: this.seq, ids, progress });
     if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
     return result;
+  }
+
+  /** Whether every write after `seq` was a progress report (false when the log no longer reaches back that far). */
+  onlyProgressSince(seq: number): boolean {
+    const first = this.entries[0];
+    if (!first || seq < first.seq - 1 || seq > this.seq) return false;
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const entry = this.entries[i] as { seq: number; progress: boolean };
+      if (entry.seq <= seq) break;
+      if (!entry.progress) return false;
+    }
+    return true;
   }
 
   /** The items changed after `seq`; undefined when the log no longer reaches back that far. */

@@ -129,13 +129,13 @@ export class MediaFilesService {
 
   /** Where playback resumes; the caller has checked the number (finite, 0 to MAX_PLAYBACK_SECONDS). */
   setPlaybackTime(id: string, seconds: number): void {
-    this.update(id, { playbackTime: Math.round(seconds * 1000) / 1000 });
+    this.update(id, { playbackTime: Math.round(seconds * 1000) / 1000 }, true);
   }
 
-  private update(id: string, state: { watched?: boolean; playbackTime?: number }): void {
+  private update(id: string, state: { watched?: boolean; playbackTime?: number }, progress = false): void {
     const now = this.now();
     // Every report counts as watching now: last_watched_at is the resume-list order.
-    const written = trackItemState(this.db, this.options.stateLog, id, () => setWatchState(this.db, id, { ...state, lastWatchedAt: now, updatedAt: now }));
+    const written = trackItemState(this.db, this.options.stateLog, id, () => setWatchState(this.db, id, { ...state, lastWatchedAt: now, updatedAt: now }), progress);
     if (!written) throw new NotFoundError('file', id);
   }
 

@@ -305,11 +305,11 @@ export function getItemJson(db: Db, id: string, shape: Exclude<ItemShape, 'conte
  * verified), logged as such so cached answers are patched rather than built again
  * (common/item-state-log.ts). Without a log it is an ordinary write.
  */
-export function trackItemState<T>(db: Db, log: ItemStateLog | undefined, id: string, write: () => T): T {
+export function trackItemState<T>(db: Db, log: ItemStateLog | undefined, id: string, write: () => T, progress = false): T {
   if (!log) return write();
   // Its show or video group changes with it (last watched, unwatched count): answers holding those are patched too.
   const parents = statement(db, 'SELECT show_id, video_group_id FROM items WHERE id = ?').raw(true).get(id) as [string | null, string | null] | undefined;
   const ids: string[] = [id];
   for (const parent of parents ?? []) if (parent !== null) ids.push(parent);
-  return log.track(ids, () => totalChanges(db), write);
+  return log.track(ids, () => totalChanges(db), write, progress);
 }

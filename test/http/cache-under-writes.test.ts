@@ -5,7 +5,9 @@
  * gzip and brotli clients), every answer of the cached app is, decompressed, byte for
  * byte what an app without a cache renders at that moment, and ETags change exactly when
  * the bytes do. Unrelated answers keep their bytes
- * and their ETag, and a big list is not built again after a write.
+ * and their ETag, and a big list is not built again after a write. Under a stream of
+ * progress reports a list moves at most once per hold: what it holds meanwhile differs
+ * from a fresh render only in the reported items' positions and times.
  */
 import { PathBoundary } from '../../src/common/path-boundary.js';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +23,8 @@ import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/te
 let temp: TempLibrary;
 let cached: FastifyInstance;
 let uncached: FastifyInstance;
+/** Holds lists under progress reports for a minute (longer than any test): what it holds is seen deterministically. */
+let holding: FastifyInstance;
 
 beforeAll(async () => {
   temp = createTempLibrary({ externalCheckIntervalMs: 0 });
@@ -32,8 +36,10 @@ beforeAll(async () => {
     token: undefined,
     roots: () => [],
   };
-  // Lists cut into pieces of a few hundred bytes: patches and answers go across pieces.
-  cached = await buildTestApp(temp, { management, cacheChunkBytes: 300 });
+  // Lists cut into pieces of a few hundred bytes: patches and answers go across pieces. No
+  // hold: every answer is current (the hold has tests of its own, below).
+  cached = await buildTestApp(temp, { management, cacheChunkBytes: 300, progressHoldMs: 0 });
+  holding = await buildTestApp(temp, { management, cacheChunkBytes: 300, progressHoldMs: 60_000 });
   // The reference: the same library rendered afresh for every request.
   uncached = await buildTestApp(temp, { cacheBytes: 0 });
 });
@@ -41,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await cached.close();
   await uncached.close();
+  await holding.close();
   temp.close();
 });
 
@@ -86,14 +93,14 @@ const write = fc.oneof(
 );
 type Write = typeof write extends fc.Arbitrary<infer T> ? T : never;
 
-async function apply(w: Write): Promise<void> {
+async function apply(w: Write, app = cached): Promise<void> {
   const url = `/dvr/files/${w.id}`;
   const response =
     w.kind === 'position'
-      ? await cached.inject({ method: 'PUT', url: `${url}/playback_time/${String(w.seconds)}` })
+      ? await app.inject({ method: 'PUT', url: `${url}/playback_time/${String(w.seconds)}` })
       : w.kind === 'edit'
-        ? await cached.inject({ method: 'PATCH', url, payload: { favorited: w.favorited, labels: w.labels } })
-        : await cached.inject({ method: 'PUT', url: `${url}/${w.kind}` });
+        ? await app.inject({ method: 'PATCH', url, payload: { favorited: w.favorited, labels: w.labels } })
+        : await app.inject({ method: 'PUT', url: `${url}/${w.kind}` });
   expect(response.statusCode).toBe(200);
 }
 
@@ -194,3 +201,90 @@ describe('the cache under item state writes', () => {
     }
   });
 });
+
+/** The fields a progress report changes (an item's position and times, its show's or group's last watched). */
+const PROGRESS_FIELDS = new Set(['playback_time', 'updated_at', 'last_watched_at']);
+
+/** Where two answers differ outside the fields a progress report changes, and the items whose position differs. */
+function differences(got: unknown, fresh: unknown): { other: string[]; positions: string[] } {
+  const other: string[] = [];
+  const positions: string[] = [];
+  if (!Array.isArray(got) || !Array.isArray(fresh) || got.length !== fresh.length) return { other: ['shape'], positions };
+  got.forEach((item: Record<string, unknown>, i) => {
+    const now = fresh[i] as Record<string, unknown>;
+    for (const key of new Set([...Object.keys(item), ...Object.keys(now)])) {
+      if (JSON.stringify(item[key]) === JSON.stringify(now[key])) continue;
+      if (!PROGRESS_FIELDS.has(key)) other.push(`${String(now.id)}.${key}`);
+      else if (key === 'playback_time') positions.push(String(now.id));
+    }
+  });
+  return { other, positions };
+}
+
+describe('lists under a stream of progress reports', () => {
+  async function put(url: string): Promise<void> {
+    expect((await holding.inject({ method: 'PUT', url })).statusCode).toBe(200);
+  }
+  const episodesOf = async (app: FastifyInstance) => (await app.inject({ url: '/api/v1/episodes' })).json<{ id: string; playback_time: number; watched: boolean }[]>();
+
+  it('shows a report made after a quiet while at once, holds the next ones, and never holds a mark or a single item', async () => {
+    const [first, second] = [EPISODES[4]?.id ?? '', EPISODES[5]?.id ?? ''];
+    // A mark first: the list is current, and its next report is the first since.
+    await put(`/dvr/files/${first}/unwatch`);
+    await episodesOf(holding);
+    await put(`/dvr/files/${first}/playback_time/100`);
+    const shown = await holding.inject({ url: '/api/v1/episodes' });
+    expect(shown.json<{ id: string; playback_time: number }[]>().find((e) => e.id === first)?.playback_time).toBe(100);
+    // The next report within the hold: the list is answered as it was, ETag and all.
+    await put(`/dvr/files/${second}/playback_time/200`);
+    const held = await holding.inject({ url: '/api/v1/episodes', headers: { 'if-none-match': String(shown.headers.etag) } });
+    expect(held.statusCode).toBe(304);
+    expect((await episodesOf(holding)).find((e) => e.id === second)?.playback_time).not.toBe(200);
+    // The item itself is current.
+    expect((await holding.inject({ url: `/api/v1/episodes/${second}` })).json<{ playback_time: number }>().playback_time).toBe(200);
+    // A mark is shown at once, with every report held until then.
+    await put(`/dvr/files/${first}/watch`);
+    const marked = await episodesOf(holding);
+    expect(marked.find((e) => e.id === first)?.watched).toBe(true);
+    expect(marked.find((e) => e.id === second)?.playback_time).toBe(200);
+    expect(marked).toEqual(await episodesOf(uncached));
+  });
+
+  it('differs from a fresh render only in the positions and times of items reported since the last mark, after any run of writes', async () => {
+    const step = fc.oneof(write.map((w) => ({ write: w })), fc.constantFrom(...READS).map((read) => ({ read })));
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
+        // A mark first: every list is current when the run starts.
+        await put(`/dvr/files/${itemIds[0] ?? ''}/unwatch`);
+        const reported = new Set<string>();
+        const etags = new Map<string, string>();
+        for (const s of steps) {
+          if ('write' in s) {
+            await apply(s.write, holding);
+            if (s.write.kind === 'position') reported.add(s.write.id);
+            else reported.clear();
+            continue;
+          }
+          const got = await holding.inject({ url: s.read });
+          const fresh = await uncached.inject({ url: s.read });
+          expect(got.statusCode).toBe(200);
+          if (got.body !== fresh.body) {
+            const { other, positions } = differences(got.json(), fresh.json());
+            expect(other, s.read).toEqual([]);
+            for (const id of positions) expect(reported, `${s.read}: ${id}`).toContain(id);
+          }
+          const etag = String(got.headers.etag);
+          const before = etags.get(etag);
+          if (before !== undefined) expect(got.body).toBe(before);
+          etags.set(etag, got.body);
+          expect((await holding.inject({ url: s.read, headers: { 'if-none-match': etag } })).statusCode).toBe(304);
+        }
+        // A mark brings every answer up to date.
+        await put(`/dvr/files/${itemIds[0] ?? ''}/watch`);
+        for (const read of READS) expect((await holding.inject({ url: read })).body, read).toBe((await uncached.inject({ url: read })).body);
+      }),
+      { numRuns: 40, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
+    );
+  });
+});
+

@@ -30,6 +30,26 @@ describe('the item state log', () => {
     expect(log.idsSince(99)).toBeUndefined();
   });
 
+  it('says whether every write since a point was a progress report', () => {
+    const log = new ItemStateLog(3);
+    let total = 0;
+    const write = (progress: boolean) => log.track(['a'], () => total, () => (total += 1), progress);
+    write(true);
+    write(true);
+    expect(log.onlyProgressSince(0)).toBe(true);
+    expect(log.onlyProgressSince(2)).toBe(true);
+    write(false);
+    expect(log.onlyProgressSince(0)).toBe(false);
+    expect(log.onlyProgressSince(3)).toBe(true);
+    write(true);
+    expect(log.onlyProgressSince(3)).toBe(true);
+    expect(log.onlyProgressSince(2)).toBe(false);
+    // Beyond what it remembers, or ahead of it: not known to be progress alone.
+    write(true);
+    expect(log.onlyProgressSince(0)).toBe(false);
+    expect(log.onlyProgressSince(99)).toBe(false);
+  });
+
   it('does not log a write that throws: what it did counts as any other change', () => {
     const log = new ItemStateLog();
     let total = 0;

@@ -199,6 +199,80 @@ describe('a body kept in pieces', () => {
   });
 });
 
+describe('a list under a stream of progress reports', () => {
+  function library(holdMs = 1000) {
+    const items = new Map([
+      ['a', '{"id":"a","t":0}'],
+      ['b', '{"id":"b","t":0}'],
+    ]);
+    const render = (id: string) => (items.has(id) ? Buffer.from(items.get(id) as string) : undefined);
+    const log = new ItemStateLog();
+    let changes = 0;
+    let clock = 0;
+    const cache = new ResponseCache(1024 * 1024, { stateLog: log, chunkBytes: 8, progressHoldMs: holdMs, now: () => clock });
+    const list = describedArray([...items.keys()].map((id) => [id, render(id) as Buffer] as const), { patchable: true, render });
+    cache.set('list', 'g', list);
+    const single = describedArray([['a', render('a') as Buffer] as const], { patchable: true, render });
+    cache.set('single', 'g', single);
+    const write = (id: string, json: string, progress: boolean) =>
+      log.track(
+        [id],
+        () => changes,
+        () => {
+          items.set(id, json);
+          changes++;
+        },
+        progress,
+      );
+    const text = (key: string) => cache.peek(key, 'g')?.identity.toString();
+    return { write, text, tick: (ms: number) => (clock += ms), cache };
+  }
+
+  it('is patched at once for a report after a quiet while, then moves at most once per hold while reports keep coming', () => {
+    const { write, text, tick } = library();
+    write('a', '{"id":"a","t":1}', true);
+    expect(text('list')).toBe('[{"id":"a","t":1},{"id":"b","t":0}]');
+    tick(400);
+    write('b', '{"id":"b","t":2}', true);
+    expect(text('list')).toBe('[{"id":"a","t":1},{"id":"b","t":0}]');
+    tick(599);
+    expect(text('list')).toBe('[{"id":"a","t":1},{"id":"b","t":0}]');
+    tick(1);
+    expect(text('list')).toBe('[{"id":"a","t":1},{"id":"b","t":2}]');
+  });
+
+  it('never holds a mark (watched, favorite), nor a single item', () => {
+    const { write, text, tick } = library();
+    write('a', '{"id":"a","t":1}', true);
+    expect(text('list')).toBe('[{"id":"a","t":1},{"id":"b","t":0}]');
+    tick(10);
+    write('a', '{"id":"a","t":2}', true);
+    expect(text('single')).toBe('[{"id":"a","t":2}]');
+    expect(text('list')).toBe('[{"id":"a","t":1},{"id":"b","t":0}]');
+    write('b', '{"id":"b","t":0,"watched":true}', false);
+    expect(text('list')).toBe('[{"id":"a","t":2},{"id":"b","t":0,"watched":true}]');
+  });
+
+  it('keeps the ETag it answers with while it holds, so its holders are answered 304', () => {
+    const { write, cache, tick } = library();
+    write('a', '{"id":"a","t":1}', true);
+    const first = cache.peek('list', 'g');
+    write('a', '{"id":"a","t":2}', true);
+    expect(cache.peek('list', 'g')).toBe(first);
+    tick(1000);
+    const moved = cache.peek('list', 'g');
+    expect(moved?.etag).not.toBe(first?.etag);
+  });
+
+  it('holds nothing with a hold of 0', () => {
+    const { write, text } = library(0);
+    for (const t of [1, 2, 3]) {
+      write('a', `{"id":"a","t":${t}}`, true);
+      expect(text('list')).toBe(`[{"id":"a","t":${t}},{"id":"b","t":0}]`);
+    }
+  });
+});
+
 describe('a body patched after item state writes', () => {
   function library() {
     const items = new Map([
@@ -209,7 +283,7 @@ describe('a body patched after item state writes', () => {
     const log = new ItemStateLog();
     let changes = 0;
     // Pieces of a few bytes: each item in a piece of its own.
-    const cache = new ResponseCache(1024 * 1024, undefined, log, 8);
+    const cache = new ResponseCache(1024 * 1024, { stateLog: log, chunkBytes: 8 });
     const body = cache.set('k', 'g', describedArray([...items.keys()].map((id) => [id, render(id) as Buffer] as const), { patchable: true, render }));
     const write = (id: string, json?: string) =>
       log.track(
