@@ -20,7 +20,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CORS_HEADERS } from '../http/cors.js';
-import { accepts, type CachedBody, type Encoding, type Payload, type ResponseCache, negotiateEncoding } from './response-cache.js';
+import { accepts, type CachedBody, type Encoding, type Payload, negotiateEncoding } from './cached-body.js';
+import type { ResponseCache } from './response-cache.js';
 
 type Headers = Readonly<Record<string, string>>;
 /** Per body and encoding: the 304 headers, then the 200 headers (which add the length and encoding). */

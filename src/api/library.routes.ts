@@ -34,7 +34,8 @@ import {
   toItemQuery,
   toParentQuery,
 } from './query.schemas.js';
-import type { CachedBody, Encoding, Payload, ResponseCache } from './response-cache.js';
+import type { CachedBody, Encoding, Payload } from './cached-body.js';
+import type { ResponseCache } from './response-cache.js';
 import { TAGS } from './openapi-tags.js';
 
 export interface InterfaceADeps {

@@ -10,7 +10,8 @@ import { addBackupCommands } from './backup.commands.js';
 import { ServiceError, addServiceCommands } from './service.commands.js';
 import { addLogOptions } from './log.options.js';
 import { BackupError } from '../db/database-backup.js';
-import { ConfigError, ENV_NAMES, loadServerConfig } from '../config/server-config.js';
+import { ConfigError, loadServerConfig } from '../config/server-config.js';
+import { ENV_NAMES } from '../config/server-settings.js';
 import { StartupError } from '../db/database.js';
 import { VERSION } from '../version.js';
 

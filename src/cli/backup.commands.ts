@@ -11,7 +11,8 @@
 import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ENV_NAMES, loadServerConfig } from '../config/server-config.js';
+import { loadServerConfig } from '../config/server-config.js';
+import { ENV_NAMES } from '../config/server-settings.js';
 import { backupsDir, freshBackupName, restoreCommand } from '../db/backup-names.js';
 import { BackupError, type CopyResult, backupFailureAdvice, copyDatabase, ensureBackupsDir, listBackupsDir, openForCopy, reasonOf } from '../db/database-backup.js';
 import { restoreDatabase } from '../db/database-restore.js';

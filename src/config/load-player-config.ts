@@ -1,6 +1,6 @@
 /** The player's settings from flags, the environment and the `player` object of the config file. */
 import { type PartialPlayerSettings, type PlayerConfig, playerSettingsFromEnv, playerSettingsFromFile, resolvePlayerConfig } from './player-config.js';
-import { ENV_NAMES, readConfigJson } from './server-config.js';
+import { ENV_NAMES, readConfigJson } from './server-settings.js';
 
 export function loadPlayerConfig(flags: PartialPlayerSettings & { config?: string }, env: NodeJS.ProcessEnv): PlayerConfig {
   const configFile = flags.config ?? env[ENV_NAMES.config];

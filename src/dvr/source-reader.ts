@@ -98,12 +98,13 @@ export async function fetchJson(url: string, options: ReadOptions = {}): Promise
  * messages end up in logs and the API.
  */
 export function shownLocation(location: string): string {
-  if (!isUrl(location)) return location;
+  // Any scheme: a location Antenna refuses (ftp://user:password@…) is named in the refusal.
+  if (!SCHEME.test(location.trim())) return location;
   try {
     const url = new URL(location.trim());
     return `${url.protocol}//${url.host}${url.pathname}`;
   } catch {
-    return location.replace(/[?#].*$/s, '');
+    return location.replace(/[?#].*$/s, '').replace(/^(\s*[a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, '$1');
   }
 }
 
@@ -229,7 +230,7 @@ const NETWORK_CODES: Record<string, string> = {
 
 async function fileChunks(location: string): Promise<AsyncGenerator<Buffer>> {
   const scheme = SCHEME.exec(location);
-  if (scheme) throw new SourceError(`${location}: only http://, https:// and local files are supported, not ${scheme[1]}://`, 'invalid');
+  if (scheme) throw new SourceError(`${shownLocation(location)}: only http://, https:// and local files are supported, not ${scheme[1]}://`, 'invalid');
   if (location === '') throw new SourceError('The source location is empty', 'invalid');
   const handle = await open(location, 'r').catch((error: unknown) => {
     throw fileError(error, location);

@@ -4,7 +4,7 @@ import { describeRule, parseTime, refreshRequest, ruleBody } from '../../src/cli
 import { guideKey, matchGuideChannels } from '../../src/dvr/guide-match.js';
 import { backoffMs, judgeRecording, type RecordingOutcome } from '../../src/dvr/recorder.js';
 import { localDate, recordingRelativePath, safeName, uniquePath } from '../../src/dvr/recording-paths.js';
-import { shownLocation } from '../../src/dvr/source-reader.js';
+import { readSourceText, shownLocation } from '../../src/dvr/source-reader.js';
 import { DvrSourcesService } from '../../src/dvr/dvr-sources.service.js';
 import { openMemoryDatabase } from '../../src/db/database.js';
 
@@ -137,9 +137,20 @@ describe('antenna refresh', () => {
 });
 
 describe('source locations in the API and logs', () => {
-  it('never show the credentials an IPTV URL carries', () => {
+  it('never show the credentials an IPTV URL carries', async () => {
     expect(shownLocation('http://user:secret@iptv.example:8080/get.php?username=u&password=p&type=m3u')).toBe('http://iptv.example:8080/get.php');
     expect(shownLocation('/srv/channels.m3u')).toBe('/srv/channels.m3u');
+    // Schemes Antenna refuses are named in the refusal, without what they carry either.
+    await expect(readSourceText('ftp://user:secret@files.example/list.m3u')).rejects.toThrow(/^ftp:\/\/files\.example\/list\.m3u: only http/);
+    expect(shownLocation('ftp://user:secret@files.example/list.m3u?token=t')).toBe('ftp://files.example/list.m3u');
+    expect(shownLocation('http://user:secret@[bad/get.php?password=p')).toBe('http://[bad/get.php');
+    fc.assert(
+      fc.property(fc.constantFrom('http', 'https', 'ftp', 'rtsp', 'udp'), fc.webSegment(), fc.domain(), fc.webPath(), (scheme, user, host, path) => {
+        const shown = shownLocation(`${scheme}://${user}:pw-${user}@${host}${path}?password=q-${user}`);
+        expect(shown).not.toContain(`pw-${user}`);
+        expect(shown).not.toContain(`q-${user}`);
+      }),
+    );
     const db = openMemoryDatabase();
     const sources = new DvrSourcesService(db);
     const source = sources.addSource({ kind: 'm3u', location: 'http://iptv.example/get.php?username=u&password=secret' });

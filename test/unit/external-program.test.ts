@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findServerPrograms } from '../../src/app/program-paths.js';
-import { resolveServerConfig, settingsFromEnv } from '../../src/config/server-config.js';
+import { resolveServerConfig } from '../../src/config/server-config.js';
+import { settingsFromEnv } from '../../src/config/server-settings.js';
 import { StartupError } from '../../src/db/database.js';
 import { TailBuffer, classifyEnd, findProgram, lastLine, runProgram, startProgram, stopProgram } from '../../src/common/external-program.js';
 

@@ -13,7 +13,8 @@ import { startFlags } from '../../src/cli/antenna.cli.js';
 import { originRefusal } from '../../src/http/request-origin.js';
 import { imageTypeOf } from '../../src/common/file-signature.js';
 import { PathBoundary, isInsideTree } from '../../src/common/path-boundary.js';
-import { resolveServerConfig, settingsFromEnv } from '../../src/config/server-config.js';
+import { resolveServerConfig } from '../../src/config/server-config.js';
+import { settingsFromEnv } from '../../src/config/server-settings.js';
 import { managedLocationProblem } from '../../src/dvr/dvr-sources.service.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'antenna-safety-'));

@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  DEFAULTS,
-  loadServerConfig,
-  readConfigFile,
-  resolveServerConfig,
-  settingsFromEnv,
-} from '../../src/config/server-config.js';
+import { ConfigError, DEFAULTS, loadServerConfig, resolveServerConfig } from '../../src/config/server-config.js';
+import { readConfigFile, settingsFromEnv } from '../../src/config/server-settings.js';
 
 describe('resolveServerConfig', () => {
   it('uses the defaults when nothing is given, with paths made absolute', () => {
