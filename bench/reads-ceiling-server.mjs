@@ -1,7 +1,8 @@
 /**
  * The ceiling of bench/reads-under-writes.mjs: bare node:http serving the bytes Antenna
  * answered (the two lists, read from the files named on the command line), with an ETag
- * that changes at every PUT as Antenna's does at every position write, and 304 for a
+ * that changes at every PUT (a server showing every report at once: Antenna holds a
+ * list's reports for up to a second, see ResponseCache.holdsForProgress), and 304 for a
  * matching If-None-Match (and a gzip of each, made once, for clients taking gzip). No cache, no JSON, no database: what this machine's loopback
  * and a Node server can carry for the same clients. Prints its port.
  */

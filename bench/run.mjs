@@ -685,8 +685,9 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   and HTTP libraries do (a list patched by a write is gzipped at once, only its changed
   256 KB pieces deflated again). Ceiling: bench/reads-ceiling-server.mjs, bare node:http
   serving the very bytes Antenna answered (and a gzip of them made once), its ETag
-  changing at each PUT, to the same clients in the same rounds: most of a read is moving
-  a 54 MB list over loopback on this 2-core machine, where the clients run too.
+  changing at each PUT (a server without the hold, showing every report at once), to the
+  same clients in the same rounds: most of a read is moving a 54 MB list over loopback
+  on this 2-core machine, where the clients run too.
 - **Management interface** (bench/management.mjs), on a server of its own over 100 movies:
   a sparse 1 GB file (no disk I/O, so both servers measure their own path) downloaded
   whole from \`/dvr/files/:id/stream\`, against bench/stream-ceiling.mjs, a bare node:http

@@ -12,7 +12,6 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { brotliCompress, constants as zlibConstants, createBrotliCompress, createGzip, gzip } from 'node:zlib';
 
-
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
@@ -213,11 +212,9 @@ async function compressChunks(encoding: Exclude<Encoding, 'identity'>, chunks: r
   return { parts: out, length: bytes };
 }
 
-
 export function strongEtag(body: Buffer): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
-
 
 /**
  * The best encoding the client accepts: brotli, then gzip, then the bytes as they

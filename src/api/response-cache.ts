@@ -39,7 +39,9 @@ interface Entry {
 
 /**
  * How long a list patched for progress reports is answered as it is while more reports
- * come (see ResponseCache.holdsForProgress).
+ * come (see ResponseCache.holdsForProgress). Kept no longer than answer-front.ts's
+ * COMPRESS_PATCHED_AFTER_MS: a held body living longer would have its whole brotli
+ * made at every hold (56 MB each second) for the clients taking brotli alone.
  */
 export const PROGRESS_HOLD_MS = 1000;
 
@@ -126,7 +128,8 @@ export class ResponseCache {
    * few seconds; a list re-sent at each report sends its every conditional reader the
    * whole list again (a 50,000-episode list: 56 MB) where a 304 would do, so under a
    * stream of reports a list moves at most once a second. A mark (watched, favorite) is
-   * never held; single items are never held; an isolated report is seen at once.
+   * never held; single items are never held; a report more than progressHoldMs after
+   * the list last changed is seen at once (one player's reports, every 10 s, always are).
    */
   private holdsForProgress(entry: Entry, log: ItemStateLog): boolean {
     if (!entry.segments || entry.segments.ids.length < 2) return false;

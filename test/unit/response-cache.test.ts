@@ -246,6 +246,7 @@ describe('a list under a stream of progress reports', () => {
     const { write, text, tick } = library();
     write('a', '{"id":"a","t":1}', true);
     expect(text('list')).toBe('[{"id":"a","t":1},{"id":"b","t":0}]');
+    expect(text('single')).toBe('[{"id":"a","t":1}]');
     tick(10);
     write('a', '{"id":"a","t":2}', true);
     expect(text('single')).toBe('[{"id":"a","t":2}]');
