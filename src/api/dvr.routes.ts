@@ -24,14 +24,14 @@ import { GUIDE_DEFAULT_LIMIT, GUIDE_MAX_WINDOW, GuidePageQuery, GuidePageSchema 
 import { airingOut, guideOut, jobRef, ruleOut, sourceOut } from '../dvr/dvr-resource-mappers.js';
 import { StreamUnavailableError } from '../dvr/stream-hub.js';
 import { CORS_HEADERS } from '../http/cors.js';
-import { type ErrorBody, ErrorSchema, sendError } from '../http/error-reply.js';
+import { type ErrorBody, ErrorSchema, StorageErrors, sendError } from '../http/error-reply.js';
 import { TAGS } from './openapi-tags.js';
 
 export interface DvrRoutesDeps {
   dvr: DvrService;
 }
 
-const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, ...StorageErrors };
 const RuleParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$', description: 'a rule id' }) });
 const NumberParams = Type.Object({ number: Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as 12 or 12.1' }) });
 const Location = Type.String({ minLength: 1, maxLength: 2048, description: 'a file path on the server or an http(s) URL' });
@@ -191,7 +191,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
         summary: 'Read every source and guide again now, then plan jobs',
         description: 'Each is applied only when believable, as POST /dvr/sources/:id/refresh says; this never confirms a change (no accept).',
         tags,
-        response: { 200: RefreshResultSchema, 401: ErrorSchema },
+        response: { 200: RefreshResultSchema, 401: ErrorSchema, ...StorageErrors },
       },
     },
     async (_request, reply) => json(reply, 200, await dvr.refresh()),

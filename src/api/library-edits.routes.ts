@@ -11,7 +11,7 @@ import type { LibraryEditsService } from '../management/library-edits.service.js
 import { MAX_PLAYLIST_ITEMS } from '../management/library-edits.service.js';
 import type { MediaFilesService } from '../management/media-files.service.js';
 import { CORS_HEADERS } from '../http/cors.js';
-import { ErrorSchema } from '../http/error-reply.js';
+import { ErrorSchema, StorageErrors } from '../http/error-reply.js';
 import { serializers } from './json-serializers.js';
 import { TAGS } from './openapi-tags.js';
 
@@ -30,7 +30,7 @@ const Labels = Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 200
 });
 const ItemIds = Type.Array(Id, { maxItems: MAX_PLAYLIST_ITEMS });
 const Position = Type.Integer({ minimum: 0, maximum: MAX_PLAYLIST_ITEMS });
-const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema };
+const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, ...StorageErrors };
 const Item = Type.Object({ id: Type.String() }, { additionalProperties: true, description: 'The item in its interface-A shape.' });
 
 /** At least one field: an empty edit is a client mistake worth saying. */

@@ -11,14 +11,14 @@ import { guideOut } from '../dvr/dvr-resource-mappers.js';
 import { GuideSchema } from '../model/dvr.schemas.js';
 import { GuideEditSchema, type LineupEdit, LineupEditSchema, LineupChannelSchema, LineupGroupSchema, RenumberBodySchema } from '../model/lineup.schemas.js';
 import { CORS_HEADERS } from '../http/cors.js';
-import { ErrorSchema } from '../http/error-reply.js';
+import { ErrorSchema, StorageErrors } from '../http/error-reply.js';
 import { TAGS } from './openapi-tags.js';
 
 export interface LineupEditRoutesDeps {
   edits: LineupEditsService;
 }
 
-const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, ...StorageErrors };
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'a channel id (GET /dvr/lineup)' }) });
 const GroupParams = Type.Object({ group: Type.String({ minLength: 1, maxLength: 2000, description: 'a group name (GET /dvr/lineup/groups), URL-encoded' }) });
 const GuideParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

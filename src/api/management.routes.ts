@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ImportRoot } from '../model/import-root.js';
 import { MAX_PLAYBACK_SECONDS, type MediaFilesService } from '../management/media-files.service.js';
 import { CORS_HEADERS } from '../http/cors.js';
-import { ErrorSchema, sendError } from '../http/error-reply.js';
+import { ErrorSchema, StorageErrors, sendError } from '../http/error-reply.js';
 import { sendKnownFile } from './file-sender.js';
 import { TAGS } from './openapi-tags.js';
 import { FileItem } from '../model/file-item.schemas.js';
@@ -26,7 +26,7 @@ export interface ManagementDeps {
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }) });
 const Item = Type.Object({ id: Type.String() }, { additionalProperties: true, description: 'The item in its interface-A shape.' });
-const ErrorReplies = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema };
+const ErrorReplies = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, ...StorageErrors };
 
 function sendJson(reply: FastifyReply, bytes: Buffer): FastifyReply {
   return reply.headers({ ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }).send(bytes);

@@ -20,6 +20,16 @@ export const ErrorSchema = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorSchema>;
 
+/**
+ * The answers of a write the data directory could not take (see storageFailure): 507
+ * when its disk is full, 503 when it cannot be written at all; declared on every route
+ * that writes, so the OpenAPI document names them.
+ */
+export const StorageErrors = {
+  503: { ...ErrorSchema, description: 'the data directory could not be written (storage_error): check the disk and its permissions' },
+  507: { ...ErrorSchema, description: 'the disk holding the data directory is full (disk_full): free some space' },
+};
+
 /** Every error answer, with the CORS headers so a browser client can read it wherever it came from. */
 export function sendError(reply: FastifyReply, body: ErrorBody): FastifyReply {
   return withCorsHeaders(reply).code(body.status).type('application/json; charset=utf-8').send(body);

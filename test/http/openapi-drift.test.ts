@@ -38,6 +38,21 @@ describe('docs/openapi.json', () => {
     expect(Object.keys(document.paths).length).toBeGreaterThanOrEqual(53);
   });
 
+  it('names the answers of a write the data directory could not take (507 disk_full, 503 storage_error) on every route that writes', async () => {
+    const document = (await generateOpenApiDocument()) as { paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>> };
+    const writes = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([method]) => ['put', 'post', 'patch', 'delete'].includes(method))
+        .map(([method, operation]) => ({ what: `${method} ${path}`, responses: operation.responses })),
+    );
+    expect(writes.length).toBeGreaterThan(40);
+    // Ending an HLS session writes nothing to the data directory.
+    for (const { what, responses } of writes.filter((write) => write.what !== 'delete /api/v1/sessions/{id}')) {
+      expect(responses['507']?.description, what).toMatch(/disk_full/);
+      expect(responses['503']?.description, what).toMatch(/storage_error/);
+    }
+  });
+
   it("docs/openapi-player.json is what interface B's route schemas generate, every endpoint with its status answer", async () => {
     const committed = readFileSync(new URL('../../docs/openapi-player.json', import.meta.url), 'utf8');
     const generated = await generatePlayerOpenApiDocument();
