@@ -41,27 +41,19 @@ export class ItemStateLog {
 
   /** Whether every write after `seq` was a progress report (false when the log no longer reaches back that far). */
   onlyProgressSince(seq: number): boolean {
-    const first = this.entries[0];
-    if (!first || seq < first.seq - 1 || seq > this.seq) return false;
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const entry = this.entries[i] as { seq: number; progress: boolean };
-      if (entry.seq <= seq) break;
-      if (!entry.progress) return false;
-    }
-    return true;
+    return this.entriesSince(seq)?.every((entry) => entry.progress) ?? false;
   }
 
   /** The items changed after `seq`; undefined when the log no longer reaches back that far. */
   idsSince(seq: number): Set<string> | undefined {
-    if (seq === this.seq) return new Set();
-    const first = this.entries[0];
-    if (!first || seq < first.seq - 1 || seq > this.seq) return undefined;
-    const ids = new Set<string>();
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const entry = this.entries[i] as { seq: number; ids: readonly string[] };
-      if (entry.seq <= seq) break;
-      for (const id of entry.ids) ids.add(id);
-    }
-    return ids;
+    const entries = this.entriesSince(seq);
+    return entries && new Set(entries.flatMap((entry) => entry.ids));
+  }
+
+  /** The writes logged after `seq` (one entry per seq, so the last this.seq - seq of them); undefined beyond the log. */
+  private entriesSince(seq: number): readonly { ids: readonly string[]; progress: boolean }[] | undefined {
+    const count = this.seq - seq;
+    if (count < 0 || count > this.entries.length) return undefined;
+    return this.entries.slice(this.entries.length - count);
   }
 }
