@@ -50,9 +50,10 @@ beforeAll(async () => {
   await until(() => callJson(base, 'GET', '/api/v1/movies'), (a) => (a.json as Json[]).length === 1, 60_000, 'the movie imported');
   socket = join(media.dir, 'mpv.sock');
   running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, mpvIpc: socket, backend: 'mpv' }]), silent, { serverUrl: () => base });
-  // mpv may not answer while it opens its window on a busy machine: asked again until it does.
-  await until(() => mpvProperty(socket, 'osd-width').catch(() => 0), (width) => Number(width) > 0, 30_000, 'the window');
-}, 120_000);
+  // mpv may not answer while it opens its window on a busy machine (a full CI run once took
+  // over 30 s, the file alone ~1 s): asked again until it does, with what it said last.
+  await until(() => mpvProperty(socket, 'osd-width').catch((error: Error) => error.message), (width) => Number(width) > 0, 90_000, 'the window');
+}, 180_000);
 
 afterAll(async () => {
   await running?.stop();

@@ -146,10 +146,12 @@ describe('source locations in the API and logs', () => {
     expect(shownLocation('http://user:secret@[bad/get.php?password=p')).toBe('http://[bad/get.php');
     fc.assert(
       fc.property(fc.constantFrom('http', 'https', 'ftp', 'rtsp', 'udp'), fc.webSegment(), fc.domain(), fc.webPath(), (scheme, user, host, path) => {
-        const shown = shownLocation(`${scheme}://${user}:pw-${user}@${host}${path}?password=q-${user}`);
-        expect(shown).not.toContain(`pw-${user}`);
-        expect(shown).not.toContain(`q-${user}`);
+        // Exact, not a substring check: a generated host or path may itself contain a short marker.
+        const shown = shownLocation(`${scheme}://${user}:pw-${user}@${host}${path}?password=q-${user}#f`);
+        expect(shown).toBe(shownLocation(`${scheme}://${host}${path}`));
+        expect(shown).not.toMatch(/[?#]/);
       }),
+      { numRuns: 2000 },
     );
     const db = openMemoryDatabase();
     const sources = new DvrSourcesService(db);
