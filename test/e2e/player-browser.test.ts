@@ -215,6 +215,27 @@ describe('the browser backend on a display', () => {
     await post('stop');
   }, 40_000);
 
+  it("plays what is asked right after a stop whose Back the page has not finished (a busy TV box)", async () => {
+    await post(`play/recording/${movie}`);
+    await playing();
+    // The page's Back lands 1.5 s late: after stop has answered (it waits 1 s at most).
+    await inPage(`(() => { const back = history.back.bind(history); history.back = () => { setTimeout(back, 1500); }; })()`);
+    try {
+      expect((await post('stop')).status).toBe(200);
+      expect(await path()).toContain('/watch/');
+      await post(`play/recording/${episode}`);
+      // Without the wait for the pending Back, it landed after this play's navigation and closed the player.
+      await playing();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(await path()).toContain(`/watch/`);
+      expect((await video())?.paused).toBe(false);
+    } finally {
+      await inPage('delete history.back');
+    }
+    await post('stop');
+    expect(await path()).toBe(SECTION_PATHS.Library);
+  }, 60_000);
+
   it('puts the video in picture-in-picture and back', async () => {
     await post(`play/recording/${movie}`);
     await playing();

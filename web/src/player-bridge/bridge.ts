@@ -53,6 +53,8 @@ const OK: TvResult = { ok: true };
 const SEEK_WAIT_MS = 600;
 /** How long stop waits for the player view to be gone. */
 const LEAVE_WAIT_MS = 1000;
+/** How long a Back still on its way holds the next navigation at most (a router that never resolves it must not stop the player for good). */
+const LEAVE_SETTLE_MS = 10_000;
 /** Position changes (timeupdate) are told at most this often. */
 const POSITION_EVERY_MS = 500;
 
@@ -62,6 +64,8 @@ let nextPlayId = 1;
 let muted = false;
 /** Where stop returns to: the last section shown before the player view. */
 let lastPagePath: string = SECTION_PATHS.Library;
+/** A leave whose Back the router has not resolved yet (see leavePlayer and afterLeaving). */
+let leaving: Promise<void> | undefined;
 const playWaiters = new Map<number, (result: TvResult & { outcome?: 'playing' | 'loading' }) => void>();
 /** When each command's play reached the page (by ticket): its first frame is timed from there. */
 const askedAt = new Map<number, number>();
@@ -188,22 +192,39 @@ const isWatchPath = (path: string) => path.includes('/watch/');
  * Leaves the player view for the page it was opened from: Back in the history (plays
  * replace each other, so one step back is the page before them), or that page's
  * address when there is no history (the app was opened at a player's address).
+ * Answers within LEAVE_WAIT_MS; a Back the router takes longer over stays pending (see
+ * leaving), and a second call meanwhile joins it rather than going back twice.
  */
 export async function leavePlayer(): Promise<void> {
   const appRouter = router;
   if (!appRouter) return;
-  const left = new Promise<void>((resolve) => {
-    const timer = setTimeout(done, LEAVE_WAIT_MS);
-    const unsubscribe = appRouter.subscribe('onResolved', ({ toLocation }) => !isWatchPath(toLocation.pathname) && done());
-    function done() {
-      clearTimeout(timer);
-      unsubscribe();
-      resolve();
-    }
-  });
-  if (appRouter.history.canGoBack()) appRouter.history.back();
-  else void appRouter.navigate({ href: lastPagePath, replace: true });
-  await left;
+  if (!leaving) {
+    const left = new Promise<void>((resolve) => {
+      const timer = setTimeout(done, LEAVE_SETTLE_MS);
+      const unsubscribe = appRouter.subscribe('onResolved', ({ toLocation }) => !isWatchPath(toLocation.pathname) && done());
+      function done() {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      }
+    });
+    const pending = left.then(() => {
+      if (leaving === pending) leaving = undefined;
+    });
+    leaving = pending;
+    if (appRouter.history.canGoBack()) appRouter.history.back();
+    else void appRouter.navigate({ href: lastPagePath, replace: true });
+  }
+  await Promise.race([leaving, new Promise((resolve) => setTimeout(resolve, LEAVE_WAIT_MS))]);
+}
+
+/**
+ * Before a navigation of its own, a pending leave lands: Back is asynchronous, and one
+ * still on its way after a play's navigation would undo it (a stop then a play on a busy
+ * box: the new item's player opened and closed at once, seen in a loaded test run).
+ */
+async function afterLeaving(): Promise<void> {
+  if (leaving) await leaving;
 }
 
 /** Two frames: what the router rendered has been painted. */
@@ -236,6 +257,7 @@ function once(target: EventTarget, name: string, ms: number): Promise<void> {
 const control: TvControl = {
   state: pageState,
   async navigate(section) {
+    await afterLeaving();
     // From the player the address is replaced: Back on the section must not start the play again.
     await router?.navigate({ href: SECTION_PATHS[section], replace: isWatchPath(location.pathname) });
     await painted();
@@ -245,6 +267,7 @@ const control: TvControl = {
     askedAt.clear();
     askedAt.set(options.ticket, performance.now());
     const outcome = waitForPlay(options.ticket, options.waitMs);
+    await afterLeaving();
     // From one play to the next the address is replaced: Back leaves the player, not zaps through old plays.
     await router?.navigate({ href: watchPath(media, options), replace: isWatchPath(location.pathname) });
     return outcome;
