@@ -99,7 +99,7 @@ beforeAll(async () => {
   ].join('\n');
   writeFileSync(join(work, 'channels.m3u'), m3u);
   T = Math.floor(Date.now() / 1000) + 10;
-  writeGuide(T + 30);
+  writeGuide(T + 50);
   const config = resolveServerConfig([
     {
       data: join(work, 'data'),
@@ -137,7 +137,8 @@ afterAll(async () => {
   await tuner?.close();
 });
 
-describe('DVR end to end', () => {
+// Its waits are for a shared timeline of recordings, post-processing included: longer than the default on a busy machine.
+describe('DVR end to end', { timeout: 90_000 }, () => {
   it('reads channels from the M3U and the tuner, skipping the malformed entry', async () => {
     const channels = (await call('GET', '/api/v1/channels')).json;
     expect(channels.map((c) => c.number)).toEqual(['2', '3', '4', '5', '6', '7.1', '8', '9', '10', '11']);
@@ -204,7 +205,7 @@ describe('DVR end to end', () => {
     expect(remembered).toEqual(expect.arrayContaining(['pid:EP000000010002', 'sxe:harbour lights|1|2']));
     const thumb = await fetch(String(episode.thumbnail_url).replace(/^https?:\/\/[^/]+/, server.url));
     expect(thumb.headers.get('content-type')).toMatch(/image\/jpeg/);
-  });
+  }, 100_000);
 
   it('records the movie under Movies/ and the tuner channel through the HDHomeRun', async () => {
     await until(() => job(`${T}-${rules.movie}`), (j) => (j.item as Json).completed === true, 30_000, 'movie finished');
@@ -252,24 +253,24 @@ describe('DVR end to end', () => {
     const recordings = async () => (await call('GET', '/api/v1/all?source=recordings')).json as Json[];
     // Its recording is in the library from its first moment: the guide changes after that.
     await until(recordings, (items) => items.some((item) => item.title === 'Cup Final'), 20_000, 'the Cup Final recording');
-    expect(await job(id)).toMatchObject({ end_time: T + 30 });
-    expect(Date.now() / 1000).toBeLessThan(T + 27);
-    writeGuide(T + 34);
+    expect(await job(id)).toMatchObject({ end_time: T + 50 });
+    expect(Date.now() / 1000).toBeLessThan(T + 47);
+    writeGuide(T + 54);
     expect((await call('POST', '/dvr/refresh')).status).toBeLessThan(300);
-    await until(() => job(id), (j) => j.end_time === T + 34, 10_000, 'the job extended');
+    await until(() => job(id), (j) => j.end_time === T + 54, 10_000, 'the job extended');
     // Pausing its rule now stops nothing already recording.
     expect((await call('PUT', `/dvr/rules/${rules.final}`, { type: 'series', title: 'Cup Final', paused: true })).status).toBe(200);
     expect((await call('GET', `/dvr/jobs/${id}/why`)).json).toMatchObject({ outcome: 'recording' });
-    const done = await until(() => job(id), (j) => (j.item as Json | undefined)?.completed === true, 45_000, 'the Cup Final recorded');
-    expect(done).toMatchObject({ end_time: T + 34, failed: false });
+    const done = await until(() => job(id), (j) => (j.item as Json | undefined)?.completed === true, 75_000, 'the Cup Final recorded');
+    expect(done).toMatchObject({ end_time: T + 54, failed: false });
     const folder = join(work, 'data', 'recordings', 'TV', 'Cup Final');
     const files = readdirSync(folder);
     expect(files).toHaveLength(1);
-    // 34 seconds of stream, not the 30 first planned.
+    // 54 seconds of stream, not the 50 first planned.
     const seconds = statSync(join(folder, files[0]!)).size / streams.byteRate;
-    expect(seconds).toBeGreaterThan(32.5);
-    expect(seconds).toBeLessThan(37);
-  }, 60_000);
+    expect(seconds).toBeGreaterThan(52.5);
+    expect(seconds).toBeLessThan(57);
+  }, 120_000);
 
   it('reconnects a dropped stream and flags the recording corrupted but completed', async () => {
     const done = await until(() => job(`${T}-${rules.flaky}`), (j) => (j.item as Json).completed === true, 30_000, 'flaky finished');
@@ -353,7 +354,8 @@ describe('DVR across a restart', () => {
     const jobOf = async () => (await (await fetch(`${running.url}/api/v1/jobs/${id}`)).json()) as Json;
     const recordingItem = async () => ((await (await fetch(`${running.url}/api/v1/episodes?source=recordings`)).json()) as Json[])[0] ?? {};
     await until(() => Date.now() / 1000, (now) => now >= start + 3, 20_000);
-    const path = String((await recordingItem()).path ?? '');
+    // Its file has bytes before the stop (on a busy machine the first ones may come late).
+    const path = String((await until(recordingItem, (item) => typeof item.path === 'string' && existsSync(item.path) && statSync(item.path).size > 0, 20_000, 'the recording written')).path);
     await running.stop();
     const sizeAtStop = statSync(path).size;
     expect(sizeAtStop).toBeGreaterThan(0);
@@ -374,5 +376,5 @@ describe('DVR across a restart', () => {
     } finally {
       await running.stop();
     }
-  });
+  }, 120_000);
 });

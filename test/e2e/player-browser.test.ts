@@ -54,6 +54,8 @@ const video = () =>
     `(() => { const v = document.querySelector('video'); return v && { paused: v.paused, time: v.currentTime, muted: v.muted, tracks: [...v.textTracks].map((t) => ({ kind: t.kind, mode: t.mode, cues: [...(t.cues ?? [])].map((c) => c.text) })) }; })()`,
   );
 const path = () => inPage<string>('location.pathname');
+/** The page's address once it is `expected`: a command answers within 850 ms, the router may paint a little later on a busy machine. */
+const pathBecomes = (expected: string) => until(path, (shown) => shown === expected, 5000, `the page at ${expected}`);
 const post = (command: string, body?: unknown) => callJson(running.url, 'POST', `/api/${command}`, body);
 const status = async () => (await callJson(running.url, 'GET', '/api/status')).json;
 const serverJson = async (route: string) => (await callJson(serverUrl, 'GET', route)).json;
@@ -62,7 +64,7 @@ const playing = () =>
   until(
     async () => ({ video: await video(), path: await path(), error: await inPage<string>(`document.querySelector('.player-error')?.innerText ?? ''`), requests: await inPage<string[]>(`performance.getEntriesByType('resource').filter((e) => e.name.includes('/hls/')).slice(-14).map((e) => e.name.replace(location.origin, '') + ' ' + e.responseStatus)`) }),
     (shown) => shown.video !== null && !shown.video.paused && shown.video.time > 0.3,
-    15_000,
+    25_000,
     'the video playing in the page',
   );
 
@@ -136,7 +138,7 @@ describe('the browser backend on a display', () => {
       expect(answer.status, name).toBe(200);
       expect(answer.json).toEqual({ status: 'stopped', muted: false });
       // On screen when the answer comes: the path and the highlighted section.
-      expect(await path()).toBe(SECTION_PATHS[section]);
+      await pathBecomes(SECTION_PATHS[section]);
       expect(await inPage<string>(`document.querySelector('[aria-current=page]')?.textContent ?? ''`)).toBe(label);
       if (section === 'Guide') {
         await until(() => inPage<string>('document.body.innerText'), (text) => text.includes('Evening News'), 10_000, 'the guide grid');
@@ -146,14 +148,14 @@ describe('the browser backend on a display', () => {
     const unknown = await post('navigate/Kitchen');
     expect(unknown.status).toBe(400);
     expect(unknown.json).toMatchObject({ status: 400, code: 'invalid_parameter', parameter: 'section' });
-    expect(await path()).toBe(SECTION_PATHS.Library);
+    await pathBecomes(SECTION_PATHS.Library);
   }, 60_000);
 
   it('plays a recording in the player view and pauses, seeks, mutes and stops it, each read back from the page', async () => {
     const started = await post(`play/recording/${episode}`);
     expect(started.status).toBe(200);
     expect(started.json).toMatchObject({ status: 'playing', now_playing: { title: 'Harbour Lights', type: 'episode' } });
-    expect(await path()).toBe(`/tv/watch/${episode}`);
+    await pathBecomes(`/tv/watch/${episode}`);
     await playing();
 
     expect((await post('pause')).json.status).toBe('paused');
@@ -184,7 +186,7 @@ describe('the browser backend on a display', () => {
     const stopped = await post('stop');
     expect(stopped.json).toEqual({ status: 'stopped', muted: false });
     // Back to the section it was opened from, and the position is the resume point on the server.
-    expect(await path()).toBe(SECTION_PATHS.Library);
+    await pathBecomes(SECTION_PATHS.Library);
     expect(await video()).toBeNull();
     await until(() => serverJson(`/api/v1/episodes/${episode}`), (item) => Math.abs(Number(item.playback_time) - shownAt) < 3, 10_000, 'the position on the server');
   }, 60_000);
@@ -200,7 +202,7 @@ describe('the browser backend on a display', () => {
     await post('skip_backward');
     expect((await video())?.time).toBeCloseTo(5, 0);
     await post('stop');
-  }, 30_000);
+  }, 60_000);
 
   it("shows and hides a file's subtitles, from the HLS stream's subtitle rendition", async () => {
     const group = (await serverJson('/api/v1/video_groups'))[0];
@@ -213,13 +215,13 @@ describe('the browser backend on a display', () => {
     await post('toggle_cc');
     await until(video, (v) => v?.tracks.every((t) => t.mode !== 'showing') === true, 5000, 'subtitles hidden');
     await post('stop');
-  }, 40_000);
+  }, 60_000);
 
   it("plays what is asked right after a stop whose Back the page has not finished (a busy TV box)", async () => {
     await post(`play/recording/${movie}`);
     await playing();
-    // The page's Back lands 1.5 s late: after stop has answered (it waits 1 s at most).
-    await inPage(`(() => { const back = history.back.bind(history); history.back = () => { setTimeout(back, 1500); }; })()`);
+    // The page's Back lands 3 s late: well after stop has answered (it waits 1 s at most).
+    await inPage(`(() => { const back = history.back.bind(history); history.back = () => { setTimeout(back, 3000); }; })()`);
     try {
       expect((await post('stop')).status).toBe(200);
       expect(await path()).toContain('/watch/');
@@ -233,8 +235,8 @@ describe('the browser backend on a display', () => {
       await inPage('delete history.back');
     }
     await post('stop');
-    expect(await path()).toBe(SECTION_PATHS.Library);
-  }, 60_000);
+    await pathBecomes(SECTION_PATHS.Library);
+  }, 90_000);
 
   it('puts the video in picture-in-picture and back', async () => {
     await post(`play/recording/${movie}`);
@@ -249,7 +251,7 @@ describe('the browser backend on a display', () => {
     const idle = await post('toggle_pip');
     expect(idle.status).toBe(200);
     expect(await inPage<string | null>('document.pictureInPictureElement?.tagName ?? null')).toBeNull();
-  }, 30_000);
+  }, 60_000);
 
   it('shows a notification over whatever is on screen for a few seconds', async () => {
     const corner = { left: WIDTH - 500, top: 20, right: WIDTH - 20, bottom: 200 };
@@ -267,7 +269,7 @@ describe('the browser backend on a display', () => {
   it('tunes channels, walks them, shows their CEA-608 captions and records the one watched', async () => {
     const tuned = await post('play/channel/2');
     expect(tuned.json).toMatchObject({ channel: { number: '2', name: 'News Two' }, now_playing: { title: 'Evening News', type: 'live' } });
-    expect(await path()).toBe('/tv/watch/channel/2');
+    await pathBecomes('/tv/watch/channel/2');
     await playing();
 
     // hls.js turns the captions in the stream's video into a text track.
@@ -280,10 +282,10 @@ describe('the browser backend on a display', () => {
     expect((await video())?.tracks.every((t) => t.mode !== 'showing')).toBe(true);
 
     expect((await post('channel_up')).json).toMatchObject({ channel: { number: '4.1' } });
-    expect(await path()).toBe('/tv/watch/channel/4.1');
+    await pathBecomes('/tv/watch/channel/4.1');
     expect((await post('channel_down')).json).toMatchObject({ channel: { number: '2' } });
     expect((await post('previous_channel')).json).toMatchObject({ channel: { number: '4.1' } });
-    expect(await path()).toBe('/tv/watch/channel/4.1');
+    await pathBecomes('/tv/watch/channel/4.1');
     await playing();
 
     await post('toggle_record');
@@ -294,7 +296,7 @@ describe('the browser backend on a display', () => {
     // Five channels tuned one after another: one Back on the remote leaves the player, not zaps back through them.
     await page().keyboard.press('Escape');
     await until(status, (s) => s.status === 'stopped', 5000, 'stopped from the remote');
-    expect(await path()).not.toMatch(/\/watch\//);
+    await until(path, (shown) => !shown.includes('/watch/'), 5000, 'the player view left');
   }, 90_000);
 
   it('keeps one state when the remote and interface B take turns', async () => {

@@ -52,7 +52,11 @@ beforeAll(async () => {
   running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, mpvIpc: socket, backend: 'mpv' }]), silent, { serverUrl: () => base });
   // mpv may not answer while it opens its window on a busy machine (a full CI run once took
   // over 30 s, the file alone ~1 s): asked again until it does, with what it said last.
-  await until(() => mpvProperty(socket, 'osd-width').catch((error: Error) => error.message), (width) => Number(width) > 0, 90_000, 'the window');
+  const window = async () => {
+    const asked = await Promise.all(['osd-width', 'current-vo', 'vo-configured'].map((name) => mpvProperty(socket, name).catch((error: Error) => error.message)));
+    return { osdWidth: asked[0], vo: asked[1], configured: asked[2], mpv: running.backend.state() };
+  };
+  await until(window, (shown) => Number(shown.osdWidth) > 0, 90_000, 'the window');
 }, 180_000);
 
 afterAll(async () => {

