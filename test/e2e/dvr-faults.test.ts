@@ -78,6 +78,8 @@ function ffprobeDuration(path: string): number {
 
 /** Seconds of stream in `bytes` at the server's pace. */
 const secondsOf = (bytes: number) => bytes / streams.byteRate;
+/** Seconds of stream a recording ending at `endAt` had from its first byte, less 0.5 s: connecting on a busy machine is not the recorder's loss. */
+const streamedFor = (outcome: RecordingOutcome, endAt: number) => (endAt - (outcome.firstByteAt ?? endAt)) / 1000 - 0.5;
 
 describe('a full disk', () => {
   it('stops only the recording that cannot write, with a clear error; the other on the same channel records to its end', async () => {
@@ -105,7 +107,8 @@ describe('a full disk', () => {
     expect(good).toMatchObject({ reachedEnd: true, lostForGood: false, damaged: false, gaps: 0, continuityErrors: 0, channel: 'disk', sourceId: SOURCE });
     expect(good.diskError).toBeUndefined();
     expect(good.bytes).toBe(statSync(healthyPath).size);
-    expect(secondsOf(good.bytes)).toBeGreaterThan(2.5);
+    expect(secondsOf(good.bytes)).toBeGreaterThan(streamedFor(good, start + 3000));
+    expect(secondsOf(good.bytes)).toBeGreaterThan(1);
     expect(judgeRecording(good, start)).toMatchObject({ failed: false, completed: true, cancelled: false, corrupted: false });
     expect(streams.totalConnections('disk')).toBe(1);
   });
@@ -133,7 +136,8 @@ describe('one connection per channel', () => {
 
     for (const outcome of [one, two]) {
       expect(outcome).toMatchObject({ reachedEnd: true, damaged: false, gaps: 0, continuityErrors: 0 });
-      expect(secondsOf(outcome.bytes)).toBeGreaterThan(2.5);
+      expect(secondsOf(outcome.bytes)).toBeGreaterThan(streamedFor(outcome, start + 3000));
+      expect(secondsOf(outcome.bytes)).toBeGreaterThan(1);
     }
     // Both joined before the first byte: the same stream from its first byte. Their end
     // timers fire a moment apart, so one may hold a chunk more than the other.
@@ -179,7 +183,8 @@ describe('a source with one tuner', () => {
     const outcome = await recorder.done;
     expect(outcome).toMatchObject({ reachedEnd: true, damaged: false, gaps: 0, channel: 'tuner-b' });
     expect(outcome.streamError).toBeUndefined();
-    expect(secondsOf(outcome.bytes)).toBeGreaterThan(2.5);
+    expect(secondsOf(outcome.bytes)).toBeGreaterThan(streamedFor(outcome, start + 3000));
+    expect(secondsOf(outcome.bytes)).toBeGreaterThan(1);
   });
 });
 
@@ -271,7 +276,10 @@ describe('a source that is down', () => {
     await sleep(1500);
     streams.set('lost', { kind: 'status', status: 404 });
     streams.dropAll('lost');
-    await sleep(300); // the recorder has seen its last byte
+    // The recorder has seen its last byte: the connection is gone and the file has stopped growing.
+    await until(() => streams.connections('lost'), (n) => n === 0, 5000, 'dropped');
+    const lostPath = join(work, 'lost.ts');
+    await until(async () => { const before = statSync(lostPath).size; await sleep(300); return statSync(lostPath).size === before; }, Boolean, 10_000, 'the file no longer growing');
     skipped = 36_000;
     const outcome = await recorder.done;
     expect(streams.totalConnections('lost')).toBeGreaterThanOrEqual(2);
@@ -341,7 +349,8 @@ describe('stopping', () => {
     await sleep(1500);
     recorder.stop('user');
     const outcome: RecordingOutcome = await recorder.done;
-    expect(Date.now() - start).toBeLessThan(5000);
+    // Stopped at once, not at the end an hour out (10 s: connecting and 1.5 s of stream on a busy machine included).
+    expect(Date.now() - start).toBeLessThan(10_000);
     expect(outcome).toMatchObject({ stoppedBy: 'user', reachedEnd: false, lostForGood: false, damaged: false });
     expect(outcome.bytes).toBe(statSync(path).size);
     expect(secondsOf(outcome.bytes)).toBeGreaterThan(1);
@@ -377,7 +386,8 @@ describe('the recorder’s bookkeeping', () => {
     const start = Date.now();
     const recorders = Array.from(
       { length: 120 },
-      (_, i) => new Recorder(plan(join(work, `end-${i}.ts`), 'many', start, start + 800 + i * 9), { hub }),
+      // The first end 3 s out: every one has bytes by then, however long connecting takes on a busy machine.
+      (_, i) => new Recorder(plan(join(work, `end-${i}.ts`), 'many', start, start + 3000 + i * 9), { hub }),
     );
     const outcomes = await Promise.all(recorders.map((r) => r.done));
     expect(streams.totalConnections('many')).toBe(1);

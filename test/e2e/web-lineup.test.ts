@@ -191,12 +191,14 @@ describe('the lineup editor', () => {
     expect(await web.seriousViolations(page)).toEqual([]);
     // Down goes to the Reset under the new name, then row by row, past the rows first drawn: the list draws the next ones as the focus reaches them.
     await page.keyboard.press('ArrowDown');
-    expect(await focused(page)).toMatch(/^Reset the name of channel 5 Five East/);
+    await until(() => focused(page), (label) => /^Reset the name of channel 5 Five East/.test(label), 5_000, 'the focus on Reset');
     await page.keyboard.press('ArrowDown');
-    expect(await focused(page)).toMatch(/^Name of channel 7: /);
+    await until(() => focused(page), (label) => /^Name of channel 7: /.test(label), 5_000, 'the focus on channel 7');
+    // Each press once the one before has moved the focus (a press while the next rows are drawn is not lost on a busy machine).
     for (let i = 0; i < 30; i++) {
+      const before = await focused(page);
       await page.keyboard.press('ArrowDown');
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      await until(() => focused(page), (label) => label !== before, 5_000, `press ${i + 1} moving the focus from ${before}`);
     }
     // 7, then 8 (Nine), News's 20 (101–120) and Shopping's first 9 (hidden, still listed here): one row a press.
     expect(await focused(page)).toMatch(/^Name of channel 209: Shopping 9\./);
