@@ -34,6 +34,37 @@ const DEFAULT_WRITE_FINISH_MS = 1000;
 const MEDIA_PROBLEMS_KEPT = 1000;
 const WATCH_READY_WAIT_MS = 10_000;
 const MAX_GATHER_MS = 2_000;
+/**
+ * How much longer than writeFinishMs a move's second half may take to come: the file at
+ * its new place is reported once the watcher (a child process) has seen its size hold
+ * still for writeFinishMs, polling every 100 ms; on a busy machine that came more than
+ * the debounce after the window closed, and the move was imported as a removal and a
+ * new item (its watch state lost). A deletion alone shows this much later.
+ */
+const MOVE_GRACE_MS = 2_000;
+
+/** What the gathered changes are, for when to import them (see gatherDelayMs). */
+export interface Gathered {
+  now: number;
+  firstChangeAt: number;
+  /** The first removal among them (a move's first half), if any. */
+  firstRemovalAt: number | undefined;
+  /** Whether a file came (or changed) after that removal: a move's second half, as far as can be told. */
+  addedSinceRemoval: boolean;
+  debounceMs: number;
+  writeFinishMs: number;
+}
+
+/**
+ * How long gathered changes wait before they are imported: the debounce after the last
+ * (at most MAX_GATHER_MS after the first); after a removal, until its move's other half
+ * has had time to come, unless a file has come since.
+ */
+export function gatherDelayMs(g: Gathered): number {
+  const debounce = Math.min(g.debounceMs, Math.max(0, g.firstChangeAt + MAX_GATHER_MS - g.now));
+  if (g.firstRemovalAt === undefined || g.addedSinceRemoval) return debounce;
+  return Math.max(debounce, g.firstRemovalAt + g.writeFinishMs + MOVE_GRACE_MS + debounce - g.now);
+}
 
 /**
  * What a path is, from two events about it in one window: what either says when the
@@ -59,6 +90,8 @@ export class ScanScheduler {
   private firstRemovalAt: number | undefined;
   /** When the first of the gathered changes came. */
   private firstChangeAt: number | undefined;
+  /** A file came or changed after firstRemovalAt (see gatherDelayMs). */
+  private addedSinceRemoval = false;
   /** What probing and thumbnails could not read since the last whole walk began (the last ones, bounded). */
   private mediaProblems: { path: string; reason: string }[] = [];
   private readonly stopListening: () => void;
@@ -177,18 +210,21 @@ export class ScanScheduler {
     }
     const now = Date.now();
     if (removed) this.firstRemovalAt ??= now;
+    else if (this.firstRemovalAt !== undefined && folder !== true) this.addedSinceRemoval = true;
     this.firstChangeAt ??= now;
-    // A steady stream of events (a long copy) must not hold every change back: at most MAX_GATHER_MS.
-    const debounce = Math.min(this.options.debounceMs ?? DEFAULT_DEBOUNCE_MS, Math.max(0, this.firstChangeAt + MAX_GATHER_MS - now));
-    const moveWindow = this.firstRemovalAt === undefined ? 0 : this.firstRemovalAt + (this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS) + debounce - now;
+    const delay = gatherDelayMs({
+      now,
+      firstChangeAt: this.firstChangeAt,
+      firstRemovalAt: this.firstRemovalAt,
+      addedSinceRemoval: this.addedSinceRemoval,
+      debounceMs: this.options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
+      writeFinishMs: this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS,
+    });
     clearTimeout(this.debounce);
-    this.debounce = setTimeout(
-      () => {
-        this.debounce = undefined;
-        this.applyChanges();
-      },
-      Math.max(debounce, moveWindow),
-    );
+    this.debounce = setTimeout(() => {
+      this.debounce = undefined;
+      this.applyChanges();
+    }, delay);
   }
 
   /** Imports the waiting changes, one batch of them at a time; a whole walk under way does not hold them back. */
@@ -198,6 +234,7 @@ export class ScanScheduler {
     this.changes.clear();
     this.firstRemovalAt = undefined;
     this.firstChangeAt = undefined;
+    this.addedSinceRemoval = false;
     this.applying = this.importer
       .applyChanges(changes)
       .then(() => undefined)

@@ -72,7 +72,8 @@ describe('Chromium and the stream', () => {
       element.src = url;
       page.document.body.append(element);
       await element.play();
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      // Until it has played a little (600 ms is enough on a quiet machine; at most 15 s on a busy one).
+      for (const until = Date.now() + 15_000; element.currentTime <= 0.1 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 100));
       const played = element.currentTime;
       const seeked = new Promise((resolve) => element.addEventListener('seeked', resolve, { once: true }));
       element.currentTime = 2.5;

@@ -18,6 +18,8 @@ let recordings: string;
 let workDir: string;
 let withBreak: { path: string; breaks: [number, number][] };
 let withoutBreak: { path: string; breaks: [number, number][] };
+/** How long a whole detection of the clip with a break took in this run (a busy machine is slower at both). */
+let fullRunMs = 2000;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'antenna-comskip-'));
@@ -38,7 +40,9 @@ function expectNothingLeftBehind(): void {
 describe('detectCommercials', () => {
   it('finds the break between show segments, within two seconds at each end', async () => {
     const [[start, end]] = withBreak.breaks as [[number, number]];
+    const began = Date.now();
     const found = await detectCommercials(withBreak.path, { workDir });
+    fullRunMs = Date.now() - began;
     expect(found).toHaveLength(2);
     expect(Math.abs(found[0]! - start)).toBeLessThanOrEqual(TOLERANCE_S);
     expect(Math.abs(found[1]! - end)).toBeLessThanOrEqual(TOLERANCE_S);
@@ -66,17 +70,18 @@ describe('detectCommercials', () => {
   });
 
   it('stops comskip at the time limit and when aborted, and cleans up', async () => {
-    // A full detection takes about two seconds: a rejection well before means comskip was
-    // stopped, and detectCommercials only settles once the process has exited.
+    // A full detection takes about two seconds (measured above): a rejection well before
+    // means comskip was stopped, and detectCommercials only settles once the process has exited.
+    const wellBefore = Math.max(1200, fullRunMs / 2);
     let started = Date.now();
     await expect(detectCommercials(withBreak.path, { workDir, timeoutMs: 200 })).rejects.toThrow('comskip timed out after 200 ms');
-    expect(Date.now() - started).toBeLessThan(1200);
+    expect(Date.now() - started).toBeLessThan(wellBefore);
     const controller = new AbortController();
     started = Date.now();
     const running = detectCommercials(withBreak.path, { workDir, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('recording deleted')), 200);
     await expect(running).rejects.toThrow('recording deleted');
-    expect(Date.now() - started).toBeLessThan(1200);
+    expect(Date.now() - started).toBeLessThan(wellBefore);
     expectNothingLeftBehind();
     await expect(detectCommercials(withBreak.path, { workDir, signal: AbortSignal.abort() })).rejects.toThrow();
   });

@@ -205,11 +205,11 @@ describe('HLS subtitles in Chromium', () => {
   it('shows an SRT cue from 2 s to 8 s of a remuxed file', async () => {
     const loaded = await expectCueOnTime(`${serverUrl}/dvr/files/beach/hls/master.m3u8?encoder=remux`, 'subtitles.png');
     expect(loaded.level).toBe('remux');
-  }, 30_000);
+  }, 60_000);
 
   it('shows it at the same moments when the file is transcoded', async () => {
     // No rendition taller than 144 lines: the source (180) is not offered as it is.
     const loaded = await expectCueOnTime(`${serverUrl}/dvr/files/beach/hls/master.m3u8?max_height=144`);
     expect(loaded.level).toBe('144p');
-  }, 30_000);
+  }, 60_000);
 });

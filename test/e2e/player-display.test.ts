@@ -85,9 +85,9 @@ describe('the player on a display', () => {
     expect(pip.status).toBe(200);
     expect(await mpvProperty(socket, 'ontop')).toBe(true);
     expect(await mpvProperty(socket, 'fullscreen')).toBe(false);
-    await until(() => mpvProperty(socket, 'osd-width').catch(() => 0), (width) => width === WIDTH / 4, 5000, 'the small window');
+    await until(() => mpvProperty(socket, 'osd-width').catch(() => 0), (width) => width === WIDTH / 4, 15_000, 'the small window');
     expect(await mpvProperty(socket, 'osd-height')).toBe(HEIGHT / 4);
-    const screen = await until(grab, (s) => pixel(s, WIDTH - 32 - 160, HEIGHT - 32 - 90) > 20, 5000, 'the picture in the corner');
+    const screen = await until(grab, (s) => pixel(s, WIDTH - 32 - 160, HEIGHT - 32 - 90) > 20, 15_000, 'the picture in the corner');
     // Nothing drawn outside the small window.
     expect(pixel(screen, 100, 100)).toBe(0);
     expect(pixel(screen, WIDTH / 2, HEIGHT / 2)).toBe(0);
@@ -96,5 +96,5 @@ describe('the player on a display', () => {
     expect(await mpvProperty(socket, 'ontop')).toBe(false);
     expect(await mpvProperty(socket, 'fullscreen')).toBe(true);
     await post('stop');
-  }, 20_000);
+  }, 60_000);
 });

@@ -135,7 +135,7 @@ describe('the DVR section', () => {
     await waitForText(page, 'Stopped');
     expect(await page.evaluate(`[...document.querySelectorAll('.job')].find((row) => row.innerText.includes('Channel 7'))?.innerText ?? ''`)).toMatch(/Stopped/);
     await page.close();
-  }, 30_000);
+  }, 60_000);
 
   it('lays Upcoming and Settings out for a television under /tv', async () => {
     // Something to reach on the page, whatever the time: channel 9 recording now.
@@ -157,7 +157,7 @@ describe('the DVR section', () => {
     await web.shot(page, 'tv-settings-panels');
     expect(await web.seriousViolations(page)).toEqual([]);
     await page.close();
-  }, 20_000);
+  }, 60_000);
 });
 
 describe('Settings', () => {
@@ -179,5 +179,5 @@ describe('Settings', () => {
     await waitForText(page, 'Scan queued');
     expect(web.pageErrors).toEqual([]);
     await page.close();
-  }, 40_000);
+  }, 60_000);
 });

@@ -212,7 +212,7 @@ describe('over a real port', () => {
       const { stdout } = await run('ffprobe', ['-v', 'error', '-probesize', '200000', '-analyzeduration', '1000000', '-show_entries', 'stream=codec_type', '-of', 'csv=p=0', url], { timeout: 30_000 });
       expect(stdout.split('\n')).toContain('video');
     }
-  });
+  }, 70_000);
 });
 
 describe('bad input', () => {

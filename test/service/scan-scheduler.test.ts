@@ -2,9 +2,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ImportService } from '../../src/importer/import.service.js';
-import { ScanScheduler } from '../../src/importer/scan-scheduler.js';
+import { gatherDelayMs, ScanScheduler } from '../../src/importer/scan-scheduler.js';
 import { until } from '../support/dvr-app.js';
 import { makeClip } from '../support/media-tree.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
@@ -27,5 +28,37 @@ describe('ScanScheduler', () => {
     const status = await until(() => scheduler.status(), (s) => s.last !== undefined && !s.running, 10_000, 'a scan');
     expect(status.last?.summary.added).toBe(1);
     await scheduler.stop();
+  });
+});
+
+describe('gatherDelayMs: when watched changes are imported', () => {
+  const base = { now: 0, firstChangeAt: 0, firstRemovalAt: undefined, addedSinceRemoval: false, debounceMs: 300, writeFinishMs: 1000 };
+
+  it('imports a change the debounce after the last, and a steady stream at most 2 s after the first', () => {
+    expect(gatherDelayMs(base)).toBe(300);
+    expect(gatherDelayMs({ ...base, now: 1900 })).toBe(100);
+    expect(gatherDelayMs({ ...base, now: 2500 })).toBe(0);
+  });
+
+  it('holds a removal until its move\'s other half has had time to come, 3 s past the watcher\'s write check', () => {
+    // The file at its new place is reported once its size held still for writeFinishMs: a
+    // busy machine reported it 1.3 s and more after the removal, when the window had closed.
+    expect(gatherDelayMs({ ...base, firstRemovalAt: 0 })).toBe(3300);
+    // Another removal 2.5 s after the first (later than the old 1.3 s window): the window still ends 3 s after the first.
+    expect(gatherDelayMs({ ...base, now: 2500, firstRemovalAt: 0 })).toBe(500);
+  });
+
+  it('imports both halves a debounce after the file at its new place came', () => {
+    expect(gatherDelayMs({ ...base, now: 1200, firstRemovalAt: 0, addedSinceRemoval: true, firstChangeAt: 1000 })).toBe(300);
+  });
+
+  it('never waits longer than the debounce plus the move window, nor less than nothing', () => {
+    fc.assert(
+      fc.property(fc.nat(10_000), fc.nat(10_000), fc.option(fc.nat(10_000), { nil: undefined }), fc.boolean(), (now, first, removal, added) => {
+        const delay = gatherDelayMs({ ...base, now: Math.max(now, first, removal ?? 0), firstChangeAt: first, firstRemovalAt: removal, addedSinceRemoval: added });
+        expect(delay).toBeGreaterThanOrEqual(0);
+        expect(delay).toBeLessThanOrEqual(3300);
+      }),
+    );
   });
 });
