@@ -49,21 +49,35 @@ export interface Gathered {
   firstChangeAt: number;
   /** The first removal among them (a move's first half), if any. */
   firstRemovalAt: number | undefined;
-  /** Whether a file came (or changed) after that removal: a move's second half, as far as can be told. */
+  /** Whether a file came (or changed) after that removal, late enough to be its move's second half (see mayBeSecondHalf). */
   addedSinceRemoval: boolean;
   debounceMs: number;
   writeFinishMs: number;
 }
 
 /**
+ * Whether a file event at `now` may be the second half of a move whose first half came at
+ * `firstRemovalAt`: not before writeFinishMs, as the watcher reports a file only once its
+ * size has held still that long (an earlier one is another file, a download finishing).
+ */
+export function mayBeSecondHalf(now: number, firstRemovalAt: number | undefined, writeFinishMs: number): boolean {
+  return firstRemovalAt !== undefined && now - firstRemovalAt >= writeFinishMs;
+}
+
+/**
  * How long gathered changes wait before they are imported: the debounce after the last
- * (at most MAX_GATHER_MS after the first); after a removal, until its move's other half
- * has had time to come, unless a file has come since.
+ * (at most MAX_GATHER_MS after the first). After a removal: never before its move's other
+ * half can have come (writeFinishMs and the debounce); then until it has had time to come
+ * (MOVE_GRACE_MS more), or, once a file has come that may be it, the debounce after that
+ * (for the halves of other files moved with it), within the same bound.
  */
 export function gatherDelayMs(g: Gathered): number {
   const debounce = Math.min(g.debounceMs, Math.max(0, g.firstChangeAt + MAX_GATHER_MS - g.now));
-  if (g.firstRemovalAt === undefined || g.addedSinceRemoval) return debounce;
-  return Math.max(debounce, g.firstRemovalAt + g.writeFinishMs + MOVE_GRACE_MS + debounce - g.now);
+  if (g.firstRemovalAt === undefined) return debounce;
+  const earliest = g.firstRemovalAt + g.writeFinishMs + g.debounceMs;
+  const windowEnd = earliest + MOVE_GRACE_MS;
+  const until = g.addedSinceRemoval ? Math.min(g.now + g.debounceMs, windowEnd) : windowEnd;
+  return Math.max(debounce, Math.max(earliest, until) - g.now);
 }
 
 /**
@@ -210,7 +224,7 @@ export class ScanScheduler {
     }
     const now = Date.now();
     if (removed) this.firstRemovalAt ??= now;
-    else if (this.firstRemovalAt !== undefined && folder !== true) this.addedSinceRemoval = true;
+    else if (folder !== true && mayBeSecondHalf(now, this.firstRemovalAt, this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS)) this.addedSinceRemoval = true;
     this.firstChangeAt ??= now;
     const delay = gatherDelayMs({
       now,

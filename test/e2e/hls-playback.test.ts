@@ -164,7 +164,7 @@ describe('HLS in Chromium', () => {
     const sessions = (await (await fetch(`${server.url}/api/v1/sessions`)).json()) as { FileID?: string; Encoder: string }[];
     expect(sessions.some((s) => s.FileID === file?.id && s.Encoder === 'remux')).toBe(true);
     await page.close();
-  }, 120_000);
+  }, 180_000);
 
   it('transcodes an MPEG-2 + AC-3 transport stream, which no browser decodes', async () => {
     const file = (await items()).find((item) => item.video_title === 'Broadcast');

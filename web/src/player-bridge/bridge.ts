@@ -199,9 +199,12 @@ export async function leavePlayer(): Promise<void> {
   const appRouter = router;
   if (!appRouter) return;
   if (!leaving) {
+    // Landed when the router resolves any other address: usually a section, but a Back may
+    // land on another player page (a Next episode before), and must not wait 10 s there.
+    const from = appRouter.state.location.href;
     const left = new Promise<void>((resolve) => {
       const timer = setTimeout(done, LEAVE_SETTLE_MS);
-      const unsubscribe = appRouter.subscribe('onResolved', ({ toLocation }) => !isWatchPath(toLocation.pathname) && done());
+      const unsubscribe = appRouter.subscribe('onResolved', ({ toLocation }) => toLocation.href !== from && done());
       function done() {
         clearTimeout(timer);
         unsubscribe();

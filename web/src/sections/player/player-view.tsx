@@ -272,7 +272,8 @@ export function PlayerView({ source }: { source: PlayerSource }) {
             </select>
           )}
           {next?.id && (
-            <FocusButton onClick={() => void navigate({ to: '/{-$mode}/watch/$id', params: { mode, id: next.id! }, search: { start: 0 } })}>
+            // Replacing this play, as plays replace each other: Back (or a stop) leaves the player rather than reopening this episode.
+            <FocusButton onClick={() => void navigate({ to: '/{-$mode}/watch/$id', params: { mode, id: next.id! }, search: { start: 0 }, replace: true })}>
               Next episode
             </FocusButton>
           )}
