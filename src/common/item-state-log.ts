@@ -10,12 +10,18 @@
  * Safe by construction: a write not made through `ItemStateLog.track` moves the
  * generation as before, so forgetting to track one costs speed, never correctness.
  */
+interface LoggedWrite {
+  ids: readonly string[];
+  progress: boolean;
+}
+
 export class ItemStateLog {
   /** Moves at each tracked write. */
   seq = 0;
   /** Rows the tracked writes changed on the connection (its total_changes() delta), which the generation leaves out. */
   rowsChanged = 0;
-  private readonly entries: { seq: number; ids: readonly string[]; progress: boolean }[] = [];
+  /** One per tracked write, oldest first: the last is seq's, so an entry's own seq is never stored. */
+  private readonly entries: LoggedWrite[] = [];
 
   /** `capacity`: tracked writes remembered; an answer cached before the oldest of them is built again. */
   constructor(private readonly capacity = 4096) {}
@@ -34,7 +40,7 @@ export class ItemStateLog {
     if (changed === 0) return result;
     this.rowsChanged += changed;
     this.seq++;
-    this.entries.push({ seq: this.seq, ids, progress });
+    this.entries.push({ ids, progress });
     if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
     return result;
   }
@@ -51,7 +57,7 @@ export class ItemStateLog {
   }
 
   /** The writes logged after `seq` (one entry per seq, so the last this.seq - seq of them); undefined beyond the log. */
-  private entriesSince(seq: number): readonly { ids: readonly string[]; progress: boolean }[] | undefined {
+  private entriesSince(seq: number): readonly LoggedWrite[] | undefined {
     const count = this.seq - seq;
     if (count < 0 || count > this.entries.length) return undefined;
     return this.entries.slice(this.entries.length - count);
