@@ -1,8 +1,11 @@
 /**
  * Reads under constant writes, for `npm run bench` (called by bench/run.mjs; issue 19):
  * the bench library (50,000 episodes), 20 clients reading `/api/v1/episodes` and
- * `/api/v1/shows` one request after another (half of them sending the If-None-Match of
- * the last answer they had, half not), first alone, then while a writer changes one
+ * `/api/v1/shows` one request after another, each on a keep-alive connection of its own
+ * (half of them sending the If-None-Match of the last answer they had, half not; read by
+ * bench/bench-http-client.mjs, which takes a 56 MB answer in at half the cost of
+ * node:http: with node:http the clients' own thread was saturated and the bench timed
+ * it), first alone, then while a writer changes one
  * episode's resume position 10 times a second, as a player reporting progress does;
  * ROUNDS such pairs of phases, for plain clients, then for clients taking gzip. The
  * figures: each phase's read latencies (time to last byte), p50/p99/max, the writes' own
@@ -21,6 +24,7 @@ import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BenchConnection } from './bench-http-client.mjs';
 import { freePort } from './free-port.mjs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
@@ -69,8 +73,8 @@ const summary = (latencies) => {
   return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? Number.NaN };
 };
 
-/** One phase: the clients read for `seconds` (taking gzip when `gzip`); with `write`, the writer runs beside them. */
-async function phase(port, episodeIds, seconds, write, gzip = false) {
+/** One phase: the clients, each on its connection, read for `seconds` (taking gzip when `gzip`); with `write`, the writer runs beside them. */
+async function phase(port, connections, episodeIds, seconds, write, gzip = false) {
   const reads = [];
   const byPath = Object.fromEntries(PATHS.map((path) => [path, []]));
   const writes = [];
@@ -82,7 +86,7 @@ async function phase(port, episodeIds, seconds, write, gzip = false) {
     for (let i = n; performance.now() < until; i++) {
       const path = PATHS[i % PATHS.length];
       const etag = conditional ? etags.get(path) : undefined;
-      const answer = await request(port, 'GET', path, { ...(etag ? { 'if-none-match': etag } : {}), ...(gzip ? { 'accept-encoding': 'gzip' } : {}) });
+      const answer = await connections[n].get(path, { ...(etag ? { 'if-none-match': etag } : {}), ...(gzip ? { 'accept-encoding': 'gzip' } : {}) });
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       if (answer.etag) etags.set(path, answer.etag);
       reads.push(answer.ms);
@@ -90,7 +94,7 @@ async function phase(port, episodeIds, seconds, write, gzip = false) {
     }
   };
   const writer = async () => writes.push(...(await writeOnItsOwnThread(port, episodeIds, Date.now() + seconds * 1000)));
-  await Promise.all([...Array.from({ length: CLIENTS }, (_, n) => client(n)), ...(write ? [writer()] : [])]);
+  await Promise.all([...connections.map((_, n) => client(n)), ...(write ? [writer()] : [])]);
   return {
     reads: summary(reads),
     byPath: Object.fromEntries(Object.entries(byPath).map(([path, list]) => [path, summary(list)])),
@@ -153,12 +157,13 @@ export async function benchReadsUnderWrites({ data, seconds = 10, log = console.
     const episodeIds = episodes.filter((_, i) => i % 97 === 0).map((e) => e.id);
     // Both lists cached before either phase: each phase measures reads of a warm server.
     for (const path of PATHS) await request(port, 'GET', path);
-    await openConnections(port);
+    const connections = await openConnections(port);
     log(`reads under writes: ${CLIENTS} clients on ${PATHS.join(' and ')} (${episodes.length.toLocaleString('en-US')} episodes), ${ROUNDS} rounds of ${seconds} s alone, then ${seconds} s beside ${WRITES_PER_SECOND} position writes/s; plain clients, then clients taking gzip`);
-    const plain = await rounds(port, episodeIds, seconds, false, log);
+    const plain = await rounds(port, connections, episodeIds, seconds, false, log);
     // Clients taking gzip, as browsers and HTTP libraries are: the first gzip of the list deflates its pieces, then only what a write changed.
     await warmGzip(port);
-    const gzip = await rounds(port, episodeIds, seconds, true, log);
+    const gzip = await rounds(port, connections, episodeIds, seconds, true, log);
+    for (const connection of connections) connection.close();
     measured = { clients: CLIENTS, writesPerSecond: WRITES_PER_SECOND, episodes: episodes.length, bytes: episodesBody.length, seconds, plain, gzip };
   } finally {
     child.kill('SIGTERM');
@@ -174,11 +179,11 @@ export async function benchReadsUnderWrites({ data, seconds = 10, log = console.
 }
 
 /** ROUNDS pairs of phases, alone then with the writer, each pair's figures and ratio. */
-async function rounds(port, episodeIds, seconds, gzip, log, label = '') {
+async function rounds(port, connections, episodeIds, seconds, gzip, log, label = '') {
   const pairs = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const alone = await phase(port, episodeIds, seconds, false, gzip);
-    const written = await phase(port, episodeIds, seconds, true, gzip);
+    const alone = await phase(port, connections, episodeIds, seconds, false, gzip);
+    const written = await phase(port, connections, episodeIds, seconds, true, gzip);
     pairs.push({ alone, written, ratio: written.reads.p99 / alone.reads.p99 });
     log(`  ${label}${gzip ? 'gzip' : 'plain'} round ${round + 1}: alone ${JSON.stringify(alone.reads)}; with the writer ${JSON.stringify(written.reads)} (${(written.reads.p99 / alone.reads.p99).toFixed(2)}x); writes ${JSON.stringify(written.writes)}`);
   }
@@ -193,7 +198,9 @@ async function rounds(port, episodeIds, seconds, gzip, log, label = '') {
  * writer, on the same connections later, never paid.
  */
 async function openConnections(port) {
-  await Promise.all(Array.from({ length: CLIENTS }, () => request(port, 'GET', PATHS[1])));
+  const connections = Array.from({ length: CLIENTS }, () => new BenchConnection(port));
+  await Promise.all(connections.map((connection) => connection.get(PATHS[1])));
+  return connections;
 }
 
 /** Until both lists are answered gzipped (a list's first gzip is made off the event loop). */
@@ -221,9 +228,13 @@ async function benchCeiling(bodiesDir, episodeIds, seconds, log) {
       child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
       child.once('exit', () => reject(new Error('the ceiling server did not start')));
     });
-    await openConnections(port);
+    const connections = await openConnections(port);
     const label = 'ceiling (bare node:http, the same bytes), ';
-    return { plain: await rounds(port, episodeIds, seconds, false, log, label), gzip: await rounds(port, episodeIds, seconds, true, log, label) };
+    try {
+      return { plain: await rounds(port, connections, episodeIds, seconds, false, log, label), gzip: await rounds(port, connections, episodeIds, seconds, true, log, label) };
+    } finally {
+      for (const connection of connections) connection.close();
+    }
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve()));
