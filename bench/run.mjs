@@ -37,6 +37,7 @@ import { benchPlayer, playerRows } from './player.mjs';
 import { benchBrowserPlayer, browserPlayerRows } from './player-browser.mjs';
 import { benchReadsUnderWrites, readsUnderWritesRows } from './reads-under-writes.mjs';
 import { benchScanPeer, scanPeerRows } from './scan-peer.mjs';
+import { benchLiveChanges, liveChangesRows } from './live-changes.mjs';
 import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
 
 // The bench's servers stay off the network: no DNS-SD advertisements from them.
@@ -476,6 +477,9 @@ async function main() {
   const importer = await benchImporter({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'importer'), log, rounds: ROUNDS });
   rmSync(join(WORK, 'importer'), { recursive: true, force: true });
 
+  // 7a. Changes and answers during a long first scan (a server of its own).
+  const liveChanges = await benchLiveChanges({ log });
+
   // 7b. The importer's peer: minidlna's first scan of a tree of real clips, and Antenna's (with probing, and names only).
   const peer = await benchScanPeer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'scan-peer'), log, files: PEER_FILES });
   rmSync(join(WORK, 'scan-peer'), { recursive: true, force: true });
@@ -578,6 +582,7 @@ async function main() {
   rows.push(...readsUnderWritesRows(readsUnderWrites, verdict));
   rows.push(...managementRows(management, { fmt, verdict }));
   rows.push(...importerRows(importer, { fmt, verdict }));
+  rows.push(...liveChangesRows(liveChanges, verdict));
   rows.push(...scanPeerRows(peer, { fmt, verdict }));
   rows.push(...dvrRows(dvr, { fmt, verdict }));
   rows.push(...guideRefreshRows(guideRefresh, { verdict }));
@@ -712,6 +717,19 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   probe phase (\`probeMs\`) against the same number of bare ffprobe processes with the same
   arguments and the same parallelism (${importer.probe.parallel}). Peak RSS is VmHWM of the scan process,
   sampled every 20 ms, over the first 100,000-file scan and the rescans.
+- **Changes during a scan** (bench/live-changes.mjs): \`antenna server\` on a first scan of
+  20,000 hard links to one 2 s H.264/AAC clip (every file real media, probed); once the walk is
+  through and probing (the long part) has begun, 3 rounds of: a file copied into a new show's
+  folder (timed until /api/v1/shows lists the show), an imported episode deleted (until its show's
+  episodes lack it), another moved to a new folder (until the same id is listed at its new path),
+  each polled every 50 ms from the file operation. Reference: Antenna's folder-watch child on its
+  own, with the server's settings (a file reported once its size held still for 1 s), watching the
+  same tree in the same run, timed to its first event for the same operations (for the copy, the
+  new folder's, at once; Antenna walks a new folder as it appears): what is left is
+  Antenna's gathering (a removal waits up to 3.3 s for a move's other half, README "Rescans") and
+  the import. Meanwhile \`/api/v1/shows\` and \`/status\` are asked every 100 ms, and the same shows
+  list from bare node:http (bench/reads-ceiling-server.mjs) likewise; the run fails if the scan
+  ended before the last change.
 - **Importer peer** (bench/scan-peer.mjs): one tree of ${peer.files.toLocaleString('en-US')} real files named as above, each a hard
   link to one of three clips made with ffmpeg (2, 3 and 4 s of 160x90 H.264/AAC, MP4 and, for the
   \`.mkv\` names, the same streams remuxed to Matroska), so the page cache holds every byte and the

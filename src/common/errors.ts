@@ -39,13 +39,13 @@ export class BadRequestError extends Error {
 
 /**
  * Something this request depends on cannot serve it now: another process (the
- * Antenna server, the media player) is unreachable or restarting (502, 503), or the
- * set-up lacks the feature (501). The message names what and what to do.
+ * Antenna server, the media player) is unreachable or restarting (502, 503) or did not
+ * answer in time (504), or the set-up lacks the feature (501). The message names what and what to do.
  */
 export class UnavailableError extends Error {
   override readonly name = 'UnavailableError';
   constructor(
-    readonly status: 501 | 502 | 503,
+    readonly status: 501 | 502 | 503 | 504,
     readonly code: string,
     message: string,
   ) {

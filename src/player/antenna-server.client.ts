@@ -2,7 +2,8 @@
  * The player's view of an Antenna server: items to play (`/dvr/files/:id`), channels
  * (`/api/v1/channels`), the guide, live streams, watch progress and record-now.
  * Failures become the player's JSON errors: an unknown id is 404, a server that
- * cannot be reached or that fails is 502 naming it, no server known yet is 503.
+ * cannot be reached or that fails is 502 naming it, one that does not answer in time 504,
+ * no server known yet is 503.
  */
 import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
 
@@ -56,8 +57,18 @@ export interface ServerClientOptions {
   backgroundTimeoutMs?: number;
 }
 
-/** A server on the local network answers in milliseconds; one that takes longer than this is treated as unreachable. */
+/** A server on the local network answers in milliseconds; one that takes longer than this is answered for with a 504 (server_timeout), within the client's second. */
 export const INTERACTIVE_TIMEOUT_MS = 700;
+
+/** What a failed fetch of the server becomes: 504 when it took the connection but did not answer in time, else 502. */
+function unreachable(error: unknown, base: string, timeoutMs: number): UnavailableError {
+  // A server that is busy or hung is not unreachable: "check that it runs" would mislead about a running server.
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return new UnavailableError(504, 'server_timeout', `The Antenna server at ${base} did not answer within ${timeoutMs / 1000} s; it may be busy or its machine may have stopped. Try again, and check its log if this lasts.`);
+  }
+  const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+  return new UnavailableError(502, 'server_unreachable', `The Antenna server at ${base} cannot be reached (${cause}); check that it runs.`);
+}
 
 interface Answer {
   status: number;
@@ -80,18 +91,16 @@ export class AntennaServerClient {
     const base = this.baseUrl();
     const headers: Record<string, string> = { accept: 'application/json' };
     if (method !== 'GET' && this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    const timeoutMs = background ? (this.options.backgroundTimeoutMs ?? 10_000) : (this.options.timeoutMs ?? INTERACTIVE_TIMEOUT_MS);
     let response: Response;
+    let text: string;
     try {
-      response = await fetch(base + path, {
-        method,
-        headers,
-        signal: AbortSignal.timeout(background ? (this.options.backgroundTimeoutMs ?? 10_000) : (this.options.timeoutMs ?? INTERACTIVE_TIMEOUT_MS)),
-      });
+      response = await fetch(base + path, { method, headers, signal: AbortSignal.timeout(timeoutMs) });
+      // The body is read under the same deadline.
+      text = await response.text();
     } catch (error) {
-      const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-      throw new UnavailableError(502, 'server_unreachable', `The Antenna server at ${base} cannot be reached (${cause}); check that it runs.`);
+      throw unreachable(error, base, timeoutMs);
     }
-    const text = await response.text();
     let body: unknown;
     try {
       body = text === '' ? undefined : JSON.parse(text);

@@ -69,7 +69,7 @@ const NotifyBodySchema = Type.Object(
 /** Seek by at most a week either way, the same bound as a playback position. */
 export const MAX_SEEK_SECONDS = 7 * 24 * 3600;
 
-const Errors = { 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 501: ErrorSchema, 502: ErrorSchema, 503: ErrorSchema };
+const Errors = { 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 501: ErrorSchema, 502: ErrorSchema, 503: ErrorSchema, 504: ErrorSchema };
 const tags = ['player'];
 
 type Control = readonly [path: string, summary: string, run: (player: PlayerService) => Promise<PlayerStatus>];
@@ -110,7 +110,7 @@ export function registerPlayerControlRoutes(app: FastifyInstance, player: Player
   app.get('/api/status', { schema: { summary: 'The player status', tags, response: { 200: PlayerStatusSchema } } }, () => player.status());
   app.get(
     '/api/favorite_channels',
-    { schema: { summary: "The server's favorite channels", tags, response: { 200: Type.Array(FavoriteChannelSchema), 502: ErrorSchema, 503: ErrorSchema } } },
+    { schema: { summary: "The server's favorite channels", tags, response: { 200: Type.Array(FavoriteChannelSchema), 502: ErrorSchema, 503: ErrorSchema, 504: ErrorSchema } } },
     () => player.favoriteChannels(),
   );
 
