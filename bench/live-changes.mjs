@@ -79,6 +79,30 @@ function makeTree(dir) {
   return clip;
 }
 
+/** Resolves with the child's exit; SIGTERM, then SIGKILL after 5 s (a server mid-scan ends its probes first). */
+function stopChild(child, signal = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  return exited.finally(() => clearTimeout(timer));
+}
+
+/** `promise`, or an error when `child` exits first or `ms` pass: a child that died never leaves the bench waiting. */
+function whileRunning(child, promise, ms, what) {
+  let timer;
+  let onExit;
+  const failed = new Promise((_resolve, reject) => {
+    onExit = (code) => reject(new Error(`${what}: the process ended (code ${code})`));
+    child.once('exit', onExit);
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, failed]).finally(() => {
+    clearTimeout(timer);
+    child.off('exit', onExit);
+  });
+}
+
 /** Antenna's own watcher child on `root`: resolves each path's first event with its performance.now(). */
 function startWatcher(root) {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'importer', 'folder-watch.child.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -88,14 +112,19 @@ function startWatcher(root) {
   let ready;
   const readyPromise = new Promise((resolve) => (ready = resolve));
   createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line);
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return;
+    }
     if (message.type === 'ready') ready();
     if (message.type !== 'change' || seen.has(message.path)) return;
     seen.set(message.path, performance.now());
     waiting.get(message.path)?.();
   });
   return {
-    ready: readyPromise,
+    ready: whileRunning(child, readyPromise, GIVE_UP_MS, 'the watcher getting ready'),
     /** The ms from `since` to the first event naming any of `paths` (NaN if none came within GIVE_UP_MS). */
     eventFor: (paths, since) =>
       new Promise((resolve) => {
@@ -106,7 +135,7 @@ function startWatcher(root) {
           setTimeout(() => resolve(Number.NaN), GIVE_UP_MS).unref();
         }
       }),
-    stop: () => child.kill('SIGKILL'),
+    stop: () => stopChild(child, 'SIGKILL'),
   };
 }
 
@@ -190,17 +219,22 @@ export async function benchLiveChanges({ log = console.log } = {}) {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, ANTENNA_MDNS: 'false' },
     });
-    children.push({ stop: () => server.kill('SIGTERM') });
+    children.push({ stop: () => stopChild(server) });
     const base = `http://127.0.0.1:${port}`;
-    // Mid-scan: the walk is through (every show has its episodes) and probing, the long part, has begun.
+    // Mid-scan: the walk is through (every show has its episodes) and probing has begun (then thumbnails: the scan runs until both are done).
     await until(() => getJson(base, '/status').catch(() => undefined), (status) => status?.scan?.phase === 'probing', performance.now(), 'the scan reaches probing');
 
     // The ceiling answers the shows list as it is now, beside Antenna, on the same machine.
     writeFileSync(join(dir, 'shows.json'), JSON.stringify(await getJson(base, '/api/v1/shows')));
     writeFileSync(join(dir, 'episodes.json'), '[]');
     const ceiling = spawn(process.execPath, [join(ROOT, 'bench', 'reads-ceiling-server.mjs'), join(dir, 'episodes.json'), join(dir, 'shows.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push({ stop: () => ceiling.kill('SIGTERM') });
-    const ceilingPort = await new Promise((resolve) => ceiling.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
+    children.push({ stop: () => stopChild(ceiling) });
+    const ceilingPort = await whileRunning(
+      ceiling,
+      new Promise((resolve) => ceiling.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())))),
+      GIVE_UP_MS,
+      'the ceiling server starting',
+    );
     const asking = askEvery(
       [
         { base, path: '/api/v1/shows' },
@@ -216,8 +250,8 @@ export async function benchLiveChanges({ log = console.log } = {}) {
     if (!scan.running) throw new Error('the scan ended before the changes were timed: they were not made mid-scan');
     return { files: FILES, rounds, probed: scan.probed, answers: { shows, status, ceiling: ceilingShows } };
   } finally {
-    for (const child of children.reverse()) child.stop();
-    await sleep(500);
+    // Every process gone before its files are: a server still probing would write into the folder, and load the next bench.
+    await Promise.all(children.map((child) => child.stop()));
     rmSync(dir, { recursive: true, force: true });
   }
 }

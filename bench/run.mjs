@@ -719,7 +719,7 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   sampled every 20 ms, over the first 100,000-file scan and the rescans.
 - **Changes during a scan** (bench/live-changes.mjs): \`antenna server\` on a first scan of
   20,000 hard links to one 2 s H.264/AAC clip (every file real media, probed); once the walk is
-  through and probing (the long part) has begun, 3 rounds of: a file copied into a new show's
+  through and probing has begun (the scan goes on with thumbnails; the run fails if it ended), 3 rounds of: a file copied into a new show's
   folder (timed until /api/v1/shows lists the show), an imported episode deleted (until its show's
   episodes lack it), another moved to a new folder (until the same id is listed at its new path),
   each polled every 50 ms from the file operation. Reference: Antenna's folder-watch child on its
@@ -728,8 +728,9 @@ ${failed.length === 0 ? 'Every target passed.' : `${failed.length} of ${rows.len
   new folder's, at once; Antenna walks a new folder as it appears): what is left is
   Antenna's gathering (a removal waits up to 3.3 s for a move's other half, README "Rescans") and
   the import. Meanwhile \`/api/v1/shows\` and \`/status\` are asked every 100 ms, and the same shows
-  list from bare node:http (bench/reads-ceiling-server.mjs) likewise; the run fails if the scan
-  ended before the last change.
+  list from bare node:http (bench/reads-ceiling-server.mjs) likewise. The files deleted and moved
+  are copies; the rest are hard links (removing one of 20,000 links to an inode has every link's
+  watch report it, a second of the watcher's work that no library of distinct files makes).
 - **Importer peer** (bench/scan-peer.mjs): one tree of ${peer.files.toLocaleString('en-US')} real files named as above, each a hard
   link to one of three clips made with ffmpeg (2, 3 and 4 s of 160x90 H.264/AAC, MP4 and, for the
   \`.mkv\` names, the same streams remuxed to Matroska), so the page cache holds every byte and the

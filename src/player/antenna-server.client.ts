@@ -2,8 +2,8 @@
  * The player's view of an Antenna server: items to play (`/dvr/files/:id`), channels
  * (`/api/v1/channels`), the guide, live streams, watch progress and record-now.
  * Failures become the player's JSON errors: an unknown id is 404, a server that
- * cannot be reached or that fails is 502 naming it, one that does not answer in time 504,
- * no server known yet is 503.
+ * cannot be reached or that fails is 502 naming it, one that stays silent past the
+ * answer window 504, no server known yet is 503.
  */
 import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
 
@@ -57,14 +57,18 @@ export interface ServerClientOptions {
   backgroundTimeoutMs?: number;
 }
 
-/** A server on the local network answers in milliseconds; one that takes longer than this is answered for with a 504 (server_timeout), within the client's second. */
+/** A server on the local network answers in milliseconds; past this the player answers 504 (server_timeout), within the client's second. */
 export const INTERACTIVE_TIMEOUT_MS = 700;
 
-/** What a failed fetch of the server becomes: 504 when it took the connection but did not answer in time, else 502. */
+/** What a failed fetch of the server becomes: 504 when nothing (or not the whole answer) came in time, else 502 (refused, no such host, reset). */
 function unreachable(error: unknown, base: string, timeoutMs: number): UnavailableError {
-  // A server that is busy or hung is not unreachable: "check that it runs" would mislead about a running server.
+  // Silence is not a refusal: a busy or hung server, or a machine that is off or off the network (its connect stalls rather than fails), so "check that it runs" alone would mislead.
   if (error instanceof Error && error.name === 'TimeoutError') {
-    return new UnavailableError(504, 'server_timeout', `The Antenna server at ${base} did not answer within ${timeoutMs / 1000} s; it may be busy or its machine may have stopped. Try again, and check its log if this lasts.`);
+    return new UnavailableError(
+      504,
+      'server_timeout',
+      `The Antenna server at ${base} did not answer within ${timeoutMs / 1000} s: it may be busy, or its machine may be off or off the network. Try again, and check the server and its log if this lasts.`,
+    );
   }
   const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
   return new UnavailableError(502, 'server_unreachable', `The Antenna server at ${base} cannot be reached (${cause}); check that it runs.`);

@@ -10,7 +10,7 @@
  * (bench/live-changes.mjs, beside the watcher's own times). This file runs beside the
  * rest of the suite on two cores, so its bounds, CHANGE_MS and ANSWER_MS, are guards: a
  * change that waited for the scan (minutes) or an API blocked behind it fails; a machine
- * busy with other tests does not (with two busy loops beside it: moves 3.4–3.8 s,
+ * busy with other tests does not (with two busy loops beside it, files then hard links: moves 3.4–3.8 s,
  * deletions 4.8–5.2 s, a removal waiting up to 3.3 s for a move's other half). A move
  * whose item is not kept fails at any speed (it did, before a removal waited long enough
  * for its other half: see gatherDelayMs).
@@ -68,15 +68,16 @@ describe('a first scan of 20,000 files with probing on', () => {
     clip = join(dir, 'clip.mp4');
     makeClip(clip);
     // Hard links to one real clip: every file is real media to probe, the disk is out of the picture.
-    // The two the test deletes and moves (the first show's first episodes) are copies: removing one of
-    // 20,000 links to an inode has every one of their watches report it (a second's work for the watcher).
+    // The first two episodes of each show (the test deletes and moves two of whichever show the walk
+    // imported first) are copies: removing one of 20,000 links to an inode has every one of their
+    // watches report it (a second's work for the watcher).
     for (let n = 0; n < FILES; n++) {
       const show = `Show ${String(Math.floor(n / EPISODES_PER_SHOW)).padStart(3, '0')}`;
       const episode = (n % EPISODES_PER_SHOW) + 1;
       const folder = join(dir, 'TV', show, 'Season 01');
       if (episode === 1) mkdirSync(folder, { recursive: true });
       const file = join(folder, `${show} - S01E${String(episode).padStart(2, '0')}.mp4`);
-      if (n < 2) copyFileSync(clip, file);
+      if (episode <= 2) copyFileSync(clip, file);
       else linkSync(clip, file);
     }
     server = await startAntennaServer(['--data', join(dir, 'data'), '--tv', join(dir, 'TV')]);

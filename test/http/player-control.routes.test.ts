@@ -385,9 +385,17 @@ describe('interface B: order, speed and faults', () => {
     const silentServer = http.createServer(() => undefined);
     await new Promise<void>((resolve) => silentServer.listen(0, '127.0.0.1', resolve));
     const silentUrl = `http://127.0.0.1:${(silentServer.address() as AddressInfo).port}`;
+    // One that sends its headers and then stalls in the body: the body is read under the same deadline.
+    const stallingServer = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      response.write('{"id":');
+    });
+    await new Promise<void>((resolve) => stallingServer.listen(0, '127.0.0.1', resolve));
+    const stallingUrl = `http://127.0.0.1:${(stallingServer.address() as AddressInfo).port}`;
     for (const [locate, status, code] of [
       [() => 'http://127.0.0.1:9', 502, 'server_unreachable'],
       [() => silentUrl, 504, 'server_timeout'],
+      [() => stallingUrl, 504, 'server_timeout'],
       [() => undefined, 503, 'no_server'],
     ] as const) {
       const player = new PlayerService({ backend: running.backend, server: new AntennaServerClient({ locate }), logger: silent, seekForwardSeconds: 30, seekBackwardSeconds: 10 });
@@ -404,8 +412,10 @@ describe('interface B: order, speed and faults', () => {
       await app.close();
       await player.stop();
     }
-    silentServer.closeAllConnections();
-    silentServer.close();
+    for (const server of [silentServer, stallingServer]) {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('counts a stream cut short as a position to resume from, not as watched', async () => {
