@@ -8,9 +8,10 @@
  *
  * Two runs may be under way at once (a long first scan and a watched change): every
  * write is synchronous, so they never interleave inside a batch, and each write looks
- * the file up again rather than trusting what the run saw earlier.
+ * the file up again rather than trusting what the run saw earlier; a file the other run
+ * removed after this one listed it is not written back (removedElsewhere).
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { Db } from '../db/database.js';
 import type { ImportRoot } from '../model/import-root.js';
@@ -114,6 +115,11 @@ export class ImportRun {
   /** Files written by this run (new, changed or moved) and files removed: what a run under way at the same time must learn. */
   readonly written = new Map<string, ImportFileState>();
   readonly removed = new Set<string>();
+  /**
+   * Files another run removed while this one was under way (ImportService tells it): this
+   * run may have listed and read one before it went, and its write comes later.
+   */
+  readonly removedElsewhere = new Set<string>();
   private readonly writer: ItemWriter;
 
   constructor(
@@ -222,6 +228,8 @@ export class ImportRun {
       this.removeItem(previous.item_id, previous.path);
       previous = undefined;
     }
+    // Listed and read before a change run removed it: gone, not new (a stat only for these few, never for a whole walk's files).
+    if (!previous && this.removedElsewhere.has(file.path) && !existsSync(file.path)) return;
     const media = item.parsed ?? parseMediaPath(root.kind, file.relative);
     if (media.kind === 'ignored') return;
     const mediaChanged = !previous || previous.size !== file.size || previous.mtime_ms !== file.mtimeMs;

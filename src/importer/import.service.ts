@@ -185,8 +185,13 @@ export class ImportService {
     for (const [path, state] of changeRun.written) {
       full.known.set(path, state);
       full.seen.add(path);
+      full.removedElsewhere.delete(path);
     }
-    for (const path of changeRun.removed) full.known.delete(path);
+    for (const path of changeRun.removed) {
+      full.known.delete(path);
+      // The walk may have listed it before it went, and write it after the change run removed it.
+      full.removedElsewhere.add(path);
+    }
   }
 
   /**
