@@ -24,6 +24,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort } from './free-port.mjs';
+import { stopChild } from './stop-child.mjs';
 
 const { fetch, AbortSignal } = globalThis;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -77,15 +78,6 @@ function makeTree(dir) {
     else linkSync(clip, file);
   }
   return clip;
-}
-
-/** Resolves with the child's exit; SIGTERM, then SIGKILL after 5 s (a server mid-scan ends its probes first). */
-function stopChild(child, signal = 'SIGTERM') {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  return exited.finally(() => clearTimeout(timer));
 }
 
 /** `promise`, or an error when `child` exits first or `ms` pass: a child that died never leaves the bench waiting. */

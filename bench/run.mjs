@@ -38,6 +38,7 @@ import { benchBrowserPlayer, browserPlayerRows } from './player-browser.mjs';
 import { benchReadsUnderWrites, readsUnderWritesRows } from './reads-under-writes.mjs';
 import { benchScanPeer, scanPeerRows } from './scan-peer.mjs';
 import { benchLiveChanges, liveChangesRows } from './live-changes.mjs';
+import { stopChild } from './stop-child.mjs';
 import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
 
 // The bench's servers stay off the network: no DNS-SD advertisements from them.
@@ -95,17 +96,6 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     killAll();
     process.exit(130);
   });
-}
-
-async function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timedOut = await Promise.race([exited.then(() => false), sleep(5000).then(() => true)]);
-  if (timedOut) {
-    child.kill('SIGKILL');
-    await exited;
-  }
 }
 
 // ---------------------------------------------------------------- small helpers
