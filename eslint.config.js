@@ -96,7 +96,19 @@ export default tseslint.config(
       'import-x/resolver': undefined,
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
     },
-    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // The guide's worker thread writes through a connection of its own. A deferred transaction
+      // that reads before it writes fails at once (SQLITE_BUSY, no busy wait) when that thread
+      // holds the write lock or wrote since the read: BEGIN IMMEDIATE waits for it instead.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[arguments.length=0] > CallExpression.callee[callee.property.name='transaction']",
+          message: 'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
+        },
+      ],
+    },
   },
   {
     // The web app runs in a browser: from the server it takes only schemas' types (src/model) and the pure playback rules it shares with the mpv player.

@@ -180,7 +180,7 @@ export function migrate(db: Db): number[] {
         migration.name,
         Date.now(),
       );
-    })();
+    }).immediate();
     applied.push(migration.version);
   }
   return applied;

@@ -155,7 +155,7 @@ export class LineupEditsService {
     this.db.transaction(() => {
       for (const { row, next, own } of planned) saveEdit(this.db, row.source_id, row.id, next, own, now);
       if (moves.size > 0) this.rulesFollow(moves, new Set(changed.keys()));
-    })();
+    }).immediate();
   }
 
   /** The channel's edit with `change` applied, and what the channel becomes with it. */

@@ -125,7 +125,7 @@ export class RecordingsService {
           started_at: startedAt,
         });
         markJobRecording(this.db, job.id, { channel: job.channel ?? targets[0]?.number ?? '', sourceId: job.source_id ?? targets[0]?.sourceId ?? '', recordingId: itemId }, startedAt);
-      })();
+      }).immediate();
     }
     // Antenna was down for part of it (a crash, a stop, a power cut): the file has a gap, and
     // says so from now, not only at its end. Before the recorder starts, and never fatal: a
@@ -211,7 +211,7 @@ export class RecordingsService {
       this.db.transaction(() => {
         deleteRecordingItem(this.db, itemId);
         finishJob(this.db, job.id, { failed: true, error: verdict.error }, endedAt);
-      })();
+      }).immediate();
       if (path) this.removeOwnFile(path);
       this.options.logger?.warn({ job: job.id, err: verdict.error }, 'recording failed; the error says why: check the channel\'s source, and the free space of the recordings folder');
       return;
@@ -222,7 +222,7 @@ export class RecordingsService {
       setRecordingFlags(this.db, itemId, flags);
       finishRecording(this.db, itemId, { bytes: outcome.bytes, error: verdict.error, endedAt });
       finishJob(this.db, job.id, { failed: false, error: verdict.error, item: { ...item, ...flags } }, endedAt);
-    })();
+    }).immediate();
     this.options.logger?.info({ job: job.id, bytes: outcome.bytes, ...flags, err: verdict.error }, 'recording finished');
     this.enqueuePost(itemId);
   }
@@ -337,7 +337,7 @@ export class RecordingsService {
       if (thumbnail) setThumbnailUrl(this.db, itemId, `/thumbnails/${encodeURIComponent(itemId)}`);
       markRecordingProcessed(this.db, itemId);
       patchJobItem(this.db, recording.job_id, { processed: true, ...(duration !== null ? { duration } : {}) }, this.now());
-    })();
+    }).immediate();
     this.options.logger?.info({ item: itemId, duration, commercials: (commercials?.length ?? 0) / 2 }, 'recording processed');
     if (recording.rule_id !== null) this.prune(recording.rule_id);
   }

@@ -154,7 +154,7 @@ export class ImportRun {
     this.options.checkCancelled();
     this.db.transaction(() => {
       for (const item of prepared) this.importIsolated(item, moves);
-    })();
+    }).immediate();
   }
 
   /** What a file is, when it needs importing; undefined (and counted) when it is not media or unchanged. */
@@ -211,7 +211,7 @@ export class ImportRun {
   private importIsolated(item: Prepared, moves: MoveCandidates | undefined): void {
     if (item.parsed?.kind === 'ignored') return;
     try {
-      this.db.transaction(() => this.importFile(item, moves))();
+      this.db.transaction(() => this.importFile(item, moves)).immediate();
     } catch (error) {
       this.options.fail(item.file.path, `not imported: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -301,7 +301,7 @@ export class ImportRun {
       // Only a run that changed something can have emptied a show, group or set.
       const { added, updated, moved, removed } = this.summary;
       if (added + updated + moved + removed > 0) deleteEmptyImportedParents(this.db);
-    })();
+    }).immediate();
   }
 
   /** Removes an imported item (its file is gone), with the thumbnail Antenna made of it. */

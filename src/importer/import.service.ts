@@ -267,7 +267,7 @@ export class ImportService {
         if (thumbnail && own !== undefined && thumbnail.startsWith(own + sep)) rmSync(thumbnail, { force: true });
       }
       deleteEmptyImportedParents(this.db);
-    })();
+    }).immediate();
     return removed;
   }
 }

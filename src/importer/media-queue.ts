@@ -238,7 +238,7 @@ export class MediaQueue {
         saveProbeRecord(this.db, file.path, { probedAt: now, chapters: null, details: null, problem: outcome.reason, reader });
         this.problem(file.path, outcome.reason);
       }
-    })();
+    }).immediate();
     this.counts.probed++;
     this.options.onWork?.();
   }

@@ -90,7 +90,7 @@ export class LibraryEditsService {
     this.db.transaction(() => {
       upsertPlaylist(this.db, { id, name: input.name, labels: input.labels ?? null });
       if (input.item_ids) this.replaceItems(id, input.item_ids);
-    })();
+    }).immediate();
     return id;
   }
 
@@ -104,15 +104,16 @@ export class LibraryEditsService {
 
   /**
    * Inserts items at `position` (0 is the start; omitted or past the end: appended).
-   * Read, change and write happen in one transaction, and this process is the only
-   * writer, so concurrent edits of one playlist apply one after the other: none is lost.
+   * Read, change and write happen in one immediate transaction (it waits for the write
+   * lock before reading), so concurrent edits of one playlist apply one after the other:
+   * none is lost.
    */
   addItems(id: string, itemIds: readonly string[], position?: number): void {
     this.db.transaction(() => {
       const current = this.itemsOf(id);
       const at = position === undefined ? current.length : Math.min(position, current.length);
       this.replaceItems(id, [...current.slice(0, at), ...itemIds, ...current.slice(at)]);
-    })();
+    }).immediate();
   }
 
   /** Removes the entry at `position` (an item can be in a playlist more than once). */
@@ -123,7 +124,7 @@ export class LibraryEditsService {
         throw new BadRequestError('position', `The playlist has ${current.length} entries: give a position from 0 to ${current.length - 1}.`);
       }
       this.replaceItems(id, [...current.slice(0, position), ...current.slice(position + 1)]);
-    })();
+    }).immediate();
   }
 
   /** Replaces the playlist's content, in the order given: reordering is this with the same items. */
@@ -131,7 +132,7 @@ export class LibraryEditsService {
     this.db.transaction(() => {
       this.itemsOf(id);
       this.replaceItems(id, itemIds);
-    })();
+    }).immediate();
   }
 
   private itemsOf(id: string): string[] {

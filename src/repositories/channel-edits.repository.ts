@@ -116,7 +116,7 @@ export function saveEdit(db: Db, sourceId: string, channelId: string, edit: Omit
          guide_channel = @guide_channel, guide_priority = @guide_priority, edit_id = @edit_id, updated_at = @now WHERE id = @channelId`,
     ).run({ ...own, hidden: own.hidden ? 1 : 0, favorite: own.favorite ? 1 : 0, edit_id: id, channelId, now });
     return id;
-  })();
+  }).immediate();
 }
 
 /** Moves whenever a channel, a guide or a guide channel changes (triggers of migration 012), whoever wrote. */

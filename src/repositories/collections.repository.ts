@@ -139,7 +139,7 @@ export function appendPlaylistItems(db: Db, playlistId: string, itemIds: readonl
     const insert = statement(db, 'INSERT INTO playlist_items (playlist_id, position, item_id) VALUES (?, ?, ?)');
     itemIds.forEach((itemId, index) => insert.run(playlistId, last + 1 + index, itemId));
     touch(db, 'playlists', playlistId);
-  })();
+  }).immediate();
 }
 
 /** Replaces a playlist's whole content with `itemIds`, in that order. */
@@ -147,7 +147,7 @@ export function setPlaylistItems(db: Db, playlistId: string, itemIds: readonly s
   db.transaction(() => {
     statement(db, 'DELETE FROM playlist_items WHERE playlist_id = ?').run(playlistId);
     appendPlaylistItems(db, playlistId, itemIds);
-  })();
+  }).immediate();
 }
 
 const SELECT_PLAYLIST = `SELECT pl.*,

@@ -163,7 +163,7 @@ export class GuideWriter {
     this.pending = [];
     this.db.transaction(() => {
       for (const row of rows) insert.run(...row);
-    })();
+    }).immediate();
     this.staged += rows.length;
   }
 
@@ -183,7 +183,7 @@ export class GuideWriter {
       // The rows of one INSERT get consecutive rowids after the table's largest: the first is the last less the count.
       this.firstId ??= Number(result.lastInsertRowid) - result.changes + 1;
       return result.changes;
-    })();
+    }).immediate();
     this.placed = to;
     return copied;
   }
@@ -227,7 +227,7 @@ export class GuideWriter {
         now,
         this.guideId,
       );
-    })();
+    }).immediate();
   }
 
   /**

@@ -202,7 +202,7 @@ export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput
       for (const job of planned) write(job, before, after);
       const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
       for (const id of before.keys()) if (!after.has(id)) remove.run(id);
-    })();
+    }).immediate();
     return after;
   });
 }
@@ -224,7 +224,7 @@ export function changeScheduledJobs(db: Db, changes: { gone: readonly ScheduledJ
         written.delete(job.id);
       }
       for (const job of changes.added) write(job, written, written);
-    })();
+    }).immediate();
     return written;
   });
 }

@@ -51,7 +51,7 @@ export function replaceImportRoots(db: Db, roots: readonly ImportRoot[]): void {
     statement(db, 'DELETE FROM import_roots').run();
     const insert = statement(db, 'INSERT OR IGNORE INTO import_roots (kind, path) VALUES (?, ?)');
     for (const root of roots) insert.run(root.kind, root.path);
-  })();
+  }).immediate();
 }
 
 /** True when the library holds no shows, movies, video groups, items, collections or playlists. */

@@ -104,7 +104,7 @@ export function forgetRecordedProgramme(db: Db, programId: string): boolean {
     const mark = statement(db, 'UPDATE recordings SET forgotten = 1 WHERE item_id = ?');
     for (const row of recordings) mark.run(row.item_id);
     return removed > 0 || recordings.length > 0;
-  })();
+  }).immediate();
 }
 
 /** Remembers an episode as recorded, for good: pruning or deleting its file does not make it wanted again. */

@@ -85,7 +85,7 @@ export function deleteSource(db: Db, id: string): boolean {
   return db.transaction(() => {
     statement(db, 'DELETE FROM channels WHERE source_id = ?').run(id);
     return statement(db, 'DELETE FROM dvr_sources WHERE id = ?').run(id).changes > 0;
-  })();
+  }).immediate();
 }
 
 /** A channel as a refresh writes it: what the source offers, and what the user's edit makes of it (default: the same). */
@@ -167,7 +167,7 @@ export function replaceSourceChannels(
       `UPDATE dvr_sources SET refreshed_at = @now, error = NULL, skipped = @skipped,
          stream_limit = coalesce(@limit, stream_limit), name = coalesce(@name, name), updated_at = @now WHERE id = @id`,
     ).run({ id: sourceId, now, skipped: result.skipped, limit: result.streamLimit ?? null, name: result.name ?? null });
-  })();
+  }).immediate();
 }
 
 /** The numbers of the channels a source offers now (what a refresh is judged against). */

@@ -96,8 +96,14 @@ beforeAll(async () => {
   serverUrl = server.url.replace('localhost', '127.0.0.1');
   await until(() => serverJson('/status'), (s) => Boolean((s.scan as Json | undefined)?.last) && !(s.scan as Json).running, 60_000, 'the first scan');
   await until(() => serverJson('/api/v1/channels'), (channels) => channels.length === 3, 30_000, 'the channels');
-  episode = String((await serverJson('/api/v1/episodes'))[0]?.id);
-  movie = String((await serverJson('/api/v1/movies'))[0]?.id);
+  const episodes = await callJson(serverUrl, 'GET', '/api/v1/episodes');
+  const movies = await callJson(serverUrl, 'GET', '/api/v1/movies');
+  if (!episodes.json?.[0] || !movies.json?.[0]) {
+    const scan = await serverJson('/status');
+    throw new Error(`the first scan ended without the episode or the movie: episodes ${episodes.status} ${JSON.stringify(episodes.json)}, movies ${movies.status} ${JSON.stringify(movies.json)}, status ${JSON.stringify(scan)}, server output ${JSON.stringify(server.output())}`);
+  }
+  episode = String(episodes.json[0].id);
+  movie = String(movies.json[0].id);
   running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, backend: 'browser', chromium: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' }]), silent, {
     serverUrl: () => serverUrl,
   });

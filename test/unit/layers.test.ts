@@ -47,4 +47,13 @@ describe('folder boundaries', () => {
     expect(await restrictions('src/player/example.ts', "import { sendError } from '../http/error-reply.js';\nexport const x = sendError;\n")).toEqual([]);
     expect(await restrictions('src/http/example.ts', "import { buildHttpApp } from '../api/http-app.js';\nexport const x = buildHttpApp;\n")).toHaveLength(1);
   });
+
+  it('refuses a deferred transaction in src/ (it fails at once while the guide thread writes), and takes an immediate one', async () => {
+    const ruleIds = async (body: string) => {
+      const [result] = await eslint.lintText(`import type { Db } from '../db/database.js';\nexport function f(db: Db): void {\n  ${body}\n}\n`, { filePath: 'src/repositories/example.ts' });
+      return (result?.messages ?? []).map((m) => m.ruleId);
+    };
+    expect(await ruleIds('db.transaction(() => undefined)();')).toContain('no-restricted-syntax');
+    expect(await ruleIds('db.transaction(() => undefined).immediate();')).toEqual([]);
+  });
 });
