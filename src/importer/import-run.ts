@@ -4,7 +4,8 @@
  * each batch is examined (unchanged files are told apart by size, mtime and sidecars,
  * without a read), what needs importing is read asynchronously (fingerprints, NFO
  * texts: a dead share blocks a pool thread, never the event loop), then written in one
- * synchronous transaction, each file in a savepoint of its own.
+ * synchronous transaction; should one file fail, the batch is written again with each
+ * file in a savepoint of its own, and only the failing files are left out (write).
  *
  * Two runs may be under way at once (a long first scan and a watched change): every
  * write is synchronous, so they never interleave inside a batch, and each write looks
@@ -33,6 +34,7 @@ import { ItemWriter, type MediaItem } from './item-writer.js';
 import { type ParsedMedia, parseMediaPath } from './media-name.parser.js';
 import { MAX_NFO_BYTES } from './nfo.parser.js';
 import { type SidecarFiles, findSidecars } from './sidecar-files.js';
+import { MoveCandidates } from './move-candidates.js';
 import type { ScanSummary } from './scan-summary.js';
 
 const KIND_OF_ROOT = { tv: 'episode', movies: 'movie', videos: 'video' } as const;
@@ -47,47 +49,6 @@ interface Prepared {
   sidecars: SidecarFiles;
   /** Read when the media is new or changed; a failed read leaves the file out of this run. */
   fingerprint?: string;
-}
-
-/** Files that vanished, findable by inode (same disk) or by content fingerprint (copied across). */
-class MoveCandidates {
-  private readonly byInode = new Map<string, ImportFileRow>();
-  private readonly byFingerprint = new Map<string, ImportFileRow>();
-  /** Every vanished file not taken yet (hard links share an inode and a fingerprint: a map would keep one). */
-  private readonly left: Set<ImportFileRow>;
-
-  constructor(gone: readonly ImportFileRow[]) {
-    this.left = new Set(gone);
-    for (const row of gone) {
-      this.byInode.set(inodeKey(row.dev, row.ino, row.size), row);
-      this.byFingerprint.set(row.fingerprint, row);
-    }
-  }
-
-  /**
-   * The vanished file this new one is, if any; it is then no longer a candidate. Only
-   * within one kind of root: a file moved from TV to movies is a different item.
-   */
-  take(file: WalkedFile, fingerprint: string, kind: ImportRoot['kind']): ImportFileRow | undefined {
-    const byInode = this.byInode.get(inodeKey(file.dev, file.ino, file.size));
-    const byFingerprint = this.byFingerprint.get(fingerprint);
-    const row = byInode?.root_kind === kind ? byInode : byFingerprint?.root_kind === kind ? byFingerprint : undefined;
-    if (row) {
-      this.byInode.delete(inodeKey(row.dev, row.ino, row.size));
-      this.byFingerprint.delete(row.fingerprint);
-      this.left.delete(row);
-    }
-    return row;
-  }
-
-  /** The vanished files no new file turned out to be: removed. */
-  remaining(): Set<ImportFileRow> {
-    return this.left;
-  }
-}
-
-function inodeKey(dev: number, ino: number, size: number): string {
-  return `${dev}:${ino}:${size}`;
 }
 
 export interface ImportRunOptions {
@@ -121,6 +82,16 @@ export class ImportRun {
    */
   readonly removedElsewhere = new Set<string>();
   private readonly writer: ItemWriter;
+  /**
+   * How to undo what this run remembered (counts, written and removed paths, parents
+   * written, move candidates taken) since the last commit, newest last: a write rolled
+   * back leaves the run as it was before it. Problems found and thumbnails to delete
+   * wait for the commit too.
+   */
+  private readonly undo: (() => void)[] = [];
+  private readonly problems: [path: string, reason: string][] = [];
+  private readonly thumbnailsToRemove: string[] = [];
+  private readonly journal = (undo: () => void) => void this.undo.push(undo);
 
   constructor(
     private readonly db: Db,
@@ -128,7 +99,7 @@ export class ImportRun {
   ) {
     this.summary = options.summary;
     this.known = options.known;
-    this.writer = new ItemWriter(db, options.now, options.fail);
+    this.writer = new ItemWriter(db, options.now, (path, reason) => void this.problems.push([path, reason]), this.journal);
   }
 
   /** Files of a walked batch: recorded ones now, new ones now or (`holdNew`, a move may explain them) at the end. */
@@ -152,9 +123,54 @@ export class ImportRun {
     if (prepared.length === 0) return;
     await this.read(prepared);
     this.options.checkCancelled();
-    this.db.transaction(() => {
-      for (const item of prepared) this.importIsolated(item, moves);
-    }).immediate();
+    this.write(prepared, moves);
+  }
+
+  /**
+   * The batch in one transaction. Should a file fail, the batch is rolled back and
+   * written again with each file in a savepoint of its own, so that only the failing
+   * files are left out. Not a savepoint per file from the start: FTS5 (the search index)
+   * writes its pending words out at every savepoint, which made a first scan a third slower.
+   */
+  private write(prepared: readonly Prepared[], moves: MoveCandidates | undefined): void {
+    const files = prepared.filter((item) => item.parsed?.kind !== 'ignored');
+    try {
+      this.inTransaction(() => {
+        for (const item of files) this.importFile(item, moves);
+      });
+    } catch {
+      this.inTransaction(() => {
+        for (const item of files) this.importIsolated(item, moves);
+      });
+    }
+  }
+
+  /** Runs `write` in a transaction; what the run remembered takes effect once it commits, and is undone if it does not. */
+  private inTransaction(write: () => void): void {
+    const mark = this.mark();
+    try {
+      this.db.transaction(write).immediate();
+    } catch (error) {
+      this.rollBackTo(mark);
+      throw error;
+    }
+    this.committed();
+  }
+
+  private mark() {
+    return { undo: this.undo.length, problems: this.problems.length, thumbnails: this.thumbnailsToRemove.length };
+  }
+
+  private rollBackTo(mark: ReturnType<ImportRun['mark']>): void {
+    while (this.undo.length > mark.undo) this.undo.pop()?.();
+    this.problems.length = mark.problems;
+    this.thumbnailsToRemove.length = mark.thumbnails;
+  }
+
+  private committed(): void {
+    this.undo.length = 0;
+    for (const [path, reason] of this.problems.splice(0)) this.options.fail(path, reason);
+    for (const path of this.thumbnailsToRemove.splice(0)) rmSync(path, { force: true });
   }
 
   /** What a file is, when it needs importing; undefined (and counted) when it is not media or unchanged. */
@@ -209,17 +225,18 @@ export class ImportRun {
    * parser bug) is undone for that file alone and reported; the run goes on.
    */
   private importIsolated(item: Prepared, moves: MoveCandidates | undefined): void {
-    if (item.parsed?.kind === 'ignored') return;
+    const mark = this.mark();
     try {
       this.db.transaction(() => this.importFile(item, moves)).immediate();
     } catch (error) {
-      this.options.fail(item.file.path, `not imported: ${error instanceof Error ? error.message : String(error)}`);
+      this.rollBackTo(mark);
+      this.problems.push([item.file.path, `not imported: ${error instanceof Error ? error.message : String(error)}`]);
     }
   }
 
   /** Imports one file; `moves` (files recorded before and gone now) lets a new file take over a vanished one's item. */
   private importFile(item: Prepared, moves: MoveCandidates | undefined): void {
-    const { root, file, sidecars, summary } = { ...item, summary: this.summary };
+    const { root, file, sidecars } = item;
     // Looked up now, not trusted from the walk: another run may have written it since.
     let previous = getImportFile(this.db, file.path);
     if (previous && previous.root_kind !== root.kind) {
@@ -252,27 +269,45 @@ export class ImportRun {
       fingerprint,
       sidecars: sidecars.signature,
     };
-    if (this.options.trackWrites) this.written.set(file.path, { root: root.path, rootKind: root.kind, size: file.size, mtimeMs: file.mtimeMs, sidecars: sidecars.signature });
+    if (this.options.trackWrites) this.setWritten(file.path, { root: root.path, rootKind: root.kind, size: file.size, mtimeMs: file.mtimeMs, sidecars: sidecars.signature });
     if (previous) {
       this.writer.write(row.item_id, root, media, file.path, sidecars, false);
       saveImportFile(this.db, row, !mediaChanged);
-      summary.updated++;
+      this.count('updated');
       return;
     }
     // A vanished file still where it was recorded: another run may have moved or removed it since.
-    const movedFrom = moves?.take(file, fingerprint, root.kind);
+    const movedFrom = moves?.take(file, fingerprint, root.kind, this.journal);
     if (movedFrom && getImportFile(this.db, movedFrom.path)?.item_id === movedFrom.item_id) {
       row.item_id = movedFrom.item_id;
       this.writer.write(row.item_id, root, media, file.path, sidecars, false);
       moveImportFile(this.db, movedFrom.path, row);
-      this.removed.add(movedFrom.path);
-      summary.moved++;
+      this.addRemoved(movedFrom.path);
+      this.count('moved');
       return;
     }
     row.item_id = `imp-${digest(`${root.kind}:${file.path}:${this.options.now}`)}`;
     this.writer.write(row.item_id, root, media, file.path, sidecars, true);
     saveImportFile(this.db, row, false);
-    summary.added++;
+    this.count('added');
+  }
+
+  private count(field: 'added' | 'updated' | 'moved' | 'removed'): void {
+    this.summary[field]++;
+    this.journal(() => this.summary[field]--);
+  }
+
+  private setWritten(path: string, state: ImportFileState | undefined): void {
+    const before = this.written.get(path);
+    if (state) this.written.set(path, state);
+    else this.written.delete(path);
+    this.journal(() => (before ? this.written.set(path, before) : this.written.delete(path)));
+  }
+
+  private addRemoved(path: string): void {
+    if (this.removed.has(path)) return;
+    this.removed.add(path);
+    this.journal(() => this.removed.delete(path));
   }
 
   /**
@@ -295,29 +330,29 @@ export class ImportRun {
       this.options.checkCancelled();
       await this.importBatch(this.held.slice(start, start + batchSize), moves);
     }
-    this.db.transaction(() => {
+    this.inTransaction(() => {
       // Only what is still recorded as it was: another run may have moved it meanwhile (then it is not gone).
       for (const row of moves.remaining()) if (getImportFile(this.db, row.path)?.item_id === row.item_id) this.removeItem(row.item_id, row.path);
       // Only a run that changed something can have emptied a show, group or set.
       const { added, updated, moved, removed } = this.summary;
       if (added + updated + moved + removed > 0) deleteEmptyImportedParents(this.db);
-    }).immediate();
+    });
   }
 
   /** Removes an imported item (its file is gone), with the thumbnail Antenna made of it. */
   private removeItem(itemId: string, path: string): void {
     const thumbnail = getThumbnailPath(this.db, itemId);
-    if (deleteItem(this.db, itemId)) this.summary.removed++;
-    this.removed.add(path);
-    this.written.delete(path);
+    if (deleteItem(this.db, itemId)) this.count('removed');
+    this.addRemoved(path);
+    if (this.written.has(path)) this.setWritten(path, undefined);
     this.removeOwnThumbnail(thumbnail);
   }
 
-  /** Deletes a thumbnail of a removed item: only files Antenna made, in its own folder. */
+  /** Deletes a thumbnail of a removed item, once the removal is committed: only files Antenna made, in its own folder. */
   private removeOwnThumbnail(path: string | undefined): void {
     const dir = this.options.thumbnailsDir;
     if (path === undefined || dir === undefined || !path.startsWith(dir + sep)) return;
-    rmSync(path, { force: true });
+    this.thumbnailsToRemove.push(path);
   }
 
   private sidecarsOf(root: ImportRoot, file: WalkedFile, kind: MediaItem['kind']): SidecarFiles {

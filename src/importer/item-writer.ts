@@ -38,6 +38,8 @@ export class ItemWriter {
     private readonly now: number,
     /** Reports a problem with a file (once per file per scan). */
     private readonly problem: (path: string, reason: string) => void,
+    /** Takes how to undo what this writer remembered, should the writes it made be rolled back (ImportRun). */
+    private readonly journal: (undo: () => void) => void = () => undefined,
   ) {}
 
   /** The NFO files writing this file will read that are not read yet. */
@@ -135,6 +137,7 @@ export class ItemWriter {
     if (this.handledParents.has(id)) return;
     write();
     this.handledParents.add(id);
+    this.journal(() => this.handledParents.delete(id));
   }
 
   /** The NFO's metadata, or nothing (reported) when it cannot be used: the name alone then says what the file is. */
@@ -148,6 +151,10 @@ export class ItemWriter {
     if (result.ok) metadata = result.metadata;
     else this.problem(path, result.reason);
     this.nfoCache.set(path, metadata);
+    this.journal(() => {
+      this.nfoCache.delete(path);
+      if (text !== undefined) this.nfoTexts.set(path, text);
+    });
     return metadata;
   }
 }
