@@ -107,6 +107,10 @@ export default tseslint.config(
           selector: "CallExpression[arguments.length=0] > CallExpression.callee[callee.property.name='transaction']",
           message: 'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
         },
+        {
+          selector: "CallExpression[callee.property.name='deferred'][callee.object.callee.property.name='transaction']",
+          message: 'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
+        },
       ],
     },
   },

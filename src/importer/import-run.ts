@@ -12,7 +12,7 @@
  * the file up again rather than trusting what the run saw earlier; a file the other run
  * removed after this one listed it is not written back (removedElsewhere).
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { sep } from 'node:path';
 import type { Db } from '../db/database.js';
 import type { ImportRoot } from '../model/import-root.js';
@@ -35,6 +35,7 @@ import { type ParsedMedia, parseMediaPath } from './media-name.parser.js';
 import { MAX_NFO_BYTES } from './nfo.parser.js';
 import { type SidecarFiles, findSidecars } from './sidecar-files.js';
 import { MoveCandidates } from './move-candidates.js';
+import { RunJournal } from './run-journal.js';
 import type { ScanSummary } from './scan-summary.js';
 
 const KIND_OF_ROOT = { tv: 'episode', movies: 'movie', videos: 'video' } as const;
@@ -49,6 +50,13 @@ interface Prepared {
   sidecars: SidecarFiles;
   /** Read when the media is new or changed; a failed read leaves the file out of this run. */
   fingerprint?: string;
+}
+
+/** One file's write failed inside a batch whose transaction is still open: the batch is written again file by file. */
+class FileWriteFailed extends Error {
+  constructor(readonly failure: unknown) {
+    super(failure instanceof Error ? failure.message : String(failure));
+  }
 }
 
 export interface ImportRunOptions {
@@ -82,16 +90,8 @@ export class ImportRun {
    */
   readonly removedElsewhere = new Set<string>();
   private readonly writer: ItemWriter;
-  /**
-   * How to undo what this run remembered (counts, written and removed paths, parents
-   * written, move candidates taken) since the last commit, newest last: a write rolled
-   * back leaves the run as it was before it. Problems found and thumbnails to delete
-   * wait for the commit too.
-   */
-  private readonly undo: (() => void)[] = [];
-  private readonly problems: [path: string, reason: string][] = [];
-  private readonly thumbnailsToRemove: string[] = [];
-  private readonly journal = (undo: () => void) => void this.undo.push(undo);
+  /** What the run remembers while a transaction is open: undone if it rolls back (see write). */
+  private readonly journal: RunJournal;
 
   constructor(
     private readonly db: Db,
@@ -99,7 +99,8 @@ export class ImportRun {
   ) {
     this.summary = options.summary;
     this.known = options.known;
-    this.writer = new ItemWriter(db, options.now, (path, reason) => void this.problems.push([path, reason]), this.journal);
+    this.journal = new RunJournal(options.fail);
+    this.writer = new ItemWriter(db, options.now, (path, reason) => this.journal.problem(path, reason), this.journal.record);
   }
 
   /** Files of a walked batch: recorded ones now, new ones now or (`holdNew`, a move may explain them) at the end. */
@@ -130,47 +131,44 @@ export class ImportRun {
    * The batch in one transaction. Should a file fail, the batch is rolled back and
    * written again with each file in a savepoint of its own, so that only the failing
    * files are left out. Not a savepoint per file from the start: FTS5 (the search index)
-   * writes its pending words out at every savepoint, which made a first scan a third slower.
+   * writes its pending words out at every savepoint, which took a quarter of a first scan's time.
+   * Anything else (the lock not had in time, a full disk that ended the transaction) is
+   * not a file's failure: it is thrown, as a whole write's would be.
    */
   private write(prepared: readonly Prepared[], moves: MoveCandidates | undefined): void {
     const files = prepared.filter((item) => item.parsed?.kind !== 'ignored');
-    try {
-      this.inTransaction(() => {
-        for (const item of files) this.importFile(item, moves);
-      });
-    } catch {
+    const written = this.inTransaction(() => {
+      for (const item of files) {
+        try {
+          this.importFile(item, moves);
+        } catch (error) {
+          throw this.db.inTransaction ? new FileWriteFailed(error) : error;
+        }
+      }
+    });
+    if (!written) {
       this.inTransaction(() => {
         for (const item of files) this.importIsolated(item, moves);
       });
     }
   }
 
-  /** Runs `write` in a transaction; what the run remembered takes effect once it commits, and is undone if it does not. */
-  private inTransaction(write: () => void): void {
-    const mark = this.mark();
+  /**
+   * Runs `write` in a transaction; what the run remembered takes effect once it commits,
+   * and is undone if it does not. False when one file's write failed (FileWriteFailed),
+   * for the caller to write the batch file by file; other failures are thrown.
+   */
+  private inTransaction(write: () => void): boolean {
+    const mark = this.journal.mark();
     try {
       this.db.transaction(write).immediate();
     } catch (error) {
-      this.rollBackTo(mark);
+      this.journal.rollBackTo(mark);
+      if (error instanceof FileWriteFailed) return false;
       throw error;
     }
-    this.committed();
-  }
-
-  private mark() {
-    return { undo: this.undo.length, problems: this.problems.length, thumbnails: this.thumbnailsToRemove.length };
-  }
-
-  private rollBackTo(mark: ReturnType<ImportRun['mark']>): void {
-    while (this.undo.length > mark.undo) this.undo.pop()?.();
-    this.problems.length = mark.problems;
-    this.thumbnailsToRemove.length = mark.thumbnails;
-  }
-
-  private committed(): void {
-    this.undo.length = 0;
-    for (const [path, reason] of this.problems.splice(0)) this.options.fail(path, reason);
-    for (const path of this.thumbnailsToRemove.splice(0)) rmSync(path, { force: true });
+    this.journal.committed();
+    return true;
   }
 
   /** What a file is, when it needs importing; undefined (and counted) when it is not media or unchanged. */
@@ -225,12 +223,15 @@ export class ImportRun {
    * parser bug) is undone for that file alone and reported; the run goes on.
    */
   private importIsolated(item: Prepared, moves: MoveCandidates | undefined): void {
-    const mark = this.mark();
+    const mark = this.journal.mark();
     try {
       this.db.transaction(() => this.importFile(item, moves)).immediate();
     } catch (error) {
-      this.rollBackTo(mark);
-      this.problems.push([item.file.path, `not imported: ${error instanceof Error ? error.message : String(error)}`]);
+      // SQLite ended the whole transaction (a full disk, an I/O error): the batch fails, not the file.
+      if (!this.db.inTransaction) throw error;
+      // A moved file that fails keeps its candidate: the file it was is neither moved nor removed, and the next scan tries again.
+      this.journal.rollBackTo(mark, true);
+      this.journal.problem(item.file.path, `not imported: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -277,7 +278,7 @@ export class ImportRun {
       return;
     }
     // A vanished file still where it was recorded: another run may have moved or removed it since.
-    const movedFrom = moves?.take(file, fingerprint, root.kind, this.journal);
+    const movedFrom = moves?.take(file, fingerprint, root.kind, (undo) => this.journal.record(undo, true));
     if (movedFrom && getImportFile(this.db, movedFrom.path)?.item_id === movedFrom.item_id) {
       row.item_id = movedFrom.item_id;
       this.writer.write(row.item_id, root, media, file.path, sidecars, false);
@@ -294,20 +295,20 @@ export class ImportRun {
 
   private count(field: 'added' | 'updated' | 'moved' | 'removed'): void {
     this.summary[field]++;
-    this.journal(() => this.summary[field]--);
+    this.journal.record(() => this.summary[field]--);
   }
 
   private setWritten(path: string, state: ImportFileState | undefined): void {
     const before = this.written.get(path);
     if (state) this.written.set(path, state);
     else this.written.delete(path);
-    this.journal(() => (before ? this.written.set(path, before) : this.written.delete(path)));
+    this.journal.record(() => (before ? this.written.set(path, before) : this.written.delete(path)));
   }
 
   private addRemoved(path: string): void {
     if (this.removed.has(path)) return;
     this.removed.add(path);
-    this.journal(() => this.removed.delete(path));
+    this.journal.record(() => this.removed.delete(path));
   }
 
   /**
@@ -352,7 +353,7 @@ export class ImportRun {
   private removeOwnThumbnail(path: string | undefined): void {
     const dir = this.options.thumbnailsDir;
     if (path === undefined || dir === undefined || !path.startsWith(dir + sep)) return;
-    this.thumbnailsToRemove.push(path);
+    this.journal.deleteThumbnail(path);
   }
 
   private sidecarsOf(root: ImportRoot, file: WalkedFile, kind: MediaItem['kind']): SidecarFiles {

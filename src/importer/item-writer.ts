@@ -147,14 +147,15 @@ export class ItemWriter {
     let metadata: NfoMetadata = {};
     const text = this.nfoTexts.get(path);
     this.nfoTexts.delete(path);
-    const result = typeof text === 'string' ? parseNfo(text) : { ok: false as const, reason: text?.problem ?? 'NFO file not read; ignored' };
-    if (result.ok) metadata = result.metadata;
-    else this.problem(path, result.reason);
-    this.nfoCache.set(path, metadata);
+    // Before parsing: a parser that throws rolls the file back, and its retry finds the text again.
     this.journal(() => {
       this.nfoCache.delete(path);
       if (text !== undefined) this.nfoTexts.set(path, text);
     });
+    const result = typeof text === 'string' ? parseNfo(text) : { ok: false as const, reason: text?.problem ?? 'NFO file not read; ignored' };
+    if (result.ok) metadata = result.metadata;
+    else this.problem(path, result.reason);
+    this.nfoCache.set(path, metadata);
     return metadata;
   }
 }

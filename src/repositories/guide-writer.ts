@@ -43,8 +43,9 @@ export const currentRows = (alias = '') => `(+${alias}guide_id, +${alias}generat
 /**
  * How a writer shares the database: transactions of about `sliceMs`, then `pauseMs`
  * without one (0: a turn of the event loop). On the main thread every slice is a wait
- * for requests; in a worker, the pause is the main thread's chance to write (its busy
- * handler polls every few to 25 ms, so a pause as long as a slice lets it in soon).
+ * for requests; in a worker, the pause is the main thread's chance to write (SQLite's
+ * busy handler tries again after 1, 2, 5, 10, 15, 20 and then 25 ms, 50 ms and 100 ms
+ * apart: a pause as long as a slice lets it in within one slice or two).
  */
 export interface WritePace {
   sliceMs: number;
@@ -161,9 +162,12 @@ export class GuideWriter {
     const insert = this.prepared(`INSERT INTO ${this.staging} (${PROGRAMME_FIELDS}) VALUES (${PROGRAMME_FIELDS.split(',').map(() => '?').join(', ')})`);
     const rows = this.pending;
     this.pending = [];
+    // Deferred on purpose: it writes only the temp staging table, and BEGIN IMMEDIATE would
+    // take the main database's write lock too, making the main thread wait on a parse.
+    // eslint-disable-next-line no-restricted-syntax
     this.db.transaction(() => {
       for (const row of rows) insert.run(...row);
-    }).immediate();
+    })();
     this.staged += rows.length;
   }
 

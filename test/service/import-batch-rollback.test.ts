@@ -29,9 +29,15 @@ const scan = (): Promise<ScanSummary> => new ImportService(temp.db, { logger: pi
 const itemOf = (relative: string) => temp.db.prepare('SELECT item_id FROM import_files WHERE path = ?').pluck().get(join(media, relative)) as string | undefined;
 const importedPaths = () => (temp.db.prepare('SELECT path FROM import_files ORDER BY path').pluck().all() as string[]).map((path) => path.slice(media.length + 1));
 
-/** Writes of this file's record fail, as a constraint or a full disk would make them. */
+/** Writes of this file's record (a new one, or a moved one's) fail, as a constraint would make them. */
 function refuse(relative: string): void {
-  temp.db.exec(`CREATE TEMP TRIGGER refuse_one BEFORE INSERT ON import_files WHEN NEW.path = '${join(media, relative)}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+  for (const event of ['INSERT', 'UPDATE']) {
+    temp.db.exec(`CREATE TEMP TRIGGER refuse_${event} BEFORE ${event} ON import_files WHEN NEW.path = '${join(media, relative)}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+  }
+}
+
+function accept(): void {
+  for (const event of ['INSERT', 'UPDATE']) temp.db.exec(`DROP TRIGGER temp.refuse_${event}`);
 }
 
 beforeEach(() => {
@@ -69,7 +75,7 @@ it('leaves out only the file whose write fails, writing its show again, each fil
   expect(shows).toEqual([{ name: 'Harbour', episodes: 2 }]);
 
   // Once the write is accepted, the next scan imports it.
-  temp.db.exec('DROP TRIGGER temp.refuse_one');
+  accept();
   expect(await scan()).toMatchObject({ added: 1, unchanged: 2, failed: [] });
   expect(importedPaths()).toHaveLength(3);
 });
@@ -92,4 +98,23 @@ it('keeps a moved file its item when the batch holding the move is written again
   expect(itemOf('Videos/Holidays/Lake.mp4')).toBe(lake);
   expect(importedPaths()).toEqual(['Videos/Holidays/Lake.mp4', 'Videos/Trips/Coast.mp4']);
   expect(summary.failed.map(({ reason }) => reason)).toEqual([expect.stringContaining('refused by the test')]);
+});
+
+it('keeps the item of a moved file whose own write fails, for the next scan to move', async () => {
+  put('Videos/Trips/Lake.mp4', 'lake');
+  await scan();
+  const lake = itemOf('Videos/Trips/Lake.mp4');
+  mkdirSync(join(media, 'Videos', 'Holidays'));
+  renameSync(join(media, 'Videos/Trips/Lake.mp4'), join(media, 'Videos/Holidays/Lake.mp4'));
+  refuse('Videos/Holidays/Lake.mp4');
+
+  // Neither moved nor removed: the item stays where it was recorded, with its watch state.
+  const refused = await scan();
+  expect(refused).toMatchObject({ added: 0, moved: 0, removed: 0 });
+  expect(refused.failed.map(({ reason }) => reason)).toEqual([expect.stringContaining('refused by the test')]);
+  expect(itemOf('Videos/Trips/Lake.mp4')).toBe(lake);
+
+  accept();
+  expect(await scan()).toMatchObject({ added: 0, moved: 1, removed: 0, failed: [] });
+  expect(itemOf('Videos/Holidays/Lake.mp4')).toBe(lake);
 });

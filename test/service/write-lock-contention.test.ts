@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { databasePath } from '../../src/db/database.js';
 import { ImportService } from '../../src/importer/import.service.js';
 import { LibraryEditsService } from '../../src/management/library-edits.service.js';
@@ -22,7 +22,11 @@ import { type TempLibrary, createTempLibrary, tempDir } from '../support/temp-li
 const HOLD_MS = 400;
 const BETTER_SQLITE3 = createRequire(import.meta.url).resolve('better-sqlite3');
 
-/** A second connection that takes the write lock, says so, holds it `holdMs` and lets go (as a guide slice does, longer). */
+/**
+ * A second connection that takes the write lock, says so, and holds it until the main
+ * thread is about to begin its transaction (`begun`), then `holdMs` longer: the main
+ * thread surely meets the lock (as it meets a guide slice), whatever the machine's pace.
+ */
 const HOLDER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
@@ -30,6 +34,7 @@ const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.exec('BEGIN IMMEDIATE');
 parentPort.postMessage('locked');
+Atomics.wait(workerData.begun, 0, 0, 20000);
 Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.holdMs);
 db.exec('COMMIT');
 db.close();
@@ -53,31 +58,56 @@ afterEach(() => {
   rmSync(media, { recursive: true, force: true });
 });
 
-/** Resolves once the worker holds the write lock; `released` once it has let go. */
-async function holdWriteLock(): Promise<{ released: Promise<void> }> {
-  const worker = new Worker(HOLDER, { eval: true, workerData: { module: BETTER_SQLITE3, file: databasePath(temp.dir), holdMs: HOLD_MS } });
+/**
+ * Resolves once the worker holds the write lock. The next transaction the main thread
+ * begins on temp.db tells the worker, which lets go `HOLD_MS` later; `released` says when.
+ */
+async function holdWriteLock(): Promise<{ released: Promise<void>; waitedMs: () => number }> {
+  const begun = new Int32Array(new SharedArrayBuffer(4));
+  let beganAt = 0;
+  let releasedAt = 0;
+  const worker = new Worker(HOLDER, { eval: true, workerData: { module: BETTER_SQLITE3, file: databasePath(temp.dir), holdMs: HOLD_MS, begun } });
+  const transaction = temp.db.transaction.bind(temp.db);
+  const spy = vi.spyOn(temp.db, 'transaction').mockImplementation((fn) => {
+    if (beganAt === 0) {
+      beganAt = performance.now();
+      Atomics.store(begun, 0, 1);
+      Atomics.notify(begun, 0);
+    }
+    return transaction(fn);
+  });
   const released = new Promise<void>((resolve, reject) => {
-    worker.on('message', (message) => message === 'released' && resolve());
+    worker.on('message', (message) => {
+      if (message !== 'released') return;
+      releasedAt = performance.now();
+      resolve();
+    });
     worker.on('error', reject);
   });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve());
     worker.once('error', reject);
   });
-  return { released: released.then(() => worker.terminate()).then(() => undefined) };
+  return {
+    released: released.then(async () => {
+      spy.mockRestore();
+      await worker.terminate();
+    }),
+    // How long the main thread's first transaction waited for the lock to be let go.
+    waitedMs: () => releasedAt - beganAt,
+  };
 }
 
 it("imports every file of a scan that meets the guide thread's write lock, waiting for it", async () => {
   const importer = new ImportService(temp.db, { logger: pino({ level: 'silent' }), probe: false });
   const lock = await holdWriteLock();
-  const started = performance.now();
   const summary = await importer.reconcile([videos]);
   await lock.released;
+  // The first transaction began while the lock was held, well before it was let go.
+  expect(lock.waitedMs()).toBeGreaterThan(HOLD_MS / 2);
   expect(summary.failed).toEqual([]);
   expect(summary.added).toBe(3);
   expect(temp.db.prepare('SELECT count(*) FROM import_files').pluck().get()).toBe(3);
-  // It waited for the lock (the busy timeout), rather than finding it free.
-  expect(performance.now() - started).toBeGreaterThan(HOLD_MS / 2);
 });
 
 it("edits a playlist (read, change, write) while the guide thread holds the write lock, waiting for it", async () => {
@@ -88,5 +118,6 @@ it("edits a playlist (read, change, write) while the guide thread holds the writ
   const lock = await holdWriteLock();
   edits.addItems(playlist, [ids[1] as string, ids[2] as string], 0);
   await lock.released;
+  expect(lock.waitedMs()).toBeGreaterThan(HOLD_MS / 2);
   expect(temp.db.prepare('SELECT item_id FROM playlist_items WHERE playlist_id = ? ORDER BY position').pluck().all(playlist)).toEqual([ids[1], ids[2], ids[0]]);
 });

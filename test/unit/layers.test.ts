@@ -54,6 +54,7 @@ describe('folder boundaries', () => {
       return (result?.messages ?? []).map((m) => m.ruleId);
     };
     expect(await ruleIds('db.transaction(() => undefined)();')).toContain('no-restricted-syntax');
+    expect(await ruleIds('db.transaction(() => undefined).deferred();')).toContain('no-restricted-syntax');
     expect(await ruleIds('db.transaction(() => undefined).immediate();')).toEqual([]);
   });
 });
