@@ -54,7 +54,7 @@ interface Prepared {
 
 /** One file's write failed inside a batch whose transaction is still open: the batch is written again file by file. */
 class FileWriteFailed extends Error {
-  constructor(readonly failure: unknown) {
+  constructor(failure: unknown) {
     super(failure instanceof Error ? failure.message : String(failure));
   }
 }

@@ -39,7 +39,7 @@ export class ItemWriter {
     /** Reports a problem with a file (once per file per scan). */
     private readonly problem: (path: string, reason: string) => void,
     /** Takes how to undo what this writer remembered, should the writes it made be rolled back (ImportRun). */
-    private readonly journal: (undo: () => void) => void = () => undefined,
+    private readonly journal: (undo: () => void) => void,
   ) {}
 
   /** The NFO files writing this file will read that are not read yet. */
