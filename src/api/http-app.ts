@@ -7,7 +7,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fastJson from 'fast-json-stringify';
-import { createServer } from 'node:http';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -20,7 +19,7 @@ import type { LibraryService } from '../library/library.service.js';
 import { VERSION } from '../version.js';
 import { corsHook, installPreflight } from '../http/cors.js';
 import { frameworkErrorHandler, installErrorHandlers } from '../http/error-reply.js';
-import { HTTP_SERVER_LIMITS, jsonClientErrorHandler } from '../http/http-limits.js';
+import { createHttpServer, jsonClientErrorHandler } from '../http/http-limits.js';
 import { AnswerFront } from './answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
@@ -113,7 +112,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   const startedAt = Date.now();
   const app = Fastify({
     // Repeats of interface-A reads are answered from the cache before routing (answer-front.ts).
-    serverFactory: (route) => createServer(HTTP_SERVER_LIMITS, (request, response) => front.tryAnswer(request, response) || route(request, response)),
+    serverFactory: (route) => createHttpServer((request, response) => front.tryAnswer(request, response) || route(request, response), 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'),
     loggerInstance: options.logger,
     // One log line per request costs more than answering it from the cache; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),

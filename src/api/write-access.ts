@@ -36,7 +36,7 @@ export function originPolicyOf(access: WriteAccess): OriginPolicy {
 
 export function writeRefusal(request: FastifyRequest, token: string | undefined, policy: OriginPolicy): (Refusal & { status: 401 | 403 }) | undefined {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return undefined;
-  const fromPage = originRefusal(request.headers.origin, request.headers.host, policy);
+  const fromPage = originRefusal(request.headers.origin, request.headers.host, policy, request.protocol);
   if (fromPage) return { status: 403, ...fromPage };
   if (token !== undefined) {
     return tokenMatches(request.headers.authorization, token)

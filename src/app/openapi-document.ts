@@ -33,9 +33,10 @@ export async function generateOpenApiDocument(): Promise<unknown> {
     ffprobe: 'ffprobe',
     encoder: 'software',
     maxTranscodes: 1,
-    resolveItem: (id) => {
+    checkItem: (id) => {
       throw new NotFoundError('file', id);
     },
+    openItem: (id) => Promise.reject(new NotFoundError('file', id)),
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },

@@ -108,7 +108,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       encoder: config.hlsEncoder,
       maxTranscodes: config.maxTranscodes,
       logger,
-      resolveItem: (id) => ({ path: files.streamFile(id).path, growing: dvr.recordings.isRecordingItem(id) }),
+      checkItem: (id) => void files.streamFile(id),
+      openItem: async (id) => ({ ...(await files.openFile(id)), growing: dvr.recordings.isRecordingItem(id) }),
       resolveChannel: (number, source) => ({ number, id: dvr.live.channelOn(number, source).id }),
       joinChannel: async (number, feed) => {
         try {

@@ -16,7 +16,7 @@
  * Written here rather than with execa: its maxBuffer ends the process when stderr
  * grows, where a tail is what is wanted, and the rest of it would go unused.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
@@ -39,6 +39,8 @@ export interface RunOptions {
   /** How much of stderr's end is kept; default 4 KiB. */
   stderrTailBytes?: number;
   cwd?: string;
+  /** A descriptor the program gets as its fd 3 (a checked library file, read as /dev/fd/3: see media-tools/library-input.ts). */
+  inputFd?: number;
 }
 
 /** What services are given, so their tests can stand in for a program. */
@@ -97,7 +99,8 @@ export function runProgram(program: string, args: readonly string[], options: Ru
     let spawnError: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     const stdoutMode = options.collectStdout === false ? 'ignore' : 'pipe';
-    const child = spawn(program, args, { shell: false, windowsHide: true, stdio: ['ignore', stdoutMode, 'pipe'], ...(options.cwd ? { cwd: options.cwd } : {}) });
+    const stdio: StdioOptions = ['ignore', stdoutMode, 'pipe', ...(options.inputFd === undefined ? [] : [options.inputFd])];
+    const child = spawn(program, args, { shell: false, windowsHide: true, stdio, ...(options.cwd ? { cwd: options.cwd } : {}) });
     const stop = (why: Stop) => {
       if (stopped !== undefined || child.exitCode !== null || child.signalCode !== null) return;
       stopped = why;
@@ -180,12 +183,14 @@ export interface StartOptions {
   stdout?: 'pipe' | 'ignore';
   /** Extra pipes after stderr (file descriptors 3, 4, ...): Chromium's DevTools pipe is 3 and 4. */
   extraPipes?: number;
+  /** A descriptor the program gets as its fd 3, as RunOptions.inputFd (not with extraPipes). */
+  inputFd?: number;
 }
 
 /** Starts a program that runs until stopped; its 'error' (not started) and 'exit' events are the caller's. */
 export function startProgram(program: string, args: readonly string[], options: StartOptions = {}): StartedProgram {
   const stderr = new TailBuffer(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL);
-  const extra = Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const);
+  const extra = options.inputFd === undefined ? Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const) : [options.inputFd];
   const child = spawn(program, args, { shell: false, windowsHide: true, stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe', ...extra], ...(options.cwd ? { cwd: options.cwd } : {}) });
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   return { child, stderrTail: () => stderr.text() };

@@ -8,7 +8,8 @@
  * `followExternal` (--follow-external-links) is the user's opt-in to links that leave
  * the roots: then everything the library holds may be read.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { constants, realpathSync, statSync } from 'node:fs';
+import { type FileHandle, open, realpath, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 
 /** True when `path` is `tree` or lies below it; both absolute and normal. */
@@ -19,6 +20,26 @@ export function isInsideTree(path: string, tree: string): boolean {
 export type Resolution =
   | { ok: true; realPath: string }
   | { ok: false; reason: 'missing' | 'outside' | 'unreadable' | 'not_a_file'; error?: NodeJS.ErrnoException };
+
+/**
+ * A library file opened after the boundary admitted it: the descriptor is what the
+ * check was made of, so a program given it (ffmpeg, ffprobe, comskip as /dev/fd/3)
+ * reads that file whatever the path leads to later (a link swapped in mid-session).
+ */
+export interface OpenedFile {
+  handle: FileHandle;
+  fd: number;
+  /** Where the file was when it was checked (its real path). */
+  realPath: string;
+  /** The path it was opened by (the library's name for it). */
+  knownAs: string;
+  /** "dev:ino" of what was opened: a reader in another process checks it reads the same file. */
+  identity: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export type Opening = { ok: true; file: OpenedFile } | Exclude<Resolution, { ok: true }>;
 
 /** A file to send: where its bytes are (checked, links followed) and the name the library knows it by (its type). */
 export interface ServedFile {
@@ -85,6 +106,39 @@ export class PathBoundary {
     }
   }
 
+  /**
+   * Opens a file for reading and says whether it may be read, judged of what was
+   * opened: the open comes first, then the real path of the name, which must lead to
+   * the same file (device and inode) inside a tree. A swap between the two is caught
+   * (the identities differ: tried once more, then refused). Asynchronous, so a file on
+   * a dead share holds up the thread pool rather than the event loop. Opened without
+   * blocking: a named pipe swapped in is refused (not a regular file), never waited on.
+   * The caller closes what it gets (OpenedFile.handle).
+   */
+  async open(path: string, attempt = 1): Promise<Opening> {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      return failedOpen(error as NodeJS.ErrnoException);
+    }
+    try {
+      const opened = await handle.stat({ bigint: true });
+      if (!opened.isFile()) return await closed(handle, { ok: false, reason: 'not_a_file' });
+      const realPath = await realpath(path);
+      const named = await stat(realPath, { bigint: true });
+      if (named.dev !== opened.dev || named.ino !== opened.ino) {
+        await handle.close();
+        return attempt < 2 ? this.open(path, attempt + 1) : { ok: false, reason: 'unreadable', error: Object.assign(new Error('the file changed while it was opened'), { code: 'ECHANGED' }) };
+      }
+      if (!this.admits(realPath)) return await closed(handle, { ok: false, reason: 'outside' });
+      const file = { handle, fd: handle.fd, realPath, knownAs: path, identity: `${opened.dev}:${opened.ino}`, size: Number(opened.size), mtimeMs: Number(opened.mtimeMs) };
+      return { ok: true, file };
+    } catch (error) {
+      return closed(handle, failedOpen(error as NodeJS.ErrnoException));
+    }
+  }
+
   private currentTrees(): string[] {
     this.realTrees ??= this.trees().flatMap((tree) => {
       try {
@@ -96,4 +150,13 @@ export class PathBoundary {
     });
     return this.realTrees;
   }
+}
+
+function failedOpen(error: NodeJS.ErrnoException): Exclude<Resolution, { ok: true }> {
+  return { ok: false, reason: error.code === 'ENOENT' || error.code === 'ENOTDIR' ? 'missing' : 'unreadable', error };
+}
+
+async function closed<T>(handle: FileHandle, result: T): Promise<T> {
+  await handle.close().catch(() => undefined);
+  return result;
 }

@@ -9,6 +9,7 @@
  * 1 = none found, anything else = it could not run (255: cannot open the file or its
  * video codec; 6: cannot create an output file).
  */
+import { INPUT_PATH } from '../media-tools/library-input.js';
 import { lastLine as lastStderrLine, runProgram } from '../common/external-program.js';
 import { constants } from 'node:fs';
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -103,8 +104,8 @@ interface Finished {
  * then SIGKILL after a grace period, and the run still waits for the exit, so nothing
  * is writing in the directory we are about to remove.
  */
-async function runComskip(program: string, args: string[], cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<Finished> {
-  const outcome = await runProgram(program, args, { cwd, timeoutMs, signal, graceMs: KILL_GRACE_MS, stderrTailBytes: STDERR_TAIL_BYTES, collectStdout: false });
+async function runComskip(program: string, args: string[], cwd: string, timeoutMs: number, signal?: AbortSignal, inputFd?: number): Promise<Finished> {
+  const outcome = await runProgram(program, args, { cwd, timeoutMs, signal, graceMs: KILL_GRACE_MS, stderrTailBytes: STDERR_TAIL_BYTES, collectStdout: false, ...(inputFd === undefined ? {} : { inputFd }) });
   if (outcome.kind === 'ok') return { code: 0, stderr: outcome.stderrTail };
   if (outcome.kind === 'failed') return { code: outcome.exitCode, stderr: outcome.stderrTail };
   if (outcome.cause === 'not_started') throw new Error(`comskip could not start: ${outcome.reason}`);
@@ -135,25 +136,29 @@ async function commercialsFrom(finished: Finished, edlPath: string): Promise<num
 /**
  * The commercial breaks in a recording as flat [start, end, ...] seconds ([] when none).
  * Throws an Error with a short reason when comskip cannot judge the file, times out
- * (`timeoutMs`, default three hours) or is aborted (the signal's reason).
+ * (`timeoutMs`, default three hours) or is aborted (the signal's reason). `inputFd`: the
+ * recording opened after the boundary's check, which comskip then reads as /dev/fd/3
+ * (library-input.ts) instead of opening `file` again.
  */
 export async function detectCommercials(
   file: string,
-  options: { workDir: string; signal?: AbortSignal; timeoutMs?: number; program?: string },
+  options: { workDir: string; signal?: AbortSignal; timeoutMs?: number; program?: string; inputFd?: number },
 ): Promise<number[]> {
-  const { workDir, signal, timeoutMs = DEFAULT_TIMEOUT_MS, program = 'comskip' } = options;
+  const { workDir, signal, timeoutMs = DEFAULT_TIMEOUT_MS, program = 'comskip', inputFd } = options;
   signal?.throwIfAborted();
-  // comskip itself reports a missing file only as "Can not open file".
-  await access(file, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`comskip failed: cannot read the recording (${error.code ?? error.message})`);
-  });
+  // comskip itself reports a missing file only as "Can not open file" (an opened one is there).
+  if (inputFd === undefined) {
+    await access(file, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`comskip failed: cannot read the recording (${error.code ?? error.message})`);
+    });
+  }
   await mkdir(workDir, { recursive: true });
   const runDir = await mkdtemp(join(workDir, 'comskip-'));
   try {
     const iniPath = join(runDir, 'comskip.ini');
     await writeFile(iniPath, COMSKIP_INI);
     // cwd too: comskip looks for a comskip.ini in its working directory.
-    const finished = await runComskip(program, comskipArgs(file, runDir, iniPath), runDir, timeoutMs, signal);
+    const finished = await runComskip(program, comskipArgs(inputFd === undefined ? file : INPUT_PATH, runDir, iniPath), runDir, timeoutMs, signal, inputFd);
     return await commercialsFrom(finished, join(runDir, `${OUTPUT_BASE}.edl`));
   } finally {
     await rm(runDir, { recursive: true, force: true });

@@ -4,6 +4,7 @@
  * recorder is done the item gets its flags and the job its result; then, a few at a
  * time, ffprobe, a thumbnail and comskip, and the rule's auto-prune.
  */
+import { type OpenedFile, PathBoundary } from '../common/path-boundary.js';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
@@ -19,6 +20,7 @@ import { type DvrJobRow, finishJob, markJobRecording, patchJobItem, setRecording
 import { episodeKeys } from './job-planner.js';
 import { Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
+import { measureRecordingDuration, recordingDuration } from './recording-duration.js';
 import {
   deleteRecordingItem,
   finishRecording,
@@ -36,6 +38,14 @@ import {
 } from '../repositories/recordings.repository.js';
 import { getRule } from '../repositories/rules.repository.js';
 import type { StreamHub, StreamTarget } from './stream-hub.js';
+
+interface PostResults {
+  probe: Awaited<ReturnType<typeof probeMedia>>;
+  duration: number | null;
+  tags: string[] | null;
+  thumbnail: string | null;
+  commercials: number[] | null;
+}
 
 export interface RecordingsOptions {
   recordingsDir: string;
@@ -311,27 +321,20 @@ export class RecordingsService {
     const recording = getRecording(this.db, itemId);
     if (!recording?.path) return;
     const signal = this.postAbort.signal;
-    const programs = this.options.programs ?? PROGRAMS_ON_PATH;
-    // A reading process of its own for this one file: the TS reader reads a recording, captions in its video included (media-header.ts).
-    const readers = new HeaderReaderPool(1);
-    const probe = await probeMedia(recording.path, readers, programs.ffprobe, signal).finally(() => readers.close());
-    if (signal.aborted) return;
-    const duration = probe.ok ? probe.result.duration : null;
-    const tags = probe.ok ? ['Live', ...probe.result.tags] : null;
-    let thumbnail: string | null = null;
-    mkdirSync(this.options.thumbnailsDir, { recursive: true });
-    const thumbnailPath = join(this.options.thumbnailsDir, `${itemId}.jpg`);
-    if ((await makeThumbnail(recording.path, thumbnailPath, duration, programs.ffmpeg, signal)).ok) thumbnail = thumbnailPath;
-    if (signal.aborted) return;
-    let commercials: number[] | null = null;
-    if (this.options.comskip !== false && programs.comskip !== undefined) {
-      try {
-        commercials = await detectCommercials(recording.path, { workDir: join(this.options.workDir, itemId), signal, program: programs.comskip });
-      } catch (error) {
-        if (signal.aborted) return;
-        this.options.logger?.warn({ item: itemId, err: (error as Error).message }, 'commercial detection failed; the recording is kept without commercial marks: check that comskip runs (--comskip-path)');
-      }
+    // Opened once after the check that it is still in the recordings folder (not a link swapped in): every reader gets this file.
+    const opening = await new PathBoundary(() => [this.options.recordingsDir]).open(recording.path);
+    if (!opening.ok) {
+      this.options.logger?.warn({ item: itemId, reason: opening.reason }, 'a recording could not be post-processed: its file is gone or no longer a file in the recordings folder; it is kept as it is');
+      return;
     }
+    let results: PostResults | undefined;
+    try {
+      results = await this.readRecording(itemId, opening.file, signal);
+    } finally {
+      await opening.file.handle.close().catch(() => undefined);
+    }
+    if (!results || signal.aborted) return;
+    const { probe, duration, tags, thumbnail, commercials } = results;
     this.db.transaction(() => {
       setRecordingPostResults(this.db, itemId, { duration, tags, commercials, thumbnail, probeFailed: !probe.ok && !probe.transient });
       if (thumbnail) setThumbnailUrl(this.db, itemId, `/thumbnails/${encodeURIComponent(itemId)}`);
@@ -340,6 +343,34 @@ export class RecordingsService {
     }).immediate();
     this.options.logger?.info({ item: itemId, duration, commercials: (commercials?.length ?? 0) / 2 }, 'recording processed');
     if (recording.rule_id !== null) this.prune(recording.rule_id);
+  }
+
+  /** Probe, thumbnail and commercials of an opened recording; undefined when stopped. */
+  private async readRecording(itemId: string, file: OpenedFile, signal: AbortSignal): Promise<PostResults | undefined> {
+    const programs = this.options.programs ?? PROGRAMS_ON_PATH;
+    // A reading process of its own for this one file: the TS reader reads a recording, captions in its video included (media-header.ts).
+    const readers = new HeaderReaderPool(1);
+    const probe = await probeMedia(file, readers, programs, signal).finally(() => readers.close());
+    if (signal.aborted) return undefined;
+    // The probe spans a TS from its head's timestamps to its tail's: wrong where a resumed recording's reset between (recording-duration.ts).
+    const duration = recordingDuration(probe.ok ? probe.result.duration : null, await measureRecordingDuration(file.handle, signal));
+    if (signal.aborted) return undefined;
+    const tags = probe.ok ? ['Live', ...probe.result.tags] : null;
+    let thumbnail: string | null = null;
+    mkdirSync(this.options.thumbnailsDir, { recursive: true });
+    const thumbnailPath = join(this.options.thumbnailsDir, `${itemId}.jpg`);
+    if ((await makeThumbnail(file, thumbnailPath, duration, programs.ffmpeg, signal)).ok) thumbnail = thumbnailPath;
+    if (signal.aborted) return undefined;
+    let commercials: number[] | null = null;
+    if (this.options.comskip !== false && programs.comskip !== undefined) {
+      try {
+        commercials = await detectCommercials(file.realPath, { workDir: join(this.options.workDir, itemId), signal, program: programs.comskip, inputFd: file.fd });
+      } catch (error) {
+        if (signal.aborted) return undefined;
+        this.options.logger?.warn({ item: itemId, err: (error as Error).message }, 'commercial detection failed; the recording is kept without commercial marks: check that comskip runs (--comskip-path)');
+      }
+    }
+    return { probe, duration, tags, thumbnail, commercials };
   }
 
   /** Keeps a rule's newest N recordings (its `keep`), deleting older unlocked ones and their files. */

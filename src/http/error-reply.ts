@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { BadRequestError, ConflictError, ForbiddenError, MembershipError, NotFoundError, UnavailableError, truncate } from '../common/errors.js';
+import { redactUrl } from '../common/url-redaction.js';
 import { withCorsHeaders } from './cors.js';
 
 export const ErrorSchema = Type.Object(
@@ -129,12 +130,13 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     const storage = storageFailure(error, request.method);
     if (storage) {
-      request.log.warn({ reqId: request.id, method: request.method, url: request.url, code: error.code }, storage.message);
+      request.log.warn({ reqId: request.id, method: request.method, url: redactUrl(request.url), code: error.code }, storage.message);
       return sendError(reply, storage);
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {
-      request.log.error({ err: error, reqId: request.id, method: request.method, url: request.url }, 'request failed');
+      // A client may send its token in the query (?token=...): the log gets the URL without it.
+      request.log.error({ err: error, reqId: request.id, method: request.method, url: redactUrl(request.url) }, 'request failed');
       return sendError(reply, { status, code: 'internal_error', message: 'The server failed to answer; the server log says why.' });
     }
     // Fastify's own 4xx (malformed JSON, body too large, unsupported media type, ...).

@@ -59,14 +59,17 @@ export interface Refusal {
 
 /**
  * Undefined when the request may act: it has no Origin (not a web page), or its page
- * is the service's own (same scheme-less host as Host, a local name) or an allowed one.
+ * is the service's own or an allowed one. The service's own page has the scheme the
+ * request came in by (`scheme`: http, as both services speak plain HTTP) and its Host,
+ * a local name: an origin is scheme, host and port, so `https://` + Host is another
+ * page (behind a TLS proxy, --public-url names the https one).
  */
-export function originRefusal(origin: string | undefined, host: string | undefined, policy: OriginPolicy): Refusal | undefined {
+export function originRefusal(origin: string | undefined, host: string | undefined, policy: OriginPolicy, scheme = 'http'): Refusal | undefined {
   if (origin === undefined) return undefined;
   const page = origin.toLowerCase();
   if (policy.allowed.has(page) || policy.own?.has(page)) return undefined;
   const ownHost = host?.toLowerCase();
-  if (ownHost && (page === `http://${ownHost}` || page === `https://${ownHost}`)) {
+  if (ownHost && page === `${scheme.toLowerCase()}://${ownHost}`) {
     if (isLocalHostHeader(host)) return undefined;
     return {
       code: 'forbidden_host',

@@ -31,9 +31,12 @@ import {
 import { makeThumbnail } from '../media-tools/thumbnail-maker.js';
 import { HeaderReaderPool, type ProbeReader, probeMedia } from '../media-tools/media-header.js';
 import type { ProbeOutcome } from '../media-tools/media-probe.js';
+import { type OpenedFile, PathBoundary } from '../common/path-boundary.js';
 
 export interface MediaQueueOptions {
   logger: Logger;
+  /** What may be read: every file is opened and checked against it before a reader or program sees it. Default: the roots woken for. */
+  boundary?: PathBoundary | undefined;
   /** Probe new and changed files (default true). */
   probe?: boolean;
   ffprobePath?: string;
@@ -87,11 +90,14 @@ export class MediaQueue {
   private readonly problemListeners = new Set<Problem>();
   private readonly counts: Omit<MediaWork, 'probedThisRun' | 'thumbnailsThisRun'> = { running: false, probed: 0, thumbnails: 0, toProbe: 0, toThumbnail: 0, probeMs: 0 };
   private runStart = { probed: 0, thumbnails: 0 };
+  private readonly boundary: PathBoundary;
 
   constructor(
     private readonly db: Db,
     private readonly options: MediaQueueOptions,
-  ) {}
+  ) {
+    this.boundary = options.boundary ?? new PathBoundary(() => [...this.roots]);
+  }
 
   status(): MediaWork {
     const { probed, thumbnails } = this.counts;
@@ -173,9 +179,9 @@ export class MediaQueue {
       if (this.options.thumbnailsDir !== undefined && this.options.makeThumbnails !== false) this.counts.toThumbnail = work.withoutThumbnail + work.unprobed;
       const started = performance.now();
       await forEachConcurrently(page, this.concurrency() * (this.mediaInfo ? READS_PER_PROCESS : 1), async (file) => {
-        const outcome = await probeMedia(file.path, this.mediaInfo, this.options.ffprobePath, signal);
+        const outcome = await this.withFile(file.path, (opened) => probeMedia(opened, this.mediaInfo, { ffprobe: this.options.ffprobePath, ffmpeg: this.options.ffmpegPath }, signal));
         if (signal.aborted) return;
-        this.saveProbe(file, outcome, outcome.reader);
+        this.saveProbe(file, outcome, 'reader' in outcome ? outcome.reader : null);
       });
       this.counts.probeMs += Math.round(performance.now() - started);
     }
@@ -207,7 +213,7 @@ export class MediaQueue {
 
   private async makeThumbnail(dir: string, file: ThumbnailWork, signal: AbortSignal): Promise<void> {
     const target = join(dir, `${file.item_id}.jpg`);
-    const result = await makeThumbnail(file.path, target, file.duration, this.options.ffmpegPath, signal);
+    const result = await this.withFile(file.path, (opened) => makeThumbnail(opened, target, file.duration, this.options.ffmpegPath, signal));
     if (signal.aborted) return;
     if (result.ok) {
       // The file may have been removed meanwhile: then the thumbnail goes too.
@@ -222,7 +228,25 @@ export class MediaQueue {
     }
   }
 
-  private saveProbe(file: UnprobedFile, outcome: ProbeOutcome, reader: ProbeReader): void {
+  /**
+   * Runs `use` on the file opened and checked against the boundary now (it may have
+   * been swapped for a link leading out since the walk), closing it after; a file that
+   * may not be read is a failure of its own, never handed to a reader or program.
+   */
+  private async withFile<T>(path: string, use: (file: OpenedFile) => Promise<T>): Promise<T | { ok: false; reason: string; transient: boolean }> {
+    const opening = await this.boundary.open(path);
+    if (!opening.ok) {
+      const why = { missing: 'it is gone (the next scan removes it)', outside: 'it now leads outside the import roots and recordings folder (a link swapped in); Antenna does not read it', not_a_file: 'it is not a regular file', unreadable: `it cannot be read (${opening.error?.code ?? 'error'}): check its permissions` };
+      return { ok: false, reason: `not read: ${why[opening.reason]}`, transient: opening.reason === 'missing' || opening.error?.code === 'ECHANGED' };
+    }
+    try {
+      return await use(opening.file);
+    } finally {
+      await opening.file.handle.close().catch(() => undefined);
+    }
+  }
+
+  private saveProbe(file: UnprobedFile, outcome: ProbeOutcome, reader: ProbeReader | null): void {
     const now = this.options.now?.() ?? Date.now();
     if (!outcome.ok && outcome.transient) {
       // Left unprobed: the next wake tries again.
@@ -231,8 +255,10 @@ export class MediaQueue {
     }
     this.db.transaction(() => {
       if (outcome.ok) {
-        setProbeResults(this.db, file.item_id, { duration: outcome.result.duration, tags: outcome.result.tags, corrupted: false, updatedAt: now });
-        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: outcome.result.chapters, details: outcome.result.details ?? null, problem: null, reader });
+        const damaged = outcome.result.damaged ?? null;
+        setProbeResults(this.db, file.item_id, { duration: outcome.result.duration, tags: outcome.result.tags, corrupted: damaged !== null, updatedAt: now });
+        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: outcome.result.chapters, details: outcome.result.details ?? null, problem: null, reader, damaged });
+        if (damaged !== null) this.problem(file.path, damaged);
       } else {
         setProbeResults(this.db, file.item_id, { duration: null, tags: null, corrupted: true, updatedAt: now });
         saveProbeRecord(this.db, file.path, { probedAt: now, chapters: null, details: null, problem: outcome.reason, reader });

@@ -6,7 +6,7 @@
 import { rmSync, statfsSync, statSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
-import type { PathBoundary, ServedFile } from '../common/path-boundary.js';
+import type { OpenedFile, PathBoundary, Resolution, ServedFile } from '../common/path-boundary.js';
 import type { Db } from '../db/database.js';
 import { probeFactsOf } from '../repositories/import-files.repository.js';
 import type { MediaDetails } from '../model/media-details.schemas.js';
@@ -144,23 +144,37 @@ export class MediaFilesService {
    * library is served: an imported file ffprobe could not read is not (409 not_media), nor one
    * that now resolves outside the roots (403, a link swapped in after the scan); 404
    * when the library has no file or it is gone from disk. An item not probed yet is
-   * served: the scan that imported it probes it next.
+   * served: the scan that imported it probes it next. A damaged import (cut short) is
+   * served: it plays as far as its data goes.
    */
   streamFile(id: string): ServedFile {
+    const row = this.playableRow(id);
+    const resolved = this.options.boundary.resolveFile(row.path);
+    if (!resolved.ok) throw refusal(id, resolved);
+    return { path: resolved.realPath, knownAs: row.path };
+  }
+
+  /**
+   * The file behind an item, opened after the same checks as streamFile (the check made
+   * of what was opened: see PathBoundary.open), for the programs a stream runs (HLS's
+   * ffmpeg, its restarts and subtitles). The caller closes it. `playableSeconds`: how far
+   * a damaged import plays (its data ends before the length its container declares).
+   */
+  async openFile(id: string): Promise<{ file: OpenedFile; playableSeconds?: number }> {
+    const row = this.playableRow(id);
+    const opening = await this.options.boundary.open(row.path);
+    if (!opening.ok) throw refusal(id, opening);
+    return { file: opening.file, ...(row.damaged && row.duration !== null ? { playableSeconds: row.duration } : {}) };
+  }
+
+  private playableRow(id: string): ItemFileRow & { path: string } {
     const row = this.file(id);
     if (!row.path) throw new NotFoundError('file on disk for item', id);
-    // For an import, corrupted means ffprobe could not read it; a recording's flag means damaged (cut short, gaps), still playable.
-    if (row.corrupted && row.source !== 'recordings') {
+    // For an import, corrupted means ffprobe could not read it, unless it is only damaged (cut short, still playable); a recording's flag means damaged.
+    if (row.corrupted && row.source !== 'recordings' && !row.damaged) {
       throw new ConflictError('not_media', `The file of '${id}' is not media ffprobe can read, so Antenna does not serve it; replace it with a playable file and rescan.`);
     }
-    const resolved = this.options.boundary.resolveFile(row.path);
-    if (resolved.ok) return { path: resolved.realPath, knownAs: row.path };
-    if (resolved.reason === 'outside') {
-      throw new ForbiddenError('outside_library', `The file of '${id}' leads outside the import roots and recordings folder; Antenna serves only files inside them (see --follow-external-links).`);
-    }
-    if (resolved.reason === 'missing') throw new NotFoundError('file on disk for item', id);
-    if (resolved.reason === 'not_a_file') throw new ConflictError('not_media', `The file of '${id}' is not a regular file (a pipe, device or folder), so Antenna does not serve it.`);
-    throw new ForbiddenError('file_unreadable', `The file of '${id}' cannot be read by the server (${resolved.error?.code ?? 'error'}); check its permissions.`);
+    return row as ItemFileRow & { path: string };
   }
 
   /**
@@ -181,6 +195,16 @@ export class MediaFilesService {
     if (row.path && row.path.startsWith(dir.endsWith(sep) ? dir : dir + sep)) rmSync(row.path, { force: true });
     deleteRecordingItem(this.db, id);
   }
+}
+
+/** The error a file the boundary refused answers. */
+function refusal(id: string, resolved: Exclude<Resolution, { ok: true }>): Error {
+  if (resolved.reason === 'outside') {
+    return new ForbiddenError('outside_library', `The file of '${id}' leads outside the import roots and recordings folder; Antenna serves only files inside them (see --follow-external-links).`);
+  }
+  if (resolved.reason === 'missing') return new NotFoundError('file on disk for item', id);
+  if (resolved.reason === 'not_a_file') return new ConflictError('not_media', `The file of '${id}' is not a regular file (a pipe, device or folder), so Antenna does not serve it.`);
+  return new ForbiddenError('file_unreadable', `The file of '${id}' cannot be read by the server (${resolved.error?.code ?? 'error'}); check its permissions.`);
 }
 
 function statOrUndefined(path: string) {

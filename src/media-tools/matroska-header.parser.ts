@@ -180,12 +180,18 @@ function videoOf(track: TrackEntry, codec: string): VideoDetails {
   return video;
 }
 
+/** True when the Segment claims bytes the file does not have (a copy that stopped, a file still being written). */
+export function matroskaCutShort(summary: MatroskaSummary): boolean {
+  const segment = gather(summary.elements).segment;
+  const segmentSize = ebmlSizeValue(summary.segmentSizeField ?? '');
+  return segment !== undefined && segmentSize !== undefined && segment.dataStart + segmentSize > summary.size;
+}
+
 export function readMatroskaHeader(summary: MatroskaSummary): HeaderReading | undefined {
   if (summary.clusterAt === undefined) return undefined;
   const head = gather(summary.elements);
   if (!head.segment || head.duration === undefined) return undefined;
-  const segmentSize = ebmlSizeValue(summary.segmentSizeField ?? '');
-  if (segmentSize !== undefined && head.segment.dataStart + segmentSize > summary.size) return undefined;
+  if (matroskaCutShort(summary)) return undefined;
   const details: MediaDetails = { container: head.docType === 'webm' ? 'webm' : 'matroska', audio: [], subtitles: [], closedCaptions: false };
   for (const track of head.tracks) {
     const kind = track.type === 1 ? 'video' : track.type === 2 ? 'audio' : track.type === 17 ? 'subtitle' : undefined;

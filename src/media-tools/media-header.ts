@@ -13,11 +13,12 @@
  */
 import { fileURLToPath } from 'node:url';
 import { type StartedProgram, startProgram } from '../common/external-program.js';
-import { type ProbeOutcome, probeFile } from './media-probe.js';
+import { type OpenedInput, type ProbeOutcome, measurePlayableLength, probeFile } from './media-probe.js';
 import { type HeaderReading, tagsOf } from './media-details.js';
-import { type Mp4Summary, readMp4Header } from './mp4-header.parser.js';
-import { type MatroskaSummary, readMatroskaHeader } from './matroska-header.parser.js';
-import { type MediaInfoTrack, readMediaInfo, seesCaptions } from './media-info.parser.js';
+import { type Mp4Summary, mp4CutShort, readMp4Header } from './mp4-header.parser.js';
+import { type MatroskaSummary, matroskaCutShort, readMatroskaHeader } from './matroska-header.parser.js';
+import { type MediaInfoTrack, mediaInfoCutShort, readMediaInfo, seesCaptions } from './media-info.parser.js';
+
 import { type MpegTsSummary, readMpegTsHeader, tsSeesCaptions } from './mpeg-ts.parser.js';
 
 /** Who read a file: 'ts-reader' is Antenna's own MPEG-TS reader (mpeg-ts.parser.ts), the others the libraries and tools named. */
@@ -40,6 +41,22 @@ const FILES_BEFORE_ANOTHER_PROCESS = 32;
 interface Pending {
   resolve: (answer: HeaderAnswer | undefined) => void;
   timer: NodeJS.Timeout;
+}
+
+/**
+ * A file the library's boundary admitted (PathBoundary.open): the reading process opens
+ * its real path and reads it only when it is still the same file (`identity`); ffprobe
+ * and ffmpeg get the descriptor itself.
+ */
+export interface CheckedFile extends OpenedInput {
+  realPath: string;
+  identity: string;
+}
+
+/** The programs probing may run: ffprobe, and ffmpeg to measure a damaged file. */
+export interface ProbePrograms {
+  ffprobe?: string | undefined;
+  ffmpeg?: string | undefined;
 }
 
 /** One media-read.child.js: requests answered in order. */
@@ -74,13 +91,13 @@ class ReadingProcess {
     return this.pending.size;
   }
 
-  read(path: string, reader: 'mediainfo' | undefined): Promise<HeaderAnswer | undefined> {
+  read(file: CheckedFile, reader: 'mediainfo' | undefined): Promise<HeaderAnswer | undefined> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       // Stuck (a dead share, a pathological file): this process goes, its files to ffprobe.
       const timer = setTimeout(() => this.kill(), READ_TIMEOUT_MS);
       this.pending.set(id, { resolve, timer });
-      this.program.child.stdin?.write(`${JSON.stringify({ id, path, reader })}\n`);
+      this.program.child.stdin?.write(`${JSON.stringify({ id, path: file.realPath, identity: file.identity, reader })}\n`);
     });
   }
 
@@ -122,7 +139,7 @@ export class HeaderReaderPool {
   constructor(private readonly size: number) {}
 
   /** A reader's summary of a file (MediaInfo's when `reader` says so), or undefined when none could read it. */
-  read(path: string, reader?: 'mediainfo'): Promise<HeaderAnswer | undefined> {
+  read(file: CheckedFile, reader?: 'mediainfo'): Promise<HeaderAnswer | undefined> {
     if (this.closed) return Promise.resolve(undefined);
     this.processes = this.processes.filter((worker) => !worker.dead);
     const busy = this.processes.every((worker) => worker.load > 0);
@@ -131,7 +148,7 @@ export class HeaderReaderPool {
     }
     this.reads++;
     const least = this.processes.reduce((best, worker) => (worker.load < best.load ? worker : best));
-    return least.read(path, reader);
+    return least.read(file, reader);
   }
 
   close(): void {
@@ -153,18 +170,43 @@ function readAnswer(answer: HeaderAnswer | undefined): { reading: HeaderReading 
  * read half of it), then ffprobe, each for what the one before could not vouch for (see
  * the top of this file). Never throws.
  */
-export async function probeMedia(path: string, pool: HeaderReaderPool | undefined, ffprobePath: string | undefined, signal: AbortSignal): Promise<ProbeOutcome & { reader: ProbeReader }> {
+export async function probeMedia(file: CheckedFile, pool: HeaderReaderPool | undefined, programs: ProbePrograms, signal: AbortSignal): Promise<ProbeOutcome & { reader: ProbeReader }> {
   if (pool) {
-    let answer = await pool.read(path);
+    let answer = await pool.read(file);
+    if (answer && cutShort(answer)) return probeDamaged(file, programs, signal);
     let { reading, reader } = readAnswer(answer);
     if (!reading && (answer?.mp4 || answer?.matroska) && !signal.aborted) {
-      answer = await pool.read(path, 'mediainfo');
+      answer = await pool.read(file, 'mediainfo');
+      if (answer && cutShort(answer)) return probeDamaged(file, programs, signal);
       ({ reading, reader } = readAnswer(answer));
     }
     if (reading) return { ok: true, result: { duration: reading.duration, tags: tagsOf(reading.details), chapters: reading.chapters, details: reading.details }, reader };
-    if ((answer?.ts && tsSeesCaptions(answer.ts)) || (answer?.tracks && seesCaptions(answer.tracks))) return withCaptions(await probeFile(path, ffprobePath, signal));
+    if ((answer?.ts && tsSeesCaptions(answer.ts)) || (answer?.tracks && seesCaptions(answer.tracks))) return withCaptions(await probeFile(file, programs.ffprobe, signal));
   }
-  return { ...(await probeFile(path, ffprobePath, signal)), reader: 'ffprobe' };
+  return { ...(await probeFile(file, programs.ffprobe, signal)), reader: 'ffprobe' };
+}
+
+/** True when a reader found the container claiming more than the file holds (an MPEG-TS has no declared length: never). */
+export function cutShort(answer: HeaderAnswer): boolean {
+  if (answer.mp4) return mp4CutShort(answer.mp4);
+  if (answer.matroska) return matroskaCutShort(answer.matroska);
+  return answer.tracks !== undefined && mediaInfoCutShort(answer.tracks);
+}
+
+/**
+ * A file cut short: ffprobe says what streams it has, ffmpeg how long its data plays
+ * (ffprobe repeats the declared duration). It plays, so it stays in the library, marked
+ * damaged with the length it has.
+ */
+async function probeDamaged(file: CheckedFile, programs: ProbePrograms, signal: AbortSignal): Promise<ProbeOutcome & { reader: ProbeReader }> {
+  const probed = await probeFile(file, programs.ffprobe, signal);
+  if (!probed.ok || signal.aborted) return { ...probed, reader: 'ffprobe' };
+  const played = await measurePlayableLength(file, programs.ffmpeg, signal);
+  if (!played.ok) return { ok: false, reason: `the file is cut short and ${played.reason}`, transient: signal.aborted, reader: 'ffprobe' };
+  const declared = probed.result.duration;
+  const duration = declared === null ? played.seconds : Math.min(declared, played.seconds);
+  const damaged = `the file is cut short: its data ends at ${duration} s${declared === null ? '' : ` of the ${declared} s its container declares`} (an interrupted copy or download?); it plays that far`;
+  return { ok: true, result: { ...probed.result, duration, chapters: probed.result.chapters.filter((chapter) => chapter.start < duration), damaged }, reader: 'ffprobe' };
 }
 
 /** ffprobe's reading, with the captions the TS reader or MediaInfo saw in the video (ffprobe 5.1 reports them only when decoding every frame). */

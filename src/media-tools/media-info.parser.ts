@@ -61,6 +61,12 @@ function videoOf(track: MediaInfoTrack, codec: string): VideoDetails {
   return video;
 }
 
+/** True when MediaInfo says the file holds less than its container declares (a copy cut short). */
+export function mediaInfoCutShort(tracks: readonly MediaInfoTrack[]): boolean {
+  const general = tracks.find((track) => track['@type'] === 'General');
+  return ((general?.extra ?? {}) as Record<string, unknown>).IsTruncated === 'Yes';
+}
+
 /** What MediaInfo found, as ffprobe's reading would say it; undefined when ffprobe should read the file instead. */
 export function readMediaInfo(tracks: readonly MediaInfoTrack[]): HeaderReading | undefined {
   const general = tracks.find((track) => track['@type'] === 'General');

@@ -1,9 +1,10 @@
 /**
- * ffprobe: what a media file holds. The argument list and the reading of ffprobe's
+ * ffprobe: what a media file holds (and ffmpeg: how long a damaged one plays, below). The argument list and the reading of ffprobe's
  * JSON are pure functions (unit-tested); `probeFile` runs ffprobe through
  * common/external-program.ts and never throws: a file ffprobe cannot read is a result too.
  */
 import { type ProgramRunner, lastLine, spawnRunner } from '../common/external-program.js';
+import { INPUT_PATH, REFERENCE_FILE_REASON, mediaInputLimits, refusedAsReference } from './library-input.js';
 import { type HdrFormat, type MediaDetails, type VideoDetails, languageOf, positiveNumber, roundTo, tagsOf } from './media-details.js';
 
 export interface Chapter {
@@ -20,6 +21,8 @@ export interface ProbeResult {
   chapters: Chapter[];
   /** Container, streams, languages (absent from results stored before they were kept). */
   details?: MediaDetails;
+  /** Set when the file plays but is damaged (its data ends before its declared length): why, in words for the user. */
+  damaged?: string;
 }
 
 /**
@@ -31,9 +34,20 @@ export type ProbeOutcome = { ok: true; result: ProbeResult } | { ok: false; reas
 const PROBE_TIMEOUT_MS = 60_000;
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
-export function ffprobeArgs(path: string): string[] {
+/** ffprobe's arguments for `input` (INPUT_PATH for a library file: see library-input.ts). */
+export function ffprobeArgs(input: string = INPUT_PATH): string[] {
   // `file:` keeps a name that starts with a dash or names a protocol ("http:…") a plain file.
-  return ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-show_chapters', `file:${path}`];
+  return ['-v', 'error', ...mediaInputLimits(), '-print_format', 'json', '-show_format', '-show_streams', '-show_chapters', `file:${input}`];
+}
+
+/** A file opened for a program: it reads it as its fd 3 (library-input.ts). */
+export interface OpenedInput {
+  fd: number;
+}
+
+/** Why ffprobe refused a file, in words for the user. */
+export function refusalReason(stderrTail: string, fallback: string): string {
+  return refusedAsReference(stderrTail) ? REFERENCE_FILE_REASON : `ffprobe could not read it: ${lastLine(stderrTail) || fallback}`;
 }
 
 interface FfprobeStream {
@@ -121,16 +135,52 @@ export function readProbeOutput(json: string): ProbeResult {
   return { duration, tags: tagsOf(details), chapters, details };
 }
 
-export async function probeFile(path: string, ffprobe = 'ffprobe', signal?: AbortSignal, runner: ProgramRunner = spawnRunner): Promise<ProbeOutcome> {
-  const outcome = await runner.run(ffprobe, ffprobeArgs(path), { timeoutMs: PROBE_TIMEOUT_MS, maxStdoutBytes: MAX_OUTPUT_BYTES, signal });
+export async function probeFile(input: OpenedInput, ffprobe = 'ffprobe', signal?: AbortSignal, runner: ProgramRunner = spawnRunner): Promise<ProbeOutcome> {
+  const outcome = await runner.run(ffprobe, ffprobeArgs(), { timeoutMs: PROBE_TIMEOUT_MS, maxStdoutBytes: MAX_OUTPUT_BYTES, signal, inputFd: input.fd });
   const detail = lastLine(outcome.stderrTail);
   // Refused (an exit status): ffprobe read the file and it is not media. Anything else
   // (not started, timed out, stopped) is tried again at the next scan.
-  if (outcome.kind === 'failed') return { ok: false, reason: `ffprobe could not read it: ${detail || outcome.reason}`, transient: false };
+  if (outcome.kind === 'failed') return { ok: false, reason: refusalReason(outcome.stderrTail, outcome.reason), transient: false };
   if (outcome.kind === 'transient') return { ok: false, reason: `ffprobe did not finish (${detail || outcome.reason}); retried at the next scan`, transient: true };
   try {
     return { ok: true, result: readProbeOutput(outcome.stdout) };
   } catch (parseError) {
     return { ok: false, reason: `ffprobe could not read it: ${(parseError as Error).message}`, transient: false };
   }
+}
+
+/*
+ * How long a damaged file really plays: a copy cut short keeps the duration its
+ * container declared (a Matroska Info or MP4 moov written before the data), which is
+ * what ffprobe reports, so a 60 KB head of a 20 s film reads as 20 s. ffmpeg copies
+ * every packet that is there to nowhere (`-c copy -f null`, no decoding: disk speed)
+ * and reports, in its -progress lines, the time of the last one. Run only for files the
+ * readers found cut short (media-header.ts). The argument list and the reading of the
+ * progress are pure functions (unit-tested).
+ */
+/** A whole film read at a slow disk's speed; the file is damaged anyway, and this runs once per change of it. */
+const MEASURE_TIMEOUT_MS = 10 * 60_000;
+
+export function playableLengthArgs(input: string = INPUT_PATH): string[] {
+  return ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', ...mediaInputLimits(), '-i', `file:${input}`, '-map', '0:v?', '-map', '0:a?', '-c', 'copy', '-f', 'null', '-progress', 'pipe:1', '-'];
+}
+
+/** The seconds of the last `out_time_us` (or `out_time_ms`, which ffmpeg also gives in microseconds) in ffmpeg's progress lines; undefined when none. */
+export function readPlayedSeconds(progress: string): number | undefined {
+  let last: number | undefined;
+  for (const line of progress.split('\n')) {
+    const match = /^out_time_(?:us|ms)=(\d+)\s*$/.exec(line.trim());
+    if (match) last = Number(match[1]) / 1_000_000;
+  }
+  return last === undefined || !Number.isFinite(last) ? undefined : Math.round(last * 1000) / 1000;
+}
+
+export type PlayableLength = { ok: true; seconds: number } | { ok: false; reason: string };
+
+export async function measurePlayableLength(input: OpenedInput, ffmpeg = 'ffmpeg', signal?: AbortSignal, runner: ProgramRunner = spawnRunner): Promise<PlayableLength> {
+  const outcome = await runner.run(ffmpeg, playableLengthArgs(), { timeoutMs: MEASURE_TIMEOUT_MS, signal, inputFd: input.fd });
+  const seconds = readPlayedSeconds(outcome.stdout);
+  // A damaged file may make ffmpeg end with an error after the last whole packet: what it copied until then counts.
+  if (seconds !== undefined && (outcome.kind === 'ok' || outcome.kind === 'failed')) return { ok: true, seconds };
+  return { ok: false, reason: `ffmpeg could not read it through: ${lastLine(outcome.stderrTail) || (outcome.kind === 'ok' ? 'it reported no progress' : outcome.reason)}` };
 }

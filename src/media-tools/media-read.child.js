@@ -17,8 +17,9 @@
  * This file only reads and picks fields; what they mean (and whether ffprobe should read
  * the file instead) is decided by pure functions in the server (media-header.ts).
  *
- * Reads requests `{ id, path, reader? }`, one JSON line each, on stdin (`reader:
- * 'mediainfo'` skips the first three); answers `{ id, mp4 }`, `{ id, matroska }`,
+ * Reads requests `{ id, path, reader?, identity? }`, one JSON line each, on stdin (`reader:
+ * 'mediainfo'` skips the first three; `identity`, "dev:ino", is the file the server
+ * checked, and any other file at that path is refused); answers `{ id, mp4 }`, `{ id, matroska }`,
  * `{ id, ts }`, `{ id, tracks }` (MediaInfo's) or `{ id, error }` on stdout, in order.
  * Files are opened read-only.
  *
@@ -238,11 +239,15 @@ async function readWithMediaInfo(fd, size) {
 /**
  * @param {string} path
  * @param {string | undefined} reader
+ * @param {string | undefined} identity
  */
-async function read(path, reader) {
+async function read(path, reader, identity) {
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd, { bigint: true });
+    // The server checked the file it opened against the library's boundary: read that file, not another swapped in at its path since.
+    if (identity !== undefined && `${stat.dev}:${stat.ino}` !== identity) throw new Error('the file changed since it was checked');
+    const size = Number(stat.size);
     if (size === 0) throw new Error('empty file');
     if (reader !== 'mediainfo') {
       const start = readAt(fd, 0, 12);
@@ -265,11 +270,11 @@ async function read(path, reader) {
 
 /** @param {string} line */
 async function answer(line) {
-  /** @type {{ id?: number; path?: string; reader?: string }} */
+  /** @type {{ id?: number; path?: string; reader?: string; identity?: string }} */
   let request = {};
   try {
     request = JSON.parse(line);
-    process.stdout.write(`${JSON.stringify({ id: request.id, ...(await read(String(request.path), request.reader)) })}\n`);
+    process.stdout.write(`${JSON.stringify({ id: request.id, ...(await read(String(request.path), request.reader, request.identity)) })}\n`);
   } catch (error) {
     const code = /** @type {NodeJS.ErrnoException} */ (error).code;
     process.stdout.write(`${JSON.stringify({ id: request.id, error: code ?? (error instanceof Error ? error.message : String(error)) })}\n`);

@@ -108,12 +108,12 @@ function videoOf(track: Mp4Track, codec: string): VideoDetails {
 }
 
 /** True when a top-level box claims bytes the file does not have (a copy that stopped, a file still being written). */
-function cutShort(summary: Mp4Summary): boolean {
+export function mp4CutShort(summary: Mp4Summary): boolean {
   return (summary.boxes ?? []).some((box) => (box.start ?? 0) + (box.size ?? 0) > summary.size);
 }
 
 export function readMp4Header(summary: Mp4Summary): HeaderReading | undefined {
-  if (summary.chapters || cutShort(summary)) return undefined;
+  if (summary.chapters || mp4CutShort(summary)) return undefined;
   const details: MediaDetails = { container: summary.brands?.[0]?.trim() === 'qt' ? 'mov' : 'mp4', audio: [], subtitles: [], closedCaptions: false };
   let longest = 0;
   for (const track of summary.tracks ?? []) {

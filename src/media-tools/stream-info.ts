@@ -5,7 +5,7 @@
  * media-probe.ts (its argument list), by a pure function.
  */
 import { type ProgramRunner, lastLine, spawnRunner } from '../common/external-program.js';
-import { ffprobeArgs } from './media-probe.js';
+import { type OpenedInput, ffprobeArgs, refusalReason } from './media-probe.js';
 
 export interface VideoStreamInfo {
   codec: string;
@@ -115,8 +115,9 @@ export function readStreamInfo(json: string): StreamInfo {
 
 export type StreamInfoOutcome = { ok: true; info: StreamInfo } | { ok: false; reason: string };
 
-export async function probeStreams(path: string, ffprobe = 'ffprobe', runner: ProgramRunner = spawnRunner): Promise<StreamInfoOutcome> {
-  const outcome = await runner.run(ffprobe, ffprobeArgs(path), { timeoutMs: 20_000, maxStdoutBytes: 16 * 1024 * 1024 });
+export async function probeStreams(input: OpenedInput, ffprobe = 'ffprobe', runner: ProgramRunner = spawnRunner): Promise<StreamInfoOutcome> {
+  const outcome = await runner.run(ffprobe, ffprobeArgs(), { timeoutMs: 20_000, maxStdoutBytes: 16 * 1024 * 1024, inputFd: input.fd });
+  if (outcome.kind === 'failed') return { ok: false, reason: refusalReason(outcome.stderrTail, outcome.reason) };
   if (outcome.kind !== 'ok') return { ok: false, reason: `ffprobe could not read it: ${lastLine(outcome.stderrTail) || outcome.reason}` };
   try {
     return { ok: true, info: readStreamInfo(outcome.stdout) };

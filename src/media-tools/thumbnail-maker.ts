@@ -4,6 +4,8 @@
  * function; `makeThumbnail` runs ffmpeg through common/external-program.ts and never throws.
  */
 import { type ProgramRunner, lastLine, spawnRunner } from '../common/external-program.js';
+import { INPUT_PATH, mediaInputLimits } from './library-input.js';
+import type { OpenedInput } from './media-probe.js';
 
 const THUMBNAIL_TIMEOUT_MS = 60_000;
 export const THUMBNAIL_WIDTH = 480;
@@ -14,9 +16,10 @@ export function thumbnailOffset(duration: number | null): number {
   return Math.min(300, Math.round(duration * 100) / 1000);
 }
 
-export function ffmpegThumbnailArgs(input: string, output: string, duration: number | null): string[] {
+export function ffmpegThumbnailArgs(output: string, duration: number | null, input: string = INPUT_PATH): string[] {
   return [
     '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
+    ...mediaInputLimits(),
     // Seeking before -i is fast (keyframe) and fine for a still.
     '-ss', String(thumbnailOffset(duration)),
     '-i', `file:${input}`,
@@ -28,14 +31,14 @@ export function ffmpegThumbnailArgs(input: string, output: string, duration: num
 }
 
 export async function makeThumbnail(
-  input: string,
+  input: OpenedInput,
   output: string,
   duration: number | null,
   ffmpeg = 'ffmpeg',
   signal?: AbortSignal,
   runner: ProgramRunner = spawnRunner,
 ): Promise<{ ok: true } | { ok: false; reason: string; transient: boolean }> {
-  const outcome = await runner.run(ffmpeg, ffmpegThumbnailArgs(input, output, duration), { timeoutMs: THUMBNAIL_TIMEOUT_MS, signal });
+  const outcome = await runner.run(ffmpeg, ffmpegThumbnailArgs(output, duration), { timeoutMs: THUMBNAIL_TIMEOUT_MS, signal, inputFd: input.fd });
   if (outcome.kind === 'ok') return { ok: true };
   // Not run, timed out or stopped: try again at the next scan (see media-probe.ts).
   return { ok: false, reason: `ffmpeg could not take a thumbnail: ${lastLine(outcome.stderrTail) || outcome.reason}`, transient: outcome.kind === 'transient' };

@@ -23,3 +23,12 @@ export function videoGroupIdFor(folder: string): string {
 export function nfoSetCollectionIdFor(name: string): string {
   return `imp-set-${digest(name.toLowerCase())}`;
 }
+
+/**
+ * What the id of a playable item (episode, movie, video) looks like: imports are
+ * `imp-<16 hex digits>`, recordings `rec-<job id>` (`rec-<start>-<n>`), Antenna 0.1's
+ * sample `sample-...`. Letters, digits, `-`, `_` and `.`, starting with a letter or
+ * digit, so never a path segment such as `.` or `..`, which an HTTP client would
+ * resolve into another route of the server; at most 128 characters.
+ */
+export const ITEM_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';

@@ -3,48 +3,53 @@
  * (`/api/v1/channels`), the guide, live streams, watch progress and record-now.
  * Failures become the player's JSON errors: an unknown id is 404, a server that
  * cannot be reached or that fails is 502 naming it, one that stays silent past the
- * answer window 504, no server known yet is 503.
+ * answer window 504, no server known yet is 503. What a server answers is checked
+ * against the fields the player reads before it is used: anything else (not an
+ * Antenna server, another route's answer) is 502 `bad_server_answer`, never a crash.
  */
+import { type Static, Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
+import { redactUrl, redactUrlsInText } from '../common/url-redaction.js';
+import { AiringSchema } from '../model/dvr.schemas.js';
+import { FileFacts } from '../model/file-item.schemas.js';
+import { ChannelSchema } from '../model/library.schemas.js';
 
-export interface ServerItem {
-  id: string;
+// What the player reads of the server's answers, taken from the server's own schemas
+// (src/model) where they name the fields; an item's fields come from the episode, movie
+// or video it is, of which these are the ones the player reads. More fields are welcome.
+const ServerItemSchema = Type.Object({
+  id: Type.String(),
   /** Episodes have a show, videos a group; the rest are movies. */
-  show_id?: string;
-  video_group_id?: string;
-  title?: string;
-  episode_title?: string;
-  video_title?: string;
-  season_number?: number;
-  episode_number?: number;
-  summary?: string;
-  image_url?: string;
-  duration?: number;
-  playback_time?: number;
-  commercials?: number[];
-  file: { available: boolean; chapters: { start: number; end: number }[] };
-}
+  show_id: Type.Optional(Type.String()),
+  video_group_id: Type.Optional(Type.String()),
+  title: Type.Optional(Type.String()),
+  episode_title: Type.Optional(Type.String()),
+  video_title: Type.Optional(Type.String()),
+  season_number: Type.Optional(Type.Number()),
+  episode_number: Type.Optional(Type.Number()),
+  summary: Type.Optional(Type.String()),
+  image_url: Type.Optional(Type.String()),
+  duration: Type.Optional(Type.Number()),
+  playback_time: Type.Optional(Type.Number()),
+  commercials: Type.Optional(Type.Array(Type.Number())),
+  file: Type.Pick(FileFacts, ['available', 'chapters']),
+});
+export type ServerItem = Static<typeof ServerItemSchema>;
 
-export interface ServerChannel {
-  id: string;
-  number: string;
-  name: string;
-  call_sign?: string;
-  image_url?: string;
-  hd?: boolean;
-  favorited?: boolean;
-}
+const ServerChannelSchema = Type.Composite([
+  Type.Required(Type.Pick(ChannelSchema, ['id', 'number', 'name'])),
+  Type.Pick(ChannelSchema, ['call_sign', 'image_url', 'hd', 'favorited']),
+]);
+export type ServerChannel = Static<typeof ServerChannelSchema>;
 
-export interface Programme {
-  start_time: number;
-  end_time: number;
-  title: string;
-  episode_title?: string;
-  season_number?: number;
-  episode_number?: number;
-  summary?: string;
-  image_url?: string;
-}
+const ProgrammeSchema = Type.Pick(AiringSchema, ['start_time', 'end_time', 'title', 'episode_title', 'season_number', 'episode_number', 'summary', 'image_url']);
+export type Programme = Static<typeof ProgrammeSchema>;
+
+// Compiled once: a channel list is checked at every channel key press.
+const isServerItem = TypeCompiler.Compile(ServerItemSchema);
+const isChannelList = TypeCompiler.Compile(Type.Array(ServerChannelSchema));
+const isProgrammeList = TypeCompiler.Compile(Type.Array(ProgrammeSchema));
 
 export interface ServerClientOptions {
   /** The server's base URL now (configured, or found on the network), or undefined while none is known. */
@@ -62,16 +67,19 @@ export const INTERACTIVE_TIMEOUT_MS = 700;
 
 /** What a failed fetch of the server becomes: 504 when nothing (or not the whole answer) came in time, else 502 (refused, no such host, reset). */
 function unreachable(error: unknown, base: string, timeoutMs: number): UnavailableError {
+  // Messages go to clients and logs: the server's URL without credentials it may carry (user:password@).
+  const shown = redactUrl(base);
   // Silence is not a refusal: a busy or hung server, or a machine that is off or off the network (its connect stalls rather than fails), so "check that it runs" alone would mislead.
   if (error instanceof Error && error.name === 'TimeoutError') {
     return new UnavailableError(
       504,
       'server_timeout',
-      `The Antenna server at ${base} did not answer within ${timeoutMs / 1000} s: it may be busy, or its machine may be off or off the network. Try again, and check the server and its log if this lasts.`,
+      `The Antenna server at ${shown} did not answer within ${timeoutMs / 1000} s: it may be busy, or its machine may be off or off the network. Try again, and check the server and its log if this lasts.`,
     );
   }
-  const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-  return new UnavailableError(502, 'server_unreachable', `The Antenna server at ${base} cannot be reached (${cause}); check that it runs.`);
+  // fetch's own messages may name the URL too (one with credentials it refuses).
+  const cause = redactUrlsInText(error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error));
+  return new UnavailableError(502, 'server_unreachable', `The Antenna server at ${shown} cannot be reached (${cause}); check that it runs.`);
 }
 
 interface Answer {
@@ -112,30 +120,38 @@ export class AntennaServerClient {
       body = undefined;
     }
     const message = (body as { message?: unknown } | undefined)?.message;
+    const shown = redactUrl(base);
     if (response.status === 401 || response.status === 403) {
-      throw new UnavailableError(502, 'server_refused', `The Antenna server at ${base} refused the player: ${typeof message === 'string' ? message : response.status} Give the player the server's token (--token).`);
+      throw new UnavailableError(502, 'server_refused', `The Antenna server at ${shown} refused the player: ${typeof message === 'string' ? message : response.status} Give the player the server's token (--token).`);
     }
     if (response.status >= 500) {
-      throw new UnavailableError(502, 'server_error', `The Antenna server at ${base} failed (${response.status}${typeof message === 'string' ? `: ${message}` : ''}).`);
+      throw new UnavailableError(502, 'server_error', `The Antenna server at ${shown} failed (${response.status}${typeof message === 'string' ? `: ${message}` : ''}).`);
     }
     return { status: response.status, body };
   }
 
   async file(id: string): Promise<ServerItem> {
-    const answer = await this.request('GET', `/dvr/files/${encodeURIComponent(id)}`);
+    const path = `/dvr/files/${encodeURIComponent(id)}`;
+    const answer = await this.request('GET', path);
     if (answer.status === 404) throw new NotFoundError('recording', id);
-    return this.ok(answer, 'recording', id) as ServerItem;
+    const item = this.ok(answer, 'recording', id);
+    // Another item's answer is as wrong as no item: what plays must be what was asked for.
+    if (!isServerItem.Check(item) || item.id !== id) throw this.badAnswer(path, `the recording '${id}'`);
+    return item;
   }
 
   async channels(): Promise<ServerChannel[]> {
-    return this.ok(await this.request('GET', '/api/v1/channels'), 'channel list', '') as ServerChannel[];
+    const path = '/api/v1/channels';
+    const channels = this.ok(await this.request('GET', path), 'channel list', '');
+    if (!isChannelList.Check(channels)) throw this.badAnswer(path, 'a list of channels');
+    return channels;
   }
 
-  /** What is on `number` at `at` (epoch seconds), if the guide knows. */
+  /** What is on `number` at `at` (epoch seconds), if the guide knows; nothing when the answer is not a guide (now playing is only a nicety). */
   async programmeAt(number: string, at: number): Promise<Programme | undefined> {
     const answer = await this.request('GET', `/dvr/channels/${encodeURIComponent(number)}/guide?from=${at}&to=${at + 1}`);
-    if (answer.status !== 200 || !Array.isArray(answer.body)) return undefined;
-    return (answer.body as Programme[])[0];
+    if (answer.status !== 200 || !isProgrammeList.Check(answer.body)) return undefined;
+    return answer.body[0];
   }
 
   liveStreamUrl(number: string): string {
@@ -173,6 +189,15 @@ export class AntennaServerClient {
   async stopRecording(number: string): Promise<void> {
     const answer = await this.request('DELETE', `/dvr/channels/${encodeURIComponent(number)}/recording`);
     if (answer.status !== 404) this.ok(answer, 'channel', number);
+  }
+
+  /** A 2xx answer that is not what `path` gives: not an Antenna server, or not the version this player knows. */
+  private badAnswer(path: string, expected: string): UnavailableError {
+    return new UnavailableError(
+      502,
+      'bad_server_answer',
+      `The Antenna server at ${redactUrl(this.baseUrl())} answered GET ${path} with something other than ${expected}: check that the player's --server is an Antenna server, and that both run the same version.`,
+    );
   }
 
   /** The body of a 2xx answer; a 409 is the server's conflict (no tuner free), a 404 the named thing unknown. */

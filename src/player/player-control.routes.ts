@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { BadRequestError } from '../common/errors.js';
 import { StringEnum } from '../common/string-enum.js';
+import { ITEM_ID_PATTERN } from '../model/ids.js';
 import type { PlayerService } from './player.service.js';
 import type { PlayerStatus } from './player-state.js';
 import { SECTIONS, matchSection } from './sections.js';
@@ -156,13 +157,17 @@ export function registerPlayerControlRoutes(app: FastifyInstance, player: Player
       schema: {
         summary: 'Play an episode, movie or video from the server, from where it was left',
         tags,
-        // Longer than 2048 characters, no id exists: the router answers 404 before this (maxParamLength).
-        params: Type.Object({ id: Type.String({ minLength: 1, description: 'the id of an episode, movie or video' }) }),
+        // Checked here, not only by the server: `..` would reach another of its routes (the HTTP client resolves it).
+        params: Type.Object({
+          id: Type.String({ pattern: ITEM_ID_PATTERN, description: "the id of an episode, movie or video, such as imp-0123456789abcdef or rec-1767312000-4: letters, digits, '-', '_' and '.', beginning with a letter or digit, at most 128 characters" }),
+        }),
         response: statusResponse,
       },
     },
     (request) => player.playRecording((request.params as { id: string }).id),
   );
+
+  registerMissingParameters(app);
 
   app.post(
     '/api/navigate/:section',
@@ -201,6 +206,19 @@ export function registerPlayerControlRoutes(app: FastifyInstance, player: Player
   );
 
   registerWrongMethods(app);
+}
+
+/** `/api/play/recording/` with nothing after it: the id is missing (400), not the path unknown (404). */
+function registerMissingParameters(app: FastifyInstance): void {
+  const missing = [
+    ['/api/play/recording', 'id', 'the id of an episode, movie or video'],
+    ['/api/play/channel', 'number', 'a channel number such as 12 or 12.1'],
+  ] as const;
+  for (const [path, parameter, what] of missing) {
+    app.post(path, { schema: { hide: true } }, (_request, reply) =>
+      sendError(reply, { status: 400, code: 'invalid_parameter', parameter, message: `The path parameter '${parameter}' is missing: give ${what}, as in POST ${path}/<${parameter}>.` }),
+    );
+  }
 }
 
 /** Other methods on interface-B paths: 405 with the method that works, before any body is read. */

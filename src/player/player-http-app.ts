@@ -6,13 +6,14 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { createServer } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { PlayerService } from './player.service.js';
 import { VERSION } from '../version.js';
 import { corsHook, installPreflight } from '../http/cors.js';
 import { frameworkErrorHandler, installErrorHandlers, sendError } from '../http/error-reply.js';
-import { HTTP_SERVER_LIMITS, jsonClientErrorHandler } from '../http/http-limits.js';
+import { UnavailableError } from '../common/errors.js';
+import { redactUrl } from '../common/url-redaction.js';
+import { createHttpServer, jsonClientErrorHandler } from '../http/http-limits.js';
 import { registerPlayerControlRoutes } from './player-control.routes.js';
 import { type Refusal, isLocalHostHeader, isPrivateAddress, originRefusal } from '../http/request-origin.js';
 
@@ -28,11 +29,13 @@ const BODY_LIMIT = 64 * 1024;
 
 export async function buildPlayerHttpApp(options: PlayerHttpAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    serverFactory: (handler) => createServer(HTTP_SERVER_LIMITS, handler),
+    serverFactory: (handler) => createHttpServer(handler, 'GET, HEAD, POST, OPTIONS'),
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (logger) => logger,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // Any path parameter reaches its route's schema, however long (Node's 16 KB header
+    // limit bounds it): an over-long id or section is a 400 that says what is expected.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
     bodyLimit: BODY_LIMIT,
     // No type coercion: a notification whose title is the number 5 is a client's mistake, not a title.
     ajv: { customOptions: { verbose: true, removeAdditional: false, coerceTypes: false } },
@@ -40,13 +43,14 @@ export async function buildPlayerHttpApp(options: PlayerHttpAppOptions): Promise
     clientErrorHandler: jsonClientErrorHandler,
   });
   installErrorHandlers(app);
+  logServerFailures(app);
   acceptEmptyBodies(app);
   installPreflight(app, 'GET, HEAD, POST');
   corsHook(app);
   const allowed = new Set((options.allowedOrigins ?? []).map((origin) => origin.toLowerCase()));
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return done();
-    const refusal = commandRefusal(request.socket.remoteAddress, request.headers.host, request.headers.origin, allowed);
+    const refusal = commandRefusal(request.socket.remoteAddress, request.headers.host, request.headers.origin, allowed, request.protocol);
     if (!refusal) return done();
     sendError(reply, { status: 403, ...refusal });
   });
@@ -79,12 +83,28 @@ export function commandRefusal(
   host: string | undefined,
   origin: string | undefined,
   allowedOrigins: ReadonlySet<string>,
+  scheme = 'http',
 ): Refusal | undefined {
   if (!isPrivateAddress(remote)) return { code: 'forbidden', message: 'The player takes commands only from the local network (loopback and private addresses).' };
   if (!isLocalHostHeader(host)) {
     return { code: 'forbidden_host', message: 'Address the player by its IP address or a local name (such as tv.local): commands to other names are refused.' };
   }
-  return originRefusal(origin, host, { allowed: allowedOrigins, program: 'the player' });
+  return originRefusal(origin, host, { allowed: allowedOrigins, program: 'the player' }, scheme);
+}
+
+/**
+ * A command that failed on what the player depends on (502: the server refused, failed,
+ * could not be reached or answered nonsense, or the media did not open; 504: the server
+ * was silent) is logged: a remote shows only that it failed, and the player's log is
+ * where its owner looks for why. The URL is logged without its credentials.
+ */
+function logServerFailures(app: FastifyInstance): void {
+  app.addHook('onError', (request, _reply, error, done) => {
+    if (error instanceof UnavailableError && (error.status === 502 || error.status === 504)) {
+      request.log.warn({ method: request.method, url: redactUrl(request.url), code: error.code }, error.message);
+    }
+    done();
+  });
 }
 
 /**

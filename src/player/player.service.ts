@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import { SerialQueue } from '../common/concurrency.js';
 import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
+import { redactUrl } from '../common/url-redaction.js';
 import { NoEffect } from './no-effect.js';
 import type { AntennaServerClient, Programme, ServerChannel, ServerItem } from './antenna-server.client.js';
 import { MpvCommandError } from './mpv-ipc.js';
@@ -253,7 +254,8 @@ export class PlayerService {
       });
     } catch (error) {
       if (this.state.current?.tag === tag) this.state = afterLeaving(this.state);
-      throw error instanceof MediaLoadError ? new UnavailableError(502, 'media_unavailable', `${error.message} (${url})`) : error;
+      // The answer names the stream's URL, without credentials a --server URL may carry.
+      throw error instanceof MediaLoadError ? new UnavailableError(502, 'media_unavailable', `${error.message} (${redactUrl(url)})`) : error;
     }
   }
 

@@ -94,7 +94,7 @@ export function countMediaWork(db: Db, roots: readonly string[]): { unprobed: nu
   return statement(
     db,
     `SELECT count(*) FILTER (WHERE f.probed_at IS NULL) AS unprobed,
-            count(*) FILTER (WHERE f.probed_at IS NOT NULL AND f.thumbnail IS NULL AND f.problem IS NULL AND i.corrupted = 0) AS withoutThumbnail
+            count(*) FILTER (WHERE f.probed_at IS NOT NULL AND f.thumbnail IS NULL AND f.problem IS NULL AND (i.corrupted = 0 OR f.damaged IS NOT NULL)) AS withoutThumbnail
      FROM import_files f JOIN items i ON i.id = f.item_id WHERE f.root IN (SELECT value FROM json_each(?))`,
   ).get(JSON.stringify(roots)) as { unprobed: number; withoutThumbnail: number };
 }
@@ -106,15 +106,18 @@ export interface ProbeRecord {
   /** Which reader probed it: 'mp4box', 'ts-ebml', 'ts-reader', 'mediainfo' or 'ffprobe'. */
   reader: string | null;
   details: MediaDetails | null;
+  /** Why the file, which plays, is damaged (cut short); null for a whole file. */
+  damaged?: string | null;
 }
 
 export function saveProbeRecord(db: Db, path: string, record: ProbeRecord): void {
-  statement(db, 'UPDATE import_files SET probed_at = ?, chapters = ?, media_details = ?, problem = ?, probe_reader = ? WHERE path = ?').run(
+  statement(db, 'UPDATE import_files SET probed_at = ?, chapters = ?, media_details = ?, problem = ?, probe_reader = ?, damaged = ? WHERE path = ?').run(
     record.probedAt,
     record.chapters ? JSON.stringify(record.chapters) : null,
     record.details ? JSON.stringify(record.details) : null,
     record.problem,
     record.reader,
+    record.damaged ?? null,
     path,
   );
 }
@@ -130,7 +133,7 @@ export function listFilesNeedingThumbnails(db: Db, roots: readonly string[], aft
   return statement(
     db,
     `SELECT f.path, f.item_id, i.duration FROM import_files f JOIN items i ON i.id = f.item_id
-     WHERE f.probed_at IS NOT NULL AND f.thumbnail IS NULL AND i.corrupted = 0 AND f.problem IS NULL
+     WHERE f.probed_at IS NOT NULL AND f.thumbnail IS NULL AND (i.corrupted = 0 OR f.damaged IS NOT NULL) AND f.problem IS NULL
        AND f.path > ? AND f.root IN (SELECT value FROM json_each(?)) ORDER BY f.path LIMIT ?`,
   ).all(after, JSON.stringify(roots), limit) as ThumbnailWork[];
 }
@@ -190,7 +193,8 @@ export interface NotMediaFile {
 
 /** Imported files ffprobe could not read (the first `limit` by path), and how many there are. */
 export function listNotMediaFiles(db: Db, limit: number): { count: number; files: NotMediaFile[] } {
-  const from = 'FROM items i JOIN import_files f ON f.item_id = i.id WHERE i.corrupted = 1';
+  // A damaged file (cut short) is corrupted too, but plays: it is media.
+  const from = 'FROM items i JOIN import_files f ON f.item_id = i.id WHERE i.corrupted = 1 AND f.damaged IS NULL';
   const count = statement(db, `SELECT count(*) ${from}`).pluck().get() as number;
   const files = count === 0 ? [] : (statement(db, `SELECT f.item_id, f.path, f.problem ${from} ORDER BY f.path LIMIT ?`).all(limit) as NotMediaFile[]);
   return { count, files };

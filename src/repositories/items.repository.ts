@@ -170,13 +170,20 @@ export interface ItemFileRow {
   kind: ItemKind;
   source: ItemSource;
   path: string | null;
-  /** ffprobe could not read the file: it is not media. */
+  /** An import: ffprobe could not read the file (it is not media), or, with `damaged`, it plays but is cut short. A recording: damaged. */
   corrupted: 0 | 1;
+  /** An import that plays but is cut short (import_files.damaged): it is served, up to `duration`. */
+  damaged: 0 | 1;
+  duration: number | null;
 }
 
 /** Kind, source, file and probe verdict of a playable item, or undefined for an unknown id. */
 export function getItemFile(db: Db, id: string): ItemFileRow | undefined {
-  return statement(db, 'SELECT id, kind, source, path, corrupted FROM items WHERE id = ?').get(id) as ItemFileRow | undefined;
+  return statement(
+    db,
+    `SELECT i.id, i.kind, i.source, i.path, i.corrupted, f.damaged IS NOT NULL AS damaged, i.duration
+     FROM items i LEFT JOIN import_files f ON f.item_id = i.id WHERE i.id = ?`,
+  ).get(id) as ItemFileRow | undefined;
 }
 
 /** Watch state as a player reports it; false when no such item. */

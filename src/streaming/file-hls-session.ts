@@ -18,6 +18,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NotFoundError, UnavailableError } from '../common/errors.js';
 import { lastLine, startProgram, stopProgram, type StartedProgram } from '../common/external-program.js';
+import type { OpenedFile } from '../common/path-boundary.js';
+import { INPUT_PATH } from '../media-tools/library-input.js';
 import type { StreamInfo, SubtitleStreamInfo } from '../media-tools/stream-info.js';
 import { fileHlsArgs, type HlsEncoder } from './hls-ffmpeg-args.js';
 import { SEGMENT_SECONDS, segmentCount, segmentName, subtitlePlaylist, vodPlaylist } from './hls-playlists.js';
@@ -53,7 +55,12 @@ interface Run {
 
 export interface FileSessionSetup {
   itemId: string;
-  path: string;
+  /**
+   * The file, opened once after the boundary's check: every ffmpeg the session starts
+   * (a seek's restart, subtitles) reads this descriptor, never the path again, so a
+   * link swapped in mid-session is never followed. Closed when the session ends.
+   */
+  file: OpenedFile;
   info: StreamInfo;
   variants: readonly Variant[];
   /** A recording still being written. */
@@ -88,7 +95,7 @@ export class FileHlsSession extends HlsSession {
     this.count = segmentCount(setup.info.duration ?? SEGMENT_SECONDS);
     this.event = playsAsEvent(setup);
     this.subtitles = this.event ? [] : (setup.info.subtitles ?? []);
-    this.subtitleFiles = new SubtitleFiles({ sessionId: context.id, input: setup.path, dir: context.dir, ffmpeg: context.ffmpeg, runner: context.runner, logger: context.logger });
+    this.subtitleFiles = new SubtitleFiles({ sessionId: context.id, input: setup.file, dir: context.dir, ffmpeg: context.ffmpeg, runner: context.runner, logger: context.logger });
   }
 
   get itemId(): string {
@@ -195,6 +202,7 @@ export class FileHlsSession extends HlsSession {
     clearInterval(this.throttle);
     const runs = [...this.stopping, ...(this.run ? [this.run] : [])];
     await Promise.all([...runs.map((run) => this.stopRun(run)), this.subtitleFiles.stop()]);
+    await this.setup.file.handle.close().catch(() => undefined);
   }
 
   /** Whether the running ffmpeg will write segment `index` of `variant` soon. */
@@ -212,8 +220,8 @@ export class FileHlsSession extends HlsSession {
     const encoder = variant.kind === 'transcode' ? this.context.encoder() : 'software';
     const dir = this.variantDir(variant);
     mkdirSync(dir, { recursive: true });
-    const args = fileHlsArgs({ input: this.setup.path, variant, startSegment, segmentSeconds: SEGMENT_SECONDS, outDir: dir, encoder, growing: this.setup.growing, event: this.event });
-    const program = startProgram(this.context.ffmpeg, args);
+    const args = fileHlsArgs({ input: INPUT_PATH, variant, startSegment, segmentSeconds: SEGMENT_SECONDS, outDir: dir, encoder, growing: this.setup.growing, event: this.event });
+    const program = startProgram(this.context.ffmpeg, args, { inputFd: this.setup.file.fd });
     const run: Run = { variant, startSegment, program, encoder, next: startSegment, stoppedByUs: false, paused: false };
     this.run = run;
     this.lastAsked = startSegment;

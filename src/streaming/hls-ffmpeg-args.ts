@@ -6,13 +6,14 @@
  * is whole. And a text subtitle stream of a file as one WebVTT file.
  */
 import { join } from 'node:path';
+import { mediaInputLimits } from '../media-tools/library-input.js';
 import type { Variant } from './hls-variants.js';
 
 export const HLS_ENCODERS = ['software', 'vaapi', 'nvenc', 'qsv'] as const;
 export type HlsEncoder = (typeof HLS_ENCODERS)[number];
 
 export interface FileHlsJob {
-  /** The file's real path (already checked against the library's boundary). */
+  /** The file as the program reads it: INPUT_PATH, the descriptor opened after the boundary's check (library-input.ts). */
   input: string;
   variant: Variant;
   /** The first segment to write; ffmpeg seeks to its start. */
@@ -88,6 +89,7 @@ export function fileHlsArgs(job: FileHlsJob): string[] {
     // `follow` is the file protocol's: read on at the end; rw_timeout ends it once the file has not grown for 30 s
     // (longer than the recorder's reconnect waits).
     ...(job.growing ? ['-follow', '1', '-rw_timeout', '30000000'] : []),
+    ...mediaInputLimits(),
     // `file:` keeps a name that starts with a dash or names a protocol a plain file.
     '-i', `file:${job.input}`,
     ...(start > 0 ? ['-output_ts_offset', String(start)] : []),
@@ -114,7 +116,7 @@ export function fileHlsArgs(job: FileHlsJob): string[] {
 export const FILE_TS_START_PTS = 126_000;
 
 export interface SubtitleVttJob {
-  /** The file's real path (already checked against the library's boundary). */
+  /** The file as the program reads it: INPUT_PATH (library-input.ts). */
   input: string;
   /** The stream's index among the file's subtitle streams. */
   subtitleIndex: number;
@@ -127,7 +129,7 @@ export interface SubtitleVttJob {
  * segments), which X-TIMESTAMP-MAP then places on the segments' clock.
  */
 export function subtitleVttArgs(job: SubtitleVttJob): string[] {
-  return [...QUIET, '-i', `file:${job.input}`, '-map', `0:s:${job.subtitleIndex}`, '-c:s', 'webvtt', '-f', 'webvtt', job.output];
+  return [...QUIET, ...mediaInputLimits(), '-i', `file:${job.input}`, '-map', `0:s:${job.subtitleIndex}`, '-c:s', 'webvtt', '-f', 'webvtt', job.output];
 }
 
 /** A live channel: MPEG-TS on stdin, a sliding window of `windowSegments` segments, older ones deleted. */

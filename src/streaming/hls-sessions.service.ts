@@ -5,11 +5,13 @@
  * let go). Transcodes are counted: past the limit, a new one is a 503.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError, UnavailableError } from '../common/errors.js';
 import { type ProgramRunner, spawnRunner } from '../common/external-program.js';
+import type { OpenedFile } from '../common/path-boundary.js';
 import { probeStreams, type StreamInfo } from '../media-tools/stream-info.js';
 import { FileHlsSession, playsAsEvent } from './file-hls-session.js';
 import type { HlsEncoder } from './hls-ffmpeg-args.js';
@@ -43,8 +45,14 @@ export interface HlsServiceOptions {
   aheadSegments?: number;
   logger?: Logger | undefined;
   now?: () => number;
-  /** A playable item's real path, and whether it is still being recorded; throws 404/403/409 as the stream route does. */
-  resolveItem(id: string): { path: string; growing: boolean };
+  /** Throws the 404/403/409 the stream route would answer for an item; opens nothing (HEAD). */
+  checkItem(id: string): void;
+  /**
+   * A playable item's file, opened after the boundary's check (the session reads that
+   * descriptor and nothing else, restarts included), whether it is still being recorded,
+   * and how far a damaged file plays; throws 404/403/409 as the stream route does.
+   */
+  openItem(id: string): Promise<{ file: OpenedFile; growing: boolean; playableSeconds?: number }>;
   /** A channel number's id; throws a 404 for a number no source carries ('ANY'), or the named source does not. */
   resolveChannel(number: string, source: string): { number: string; id: string };
   joinChannel: JoinChannel;
@@ -111,7 +119,7 @@ export class HlsService {
 
   /** Throws the 404 (or 403, 409) a master playlist of this item would answer; starts nothing (HEAD). */
   checkItem(itemId: string): void {
-    this.options.resolveItem(itemId);
+    this.options.checkItem(itemId);
   }
 
   /** Throws the 404 a master playlist of this channel would answer; joins nothing (HEAD). */
@@ -122,17 +130,24 @@ export class HlsService {
   /** A new session of an item, and its master playlist. */
   async fileMaster(itemId: string, request: VariantRequest, client: string): Promise<string> {
     this.assertRunning();
-    const { path, growing } = this.options.resolveItem(itemId);
-    const info = await this.info(path, growing, itemId);
-    this.assertRunning();
-    const offered = chooseVariants(info, request);
-    // A recording still being written (or a file of unknown length) plays one rendition: switching would restart its EVENT playlist.
-    const variants = playsAsEvent({ growing, info }) ? offered.slice(0, 1) : offered;
-    if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `The streams of '${itemId}' cannot be sent without transcoding; ask without encoder=remux.`);
-    const context = this.context(client);
-    const session = new FileHlsSession(context, { itemId, path, info, variants, growing });
-    this.sessions.set(context.id, session);
-    return masterPlaylist(variants, `s/${context.id}/`, session.subtitles);
+    const { file, growing, playableSeconds } = await this.options.openItem(itemId);
+    try {
+      const probed = await this.info(file, growing);
+      // A damaged file plays as far as its data goes, not the length its container declares.
+      const info = playableSeconds !== undefined && probed.duration !== null ? { ...probed, duration: Math.min(probed.duration, playableSeconds) } : probed;
+      this.assertRunning();
+      const offered = chooseVariants(info, request);
+      // A recording still being written (or a file of unknown length) plays one rendition: switching would restart its EVENT playlist.
+      const variants = playsAsEvent({ growing, info }) ? offered.slice(0, 1) : offered;
+      if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `The streams of '${itemId}' cannot be sent without transcoding; ask without encoder=remux.`);
+      const context = this.context(client);
+      const session = new FileHlsSession(context, { itemId, file, info, variants, growing });
+      this.sessions.set(context.id, session);
+      return masterPlaylist(variants, `s/${context.id}/`, session.subtitles);
+    } catch (error) {
+      await file.handle.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** A new session of a live channel (joined now, so its codecs are known), and its master playlist. */
@@ -151,7 +166,8 @@ export class HlsService {
       mkdirSync(context.dir, { recursive: true });
       const sample = join(context.dir, 'sample.ts');
       writeFileSync(sample, bytes);
-      const probed = await probeStreams(sample, this.options.ffprobe);
+      const handle = await open(sample, 'r');
+      const probed = await probeStreams(handle, this.options.ffprobe).finally(() => handle.close());
       rmSync(sample, { force: true });
       const variants = chooseVariants(probed.ok ? probed.info : BROADCAST_GUESS, { ...request, maxHeight: Math.min(request.maxHeight ?? 720, 720) });
       if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `Channel ${number} cannot be sent without transcoding; ask without encoder=remux.`);
@@ -234,18 +250,15 @@ export class HlsService {
     };
   }
 
-  /** The streams of a file, remembered while its size and time stay the same (a growing recording is read each time). */
-  private async info(path: string, growing: boolean, itemId: string): Promise<StreamInfo> {
-    const stat = statSync(path, { throwIfNoEntry: false });
-    // Resolved a moment ago, gone now (deleted, a rescan pending).
-    if (!stat) throw new NotFoundError('file on disk for item', itemId);
-    const key = `${stat.size}:${stat.mtimeMs}`;
-    const known = this.probed.get(path);
+  /** The streams of a file, remembered while it is the same file of the same size and time (a growing recording is read each time). */
+  private async info(file: OpenedFile, growing: boolean): Promise<StreamInfo> {
+    const key = `${file.identity}:${file.size}:${file.mtimeMs}`;
+    const known = this.probed.get(file.realPath);
     if (!growing && known?.key === key) return known.info;
-    const probed = await probeStreams(path, this.options.ffprobe);
+    const probed = await probeStreams(file, this.options.ffprobe);
     if (!probed.ok) throw new UnavailableError(502, 'not_playable', `The file cannot be streamed: ${probed.reason}.`);
     if (this.probed.size > 500) this.probed.clear();
-    this.probed.set(path, { key, info: probed.info });
+    this.probed.set(file.realPath, { key, info: probed.info });
     return probed.info;
   }
 }

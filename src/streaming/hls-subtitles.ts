@@ -15,6 +15,8 @@ import type { Logger } from 'pino';
 import { NotFoundError, UnavailableError } from '../common/errors.js';
 import { lastLine, type ProgramOutcome, type ProgramRunner } from '../common/external-program.js';
 import type { SubtitleStreamInfo } from '../media-tools/stream-info.js';
+import { INPUT_PATH } from '../media-tools/library-input.js';
+import type { OpenedInput } from '../media-tools/media-probe.js';
 import { FILE_TS_START_PTS, subtitleVttArgs } from './hls-ffmpeg-args.js';
 import { withTimestampMap } from './hls-playlists.js';
 
@@ -26,8 +28,8 @@ export const SUBTITLE_TIMEOUT_MS = 120_000;
 
 export interface SubtitleFilesOptions {
   sessionId: string;
-  /** The file's real path. */
-  input: string;
+  /** The file, opened after the boundary's check: ffmpeg reads this descriptor (library-input.ts). */
+  input: OpenedInput;
   /** The session's folder. */
   dir: string;
   ffmpeg: string;
@@ -74,7 +76,8 @@ export class SubtitleFiles {
     // ffmpeg writes beside it; the file the route sends appears whole, with its map, or not at all.
     const raw = join(dir, `subs-${subtitle.index}.ffmpeg.vtt`);
     mkdirSync(dir, { recursive: true });
-    const outcome = await runner.run(ffmpeg, subtitleVttArgs({ input, subtitleIndex: subtitle.index, output: raw }), {
+    const outcome = await runner.run(ffmpeg, subtitleVttArgs({ input: INPUT_PATH, subtitleIndex: subtitle.index, output: raw }), {
+      inputFd: input.fd,
       timeoutMs: this.options.timeoutMs ?? SUBTITLE_TIMEOUT_MS,
       signal: this.abort.signal,
       collectStdout: false,

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itemFiles } from '../support/hls-items.js';
 import { type HlsJsPage, startHlsJsPage } from '../support/hls-js-page.js';
 import { NotFoundError } from '../../src/common/errors.js';
 import { HlsService } from '../../src/streaming/hls-sessions.service.js';
@@ -47,10 +48,10 @@ beforeAll(async () => {
     ffprobe: 'ffprobe',
     encoder: 'software',
     maxTranscodes: 2,
-    resolveItem: (id) => {
+    ...itemFiles((id) => {
       if (id !== 'beach') throw new NotFoundError('file', id);
       return { path: subbed, growing: false };
-    },
+    }),
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },

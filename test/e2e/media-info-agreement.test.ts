@@ -12,10 +12,11 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type MediaDetails, tagsOf } from '../../src/media-tools/media-details.js';
 import { HeaderReaderPool, type ProbeReader, probeMedia } from '../../src/media-tools/media-header.js';
-import { probeFile } from '../../src/media-tools/media-probe.js';
+import { type OpenedInput, probeFile } from '../../src/media-tools/media-probe.js';
+import { type OpenedFile, PathBoundary } from '../../src/common/path-boundary.js';
 import { makeCaptionedTsClip } from '../support/cea608-clip.js';
 
 const SOURCES = {
@@ -47,6 +48,8 @@ interface Case {
   tag?: string;
   /** ffprobe (5.1) misses the captions in the video unless it decodes every frame (test/e2e/cea608-clip.test.ts shows them there); the TS reader sees them. */
   ffprobeMissesCaptions?: boolean;
+  /** Cut short: ffprobe repeats the length its container declares; ours is the length its data plays (issue 36), and it is marked damaged. */
+  damaged?: boolean;
 }
 
 const cut = (from: string, to: string, keep: (length: number) => [number, number]) => (dir: string) => {
@@ -154,8 +157,8 @@ const CASES: Case[] = [
     reader: 'ffprobe',
     derive: (dir) => ffmpeg([...['-i', join(dir, 'h264-aac.mp4'), '-i', join(dir, 'chapters.txt')], '-map_metadata', '1', '-map_chapters', '1', '-c', 'copy', join(dir, 'chapters.mp4')]),
   },
-  { name: 'Matroska cut short (a copy that stopped)', file: 'truncated.mkv', args: [], reader: 'ffprobe', derive: cut('hd-ac3.mkv', 'truncated.mkv', (length) => [0, Math.floor(length / 3)]) },
-  { name: 'MP4 cut short, index at the front', file: 'truncated-faststart.mp4', args: [], reader: 'ffprobe', derive: cut('faststart.mp4', 'truncated-faststart.mp4', (length) => [0, Math.floor(length / 2)]) },
+  { name: 'Matroska cut short (a copy that stopped)', file: 'truncated.mkv', args: [], reader: 'ffprobe', damaged: true, derive: cut('hd-ac3.mkv', 'truncated.mkv', (length) => [0, Math.floor(length / 3)]) },
+  { name: 'MP4 cut short, index at the front', file: 'truncated-faststart.mp4', args: [], reader: 'ffprobe', damaged: true, derive: cut('faststart.mp4', 'truncated-faststart.mp4', (length) => [0, Math.floor(length / 2)]) },
   { name: 'MP4 cut short, index at the end (lost)', file: 'truncated.mp4', args: [], reader: 'ffprobe', unreadable: true, derive: cut('h264-aac.mp4', 'truncated.mp4', (length) => [0, Math.floor(length / 2)]) },
   {
     // Written to a pipe, as a recorder streams it (no Duration, no sizes), and only its first half there yet, as a scan finds it.
@@ -204,6 +207,21 @@ beforeAll(async () => {
   pool = new HeaderReaderPool(2);
 }, 120_000);
 
+/** Files are opened as the importer opens them: checked against the boundary (here the test's folder), closed after each test. */
+const opened: OpenedFile[] = [];
+async function checked(path: string): Promise<OpenedFile> {
+  const opening = await new PathBoundary(() => [dir]).open(path);
+  if (!opening.ok) throw new Error(`${path} not opened: ${opening.reason}`);
+  opened.push(opening.file);
+  return opening.file;
+}
+const ffprobeOf = async (path: string, signal?: AbortSignal) => probeFile((await checked(path)) as OpenedInput, undefined, signal);
+const probeOf = async (path: string) => probeMedia(await checked(path), pool, {}, new AbortController().signal);
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((file) => file.handle.close()));
+});
+
 afterAll(() => {
   pool?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -213,7 +231,7 @@ describe('probeMedia (mp4box, ts-ebml, MediaInfo, ffprobe behind them) agrees wi
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const path = join(dir, c.file);
     const signal = new AbortController().signal;
-    const [ours, reference] = await Promise.all([probeMedia(path, pool, undefined, signal), probeFile(path, undefined, signal)]);
+    const [ours, reference] = await Promise.all([probeMedia(await checked(path), pool, {}, signal), ffprobeOf(path, signal)]);
     expect(ours.reader).toBe(c.reader);
     if (c.unreadable) {
       expect([ours.ok, reference.ok]).toEqual([false, false]);
@@ -226,7 +244,9 @@ describe('probeMedia (mp4box, ts-ebml, MediaInfo, ffprobe behind them) agrees wi
       reference.result.tags = tagsOf(reference.result.details);
     }
     const expected = reference.result.duration;
-    if (expected === null) expect(ours.result.duration).toBeNull();
+    expect(ours.result.damaged !== undefined).toBe(c.damaged === true);
+    if (c.damaged) expect(ours.result.duration).toBeLessThan((expected ?? 0) * 0.8);
+    else if (expected === null) expect(ours.result.duration).toBeNull();
     else expect(Math.abs((ours.result.duration ?? -1) - expected)).toBeLessThanOrEqual(Math.max(0.1, expected * 0.005));
     expect(ours.result.tags).toEqual(reference.result.tags);
     if (c.tag) expect(ours.result.tags).toContain(c.tag);
@@ -239,10 +259,10 @@ describe('probeMedia (mp4box, ts-ebml, MediaInfo, ffprobe behind them) agrees wi
   it('reads only the head and the tail of a large TS (10 MB at 20 Mbit/s, as broadcasts are sent)', async () => {
     const path = join(dir, 'large.ts');
     ffmpeg([...SOURCES.v320, ...SOURCES.tone, ...X264, '-g', '25', '-c:a', 'aac', '-muxrate', '20000k', '-shortest', path]);
-    const answer = await pool.read(path);
+    const answer = await pool.read(await checked(path));
     expect(answer?.ts?.size).toBeGreaterThan(9_000_000);
     expect(answer?.ts?.bytesRead).toBeLessThan(2_000_000);
-    const [ours, reference] = await Promise.all([probeMedia(path, pool, undefined, new AbortController().signal), probeFile(path)]);
+    const [ours, reference] = await Promise.all([probeOf(path), ffprobeOf(path)]);
     if (!ours.ok || !reference.ok) throw new Error('not read');
     expect(ours.reader).toBe('ts-reader');
     expect(Math.abs((ours.result.duration ?? 0) - (reference.result.duration ?? 0))).toBeLessThanOrEqual(0.1);
@@ -254,7 +274,7 @@ describe('probeMedia (mp4box, ts-ebml, MediaInfo, ffprobe behind them) agrees wi
     writeFileSync(path, '');
     for (const share of [0.35, 0.7, 1]) {
       appendFileSync(path, whole.subarray(readFileSync(path).length, Math.floor(whole.length * share) - (share < 1 ? 61 : 0)));
-      const [ours, reference] = await Promise.all([probeMedia(path, pool, undefined, new AbortController().signal), probeFile(path)]);
+      const [ours, reference] = await Promise.all([probeOf(path), ffprobeOf(path)]);
       if (!ours.ok || !reference.ok) throw new Error(`not read at ${share}`);
       expect(ours.reader).toBe('ts-reader');
       expect(comparable(ours.result.details)).toEqual(comparable(reference.result.details));
@@ -265,7 +285,7 @@ describe('probeMedia (mp4box, ts-ebml, MediaInfo, ffprobe behind them) agrees wi
   it('does not give mp4box a MOV whose audio counts millions of samples (PCM: an object each), MediaInfo reads it', async () => {
     const path = join(dir, 'long-pcm.mov');
     ffmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=mono', '-t', '50', '-c:a', 'pcm_s16le', path]);
-    const answer = await pool.read(path);
+    const answer = await pool.read(await checked(path));
     expect(answer?.mp4).toBeUndefined();
     expect(answer?.tracks?.some((track) => track['@type'] === 'Audio')).toBe(true);
   });
@@ -273,11 +293,16 @@ describe('probeMedia (mp4box, ts-ebml, MediaInfo, ffprobe behind them) agrees wi
   it('reads a file whose name holds a line separator (U+2028, which JSON leaves as it is)', async () => {
     const path = join(dir, 'odd\u2028name.mp4');
     copyFileSync(join(dir, 'h264-aac.mp4'), path);
-    expect(await probeMedia(path, pool, undefined, new AbortController().signal)).toMatchObject({ ok: true, reader: 'mp4box' });
+    expect(await probeOf(path)).toMatchObject({ ok: true, reader: 'mp4box' });
   });
 
-  it('leaves a file that vanished to ffprobe, which reports it', async () => {
-    const outcome = await probeMedia(join(dir, 'not-there.mp4'), pool, undefined, new AbortController().signal);
-    expect(outcome).toMatchObject({ ok: false, reader: 'ffprobe' });
+  it('leaves a file replaced after it was checked to ffprobe, which reads the file checked (the reading process refuses the other)', async () => {
+    const path = join(dir, 'swapped.mp4');
+    copyFileSync(join(dir, 'h264-aac.mp4'), path);
+    const file = await checked(path);
+    rmSync(path);
+    writeFileSync(path, 'not the file that was checked');
+    expect(await pool.read(file)).toBeUndefined();
+    expect(await probeMedia(file, pool, {}, new AbortController().signal)).toMatchObject({ ok: true, reader: 'ffprobe' });
   });
 });

@@ -3,14 +3,17 @@
  * `antenna server` as a process over real folders with symbolic links leading out of
  * them (named like a video, like a poster, to a folder, a loop) and one that stays
  * inside; a file that is not media; writes from other sites' pages; sources given as
- * local paths through the API; and what Node's HTTP layer answers by itself.
+ * local paths through the API; and what Node's HTTP layer answers by itself. Then
+ * `antenna player` as a process: the same HTTP edges, and a token in a command's URL
+ * kept out of its log when its server fails.
  */
-import { connect } from 'node:net';
+import http from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClip, makeImage, writeText } from '../support/media-tree.js';
-import { type StartedServer, startAntennaServer } from '../support/server-process.js';
+import { type StartedServer, startAntennaPlayer, startAntennaServer } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';
 
 type Json = Record<string, unknown>;
@@ -43,9 +46,9 @@ async function scanned(): Promise<Json> {
   }
 }
 
-/** Sends raw bytes and collects what comes back until the server closes the connection. */
-function rawExchange(bytes: string): Promise<{ answer: string; ms: number }> {
-  const { hostname, port } = new URL(server.url);
+/** Sends raw bytes and collects what comes back until the server (by default `antenna server`) closes the connection. */
+function rawExchange(bytes: string, url = server.url): Promise<{ answer: string; ms: number }> {
+  const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const socket = connect(Number(port), hostname, () => socket.write(bytes));
@@ -168,6 +171,13 @@ describe('writes from web pages', () => {
     expect((await call('/dvr/refresh', { method: 'POST', headers: { origin: 'http://dashboard.local:8123' } })).status).toBe(200);
     expect((await call('/dvr/refresh', { method: 'POST', headers: { origin: new URL(server.url).origin } })).status).toBe(200);
   });
+
+  it('counts the scheme: an https page at the server’s host and port is another origin than this http server', async () => {
+    const { host } = new URL(server.url);
+    const refused = await call('/dvr/refresh', { method: 'POST', headers: { origin: `https://${host}` } });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ status: 403, code: 'forbidden_origin', message: expect.stringContaining(`--allow-origin https://${host}`) });
+  });
 });
 
 describe('sources and guides through the API', () => {
@@ -194,6 +204,23 @@ describe('what Node’s HTTP layer answers', () => {
     expect(jsonBodyOf(huge.answer)).toMatchObject({ status: 431, code: 'headers_too_large' });
   });
 
+  it('answers an HTTP/1.1 request without Host with a JSON 400, and still serves HTTP/1.0 without one', async () => {
+    const hostless = await rawExchange('GET /status HTTP/1.1\r\n\r\n');
+    expect(hostless.answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(hostless.answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(jsonBodyOf(hostless.answer)).toMatchObject({ status: 400, code: 'missing_host', message: expect.stringContaining('Host') });
+    const old = await rawExchange('GET /health/live HTTP/1.0\r\n\r\n');
+    expect(old.answer).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('answers CONNECT with a JSON 405 and closes the connection, since it is no proxy', async () => {
+    const tunnel = await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(tunnel.answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(tunnel.answer).toMatch(/\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n/);
+    expect(tunnel.answer).toMatch(/\r\nConnection: close\r\n/);
+    expect(jsonBodyOf(tunnel.answer)).toMatchObject({ status: 405, code: 'method_not_allowed' });
+  });
+
   it('drops a client that never finishes its headers after about 10 s, with a 408 JSON answer', async () => {
     const slow = await rawExchange('GET /status HTTP/1.1\r\nHost: x\r\nX-Slow: ');
     expect(slow.ms).toBeGreaterThanOrEqual(9_000);
@@ -201,4 +228,57 @@ describe('what Node’s HTTP layer answers', () => {
     expect(slow.answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(jsonBodyOf(slow.answer)).toMatchObject({ status: 408, code: 'request_timeout' });
   }, 30_000);
+});
+
+describe('the player (interface B) as a process', () => {
+  let player: StartedServer;
+  // A server that answers every request with what GET /dvr gives: never an item.
+  const standIn = http.createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ recordings: '/srv/recordings', roots: [] }));
+  });
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+    player = await startAntennaPlayer(['--server', `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await player?.stop();
+    standIn.closeAllConnections();
+    standIn.close();
+  });
+
+  it('answers a request without Host with a JSON 400, and CONNECT with a JSON 405', async () => {
+    const hostless = await rawExchange('POST /api/toggle_mute HTTP/1.1\r\nContent-Length: 0\r\n\r\n', player.url);
+    expect(hostless.answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(jsonBodyOf(hostless.answer)).toMatchObject({ status: 400, code: 'missing_host' });
+    const tunnel = await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', player.url);
+    expect(tunnel.answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(tunnel.answer).toMatch(/\r\nAllow: GET, HEAD, POST, OPTIONS\r\n/);
+    expect(jsonBodyOf(tunnel.answer)).toMatchObject({ status: 405, code: 'method_not_allowed' });
+  });
+
+  it('takes commands from its own http page, not from an https page at its host and port', async () => {
+    const { origin, host } = new URL(player.url);
+    expect((await fetch(`${player.url}/api/toggle_mute`, { method: 'POST', headers: { origin } })).status).toBe(200);
+    const refused = await fetch(`${player.url}/api/toggle_mute`, { method: 'POST', headers: { origin: `https://${host}` } });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ code: 'forbidden_origin' });
+    await fetch(`${player.url}/api/toggle_mute`, { method: 'POST' });
+  });
+
+  it('refuses an id that is not one (400), answers 502 for a server that answers nonsense, and logs no token a command carried', async () => {
+    const dots = await rawExchange('POST /api/play/recording/..?token=SECRET-DOTS HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', player.url);
+    expect(dots.answer).toMatch(/^HTTP\/1\.1 400 /);
+    const item = await fetch(`${player.url}/api/play/recording/imp-0123456789abcdef?token=SECRET-ITEM`, { method: 'POST' });
+    expect(item.status).toBe(502);
+    expect(await item.json()).toMatchObject({ code: 'bad_server_answer' });
+    // The line comes through the process's stdout pipe, maybe after the answer.
+    const deadline = Date.now() + 5000;
+    while (!player.output().stdout.includes('?token=[Redacted]') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { stdout, stderr } = player.output();
+    expect(stdout).toContain('/api/play/recording/imp-0123456789abcdef?token=[Redacted]');
+    expect(stdout + stderr).not.toContain('SECRET');
+  });
 });

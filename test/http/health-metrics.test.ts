@@ -207,9 +207,10 @@ describe('GET /metrics', () => {
       ffprobe: 'ffprobe',
       encoder: 'software',
       maxTranscodes: 2,
-      resolveItem: (id) => {
+      checkItem: (id) => {
         throw new NotFoundError('file', id);
       },
+      openItem: (id) => Promise.reject(new NotFoundError('file', id)),
       resolveChannel: (number) => {
         throw new NotFoundError('channel', number);
       },

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/common/errors.js';
 import { type ProgramOutcome, type ProgramRunner, type RunOptions, spawnRunner } from '../../src/common/external-program.js';
 import { HlsService } from '../../src/streaming/hls-sessions.service.js';
+import { itemFiles } from '../support/hls-items.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
 
 let temp: TempLibrary;
@@ -72,12 +73,12 @@ async function serve(runner: ProgramRunner): Promise<{ app: FastifyInstance; hls
     encoder: 'software',
     maxTranscodes: 1,
     logger,
-    resolveItem: (id) => {
+    ...itemFiles((id) => {
       // 'growing': the subtitled file as a recording still being written (an EVENT playlist).
       const path = files[id === 'growing' ? 'subbed' : id];
       if (!path) throw new NotFoundError('file', id);
       return { path, growing: id === 'growing' };
-    },
+    }),
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },

@@ -14,6 +14,7 @@ import { LibraryEditsService } from '../../src/management/library-edits.service.
 import { MediaFilesService } from '../../src/management/media-files.service.js';
 import { PathBoundary } from '../../src/common/path-boundary.js';
 import { HlsService } from '../../src/streaming/hls-sessions.service.js';
+import { itemFiles } from '../support/hls-items.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
 
 let temp: TempLibrary;
@@ -31,10 +32,10 @@ beforeAll(async () => {
     ffprobe: 'ffprobe',
     encoder: 'software',
     maxTranscodes: 1,
-    resolveItem: (id) => {
+    ...itemFiles((id) => {
       if (id !== 'clip') throw new NotFoundError('file', id);
       return { path: clip, growing: false };
-    },
+    }),
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },

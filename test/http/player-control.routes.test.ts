@@ -45,6 +45,20 @@ async function call(method: string, url: string, options: { body?: string; heade
 }
 
 const post = (path: string, body?: string, headers?: Record<string, string>) => call('POST', `/api/${path}`, { ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
+
+/** A POST whose path goes out exactly as written (no dot segments resolved), over a socket to the running player. */
+function rawPost(path: string): Promise<{ status: number; json: Json }> {
+  const { hostname, port } = new URL(running.url);
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: hostname, port, method: 'POST', path }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) as Json }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
 const prop = (name: string) => mpvProperty(socket, name);
 const position = async () => Number(await prop('time-pos'));
 const serverItem = async (id: string) => (await callJson(server.url.replace('localhost', '127.0.0.1'), 'GET', `/dvr/files/${id}`)).json;
@@ -249,9 +263,63 @@ describe('interface B: playing items', () => {
     expect(item.watched).toBe(false);
   });
 
-  it('answers 404 for an unknown item and for an id longer than any', async () => {
+  it('answers 404 for an unknown item', async () => {
     expect((await post('play/recording/no-such-item')).json).toMatchObject({ status: 404, code: 'not_found' });
-    expect((await post(`play/recording/${'x'.repeat(3000)}`)).status).toBe(404);
+    expect(await prop('idle-active')).toBe(true);
+  });
+
+  it('answers 400 for ids that are not ids, before asking the server: dot segments, slashes, empty, over-long', async () => {
+    // Sent as written, over a socket: inject() and fetch() would resolve the dot segments themselves.
+    for (const id of ['..', '%2e%2e', '%2E.', '.', '%2e', 'a%2Fb', '..%2Fstatus', '%00', 'x%20y', 'x'.repeat(129), 'x'.repeat(3000)]) {
+      const answer = await rawPost(`/api/play/recording/${id}`);
+      expect([id.slice(0, 20), answer.status]).toEqual([id.slice(0, 20), 400]);
+      expect(answer.json).toMatchObject({ status: 400, code: 'invalid_parameter', parameter: 'id', message: expect.stringMatching(/letters, digits/) });
+    }
+    for (const path of ['/api/play/recording/', '/api/play/recording']) {
+      expect((await rawPost(path)).json, path).toMatchObject({ status: 400, code: 'invalid_parameter', parameter: 'id', message: expect.stringMatching(/is missing/) });
+    }
+    expect((await rawPost('/api/play/channel/')).json).toMatchObject({ status: 400, parameter: 'number' });
+    // a/b is two segments: no such route.
+    expect((await rawPost('/api/play/recording/a/b')).json).toMatchObject({ status: 404, code: 'not_found' });
+    // Every form of id the server makes is taken, and asked of the server.
+    for (const id of ['imp-0123456789abcdef', 'rec-1767312000-4', 'rec-1767312000-4294967300', 'sample-ep-1', 'x', 'A.b_c-1', 'x'.repeat(128)]) {
+      expect((await rawPost(`/api/play/recording/${id}`)).json, id).toMatchObject({ status: 404, code: 'not_found' });
+    }
+    expect(await prop('idle-active')).toBe(true);
+  });
+
+  it('answers 502 bad_server_answer, not 500, when its server answers something that is not the item', async () => {
+    // A stand-in that answers with what another route gives (what `..` used to reach), with nothing, or with another item.
+    const answers: Record<string, unknown> = {
+      '/dvr/files/dvr-info': { recordings: '/srv/recordings', roots: [] },
+      '/dvr/files/a-list': [],
+      '/dvr/files/no-file': { id: 'no-file', title: 'T' },
+      '/dvr/files/bad-chapters': { id: 'bad-chapters', file: { available: true, chapters: 'none' } },
+      '/dvr/files/other-item': { id: 'imp-0123456789abcdef', file: { available: true, chapters: [] } },
+      '/dvr/files/not-json': 'x',
+      '/api/v1/channels': { channels: [] },
+    };
+    const standIn = http.createServer((request, response) => {
+      const body = answers[request.url ?? ''];
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(body === 'x' ? '<html>' : JSON.stringify(body ?? null));
+    });
+    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+    serverBase = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
+    try {
+      for (const id of ['dvr-info', 'a-list', 'no-file', 'bad-chapters', 'other-item', 'not-json']) {
+        const answer = await post(`play/recording/${id}`);
+        expect(answer.json, id).toMatchObject({ status: 502, code: 'bad_server_answer', message: expect.stringContaining(`${serverBase} answered GET /dvr/files/${id} with something other than the recording '${id}'`) });
+      }
+      for (const command of ['play/channel/2', 'channel_up']) {
+        expect((await post(command)).json, command).toMatchObject({ status: 502, code: 'bad_server_answer', message: expect.stringContaining('a list of channels') });
+      }
+      expect((await call('GET', '/api/favorite_channels')).json).toMatchObject({ status: 502, code: 'bad_server_answer' });
+    } finally {
+      serverBase = server.url.replace('localhost', '127.0.0.1');
+      standIn.closeAllConnections();
+      standIn.close();
+    }
     expect(await prop('idle-active')).toBe(true);
   });
 });
@@ -476,6 +544,29 @@ describe('interface B: order, speed and faults', () => {
     // An even number of toggles: where it started.
     expect(await prop('mute')).toBe(before);
   });
+});
+
+describe('interface B: play routes', () => {
+  it('never answers 500 to any id or channel number, and takes every id of the server’s form (property)', async () => {
+    const pathSegment = fc.oneof(
+      fc.constantFrom('..', '.', '%2e%2e', '%2E%2e', '.%2e', '%2e', '%2F', '..%2F..%2Fdvr', '%00', '%E0%A4%A', '%', '?', '#', 'imp-0123456789abcdef', 'rec-1767312000-4'),
+      fc.string({ maxLength: 40 }).map(encodeURIComponent),
+      fc.string({ unit: 'grapheme', maxLength: 20 }).map(encodeURIComponent),
+      fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('recording', 'channel'), pathSegment, async (kind, segment) => {
+        const answer = await rawPost(`/api/play/${kind}/${segment}`);
+        expect(answer.status).not.toBe(500);
+        expect([400, 404, 200, 502, 503, 504]).toContain(answer.status);
+        if (answer.status === 400) expect(answer.json).toMatchObject({ code: 'invalid_parameter', parameter: kind === 'recording' ? 'id' : 'number' });
+        // An id of the server's form is the server's to know: never refused here.
+        if (kind === 'recording' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(segment)) expect(answer.status).not.toBe(400);
+      }),
+      { numRuns: 200 },
+    );
+    await post('stop');
+  }, 120_000);
 });
 
 describe('interface B: any request', () => {

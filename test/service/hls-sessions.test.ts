@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, UnavailableError } from '../../src/common/errors.js';
 import { HlsService, type HlsServiceOptions } from '../../src/streaming/hls-sessions.service.js';
 import type { LiveFeed } from '../../src/streaming/live-hls-session.js';
+import { itemFiles } from '../support/hls-items.js';
 import { tempDir } from '../support/temp-library.js';
 
 let media: string;
@@ -55,11 +56,11 @@ function service(options: Partial<HlsServiceOptions> = {}): HlsService {
     maxTranscodes: 2,
     logger,
     now: () => clock,
-    resolveItem: (id) => {
+    ...itemFiles((id) => {
       const path = items[id];
       if (!path) throw new NotFoundError('file', id);
       return { path, growing: false };
-    },
+    }),
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readStreamInfo, type SubtitleStreamInfo } from '../../src/media-tools/stream-info.js';
+import { MEDIA_DEMUXERS } from '../../src/media-tools/library-input.js';
 import { FILE_TS_START_PTS, fileHlsArgs, liveHlsArgs, subtitleVttArgs, videoEncoderArgs } from '../../src/streaming/hls-ffmpeg-args.js';
 import {
   languageTag,
@@ -227,6 +228,9 @@ describe('ffmpeg command lines', () => {
     expect(args.slice(args.indexOf('-ss'), args.indexOf('-ss') + 2)).toEqual(['-ss', '30']);
     expect(args.indexOf('-ss')).toBeLessThan(args.indexOf('-i'));
     expect(args[args.indexOf('-i') + 1]).toBe('file:/media/-odd name.mp4');
+    // Only the file protocol and demuxers that follow no references (a playlist named .mp4 is refused), before the input.
+    expect(args.slice(args.indexOf('-protocol_whitelist'), args.indexOf('-protocol_whitelist') + 4)).toEqual(['-protocol_whitelist', 'file', '-format_whitelist', MEDIA_DEMUXERS.join(',')]);
+    expect(args.indexOf('-format_whitelist')).toBeLessThan(args.indexOf('-i'));
     expect(args.slice(args.indexOf('-output_ts_offset'), args.indexOf('-output_ts_offset') + 2)).toEqual(['-output_ts_offset', '30']);
     expect(args).not.toContain('-copyts');
     expect(args.slice(args.indexOf('-c'), args.indexOf('-c') + 2)).toEqual(['-c', 'copy']);
@@ -250,7 +254,7 @@ describe('ffmpeg command lines', () => {
 
   it('turns one subtitle stream of a file into WebVTT', () => {
     expect(subtitleVttArgs({ input: '/media/-odd.mkv', subtitleIndex: 2, output: '/data/hls/s1/subs-2.ffmpeg.vtt' })).toEqual([
-      '-hide_banner', '-nostats', '-nostdin', '-loglevel', 'warning', '-y',
+      '-hide_banner', '-nostats', '-nostdin', '-loglevel', 'warning', '-y', '-protocol_whitelist', 'file', '-format_whitelist', MEDIA_DEMUXERS.join(','),
       '-i', 'file:/media/-odd.mkv', '-map', '0:s:2', '-c:s', 'webvtt', '-f', 'webvtt', '/data/hls/s1/subs-2.ffmpeg.vtt',
     ]);
   });

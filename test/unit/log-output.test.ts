@@ -95,6 +95,29 @@ describe('createLogger', () => {
     expect(lines[0]).not.toContain('abcdef');
   });
 
+  it('keeps credentials in URLs out of every part of a line: url fields, other fields, the message, errors and requests', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'antenna-log-'));
+    dirs.push(dir);
+    const file = join(dir, 'antenna.log');
+    const logger = createLogger({ ...settings({ logFile: file }), logLevel: 'info' }, false);
+    const failure = new Error('GET http://viewer:SECRET1@tuner.local/lineup.json?token=SECRET2 failed', { cause: new Error('see https://iptv.example/live.m3u?password=SECRET3') });
+    logger.warn({ url: '/api/play/recording/x?token=SECRET4&sort=1', server: 'http://me:SECRET5@10.0.0.2:8089', nested: { list: ['https://g.example/x.xml?api_key=SECRET6'] } }, 'source http://iptv.example/get.php?username=SECRET7&password=SECRET8 failed');
+    logger.error({ err: failure, req: { method: 'GET', url: '/status?access_token=SECRET9' } }, 'request failed');
+    logger.warn({ err: 'could not read https://u:SECRET10@h.example/guide.xml' }, 'guide refresh failed');
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toMatch(/SECRET/);
+    const [first, second, third] = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(first).toMatchObject({
+      url: '/api/play/recording/x?token=[Redacted]&sort=1',
+      server: 'http://[Redacted]@10.0.0.2:8089',
+      nested: { list: ['https://g.example/x.xml?api_key=[Redacted]'] },
+      msg: 'source http://iptv.example/get.php?username=[Redacted]&password=[Redacted] failed',
+    });
+    expect(second).toMatchObject({ err: { type: 'Error', message: expect.stringContaining('http://[Redacted]@tuner.local/lineup.json?token=[Redacted] failed') }, req: { url: '/status?access_token=[Redacted]' } });
+    expect((second?.err as { stack: string }).stack).toContain('password=[Redacted]');
+    expect(third).toMatchObject({ err: 'could not read https://[Redacted]@h.example/guide.xml' });
+  });
+
   it('writes pretty lines to stdout on a terminal, at once (nothing left to flush at exit)', () => {
     const written: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0);

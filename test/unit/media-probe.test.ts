@@ -1,14 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ffprobeArgs, readProbeOutput } from '../../src/media-tools/media-probe.js';
+import { MEDIA_DEMUXERS } from '../../src/media-tools/library-input.js';
 
 const output = (streams: object[], extra: object = {}) => JSON.stringify({ streams, format: { duration: '61.44' }, ...extra });
 
 describe('ffprobeArgs', () => {
-  it('asks for JSON format, streams and chapters, and names the file as a file', () => {
+  it('asks for JSON format, streams and chapters, keeps ffprobe to the file\'s own media, and names the file as a file', () => {
     expect(ffprobeArgs('/media/-odd name.mkv')).toEqual([
-      '-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-show_chapters', 'file:/media/-odd name.mkv',
+      '-v', 'error', '-protocol_whitelist', 'file', '-format_whitelist', MEDIA_DEMUXERS.join(','),
+      '-print_format', 'json', '-show_format', '-show_streams', '-show_chapters', 'file:/media/-odd name.mkv',
     ]);
+  });
+
+  it('reads a library file as the descriptor it was given', () => {
+    expect(ffprobeArgs().at(-1)).toBe('file:/dev/fd/3');
   });
 });
 
@@ -75,7 +81,7 @@ describe('readProbeOutput', () => {
 describe('probeFile', () => {
   it('calls a failure to run ffprobe transient, not the file corrupted', async () => {
     const { probeFile } = await import('../../src/media-tools/media-probe.js');
-    const outcome = await probeFile('/nonexistent.mkv', '/nonexistent/ffprobe');
+    const outcome = await probeFile({ fd: 0 }, '/nonexistent/ffprobe');
     expect(outcome).toMatchObject({ ok: false, transient: true });
   });
 });

@@ -25,11 +25,13 @@ describe('commandRefusal', () => {
     expect(commandRefusal('192.168.1.9', 'evil.example.com:57000', undefined, allowed)?.code).toBe('forbidden_host');
     expect(commandRefusal('192.168.1.9', '192.168.1.20:57000', 'http://evil.example.com', allowed)?.code).toBe('forbidden_origin');
     expect(commandRefusal('192.168.1.9', '192.168.1.20:57000', 'null', allowed)?.code).toBe('forbidden_origin');
+    // Its own host and port by another scheme is another page: the player speaks http.
+    expect(commandRefusal('192.168.1.9', '192.168.1.20:57000', 'https://192.168.1.20:57000', allowed, 'http')?.code).toBe('forbidden_origin');
   });
 
   it('takes native clients, the player’s own pages and allowed origins', () => {
     expect(commandRefusal('192.168.1.9', '192.168.1.20:57000', undefined, allowed)).toBeUndefined();
-    expect(commandRefusal('::ffff:10.0.0.5', 'tv.local:57000', 'http://tv.local:57000', allowed)).toBeUndefined();
+    expect(commandRefusal('::ffff:10.0.0.5', 'tv.local:57000', 'http://tv.local:57000', allowed, 'http')).toBeUndefined();
     expect(commandRefusal('127.0.0.1', 'localhost:57000', 'http://dashboard.local:8123', allowed)).toBeUndefined();
     expect(commandRefusal('127.0.0.1', 'localhost:57000', 'HTTP://DASHBOARD.LOCAL:8123', allowed)).toBeUndefined();
   });

@@ -44,15 +44,24 @@ describe('originRefusal (the server’s writes)', () => {
     expect(originRefusal('http://rebind.evil.example:8089', 'rebind.evil.example:8089', policy)?.code).toBe('forbidden_host');
   });
 
+  it('counts the scheme: the Host’s page by another scheme is another origin, unless allowed or the public URL', () => {
+    expect(originRefusal('https://192.168.1.20:8089', '192.168.1.20:8089', policy)?.code).toBe('forbidden_origin');
+    expect(originRefusal('https://192.168.1.20:8089', '192.168.1.20:8089', policy, 'http')?.code).toBe('forbidden_origin');
+    expect(originRefusal('https://192.168.1.20:8089', '192.168.1.20:8089', policy, 'https')).toBeUndefined();
+    expect(originRefusal('http://192.168.1.20:8089', '192.168.1.20:8089', policy, 'https')?.code).toBe('forbidden_origin');
+    // The --public-url's origin is the server's own whatever the request came in by.
+    expect(originRefusal('https://tv.example.org', 'tv.example.org', policy, 'http')).toBeUndefined();
+  });
+
   it('takes a local name written with its final dot', () => {
     expect(originRefusal('http://tv.local.:8089', 'tv.local.:8089', policy)).toBeUndefined();
   });
 
-  it('refuses every Origin that is neither the Host’s nor allowed (property)', () => {
+  it('refuses every Origin that is neither the Host’s (by the request’s scheme) nor allowed (property)', () => {
     fc.assert(
       fc.property(fc.webUrl(), fc.domain(), (origin, host) => {
         const page = new URL(origin).origin;
-        fc.pre(page !== `http://${host}` && page !== `https://${host}` && !policy.allowed.has(page) && !policy.own.has(page));
+        fc.pre(page !== `http://${host}` && !policy.allowed.has(page) && !policy.own.has(page));
         expect(originRefusal(page, host, policy)).toBeDefined();
       }),
       { numRuns: 300 },

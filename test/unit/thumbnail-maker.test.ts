@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ffmpegThumbnailArgs, thumbnailOffset } from '../../src/media-tools/thumbnail-maker.js';
+import { MEDIA_DEMUXERS } from '../../src/media-tools/library-input.js';
 
 describe('thumbnailOffset', () => {
   it('takes the frame a tenth of the way in, at most five minutes in, and the start when the length is unknown', () => {
@@ -22,9 +23,9 @@ describe('thumbnailOffset', () => {
 });
 
 describe('ffmpegThumbnailArgs', () => {
-  it('seeks, takes one scaled frame and names both files as files', () => {
-    expect(ffmpegThumbnailArgs('/media/-a.mkv', '/data/thumbnails/x.jpg', 100)).toEqual([
-      '-hide_banner', '-loglevel', 'error', '-nostdin', '-y', '-ss', '10', '-i', 'file:/media/-a.mkv',
+  it('seeks, takes one scaled frame of the file\'s own media and names both files as files', () => {
+    expect(ffmpegThumbnailArgs('/data/thumbnails/x.jpg', 100, '/media/-a.mkv')).toEqual([
+      '-hide_banner', '-loglevel', 'error', '-nostdin', '-y', '-protocol_whitelist', 'file', '-format_whitelist', MEDIA_DEMUXERS.join(','), '-ss', '10', '-i', 'file:/media/-a.mkv',
       '-frames:v', '1', '-vf', 'scale=480:-2', '-q:v', '4', 'file:/data/thumbnails/x.jpg',
     ]);
   });
