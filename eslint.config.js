@@ -72,6 +72,51 @@ const boundaries = Object.entries(ALLOWED).flatMap(([folder, allowed]) => {
   });
 });
 
+/**
+ * The DVR's wings (docs/architecture.md, "The DVR"), lowest first: each may import only
+ * the wings listed for it, never the DVR's face (src/dvr/*.ts, which wires them).
+ * Their files get the rule of src/dvr above, with these patterns added (a rule given
+ * again replaces the earlier one for the same files, so both are in one list).
+ */
+const DVR_WINGS = {
+  lineup: [],
+  sources: ['lineup'],
+  recording: ['lineup'],
+  planning: ['lineup', 'recording'],
+  live: ['lineup', 'recording', 'planning'],
+};
+const dvrFolderPatterns = (toSrc) => {
+  const forbidden = FOLDERS.filter((other) => other !== 'dvr' && !ALLOWED.dvr.includes(other));
+  return [
+    { group: forbidden.map((other) => `${toSrc}${other}/*`), message: `src/dvr may import only ${ALLOWED.dvr.join(', ')} (see docs/architecture.md, Layers).` },
+    { group: [`${toSrc}../*`], message: 'Import through the folder directly under src/.' },
+  ];
+};
+const wingFences = Object.entries(DVR_WINGS).flatMap(([wing, allowed]) => {
+  const forbidden = Object.keys(DVR_WINGS).filter((other) => other !== wing && !allowed.includes(other));
+  return DEPTHS.slice(0, 4).map((depth) => {
+    const toDvr = '../'.repeat(depth + 1);
+    return {
+      files: [`src/dvr/${wing}/${'*/'.repeat(depth)}*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            paths: CHILD_PROCESS,
+            patterns: [
+              ...dvrFolderPatterns(`${toDvr}../`),
+              ...(forbidden.length > 0
+                ? [{ group: forbidden.map((other) => `${toDvr}${other}/*`), message: `src/dvr/${wing} may import only ${allowed.map((w) => `dvr/${w}`).join(', ') || 'no other wing'} (see docs/architecture.md, The DVR).` }]
+                : []),
+              { group: [`${toDvr}*.js`], message: "A wing does not import the DVR's face (src/dvr/*.ts): the face wires the wings." },
+            ],
+          },
+        ],
+      },
+    };
+  });
+});
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', '.bench/'] },
   js.configs.recommended,
@@ -87,6 +132,7 @@ export default tseslint.config(
     },
   },
   ...boundaries,
+  ...wingFences,
   {
     // No module may import itself through others: a cycle within a folder fails lint as a forbidden import between folders does.
     files: ['src/**/*.ts'],

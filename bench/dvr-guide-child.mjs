@@ -9,12 +9,12 @@ import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { databasePath, openDatabase, prepareDataDir } from '../dist/db/database.js';
 import { DvrService } from '../dist/dvr/dvr.service.js';
-import { guideIdFor, sourceIdFor } from '../dist/dvr/dvr-sources.service.js';
+import { guideIdFor, sourceIdFor } from '../dist/dvr/sources/dvr-sources.service.js';
 import { iterateProgrammes } from '../dist/repositories/guide.repository.js';
 import { listJobs } from '../dist/repositories/jobs.repository.js';
 import { insertRule } from '../dist/repositories/rules.repository.js';
-import { parseXmltv } from '../dist/dvr/xmltv/xmltv.parser.js';
-import { xmltvDocument } from '../dist/dvr/lineup-export.js';
+import { parseXmltv } from '../dist/dvr/sources/xmltv/xmltv.parser.js';
+import { xmltvDocument } from '../dist/dvr/lineup/lineup-export.js';
 import { writeGuide } from './generate-guide.mjs';
 
 const peakRss = () => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;

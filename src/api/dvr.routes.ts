@@ -7,7 +7,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { DvrService } from '../dvr/dvr.service.js';
-import { RuleDefinitionSchema, RuleSchema, type RuleDefinition } from '../dvr/rules/rule-types.js';
+import { RuleDefinitionSchema, RuleSchema, type RuleDefinition } from '../dvr/planning/rules/rule-types.js';
 import {
   AiringSchema,
   GuideRefreshSchema,
@@ -22,7 +22,7 @@ import {
 } from '../model/dvr.schemas.js';
 import { GUIDE_DEFAULT_LIMIT, GUIDE_MAX_WINDOW, GuidePageQuery, GuidePageSchema } from '../model/guide-page.schemas.js';
 import { airingOut, guideOut, jobRef, ruleOut, sourceOut } from '../dvr/dvr-resource-mappers.js';
-import { StreamUnavailableError } from '../dvr/stream-hub.js';
+import { StreamUnavailableError } from '../dvr/recording/stream-hub.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { type ErrorBody, ErrorSchema, StorageErrors, sendError } from '../http/error-reply.js';
 import { TAGS } from './openapi-tags.js';

@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LineupEditsService } from '../dvr/lineup-edits.service.js';
+import type { LineupEditsService } from '../dvr/lineup/lineup-edits.service.js';
 import { guideOut } from '../dvr/dvr-resource-mappers.js';
 import { GuideSchema } from '../model/dvr.schemas.js';
 import { GuideEditSchema, type LineupEdit, LineupEditSchema, LineupChannelSchema, LineupGroupSchema, RenumberBodySchema } from '../model/lineup.schemas.js';

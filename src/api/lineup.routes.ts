@@ -7,8 +7,8 @@
 import { Readable } from 'node:stream';
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hdhomerunLineup, m3uOf, tunerDescription, xmltvDocument } from '../dvr/lineup-export.js';
-import type { LineupService } from '../dvr/lineup.service.js';
+import { hdhomerunLineup, m3uOf, tunerDescription, xmltvDocument } from '../dvr/lineup/lineup-export.js';
+import type { LineupService } from '../dvr/lineup/lineup.service.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema } from '../http/error-reply.js';
 import { VERSION } from '../version.js';

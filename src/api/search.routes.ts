@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DvrService } from '../dvr/dvr.service.js';
 import { airingOut } from '../dvr/dvr-resource-mappers.js';
-import type { GuideMatch } from '../dvr/guide-search.service.js';
+import type { GuideMatch } from '../dvr/lineup/guide-search.service.js';
 import type { LibraryService } from '../library/library.service.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema } from '../http/error-reply.js';

@@ -5,8 +5,8 @@
  * fetch; the answer is printed for people, or as it came with --json.
  */
 import { Command, Option } from 'commander';
-import type { RuleCliOptions } from '../dvr/rules/rule-type.js';
-import { isRuleTypeName, RULE_TYPES, ruleTypeNamed } from '../dvr/rules/rule-types.js';
+import type { RuleCliOptions } from '../dvr/planning/rules/rule-type.js';
+import { isRuleTypeName, RULE_TYPES, ruleTypeNamed } from '../dvr/planning/rules/rule-types.js';
 
 export interface RemoteRequest {
   method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';

@@ -3,12 +3,12 @@
  * properties without a value left out, as interface A does, and source locations shown
  * without the query and credentials IPTV URLs carry (reads are open to the local network).
  */
-import type { StoredRule } from './rules/rule-types.js';
-import type { GuideRow, SourceRow } from './dvr-sources.service.js';
-import type { Airing } from './job-planner.js';
-import { shownLocation } from './source-reader.js';
-import { isPlaceholder } from './placeholder-airings.js';
-import { isRejectionKind, needsConfirmation } from './refresh-checks.js';
+import type { StoredRule } from './planning/rules/rule-types.js';
+import type { GuideRow, SourceRow } from './sources/dvr-sources.service.js';
+import type { Airing } from './planning/job-planner.js';
+import { shownLocation } from './sources/source-reader.js';
+import { isPlaceholder } from './lineup/placeholder-airings.js';
+import { isRejectionKind, needsConfirmation } from './sources/refresh-checks.js';
 
 /** The kind of the refresh not applied, and whether confirming it would apply it: only while its error stands. */
 function held(row: { error: string | null; rejected: string | null }) {

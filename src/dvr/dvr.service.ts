@@ -7,20 +7,20 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { DvrSourcesService, type DvrSourcesConfig, type GuideRefresh, type SourceRefresh } from './dvr-sources.service.js';
+import { DvrSourcesService, type DvrSourcesConfig, type GuideRefresh, type SourceRefresh } from './sources/dvr-sources.service.js';
 import { PROGRAMS_ON_PATH, type ProgramPaths } from '../common/external-program.js';
-import { GuideSearchService } from './guide-search.service.js';
-import { JobScheduler } from './job-scheduler.js';
-import { guideThreadsStopped } from './guide-refresh.thread.js';
-import { LineupService } from './lineup.service.js';
-import { LineupEditsService } from './lineup-edits.service.js';
-import { isPlaceholder } from './placeholder-airings.js';
-import { LiveTvService } from './live-tv.service.js';
+import { GuideSearchService } from './lineup/guide-search.service.js';
+import { JobScheduler } from './planning/job-scheduler.js';
+import { guideThreadsStopped } from './sources/guide-refresh.thread.js';
+import { LineupService } from './lineup/lineup.service.js';
+import { LineupEditsService } from './lineup/lineup-edits.service.js';
+import { isPlaceholder } from './lineup/placeholder-airings.js';
+import { LiveTvService } from './live/live-tv.service.js';
 import { listSources } from '../repositories/sources.repository.js';
-import { RecordingsService } from './recordings.service.js';
-import { RulesService } from './rules.service.js';
-import type { GuideWrites } from './source-refresh.js';
-import { StreamHub } from './stream-hub.js';
+import { RecordingsService } from './recording/recordings.service.js';
+import { RulesService } from './planning/rules.service.js';
+import type { GuideWrites } from './sources/source-refresh.js';
+import { StreamHub } from './recording/stream-hub.js';
 
 export interface DvrOptions {
   recordingsDir: string;
@@ -115,7 +115,7 @@ export class DvrService {
     this.live = new LiveTvService(db, { hub: this.hub, recordings: this.recordings, rules: this.rules, schedule: this.schedule, now });
     this.guideSearch = new GuideSearchService(db, now);
     this.lineup = new LineupService(db, { now });
-    this.lineupEdits = new LineupEditsService(db, { now, rules: this.rules, changed: () => this.safely('re-planning after a lineup edit', () => this.schedule.replan()) });
+    this.lineupEdits = new LineupEditsService(db, { now, followRenumber: (moves) => this.rules.followRenumber(moves), changed: () => this.safely('re-planning after a lineup edit', () => this.schedule.replan()) });
   }
 
   /** Settles what happened while Antenna was down, resumes recordings, plans, and refreshes sources in the background. */

@@ -2,11 +2,11 @@
  * The DVR's resources as the management interface answers them (sources, guides, guide
  * programmes, job references): one TypeBox schema each, for validation, serialization
  * and the OpenAPI document, as library.schemas.ts is for interface A. Rules have
- * theirs in rule.schemas.ts (their logic in dvr/rules/, one module per type).
+ * theirs in rule.schemas.ts (their logic in dvr/planning/rules/, one module per type).
  */
 import { Type } from '@sinclair/typebox';
 
-/** Why a refresh was not applied (decided in src/dvr/refresh-checks.ts). */
+/** Why a refresh was not applied (decided in src/dvr/sources/refresh-checks.ts). */
 export const REJECTION_KINDS = ['unreadable', 'not_recognised', 'incomplete', 'empty', 'shrinks'] as const;
 export type RejectionKind = (typeof REJECTION_KINDS)[number];
 

@@ -1,7 +1,7 @@
 /**
  * The lineup as the user shapes it (management interface, `/dvr/lineup`): each channel
  * as its source offers it and the user's edits over that, which are stored apart and
- * kept across every refresh (dvr/lineup-edits.ts says how a refreshed channel finds its
+ * kept across every refresh (dvr/lineup/lineup-edits.ts says how a refreshed channel finds its
  * edits again). `/api/v1/channels`, the guide, live TV, recording and the exports all
  * show the result: the channel with its edits, hidden ones left out.
  */

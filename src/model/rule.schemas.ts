@@ -1,8 +1,8 @@
 /**
  * The bodies of recording rules, one TypeBox schema per type, and the options every
- * type shares. They live here, apart from the types' logic in dvr/rules/, so the web
+ * type shares. They live here, apart from the types' logic in dvr/planning/rules/, so the web
  * app can derive its types from them without reaching into the DVR: each
- * `dvr/rules/<type>.rule.ts` takes its schema from here, and rule-types.ts builds the
+ * `dvr/planning/rules/<type>.rule.ts` takes its schema from here, and rule-types.ts builds the
  * request and stored-rule unions from the table of types as before.
  */
 import { Type, type Static, type TObject } from '@sinclair/typebox';

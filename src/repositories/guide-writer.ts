@@ -18,7 +18,7 @@
  * `abandon` deletes what a refresh wrote instead, the same way. A crash leaves rows of a
  * generation their guide does not have: unread, and deleted by its next `dropReplaced`.
  * The refresher runs all of this in a worker thread with a connection of its own
- * (dvr/guide-refresh.thread.ts): WAL readers never wait for it, and the main thread's
+ * (dvr/sources/guide-refresh.thread.ts): WAL readers never wait for it, and the main thread's
  * writers wait for one slice at most.
  */
 import { performance } from 'node:perf_hooks';

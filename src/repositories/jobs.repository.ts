@@ -9,7 +9,7 @@ import { jobJsonSql } from './job-projection.js';
 import { totalChanges } from './library-state.repository.js';
 
 export interface JobInput {
-  /** `<start epoch seconds>-<n>` (see src/dvr/job-ids.ts) */
+  /** `<start epoch seconds>-<n>` (see src/dvr/planning/job-ids.ts) */
   id: string;
   name: string;
   start_time: number;

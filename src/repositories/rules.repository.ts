@@ -1,6 +1,6 @@
 /**
  * Recording rules: a numeric id and the definition the management interface accepted,
- * kept as JSON. What a definition means is the DVR's business (dvr/rules/); this layer
+ * kept as JSON. What a definition means is the DVR's business (dvr/planning/rules/); this layer
  * stores and returns it unread.
  */
 import type { Db } from '../db/database.js';

@@ -91,7 +91,7 @@ export function deleteSource(db: Db, id: string): boolean {
 /** A channel as a refresh writes it: what the source offers, and what the user's edit makes of it (default: the same). */
 export type RefreshedChannel = SourceChannel & { own?: ChannelOwnFields };
 
-/** What the user's edit makes of a channel (dvr/lineup-edits.ts computes it). */
+/** What the user's edit makes of a channel (dvr/lineup/lineup-edits.ts computes it). */
 export interface ChannelOwnFields {
   number: string;
   name: string;

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectCommercials } from '../../src/dvr/comskip.js';
+import { detectCommercials } from '../../src/dvr/recording/comskip.js';
 import { makeClipWithBreak, makeClipWithoutBreak } from '../support/commercial-clip.js';
 
 /** comskip cuts in the middle of the black separators; the truth is their outer edges. */

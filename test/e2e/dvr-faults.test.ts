@@ -11,8 +11,8 @@ import { existsSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgeRecording, type RecordingOutcome, Recorder, type RecordingPlan } from '../../src/dvr/recorder.js';
-import { type StreamConsumer, StreamHub, type StreamTarget, StreamUnavailableError } from '../../src/dvr/stream-hub.js';
+import { judgeRecording, type RecordingOutcome, Recorder, type RecordingPlan } from '../../src/dvr/recording/recorder.js';
+import { type StreamConsumer, StreamHub, type StreamTarget, StreamUnavailableError } from '../../src/dvr/recording/stream-hub.js';
 import { tempDir } from '../support/temp-library.js';
 import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
 

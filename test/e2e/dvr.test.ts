@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/app/server.lifecycle.js';
 import { resolveServerConfig } from '../../src/config/server-config.js';
-import { localDate } from '../../src/dvr/recording-paths.js';
+import { localDate } from '../../src/dvr/recording/recording-paths.js';
 import { startFakeHdHomeRun } from '../support/fake-hdhomerun.js';
 import { callJson, type Json, until, writeXmltv } from '../support/dvr-app.js';
 import { runAntenna } from '../support/server-process.js';

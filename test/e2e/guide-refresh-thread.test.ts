@@ -1,5 +1,5 @@
 /**
- * A guide refresh in its worker thread (dvr/guide-refresh.thread.ts, as the built server
+ * A guide refresh in its worker thread (dvr/sources/guide-refresh.thread.ts, as the built server
  * runs it: the tests of the TypeScript sources run it in their own thread): the thread's
  * own connection places the new programmes unseen, reports each such commit, swaps them
  * in, deletes the replaced rows when told to, and reports a guide it may not apply with
@@ -13,8 +13,8 @@ import { programmesBetween, saveGuide } from '../../src/repositories/guide.repos
 import { until, writeXmltv } from '../support/dvr-app.js';
 import { createTempLibrary, type TempLibrary } from '../support/temp-library.js';
 
-type Thread = typeof import('../../src/dvr/guide-refresh.thread.js');
-const thread = (await import(pathToFileURL(join(import.meta.dirname, '../../dist/dvr/guide-refresh.thread.js')).href)) as Thread;
+type Thread = typeof import('../../src/dvr/sources/guide-refresh.thread.js');
+const thread = (await import(pathToFileURL(join(import.meta.dirname, '../../dist/dvr/sources/guide-refresh.thread.js')).href)) as Thread;
 
 const T0 = 1_900_000_000;
 let temp: TempLibrary;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guideIdFor, sourceIdFor } from '../../src/dvr/dvr-sources.service.js';
+import { guideIdFor, sourceIdFor } from '../../src/dvr/sources/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { buildDvrApp, createDvr, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';

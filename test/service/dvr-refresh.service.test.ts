@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sourceIdFor, guideIdFor } from '../../src/dvr/dvr-sources.service.js';
+import { sourceIdFor, guideIdFor } from '../../src/dvr/sources/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { listJobs } from '../../src/repositories/jobs.repository.js';
 import { sourceOut } from '../../src/dvr/dvr-resource-mappers.js';

@@ -7,7 +7,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/common/errors.js';
-import { sourceIdFor } from '../../src/dvr/dvr-sources.service.js';
+import { sourceIdFor } from '../../src/dvr/sources/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { GuideWriter, saveGuide } from '../../src/repositories/guide.repository.js';
 import { type DvrJobRow, getDvrJob, listJobs } from '../../src/repositories/jobs.repository.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
-import { jobRecords } from '../../src/dvr/guide-page.js';
+import { jobRecords } from '../../src/dvr/lineup/guide-page.js';
 import { GuideWriter, saveGuide } from '../../src/repositories/guide.repository.js';
 import { upsertJob } from '../../src/repositories/jobs.repository.js';
 import { replaceSourceChannels, saveSource } from '../../src/repositories/sources.repository.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/common/errors.js';
 import { loadMigrations, migrate } from '../../src/db/database.js';
-import { sourceIdFor } from '../../src/dvr/dvr-sources.service.js';
+import { sourceIdFor } from '../../src/dvr/sources/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { listJobs } from '../../src/repositories/jobs.repository.js';
 import { createDvr } from '../support/dvr-app.js';

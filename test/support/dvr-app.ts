@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { DvrService } from '../../src/dvr/dvr.service.js';
-import type { SourceSpec } from '../../src/dvr/dvr-sources.service.js';
+import type { SourceSpec } from '../../src/dvr/sources/dvr-sources.service.js';
 import { LibraryEditsService } from '../../src/management/library-edits.service.js';
 import { MediaFilesService } from '../../src/management/media-files.service.js';
 import { type TempLibrary, buildTestApp } from './temp-library.js';

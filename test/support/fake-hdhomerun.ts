@@ -8,7 +8,7 @@
 import { type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
-import { openSource } from '../../src/dvr/source-reader.js';
+import { openSource } from '../../src/dvr/sources/source-reader.js';
 
 export interface FakeChannel {
   number: string;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMSKIP_INI, comskipArgs, parseEdl } from '../../src/dvr/comskip.js';
+import { COMSKIP_INI, comskipArgs, parseEdl } from '../../src/dvr/recording/comskip.js';
 
 describe('comskipArgs', () => {
   it('names the settings, the output folder and a fixed output name, and keeps a dash-led input an input', () => {

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeRule, parseTime, refreshRequest, ruleBody } from '../../src/cli/remote.commands.js';
-import { guideKey, matchGuideChannels } from '../../src/dvr/guide-match.js';
-import { backoffMs, judgeRecording, type RecordingOutcome } from '../../src/dvr/recorder.js';
-import { localDate, recordingRelativePath, safeName, uniquePath } from '../../src/dvr/recording-paths.js';
-import { readSourceText, shownLocation } from '../../src/dvr/source-reader.js';
-import { DvrSourcesService } from '../../src/dvr/dvr-sources.service.js';
+import { guideKey, matchGuideChannels } from '../../src/dvr/lineup/guide-match.js';
+import { backoffMs, judgeRecording, type RecordingOutcome } from '../../src/dvr/recording/recorder.js';
+import { localDate, recordingRelativePath, safeName, uniquePath } from '../../src/dvr/recording/recording-paths.js';
+import { readSourceText, shownLocation } from '../../src/dvr/sources/source-reader.js';
+import { DvrSourcesService } from '../../src/dvr/sources/dvr-sources.service.js';
 import { openMemoryDatabase } from '../../src/db/database.js';
 
 const START = Date.UTC(2026, 10, 22, 20, 0, 0) / 1000;

@@ -22,9 +22,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, findCandidates, MAX_EXTENSION, placeAll, type PlannerInput, type Placing, plan, programmeKeyOf, type RunningJob } from '../../src/dvr/job-planner.js';
-import { placeAgain } from '../../src/dvr/job-placing-again.js';
-import type { RuleDefinition, StoredRule } from '../../src/dvr/rules/rule-types.js';
+import { type Airing, findCandidates, MAX_EXTENSION, placeAll, type PlannerInput, type Placing, plan, programmeKeyOf, type RunningJob } from '../../src/dvr/planning/job-planner.js';
+import { placeAgain } from '../../src/dvr/planning/job-placing-again.js';
+import type { RuleDefinition, StoredRule } from '../../src/dvr/planning/rules/rule-types.js';
 import type { PlannedJob } from '../../src/model/planned-job.js';
 
 const T0 = 1_900_000_800; // a multiple of 600: every start and padding below lands on a tick

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readHdHomeRun } from '../../src/dvr/hdhomerun.client.js';
-import { SourceError } from '../../src/dvr/source-reader.js';
+import { readHdHomeRun } from '../../src/dvr/sources/hdhomerun.client.js';
+import { SourceError } from '../../src/dvr/sources/source-reader.js';
 import { startFakeHdHomeRun } from '../support/fake-hdhomerun.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, base: string) => void;

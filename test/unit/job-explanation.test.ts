@@ -1,6 +1,6 @@
-/** A job's fate in one sentence (src/dvr/job-explanation.ts), for each state a job can be in. */
+/** A job's fate in one sentence (src/dvr/planning/job-explanation.ts), for each state a job can be in. */
 import { describe, expect, it } from 'vitest';
-import { type ExplainedJob, explainJob, localTime } from '../../src/dvr/job-explanation.js';
+import { type ExplainedJob, explainJob, localTime } from '../../src/dvr/planning/job-explanation.js';
 
 const T = 1_900_000_000;
 const job = (over: Partial<ExplainedJob>): ExplainedJob => ({

@@ -1,7 +1,7 @@
-/** Job ids: `<start>-<n>`, and which programme of a rule starting at one second keeps which n (src/dvr/job-ids.ts). */
+/** Job ids: `<start>-<n>`, and which programme of a rule starting at one second keeps which n (src/dvr/planning/job-ids.ts). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assignJobIds, type IdCandidate, parseJobId, ruleOfJobId, SAME_START_STEP } from '../../src/dvr/job-ids.js';
+import { assignJobIds, type IdCandidate, parseJobId, ruleOfJobId, SAME_START_STEP } from '../../src/dvr/planning/job-ids.js';
 
 const T = 1_900_000_000;
 const candidate = (programme: string, channel: string, start = T, ruleId = 4): IdCandidate => ({ start, ruleId, programme, channel });

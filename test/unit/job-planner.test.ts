@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, episodeKeys, fits, guidePrefilter, isMovie, jobItemOf, MAX_EXTENSION, plan, type PlannerInput, planJobs, type RunningJob, SAME_START_STEP, slotProgramme } from '../../src/dvr/job-planner.js';
-import { programRule } from '../../src/dvr/rules/program.rule.js';
-import { keywordMatcher } from '../../src/dvr/rules/keyword.rule.js';
-import { slotStarts } from '../../src/dvr/rules/slot.rule.js';
-import type { RuleDefinition, StoredRule } from '../../src/dvr/rules/rule-types.js';
+import { type Airing, episodeKeys, fits, guidePrefilter, isMovie, jobItemOf, MAX_EXTENSION, plan, type PlannerInput, planJobs, type RunningJob, SAME_START_STEP, slotProgramme } from '../../src/dvr/planning/job-planner.js';
+import { programRule } from '../../src/dvr/planning/rules/program.rule.js';
+import { keywordMatcher } from '../../src/dvr/planning/rules/keyword.rule.js';
+import { slotStarts } from '../../src/dvr/planning/rules/slot.rule.js';
+import type { RuleDefinition, StoredRule } from '../../src/dvr/planning/rules/rule-types.js';
 
 const NOW = 1_800_000_000; // a fixed clock: every decision below is a function of it
 const rule = (id: number, definition: RuleDefinition): StoredRule => ({ id, definition });
@@ -244,6 +244,38 @@ describe('planJobs: episodes already recorded', () => {
     expect(jobs).toHaveLength(1);
     expect(jobs[0]).toMatchObject({ start: NOW + 10, end: NOW + 610 });
     expect(jobs[0]?.item).toMatchObject({ title: 'Show', episode_number: 1, duration: 600 });
+  });
+});
+
+describe('planJobs: an airing is its programme id', () => {
+  it('records three shows of one evening numbered alike by the guide but with three programme ids: two on two tuners, one skipped with its reason', () => {
+    const evening = (programId: string, episodeTitle: string, channel: string) =>
+      airing({ title: 'Quiz Night', season: 3, episode: 7, programId, episodeTitle, start: NOW + 600, channels: [channel] });
+    const jobs = planJobs(
+      input({
+        rules: [rule(1, { type: 'series', title: 'Quiz Night' })],
+        airings: [evening('EP0001', 'Round One', '2'), evening('EP0002', 'Round Two', '3'), evening('EP0003', 'Final', '4')],
+      }),
+    );
+    expect(jobs).toHaveLength(3);
+    expect(jobs.filter((job) => !job.skipped)).toHaveLength(2);
+    const skipped = jobs.filter((job) => job.skipped);
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]?.error).toMatch(/no free tuner on HDHomeRun 1234/);
+    expect(new Set(jobs.map((job) => job.item.episode_title))).toEqual(new Set(['Round One', 'Round Two', 'Final']));
+  });
+
+  it('still takes season and episode where one of two airings has no programme id, and the same id as one programme', () => {
+    const show = (start: number, programId: string | undefined) => airing({ title: 'Show', season: 1, episode: 4, start, programId, channels: ['2'] });
+    const plan = (airings: Airing[], recordedKeys: string[] = []) =>
+      planJobs(input({ rules: [rule(1, { type: 'series', title: 'Show' })], airings, recordedKeys: new Set(recordedKeys) })).map((job) => job.start);
+    expect(plan([show(NOW + 10, 'EP1'), show(NOW + 4000, undefined)])).toEqual([NOW + 10]);
+    expect(plan([show(NOW + 10, undefined), show(NOW + 4000, 'EP1')])).toEqual([NOW + 10]);
+    expect(plan([show(NOW + 10, 'EP1'), show(NOW + 4000, 'EP1')])).toEqual([NOW + 10]);
+    expect(plan([show(NOW + 10, 'EP1'), show(NOW + 4000, 'EP2')])).toEqual([NOW + 10, NOW + 4000]);
+    // Recorded before: with another id, not this one; without an id, this one.
+    expect(plan([show(NOW + 10, 'EP2')], episodeKeys({ title: 'Show', season: 1, episode: 4, programId: 'EP1' }))).toEqual([NOW + 10]);
+    expect(plan([show(NOW + 10, 'EP2')], episodeKeys({ title: 'Show', season: 1, episode: 4 }))).toEqual([]);
   });
 });
 

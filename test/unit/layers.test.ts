@@ -21,15 +21,31 @@ describe('folder boundaries', () => {
     expect(await restrictions('src/common/example.ts', "import { digest } from '../model/ids.js';\nexport const x = digest;\n")).toHaveLength(1);
   });
 
-  it('judges files in folders below a domain (src/dvr/rules/) by where their imports really lead', async () => {
-    expect(await restrictions('src/dvr/rules/example.ts', "import { ItemWriter } from '../../importer/item-writer.js';\nexport const x = ItemWriter;\n")).toHaveLength(1);
-    expect(await restrictions('src/dvr/rules/example.ts', "import { BadRequestError } from '../../common/errors.js';\nimport type { Airing } from '../airing.js';\nexport const x = BadRequestError;\nexport type A = Airing;\n")).toEqual([]);
-    expect(await restrictions('src/dvr/rules/example.ts', "import x from '../../../package.json';\nexport const y = x;\n")).toHaveLength(1);
+  it('judges files in folders below a domain (src/dvr/planning/rules/) by where their imports really lead', async () => {
+    expect(await restrictions('src/dvr/planning/rules/example.ts', "import { ItemWriter } from '../../../importer/item-writer.js';\nexport const x = ItemWriter;\n")).toHaveLength(1);
+    expect(await restrictions('src/dvr/planning/rules/example.ts', "import { BadRequestError } from '../../../common/errors.js';\nimport type { Airing } from '../../lineup/airing.js';\nexport const x = BadRequestError;\nexport type A = Airing;\n")).toEqual([]);
+    expect(await restrictions('src/dvr/planning/rules/example.ts', "import x from '../../../../package.json';\nexport const y = x;\n")).toHaveLength(1);
+  });
+
+  it("keeps the DVR's wings one way: lineup, then sources and recording, then planning, then live; none imports the DVR's face", async () => {
+    const importing = (spec: string) => `import * as m from '${spec}';\nexport const x = m;\n`;
+    expect(await restrictions('src/dvr/lineup/example.ts', importing('../planning/rules.service.js'))).toHaveLength(1);
+    expect(await restrictions('src/dvr/recording/example.ts', importing('../planning/job-planner.js'))).toHaveLength(1);
+    expect(await restrictions('src/dvr/sources/example.ts', importing('../recording/stream-hub.js'))).toHaveLength(1);
+    expect(await restrictions('src/dvr/planning/example.ts', importing('../live/live-tv.service.js'))).toHaveLength(1);
+    expect(await restrictions('src/dvr/planning/rules/example.ts', importing('../../live/live-tv.service.js'))).toHaveLength(1);
+    expect(await restrictions('src/dvr/recording/example.ts', importing('../dvr.service.js'))).toHaveLength(1);
+    // The folder rule still holds inside a wing.
+    expect(await restrictions('src/dvr/live/example.ts', importing('../../importer/item-writer.js'))).toHaveLength(1);
+    expect(await restrictions('src/dvr/planning/example.ts', importing('../recording/stream-hub.js'))).toEqual([]);
+    expect(await restrictions('src/dvr/live/example.ts', importing('../planning/job-scheduler.js'))).toEqual([]);
+    expect(await restrictions('src/dvr/sources/xmltv/example.ts', importing('../../lineup/lineup-edits.js'))).toEqual([]);
+    expect(await restrictions('src/dvr/example.ts', importing('./live/live-tv.service.js'))).toEqual([]);
   });
 
   it('refuses an import cycle inside a folder', async () => {
     // dvr.service.ts imports job-scheduler.ts, which imports job-planner.ts: importing the service back closes a cycle.
-    const [result] = await eslint.lintText("import { DvrService } from './dvr.service.js';\nexport const x = DvrService;\n", { filePath: 'src/dvr/job-planner.ts' });
+    const [result] = await eslint.lintText("import { DvrService } from '../dvr.service.js';\nexport const x = DvrService;\n", { filePath: 'src/dvr/planning/job-planner.ts' });
     expect(result?.messages.map((m) => m.ruleId)).toContain('import-x/no-cycle');
   });
 

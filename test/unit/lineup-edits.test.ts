@@ -1,9 +1,9 @@
 /** The lineup edits' pure parts: finding a channel's edit again, numbers, clashes, placeholder hours. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { matchEdits, numberClashes, ownFields, stableKeys, storedNumber, withEdits } from '../../src/dvr/lineup-edits.js';
+import { matchEdits, numberClashes, ownFields, stableKeys, storedNumber, withEdits } from '../../src/dvr/lineup/lineup-edits.js';
 import { channelEditBody, channelRequests } from '../../src/cli/channels.commands.js';
-import { PLACEHOLDER_SECONDS, placeholderAirings } from '../../src/dvr/placeholder-airings.js';
+import { PLACEHOLDER_SECONDS, placeholderAirings } from '../../src/dvr/lineup/placeholder-airings.js';
 import type { ChannelEdit } from '../../src/repositories/channel-edits.repository.js';
 
 const edit = (id: number, fields: Partial<ChannelEdit>): ChannelEdit => ({

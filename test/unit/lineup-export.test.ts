@@ -1,16 +1,16 @@
 /**
- * The lineup and guide as other players take them (dvr/lineup-export.ts): whatever text
+ * The lineup and guide as other players take them (dvr/lineup/lineup-export.ts): whatever text
  * a playlist or guide held, the exported M3U and XMLTV read back, by Antenna's own
  * readers, as that text (less what XML cannot hold), never as a broken document.
  */
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Airing } from '../../src/dvr/airing.js';
-import { type ExportChannel, hdhomerunLineup, m3uOf, xmlText, xmltvDocument, xmltvTime } from '../../src/dvr/lineup-export.js';
-import { parseM3u } from '../../src/dvr/m3u.parser.js';
-import { parseXmltv } from '../../src/dvr/xmltv/xmltv.parser.js';
-import type { XmltvProgramme } from '../../src/dvr/xmltv/xmltv.types.js';
+import type { Airing } from '../../src/dvr/lineup/airing.js';
+import { type ExportChannel, hdhomerunLineup, m3uOf, xmlText, xmltvDocument, xmltvTime } from '../../src/dvr/lineup/lineup-export.js';
+import { parseM3u } from '../../src/dvr/sources/m3u.parser.js';
+import { parseXmltv } from '../../src/dvr/sources/xmltv/xmltv.parser.js';
+import type { XmltvProgramme } from '../../src/dvr/sources/xmltv/xmltv.types.js';
 
 /** A name with each kind of line end some player's reader splits on. */
 const BROKEN = 'One\rTwo\nThree\u2028Four\u0085Five\vSix';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseM3u } from '../../src/dvr/m3u.parser.js';
+import { parseM3u } from '../../src/dvr/sources/m3u.parser.js';
 
 describe('parseM3u', () => {
   it('reads attributes, names, groups and stream URLs of every supported kind', () => {

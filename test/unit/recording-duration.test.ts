@@ -1,5 +1,5 @@
 /**
- * The walk over a recording's packets (src/dvr/recording-duration.ts) on TS bytes made
+ * The walk over a recording's packets (src/dvr/recording/recording-duration.ts) on TS bytes made
  * here, packet by packet: which stream's timestamps it follows, which packets it
  * believes, how it finds the packets again after a cut, that any split into reads gives
  * the same answer, and which duration a recording keeps. Real ffmpeg-made recordings are
@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PesTimestampWalk, type ReadNext, recordingDuration, walkTimestamps } from '../../src/dvr/recording-duration.js';
-import { TS_PACKET_SIZE } from '../../src/dvr/ts-packets.js';
+import { PesTimestampWalk, type ReadNext, recordingDuration, walkTimestamps } from '../../src/dvr/recording/recording-duration.js';
+import { TS_PACKET_SIZE } from '../../src/dvr/recording/ts-packets.js';
 
 const CLOCK = 90_000;
 const FRAME = 3600;

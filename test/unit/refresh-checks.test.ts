@@ -1,12 +1,12 @@
 /**
- * Whether a refresh is believable (src/dvr/refresh-checks.ts): table tests of each
+ * Whether a refresh is believable (src/dvr/sources/refresh-checks.ts): table tests of each
  * decision, and properties joining the readers to them: a playlist cut short is applied
  * only when it keeps at least half the channels, an XMLTV document cut short never.
  */
 import fc from 'fast-check';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { parseM3u } from '../../src/dvr/m3u.parser.js';
+import { parseM3u } from '../../src/dvr/sources/m3u.parser.js';
 import {
   advice,
   confirmation,
@@ -18,9 +18,9 @@ import {
   REJECTION_KINDS,
   RefreshRejected,
   rejectionKind,
-} from '../../src/dvr/refresh-checks.js';
-import { SourceError } from '../../src/dvr/source-reader.js';
-import { parseXmltv, XmltvDocumentError } from '../../src/dvr/xmltv/xmltv.parser.js';
+} from '../../src/dvr/sources/refresh-checks.js';
+import { SourceError } from '../../src/dvr/sources/source-reader.js';
+import { parseXmltv, XmltvDocumentError } from '../../src/dvr/sources/xmltv/xmltv.parser.js';
 
 const numbers = (count: number, from = 1) => Array.from({ length: count }, (_, i) => String(from + i));
 

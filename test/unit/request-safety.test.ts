@@ -15,7 +15,7 @@ import { imageTypeOf } from '../../src/common/file-signature.js';
 import { PathBoundary, isInsideTree } from '../../src/common/path-boundary.js';
 import { resolveServerConfig } from '../../src/config/server-config.js';
 import { settingsFromEnv } from '../../src/config/server-settings.js';
-import { managedLocationProblem } from '../../src/dvr/dvr-sources.service.js';
+import { managedLocationProblem } from '../../src/dvr/sources/dvr-sources.service.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'antenna-safety-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,12 +1,15 @@
 /**
- * The rule-type table (src/dvr/rules/rule-types.ts): the request schema, the checks,
+ * The rule-type table (src/dvr/planning/rules/rule-types.ts): the request schema, the checks,
  * the expiry and the CLI all come from each type's module, so every type in the table
  * is present in each of them.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/common/errors.js';
-import { asStoredRule, checkRule, isRuleTypeName, RULE_TYPES, type RuleDefinition, RuleDefinitionSchema, RuleSchema, ruleTypeOf } from '../../src/dvr/rules/rule-types.js';
+import { asStoredRule, checkRule, isRuleTypeName, RULE_TYPES, type RuleDefinition, RuleDefinitionSchema, RuleSchema, ruleTypeOf } from '../../src/dvr/planning/rules/rule-types.js';
 
 const NOW = 1_900_000_000;
 
@@ -60,5 +63,20 @@ describe('the rule-type table', () => {
   it('reads back only stored definitions of a known type', () => {
     expect(asStoredRule({ id: 1, definition: { type: 'keyword', keyword: 'volcano' } })).toEqual({ id: 1, definition: { type: 'keyword', keyword: 'volcano' } });
     for (const definition of [{ type: 'weather' }, { type: '__proto__' }, null, 'series', { keyword: 'x' }]) expect(asStoredRule({ id: 1, definition })).toBeUndefined();
+  });
+  it('says what differs between types as properties of each, and no module outside the rules checks a type by name', () => {
+    expect(Object.fromEntries(RULE_TYPES.map((type) => [type.type, [type.recordsByTime, type.jobsAreTheirTime]]))).toEqual({
+      series: [false, false],
+      keyword: [false, false],
+      slot: [true, true],
+      program: [true, false],
+    });
+    const names = RULE_TYPES.map((type) => type.type).join('|');
+    const check = new RegExp(`((type|name) ===? '(${names})'|'(${names})' ===? [\\w.]*(type|name)\\b|case '(${names})':)`);
+    const src = fileURLToPath(new URL('../../src/', import.meta.url));
+    const offenders = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.tsx?$/.test(file) && !file.startsWith(join('dvr', 'planning', 'rules')) && file !== join('model', 'rule.schemas.ts'))
+      .filter((file) => check.test(readFileSync(join(src, file), 'utf8')));
+    expect(offenders).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SourceError, fetchJson, isUrl, openSource, readSourceText } from '../../src/dvr/source-reader.js';
+import { SourceError, fetchJson, isUrl, openSource, readSourceText } from '../../src/dvr/sources/source-reader.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fits, type Placement, SourceSchedule } from '../../src/dvr/source-schedule.js';
+import { fits, type Placement, SourceSchedule } from '../../src/dvr/planning/source-schedule.js';
 
 const HOUR = 3600;
 

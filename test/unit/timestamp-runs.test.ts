@@ -1,11 +1,11 @@
 /**
- * The played time of a stream's timestamps (src/dvr/timestamp-runs.ts): the sum of its
+ * The played time of a stream's timestamps (src/dvr/recording/timestamp-runs.ts): the sum of its
  * continuous runs, across resets, jumps and the 33-bit clock's wrap. Tables for the cases
  * a resumed recording makes, properties for any timestamps.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CLOCK_HZ, playedTime, ticksBetween, TimestampRuns } from '../../src/dvr/timestamp-runs.js';
+import { CLOCK_HZ, playedTime, ticksBetween, TimestampRuns } from '../../src/dvr/recording/timestamp-runs.js';
 
 const WRAP = 2 ** 33;
 /** One frame at 25 fps, in ticks. */

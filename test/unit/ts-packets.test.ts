@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { looksLikeMpegTs, TS_PACKET_SIZE, TsIntegrity } from '../../src/dvr/ts-packets.js';
+import { looksLikeMpegTs, TS_PACKET_SIZE, TsIntegrity } from '../../src/dvr/recording/ts-packets.js';
 
 let dir: string;
 /** Three seconds of MPEG-2 video and MP2 audio in MPEG-TS, as ffmpeg muxes it. */

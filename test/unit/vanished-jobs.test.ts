@@ -4,8 +4,8 @@
  * the plan has another way or the user changed.
  */
 import { describe, expect, it } from 'vitest';
-import type { StoredRule } from '../../src/dvr/rules/rule-types.js';
-import { keptVanishedJob, type StoredScheduledJob, type VanishedJobLookups } from '../../src/dvr/vanished-jobs.js';
+import type { StoredRule } from '../../src/dvr/planning/rules/rule-types.js';
+import { keptVanishedJob, type StoredScheduledJob, type VanishedJobLookups } from '../../src/dvr/planning/vanished-jobs.js';
 
 const NOW = 1_900_000_000;
 const series: StoredRule = { id: 7, definition: { type: 'series', title: 'Harbour Lights', padding_before: 60 } };

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseOnscreen, parseXmltvNs, parseXmltvTime } from '../../src/dvr/xmltv/field-parsers.js';
-import { type XmltvChannel, XmltvDocumentError, type XmltvProgramme, parseXmltv } from '../../src/dvr/xmltv/xmltv.parser.js';
+import { parseOnscreen, parseXmltvNs, parseXmltvTime } from '../../src/dvr/sources/xmltv/field-parsers.js';
+import { type XmltvChannel, XmltvDocumentError, type XmltvProgramme, parseXmltv } from '../../src/dvr/sources/xmltv/xmltv.parser.js';
 
 async function* source(parts: Array<Buffer | string>): AsyncGenerator<Buffer | string> {
   for (const part of parts) yield part;

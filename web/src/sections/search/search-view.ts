@@ -91,7 +91,7 @@ export function canRecord(match: Pick<GuideMatch, 'job'>): boolean {
 
 export type ProgramRuleBody = Extract<RuleBody, { type: 'program' }>;
 
-/** The rule that records exactly this airing: its channel and start (src/dvr/rules/program.rule.ts), named after it. */
+/** The rule that records exactly this airing: its channel and start (src/dvr/planning/rules/program.rule.ts), named after it. */
 export function programRuleFor(match: Pick<GuideMatch, 'channel' | 'start_time' | 'title'>): ProgramRuleBody {
   const name = match.title.trim().slice(0, 200);
   return { type: 'program', channel: match.channel, start_time: match.start_time, ...(name ? { name } : {}) };

@@ -135,7 +135,7 @@ export function readableReason(error: string, prefix?: string): string {
   return text;
 }
 
-/** How the server's messages name a guide (src/dvr/source-refresh.ts): `guide <location>`. */
+/** How the server's messages name a guide (src/dvr/sources/source-refresh.ts): `guide <location>`. */
 export const guidePrefix = (guide: Pick<Guide, 'location'>) => `guide ${guide.location}`;
 
 /** A refresh's answer, one line per source and guide, named as the lists name them. */

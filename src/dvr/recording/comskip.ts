@@ -1,0 +1,166 @@
+/**
+ * Commercial detection with comskip. The settings, the argument list and the reading
+ * of comskip's EDL are pure (unit-tested); `detectCommercials` runs comskip without a
+ * shell in a private directory under `workDir` (comskip writes its EDL, log and logo
+ * files next to the input unless told otherwise, and the input may be a recording
+ * directory), and removes that directory whatever happens.
+ *
+ * Exit status on Unix (comskip's main ends with `exit(!found)`): 0 = commercials found,
+ * 1 = none found, anything else = it could not run (255: cannot open the file or its
+ * video codec; 6: cannot create an output file).
+ */
+import { INPUT_PATH } from '../../media-tools/library-input.js';
+import { lastLine as lastStderrLine, runProgram } from '../../common/external-program.js';
+import { constants } from 'node:fs';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * What we rely on; everything else is comskip's default. Comments start with `;`, which
+ * comskip's ini reader ignores, as it does after a value.
+ */
+export const COMSKIP_INI = [
+  '; Antenna: the comskip settings commercial detection relies on',
+  '; cut points: black frames (1) + logo (2) + resolution change (8) + aspect ratio (32) + silence (64)',
+  'detect_method=107',
+  'validate_silence=1',
+  // comskip's default (120) scores no shorter block as show, so a short recording, or one
+  // with short acts, is marked commercial from end to end. A minute is still longer than
+  // nearly every single commercial.
+  '; blocks longer than this count towards show',
+  'min_show_segment_length=60',
+  'min_commercialbreak=20',
+  'max_commercialbreak=600',
+  'min_commercial_size=4',
+  'max_commercial_size=120',
+  '; the recording is complete: do not wait for it to grow (default retries opening for 6 s)',
+  'live_tv=0',
+  'live_tv_retries=0',
+  '; output: only the EDL, cut lines (type 0), times in seconds; no .txt, log or logo files kept',
+  'output_edl=1',
+  'edl_skip_field=0',
+  'edl_offset=0',
+  'output_default=0',
+  'output_framearray=0',
+  'delete_logo_file=1',
+  'verbose=0',
+  '',
+].join('\n');
+
+/** The base name of every file comskip writes, so the EDL's name never depends on the recording's. */
+const OUTPUT_BASE = 'commercials';
+const DEFAULT_TIMEOUT_MS = 3 * 60 * 60 * 1000;
+const KILL_GRACE_MS = 5_000;
+const STDERR_TAIL_BYTES = 4096;
+
+export function comskipArgs(input: string, outputDir: string, iniPath: string): string[] {
+  // `--` keeps an input whose name starts with a dash an input.
+  return [`--ini=${iniPath}`, `--output=${outputDir}`, `--output-filename=${OUTPUT_BASE}`, '--', input];
+}
+
+const SECONDS = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+function centiseconds(text: string): number | null {
+  if (!SECONDS.test(text)) return null;
+  const value = Math.round(Number(text) * 100) / 100;
+  return Number.isFinite(value) ? value : null;
+}
+
+/** One `start end type` line as a cut range, or null when it is not a well-formed cut. */
+function cutOf(line: string): [number, number] | null {
+  const fields = line.trim().split(/\s+/);
+  if (fields.length !== 3 || fields[2] !== '0') return null;
+  const start = centiseconds(fields[0]!);
+  const end = centiseconds(fields[1]!);
+  return start !== null && end !== null && end > start ? [start, end] : null;
+}
+
+/** EDL text -> flat [start, end, start, end, ...] seconds: cut lines only, sorted, overlapping or touching ranges merged. */
+export function parseEdl(text: string): number[] {
+  const cuts = text.split(/\r?\n/).map(cutOf).filter((cut) => cut !== null);
+  cuts.sort((a, b) => a[0] - b[0]);
+  const flat: number[] = [];
+  for (const [start, end] of cuts) {
+    const last = flat.length - 1;
+    if (last >= 1 && start <= flat[last]!) flat[last] = Math.max(flat[last]!, end);
+    else flat.push(start, end);
+  }
+  return flat;
+}
+
+/** The last meaningful stderr line: comskip prints its reason for giving up last. */
+function lastLine(stderr: string): string {
+  const line = lastStderrLine(stderr);
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+interface Finished {
+  code: number | null;
+  stderr: string;
+}
+
+/**
+ * Runs comskip to its end (common/external-program.ts): on timeout or abort SIGTERM,
+ * then SIGKILL after a grace period, and the run still waits for the exit, so nothing
+ * is writing in the directory we are about to remove.
+ */
+async function runComskip(program: string, args: string[], cwd: string, timeoutMs: number, signal?: AbortSignal, inputFd?: number): Promise<Finished> {
+  const outcome = await runProgram(program, args, { cwd, timeoutMs, signal, graceMs: KILL_GRACE_MS, stderrTailBytes: STDERR_TAIL_BYTES, collectStdout: false, ...(inputFd === undefined ? {} : { inputFd }) });
+  if (outcome.kind === 'ok') return { code: 0, stderr: outcome.stderrTail };
+  if (outcome.kind === 'failed') return { code: outcome.exitCode, stderr: outcome.stderrTail };
+  if (outcome.cause === 'not_started') throw new Error(`comskip could not start: ${outcome.reason}`);
+  if (outcome.cause === 'timeout') throw new Error(`comskip timed out after ${timeoutMs} ms`);
+  if (outcome.cause === 'aborted') throw signal?.reason instanceof Error ? signal.reason : new Error('comskip was stopped');
+  throw new Error(`comskip failed: ${outcome.reason}`);
+}
+
+async function readEdl(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+async function commercialsFrom(finished: Finished, edlPath: string): Promise<number[]> {
+  if (finished.code !== 0 && finished.code !== 1) {
+    const reason = lastLine(finished.stderr) || `exit status ${finished.code ?? 'none'}`;
+    throw new Error(`comskip failed: ${reason}`);
+  }
+  const edl = await readEdl(edlPath);
+  if (edl === null && finished.code === 0) throw new Error('comskip failed: it found commercials but wrote no EDL');
+  return edl === null ? [] : parseEdl(edl);
+}
+
+/**
+ * The commercial breaks in a recording as flat [start, end, ...] seconds ([] when none).
+ * Throws an Error with a short reason when comskip cannot judge the file, times out
+ * (`timeoutMs`, default three hours) or is aborted (the signal's reason). `inputFd`: the
+ * recording opened after the boundary's check, which comskip then reads as /dev/fd/3
+ * (library-input.ts) instead of opening `file` again.
+ */
+export async function detectCommercials(
+  file: string,
+  options: { workDir: string; signal?: AbortSignal; timeoutMs?: number; program?: string; inputFd?: number },
+): Promise<number[]> {
+  const { workDir, signal, timeoutMs = DEFAULT_TIMEOUT_MS, program = 'comskip', inputFd } = options;
+  signal?.throwIfAborted();
+  // comskip itself reports a missing file only as "Can not open file" (an opened one is there).
+  if (inputFd === undefined) {
+    await access(file, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`comskip failed: cannot read the recording (${error.code ?? error.message})`);
+    });
+  }
+  await mkdir(workDir, { recursive: true });
+  const runDir = await mkdtemp(join(workDir, 'comskip-'));
+  try {
+    const iniPath = join(runDir, 'comskip.ini');
+    await writeFile(iniPath, COMSKIP_INI);
+    // cwd too: comskip looks for a comskip.ini in its working directory.
+    const finished = await runComskip(program, comskipArgs(inputFd === undefined ? file : INPUT_PATH, runDir, iniPath), runDir, timeoutMs, signal, inputFd);
+    return await commercialsFrom(finished, join(runDir, `${OUTPUT_BASE}.edl`));
+  } finally {
+    await rm(runDir, { recursive: true, force: true });
+  }
+}
