@@ -39,12 +39,43 @@ const ALLOWED = {
   cli: FOLDERS.filter((folder) => folder !== 'cli'),
 };
 
+/**
+ * The guide's worker thread writes through a connection of its own. A deferred transaction
+ * that reads before it writes fails at once (SQLITE_BUSY, no busy wait) when that thread
+ * holds the write lock or wrote since the read: BEGIN IMMEDIATE waits for it instead.
+ */
+const TRANSACTION_RULES = [
+  {
+    selector: "CallExpression[arguments.length=0] > CallExpression.callee[callee.property.name='transaction']",
+    message: 'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
+  },
+  {
+    selector: "CallExpression[callee.property.name='deferred'][callee.object.callee.property.name='transaction']",
+    message: 'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
+  },
+];
+
+/**
+ * An esquery regex for relative specifiers `prefix` + one of `names` + '/': `import()` is
+ * judged as `import` is. esquery's regex literal may hold no '/' at all, escaped or not,
+ * so a slash is written \x2F.
+ */
+const regexText = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('/', '\\x2F');
+function dynamicImportRules(fences) {
+  return fences
+    .filter(({ names }) => names.length > 0)
+    .map(({ prefix, names, message }) => ({
+      selector: `ImportExpression > Literal[value=/^${regexText(prefix)}(${names.map(regexText).join('|')})\\x2F/]`,
+      message,
+    }));
+}
+
 /** Programs run through src/common/external-program.ts only (no shell, time limits, kill, stderr tail). */
 const CHILD_PROCESS = ['node:child_process', 'child_process'].map((name) => ({ name, message: 'Run programs through src/common/external-program.ts.' }));
 
 /**
  * One entry per folder and depth (a file directly in src/<folder>/, or up to four
- * folders below it, as src/dvr/rules/), so each relative import is judged by where
+ * folders below it, as src/dvr/planning/rules/), so each relative import is judged by where
  * it really leads.
  */
 const DEPTHS = [0, 1, 2, 3, 4];
@@ -52,21 +83,21 @@ const boundaries = Object.entries(ALLOWED).flatMap(([folder, allowed]) => {
   const forbidden = FOLDERS.filter((other) => other !== folder && !allowed.includes(other));
   return DEPTHS.map((depth) => {
     const toSrc = '../'.repeat(depth + 1);
+    const message = `src/${folder} may import only ${allowed.join(', ') || 'nothing outside itself'} (see docs/architecture.md, Layers).`;
     return {
-      files: [`src/${folder}/${'*/'.repeat(depth)}*.ts`],
+      files: [`src/${folder}/${'*/'.repeat(depth)}*.{ts,js}`],
       rules: {
         'no-restricted-imports': [
           'error',
           {
             paths: CHILD_PROCESS,
             patterns: [
-              ...(forbidden.length > 0
-                ? [{ group: forbidden.map((other) => `${toSrc}${other}/*`), message: `src/${folder} may import only ${allowed.join(', ') || 'nothing outside itself'} (see docs/architecture.md, Layers).` }]
-                : []),
+              ...(forbidden.length > 0 ? [{ group: forbidden.map((other) => `${toSrc}${other}/*`), message }] : []),
               { group: [`${toSrc}../*`], message: 'Import through the folder directly under src/.' },
             ],
           },
         ],
+        'no-restricted-syntax': ['error', ...TRANSACTION_RULES, ...dynamicImportRules([{ prefix: toSrc, names: forbidden, message }])],
       },
     };
   });
@@ -96,8 +127,10 @@ const wingFences = Object.entries(DVR_WINGS).flatMap(([wing, allowed]) => {
   const forbidden = Object.keys(DVR_WINGS).filter((other) => other !== wing && !allowed.includes(other));
   return DEPTHS.slice(0, 4).map((depth) => {
     const toDvr = '../'.repeat(depth + 1);
+    const folderForbidden = FOLDERS.filter((other) => other !== 'dvr' && !ALLOWED.dvr.includes(other));
+    const wingMessage = `src/dvr/${wing} may import only ${allowed.map((w) => `dvr/${w}`).join(', ') || 'no other wing'} (see docs/architecture.md, The DVR).`;
     return {
-      files: [`src/dvr/${wing}/${'*/'.repeat(depth)}*.ts`],
+      files: [`src/dvr/${wing}/${'*/'.repeat(depth)}*.{ts,js}`],
       rules: {
         'no-restricted-imports': [
           'error',
@@ -106,11 +139,19 @@ const wingFences = Object.entries(DVR_WINGS).flatMap(([wing, allowed]) => {
             patterns: [
               ...dvrFolderPatterns(`${toDvr}../`),
               ...(forbidden.length > 0
-                ? [{ group: forbidden.map((other) => `${toDvr}${other}/*`), message: `src/dvr/${wing} may import only ${allowed.map((w) => `dvr/${w}`).join(', ') || 'no other wing'} (see docs/architecture.md, The DVR).` }]
+                ? [{ group: forbidden.map((other) => `${toDvr}${other}/*`), message: wingMessage }]
                 : []),
-              { group: [`${toDvr}*.js`], message: "A wing does not import the DVR's face (src/dvr/*.ts): the face wires the wings." },
+              { group: [`${toDvr}*.js`, `${toDvr}../dvr/*`], message: "A wing does not import the DVR's face (src/dvr/*.ts), nor others through src/dvr/: the face wires the wings." },
             ],
           },
+        ],
+        'no-restricted-syntax': [
+          'error',
+          ...TRANSACTION_RULES,
+          ...dynamicImportRules([
+            { prefix: `${toDvr}../`, names: folderForbidden, message: `src/dvr may import only ${ALLOWED.dvr.join(', ')} (see docs/architecture.md, Layers).` },
+            { prefix: toDvr, names: forbidden, message: wingMessage },
+          ]),
         ],
       },
     };
@@ -131,8 +172,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  ...boundaries,
-  ...wingFences,
   {
     // No module may import itself through others: a cycle within a folder fails lint as a forbidden import between folders does.
     files: ['src/**/*.ts'],
@@ -147,19 +186,12 @@ export default tseslint.config(
       // The guide's worker thread writes through a connection of its own. A deferred transaction
       // that reads before it writes fails at once (SQLITE_BUSY, no busy wait) when that thread
       // holds the write lock or wrote since the read: BEGIN IMMEDIATE waits for it instead.
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "CallExpression[arguments.length=0] > CallExpression.callee[callee.property.name='transaction']",
-          message: 'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
-        },
-        {
-          selector: "CallExpression[callee.property.name='deferred'][callee.object.callee.property.name='transaction']",
-          message: 'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
-        },
-      ],
+      'no-restricted-syntax': ['error', ...TRANSACTION_RULES],
     },
   },
+  // After the block above: each fence gives no-restricted-syntax again, with the transaction rules and its import() fences.
+  ...boundaries,
+  ...wingFences,
   {
     // The web app runs in a browser: from the server it takes only schemas' types (src/model) and the pure playback rules it shares with the mpv player.
     files: ['web/**/*.ts', 'web/**/*.tsx'],

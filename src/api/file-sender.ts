@@ -6,6 +6,7 @@
  */
 import send from '@fastify/send';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ReadStream, fstatSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { CORS_HEADERS } from '../http/cors.js';
 import { sendError } from '../http/error-reply.js';
@@ -72,6 +73,20 @@ export function contentTypeOf(name: string): string {
 const FILE_SAFETY_HEADERS = { 'x-content-type-options': 'nosniff', 'content-security-policy': 'sandbox' } as const;
 
 /**
+ * send() opens the file again by its path, a moment after the caller checked it: a
+ * link swapped in meanwhile would be followed. The stream's descriptor is compared with
+ * the file checked (device and inode) as soon as it is open, before the first read, and
+ * the answer is cut off when they differ: nothing of another file is sent.
+ */
+function readOnlyTheFileChecked(stream: SendResult['stream'], identity: string): void {
+  if (!(stream instanceof ReadStream)) return;
+  stream.once('open', (fd: number) => {
+    const opened = fstatSync(fd, { bigint: true });
+    if (`${opened.dev}:${opened.ino}` !== identity) stream.destroy(new Error('the file changed after it was checked; nothing of it is sent'));
+  });
+}
+
+/**
  * Sends `path` (a real path the caller has checked), typed by `knownAs`, the name the
  * library knows it by: a link named poster.jpg that leads to page.html is still sent as
  * an image, never as HTML. `missing` is the 404 message when the file is not on disk
@@ -84,8 +99,10 @@ export async function sendKnownFile(
   cacheControl: string,
   missing: string,
   knownAs: string = path,
+  identity?: string,
 ): Promise<FastifyReply> {
   const result = await sendWithSuffixRule(request, path);
+  if (result.type === 'file' && identity !== undefined) readOnlyTheFileChecked(result.stream, identity);
   if (result.type !== 'file') {
     // send() says 500 for a file it may not read (EACCES): that is the file's state, not a server fault.
     const sent = result.type === 'error' ? result.statusCode : 404;

@@ -57,7 +57,7 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
         const missing = `No image for '${id}'. ${route.missing}`;
         if (file === undefined) return sendError(reply, { status: 404, code: 'not_found', message: missing });
         // ETag and Last-Modified with no-cache: a replaced poster shows at once, an unchanged one costs a 304.
-        return sendKnownFile(request, reply, file.path, 'no-cache', missing, file.knownAs);
+        return sendKnownFile(request, reply, file.path, 'no-cache', missing, file.knownAs, file.identity);
       },
     );
   }

@@ -138,7 +138,7 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
       (request, reply) => {
         const { id } = request.params as { id: string };
         const file = files.streamFile(id);
-        return sendKnownFile(request, reply, file.path, 'no-cache', `The file of '${id}' is not on disk now; check the import folder or rescan.`, file.knownAs);
+        return sendKnownFile(request, reply, file.path, 'no-cache', `The file of '${id}' is not on disk now; check the import folder or rescan.`, file.knownAs, file.identity);
       },
     );
   }

@@ -109,7 +109,11 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       maxTranscodes: config.maxTranscodes,
       logger,
       checkItem: (id) => void files.streamFile(id),
-      openItem: async (id) => ({ ...(await files.openFile(id)), growing: dvr.recordings.isRecordingItem(id) }),
+      openItem: async (id) => {
+        // Asked before the open: nothing may throw between opening a file and handing it over (it would stay open).
+        const growing = dvr.recordings.isRecordingItem(id);
+        return { ...(await files.openFile(id)), growing };
+      },
       resolveChannel: (number, source) => ({ number, id: dvr.live.channelOn(number, source).id }),
       joinChannel: async (number, feed) => {
         try {

@@ -18,7 +18,7 @@ export function isInsideTree(path: string, tree: string): boolean {
 }
 
 export type Resolution =
-  | { ok: true; realPath: string }
+  | { ok: true; realPath: string; identity?: string }
   | { ok: false; reason: 'missing' | 'outside' | 'unreadable' | 'not_a_file'; error?: NodeJS.ErrnoException };
 
 /**
@@ -45,6 +45,8 @@ export type Opening = { ok: true; file: OpenedFile } | Exclude<Resolution, { ok:
 export interface ServedFile {
   path: string;
   knownAs: string;
+  /** "dev:ino" of the file checked: the sender reads only that file (a link swapped in at `path` since is refused). */
+  identity?: string;
 }
 
 export class PathBoundary {
@@ -100,7 +102,8 @@ export class PathBoundary {
     const resolved = this.resolve(path);
     if (!resolved.ok) return resolved;
     try {
-      return statSync(resolved.realPath).isFile() ? resolved : { ok: false, reason: 'not_a_file' };
+      const stat = statSync(resolved.realPath, { bigint: true });
+      return stat.isFile() ? { ...resolved, identity: `${stat.dev}:${stat.ino}` } : { ok: false, reason: 'not_a_file' };
     } catch (error) {
       return { ok: false, reason: 'unreadable', error: error as NodeJS.ErrnoException };
     }

@@ -159,7 +159,7 @@ export class LibraryService {
       throw new NotFoundError('readable artwork file for item', id);
     }
     if (!imageTypeOf(leading)) throw new ConflictError('not_an_image', `The artwork file of '${id}' is not a JPEG or PNG image; replace it with one and rescan.`);
-    return { path: resolved.realPath, knownAs: path };
+    return { path: resolved.realPath, knownAs: path, ...(resolved.identity ? { identity: resolved.identity } : {}) };
   }
 
   /** The thumbnail Antenna made for an item, if any. */

@@ -151,7 +151,7 @@ export class MediaFilesService {
     const row = this.playableRow(id);
     const resolved = this.options.boundary.resolveFile(row.path);
     if (!resolved.ok) throw refusal(id, resolved);
-    return { path: resolved.realPath, knownAs: row.path };
+    return { path: resolved.realPath, knownAs: row.path, ...(resolved.identity ? { identity: resolved.identity } : {}) };
   }
 
   /**

@@ -202,7 +202,7 @@ async function probeDamaged(file: CheckedFile, programs: ProbePrograms, signal: 
   const probed = await probeFile(file, programs.ffprobe, signal);
   if (!probed.ok || signal.aborted) return { ...probed, reader: 'ffprobe' };
   const played = await measurePlayableLength(file, programs.ffmpeg, signal);
-  if (!played.ok) return { ok: false, reason: `the file is cut short and ${played.reason}`, transient: signal.aborted, reader: 'ffprobe' };
+  if (!played.ok) return { ok: false, reason: `the file is cut short and ${played.reason}`, transient: signal.aborted || played.transient, reader: 'ffprobe' };
   const declared = probed.result.duration;
   const duration = declared === null ? played.seconds : Math.min(declared, played.seconds);
   const damaged = `the file is cut short: its data ends at ${duration} s${declared === null ? '' : ` of the ${declared} s its container declares`} (an interrupted copy or download?); it plays that far`;

@@ -175,12 +175,13 @@ export function readPlayedSeconds(progress: string): number | undefined {
   return last === undefined || !Number.isFinite(last) ? undefined : Math.round(last * 1000) / 1000;
 }
 
-export type PlayableLength = { ok: true; seconds: number } | { ok: false; reason: string };
+export type PlayableLength = { ok: true; seconds: number } | { ok: false; reason: string; transient: boolean };
 
 export async function measurePlayableLength(input: OpenedInput, ffmpeg = 'ffmpeg', signal?: AbortSignal, runner: ProgramRunner = spawnRunner): Promise<PlayableLength> {
   const outcome = await runner.run(ffmpeg, playableLengthArgs(), { timeoutMs: MEASURE_TIMEOUT_MS, signal, inputFd: input.fd });
   const seconds = readPlayedSeconds(outcome.stdout);
   // A damaged file may make ffmpeg end with an error after the last whole packet: what it copied until then counts.
   if (seconds !== undefined && (outcome.kind === 'ok' || outcome.kind === 'failed')) return { ok: true, seconds };
-  return { ok: false, reason: `ffmpeg could not read it through: ${lastLine(outcome.stderrTail) || (outcome.kind === 'ok' ? 'it reported no progress' : outcome.reason)}` };
+  // Timed out or not started: worth another try at the next scan, not a verdict on the file.
+  return { ok: false, reason: `ffmpeg could not read it through: ${lastLine(outcome.stderrTail) || (outcome.kind === 'ok' ? 'it reported no progress' : outcome.reason)}`, transient: outcome.kind === 'transient' };
 }

@@ -25,7 +25,7 @@
  *
  * Plain JavaScript for the reason folder-walk.child.js gives.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { MP4BoxBuffer, createFile } from 'mp4box';
 import { Decoder } from 'ts-ebml';
 import { readMpegTs, TS_PACKET, tsSync } from './mpeg-ts.read.js';
@@ -242,7 +242,8 @@ async function readWithMediaInfo(fd, size) {
  * @param {string | undefined} identity
  */
 async function read(path, reader, identity) {
-  const fd = openSync(path, 'r');
+  // Without blocking: a named pipe swapped in at the path is refused below (not the file checked), never waited on.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd, { bigint: true });
     // The server checked the file it opened against the library's boundary: read that file, not another swapped in at its path since.

@@ -56,7 +56,7 @@ export function saveImportFile(db: Db, row: ImportFileRow, keepProbe: boolean): 
      ON CONFLICT (path) DO UPDATE SET root = excluded.root, root_kind = excluded.root_kind, item_id = excluded.item_id,
        size = excluded.size, mtime_ms = excluded.mtime_ms, dev = excluded.dev, ino = excluded.ino,
        fingerprint = excluded.fingerprint, sidecars = excluded.sidecars` +
-      (keepProbe ? '' : ', probed_at = NULL, chapters = NULL, media_details = NULL, problem = NULL, thumbnail = NULL'),
+      (keepProbe ? '' : ', probed_at = NULL, chapters = NULL, media_details = NULL, problem = NULL, thumbnail = NULL, damaged = NULL'),
   ).run(row);
 }
 

@@ -76,7 +76,10 @@ export function recordedEpisodeKeys(db: Db): Set<string> {
     if (row.episode_key) keys.add(row.episode_key);
     if (row.program_id) keys.add(`pid:${row.program_id}`);
     if (row.show !== null && row.season_number !== null && row.episode_number !== null) {
-      keys.add(`sxe:${row.show.toLowerCase()}|${row.season_number}|${row.episode_number}`);
+      const episode = `${row.show.toLowerCase()}|${row.season_number}|${row.episode_number}`;
+      keys.add(`sxe:${episode}`);
+      // Without a programme id, season and episode are its identity for airings that have one too (dvr/recording/job-item.ts).
+      if (!row.program_id) keys.add(`nsxe:${episode}`);
     }
   }
   return keys;
@@ -96,7 +99,11 @@ export function forgetRecordedProgramme(db: Db, programId: string): boolean {
     const keys = new Set([`pid:${programId}`]);
     for (const row of recordings) {
       if (row.episode_key) keys.add(row.episode_key);
-      if (row.show !== null && row.season_number !== null && row.episode_number !== null) keys.add(`sxe:${row.show.toLowerCase()}|${row.season_number}|${row.episode_number}`);
+      if (row.show !== null && row.season_number !== null && row.episode_number !== null) {
+        const episode = `${row.show.toLowerCase()}|${row.season_number}|${row.episode_number}`;
+        // The nsxe: twin too: migration 016 gave one to every episode remembered before it.
+        keys.add(`sxe:${episode}`).add(`nsxe:${episode}`);
+      }
     }
     const forget = statement(db, 'DELETE FROM recorded_episodes WHERE episode_key = ?');
     let removed = 0;

@@ -35,12 +35,31 @@ describe('folder boundaries', () => {
     expect(await restrictions('src/dvr/planning/example.ts', importing('../live/live-tv.service.js'))).toHaveLength(1);
     expect(await restrictions('src/dvr/planning/rules/example.ts', importing('../../live/live-tv.service.js'))).toHaveLength(1);
     expect(await restrictions('src/dvr/recording/example.ts', importing('../dvr.service.js'))).toHaveLength(1);
+    // Nor through src/dvr/ itself, up and down again.
+    expect(await restrictions('src/dvr/planning/example.ts', importing('../../dvr/live/live-tv.service.js'))).toHaveLength(1);
+    expect(await restrictions('src/dvr/planning/example.ts', importing('../../dvr/dvr.service.js'))).toHaveLength(1);
     // The folder rule still holds inside a wing.
     expect(await restrictions('src/dvr/live/example.ts', importing('../../importer/item-writer.js'))).toHaveLength(1);
     expect(await restrictions('src/dvr/planning/example.ts', importing('../recording/stream-hub.js'))).toEqual([]);
     expect(await restrictions('src/dvr/live/example.ts', importing('../planning/job-scheduler.js'))).toEqual([]);
     expect(await restrictions('src/dvr/sources/xmltv/example.ts', importing('../../lineup/lineup-edits.js'))).toEqual([]);
     expect(await restrictions('src/dvr/example.ts', importing('./live/live-tv.service.js'))).toEqual([]);
+  });
+
+  it('fences plain JavaScript files (the child processes) and import() calls as it fences import statements', async () => {
+    const syntax = async (filePath: string, code: string) => {
+      const [result] = await eslint.lintText(code, { filePath });
+      return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+    };
+    expect(await restrictions('src/importer/example.child.js', "import { DvrService } from '../dvr/dvr.service.js';\nexport const x = DvrService;\n")).toHaveLength(1);
+    expect(await restrictions('src/importer/example.child.js', "import { isInsideTree } from '../common/path-boundary.js';\nexport const x = isInsideTree;\n")).toEqual([]);
+    expect(await syntax('src/library/example.ts', "export const load = () => import('../dvr/dvr.service.js');\n")).toEqual([expect.stringMatching(/src\/library may import only/)]);
+    expect(await syntax('src/dvr/lineup/example.ts', "export const load = () => import('../planning/rules.service.js');\n")).toEqual([expect.stringMatching(/src\/dvr\/lineup may import only/)]);
+    expect(await syntax('src/dvr/planning/rules/example.ts', "export const load = () => import('../../../importer/item-writer.js');\n")).toHaveLength(1);
+    expect(await syntax('src/cli/example.ts', "export const load = () => import('../app/player.lifecycle.js');\n")).toEqual([]);
+    expect(await syntax('src/dvr/planning/example.ts', "export const load = () => import('../recording/stream-hub.js');\n")).toEqual([]);
+    // The transaction rule still holds where the fences give the rule again.
+    expect(await syntax('src/dvr/planning/example.ts', 'export const f = (db: { transaction(fn: () => void): () => void }) => db.transaction(() => undefined)();\n')).toHaveLength(1);
   });
 
   it('refuses an import cycle inside a folder', async () => {

@@ -72,7 +72,7 @@ describe('the rule-type table', () => {
       program: [true, false],
     });
     const names = RULE_TYPES.map((type) => type.type).join('|');
-    const check = new RegExp(`((type|name) ===? '(${names})'|'(${names})' ===? [\\w.]*(type|name)\\b|case '(${names})':)`);
+    const check = new RegExp(`((type|name) [!=]==? '(${names})'|'(${names})' [!=]==? [\\w.]*(type|name)\\b|case '(${names})':)`);
     const src = fileURLToPath(new URL('../../src/', import.meta.url));
     const offenders = readdirSync(src, { recursive: true, encoding: 'utf8' })
       .filter((file) => /\.tsx?$/.test(file) && !file.startsWith(join('dvr', 'planning', 'rules')) && file !== join('model', 'rule.schemas.ts'))

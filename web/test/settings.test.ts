@@ -77,7 +77,7 @@ describe('Settings wording', () => {
   });
 
   it('says why a refresh was held back without the API call the server suggests to other clients', () => {
-    // As src/dvr/source-refresh.ts stores and answers it.
+    // As src/dvr/sources/source-refresh.ts stores and answers it.
     const held =
       'M3U /x.m3u: it would remove 2 of the 3 channels (7, 9), more than 50 % of them; it was not applied; ' +
       'if the source really changed, confirm it: POST /dvr/sources/s1/refresh?accept=true (antenna refresh --source s1 --accept)';
