@@ -7,7 +7,8 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { DvrService } from '../dvr/dvr.service.js';
-import { RuleDefinitionSchema, RuleSchema, type RuleDefinition } from '../dvr/planning/rules/rule-types.js';
+import { RuleDefinitionSchema, RuleSchema, type RuleDefinition, ruleTypeInfos } from '../dvr/planning/rules/rule-types.js';
+import { RuleTypeInfoSchema } from '../model/rule.schemas.js';
 import {
   AiringSchema,
   GuideRefreshSchema,
@@ -49,27 +50,39 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   const tags = [TAGS.dvr];
 
   // ---------------------------------------------------------------- rules
+  const ruleTypes = ruleTypeInfos();
+  app.get(
+    '/dvr/rule-types',
+    {
+      schema: {
+        summary: 'The kinds of recording rule (passes) this server knows, with the fields of each: what a form for a rule is drawn from',
+        tags,
+        response: { 200: Type.Array(RuleTypeInfoSchema) },
+      },
+    },
+    (_request, reply) => json(reply, 200, ruleTypes),
+  );
   app.get('/dvr/rules', { schema: { summary: 'List recording rules', tags, response: { 200: Type.Array(RuleSchema), 401: ErrorSchema } } }, (_request, reply) =>
-    json(reply, 200, dvr.rules.list().map(ruleOut)),
+    json(reply, 200, dvr.listRules().map(ruleOut)),
   );
   app.post(
     '/dvr/rules',
     { schema: { summary: 'Add a recording rule; jobs are planned at once', tags, body: RuleDefinitionSchema, response: { 201: RuleSchema, ...Errors } } },
-    (request, reply) => json(reply, 201, ruleOut(dvr.rules.create(request.body as RuleDefinition))),
+    (request, reply) => json(reply, 201, ruleOut(dvr.addRule(request.body as RuleDefinition))),
   );
   app.get('/dvr/rules/:id', { schema: { summary: 'A recording rule', tags, params: RuleParams, response: { 200: RuleSchema, ...Errors } } }, (request, reply) =>
-    json(reply, 200, ruleOut(dvr.rules.get(ruleId(request)))),
+    json(reply, 200, ruleOut(dvr.rule(ruleId(request)))),
   );
   app.put(
     '/dvr/rules/:id',
     { schema: { summary: 'Replace a recording rule; jobs are planned again', tags, params: RuleParams, body: RuleDefinitionSchema, response: { 200: RuleSchema, ...Errors } } },
-    (request, reply) => json(reply, 200, ruleOut(dvr.rules.replace(ruleId(request), request.body as RuleDefinition))),
+    (request, reply) => json(reply, 200, ruleOut(dvr.replaceRule(ruleId(request), request.body as RuleDefinition))),
   );
   app.delete(
     '/dvr/rules/:id',
     { schema: { summary: 'Remove a recording rule (its recordings stay; one recording now goes on)', tags, params: RuleParams, response: { 204: Type.Null(), ...Errors } } },
     (request, reply) => {
-      dvr.rules.delete(ruleId(request));
+      dvr.removeRule(ruleId(request));
       return noContent(reply);
     },
   );
@@ -86,7 +99,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
         response: { 200: JobWhySchema, ...Errors },
       },
     },
-    (request, reply) => json(reply, 200, dvr.schedule.explain((request.params as { id: string }).id)),
+    (request, reply) => json(reply, 200, dvr.explainJob((request.params as { id: string }).id)),
   );
 
   app.delete(
@@ -100,14 +113,14 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       },
     },
     (request, reply) => {
-      dvr.schedule.cancelJob((request.params as { id: string }).id);
+      dvr.cancelJob((request.params as { id: string }).id);
       return noContent(reply);
     },
   );
 
   // ---------------------------------------------------------------- sources and guides
   app.get('/dvr/sources', { schema: { summary: 'Channel sources (M3U playlists, HDHomeRun tuners)', tags, response: { 200: Type.Array(SourceSchema), 401: ErrorSchema } } }, (_r, reply) =>
-    json(reply, 200, dvr.sources.listSources().map(sourceOut)),
+    json(reply, 200, dvr.listSources().map(sourceOut)),
   );
   app.post(
     '/dvr/sources',
@@ -120,34 +133,27 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       },
     },
     async (request, reply) => {
-      const source = dvr.sources.addSource(request.body as Static<typeof SourceBodySchema>);
-      await dvr.sources.refreshSource(source.id);
-      dvr.schedule.replan();
-      const saved = dvr.sources.listSources().find((s) => s.id === source.id) ?? source;
-      return json(reply, 201, sourceOut(saved));
+      const source = await dvr.addSource(request.body as Static<typeof SourceBodySchema>);
+      return json(reply, 201, sourceOut(source));
     },
   );
   app.delete('/dvr/sources/:id', { schema: { summary: 'Remove a source and its channels', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
-    dvr.sources.removeSource((request.params as { id: string }).id);
-    dvr.schedule.replan();
+    dvr.removeSource((request.params as { id: string }).id);
     return noContent(reply);
   });
   app.get('/dvr/guides', { schema: { summary: 'XMLTV guides', tags, response: { 200: Type.Array(GuideSchema), 401: ErrorSchema } } }, (_r, reply) =>
-    json(reply, 200, dvr.sources.listGuides().map(guideOut)),
+    json(reply, 200, dvr.listGuides().map(guideOut)),
   );
   app.post(
     '/dvr/guides',
     { schema: { summary: 'Add an XMLTV guide (file path or URL, gzip too) and read it', tags, body: Type.Object({ location: Location }, { additionalProperties: false }), response: { 201: GuideSchema, ...Errors } } },
     async (request, reply) => {
-      const guide = dvr.sources.addGuide((request.body as { location: string }).location);
-      await dvr.sources.refreshGuide(guide.id);
-      dvr.schedule.replan();
-      return json(reply, 201, guideOut(dvr.sources.listGuides().find((g) => g.id === guide.id) ?? guide));
+      const guide = await dvr.addGuide((request.body as { location: string }).location);
+      return json(reply, 201, guideOut(guide));
     },
   );
   app.delete('/dvr/guides/:id', { schema: { summary: 'Remove a guide and its programmes', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
-    dvr.sources.removeGuide((request.params as { id: string }).id);
-    dvr.schedule.replan();
+    dvr.removeGuide((request.params as { id: string }).id);
     return noContent(reply);
   });
   const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
@@ -303,7 +309,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       },
     },
     (request, reply) => {
-      dvr.schedule.forgetProgramme((request.params as { programId: string }).programId);
+      dvr.forgetProgramme((request.params as { programId: string }).programId);
       return noContent(reply);
     },
   );

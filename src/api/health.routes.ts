@@ -72,9 +72,9 @@ function checkScan(status: ScanStatus): NonNullable<Checks['scan']> {
 }
 
 function checkDvr(dvr: DvrService): NonNullable<Checks['dvr']> {
-  const recording = dvr.recordings.activeJobIds().length;
+  const recording = dvr.recordingCount();
   try {
-    const sources = dvr.sources.listSources();
+    const sources = dvr.listSources();
     const failing = sources.filter((source) => source.error !== null).length;
     return { status: failing > 0 ? 'warn' : 'ok', sources: sources.length, sources_failing: failing, recording };
   } catch {

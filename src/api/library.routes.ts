@@ -22,7 +22,7 @@ import {
   VideoSchema,
 } from '../model/library.schemas.js';
 import type { MapContext } from '../library/resource-mappers.js';
-import { type AnswerFront, answerHeaders, encodingFor, okHeadersFor } from './answer-front.js';
+import { type AnswerFront, answerHeaders, encodingFor, okHeadersFor } from '../answer-cache/answer-front.js';
 import { ErrorSchema, sendError } from '../http/error-reply.js';
 import { AllListSchema, ContentListSchema, serializers } from './json-serializers.js';
 import {
@@ -34,8 +34,8 @@ import {
   toItemQuery,
   toParentQuery,
 } from './query.schemas.js';
-import type { CachedBody, Encoding, Payload } from './cached-body.js';
-import type { ResponseCache } from './response-cache.js';
+import type { CachedBody, Encoding, Payload } from '../answer-cache/cached-body.js';
+import type { ResponseCache } from '../answer-cache/response-cache.js';
 import { TAGS } from './openapi-tags.js';
 
 export interface InterfaceADeps {

@@ -10,7 +10,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { HttpMetrics } from './http-metrics.js';
+import type { HttpMetrics } from '../metrics/http-metrics.js';
 import { TAGS } from './openapi-tags.js';
 import { ErrorSchema } from '../http/error-reply.js';
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { LibraryService } from '../library/library.service.js';
 import type { ScanStatus } from '../importer/scan-scheduler.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ResponseCache } from '../answer-cache/response-cache.js';
 import { TAGS } from './openapi-tags.js';
 import { PROBLEMS_SHOWN, StatusSchema } from '../model/status.schemas.js';
 

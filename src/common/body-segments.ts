@@ -1,7 +1,7 @@
 /**
  * Where each item's JSON sits in a rendered answer (a list, or one item), so that a
  * cached answer can have one item's bytes written again after a state write instead of
- * the whole answer rendered again (see common/item-state-log.ts, api/response-cache.ts).
+ * the whole answer rendered again (see common/item-state-log.ts, answer-cache/response-cache.ts).
  * The repository that renders an answer describes it here; the cache reads it.
  */
 export interface BodySegments {

@@ -5,7 +5,7 @@
  * moves: without this log, a position write made the next read of a 50,000-episode list
  * render it again (about half a second). With it, such a write leaves the generation
  * where it was and is logged here; a cached list holding the item has that item's bytes
- * written again, and every other answer stays (api/response-cache.ts).
+ * written again, and every other answer stays (answer-cache/response-cache.ts).
  *
  * Safe by construction: a write not made through `ItemStateLog.track` moves the
  * generation as before, so forgetting to track one costs speed, never correctness.

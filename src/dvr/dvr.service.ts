@@ -7,7 +7,17 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { DvrSourcesService, type DvrSourcesConfig, type GuideRefresh, type SourceRefresh } from './sources/dvr-sources.service.js';
+import {
+  DvrSourcesService,
+  type DvrSourcesConfig,
+  type GuideRefresh,
+  type GuideRow,
+  type SourceRefresh,
+  type SourceRow,
+  type SourceSpec,
+} from './sources/dvr-sources.service.js';
+import type { JobWhy } from './planning/job-explanation.js';
+import type { RuleDefinition, StoredRule } from './planning/rules/rule-types.js';
 import { PROGRAMS_ON_PATH, type ProgramPaths } from '../common/external-program.js';
 import { GuideSearchService } from './lineup/guide-search.service.js';
 import { JobScheduler } from './planning/job-scheduler.js';
@@ -94,7 +104,7 @@ export class DvrService {
       // RecordingsService also skips comskip when `programs` says it is not installed.
       comskip: options.comskip ?? true,
       programs: options.programs ?? PROGRAMS_ON_PATH,
-      onChange: () => this.safely('re-planning after a recording', () => this.schedule.replan()),
+      onChange: () => this.replan('re-planning after a recording'),
     });
     this.rules = new RulesService(db, {
       now,
@@ -112,10 +122,10 @@ export class DvrService {
       running: () => !this.stopped,
       safely: (what, work) => this.safely(what, work),
     });
-    this.live = new LiveTvService(db, { hub: this.hub, recordings: this.recordings, rules: this.rules, schedule: this.schedule, now });
+    this.live = new LiveTvService(db, { hub: this.hub, recordings: this.recordings, rules: this.rules, replan: () => this.replan('planning a recording started now'), now });
     this.guideSearch = new GuideSearchService(db, now);
     this.lineup = new LineupService(db, { now });
-    this.lineupEdits = new LineupEditsService(db, { now, followRenumber: (moves) => this.rules.followRenumber(moves), changed: () => this.safely('re-planning after a lineup edit', () => this.schedule.replan()) });
+    this.lineupEdits = new LineupEditsService(db, { now, followRenumber: (moves) => this.rules.followRenumber(moves), changed: () => this.replan('re-planning after a lineup edit') });
   }
 
   /** Settles what happened while Antenna was down, resumes recordings, plans, and refreshes sources in the background. */
@@ -132,6 +142,104 @@ export class DvrService {
       this.refreshTimer = setInterval(() => void refresh(), minutes * 60_000);
       this.refreshTimer.unref();
     }
+  }
+
+  // ------------------------------------------------------------------ the face routes use
+  // Each is a whole operation: what a change needs after it (a read, a plan) is done here,
+  // not by the caller. The parts above stay readable for the DVR's own wings and its tests.
+
+  listRules(): StoredRule[] {
+    return this.rules.list();
+  }
+
+  rule(id: number): StoredRule {
+    return this.rules.get(id);
+  }
+
+  /** Adds a rule; its jobs are planned at once (RulesService's `changed`). */
+  addRule(definition: RuleDefinition): StoredRule {
+    return this.rules.create(definition);
+  }
+
+  replaceRule(id: number, definition: RuleDefinition): StoredRule {
+    return this.rules.replace(id, definition);
+  }
+
+  removeRule(id: number): void {
+    this.rules.delete(id);
+  }
+
+  /** A job's fate in one sentence; 404 for an unknown id. */
+  explainJob(id: string): JobWhy {
+    return this.schedule.explain(id);
+  }
+
+  /** Skips a planned job, or stops one that is recording; the plan follows. */
+  cancelJob(id: string): void {
+    this.schedule.cancelJob(id);
+  }
+
+  /** Forgets that a programme was recorded, so its next airing is planned again. */
+  forgetProgramme(programId: string): void {
+    this.schedule.forgetProgramme(programId);
+  }
+
+  listSources(): SourceRow[] {
+    return this.sources.listSources();
+  }
+
+  /** Adds a source, reads its channels (a failed read is stored on it, not thrown) and plans; the source as saved. */
+  async addSource(spec: SourceSpec): Promise<SourceRow> {
+    const source = this.sources.addSource(spec);
+    await this.sources.refreshSource(source.id, { signal: this.refreshAbort.signal });
+    this.replan('re-planning after a source was added');
+    return this.sources.listSources().find((s) => s.id === source.id) ?? source;
+  }
+
+  /** Removes a source and its channels; the jobs on them are planned again. */
+  removeSource(id: string): void {
+    this.sources.removeSource(id);
+    this.replan('re-planning after a source was removed');
+  }
+
+  listGuides(): GuideRow[] {
+    return this.sources.listGuides();
+  }
+
+  /** Adds a guide, reads it and plans, as addSource does a source. */
+  async addGuide(location: string): Promise<GuideRow> {
+    const guide = this.sources.addGuide(location);
+    await this.sources.refreshGuide(guide.id, { signal: this.refreshAbort.signal });
+    this.replan('re-planning after a guide was added');
+    return this.sources.listGuides().find((g) => g.id === guide.id) ?? guide;
+  }
+
+  /** Removes a guide and its programmes; the plan follows. */
+  removeGuide(id: string): void {
+    this.sources.removeGuide(id);
+    this.replan('re-planning after a guide was removed');
+  }
+
+  /** Each source with the streams it allows and has open now (metrics, health). */
+  tuners(): { source: SourceRow; inUse: number }[] {
+    const usage = this.hub.usage();
+    return this.sources.listSources().map((source) => ({ source, inUse: usage.get(source.id) ?? 0 }));
+  }
+
+  /** How many recordings run now. */
+  recordingCount(): number {
+    return this.recordings.activeJobIds().length;
+  }
+
+  /**
+   * The one way the DVR's parts ask for a plan after a change of theirs: a full plan now,
+   * so the answer to the request that changed something already shows its jobs. A failure
+   * is logged, never thrown (the change itself is done). The periodic plan and the one
+   * after a refresh read the guide in slices instead (replanInSlices); a rule's change
+   * plans for that rule alone (RulesService's `changed`).
+   */
+  private replan(why: string): void {
+    this.safely(why, () => this.schedule.replan());
   }
 
   /** Runs timer and callback work so that a failure is logged, never thrown into the event loop (which would end the process). */

@@ -76,6 +76,34 @@ export const ProgramRuleSchema = Type.Object(
   },
 );
 
+/** A rule type as GET /dvr/rule-types lists it: what the app's pass form is drawn from. */
+export const RuleTypeInfoSchema = Type.Object(
+  {
+    type: Type.String({ description: 'the body\'s "type"' }),
+    label: Type.String(),
+    help: Type.String(),
+    records_by_time: Type.Boolean({ description: 'records a channel at a time, whatever is on (the "new only" option means nothing to it)' }),
+    fields: Type.Array(
+      Type.Object({
+        name: Type.String({ description: 'the body property' }),
+        input: Type.Union([Type.Literal('text'), Type.Literal('channel'), Type.Literal('time'), Type.Literal('minutes'), Type.Literal('flag')], {
+          description: 'text; a channel number; a time (epoch seconds); a length in seconds typed in minutes; a flag',
+        }),
+        label: Type.String(),
+        hint: Type.Optional(Type.String()),
+        required: Type.Boolean(),
+        minimum: Type.Optional(Type.Number({ description: "the schema's, in the body's unit (seconds for minutes)" })),
+        maximum: Type.Optional(Type.Number()),
+        min_length: Type.Optional(Type.Integer()),
+        max_length: Type.Optional(Type.Integer()),
+      }),
+    ),
+    one_of: Type.Optional(Type.Object({ fields: Type.Array(Type.String()), message: Type.String() }, { description: 'at least one of these fields must be given' })),
+    summaries: Type.Array(Type.String(), { description: 'how a rule reads in a list: the first whose {fields} are all given' }),
+  },
+  { title: 'Rule type' },
+);
+
 const RuleId = Type.String({ pattern: '^\\d+$', description: 'the rule id' });
 
 /** A stored rule of one type as the interface returns it: its id and its definition. */

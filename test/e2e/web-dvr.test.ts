@@ -120,6 +120,29 @@ describe('the DVR section', () => {
     await page.close();
   }, 60_000);
 
+  it('draws the form of each kind of pass from the server’s table: a weekly time slot from a link, its length in minutes', async () => {
+    const start = Math.floor(Date.now() / 3_600_000) * 3600 + 2 * 86400;
+    const page = await web.open(`/schedule/passes/new?type=slot&channel=5&start=${start}`);
+    await waitForText(page, 'Length (minutes)');
+    // The type's own fields, as GET /dvr/rule-types lists them; "new episodes only" means nothing to a slot.
+    expect(await text(page)).toMatch(/A channel at a time, once or every week/);
+    expect(await text(page)).not.toMatch(/New episodes only/);
+    await clickText(page, 'button', 'Create pass');
+    await page.waitForSelector('.field-invalid .field-error');
+    expect(await text(page)).toMatch(/Give the length in minutes/);
+    await fill(page, 'Length (minutes)', '30');
+    await clickText(page, 'label', 'Every week at this time');
+    await clickText(page, 'button', 'Create pass');
+    await until(() => path(page), (p) => p === '/schedule/passes', 10_000, 'back to Passes');
+    const [rule] = await rules();
+    expect(rule).toMatchObject({ type: 'slot', channel: '5', start_time: start, duration: 1800, weekly: true });
+    await waitForText(page, 'for 30 min, weekly');
+    expect(await text(page)).toMatch(/time slot\s+Channel 5, .* for 30 min, weekly/i);
+    await web.api('DELETE', `/dvr/rules/${rule!.id}`);
+    expect(web.pageErrors).toEqual([]);
+    await page.close();
+  });
+
   it('shows what records now and stops it', async () => {
     expect((await web.api('POST', '/dvr/channels/7/recording')).status).toBe(201);
     const page = await web.open('/schedule/recording');

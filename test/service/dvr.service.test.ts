@@ -82,6 +82,36 @@ function writeStandardGuide(path: string): void {
 const jobsOf = (ruleId: number) => listJobs(temp.db).filter((job) => job.id.endsWith(`-${ruleId}`));
 const job = (id: string) => getDvrJob(temp.db, id) as DvrJobRow;
 
+describe("the DVR's face: whole operations", () => {
+  it('adds a source and a guide in one call each, read and planned; removing one plans again', async () => {
+    const dvr = dvrOf({ sources: [], guides: [] });
+    const series = dvr.addRule({ type: 'series', title: 'Harbour Lights' });
+    expect(jobsOf(series.id)).toEqual([]);
+    const m3u = feed('channels.m3u');
+    writeM3u(m3u, [entry('2', 'two.test'), entry('3', 'three.test')]);
+    const source = await dvr.addSource({ kind: 'm3u', location: m3u, streams: 2 });
+    expect(source).toMatchObject({ channels: 2, error: null });
+    const guide = feed('guide.xml');
+    writeStandardGuide(guide);
+    const added = await dvr.addGuide(guide);
+    expect(added).toMatchObject({ error: null });
+    expect(added.programmes).toBe(4);
+    // No refresh or re-plan asked for: the add did both.
+    expect(jobsOf(series.id)).toHaveLength(3);
+    dvr.removeGuide(added.id);
+    expect(jobsOf(series.id).filter((job) => !job.skipped)).toEqual([]);
+    dvr.removeSource(source.id);
+    expect(dvr.listSources()).toEqual([]);
+    expect(() => dvr.removeSource(source.id)).toThrow(NotFoundError);
+  });
+
+  it('answers for tuners and recordings without reaching into its parts', async () => {
+    const { dvr } = await standard();
+    expect(dvr.tuners()).toMatchObject([{ source: { kind: 'm3u', stream_limit: 2 }, inUse: 0 }]);
+    expect(dvr.recordingCount()).toBe(0);
+  });
+});
+
 describe('planning', () => {
   it('plans jobs from rules and the guide', async () => {
     const { dvr } = await standard();

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { DURATION_BUCKETS, DurationHistogram, HttpMetrics } from '../../src/api/http-metrics.js';
+import { DURATION_BUCKETS, DurationHistogram, HttpMetrics } from '../../src/metrics/http-metrics.js';
 
 const route = fc.oneof(fc.constantFrom('/api/v1/shows/:id', '/health', 'unmatched', '/assets/*'), fc.string({ maxLength: 8 }).map((s) => `/${s}`), fc.constantFrom('/a"b', '/a\\b', '/a\nb'));
 const method = fc.constantFrom('GET', 'HEAD', 'DELETE');

@@ -62,6 +62,20 @@ describe('folder boundaries', () => {
     expect(await syntax('src/dvr/planning/example.ts', 'export const f = (db: { transaction(fn: () => void): () => void }) => db.transaction(() => undefined)();\n')).toHaveLength(1);
   });
 
+  it("keeps routes and metrics on the DVR's face: its parts are not theirs to call", async () => {
+    const syntax = async (filePath: string, code: string) => {
+      const [result] = await eslint.lintText(code, { filePath });
+      return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+    };
+    const head = "import type { DvrService } from '../dvr/dvr.service.js';\n";
+    expect(await syntax('src/api/example.ts', `${head}export const f = (dvr: DvrService) => dvr.sources.listSources();\n`)).toEqual([expect.stringMatching(/DVR's face/)]);
+    expect(await syntax('src/api/example.ts', `${head}export const f = (deps: { dvr: DvrService }) => deps.dvr.schedule.replan();\n`)).toHaveLength(1);
+    expect(await syntax('src/metrics/example.ts', `${head}export const f = (dvr: DvrService) => dvr.hub.usage();\n`)).toHaveLength(1);
+    expect(await syntax('src/api/example.ts', `${head}export const f = (dvr: DvrService) => dvr.listSources();\n`)).toEqual([]);
+    // The app wires the parts together (one recording's file is stopped through its part).
+    expect(await syntax('src/app/example.ts', `${head}export const f = (dvr: DvrService) => dvr.recordings.activeJobIds();\n`)).toEqual([]);
+  });
+
   it('refuses an import cycle inside a folder', async () => {
     // dvr.service.ts imports job-scheduler.ts, which imports job-planner.ts: importing the service back closes a cycle.
     const [result] = await eslint.lintText("import { DvrService } from '../dvr.service.js';\nexport const x = DvrService;\n", { filePath: 'src/dvr/planning/job-planner.ts' });

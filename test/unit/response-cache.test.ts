@@ -2,11 +2,11 @@ import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerFront } from '../../src/api/answer-front.js';
+import { AnswerFront } from '../../src/answer-cache/answer-front.js';
 import { describedArray, holdsNoItems } from '../../src/common/body-segments.js';
 import { ItemStateLog } from '../../src/common/item-state-log.js';
-import { CachedBody, type Payload, negotiateEncoding, strongEtag } from '../../src/api/cached-body.js';
-import { ResponseCache } from '../../src/api/response-cache.js';
+import { CachedBody, type Payload, negotiateEncoding, strongEtag } from '../../src/answer-cache/cached-body.js';
+import { ResponseCache } from '../../src/answer-cache/response-cache.js';
 
 /** A payload's parts joined, checking the length it says they add up to. */
 function joined(payload: Payload): Buffer {

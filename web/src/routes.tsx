@@ -26,7 +26,7 @@ import { UpcomingPage } from './sections/schedule/upcoming-page';
 import { PassesPage } from './sections/schedule/passes-page';
 import { EditPassPage, NewPassPage } from './sections/schedule/pass-form';
 import { RecordingNowPage } from './sections/schedule/recording-now-page';
-import { formOfSearch, passSearch } from './sections/schedule/rule-form';
+import { passSearch } from './sections/schedule/rule-form';
 import { SettingsPage } from './sections/settings/settings-page';
 import { SettingsLayout } from './sections/settings/settings-layout';
 import { LineupPage } from './sections/settings/lineup-page';
@@ -117,7 +117,7 @@ const newPassRoute = createRoute({
   validateSearch: passSearch,
   component: () => {
     const search = newPassRoute.useSearch();
-    return <NewPassPage key={JSON.stringify(search)} initial={formOfSearch(search)} />;
+    return <NewPassPage key={JSON.stringify(search)} search={search} />;
   },
 });
 const editPassRoute = createRoute({ getParentRoute: () => scheduleRoute, path: 'passes/$id', component: () => <EditPassPage id={editPassRoute.useParams().id} /> });

@@ -1,7 +1,8 @@
 /** The DVR section's pure parts: the pass form and rule bodies both ways, the jobs by day and their reasons. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Job, RuleBody } from '../src/api/server-types';
+import { ruleTypeInfos } from '../../src/dvr/planning/rules/rule-types.js';
+import type { Job, RuleBody, RuleTypeInfo } from '../src/api/server-types';
 import { finishedJobs, isConflict, jobReason, ruleIdOfJob, stateLabel, upcomingByDay } from '../src/sections/schedule/job-days';
 import { recordedShare, recordingJobs } from '../src/sections/schedule/recording-now-page';
 import {
@@ -16,7 +17,17 @@ import {
   passSearch,
   ruleOptionPhrases,
   toLocalInput,
+  typeField,
 } from '../src/sections/schedule/rule-form';
+
+/** The server's own table of rule types, as GET /dvr/rule-types answers it. */
+const TYPES = ruleTypeInfos();
+const info = (type: string): RuleTypeInfo => TYPES.find((t) => t.type === type)!;
+/** A blank form of `type` with these values of its own fields. */
+const formWith = (type: string, fields: Record<string, string | boolean>) => {
+  const empty = emptyForm(info(type));
+  return { ...empty, fields: { ...empty.fields, ...fields } };
+};
 
 // What the server's schemas accept (src/model/rule.schemas.ts), in the shape the form writes back:
 // options left at nothing are absent, flags present only when true, text without surrounding spaces.
@@ -51,7 +62,7 @@ describe('the pass form', () => {
   it('gives back the rule it was opened with, saved unchanged', () => {
     fc.assert(
       fc.property(rule, (body) => {
-        const result = bodyOf(formOf(body));
+        const result = bodyOf(formOf(body, info(body.type)), info(body.type));
         expect(result.errors).toBeUndefined();
         expect(sameShownTime(result.body!)).toEqual(sameShownTime(defined(body) as RuleBody));
       }),
@@ -62,13 +73,13 @@ describe('the pass form', () => {
   it('opens a stored rule without its id, and puts a PUT body back without it', () => {
     const stored = { id: '7', type: 'keyword' as const, keyword: 'volcano', priority: 2 };
     expect(bodyOfStored(stored)).toEqual({ type: 'keyword', keyword: 'volcano', priority: 2 });
-    expect(bodyOf(formOf(stored)).body).toEqual({ type: 'keyword', keyword: 'volcano', priority: 2 });
+    expect(bodyOf(formOf(stored, info('keyword')), info('keyword')).body).toEqual({ type: 'keyword', keyword: 'volcano', priority: 2 });
   });
 
   it('turns minutes into seconds and leaves out what was left empty', () => {
-    const form = { ...emptyForm('series'), title: ' Harbour Watch ', priority: '5', keep: '3', paddingAfterMinutes: '2', paddingBeforeMinutes: '0.5', channels: '5, 7.1  9' };
-    expect(bodyOf(form).body).toEqual({ type: 'series', title: 'Harbour Watch', priority: 5, keep: 3, padding_after: 120, padding_before: 30, channels: ['5', '7.1', '9'] });
-    expect(bodyOf({ ...emptyForm('slot'), channel: '4', start: '2030-01-02T20:00', durationMinutes: '30', weekly: true }).body).toEqual({
+    const form = { ...formWith('series', { title: ' Harbour Watch ' }), priority: '5', keep: '3', paddingAfterMinutes: '2', paddingBeforeMinutes: '0.5', channels: '5, 7.1  9' };
+    expect(bodyOf(form, info('series')).body).toEqual({ type: 'series', title: 'Harbour Watch', priority: 5, keep: 3, padding_after: 120, padding_before: 30, channels: ['5', '7.1', '9'] });
+    expect(bodyOf(formWith('slot', { channel: '4', start_time: '2030-01-02T20:00', duration: '30', weekly: true }), info('slot')).body).toEqual({
       type: 'slot',
       channel: '4',
       start_time: fromLocalInput('2030-01-02T20:00'),
@@ -78,26 +89,30 @@ describe('the pass form', () => {
   });
 
   it('says what to fix, field by field, in words', () => {
-    expect(bodyOf(emptyForm('series')).errors).toEqual({ title: expect.stringMatching(/series title/) });
-    expect(bodyOf({ ...emptyForm('keyword'), keyword: 'a' }).errors).toEqual({ keyword: expect.stringMatching(/two letters/) });
-    expect(bodyOf({ ...emptyForm('program') }).errors).toEqual({ channel: expect.stringMatching(/channel number/), start: expect.stringMatching(/date and time/) });
-    const wrong = bodyOf({ ...emptyForm('series'), title: 'x', keep: 'three', priority: '1.5', paddingBeforeMinutes: '90', paddingAfterMinutes: '-1' }).errors!;
+    expect(bodyOf(emptyForm(info('series')), info('series')).errors).toEqual({ [typeField('title')]: expect.stringMatching(/series title/) });
+    expect(bodyOf(formWith('keyword', { keyword: 'a' }), info('keyword')).errors).toEqual({ [typeField('keyword')]: expect.stringMatching(/at least 2 characters/) });
+    expect(bodyOf(emptyForm(info('program')), info('program')).errors).toEqual({ [typeField('channel')]: expect.stringMatching(/channel number/), [typeField('start_time')]: expect.stringMatching(/date and time/) });
+    const wrong = bodyOf({ ...formWith('series', { title: 'x' }), keep: 'three', priority: '1.5', paddingBeforeMinutes: '90', paddingAfterMinutes: '-1' }, info('series')).errors!;
     expect(Object.keys(wrong).sort()).toEqual(['keep', 'paddingAfterMinutes', 'paddingBeforeMinutes', 'priority']);
     expect(wrong.paddingBeforeMinutes).toMatch(/0 to 60/);
-    expect(bodyOf({ ...emptyForm('slot'), channel: '4', start: '2030-01-02T20:00', durationMinutes: '0.5' }).errors).toEqual({ durationMinutes: expect.stringMatching(/1 to 1440/) });
+    expect(bodyOf(formWith('slot', { channel: '4', start_time: '2030-01-02T20:00', duration: '0.5' }), info('slot')).errors).toEqual({ [typeField('duration')]: expect.stringMatching(/1 to 1440/) });
+    // A slot's length is required: left empty, it is asked for.
+    expect(bodyOf(formWith('slot', { channel: '4', start_time: '2030-01-02T20:00' }), info('slot')).errors).toEqual({ [typeField('duration')]: expect.stringMatching(/minutes/) });
   });
 
   it('never throws, whatever is typed, and any body it gives has the fields of its type', () => {
     const anyForm = fc.record({
-      type: fc.constantFrom('series', 'keyword', 'slot', 'program' as const),
+      type: fc.constantFrom(...TYPES.map((t) => t.type)),
+      fields: fc.record({
+        title: fc.string(),
+        series_id: fc.string(),
+        keyword: fc.string(),
+        channel: fc.string(),
+        start_time: fc.oneof(fc.string(), fc.constant('2031-05-06T07:08')),
+        duration: fc.string(),
+        weekly: fc.boolean(),
+      }),
       name: fc.string(),
-      title: fc.string(),
-      seriesId: fc.string(),
-      keyword: fc.string(),
-      channel: fc.string(),
-      start: fc.oneof(fc.string(), fc.constant('2031-05-06T07:08')),
-      durationMinutes: fc.string(),
-      weekly: fc.boolean(),
       channels: fc.string(),
       newOnly: fc.boolean(),
       paddingBeforeMinutes: fc.oneof(fc.string(), fc.integer().map(String)),
@@ -108,7 +123,7 @@ describe('the pass form', () => {
     });
     fc.assert(
       fc.property(anyForm, (form) => {
-        const result = bodyOf(form);
+        const result = bodyOf(form, info(form.type));
         if (result.body) {
           expect(result.body.type).toBe(form.type);
           for (const value of Object.values(result.body)) expect(value === '' || value === false || value === undefined || Number.isNaN(value)).toBe(false);
@@ -129,11 +144,12 @@ describe('the pass form', () => {
   });
 
   it('marks the field a server error names', () => {
-    expect(fieldOfParameter('padding_after')).toBe('paddingAfterMinutes');
-    expect(fieldOfParameter('channels.2')).toBe('channels');
-    expect(fieldOfParameter('start_time')).toBe('start');
-    expect(fieldOfParameter('type')).toBeUndefined();
-    expect(fieldOfParameter(undefined)).toBeUndefined();
+    expect(fieldOfParameter('padding_after', info('slot'))).toBe('paddingAfterMinutes');
+    expect(fieldOfParameter('channels.2', info('slot'))).toBe('channels');
+    expect(fieldOfParameter('start_time', info('slot'))).toBe(typeField('start_time'));
+    expect(fieldOfParameter('start_time', info('series'))).toBeUndefined();
+    expect(fieldOfParameter('type', info('slot'))).toBeUndefined();
+    expect(fieldOfParameter(undefined, info('slot'))).toBeUndefined();
   });
 
   it('takes only sound values from a link to a new pass', () => {
@@ -141,20 +157,27 @@ describe('the pass form', () => {
     expect(passSearch({ type: 'toString', title: '  ', channel: '5; drop', start: -1 })).toEqual({});
     expect(passSearch({ title: 1984 })).toEqual({ title: '1984' });
     expect(passSearch({ start: { toString: 0 }, title: { valueOf: 1 } })).toEqual({});
-    expect(formOfSearch({ type: 'keyword', title: 'volcano' })).toMatchObject({ type: 'keyword', keyword: 'volcano' });
+    expect(formOfSearch({ type: 'keyword', title: 'volcano' }, TYPES)).toMatchObject({ type: 'keyword', fields: { keyword: 'volcano' } });
+    expect(formOfSearch({ type: 'program', channel: '5', start: 1_900_000_000 }, TYPES)).toMatchObject({ type: 'program', fields: { channel: '5', start_time: toLocalInput(1_900_000_000) } });
+    // A type this server does not list: the first it does.
+    expect(formOfSearch({ type: 'weather', title: 'x' }, TYPES)).toMatchObject({ type: 'series', fields: { title: 'x' } });
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.anything()), fc.anything(), fc.anything(), (search, start, channel) => {
-        expect(() => formOfSearch(passSearch({ ...search, start, channel }))).not.toThrow();
+        expect(() => formOfSearch(passSearch({ ...search, start, channel }), TYPES)).not.toThrow();
       }),
     );
   });
 
   it('describes a pass and its options in a few words', () => {
     const at = (s: number) => `@${s}`;
-    expect(describeRule({ type: 'series', title: 'Harbour Watch' }, at)).toBe('Series “Harbour Watch”');
-    expect(describeRule({ type: 'slot', channel: '4', start_time: 10, duration: 3600, weekly: true }, at)).toBe('Channel 4, @10 for 60 min, weekly');
-    expect(describeRule({ type: 'program', channel: '4', start_time: 10 }, at)).toBe('Channel 4 at @10');
-    expect(describeRule({ type: 'program', channel: '4', start_time: 10, title: 'Film' }, at)).toBe('“Film”, channel 4 at @10');
+    expect(describeRule({ type: 'series', title: 'Harbour Watch' }, info('series'), at)).toBe('Series “Harbour Watch”');
+    expect(describeRule({ type: 'series', series_id: 'SH01' }, info('series'), at)).toBe('Series id SH01');
+    expect(describeRule({ type: 'slot', channel: '4', start_time: 10, duration: 3600, weekly: true }, info('slot'), at)).toBe('Channel 4, @10 for 60 min, weekly');
+    expect(describeRule({ type: 'slot', channel: '4', start_time: 10, duration: 3600 }, info('slot'), at)).toBe('Channel 4, @10 for 60 min');
+    expect(describeRule({ type: 'program', channel: '4', start_time: 10 }, info('program'), at)).toBe('Channel 4 at @10');
+    expect(describeRule({ type: 'program', channel: '4', start_time: 10, title: 'Film' }, info('program'), at)).toBe('“Film”, channel 4 at @10');
+    // Without the server's table (not loaded, or a type it no longer lists), still something readable.
+    expect(describeRule({ type: 'keyword', keyword: 'volcano' }, undefined, at)).toBe('keyword pass');
     expect(ruleOptionPhrases({ type: 'keyword', keyword: 'volcano', priority: 5, keep: 3, padding_after: 120, new_only: true })).toEqual(['priority 5', 'keep newest 3', '2 min late', 'new episodes only']);
   });
 });

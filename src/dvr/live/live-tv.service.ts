@@ -10,7 +10,6 @@ import { listGuideChannels, programmesBetween } from '../../repositories/guide.r
 import { type DvrJobRow, getDvrJob, listJobsInState } from '../../repositories/jobs.repository.js';
 import type { StreamableChannel } from '../../repositories/sources.repository.js';
 import { type GuidePage, guidePageOf, type GuidePageRequest } from '../lineup/guide-page.js';
-import type { JobScheduler } from '../planning/job-scheduler.js';
 import { firstPerNumber, lineupSnapshot } from '../lineup/lineup-snapshot.js';
 import { isPlaceholder, placeholderAirings } from '../lineup/placeholder-airings.js';
 import type { RecordingsService } from '../recording/recordings.service.js';
@@ -27,7 +26,14 @@ export class LiveTvService {
 
   constructor(
     private readonly db: Db,
-    private readonly parts: { hub: StreamHub; recordings: RecordingsService; rules: RulesService; schedule: JobScheduler; now: () => number },
+    private readonly parts: {
+      hub: StreamHub;
+      recordings: RecordingsService;
+      rules: RulesService;
+      /** The DVR's one way to plan again (DvrService.replan), at once: the job must be there to answer. */
+      replan: () => void;
+      now: () => number;
+    },
   ) {}
 
   private nowSeconds(): number {
@@ -144,11 +150,11 @@ export class LiveTvService {
     const end = current && current.stop - now >= 60 ? current.stop : now + RECORD_NOW_DEFAULT_SECONDS;
     const definition: RuleDefinition = oneTimeSlot({ channel: number, start: now, duration: end - now, name: current?.title ?? `${channelName ?? 'Channel'} ${number}`, priority: 1000 });
     const ruleId = this.parts.rules.insertOwn(definition);
-    this.parts.schedule.replan();
+    this.parts.replan();
     const job = getDvrJob(this.db, `${now}-${ruleId}`);
     if (!job || job.state !== 'recording') {
       this.parts.rules.removeOwn(ruleId);
-      this.parts.schedule.replan();
+      this.parts.replan();
       throw new ConflictError('no_tuner', job?.error ? `Cannot record channel ${number}: ${job.error}.` : `Cannot record channel ${number} now.`);
     }
     // Let the recorder's own join happen before the probe lets go of the connection.

@@ -41,6 +41,7 @@ import type {
   SeriesRuleSchema,
   SlotRule,
   SlotRuleSchema,
+  RuleTypeInfoSchema,
   storedRuleSchema,
 } from '../../../src/model/rule.schemas.js';
 
@@ -74,6 +75,8 @@ export type GuideEdit = Static<typeof GuideEditSchema>;
 /** A recording rule's body (`POST`/`PUT /dvr/rules`), one per type, and a stored rule as `GET /dvr/rules` lists it. */
 export type RuleBody = SeriesRule | KeywordRule | SlotRule | ProgramRule;
 export type RuleTypeName = RuleBody['type'];
+/** `GET /dvr/rule-types`: each kind of pass with its own fields, what the pass form is drawn from. */
+export type RuleTypeInfo = Static<typeof RuleTypeInfoSchema>;
 type Stored<T extends TObject> = Static<ReturnType<typeof storedRuleSchema<T>>>;
 export type StoredRule = Stored<typeof SeriesRuleSchema> | Stored<typeof KeywordRuleSchema> | Stored<typeof SlotRuleSchema> | Stored<typeof ProgramRuleSchema>;
 

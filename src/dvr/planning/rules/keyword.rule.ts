@@ -51,6 +51,12 @@ const matcherFor = (rules: readonly StoredRuleOf<KeywordRule>[]) => keywordMatch
 
 export const keywordRule: RuleType<'keyword', KeywordRule> = {
   type: 'keyword',
+  form: {
+    label: 'Keyword',
+    help: 'Every airing whose title or summary contains a word or phrase.',
+    fields: [{ name: 'keyword', input: 'text', label: 'Word or phrase', hint: 'Found in a programme’s title or summary (case ignored).' }],
+    summaries: ['Keyword “{keyword}”'],
+  },
   recordsByTime: false,
   jobsAreTheirTime: false,
   schema: KeywordRuleSchema,

@@ -42,6 +42,15 @@ const identified = (d: ProgramRule) => d.program_id !== undefined || d.title !==
 
 export const programRule: RuleType<'program', ProgramRule> = {
   type: 'program',
+  form: {
+    label: 'One airing',
+    help: 'One airing from the guide: its channel and start time.',
+    fields: [
+      { name: 'channel', input: 'channel', label: 'Channel' },
+      { name: 'start_time', input: 'time', label: 'Starts', hint: 'The airing’s start, as the guide gives it.' },
+    ],
+    summaries: ['“{title}”, channel {channel} at {start_time}', 'Channel {channel} at {start_time}'],
+  },
   recordsByTime: true,
   jobsAreTheirTime: false,
   schema: ProgramRuleSchema,

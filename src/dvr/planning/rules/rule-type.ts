@@ -106,8 +106,40 @@ export interface RuleCliOptions {
   weekly?: boolean;
 }
 
+/** How a field of a type's own is typed in: the app's pass form draws and reads it by this. */
+export type RuleFieldInput = 'text' | 'channel' | 'time' | 'minutes' | 'flag';
+
+/** One of a type's own fields in the pass form; its name is the body's property (limits and "required" come from the schema). */
+export interface RuleFieldForm<D> {
+  name: Exclude<keyof D & string, keyof RuleOptionFields>;
+  input: RuleFieldInput;
+  label: string;
+  hint?: string;
+}
+
+/**
+ * The type as people see it: the app's pass form and its list of passes are drawn from
+ * this (GET /dvr/rule-types), never from a switch on the type's name.
+ */
+export interface RuleTypeForm<D> {
+  /** What the form's choice of type calls it ("Series"). */
+  label: string;
+  /** One sentence under the choice. */
+  help: string;
+  /** Its own fields, in order (the options every type shares follow them). */
+  fields: readonly RuleFieldForm<D>[];
+  /** Of these fields, at least one must be given (the schema cannot say it): the message says so. */
+  oneOf?: { fields: readonly Exclude<keyof D & string, keyof RuleOptionFields>[]; message: string };
+  /**
+   * How a rule reads in a list: the first template whose fields are all given, `{field}`
+   * replaced by its value as shown (a time in local time, minutes; a flag by nothing).
+   */
+  summaries: readonly string[];
+}
+
 export interface RuleType<K extends string, D extends RuleOptionFields & { type: K }> {
   type: K;
+  form: RuleTypeForm<D>;
   /**
    * Records what is on a channel at a time, not programmes found by their names: it sees
    * the placeholder hours of a channel no guide describes, where the others see nothing.

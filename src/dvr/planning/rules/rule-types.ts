@@ -1,18 +1,15 @@
 /**
- * The table of recording-rule types. A new type is a module beside these (see
- * rule-type.ts for what it provides) and its entry in RULE_TYPES and BY_NAME (the
- * compiler insists on both); the request schema,
- * the stored-rule schema, the planner and `antenna rule` all read this table.
+ * What is derived from the table of recording-rule types (rule-type-list.ts): the request
+ * and stored-rule schemas, each type by name, GET /dvr/rule-types. A new type is a module
+ * beside the others (rule-type.ts says what it provides) and one line in that list; the
+ * planner, the management interface, `antenna rule` and the app's pass form follow.
  */
-import { Type } from '@sinclair/typebox';
-import { storedRuleSchema } from '../../../model/rule.schemas.js';
-import { keywordRule } from './keyword.rule.js';
-import { programRule } from './program.rule.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { type RuleTypeInfoSchema, storedRuleSchema } from '../../../model/rule.schemas.js';
+import { RULE_TYPES } from './rule-type-list.js';
 import type { GuideLookup, RuleType, StoredRuleOf } from './rule-type.js';
-import { seriesRule } from './series.rule.js';
-import { slotRule } from './slot.rule.js';
 
-export const RULE_TYPES = [seriesRule, keywordRule, slotRule, programRule] as const;
+export { RULE_TYPES };
 
 type DefinitionOf<T> = T extends RuleType<string, infer D> ? D : never;
 /** Any rule's definition, as the management interface accepts it and the database keeps it. */
@@ -22,29 +19,61 @@ export type StoredRule = StoredRuleOf<RuleDefinition>;
 /** The definition of one type. */
 export type RuleOfType<K extends RuleTypeName> = Extract<RuleDefinition, { type: K }>;
 
-/**
- * Each type by name. Written as a mapped type, so a name in RuleDefinition without its
- * module here (or a module under the wrong name) does not compile.
- */
-const BY_NAME: { readonly [K in RuleTypeName]: RuleType<K, RuleOfType<K>> } = {
-  series: seriesRule,
-  keyword: keywordRule,
-  slot: slotRule,
-  program: programRule,
-};
+/** Each type by name, from the list (a Map: no name such as "constructor" is found on a prototype). */
+const BY_NAME: ReadonlyMap<string, (typeof RULE_TYPES)[number]> = new Map(RULE_TYPES.map((ruleType) => [ruleType.type, ruleType]));
 
 export function isRuleTypeName(name: string): name is RuleTypeName {
-  return Object.hasOwn(BY_NAME, name);
+  return BY_NAME.has(name);
 }
 
 /** The module of a definition's type, typed for that definition. */
 export function ruleTypeOf<D extends RuleDefinition>(definition: D): RuleType<D['type'], D> {
-  // TypeScript cannot follow that BY_NAME[d.type] is the module of d's own type; BY_NAME's mapped type guarantees it.
-  return BY_NAME[definition.type] as unknown as RuleType<D['type'], D>;
+  // TypeScript cannot follow that BY_NAME.get(d.type) is the module of d's own type; the Map is built from each module's own `type`.
+  return BY_NAME.get(definition.type) as unknown as RuleType<D['type'], D>;
 }
 
 export function ruleTypeNamed<K extends RuleTypeName>(name: K): RuleType<K, RuleOfType<K>> {
-  return BY_NAME[name];
+  return BY_NAME.get(name) as unknown as RuleType<K, RuleOfType<K>>;
+}
+
+export type RuleTypeInfo = Static<typeof RuleTypeInfoSchema>;
+
+interface FieldSchema {
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+}
+
+/** Each type as the app's pass form draws it (GET /dvr/rule-types): its form, with the limits its schema sets. */
+export function ruleTypeInfos(): RuleTypeInfo[] {
+  return RULE_TYPES.map((ruleType) => {
+    const { form, schema } = ruleType as unknown as RuleType<string, { type: string }>;
+    const required = new Set(schema.required ?? []);
+    const properties = schema.properties as Record<string, FieldSchema>;
+    return {
+      type: ruleType.type,
+      label: form.label,
+      help: form.help,
+      records_by_time: ruleType.recordsByTime,
+      fields: form.fields.map(({ name, input, label, hint }) => {
+        const limits = properties[name] ?? {};
+        return {
+          name,
+          input,
+          label,
+          ...(hint ? { hint } : {}),
+          required: required.has(name),
+          ...(limits.minimum !== undefined ? { minimum: limits.minimum } : {}),
+          ...(limits.maximum !== undefined ? { maximum: limits.maximum } : {}),
+          ...(limits.minLength !== undefined ? { min_length: limits.minLength } : {}),
+          ...(limits.maxLength !== undefined ? { max_length: limits.maxLength } : {}),
+        };
+      }),
+      ...(form.oneOf ? { one_of: { fields: [...form.oneOf.fields], message: form.oneOf.message } } : {}),
+      summaries: [...form.summaries],
+    };
+  });
 }
 
 /**

@@ -22,6 +22,16 @@ function index(rules: readonly Stored[]) {
 
 export const seriesRule: RuleType<'series', SeriesRule> = {
   type: 'series',
+  form: {
+    label: 'Series',
+    help: 'Every airing of a series, by its exact title (or the guide’s series id).',
+    fields: [
+      { name: 'title', input: 'text', label: 'Series title', hint: 'Exactly as the guide writes it (case ignored).' },
+      { name: 'series_id', input: 'text', label: 'Guide series id (optional)' },
+    ],
+    oneOf: { fields: ['title', 'series_id'], message: 'Give the series title as the guide writes it (or its series id).' },
+    summaries: ['Series “{title}”', 'Series id {series_id}'],
+  },
   recordsByTime: false,
   jobsAreTheirTime: false,
   schema: SeriesRuleSchema,

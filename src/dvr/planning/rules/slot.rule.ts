@@ -44,6 +44,17 @@ export function oneTimeSlot(fields: { channel: string; start: number; duration: 
 
 export const slotRule: RuleType<'slot', SlotRule> = {
   type: 'slot',
+  form: {
+    label: 'Time slot',
+    help: 'A channel at a time, once or every week, whatever is on.',
+    fields: [
+      { name: 'channel', input: 'channel', label: 'Channel' },
+      { name: 'start_time', input: 'time', label: 'Starts' },
+      { name: 'duration', input: 'minutes', label: 'Length (minutes)' },
+      { name: 'weekly', input: 'flag', label: 'Every week at this time' },
+    ],
+    summaries: ['Channel {channel}, {start_time} for {duration} min, weekly{weekly}', 'Channel {channel}, {start_time} for {duration} min'],
+  },
   recordsByTime: true,
   jobsAreTheirTime: true,
   schema: SlotRuleSchema,

@@ -10,31 +10,43 @@ import { useEffect, useState } from 'react';
 import { dvrQueries } from '../../api/dvr.queries';
 import { useRuleChanges } from '../../api/dvr.mutations';
 import { ApiError } from '../../api/http-client';
-import type { RuleTypeName, StoredRule } from '../../api/server-types';
+import type { RuleTypeInfo, StoredRule } from '../../api/server-types';
 import { ErrorNotice, Loading } from '../../components/error-notice';
 import { CheckField, ChoiceField, TextField } from '../../components/form-fields';
 import { FocusButton, FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
-import { type FormErrors, RULE_TYPE_HELP, RULE_TYPE_LABELS, type RuleForm, bodyOf, fieldOfParameter, formOf } from './rule-form';
+import { type FormErrors, type FormField, type PassSearch, type RuleForm, bodyOf, emptyForm, fieldOfParameter, formOf, formOfSearch, typeField, typeNamed } from './rule-form';
 
-const TYPES = (Object.keys(RULE_TYPE_LABELS) as RuleTypeName[]).map((value) => ({ value, label: RULE_TYPE_LABELS[value] }));
-
-/** `/schedule/passes/$id`: the stored pass, in the form. */
+/** `/schedule/passes/$id`: the stored pass, in the form of its type. */
 export function EditPassPage({ id }: { id: string }) {
   const rules = useQuery(dvrQueries.rules());
-  if (rules.isPending) return <Loading what="the pass" />;
+  const types = useQuery(dvrQueries.ruleTypes());
+  if (rules.isPending || types.isPending) return <Loading what="the pass" />;
   if (rules.isError) return <ErrorNotice error={rules.error} retry={() => void rules.refetch()} />;
+  if (types.isError) return <ErrorNotice error={types.error} retry={() => void types.refetch()} />;
   const rule = rules.data.find((r) => r.id === id);
   if (!rule) return <ErrorNotice error={new ApiError(404, 'not_found', `There is no pass ${id}: it may have been deleted. Choose one under Passes.`)} />;
-  return <PassForm key={id} rule={rule} initial={formOf(rule)} />;
+  const info = typeNamed(types.data, rule.type);
+  if (!info) return <ErrorNotice error={new ApiError(409, 'unknown_rule_type', `This server does not list passes of type “${rule.type}”: it cannot be edited here.`)} />;
+  return <PassForm key={id} rule={rule} types={types.data} initial={formOf(rule, info)} />;
 }
 
 /** `/schedule/passes/new`: a blank form, or one the Guide filled in (`?type=series&title=...`). */
-export function NewPassPage({ initial }: { initial: RuleForm }) {
-  return <PassForm initial={initial} />;
+export function NewPassPage({ search }: { search: PassSearch }) {
+  const types = useQuery(dvrQueries.ruleTypes());
+  if (types.isPending) return <Loading what="the kinds of pass" />;
+  if (types.isError) return <ErrorNotice error={types.error} retry={() => void types.refetch()} />;
+  return <PassForm types={types.data} initial={formOfSearch(search, types.data)} />;
 }
 
-function PassForm({ rule, initial }: { rule?: StoredRule; initial: RuleForm }) {
+/** The form of another type: its own fields, keeping the values of fields both types have, and the options. */
+function retyped(form: RuleForm, info: RuleTypeInfo): RuleForm {
+  const fresh = emptyForm(info);
+  const fields = Object.fromEntries(Object.entries(fresh.fields).map(([name, empty]) => [name, typeof form.fields[name] === typeof empty ? (form.fields[name] ?? empty) : empty]));
+  return { ...form, type: info.type, fields };
+}
+
+function PassForm({ rule, types, initial }: { rule?: StoredRule; types: RuleTypeInfo[]; initial: RuleForm }) {
   const mode = useMode();
   const navigate = useNavigate();
   const changes = useRuleChanges();
@@ -43,16 +55,22 @@ function PassForm({ rule, initial }: { rule?: StoredRule; initial: RuleForm }) {
   useEffect(() => {
     void setFocus('pass-form');
   }, []);
-  const set = <K extends keyof RuleForm>(key: K) => (value: RuleForm[K]) => {
-    setForm((current) => ({ ...current, [key]: value }));
+  const info = typeNamed(types, form.type) ?? (types[0] as RuleTypeInfo);
+  const changed = (next: (current: RuleForm) => RuleForm) => {
+    setForm(next);
     // The server's complaint was about what is being changed now.
     if (changes.save.isError) changes.save.reset();
   };
+  const set =
+    <K extends keyof RuleForm>(key: K) =>
+    (value: RuleForm[K]) =>
+      changed((current) => ({ ...current, [key]: value }));
+  const setField = (name: string) => (value: string | boolean) => changed((current) => ({ ...current, fields: { ...current.fields, [name]: value } }));
   const serverError = changes.save.error;
-  const serverField = serverError instanceof ApiError ? fieldOfParameter(serverError.parameter) : undefined;
-  const errorOf = (field: keyof RuleForm) => errors[field] ?? (serverField === field ? serverError?.message : undefined);
+  const serverField = serverError instanceof ApiError ? fieldOfParameter(serverError.parameter, info) : undefined;
+  const errorOf = (field: FormField) => errors[field] ?? (serverField === field ? serverError?.message : undefined);
   const submit = () => {
-    const result = bodyOf(form);
+    const result = bodyOf(form, info);
     setErrors(result.errors ?? {});
     if (!result.body) return;
     changes.save.mutate({ id: rule?.id, body: result.body }, { onSuccess: () => void navigate({ to: '/{-$mode}/schedule/passes', params: { mode } }) });
@@ -76,9 +94,15 @@ function PassForm({ rule, initial }: { rule?: StoredRule; initial: RuleForm }) {
       )}
       {serverError && <ErrorNotice error={serverError} />}
       <FocusGroup focusKey="pass-form" className="form-grid">
-        <ChoiceField label="Records" value={form.type} options={TYPES} onChange={set('type')} disabled={rule !== undefined} />
-        <p className="field-hint type-help">{RULE_TYPE_HELP[form.type]}</p>
-        <TypeFields form={form} set={set} errorOf={errorOf} />
+        <ChoiceField
+          label="Records"
+          value={info.type}
+          options={types.map((type) => ({ value: type.type, label: type.label }))}
+          onChange={(name) => changed((current) => retyped(current, typeNamed(types, name) ?? info))}
+          disabled={rule !== undefined}
+        />
+        <p className="field-hint type-help">{info.help}</p>
+        <TypeFields info={info} form={form} setField={setField} errorOf={errorOf} />
         <TextField label="Name (optional)" value={form.name} onChange={set('name')} error={errorOf('name')} hint="Shown on its recordings’ jobs; what it records when empty." />
         <TextField label="Only from channels (optional)" value={form.channels} onChange={set('channels')} error={errorOf('channels')} hint="Channel numbers, such as 5, 7.1; any channel when empty." />
         <div className="field-row">
@@ -89,7 +113,7 @@ function PassForm({ rule, initial }: { rule?: StoredRule; initial: RuleForm }) {
           <TextField label="Start early (minutes)" inputMode="decimal" value={form.paddingBeforeMinutes} onChange={set('paddingBeforeMinutes')} error={errorOf('paddingBeforeMinutes')} />
           <TextField label="Keep recording after the end (minutes)" inputMode="decimal" value={form.paddingAfterMinutes} onChange={set('paddingAfterMinutes')} error={errorOf('paddingAfterMinutes')} />
         </div>
-        {form.type !== 'slot' && form.type !== 'program' && <CheckField label="New episodes only" checked={form.newOnly} onChange={set('newOnly')} error={errorOf('newOnly')} />}
+        {!info.records_by_time && <CheckField label="New episodes only" checked={form.newOnly} onChange={set('newOnly')} error={errorOf('newOnly')} />}
         <CheckField label="Paused (plans nothing)" checked={form.paused} onChange={set('paused')} error={errorOf('paused')} />
         <div className="actions">
           <FocusButton type="submit" className="primary" disabled={changes.save.isPending}>
@@ -104,37 +128,41 @@ function PassForm({ rule, initial }: { rule?: StoredRule; initial: RuleForm }) {
   );
 }
 
-type Setter = <K extends keyof RuleForm>(key: K) => (value: RuleForm[K]) => void;
+/** How each kind of field is typed in (the kinds the server's table names). */
+const INPUT_PROPS = {
+  text: {},
+  channel: { inputMode: 'decimal' },
+  time: { type: 'datetime-local', step: 60 },
+  minutes: { inputMode: 'numeric' },
+} as const;
 
-/** The fields of the chosen type. */
-function TypeFields({ form, set, errorOf }: { form: RuleForm; set: Setter; errorOf: (field: keyof RuleForm) => string | undefined }) {
-  switch (form.type) {
-    case 'series':
-      return (
-        <>
-          <TextField label="Series title" value={form.title} onChange={set('title')} error={errorOf('title')} hint="Exactly as the guide writes it (case ignored)." />
-          <TextField label="Guide series id (optional)" value={form.seriesId} onChange={set('seriesId')} error={errorOf('seriesId')} />
-        </>
-      );
-    case 'keyword':
-      return <TextField label="Word or phrase" value={form.keyword} onChange={set('keyword')} error={errorOf('keyword')} hint="Found in a programme’s title or summary (case ignored)." />;
-    case 'slot':
-      return (
-        <>
-          <div className="field-row">
-            <TextField label="Channel" inputMode="decimal" value={form.channel} onChange={set('channel')} error={errorOf('channel')} />
-            <TextField label="Starts" type="datetime-local" step={60} value={form.start} onChange={set('start')} error={errorOf('start')} />
-            <TextField label="Length (minutes)" inputMode="numeric" value={form.durationMinutes} onChange={set('durationMinutes')} error={errorOf('durationMinutes')} />
-          </div>
-          <CheckField label="Every week at this time" checked={form.weekly} onChange={set('weekly')} error={errorOf('weekly')} />
-        </>
-      );
-    case 'program':
-      return (
-        <div className="field-row">
-          <TextField label="Channel" inputMode="decimal" value={form.channel} onChange={set('channel')} error={errorOf('channel')} />
-          <TextField label="Starts" type="datetime-local" step={60} value={form.start} onChange={set('start')} error={errorOf('start')} hint="The airing’s start, as the guide gives it." />
-        </div>
-      );
-  }
+/** The chosen type's own fields, in the table's order: text-like ones side by side, flags below. */
+function TypeFields({ info, form, setField, errorOf }: { info: RuleTypeInfo; form: RuleForm; setField: (name: string) => (value: string | boolean) => void; errorOf: (field: FormField) => string | undefined }) {
+  const typed = info.fields.filter((field) => field.input !== 'flag');
+  const flags = info.fields.filter((field) => field.input === 'flag');
+  const inputs = typed.map((field) => {
+    const { input } = field;
+    if (input === 'flag') return null;
+    return (
+      <TextField
+        key={field.name}
+        label={field.label}
+        value={String(form.fields[field.name] ?? '')}
+        onChange={setField(field.name)}
+        error={errorOf(typeField(field.name))}
+        {...(field.hint ? { hint: field.hint } : {})}
+        {...INPUT_PROPS[input]}
+      />
+    );
+  });
+  // Channel and time fields are short: they share a row; text fields take the width.
+  const short = typed.every((field) => field.input !== 'text');
+  return (
+    <>
+      {short ? <div className="field-row">{inputs}</div> : inputs}
+      {flags.map((field) => (
+        <CheckField key={field.name} label={field.label} checked={form.fields[field.name] === true} onChange={setField(field.name)} error={errorOf(typeField(field.name))} />
+      ))}
+    </>
+  );
 }

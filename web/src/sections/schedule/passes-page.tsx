@@ -7,27 +7,30 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { dvrQueries } from '../../api/dvr.queries';
 import { useRuleChanges } from '../../api/dvr.mutations';
-import type { Job, StoredRule } from '../../api/server-types';
+import type { Job, RuleTypeInfo, StoredRule } from '../../api/server-types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusButton, FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 import { formatAiring } from '../../lib/item-view';
 import { ruleIdOfJob } from './job-days';
-import { RULE_TYPE_LABELS, bodyOfStored, describeRule, ruleOptionPhrases } from './rule-form';
+import { bodyOfStored, describeRule, ruleOptionPhrases, typeNamed } from './rule-form';
 import { jobsQuery } from './upcoming-page';
 
-/** A pass's own name, else what it records. */
-export const passTitle = (rule: StoredRule) => rule.name ?? describeRule(rule, formatAiring);
+/** A pass's own name, else what it records (as its type in the server's table says it). */
+export const passTitle = (rule: StoredRule, info: RuleTypeInfo | undefined) => rule.name ?? describeRule(rule, info, formatAiring);
 
 export function PassesPage() {
   const mode = useMode();
   const rules = useQuery(dvrQueries.rules());
+  const types = useQuery(dvrQueries.ruleTypes());
   const jobs = useQuery(jobsQuery());
   const changes = useRuleChanges();
   const [deleting, setDeleting] = useState<StoredRule | null>(null);
   if (rules.isPending) return <Loading what="the passes" />;
   if (rules.isError) return <ErrorNotice error={rules.error} retry={() => void rules.refetch()} />;
+  // Without the table the passes are still listed, by their type's name.
+  const infoOf = (rule: StoredRule) => typeNamed(types.data ?? [], rule.type);
   const now = Math.floor(Date.now() / 1000);
   const failure = changes.save.error ?? changes.remove.error;
   return (
@@ -45,6 +48,7 @@ export function PassesPage() {
           <PassRow
             key={rule.id}
             rule={rule}
+            info={infoOf(rule)}
             jobs={(jobs.data ?? []).filter((job) => ruleIdOfJob(job.id) === rule.id && (job.end_time ?? 0) > now)}
             busy={changes.save.isPending}
             onPause={() => changes.save.mutate({ id: rule.id, body: { ...bodyOfStored(rule), paused: !rule.paused } })}
@@ -55,7 +59,7 @@ export function PassesPage() {
       {deleting && (
         <ConfirmDialog
           title="Delete this pass?"
-          body={`“${passTitle(deleting)}” will plan no more recordings. What it recorded stays in the library; a recording in progress goes on to its end.`}
+          body={`“${passTitle(deleting, infoOf(deleting))}” will plan no more recordings. What it recorded stays in the library; a recording in progress goes on to its end.`}
           confirm="Delete pass"
           busy={changes.remove.isPending}
           onCancel={() => setDeleting(null)}
@@ -66,9 +70,9 @@ export function PassesPage() {
   );
 }
 
-function PassRow({ rule, jobs, busy, onPause, onDelete }: { rule: StoredRule; jobs: Job[]; busy: boolean; onPause: () => void; onDelete: () => void }) {
+function PassRow({ rule, info, jobs, busy, onPause, onDelete }: { rule: StoredRule; info: RuleTypeInfo | undefined; jobs: Job[]; busy: boolean; onPause: () => void; onDelete: () => void }) {
   const mode = useMode();
-  const title = passTitle(rule);
+  const title = passTitle(rule, info);
   const planned = jobs.filter((job) => !job.skipped).sort((a, b) => (a.start_time ?? 0) - (b.start_time ?? 0));
   const skipped = jobs.length - planned.length;
   const next = planned[0];
@@ -81,9 +85,9 @@ function PassRow({ rule, jobs, busy, onPause, onDelete }: { rule: StoredRule; jo
   return (
     <li className={`pass${rule.paused ? ' pass-paused' : ''}`}>
       <div className="pass-what">
-        <span className="pass-type">{RULE_TYPE_LABELS[rule.type]}</span>
+        <span className="pass-type">{info?.label ?? rule.type}</span>
         <span className="pass-name">{title}</span>
-        {rule.name && <span className="pass-detail">{describeRule(rule, formatAiring)}</span>}
+        {rule.name && <span className="pass-detail">{describeRule(rule, info, formatAiring)}</span>}
         {options.length > 0 && <span className="pass-detail">{options.join(' · ')}</span>}
         <span className="pass-next">{summary}</span>
       </div>

@@ -5,24 +5,17 @@
  * property test checks that a rule opened in the form and saved unchanged is the same
  * rule.
  */
-import type { RuleBody, RuleTypeName, StoredRule } from '../../api/server-types';
+import type { RuleBody, RuleTypeInfo, StoredRule } from '../../api/server-types';
 import { searchNumber } from '../../lib/search-values';
 
+type TypeField = RuleTypeInfo['fields'][number];
+
 export interface RuleForm {
-  type: RuleTypeName;
+  type: string;
+  /** The type's own fields (GET /dvr/rule-types), by body property: text as typed (minutes, local times), or a flag. */
+  fields: Record<string, string | boolean>;
+  /** The options every type has. */
   name: string;
-  /** series */
-  title: string;
-  seriesId: string;
-  /** keyword */
-  keyword: string;
-  /** slot and program: the channel, and the start as `YYYY-MM-DDTHH:MM[:SS]` local time */
-  channel: string;
-  start: string;
-  /** slot */
-  durationMinutes: string;
-  weekly: boolean;
-  /** options every type has */
   channels: string;
   newOnly: boolean;
   paddingBeforeMinutes: string;
@@ -32,31 +25,18 @@ export interface RuleForm {
   paused: boolean;
 }
 
-export const RULE_TYPE_LABELS: Record<RuleTypeName, string> = {
-  series: 'Series',
-  keyword: 'Keyword',
-  slot: 'Time slot',
-  program: 'One airing',
-};
+/** A field of the form: one of the shared options, or a type's own field by its body property. */
+export type FormField = Exclude<keyof RuleForm, 'type' | 'fields'> | `field:${string}`;
+export const typeField = (name: string): FormField => `field:${name}`;
 
-export const RULE_TYPE_HELP: Record<RuleTypeName, string> = {
-  series: 'Every airing of a series, by its exact title (or the guide’s series id).',
-  keyword: 'Every airing whose title or summary contains a word or phrase.',
-  slot: 'A channel at a time, once or every week, whatever is on.',
-  program: 'One airing from the guide: its channel and start time.',
-};
+/** The type named `name` in the table, or undefined. */
+export const typeNamed = (types: readonly RuleTypeInfo[], name: string) => types.find((info) => info.type === name);
 
-export function emptyForm(type: RuleTypeName = 'series'): RuleForm {
+export function emptyForm(info: RuleTypeInfo): RuleForm {
   return {
-    type,
+    type: info.type,
+    fields: Object.fromEntries(info.fields.map((field) => [field.name, field.input === 'flag' ? false : ''])),
     name: '',
-    title: '',
-    seriesId: '',
-    keyword: '',
-    channel: '',
-    start: '',
-    durationMinutes: '60',
-    weekly: false,
     channels: '',
     newOnly: false,
     paddingBeforeMinutes: '',
@@ -90,10 +70,20 @@ export function fromLocalInput(text: string): number | undefined {
 const minutesOf = (seconds: number | undefined) => (seconds === undefined ? '' : String(seconds / 60));
 const text = (value: number | undefined) => (value === undefined ? '' : String(value));
 
-/** A stored rule (or a body) in the form, to edit it. */
-export function formOf(rule: RuleBody | StoredRule): RuleForm {
-  const form: RuleForm = {
-    ...emptyForm(rule.type),
+/** A field's value from a body, as the form shows it. */
+function shown(field: TypeField, value: unknown): string | boolean {
+  if (field.input === 'flag') return value === true;
+  if (typeof value !== 'number') return typeof value === 'string' ? value : '';
+  if (field.input === 'time') return toLocalInput(value);
+  return field.input === 'minutes' ? minutesOf(value) : String(value);
+}
+
+/** A stored rule (or a body) in the form of its type, to edit it. */
+export function formOf(rule: RuleBody | StoredRule, info: RuleTypeInfo): RuleForm {
+  const values = rule as unknown as Record<string, unknown>;
+  return {
+    ...emptyForm(info),
+    fields: Object.fromEntries(info.fields.map((field) => [field.name, shown(field, values[field.name])])),
     name: rule.name ?? '',
     channels: (rule.channels ?? []).join(', '),
     newOnly: rule.new_only ?? false,
@@ -103,19 +93,9 @@ export function formOf(rule: RuleBody | StoredRule): RuleForm {
     priority: text(rule.priority),
     paused: rule.paused ?? false,
   };
-  switch (rule.type) {
-    case 'series':
-      return { ...form, title: rule.title ?? '', seriesId: rule.series_id ?? '' };
-    case 'keyword':
-      return { ...form, keyword: rule.keyword };
-    case 'slot':
-      return { ...form, channel: rule.channel, start: toLocalInput(rule.start_time), durationMinutes: minutesOf(rule.duration), weekly: rule.weekly ?? false };
-    case 'program':
-      return { ...form, channel: rule.channel, start: toLocalInput(rule.start_time) };
-  }
 }
 
-export type FormErrors = Partial<Record<keyof RuleForm, string>>;
+export type FormErrors = Partial<Record<FormField, string>>;
 export type FormResult = { body: RuleBody; errors?: undefined } | { body?: undefined; errors: FormErrors };
 
 /** Limits the server checks too; checked here so the message can speak in minutes, as the form does. */
@@ -125,9 +105,9 @@ const PADDING_AFTER_MAX_MINUTES = 180;
 interface Reader {
   errors: FormErrors;
   /** A whole number, or undefined for an empty field; a field that is neither gets `problem`. */
-  integer(field: keyof RuleForm, value: string, problem: string): number | undefined;
-  /** Minutes (decimals allowed) as whole seconds, within 0..max minutes. */
-  minutes(field: keyof RuleForm, value: string, max: number, what: string): number | undefined;
+  integer(field: FormField, value: string, problem: string): number | undefined;
+  /** Minutes (decimals allowed) as whole seconds, within min..max minutes. */
+  minutes(field: FormField, value: string, limits: { min?: number; max: number }, what: string): number | undefined;
 }
 
 function reader(): Reader {
@@ -140,11 +120,11 @@ function reader(): Reader {
       if (!Number.isInteger(n)) errors[field] = problem;
       return Number.isInteger(n) ? n : undefined;
     },
-    minutes(field, value, max, what) {
+    minutes(field, value, { min = 0, max }, what) {
       if (value.trim() === '') return undefined;
       const n = Number(value);
-      if (!Number.isFinite(n) || n < 0 || n > max) {
-        errors[field] = `${what} is a number of minutes from 0 to ${max}.`;
+      if (!Number.isFinite(n) || n < min || n > max) {
+        errors[field] = `${what} is a number of minutes from ${min} to ${max}.`;
         return undefined;
       }
       return Math.round(n * 60);
@@ -157,67 +137,80 @@ function compact<T extends Record<string, unknown>>(body: T): T {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined && value !== false && value !== '')) as T;
 }
 
-/** The form as a rule body, or what to fix in it (per field, in words). */
-export function bodyOf(form: RuleForm): FormResult {
+const isGiven = (value: string | boolean | undefined) => value !== undefined && value !== false && String(value).trim() !== '';
+
+/** A type's own field as the body has it, or undefined (an error is noted when it is wrong or missing). */
+function fieldValue(field: TypeField, raw: string | boolean | undefined, read: Reader): unknown {
+  const key = typeField(field.name);
+  if (field.input === 'flag') return raw === true;
+  const typed = typeof raw === 'string' ? raw.trim() : '';
+  const what = field.label.replace(/ \(.*\)$/, '');
+  if (typed === '') {
+    if (field.required) read.errors[key] = MISSING[field.input](what);
+    return undefined;
+  }
+  if (field.input === 'time') {
+    const at = fromLocalInput(typed);
+    if (at === undefined) read.errors[key] = MISSING.time(what);
+    return at;
+  }
+  if (field.input === 'minutes') {
+    const limits = { min: (field.minimum ?? 0) / 60, max: (field.maximum ?? 24 * 3600) / 60 };
+    const seconds = read.minutes(key, typed, limits, what);
+    if (seconds === undefined) read.errors[key] ??= `${what} is a number of minutes from ${limits.min} to ${limits.max}.`;
+    return seconds;
+  }
+  if (field.min_length !== undefined && typed.length < field.min_length) read.errors[key] = `Give at least ${field.min_length} characters.`;
+  return typed;
+}
+
+const MISSING: Record<TypeField['input'], (what: string) => string> = {
+  text: (what) => `Give the ${what.toLowerCase()}.`,
+  channel: () => 'Give the channel number, such as 5 or 7.1.',
+  time: () => 'Give the date and time it starts.',
+  minutes: (what) => `Give the ${what.toLowerCase()} in minutes.`,
+  flag: () => '',
+};
+
+/** The form as a rule body of its type, or what to fix in it (per field, in words). */
+export function bodyOf(form: RuleForm, info: RuleTypeInfo): FormResult {
   const read = reader();
   const channels = form.channels.split(/[\s,]+/).filter(Boolean);
-  const options = {
+  const own = Object.fromEntries(info.fields.map((field) => [field.name, fieldValue(field, form.fields[field.name], read)]));
+  const oneOf = info.one_of;
+  if (oneOf && !oneOf.fields.some((name) => isGiven(form.fields[name]))) read.errors[typeField(oneOf.fields[0] ?? '')] = oneOf.message;
+  const body = compact({
+    type: info.type,
+    ...own,
     name: form.name.trim() || undefined,
     channels: channels.length > 0 ? channels : undefined,
     new_only: form.newOnly,
-    padding_before: read.minutes('paddingBeforeMinutes', form.paddingBeforeMinutes, PADDING_BEFORE_MAX_MINUTES, 'Start early'),
-    padding_after: read.minutes('paddingAfterMinutes', form.paddingAfterMinutes, PADDING_AFTER_MAX_MINUTES, 'Keep recording after the end'),
+    padding_before: read.minutes('paddingBeforeMinutes', form.paddingBeforeMinutes, { max: PADDING_BEFORE_MAX_MINUTES }, 'Start early'),
+    padding_after: read.minutes('paddingAfterMinutes', form.paddingAfterMinutes, { max: PADDING_AFTER_MAX_MINUTES }, 'Keep recording after the end'),
     keep: read.integer('keep', form.keep, 'Keep is a whole number of recordings (0 or empty: keep them all).'),
     priority: read.integer('priority', form.priority, 'Priority is a whole number (higher wins when tuners run out).'),
     paused: form.paused,
-  };
-  const start = fromLocalInput(form.start);
-  const needsTime = form.type === 'slot' || form.type === 'program';
-  if (needsTime && !form.channel.trim()) read.errors.channel = 'Give the channel number, such as 5 or 7.1.';
-  if (needsTime && start === undefined) read.errors.start = 'Give the date and time it starts.';
-  let body: RuleBody;
-  switch (form.type) {
-    case 'series':
-      if (!form.title.trim() && !form.seriesId.trim()) read.errors.title = 'Give the series title as the guide writes it (or its series id).';
-      body = compact({ type: 'series', title: form.title.trim() || undefined, series_id: form.seriesId.trim() || undefined, ...options });
-      break;
-    case 'keyword':
-      if (form.keyword.trim().length < 2) read.errors.keyword = 'Give a word or phrase of at least two letters.';
-      body = compact({ type: 'keyword', keyword: form.keyword.trim(), ...options });
-      break;
-    case 'slot': {
-      const duration = read.minutes('durationMinutes', form.durationMinutes, 24 * 60, 'The length');
-      if (duration === undefined || duration < 60) read.errors.durationMinutes ??= 'The length is a number of minutes from 1 to 1440.';
-      body = compact({ type: 'slot', channel: form.channel.trim(), start_time: start ?? 0, duration: duration ?? 0, weekly: form.weekly, ...options });
-      break;
-    }
-    case 'program':
-      body = compact({ type: 'program', channel: form.channel.trim(), start_time: start ?? 0, ...options });
-      break;
-  }
-  return Object.keys(read.errors).length > 0 ? { errors: read.errors } : { body };
+  });
+  // The body has the fields of its type as the table describes them; the server checks it against the type's schema.
+  return Object.keys(read.errors).length > 0 ? { errors: read.errors } : { body: body as unknown as RuleBody };
 }
 
-/** The field of the form a server error names (`keep`, `channels.0`, `padding_after`...), to show it there. */
-export function fieldOfParameter(parameter: string | undefined): keyof RuleForm | undefined {
-  const FIELDS: Record<string, keyof RuleForm> = {
-    name: 'name',
-    title: 'title',
-    series_id: 'seriesId',
-    keyword: 'keyword',
-    channel: 'channel',
-    start_time: 'start',
-    duration: 'durationMinutes',
-    weekly: 'weekly',
-    channels: 'channels',
-    new_only: 'newOnly',
-    padding_before: 'paddingBeforeMinutes',
-    padding_after: 'paddingAfterMinutes',
-    keep: 'keep',
-    priority: 'priority',
-    paused: 'paused',
-  };
-  return parameter === undefined ? undefined : FIELDS[parameter.split('.')[0] ?? ''];
+const OPTION_FIELDS: Record<string, FormField> = {
+  name: 'name',
+  channels: 'channels',
+  new_only: 'newOnly',
+  padding_before: 'paddingBeforeMinutes',
+  padding_after: 'paddingAfterMinutes',
+  keep: 'keep',
+  priority: 'priority',
+  paused: 'paused',
+};
+
+/** The field of the form a server error names (`keep`, `channels.0`, a type's own `start_time`...), to show it there. */
+export function fieldOfParameter(parameter: string | undefined, info: RuleTypeInfo): FormField | undefined {
+  const name = parameter?.split('.')[0] ?? '';
+  if (Object.hasOwn(OPTION_FIELDS, name)) return OPTION_FIELDS[name];
+  return info.fields.some((field) => field.name === name) ? typeField(name) : undefined;
 }
 
 /** The body of a stored rule (to PUT it back changed): its definition without the id. */
@@ -226,18 +219,22 @@ export function bodyOfStored(rule: StoredRule): RuleBody {
   return body as RuleBody;
 }
 
-/** What a pass records, in a few words (`Series “Harbour Watch”`, `Channel 5, Tue 20:00, weekly`). */
-export function describeRule(rule: RuleBody, formatTime: (epochSeconds: number) => string): string {
-  switch (rule.type) {
-    case 'series':
-      return rule.title ? `Series “${rule.title}”` : `Series id ${rule.series_id ?? '?'}`;
-    case 'keyword':
-      return `Keyword “${rule.keyword}”`;
-    case 'slot':
-      return `Channel ${rule.channel}, ${formatTime(rule.start_time)} for ${Math.round(rule.duration / 60)} min${rule.weekly ? ', weekly' : ''}`;
-    case 'program':
-      return `${rule.title ? `“${rule.title}”, c` : 'C'}hannel ${rule.channel} at ${formatTime(rule.start_time)}`;
+/** What a pass records, in a few words (`Series “Harbour Watch”`, `Channel 5, Tue 20:00 for 60 min, weekly`): its type's first summary whose fields it has. */
+export function describeRule(rule: RuleBody, info: RuleTypeInfo | undefined, formatTime: (epochSeconds: number) => string): string {
+  const values = rule as unknown as Record<string, unknown>;
+  const inputOf = new Map(info?.fields.map((field) => [field.name, field.input]));
+  const shownValue = (name: string): string | undefined => {
+    const value = values[name];
+    const input = inputOf.get(name);
+    if (input === 'flag') return value === true ? '' : undefined;
+    if (typeof value === 'number') return input === 'time' ? formatTime(value) : input === 'minutes' ? String(Math.round(value / 60)) : String(value);
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  for (const summary of info?.summaries ?? []) {
+    const names = [...summary.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '');
+    if (names.every((name) => shownValue(name) !== undefined)) return summary.replace(/\{(\w+)\}/g, (_all, name: string) => shownValue(name) ?? '');
   }
+  return `${info?.label ?? rule.type} pass`;
 }
 
 /** The options a pass sets, as short phrases (`priority 5`, `keep 3`, `2 min early`, `new only`). */
@@ -254,7 +251,7 @@ export function ruleOptionPhrases(rule: RuleBody): string[] {
 
 /** What `/schedule/passes/new?type=&title=&channel=&start=` asks for (another section's "Record" link); anything else is ignored. */
 export interface PassSearch {
-  type?: RuleTypeName;
+  type?: string;
   title?: string;
   channel?: string;
   start?: number;
@@ -262,7 +259,8 @@ export interface PassSearch {
 
 export function passSearch(search: Record<string, unknown>): PassSearch {
   const out: PassSearch = {};
-  if (typeof search.type === 'string' && Object.hasOwn(RULE_TYPE_LABELS, search.type)) out.type = search.type as RuleTypeName;
+  // Which types there are is the server's table: the form falls back to the first for a name it does not list.
+  if (typeof search.type === 'string' && /^[a-z][a-z0-9-]{0,39}$/.test(search.type)) out.type = search.type;
   // The router reads `?title=1984` as a number.
   const title = typeof search.title === 'number' ? String(search.title) : search.title;
   if (typeof title === 'string' && title.trim()) out.title = title.slice(0, 300);
@@ -273,14 +271,17 @@ export function passSearch(search: Record<string, unknown>): PassSearch {
   return out;
 }
 
-/** The new-pass form as a search filled it in. */
-export function formOfSearch(search: PassSearch): RuleForm {
-  const form = emptyForm(search.type);
-  return {
-    ...form,
-    title: search.title ?? '',
-    keyword: search.type === 'keyword' ? (search.title ?? '') : '',
-    channel: search.channel ?? '',
-    start: search.start !== undefined ? toLocalInput(search.start) : '',
-  };
+/** The new-pass form as a search filled it in: its title in the type's first text field, channel and start where it has them. */
+export function formOfSearch(search: PassSearch, types: readonly RuleTypeInfo[]): RuleForm {
+  const info = typeNamed(types, search.type ?? '') ?? types[0];
+  if (!info) throw new Error('The server lists no rule types.');
+  const form = emptyForm(info);
+  const first = (input: TypeField['input']) => info.fields.find((field) => field.input === input)?.name;
+  const filled: [string | undefined, string | undefined][] = [
+    [first('text'), search.title],
+    [first('channel'), search.channel],
+    [first('time'), search.start !== undefined ? toLocalInput(search.start) : undefined],
+  ];
+  for (const [name, value] of filled) if (name !== undefined && value !== undefined) form.fields[name] = value;
+  return form;
 }

@@ -14,7 +14,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { DvrService } from '../dvr/dvr.service.js';
 import type { ScanStatus } from '../importer/scan-scheduler.js';
 import type { HlsService } from '../streaming/hls-sessions.service.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ResponseCache } from '../answer-cache/response-cache.js';
 
 export interface ServiceMetricSources {
   version: string;
@@ -82,17 +82,16 @@ export function registerServiceMetrics(registry: Registry, sources: ServiceMetri
   if (sources.scanStatus) registerScanMetrics(gauge, oncePerScrape(sources.scanStatus));
   const dvr = sources.dvr;
   if (dvr) {
-    gauge('antenna_recordings_active', 'Recordings running now', [], (g) => g.set(dvr.recordings.activeJobIds().length));
-    const tuners = oncePerScrape(() => ({ sources: dvr.sources.listSources(), usage: dvr.hub.usage() }));
+    gauge('antenna_recordings_active', 'Recordings running now', [], (g) => g.set(dvr.recordingCount()));
+    const tuners = oncePerScrape(() => dvr.tuners());
     gauge('antenna_tuners', "Streams each DVR source allows at once (an HDHomeRun's tuners, an M3U source's limit)", ['source', 'kind'], (g) => {
-      for (const source of tuners().sources) g.set({ source: source.id, kind: source.kind }, source.stream_limit);
+      for (const { source } of tuners()) g.set({ source: source.id, kind: source.kind }, source.stream_limit);
     });
     gauge('antenna_tuners_in_use', 'Upstream streams open now on each DVR source (recordings and live viewers of one channel share one)', ['source', 'kind'], (g) => {
-      const { sources: rows, usage } = tuners();
-      for (const source of rows) g.set({ source: source.id, kind: source.kind }, usage.get(source.id) ?? 0);
+      for (const { source, inUse } of tuners()) g.set({ source: source.id, kind: source.kind }, inUse);
     });
     gauge('antenna_dvr_source_failing', "1 when a DVR source's last refresh failed (GET /dvr/sources says why)", ['source', 'kind'], (g) => {
-      for (const source of tuners().sources) g.set({ source: source.id, kind: source.kind }, source.error === null ? 0 : 1);
+      for (const { source } of tuners()) g.set({ source: source.id, kind: source.kind }, source.error === null ? 0 : 1);
     });
   }
   const jobCounts = sources.jobCounts;

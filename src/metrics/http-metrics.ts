@@ -15,8 +15,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
-import type { FrontAnswered } from './answer-front.js';
-import type { CacheCounts } from './response-cache.js';
+import type { FrontAnswered } from '../answer-cache/answer-front.js';
+import type { CacheCounts } from '../answer-cache/response-cache.js';
 
 /** The route label of a request no route matched (404s): one value for them all. */
 export const UNMATCHED_ROUTE = 'unmatched';

@@ -47,7 +47,7 @@ export const PROGRESS_HOLD_MS = 1000;
 
 /**
  * What the cache tells /metrics, per route pattern: the cache knows no metrics library
- * (api/http-metrics.ts counts). A miss is always the router's: the answer front hands
+ * (metrics/http-metrics.ts counts). A miss is always the router's: the answer front hands
  * its misses on without counting them.
  */
 export interface CacheCounts {
