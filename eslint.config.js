@@ -10,7 +10,28 @@ import tseslint from 'typescript-eslint';
  * lint` and so CI. (No plugin for this: a relative import names the folder it reaches
  * as `../<folder>/`, with one more `../` per level a file sits below its folder.)
  */
-const FOLDERS = ['common', 'model', 'db', 'repositories', 'media-tools', 'http', 'library', 'importer', 'dvr', 'management', 'player', 'discovery', 'sample', 'streaming', 'config', 'answer-cache', 'metrics', 'api', 'app', 'cli'];
+const FOLDERS = [
+  'common',
+  'model',
+  'db',
+  'repositories',
+  'media-tools',
+  'http',
+  'library',
+  'importer',
+  'dvr',
+  'management',
+  'player',
+  'discovery',
+  'sample',
+  'streaming',
+  'config',
+  'answer-cache',
+  'metrics',
+  'api',
+  'app',
+  'cli',
+];
 const LOWER = ['common', 'model', 'db', 'repositories', 'media-tools'];
 const ALLOWED = {
   common: [],
@@ -38,7 +59,22 @@ const ALLOWED = {
   // Prometheus metrics: counted at the HTTP front, read from the services at each scrape.
   metrics: ['common', 'model', 'answer-cache', 'dvr', 'importer', 'streaming'],
   // Routes call services; SQL and the database stay behind them.
-  api: ['common', 'model', 'media-tools', 'http', 'library', 'importer', 'dvr', 'management', 'player', 'discovery', 'sample', 'streaming', 'answer-cache', 'metrics'],
+  api: [
+    'common',
+    'model',
+    'media-tools',
+    'http',
+    'library',
+    'importer',
+    'dvr',
+    'management',
+    'player',
+    'discovery',
+    'sample',
+    'streaming',
+    'answer-cache',
+    'metrics',
+  ],
   app: FOLDERS.filter((folder) => folder !== 'app' && folder !== 'cli'),
   cli: FOLDERS.filter((folder) => folder !== 'cli'),
 };
@@ -51,11 +87,13 @@ const ALLOWED = {
 const TRANSACTION_RULES = [
   {
     selector: "CallExpression[arguments.length=0] > CallExpression.callee[callee.property.name='transaction']",
-    message: 'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
+    message:
+      'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
   },
   {
     selector: "CallExpression[callee.property.name='deferred'][callee.object.callee.property.name='transaction']",
-    message: 'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
+    message:
+      'Run a transaction with .immediate(): a deferred one fails at once with SQLITE_BUSY while the guide thread writes.',
   },
 ];
 
@@ -89,7 +127,10 @@ const DVR_FACE_RULES = [
 const FACE_USERS = ['api', 'metrics'];
 
 /** Programs run through src/common/external-program.ts only (no shell, time limits, kill, stderr tail). */
-const CHILD_PROCESS = ['node:child_process', 'child_process'].map((name) => ({ name, message: 'Run programs through src/common/external-program.ts.' }));
+const CHILD_PROCESS = ['node:child_process', 'child_process'].map((name) => ({
+  name,
+  message: 'Run programs through src/common/external-program.ts.',
+}));
 
 /**
  * One entry per folder and depth (a file directly in src/<folder>/, or up to four
@@ -142,7 +183,10 @@ const DVR_WINGS = {
 const dvrFolderPatterns = (toSrc) => {
   const forbidden = FOLDERS.filter((other) => other !== 'dvr' && !ALLOWED.dvr.includes(other));
   return [
-    { group: forbidden.map((other) => `${toSrc}${other}/*`), message: `src/dvr may import only ${ALLOWED.dvr.join(', ')} (see docs/architecture.md, Layers).` },
+    {
+      group: forbidden.map((other) => `${toSrc}${other}/*`),
+      message: `src/dvr may import only ${ALLOWED.dvr.join(', ')} (see docs/architecture.md, Layers).`,
+    },
     { group: [`${toSrc}../*`], message: 'Import through the folder directly under src/.' },
   ];
 };
@@ -164,7 +208,11 @@ const wingFences = Object.entries(DVR_WINGS).flatMap(([wing, allowed]) => {
               ...(forbidden.length > 0
                 ? [{ group: forbidden.map((other) => `${toDvr}${other}/*`), message: wingMessage }]
                 : []),
-              { group: [`${toDvr}*.js`, `${toDvr}../dvr/*`], message: "A wing does not import the DVR's face (src/dvr/*.ts), nor others through src/dvr/: the face wires the wings." },
+              {
+                group: [`${toDvr}*.js`, `${toDvr}../dvr/*`],
+                message:
+                  "A wing does not import the DVR's face (src/dvr/*.ts), nor others through src/dvr/: the face wires the wings.",
+              },
             ],
           },
         ],
@@ -172,7 +220,11 @@ const wingFences = Object.entries(DVR_WINGS).flatMap(([wing, allowed]) => {
           'error',
           ...TRANSACTION_RULES,
           ...dynamicImportRules([
-            { prefix: `${toDvr}../`, names: folderForbidden, message: `src/dvr may import only ${ALLOWED.dvr.join(', ')} (see docs/architecture.md, Layers).` },
+            {
+              prefix: `${toDvr}../`,
+              names: folderForbidden,
+              message: `src/dvr may import only ${ALLOWED.dvr.join(', ')} (see docs/architecture.md, Layers).`,
+            },
             { prefix: toDvr, names: forbidden, message: wingMessage },
           ]),
         ],
@@ -187,16 +239,30 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
     },
     rules: {
       'no-eval': 'error',
+      // Biome formats to 120 columns (biome.json) but leaves comments and long strings as written: comments are held
+      // to the same width here; strings, template literals, regular expressions and URLs may run longer.
+      'max-len': [
+        'error',
+        { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true },
+      ],
       'no-implied-eval': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {
-    // No module may import itself through others: a cycle within a folder fails lint as a forbidden import between folders does.
+    // No module may import itself through others: a cycle within a folder fails lint as a forbidden import between
+    // folders does.
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {
@@ -212,11 +278,13 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...TRANSACTION_RULES],
     },
   },
-  // After the block above: each fence gives no-restricted-syntax again, with the transaction rules and its import() fences.
+  // After the block above: each fence gives no-restricted-syntax again, with the transaction rules and its import()
+  // fences.
   ...boundaries,
   ...wingFences,
   {
-    // The web app runs in a browser: from the server it takes only schemas' types (src/model) and the pure playback rules it shares with the mpv player.
+    // The web app runs in a browser: from the server it takes only schemas' types (src/model) and the pure playback
+    // rules it shares with the mpv player.
     files: ['web/**/*.ts', 'web/**/*.tsx'],
     // The app's tests are never bundled: they may take the server's own tables as fixtures (the rule types).
     ignores: ['web/test/**'],
@@ -227,7 +295,8 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(\\.\\./){2,}src/(?!model/[^/]+$|player/(player-state|tv-page-protocol)(\\.js)?$)',
-              message: 'The web app may import from the server only src/model (types), src/player/player-state (pure rules) and src/player/tv-page-protocol (the player bridge).',
+              message:
+                'The web app may import from the server only src/model (types), src/player/player-state (pure rules) and src/player/tv-page-protocol (the player bridge).',
             },
           ],
         },
@@ -237,6 +306,11 @@ export default tseslint.config(
   {
     // The one module that may spawn.
     files: ['src/common/external-program.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../*'], message: 'src/common may import only itself.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../*'], message: 'src/common may import only itself.' }] },
+      ],
+    },
   },
 );

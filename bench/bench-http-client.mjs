@@ -28,16 +28,27 @@ export function parseHead(text) {
     const colon = line.indexOf(':');
     if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
-  if (/chunked/i.test(headers.get('transfer-encoding') ?? '')) throw new Error('a chunked answer: this client reads answers with a Content-Length only');
+  if (/chunked/i.test(headers.get('transfer-encoding') ?? ''))
+    throw new Error('a chunked answer: this client reads answers with a Content-Length only');
   const code = Number(status[1]);
   const length = headers.get('content-length');
-  if (length === undefined && code !== 304 && code !== 204) throw new Error(`a ${code} answer without a Content-Length`);
-  return { status: code, etag: headers.get('etag'), contentLength: Number(length ?? 0), close: /close/i.test(headers.get('connection') ?? '') };
+  if (length === undefined && code !== 304 && code !== 204)
+    throw new Error(`a ${code} answer without a Content-Length`);
+  return {
+    status: code,
+    etag: headers.get('etag'),
+    contentLength: Number(length ?? 0),
+    close: /close/i.test(headers.get('connection') ?? ''),
+  };
 }
 
 /** The request's bytes: GET, the Host a browser would send (the server's cache keys on it), and `headers`. */
 export function requestBytes(host, path, headers = {}) {
-  const lines = [`GET ${path} HTTP/1.1`, `Host: ${host}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const lines = [
+    `GET ${path} HTTP/1.1`,
+    `Host: ${host}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
@@ -58,7 +69,10 @@ export class BenchConnection {
   get(path, headers = {}) {
     if (this.#pending) return Promise.reject(new Error('one request at a time per connection'));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.#fail(new Error(`GET ${path}: no answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+      const timer = setTimeout(
+        () => this.#fail(new Error(`GET ${path}: no answer within ${this.timeoutMs / 1000} s`)),
+        this.timeoutMs,
+      );
       const bytes = requestBytes(`${this.host}:${this.port}`, path, headers);
       const reused = this.#socket !== undefined && !this.#socket.destroyed;
       this.#pending = { resolve, reject, timer, started: performance.now(), bytes, retry: reused };
@@ -76,7 +90,8 @@ export class BenchConnection {
   /** The open socket, or a new one: a server may close an idle keep-alive connection between requests. */
   #connected() {
     if (this.#socket && !this.#socket.destroyed) return this.#socket;
-    // Events of a socket this connection has let go of (closed after a `Connection: close` answer) are not the current request's.
+    // Events of a socket this connection has let go of (closed after a `Connection: close` answer) are not the current
+    // request's.
     const mine = () => this.#socket === socket;
     const socket = net.connect({
       host: this.host,
@@ -85,7 +100,10 @@ export class BenchConnection {
     });
     socket.setNoDelay(true);
     socket.on('error', (error) => mine() && this.#fail(error, true));
-    socket.on('close', () => mine() && this.#fail(new Error('the server closed the connection before the answer ended'), true));
+    socket.on(
+      'close',
+      () => mine() && this.#fail(new Error('the server closed the connection before the answer ended'), true),
+    );
     this.#socket = socket;
     return socket;
   }
@@ -94,7 +112,8 @@ export class BenchConnection {
   #read(bytes) {
     if (!this.#pending) return;
     if (!this.#answer) {
-      // The head is copied only when it comes in more than one read (the read buffer is reused); the body is never copied.
+      // The head is copied only when it comes in more than one read (the read buffer is reused); the body is never
+      // copied.
       const head = this.#head.length === 0 ? bytes : Buffer.concat([this.#head, bytes]);
       const end = head.indexOf(HEADER_END);
       if (end < 0) {
@@ -112,7 +131,8 @@ export class BenchConnection {
     }
     const answer = this.#answer;
     answer.bytes += bytes.length;
-    if (answer.bytes > answer.contentLength) this.#fail(new Error(`more bytes than the Content-Length (${answer.contentLength})`));
+    if (answer.bytes > answer.contentLength)
+      this.#fail(new Error(`more bytes than the Content-Length (${answer.contentLength})`));
     else if (answer.bytes === answer.contentLength) this.#done(answer);
   }
 
@@ -121,7 +141,12 @@ export class BenchConnection {
     clearTimeout(pending.timer);
     this.#pending = undefined;
     if (answer.close) this.close();
-    pending.resolve({ status: answer.status, etag: answer.etag, bytes: answer.bytes, ms: performance.now() - pending.started });
+    pending.resolve({
+      status: answer.status,
+      etag: answer.etag,
+      bytes: answer.bytes,
+      ms: performance.now() - pending.started,
+    });
   }
 
   #fail(error, retry = false) {
@@ -130,7 +155,8 @@ export class BenchConnection {
     this.close();
     // Only a socket's end with nothing of the answer read yet is retried.
     if (retry && pending.retry && !this.#answer && this.#head.length === 0) {
-      // A kept-alive connection the server closed as the request went out (its idle timeout): sent again once on a new one, as HTTP agents do; its time counts.
+      // A kept-alive connection the server closed as the request went out (its idle timeout): sent again once on a new
+      // one, as HTTP agents do; its time counts.
       pending.retry = false;
       this.#connected().write(pending.bytes);
       return;

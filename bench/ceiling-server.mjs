@@ -22,7 +22,11 @@ const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
 const routes = new Map();
 for (const entry of manifest) {
   const body = readFileSync(join(dirname(manifestFile), entry.file));
-  routes.set(entry.url, { body, etag: entry.headers.etag, headers: { ...entry.headers, 'content-length': body.length } });
+  routes.set(entry.url, {
+    body,
+    etag: entry.headers.etag,
+    headers: { ...entry.headers, 'content-length': body.length },
+  });
 }
 
 function matches(ifNoneMatch, etag) {

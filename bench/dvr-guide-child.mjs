@@ -39,7 +39,15 @@ const parseMs = performance.now() - started;
 
 const m3u = join(work, 'channels.m3u');
 const ids = [...channels];
-writeFileSync(m3u, ['#EXTM3U', ...ids.map((id, i) => `#EXTINF:-1 tvg-id="${id}" tvg-chno="${i + 1}",Channel ${i + 1}\nhttp://127.0.0.1:9/${i + 1}`)].join('\n'));
+writeFileSync(
+  m3u,
+  [
+    '#EXTM3U',
+    ...ids.map(
+      (id, i) => `#EXTINF:-1 tvg-id="${id}" tvg-chno="${i + 1}",Channel ${i + 1}\nhttp://127.0.0.1:9/${i + 1}`,
+    ),
+  ].join('\n'),
+);
 const numberOf = new Map(ids.map((id, i) => [id, String(i + 1)]));
 
 const data = join(work, 'data');
@@ -73,12 +81,24 @@ for (const title of allTitles) {
   const phrases = new Set(words.slice(1).map((word, i) => `${words[i]} ${word}`));
   for (const phrase of phrases) titlesOf.set(phrase, (titlesOf.get(phrase) ?? 0) + 1);
 }
-const distinctive = [...titlesOf.entries()].filter(([phrase, n]) => n <= 3 && /^[a-z]+ [a-z]+$/.test(phrase)).map(([phrase]) => phrase).sort();
+const distinctive = [...titlesOf.entries()]
+  .filter(([phrase, n]) => n <= 3 && /^[a-z]+ [a-z]+$/.test(phrase))
+  .map(([phrase]) => phrase)
+  .sort();
 if (distinctive.length < 50) throw new Error(`only ${distinctive.length} distinctive phrases in the guide`);
 const tomorrow = Math.floor(Date.now() / 1000) + 86400;
-for (let i = 0; i < 120; i++) insertRule(db, { type: 'series', title: allTitles[(i * step) % allTitles.length], keep: 5 });
-for (let i = 0; i < 50; i++) insertRule(db, { type: 'keyword', keyword: distinctive[(i * 7) % distinctive.length], new_only: true });
-for (let i = 0; i < 20; i++) insertRule(db, { type: 'slot', channel: String(1 + i * 20), start_time: tomorrow + i * 3600, duration: 3600, weekly: true });
+for (let i = 0; i < 120; i++)
+  insertRule(db, { type: 'series', title: allTitles[(i * step) % allTitles.length], keep: 5 });
+for (let i = 0; i < 50; i++)
+  insertRule(db, { type: 'keyword', keyword: distinctive[(i * 7) % distinctive.length], new_only: true });
+for (let i = 0; i < 20; i++)
+  insertRule(db, {
+    type: 'slot',
+    channel: String(1 + i * 20),
+    start_time: tomorrow + i * 3600,
+    duration: 3600,
+    weekly: true,
+  });
 for (let i = 0; i < 10; i++) {
   const [channel, start] = airings[i * 50];
   insertRule(db, { type: 'program', channel: numberOf.get(channel), start_time: start });
@@ -105,22 +125,36 @@ const timed = (what, edit) => {
 };
 for (let i = 0; i < 4; i++) {
   const series = ofType('series')[i * 7];
-  timed('series: another title', () => dvr.rules.replace(series.id, { ...series.definition, title: allTitles[(i * 11 + 5) % allTitles.length] }));
+  timed('series: another title', () =>
+    dvr.rules.replace(series.id, { ...series.definition, title: allTitles[(i * 11 + 5) % allTitles.length] }),
+  );
   const keyword = ofType('keyword')[i * 5];
-  timed('keyword: another phrase', () => dvr.rules.replace(keyword.id, { ...keyword.definition, keyword: distinctive[(i * 13 + 3) % distinctive.length] }));
+  timed('keyword: another phrase', () =>
+    dvr.rules.replace(keyword.id, { ...keyword.definition, keyword: distinctive[(i * 13 + 3) % distinctive.length] }),
+  );
   timed('series: paused', () => dvr.rules.replace(series.id, { ...series.definition, paused: true }));
   const [channel, start] = airings[i * 50 + 25];
-  timed('program: new rule', () => dvr.rules.create({ type: 'program', channel: numberOf.get(channel), start_time: start }));
+  timed('program: new rule', () =>
+    dvr.rules.create({ type: 'program', channel: numberOf.get(channel), start_time: start }),
+  );
   timed('slot: removed', () => dvr.rules.delete(ofType('slot')[i].id));
 }
 const editMs = edits.map((edit) => edit.ms).sort((a, b) => a - b);
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
-const editKinds = Object.fromEntries([...new Set(edits.map((edit) => edit.what))].map((what) => [what, median(edits.filter((e) => e.what === what).map((e) => e.ms))]));
-// The least a keyword's edit must read: every title and summary, searched by SQLite itself in one pass over the table (no planning, no JavaScript per row).
+const editKinds = Object.fromEntries(
+  [...new Set(edits.map((edit) => edit.what))].map((what) => [
+    what,
+    median(edits.filter((e) => e.what === what).map((e) => e.ms)),
+  ]),
+);
+// The least a keyword's edit must read: every title and summary, searched by SQLite itself in one pass over the table
+// (no planning, no JavaScript per row).
 const likeMs = median(
   [0, 1, 2].map((i) => {
     const at = performance.now();
-    db.prepare("SELECT count(*) FROM programmes WHERE title LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\'").pluck().get(`%${distinctive[i]}%`, `%${distinctive[i]}%`);
+    db.prepare("SELECT count(*) FROM programmes WHERE title LIKE ? ESCAPE '\\' OR summary LIKE ? ESCAPE '\\'")
+      .pluck()
+      .get(`%${distinctive[i]}%`, `%${distinctive[i]}%`);
     return performance.now() - at;
   }),
 );
@@ -133,7 +167,8 @@ closeSync(exportFd);
 const exportRuns = [0, 1, 2].map(() => {
   const at = performance.now();
   let bytes = 0;
-  for (const piece of xmltvDocument(dvr.lineup.channels(), dvr.lineup.programmes(14 * 86400))) bytes += Buffer.from(piece).length;
+  for (const piece of xmltvDocument(dvr.lineup.channels(), dvr.lineup.programmes(14 * 86400)))
+    bytes += Buffer.from(piece).length;
   return { bytes, ms: performance.now() - at };
 });
 const fileReadMs = [];

@@ -51,7 +51,9 @@ async function waitFor(check, timeoutMs, what) {
 async function curlCeiling(server, names, dir, seconds) {
   mkdirSync(dir, { recursive: true });
   const children = names.map((name) =>
-    spawn('curl', ['-s', '-o', join(dir, `${name}.ts`), '--max-time', String(seconds + 4), server.url(name)], { stdio: 'ignore' }),
+    spawn('curl', ['-s', '-o', join(dir, `${name}.ts`), '--max-time', String(seconds + 4), server.url(name)], {
+      stdio: 'ignore',
+    }),
   );
   await sleep(2000);
   const before = children.map((c) => cpuMsOf(c.pid));
@@ -60,7 +62,9 @@ async function curlCeiling(server, names, dir, seconds) {
   const cpuMs = children.reduce((sum, c, i) => sum + cpuMsOf(c.pid) - before[i], 0);
   const wallMs = performance.now() - started;
   for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve() : c.once('exit', resolve)))));
+  await Promise.all(
+    children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve() : c.once('exit', resolve)))),
+  );
   return { cpuShare: cpuMs / wallMs };
 }
 
@@ -79,24 +83,50 @@ async function recordings({ antennaBin, work, log }) {
   const data = join(work, 'data');
   const antenna = spawn(
     process.execPath,
-    [antennaBin, 'server', '--data', data, '--host', '127.0.0.1', '--port', String(port), '--no-sample', '--m3u', join(work, 'channels.m3u'), '--m3u-streams', String(STREAMS), '--log-level', 'warn'],
+    [
+      antennaBin,
+      'server',
+      '--data',
+      data,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--no-sample',
+      '--m3u',
+      join(work, 'channels.m3u'),
+      '--m3u-streams',
+      String(STREAMS),
+      '--log-level',
+      'warn',
+    ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   try {
     const base = `http://127.0.0.1:${port}`;
-    await waitFor(async () => {
-      try {
-        return ((await (await fetch(`${base}/api/v1/channels`)).json()) ?? []).length === STREAMS;
-      } catch {
-        return false;
-      }
-    }, 30_000, 'antenna channels');
+    await waitFor(
+      async () => {
+        try {
+          return ((await (await fetch(`${base}/api/v1/channels`)).json()) ?? []).length === STREAMS;
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+      'antenna channels',
+    );
     const start = Math.floor(Date.now() / 1000) + 3;
     for (let i = 1; i <= STREAMS; i++) {
       const response = await fetch(`${base}/dvr/rules`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'slot', channel: String(i), start_time: start, duration: RECORD_SECONDS + 60, name: `Bench ${i}` }),
+        body: JSON.stringify({
+          type: 'slot',
+          channel: String(i),
+          start_time: start,
+          duration: RECORD_SECONDS + 60,
+          name: `Bench ${i}`,
+        }),
       });
       if (response.status !== 201) throw new Error(`rule: ${response.status} ${await response.text()}`);
     }
@@ -115,16 +145,33 @@ async function recordings({ antennaBin, work, log }) {
     await sleep(1500);
     const jobs = await (await fetch(`${base}/api/v1/jobs`)).json();
     for (const job of jobs) await fetch(`${base}/dvr/jobs/${job.id}`, { method: 'DELETE' });
-    await waitFor(async () => (await (await fetch(`${base}/status`)).json()).dvr?.recording?.length === 0, 20_000, 'recordings stopped');
+    await waitFor(
+      async () => (await (await fetch(`${base}/status`)).json()).dvr?.recording?.length === 0,
+      20_000,
+      'recordings stopped',
+    );
     await sleep(500);
     const files = filesUnder(join(data, 'recordings'));
     const recorded = files.reduce((sum, file) => sum + statSync(file).size, 0);
     const sent = names.reduce((sum, name) => sum + server.bytesSent(name), 0);
     const antennaShare = cpuMs / wallMs;
     log(`dvr: antenna ${(antennaShare * 100).toFixed(1)} % of a core; recorded ${recorded} of ${sent} bytes sent`);
-    const curl = await curlCeiling(server, names.map((n) => `${n}-curl`), join(work, 'curl'), RECORD_SECONDS);
+    const curl = await curlCeiling(
+      server,
+      names.map((n) => `${n}-curl`),
+      join(work, 'curl'),
+      RECORD_SECONDS,
+    );
     log(`dvr: curl -o ${(curl.cpuShare * 100).toFixed(1)} % of a core`);
-    return { streams: STREAMS, seconds: RECORD_SECONDS, antennaShare, curlShare: curl.cpuShare, recorded, sent, files: files.length };
+    return {
+      streams: STREAMS,
+      seconds: RECORD_SECONDS,
+      antennaShare,
+      curlShare: curl.cpuShare,
+      recorded,
+      sent,
+      files: files.length,
+    };
   } finally {
     antenna.kill('SIGTERM');
     await new Promise((resolve) => (antenna.exitCode !== null ? resolve() : antenna.once('exit', resolve)));
@@ -137,7 +184,9 @@ function guideAndPlanning({ work, log }) {
   mkdirSync(work, { recursive: true });
   log('dvr: guide import and planning (500 channels × 14 days, 200 rules)');
   return new Promise((resolve, reject) => {
-    const child = fork(new URL('./dvr-guide-child.mjs', import.meta.url), [work], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(new URL('./dvr-guide-child.mjs', import.meta.url), [work], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     child.once('message', resolve);
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`guide child exited ${code}`))));
@@ -191,7 +240,9 @@ export function dvrRows(dvr, { fmt, verdict }) {
     {
       target: `DVR: re-planning after one rule's edit (${g.edits} edits)`,
       threshold: '≤ 100 ms',
-      measured: `median ${g.editMedianMs.toFixed(0)} ms, slowest ${g.editMaxMs.toFixed(0)} ms (${g.slowestEdit}); by kind: ${Object.entries(g.editKinds)
+      measured: `median ${g.editMedianMs.toFixed(0)} ms, slowest ${g.editMaxMs.toFixed(0)} ms (${g.slowestEdit}); by kind: ${Object.entries(
+        g.editKinds,
+      )
         .map(([what, ms]) => `${what} ${ms.toFixed(0)} ms`)
         .join(', ')}`,
       ceiling: `a full re-plan: ${(g.planMs / 1000).toFixed(2)} s; a keyword must read every title and summary: SQLite's LIKE over them alone ${g.likeMs.toFixed(0)} ms`,

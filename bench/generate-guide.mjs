@@ -39,7 +39,22 @@ const WORDS = (
   'market wheels farm house rescue patrol squad academy lab files cold case treasure hunt ' +
   'home & away love & war bakery heroes science planet chronicles dawn midnight'
 ).split(' ');
-const CATEGORIES = ['Drama', 'Comedy', 'News', 'Sports', 'Reality', 'Documentary', 'Children', 'Crime', 'Talk', 'Cooking', 'Travel', 'Science fiction', 'Game show', 'Music'];
+const CATEGORIES = [
+  'Drama',
+  'Comedy',
+  'News',
+  'Sports',
+  'Reality',
+  'Documentary',
+  'Children',
+  'Crime',
+  'Talk',
+  'Cooking',
+  'Travel',
+  'Science fiction',
+  'Game show',
+  'Music',
+];
 const RATINGS = ['TV-G', 'TV-PG', 'TV-14', 'TV-MA'];
 const CALL_SIGNS = 'KABCDEFGHIJLMNOPQRSTUVWXYZ';
 
@@ -68,14 +83,21 @@ function makePools(random) {
       title: escapeXml(`${phrase(random, 1, 3)}${i % 7 === 0 ? ` ${i}` : ''}`),
       root: pad(10_000_000 + i * 37, 8),
       minutes: random() < 0.553 ? 30 : 60,
-      categories: i % 2 ? [CATEGORIES[i % CATEGORIES.length]] : [CATEGORIES[i % CATEGORIES.length], CATEGORIES[(i * 5 + 3) % CATEGORIES.length]],
+      categories:
+        i % 2
+          ? [CATEGORIES[i % CATEGORIES.length]]
+          : [CATEGORIES[i % CATEGORIES.length], CATEGORIES[(i * 5 + 3) % CATEGORIES.length]],
       seasons: 1 + Math.floor(random() * 12),
       firstYear: 1990 + Math.floor(random() * 34),
     });
   }
   const movies = [];
   for (let i = 0; i < 1500; i++) {
-    movies.push({ title: escapeXml(phrase(random, 1, 4)), root: pad(20_000_000 + i * 53, 8), year: 1950 + Math.floor(random() * 74) });
+    movies.push({
+      title: escapeXml(phrase(random, 1, 4)),
+      root: pad(20_000_000 + i * 53, 8),
+      year: 1950 + Math.floor(random() * 74),
+    });
   }
   return { series, movies };
 }
@@ -96,7 +118,10 @@ function channelXml(c, random) {
 }
 
 function movieXml(movie, random) {
-  const credits = random() < 0.5 ? `  <credits><director>${escapeXml(phrase(random, 2, 2))}</director><actor>${escapeXml(phrase(random, 2, 2))}</actor></credits>\n` : '';
+  const credits =
+    random() < 0.5
+      ? `  <credits><director>${escapeXml(phrase(random, 2, 2))}</director><actor>${escapeXml(phrase(random, 2, 2))}</actor></credits>\n`
+      : '';
   return (
     `  <title lang="en">${movie.title}</title>\n` +
     `  <desc>${escapeXml(sentence(random, 110 + Math.floor(random() * 40)))}</desc>\n` +
@@ -114,7 +139,10 @@ function episodeXml(show, random) {
   const episode = 1 + Math.floor(random() * 22);
   const aired = `${Math.min(2024, show.firstYear + season - 1)}${pad(1 + Math.floor(random() * 12), 2)}${pad(1 + Math.floor(random() * 28), 2)}`;
   const isNew = random() < 0.2;
-  const rating = random() < 0.3 ? `  <rating system="VCHIP"><value>${RATINGS[Math.floor(random() * RATINGS.length)]}</value></rating>\n` : '';
+  const rating =
+    random() < 0.3
+      ? `  <rating system="VCHIP"><value>${RATINGS[Math.floor(random() * RATINGS.length)]}</value></rating>\n`
+      : '';
   const second = show.categories[1] ? `  <category>${show.categories[1]}</category>\n` : '';
   return (
     `  <title lang="en">${show.title}</title>\n` +
@@ -155,7 +183,10 @@ function makeWriter(stream) {
  * down to the hour. Returns the programme count, the bytes on disk (`bytes`, gzipped
  * when `gzip`) and the uncompressed XML bytes (`xmlBytes`).
  */
-export async function writeGuide(path, { channels = 500, days = 14, start = Math.floor(Date.now() / 3_600_000) * 3600, gzip = false, seed = 20240301 } = {}) {
+export async function writeGuide(
+  path,
+  { channels = 500, days = 14, start = Math.floor(Date.now() / 3_600_000) * 3600, gzip = false, seed = 20240301 } = {},
+) {
   const startSeconds = start instanceof Date ? Math.floor(start.getTime() / 1000) : start;
   const end = startSeconds + days * 86_400;
   const random = rng(seed);
@@ -166,7 +197,9 @@ export async function writeGuide(path, { channels = 500, days = 14, start = Math
   const writer = makeWriter(gzipper ?? file);
   let programmes = 0;
 
-  await writer.write('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE tv SYSTEM "xmltv.dtd">\n<tv source-info-name="Antenna bench" generator-info-name="generate-guide.mjs">\n');
+  await writer.write(
+    '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE tv SYSTEM "xmltv.dtd">\n<tv source-info-name="Antenna bench" generator-info-name="generate-guide.mjs">\n',
+  );
   for (let c = 0; c < channels; c++) await writer.write(channelXml(c, random));
   for (let c = 0; c < channels; c++) {
     // Most channels list UTC times; some their local offset, as merged guides do.
@@ -176,7 +209,9 @@ export async function writeGuide(path, { channels = 500, days = 14, start = Math
       const show = isMovie ? undefined : series[Math.floor(random() * series.length)];
       const stop = t + (isMovie ? 90 : show.minutes) * 60;
       const body = isMovie ? movieXml(movies[Math.floor(random() * movies.length)], random) : episodeXml(show, random);
-      await writer.write(`<programme start="${xmltvTime(t, offset)}" stop="${xmltvTime(stop, offset)}" channel="ch${c}.example">\n${body}</programme>\n`);
+      await writer.write(
+        `<programme start="${xmltvTime(t, offset)}" stop="${xmltvTime(stop, offset)}" channel="ch${c}.example">\n${body}</programme>\n`,
+      );
       t = stop;
     }
   }
@@ -201,5 +236,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     gzip: out.endsWith('.gz'),
   });
   const seconds = (performance.now() - began) / 1000;
-  console.log(`${out}: ${result.programmes} programmes, ${(result.xmlBytes / 1e6).toFixed(1)} MB XML, ${(result.bytes / 1e6).toFixed(1)} MB on disk, ${seconds.toFixed(1)} s`);
+  console.log(
+    `${out}: ${result.programmes} programmes, ${(result.xmlBytes / 1e6).toFixed(1)} MB XML, ${(result.bytes / 1e6).toFixed(1)} MB on disk, ${seconds.toFixed(1)} s`,
+  );
 }

@@ -88,9 +88,28 @@ const SENTENCE_WORDS = (
   'discovers returns faces finds learns races tries uncovers hides chooses confronts ' +
   'unexpected dangerous mysterious long missing strange final hidden local old-fashioned'
 ).split(' ');
-const FIRST = 'Ada Tom Mara Jonas Lena Omar Priya Felix Grace Hugo Iris Kenji Nora Pablo Ruth Sami Tess Victor Wen Yara'.split(' ');
-const LAST = 'Byrne Ellery Okafor Lindqvist Moreau Castillo Nakamura Hart Novak Reyes Duarte Fischer Quinn Sato Varga'.split(' ');
-const GENRES = ['Drama', 'Comedy', 'Crime', 'Documentary', 'Reality', 'Sitcom', 'Mystery', 'Science fiction', 'Adventure', 'Cooking', 'News', 'Animated', 'Thriller', 'Romance', 'Horror', 'Western'];
+const FIRST =
+  'Ada Tom Mara Jonas Lena Omar Priya Felix Grace Hugo Iris Kenji Nora Pablo Ruth Sami Tess Victor Wen Yara'.split(' ');
+const LAST =
+  'Byrne Ellery Okafor Lindqvist Moreau Castillo Nakamura Hart Novak Reyes Duarte Fischer Quinn Sato Varga'.split(' ');
+const GENRES = [
+  'Drama',
+  'Comedy',
+  'Crime',
+  'Documentary',
+  'Reality',
+  'Sitcom',
+  'Mystery',
+  'Science fiction',
+  'Adventure',
+  'Cooking',
+  'News',
+  'Animated',
+  'Thriller',
+  'Romance',
+  'Horror',
+  'Western',
+];
 const TAGS = ['HD', 'CC', 'Stereo', 'New', 'Live', 'Subtitled', 'DVS', '5.1'];
 const RATINGS_TV = ['TV-G', 'TV-PG', 'TV-14', 'TV-MA'];
 const RATINGS_MOVIE = ['G', 'PG', 'PG-13', 'R'];
@@ -116,10 +135,13 @@ function textGen(r) {
   const summary = (length) => {
     let text = '';
     while (text.length < length - 20) {
-      const words = Array.from({ length: r.int(5, 12) }, () => (r.chance(0.25) ? r.pick(WORDS) : r.pick(SENTENCE_WORDS)));
+      const words = Array.from({ length: r.int(5, 12) }, () =>
+        r.chance(0.25) ? r.pick(WORDS) : r.pick(SENTENCE_WORDS),
+      );
       let sentence = words.join(' ');
       const room = length - text.length - 2;
-      if (sentence.length > room) sentence = sentence.slice(0, sentence.lastIndexOf(' ', room)) || sentence.slice(0, room);
+      if (sentence.length > room)
+        sentence = sentence.slice(0, sentence.lastIndexOf(' ', room)) || sentence.slice(0, room);
       text += (text ? ' ' : '') + sentence[0].toUpperCase() + sentence.slice(1) + '.';
     }
     return text;
@@ -198,7 +220,10 @@ export async function generateLibrary(dataDir, { sizes = SIZES, seed = 20240611,
         const source = recorded && r.chance(0.85) ? 'recordings' : 'imports';
         const episodeTitle = t.title(2, 4);
         const aired = premiere + (season - 1) * 365 * DAY + (number - 1) * 7 * DAY;
-        const duration = source === 'recordings' ? r.pick([1800, 3600]) + r.int(0, 120) : r.int(1280, 3500) + Math.round(r.next() * 1000) / 1000;
+        const duration =
+          source === 'recordings'
+            ? r.pick([1800, 3600]) + r.int(0, 120)
+            : r.int(1280, 3500) + Math.round(r.next() * 1000) / 1000;
         const watched = r.chance(0.4);
         const createdAt = showCreated + r.int(0, 190) * DAY + r.int(0, DAY - 1);
         const recordedFile = `TV/${name}/Season ${pad(season, 2)}/${name} S${pad(season, 2)}E${pad(number, 2)} ${t.isoDate(aired)} ${episodeTitle}.mpg`;

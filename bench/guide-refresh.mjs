@@ -29,7 +29,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHANNELS = 1000;
 const DAYS = 14;
 const CLIENTS_PER_ROUTE = 2;
-// Each client 4 requests/s, 8/s per route: a reading load that leaves the refresh most of a core (a guide read costs ~20 ms here).
+// Each client 4 requests/s, 8/s per route: a reading load that leaves the refresh most of a core (a guide read costs
+// ~20 ms here).
 const PACE_MS = 250;
 const GRID_LIMIT = 50;
 const GRID_HOURS = 6;
@@ -54,7 +55,8 @@ function request(port, method, path) {
 
 const getJson = async (port, path) => {
   const answer = await request(port, 'GET', path);
-  if (answer.status !== 200) throw new Error(`GET ${path}: ${answer.status} ${answer.body.toString('utf8').slice(0, 200)}`);
+  if (answer.status !== 200)
+    throw new Error(`GET ${path}: ${answer.status} ${answer.body.toString('utf8').slice(0, 200)}`);
   return JSON.parse(answer.body.toString('utf8'));
 };
 
@@ -63,7 +65,9 @@ async function startGuideServer() {
   let file;
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/xml', 'content-length': statSync(file).size });
-    createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
     res.on('error', () => undefined);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -77,7 +81,12 @@ async function startGuideServer() {
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 function summary(latencies) {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? Number.NaN };
+  return {
+    n: sorted.length,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    max: sorted.at(-1) ?? Number.NaN,
+  };
 }
 
 /** The routes read, each a function of the request's index giving its path. */
@@ -116,15 +125,30 @@ async function readPhase(port, until) {
       due += PACE_MS;
     }
   };
-  const clients = Object.entries(routes()).flatMap(([route, pathOf]) => Array.from({ length: CLIENTS_PER_ROUTE }, (_, n) => client(route, pathOf, n)));
+  const clients = Object.entries(routes()).flatMap(([route, pathOf]) =>
+    Array.from({ length: CLIENTS_PER_ROUTE }, (_, n) => client(route, pathOf, n)),
+  );
   await Promise.all(clients);
   // `before(t)`: each route's summary of the requests due before t (performance.now() time).
-  const before = (t) => Object.fromEntries(Object.entries(byRoute).map(([route, list]) => [route, summary(list.filter((_, i) => dueAt[route][i] < t))]));
-  return { byRoute: Object.fromEntries(Object.entries(byRoute).map(([route, list]) => [route, summary(list)])), statuses: Object.fromEntries(statuses), before };
+  const before = (t) =>
+    Object.fromEntries(
+      Object.entries(byRoute).map(([route, list]) => [route, summary(list.filter((_, i) => dueAt[route][i] < t))]),
+    );
+  return {
+    byRoute: Object.fromEntries(Object.entries(byRoute).map(([route, list]) => [route, summary(list)])),
+    statuses: Object.fromEntries(statuses),
+    before,
+  };
 }
 
 /** Starts the server, measures the idle and refresh phases, stops it. */
-export async function benchGuideRefresh({ antennaBin = join(ROOT, 'bin', 'antenna'), work = join(ROOT, '.bench', 'guide-refresh'), seconds = 10, log = console.log, cpuProf } = {}) {
+export async function benchGuideRefresh({
+  antennaBin = join(ROOT, 'bin', 'antenna'),
+  work = join(ROOT, '.bench', 'guide-refresh'),
+  seconds = 10,
+  log = console.log,
+  cpuProf,
+} = {}) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const start = Math.floor(Date.now() / 3_600_000) * 3600 - 3600;
@@ -132,7 +156,8 @@ export async function benchGuideRefresh({ antennaBin = join(ROOT, 'bin', 'antenn
   const first = await writeGuide(join(work, 'guide-1.xml'), { channels: CHANNELS, days: DAYS, start });
   const second = await writeGuide(join(work, 'guide-2.xml'), { channels: CHANNELS, days: DAYS, start: start + 3600 });
   const lines = ['#EXTM3U'];
-  for (let c = 0; c < CHANNELS; c++) lines.push(`#EXTINF:-1 tvg-id="ch${c}.example" tvg-chno="${c + 1}",Channel ${c + 1}`, `http://127.0.0.1:9/ch${c}`);
+  for (let c = 0; c < CHANNELS; c++)
+    lines.push(`#EXTINF:-1 tvg-id="ch${c}.example" tvg-chno="${c + 1}",Channel ${c + 1}`, `http://127.0.0.1:9/ch${c}`);
   writeFileSync(join(work, 'channels.m3u'), `${lines.join('\n')}\n`);
   const guideServer = await startGuideServer();
   guideServer.serve(join(work, 'guide-1.xml'));
@@ -141,8 +166,21 @@ export async function benchGuideRefresh({ antennaBin = join(ROOT, 'bin', 'antenn
     process.execPath,
     [
       ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []),
-      antennaBin, 'server', '--data', join(work, 'data'), '--host', '127.0.0.1', '--port', String(port), '--no-sample',
-      '--m3u', join(work, 'channels.m3u'), '--xmltv', guideServer.url, '--log-level', 'warn',
+      antennaBin,
+      'server',
+      '--data',
+      join(work, 'data'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--no-sample',
+      '--m3u',
+      join(work, 'channels.m3u'),
+      '--xmltv',
+      guideServer.url,
+      '--log-level',
+      'warn',
     ],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ANTENNA_MDNS: 'false' } },
   );
@@ -155,26 +193,53 @@ export async function benchGuideRefresh({ antennaBin = join(ROOT, 'bin', 'antenn
       const status = guides.length > 0 ? await getJson(port, '/status').catch(() => undefined) : undefined;
       guide = guides[0];
       if (guide?.programmes > 0 && status?.dvr?.refreshing === false) break;
-      if (Date.now() > deadline) throw new Error(`the first guide refresh did not end within 300 s: ${JSON.stringify(guide)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the first guide refresh did not end within 300 s: ${JSON.stringify(guide)}`);
       await sleep(500);
     }
     // Rules: series on titles seen on a few channels, and weekly slots; so /api/v1/jobs lists jobs.
     const titles = new Set();
-    for (const number of WATCHED_CHANNELS) for (const airing of await getJson(port, `/dvr/channels/${number}/guide`)) titles.add(airing.title ?? airing.name);
-    const rules = [...[...titles].filter(Boolean).slice(0, 20).map((title) => ({ type: 'series', title })), ...Array.from({ length: 10 }, (_, i) => ({ type: 'slot', channel: String(1 + i * 97), start_time: start + 86400 + i * 3600, duration: 3600, weekly: true }))];
+    for (const number of WATCHED_CHANNELS)
+      for (const airing of await getJson(port, `/dvr/channels/${number}/guide`))
+        titles.add(airing.title ?? airing.name);
+    const rules = [
+      ...[...titles]
+        .filter(Boolean)
+        .slice(0, 20)
+        .map((title) => ({ type: 'series', title })),
+      ...Array.from({ length: 10 }, (_, i) => ({
+        type: 'slot',
+        channel: String(1 + i * 97),
+        start_time: start + 86400 + i * 3600,
+        duration: 3600,
+        weekly: true,
+      })),
+    ];
     for (const rule of rules) {
       const answer = await new Promise((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/dvr/rules', agent, headers: { 'content-type': 'application/json' } }, (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.statusCode));
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/dvr/rules',
+            agent,
+            headers: { 'content-type': 'application/json' },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode));
+          },
+        );
         req.on('error', reject);
         req.end(JSON.stringify(rule));
       });
       if (answer !== 201) throw new Error(`POST /dvr/rules answered ${answer}`);
     }
     const jobs = (await getJson(port, '/api/v1/jobs')).length;
-    log(`guide refresh: ${guide.programmes.toLocaleString('en-US')} programmes in, ${rules.length} rules, ${jobs} jobs; reading ${seconds} s idle`);
+    log(
+      `guide refresh: ${guide.programmes.toLocaleString('en-US')} programmes in, ${rules.length} rules, ${jobs} jobs; reading ${seconds} s idle`,
+    );
     const warm = performance.now() + 2000;
     await readPhase(port, () => performance.now() > warm);
     const idleUntil = performance.now() + seconds * 1000;
@@ -196,25 +261,46 @@ export async function benchGuideRefresh({ antennaBin = join(ROOT, 'bin', 'antenn
       },
     );
     const during = await readPhase(port, () => refreshed !== undefined);
-    // The re-plan after the swap (job-scheduler.ts) holds the loop for its whole run, ~1.5 s here, just before the answer:
+    // The re-plan after the swap (job-scheduler.ts) holds the loop for its whole run, ~1.5 s here, just before the
+    // answer:
     // the requests due before its last REPLAN_WINDOW_MS show what the refresh itself costs them.
     const beforeReplan = during.before(began + refreshMs - REPLAN_WINDOW_MS);
     await refresh;
-    if (refreshed.status !== 200) throw new Error(`the refresh: ${refreshed.status} ${refreshed.body.toString('utf8').slice(0, 300)}`);
+    if (refreshed.status !== 200)
+      throw new Error(`the refresh: ${refreshed.status} ${refreshed.body.toString('utf8').slice(0, 300)}`);
     const result = JSON.parse(refreshed.body.toString('utf8'));
     if (result.error) throw new Error(`the refresh was not applied: ${result.error}`);
     const after = (await getJson(port, '/dvr/guides')).find((g) => g.id === guide.id);
-    log(`  refresh: ${(refreshMs / 1000).toFixed(2)} s, ${result.programmes} programmes; during it: ${JSON.stringify(during.byRoute)}`);
-    log(`  during it, requests due more than ${REPLAN_WINDOW_MS / 1000} s before the answer (the re-plan left out): ${JSON.stringify(beforeReplan)}`);
+    log(
+      `  refresh: ${(refreshMs / 1000).toFixed(2)} s, ${result.programmes} programmes; during it: ${JSON.stringify(during.byRoute)}`,
+    );
+    log(
+      `  during it, requests due more than ${REPLAN_WINDOW_MS / 1000} s before the answer (the re-plan left out): ${JSON.stringify(beforeReplan)}`,
+    );
     return {
-      channels: CHANNELS, days: DAYS, programmes: result.programmes, firstProgrammes: first.programmes, bytes: second.xmlBytes,
-      rules: rules.length, jobs, jobsAfter: (await getJson(port, '/api/v1/jobs')).length, stored: after?.programmes,
-      clientsPerRoute: CLIENTS_PER_ROUTE, paceMs: PACE_MS, seconds, refreshMs, idle: { byRoute: idle.byRoute, statuses: idle.statuses },
-      during: { byRoute: during.byRoute, statuses: during.statuses }, beforeReplan, replanWindowMs: REPLAN_WINDOW_MS,
+      channels: CHANNELS,
+      days: DAYS,
+      programmes: result.programmes,
+      firstProgrammes: first.programmes,
+      bytes: second.xmlBytes,
+      rules: rules.length,
+      jobs,
+      jobsAfter: (await getJson(port, '/api/v1/jobs')).length,
+      stored: after?.programmes,
+      clientsPerRoute: CLIENTS_PER_ROUTE,
+      paceMs: PACE_MS,
+      seconds,
+      refreshMs,
+      idle: { byRoute: idle.byRoute, statuses: idle.statuses },
+      during: { byRoute: during.byRoute, statuses: during.statuses },
+      beforeReplan,
+      replanWindowMs: REPLAN_WINDOW_MS,
     };
   } finally {
     child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)));
+    await new Promise((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve),
+    );
     await guideServer.close();
     agent.destroy();
     if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
@@ -234,8 +320,16 @@ export function guideRefreshRows(r, { verdict }) {
       threshold: 'p99 of each route ≤ 2× idle',
       measured: `refresh ${(r.refreshMs / 1000).toFixed(2)} s; p99 / p50 during it: ${Object.entries(r.during.byRoute)
         .map(([route, s]) => `${route} ${ms(s.p99)} / ${ms(s.p50)} (slowest ${ms(s.max)}, n=${s.n})`)
-        .join(', ')}${failed.length ? `; answers not 200: ${failed.map(([status, n]) => `${n}× ${status}`).join(', ')}` : ''}${
-        r.beforeReplan ? `; p99 of the requests due more than ${r.replanWindowMs / 1000} s before the answer (the re-plan left out): ${Object.entries(r.beforeReplan).map(([route, s]) => `${route} ${ms(s.p99)}`).join(', ')}` : ''
+        .join(
+          ', ',
+        )}${failed.length ? `; answers not 200: ${failed.map(([status, n]) => `${n}× ${status}`).join(', ')}` : ''}${
+        r.beforeReplan
+          ? `; p99 of the requests due more than ${r.replanWindowMs / 1000} s before the answer (the re-plan left out): ${Object.entries(
+              r.beforeReplan,
+            )
+              .map(([route, s]) => `${route} ${ms(s.p99)}`)
+              .join(', ')}`
+          : ''
       }`,
       ceiling: `idle, p99 / p50: ${Object.entries(r.idle.byRoute)
         .map(([route, s]) => `${route} ${ms(s.p99)} / ${ms(s.p50)}`)
@@ -252,6 +346,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const positional = process.argv.slice(2).filter((arg, i, all) => arg !== '--cpu-prof' && all[i - 1] !== '--cpu-prof');
   const result = await benchGuideRefresh({ seconds: Number(positional[0] ?? 10), cpuProf });
   console.log(JSON.stringify(result, null, 2));
-  for (const row of guideRefreshRows(result, { verdict: (ok) => (ok ? 'PASS' : 'FAIL') })) console.log(`${row.result}  ${row.target}: ${row.measured} (${row.ceiling}; ${row.ratio})`);
+  for (const row of guideRefreshRows(result, { verdict: (ok) => (ok ? 'PASS' : 'FAIL') }))
+    console.log(`${row.result}  ${row.target}: ${row.measured} (${row.ceiling}; ${row.ratio})`);
   process.exit(0);
 }

@@ -30,7 +30,10 @@ const { readStreamInfo } = await import(pathToFileURL(join(ROOT, 'dist/media-too
 function cpuOf(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   const tick = 10; // USER_HZ is 100 on Linux
-  return { self: (Number(fields[11]) + Number(fields[12])) * tick, children: (Number(fields[13]) + Number(fields[14])) * tick };
+  return {
+    self: (Number(fields[11]) + Number(fields[12])) * tick,
+    children: (Number(fields[13]) + Number(fields[14])) * tick,
+  };
 }
 
 async function text(url) {
@@ -52,14 +55,58 @@ function makeMedia(dir, log) {
   const broadcast = join(dir, 'Videos', 'Bench', 'Broadcast.ts');
   log('hls: making a 1-hour H.264 file and a 720p MPEG-2 clip');
   const quiet = ['-hide_banner', '-loglevel', 'error', '-y'];
-  execFileSync('ffmpeg', [...quiet, '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25:duration=600', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=600', '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-c:a', 'aac', ten]);
+  execFileSync('ffmpeg', [
+    ...quiet,
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=640x360:rate=25:duration=600',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=600',
+    '-shortest',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '50',
+    '-c:a',
+    'aac',
+    ten,
+  ]);
   execFileSync('ffmpeg', [...quiet, '-stream_loop', '5', '-i', ten, '-c', 'copy', hour]);
-  execFileSync('ffmpeg', [...quiet, '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=25:duration=60', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=60', '-shortest', '-c:v', 'mpeg2video', '-b:v', '6M', '-c:a', 'ac3', '-f', 'mpegts', broadcast]);
+  execFileSync('ffmpeg', [
+    ...quiet,
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=1280x720:rate=25:duration=60',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=60',
+    '-shortest',
+    '-c:v',
+    'mpeg2video',
+    '-b:v',
+    '6M',
+    '-c:a',
+    'ac3',
+    '-f',
+    'mpegts',
+    broadcast,
+  ]);
   return { hour, broadcast };
 }
 
 function probe(path) {
-  return readStreamInfo(execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', `file:${path}`], { encoding: 'utf8' }));
+  return readStreamInfo(
+    execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', `file:${path}`], {
+      encoding: 'utf8',
+    }),
+  );
 }
 
 /** Bare ffmpeg with the server's arguments: time to its first segment, and its whole run's wall time and CPU. */
@@ -76,7 +123,8 @@ async function bareFfmpeg(input, variantName, dir) {
     await sleep(5);
   }
   const cpu = await new Promise((resolve) => {
-    // Read the child's own CPU just before it is reaped is racy; /usr/bin/time is not always there: measure via /proc while alive.
+    // Read the child's own CPU just before it is reaped is racy; /usr/bin/time is not always there: measure via /proc
+    // while alive.
     let last = 0;
     const timer = setInterval(() => {
       try {
@@ -102,10 +150,26 @@ async function bareFfmpeg(input, variantName, dir) {
 
 async function startServer(antennaBin, dir, port) {
   const log = openSync(join(dir, 'server.log'), 'w');
-  const child = spawn(process.execPath, [antennaBin, 'server', '--data', join(dir, 'data'), '--videos', join(dir, 'Videos'), '--no-sample', '--port', String(port), '--host', '127.0.0.1'], {
-    stdio: ['ignore', log, log],
-    env: { ...process.env, ANTENNA_MDNS: 'false', ANTENNA_LOG_LEVEL: 'warn' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      antennaBin,
+      'server',
+      '--data',
+      join(dir, 'data'),
+      '--videos',
+      join(dir, 'Videos'),
+      '--no-sample',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+    ],
+    {
+      stdio: ['ignore', log, log],
+      env: { ...process.env, ANTENNA_MDNS: 'false', ANTENNA_LOG_LEVEL: 'warn' },
+    },
+  );
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -210,7 +274,13 @@ export async function benchHls({ antennaBin, work, log = console.log }) {
 
     return {
       first: { median: median(firsts), bare: median(bareFirsts) },
-      remuxCpu: { ffmpeg: sessionFfmpegCpu, serving: serverServingCpu, bare: bareRemux.cpu, wall: wholeWall, bareWall: bareRemux.wall },
+      remuxCpu: {
+        ffmpeg: sessionFfmpegCpu,
+        serving: serverServingCpu,
+        bare: bareRemux.cpu,
+        wall: wholeWall,
+        bareWall: bareRemux.wall,
+      },
       seek: { median: median(seeks), max: Math.max(...seeks) },
       transcode: { factor: 60 / (transcodeWall / 1000), bareFactor: 60 / (bareTranscode.wall / 1000) },
       ten: { share: serverShare, served },
@@ -271,5 +341,6 @@ export function hlsRows(hls, { fmt, verdict }) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = await benchHls({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(ROOT, '.bench', 'hls') });
   const fmt = { ms: (ms) => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(0)} ms` };
-  for (const row of hlsRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') })) console.log(`${row.result}  ${row.target}: ${row.measured} | ${row.ceiling} | ${row.ratio}`);
+  for (const row of hlsRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') }))
+    console.log(`${row.result}  ${row.target}: ${row.measured} | ${row.ceiling} | ${row.ratio}`);
 }

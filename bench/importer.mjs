@@ -39,7 +39,12 @@ export function generateTree(root, total, makeMedia = touch) {
       const seasonDir = join(showDir, `Season ${String(season).padStart(2, '0')}`);
       mkdirSync(seasonDir);
       for (let episode = 1; episode <= 25 && made < episodes; episode++, made++) {
-        makeMedia(join(seasonDir, `Show ${show} - S${String(season).padStart(2, '0')}E${String(episode).padStart(2, '0')} - Episode ${episode}.mkv`));
+        makeMedia(
+          join(
+            seasonDir,
+            `Show ${show} - S${String(season).padStart(2, '0')}E${String(episode).padStart(2, '0')} - Episode ${episode}.mkv`,
+          ),
+        );
       }
     }
   }
@@ -65,9 +70,13 @@ export function rootsArgs(root) {
 function scan(antennaBin, data, root, extra = []) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [antennaBin, 'scan', '--data', data, ...rootsArgs(root), '--json', ...extra], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const child = spawn(
+      process.execPath,
+      [antennaBin, 'scan', '--data', data, ...rootsArgs(root), '--json', ...extra],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     let out = '';
     let peak = 0;
     const sampler = setInterval(() => {
@@ -91,7 +100,10 @@ function scan(antennaBin, data, root, extra = []) {
 
 function timeFind(root) {
   const started = performance.now();
-  execFileSync('find', [root, '-type', 'f', '-printf', '%s %T@ %p\n'], { stdio: ['ignore', 'ignore', 'ignore'], maxBuffer: 1 << 30 });
+  execFileSync('find', [root, '-type', 'f', '-printf', '%s %T@ %p\n'], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+    maxBuffer: 1 << 30,
+  });
   return performance.now() - started;
 }
 
@@ -102,9 +114,13 @@ async function bareProbe(files, parallel) {
     while (next < files.length) {
       const file = files[next++];
       await new Promise((resolve, reject) =>
-        spawn('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-show_chapters', `file:${file}`], {
-          stdio: ['ignore', 'ignore', 'ignore'],
-        }).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffprobe exited ${code}`)))),
+        spawn(
+          'ffprobe',
+          ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-show_chapters', `file:${file}`],
+          {
+            stdio: ['ignore', 'ignore', 'ignore'],
+          },
+        ).on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffprobe exited ${code}`)))),
       );
     }
   };
@@ -118,15 +134,45 @@ function makeProbeFiles(root) {
   mkdirSync(dir, { recursive: true });
   const first = join(dir, 'clip-0.mp4');
   execFileSync('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10:duration=2',
-    '-f', 'lavfi', '-i', 'sine=duration=2', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-shortest', first,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=320x240:rate=10:duration=2',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=duration=2',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-shortest',
+    first,
   ]);
   const files = [first];
   for (let i = 1; i < PROBE_FILES; i++) {
     const copy = join(dir, `clip-${i}.mp4`);
     // Same streams remuxed with a comment of their own: each is its own (well-formed) file to Antenna.
     // (Bytes appended to a copy would make an MP4 whose last box claims more than the file holds: a truncated file.)
-    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', first, '-c', 'copy', '-metadata', `comment=copy ${i}`, copy]);
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      first,
+      '-c',
+      'copy',
+      '-metadata',
+      `comment=copy ${i}`,
+      copy,
+    ]);
     files.push(copy);
   }
   return files;
@@ -160,7 +206,9 @@ export async function benchImporter({ antennaBin, work, log, rounds = 3 }) {
     added: firstScans[0].summary.added,
     findMs: median([timeFind(small), timeFind(small), timeFind(small)]),
   };
-  log(`importer: first scan of ${SMALL} files: ${results.firstScan.ms} ms in the scan, ${Math.round(results.firstScan.wallMs)} ms with process start`);
+  log(
+    `importer: first scan of ${SMALL} files: ${results.firstScan.ms} ms in the scan, ${Math.round(results.firstScan.wallMs)} ms with process start`,
+  );
 
   log(`importer: generating a ${LARGE.toLocaleString('en-US')}-file tree...`);
   results.largeTree = generateTree(large, LARGE);
@@ -202,8 +250,16 @@ export async function benchImporter({ antennaBin, work, log, rounds = 3 }) {
     if (!(round % 2)) bare.push(await bareProbe(files, parallel));
     rmSync(probeData, { recursive: true, force: true });
   }
-  results.probe = { files: files.length, parallel, antennaMs: median(probes), bareMs: median(bare), rounds: { antenna: probes, bare } };
-  log(`importer: probing ${files.length} files: Antenna ${results.probe.antennaMs} ms, bare ffprobe ${Math.round(results.probe.bareMs)} ms`);
+  results.probe = {
+    files: files.length,
+    parallel,
+    antennaMs: median(probes),
+    bareMs: median(bare),
+    rounds: { antenna: probes, bare },
+  };
+  log(
+    `importer: probing ${files.length} files: Antenna ${results.probe.antennaMs} ms, bare ffprobe ${Math.round(results.probe.bareMs)} ms`,
+  );
 
   for (const dir of [small, large, probeRoot]) rmSync(dir, { recursive: true, force: true });
   return results;

@@ -10,7 +10,8 @@
  * References, in the same run on the same busy machine: the import watcher on its own
  * (Antenna's folder-watch child, with the server's settings, watching the same tree),
  * timed to its first event for the same file operations (a new folder at once, a file
- * once its size held still), what an import driven by it cannot know sooner; and bare node:http answering the same shows list (as
+ * once its size held still), what an import driven by it cannot know sooner; and bare node:http answering the same
+ * shows list (as
  * bench/reads-ceiling-server.mjs) asked alongside Antenna's, the floor of an answer on a
  * machine this busy. Run alone: `node bench/live-changes.mjs` (after `npm run build`).
  */
@@ -31,10 +32,15 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FILES = 20_000;
 const EPISODES_PER_SHOW = 100;
 const ROUNDS = 3;
-/** The server's default (scan-scheduler.ts DEFAULT_WRITE_FINISH_MS): the watcher reports a file once its size held still this long. */
+/**
+ * The server's default (scan-scheduler.ts DEFAULT_WRITE_FINISH_MS): the watcher reports a file once its size held still
+ * this long.
+ */
 const WRITE_FINISH_MS = 1000;
 const CHANGE_TARGET_MS = 5000;
-/** The shows the copied files start (names without digits: a number at a name's end may be read as more than a name). */
+/**
+ * The shows the copied files start (names without digits: a number at a name's end may be read as more than a name).
+ */
 const NEW_SHOWS = ['Night Ferry', 'Harbour Lights', 'Morning Tide'];
 const ANSWER_TARGET_MS = 1000;
 /** A change not seen within this is a failure of the bench run, not a figure. */
@@ -66,8 +72,26 @@ async function until(read, ok, since, what) {
 function makeTree(dir) {
   const clip = join(dir, 'clip.mp4');
   execFileSync('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10:duration=2',
-    '-f', 'lavfi', '-i', 'sine=duration=2', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-shortest', clip,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=160x120:rate=10:duration=2',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=duration=2',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-shortest',
+    clip,
   ]);
   for (let n = 0; n < FILES; n++) {
     const show = `Show ${String(Math.floor(n / EPISODES_PER_SHOW)).padStart(3, '0')}`;
@@ -97,7 +121,9 @@ function whileRunning(child, promise, ms, what) {
 
 /** Antenna's own watcher child on `root`: resolves each path's first event with its performance.now(). */
 function startWatcher(root) {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'importer', 'folder-watch.child.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'importer', 'folder-watch.child.js')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   child.stdin.end(JSON.stringify({ paths: [root], writeFinishMs: WRITE_FINISH_MS }));
   const seen = new Map();
   const waiting = new Map();
@@ -120,7 +146,8 @@ function startWatcher(root) {
     /** The ms from `since` to the first event naming any of `paths` (NaN if none came within GIVE_UP_MS). */
     eventFor: (paths, since) =>
       new Promise((resolve) => {
-        const done = () => resolve(Math.min(...paths.map((path) => seen.get(path) ?? Number.POSITIVE_INFINITY)) - since);
+        const done = () =>
+          resolve(Math.min(...paths.map((path) => seen.get(path) ?? Number.POSITIVE_INFINITY)) - since);
         if (paths.some((path) => seen.has(path))) done();
         else {
           for (const path of paths) waiting.set(path, done);
@@ -157,7 +184,12 @@ function askEvery(targets, everyMs) {
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 const summary = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? Number.NaN };
+  return {
+    n: sorted.length,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    max: sorted.at(-1) ?? Number.NaN,
+  };
 };
 
 /** One round of the three changes, each timed in Antenna's API and at the watcher. */
@@ -172,26 +204,50 @@ async function changeRound(round, { dir, clip, base, watcher, log }) {
   mkdirSync(folder, { recursive: true });
   copyFileSync(clip, copied);
   const copyWatcher = watcher.eventFor([showFolder, folder, copied], since);
-  const copy = await until(() => getJson(base, '/api/v1/shows'), (shows) => shows.some((show) => show.name === name), since, `${name} shows`);
+  const copy = await until(
+    () => getJson(base, '/api/v1/shows'),
+    (shows) => shows.some((show) => show.name === name),
+    since,
+    `${name} shows`,
+  );
 
   // A show the scan imported, other than the ones this bench made: one of its episodes deleted, then another moved.
   const shows = await getJson(base, '/api/v1/shows');
   const show = shows.filter((candidate) => candidate.name.startsWith('Show '))[round];
   const [deleted, moving] = await episodesOf(show);
-  for (const episode of [deleted, moving]) if (statSync(episode.path).nlink !== 1) throw new Error(`${episode.path} is a hard link, not one of the copies made for the rounds`);
+  for (const episode of [deleted, moving])
+    if (statSync(episode.path).nlink !== 1)
+      throw new Error(`${episode.path} is a hard link, not one of the copies made for the rounds`);
   since = performance.now();
   rmSync(deleted.path);
   const deleteWatcher = watcher.eventFor([deleted.path], since);
-  const deletion = await until(() => episodesOf(show), (episodes) => !episodes.some((e) => e.id === deleted.id), since, 'the deleted file goes');
+  const deletion = await until(
+    () => episodesOf(show),
+    (episodes) => !episodes.some((e) => e.id === deleted.id),
+    since,
+    'the deleted file goes',
+  );
 
   const movedTo = join(dir, 'TV', show.name, 'Season 02', `moved ${round}.mp4`);
   mkdirSync(join(dir, 'TV', show.name, 'Season 02'), { recursive: true });
   since = performance.now();
   renameSync(moving.path, movedTo);
   const moveWatcher = watcher.eventFor([movedTo], since);
-  const move = await until(() => episodesOf(show), (episodes) => episodes.some((e) => e.id === moving.id && e.path === movedTo), since, 'the moved file keeps its item');
-  const times = { copy, deletion, move, watcher: { copy: await copyWatcher, deletion: await deleteWatcher, move: await moveWatcher } };
-  log(`live changes round ${round + 1}: copy ${Math.round(copy)} ms (watcher ${Math.round(times.watcher.copy)}), deletion ${Math.round(deletion)} ms (watcher ${Math.round(times.watcher.deletion)}), move ${Math.round(move)} ms (watcher ${Math.round(times.watcher.move)})`);
+  const move = await until(
+    () => episodesOf(show),
+    (episodes) => episodes.some((e) => e.id === moving.id && e.path === movedTo),
+    since,
+    'the moved file keeps its item',
+  );
+  const times = {
+    copy,
+    deletion,
+    move,
+    watcher: { copy: await copyWatcher, deletion: await deleteWatcher, move: await moveWatcher },
+  };
+  log(
+    `live changes round ${round + 1}: copy ${Math.round(copy)} ms (watcher ${Math.round(times.watcher.copy)}), deletion ${Math.round(deletion)} ms (watcher ${Math.round(times.watcher.deletion)}), move ${Math.round(move)} ms (watcher ${Math.round(times.watcher.move)})`,
+  );
   return times;
 }
 
@@ -206,20 +262,48 @@ export async function benchLiveChanges({ log = console.log } = {}) {
     children.push(watcher);
     await watcher.ready;
     const port = await freePort();
-    const server = spawn(process.execPath, [join(ROOT, 'bin', 'antenna'), 'server', '--data', join(dir, 'data'), '--tv', join(dir, 'TV'), '--port', String(port), '--host', '127.0.0.1', '--no-sample', '--log-level', 'warn'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, ANTENNA_MDNS: 'false' },
-    });
+    const server = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'bin', 'antenna'),
+        'server',
+        '--data',
+        join(dir, 'data'),
+        '--tv',
+        join(dir, 'TV'),
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--no-sample',
+        '--log-level',
+        'warn',
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, ANTENNA_MDNS: 'false' },
+      },
+    );
     children.push({ stop: () => stopChild(server) });
     const base = `http://127.0.0.1:${port}`;
-    // Mid-scan: the walk is through (every show has its episodes) and probing has begun (then thumbnails: the scan runs until both are done).
-    await until(() => getJson(base, '/status').catch(() => undefined), (status) => status?.scan?.phase === 'probing', performance.now(), 'the scan reaches probing');
+    // Mid-scan: the walk is through (every show has its episodes) and probing has begun (then thumbnails: the scan runs
+    // until both are done).
+    await until(
+      () => getJson(base, '/status').catch(() => undefined),
+      (status) => status?.scan?.phase === 'probing',
+      performance.now(),
+      'the scan reaches probing',
+    );
 
     // The ceiling answers the shows list as it is now, beside Antenna, on the same machine.
     writeFileSync(join(dir, 'shows.json'), JSON.stringify(await getJson(base, '/api/v1/shows')));
     writeFileSync(join(dir, 'episodes.json'), '[]');
-    const ceiling = spawn(process.execPath, [join(ROOT, 'bench', 'reads-ceiling-server.mjs'), join(dir, 'episodes.json'), join(dir, 'shows.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const ceiling = spawn(
+      process.execPath,
+      [join(ROOT, 'bench', 'reads-ceiling-server.mjs'), join(dir, 'episodes.json'), join(dir, 'shows.json')],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     children.push({ stop: () => stopChild(ceiling) });
     const ceilingPort = await whileRunning(
       ceiling,
@@ -236,13 +320,15 @@ export async function benchLiveChanges({ log = console.log } = {}) {
       100,
     );
     const rounds = [];
-    for (let round = 0; round < ROUNDS; round++) rounds.push(await changeRound(round, { dir, clip, base, watcher, log }));
+    for (let round = 0; round < ROUNDS; round++)
+      rounds.push(await changeRound(round, { dir, clip, base, watcher, log }));
     const [shows, status, ceilingShows] = await asking.stop();
     const scan = (await getJson(base, '/status')).scan;
     if (!scan.running) throw new Error('the scan ended before the changes were timed: they were not made mid-scan');
     return { files: FILES, rounds, probed: scan.probed, answers: { shows, status, ceiling: ceilingShows } };
   } finally {
-    // Every process gone before its files are: a server still probing would write into the folder, and load the next bench.
+    // Every process gone before its files are: a server still probing would write into the folder, and load the next
+    // bench.
     await Promise.all(children.map((child) => child.stop()));
     rmSync(dir, { recursive: true, force: true });
   }
@@ -272,13 +358,16 @@ export function liveChangesRows(r, verdict) {
       measured: `/api/v1/shows p50 ${ms(a.shows.p50)}, p99 ${ms(a.shows.p99)}, slowest ${ms(a.shows.max)} (n=${a.shows.n}); /status p50 ${ms(a.status.p50)}, slowest ${ms(a.status.max)}; failed answers: ${a.shows.failures + a.status.failures}`,
       ceiling: `bare node:http answering the same shows list beside it (bench/reads-ceiling-server.mjs): p50 ${ms(a.ceiling.p50)}, p99 ${ms(a.ceiling.p99)}, slowest ${ms(a.ceiling.max)}`,
       ratio: `${(a.shows.p99 / a.ceiling.p99).toFixed(2)}× (p99)`,
-      result: verdict(Math.max(a.shows.max, a.status.max) <= ANSWER_TARGET_MS && a.shows.failures + a.status.failures === 0),
+      result: verdict(
+        Math.max(a.shows.max, a.status.max) <= ANSWER_TARGET_MS && a.shows.failures + a.status.failures === 0,
+      ),
     },
   ];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = await benchLiveChanges();
-  for (const row of liveChangesRows(result, (pass) => (pass ? 'PASS' : 'FAIL'))) console.log(`${row.result}: ${row.measured}\n  reference: ${row.ceiling}`);
+  for (const row of liveChangesRows(result, (pass) => (pass ? 'PASS' : 'FAIL')))
+    console.log(`${row.result}: ${row.measured}\n  reference: ${row.ceiling}`);
   process.exit(0);
 }

@@ -24,13 +24,22 @@ const WRITE_RATE = 1000;
 const STREAM_CLIENTS = 20;
 
 async function generate(data, file) {
-  const { openDatabase, prepareDataDir, databasePath } = await import(pathToFileURL(join(ROOT, 'dist/db/database.js')).href);
+  const { openDatabase, prepareDataDir, databasePath } = await import(
+    pathToFileURL(join(ROOT, 'dist/db/database.js')).href
+  );
   const { upsertMovie } = await import(pathToFileURL(join(ROOT, 'dist/repositories/items.repository.js')).href);
   prepareDataDir(data);
   const db = openDatabase(databasePath(data));
   db.transaction(() => {
     for (let n = 0; n < MOVIES; n++) {
-      upsertMovie(db, { id: `bench-movie-${n}`, source: 'imports', title: `Bench movie ${n}`, path: n === 0 ? file : null, duration: 5400, release_year: 2000 + (n % 25) });
+      upsertMovie(db, {
+        id: `bench-movie-${n}`,
+        source: 'imports',
+        title: `Bench movie ${n}`,
+        path: n === 0 ? file : null,
+        duration: 5400,
+        release_year: 2000 + (n % 25),
+      });
     }
   })();
   db.close();
@@ -55,7 +64,9 @@ function waitForPort(port) {
           response.resume();
           resolveReady();
         })
-        .on('error', () => (Date.now() - started > 30_000 ? reject(new Error('server did not start')) : setTimeout(attempt, 20)));
+        .on('error', () =>
+          Date.now() - started > 30_000 ? reject(new Error('server did not start')) : setTimeout(attempt, 20),
+        );
     attempt();
   });
 }
@@ -87,7 +98,11 @@ async function streamRound(target, clients) {
   const results = await Promise.all(Array.from({ length: clients }, () => download(target.port, target.path)));
   const ms = performance.now() - started;
   const bytes = results.reduce((sum, r) => sum + r.bytes, 0);
-  return { mbPerSecond: bytes / 1024 ** 2 / (ms / 1000), cpuMsPerGb: ((cpuMs(target.pid) - cpuBefore) / bytes) * GB, bytes };
+  return {
+    mbPerSecond: bytes / 1024 ** 2 / (ms / 1000),
+    cpuMsPerGb: ((cpuMs(target.pid) - cpuBefore) / bytes) * GB,
+    bytes,
+  };
 }
 
 /** `rounds` runs of each: Antenna and the bare server alternate, so drift hits both. */
@@ -105,9 +120,27 @@ export async function benchManagement({ work, log, rounds = 3, writeSeconds = 30
   execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--generate', data, file], { stdio: 'inherit' });
 
   const port = 18500 + Math.floor(Math.random() * 1000);
-  const antenna = spawn(process.execPath, [join(ROOT, 'bin', 'antenna'), 'server', '--data', data, '--movies', media, '--port', String(port), '--host', '127.0.0.1', '--no-sample', '--log-level', 'error'], {
-    stdio: 'ignore',
-  });
+  const antenna = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'antenna'),
+      'server',
+      '--data',
+      data,
+      '--movies',
+      media,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--no-sample',
+      '--log-level',
+      'error',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   const ceiling = fork(join(ROOT, 'bench', 'stream-ceiling.mjs'), [file], { stdio: 'ignore' });
   const ceilingPort = await new Promise((resolvePort) => ceiling.once('message', (m) => resolvePort(m.port)));
   try {
@@ -126,24 +159,51 @@ export async function benchManagement({ work, log, rounds = 3, writeSeconds = 30
         single[name].push(await streamRound(targets[name], 1));
         many[name].push(await streamRound({ ...targets[name] }, STREAM_CLIENTS));
       }
-      log(`management: streaming round ${round + 1}: 1 client ${single.antenna.at(-1).mbPerSecond.toFixed(0)} vs ${single.ceiling.at(-1).mbPerSecond.toFixed(0)} MB/s`);
+      log(
+        `management: streaming round ${round + 1}: 1 client ${single.antenna.at(-1).mbPerSecond.toFixed(0)} vs ${single.ceiling.at(-1).mbPerSecond.toFixed(0)} MB/s`,
+      );
     }
 
     // Writes at a fixed rate, reads alongside, for writeSeconds.
-    const writePaths = Array.from({ length: MOVIES }, (_, n) => ({ method: 'PUT', path: `/dvr/files/bench-movie-${n}/playback_time/${n + 0.5}` }));
+    const writePaths = Array.from({ length: MOVIES }, (_, n) => ({
+      method: 'PUT',
+      path: `/dvr/files/bench-movie-${n}/playback_time/${n + 0.5}`,
+    }));
     const reads = autocannon({
       url: `http://127.0.0.1:${port}`,
       connections: 4,
       duration: writeSeconds,
-      requests: [{ method: 'GET', path: '/api/v1/movies' }, { method: 'GET', path: '/api/v1/movies/bench-movie-1' }],
+      requests: [
+        { method: 'GET', path: '/api/v1/movies' },
+        { method: 'GET', path: '/api/v1/movies/bench-movie-1' },
+      ],
     });
-    const writes = await autocannon({ url: `http://127.0.0.1:${port}`, connections: 10, overallRate: WRITE_RATE, duration: writeSeconds, requests: writePaths });
+    const writes = await autocannon({
+      url: `http://127.0.0.1:${port}`,
+      connections: 10,
+      overallRate: WRITE_RATE,
+      duration: writeSeconds,
+      requests: writePaths,
+    });
     const read = await reads;
-    const status = (result) => Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
+    const status = (result) =>
+      Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
     const writeStatus = status(writes);
     const writesOk = writeStatus['200'] ?? 0;
-    const check = JSON.parse(await new Promise((done, fail) => http.get(`http://127.0.0.1:${port}/api/v1/movies/bench-movie-7`, (r) => { let text = ''; r.on('data', (c) => (text += c)); r.on('end', () => done(text)); }).on('error', fail)));
-    log(`management: ${writesOk} writes answered 200 in ${writeSeconds} s (${JSON.stringify(writeStatus)}), reads ${Math.round(read.requests.average)} req/s`);
+    const check = JSON.parse(
+      await new Promise((done, fail) =>
+        http
+          .get(`http://127.0.0.1:${port}/api/v1/movies/bench-movie-7`, (r) => {
+            let text = '';
+            r.on('data', (c) => (text += c));
+            r.on('end', () => done(text));
+          })
+          .on('error', fail),
+      ),
+    );
+    log(
+      `management: ${writesOk} writes answered 200 in ${writeSeconds} s (${JSON.stringify(writeStatus)}), reads ${Math.round(read.requests.average)} req/s`,
+    );
     return {
       stream: {
         singleAntenna: median(single.antenna.map((r) => r.mbPerSecond)),
@@ -201,7 +261,9 @@ export function managementRows(results, { fmt, verdict }) {
       measured: `${Math.round(writes.perSecond).toLocaleString('en-US')}/s, ${writes.ok.toLocaleString('en-US')} answered 200, ${writes.errors} failed; reads ${Math.round(writes.readsPerSecond).toLocaleString('en-US')} req/s, ${writes.readErrors} failed`,
       ceiling: '—',
       ratio: '—',
-      result: verdict(writes.perSecond >= WRITE_RATE * 0.98 && writes.errors === 0 && writes.readErrors === 0 && writes.lastValueKept),
+      result: verdict(
+        writes.perSecond >= WRITE_RATE * 0.98 && writes.errors === 0 && writes.readErrors === 0 && writes.lastValueKept,
+      ),
     },
   ];
 }

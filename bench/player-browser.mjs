@@ -34,7 +34,12 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
-const summary = (values) => ({ median: median(values), p99: percentile(values, 99), max: Math.max(...values), n: values.length });
+const summary = (values) => ({
+  median: median(values),
+  p99: percentile(values, 99),
+  max: Math.max(...values),
+  n: values.length,
+});
 
 function request(port, method, path, agent) {
   return new Promise((resolve, reject) => {
@@ -48,7 +53,6 @@ function request(port, method, path, agent) {
   });
 }
 const json = async (port, method, path, agent) => JSON.parse((await request(port, method, path, agent)).body);
-
 
 /** The player's JSON log lines with this message. */
 function logLines(file, message) {
@@ -99,7 +103,6 @@ function chromiumMemory(root) {
   return { rssMb: rss / 1024, pssMb: pss / 1024, processes: processTree(root).length };
 }
 
-
 /** Why this machine cannot run the bench (no Xvfb or Chromium), or undefined. */
 function missing(chromium) {
   if (!existsSync(chromium)) return `no Chromium at ${chromium}`;
@@ -121,7 +124,16 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
   log('browser player: making a 10-minute clip');
   execFileSync('ffmpeg', [
     ...['-hide_banner', '-loglevel', 'error', '-y'],
-    ...['-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=25:duration=600', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=600'],
+    ...[
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=640x360:rate=25:duration=600',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=600',
+    ],
     ...['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest'],
     join(movies, 'Bench Movie (2020)', 'Bench Movie (2020).mkv'),
   ]);
@@ -133,9 +145,26 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
   const playerLog = join(work, 'player.log');
   try {
     await until(() => existsSync(`/tmp/.X11-unix/X${display.slice(1)}`), Boolean, 10_000, 'Xvfb');
-    startChild(antennaBin, ['server', '--data', join(work, 'data'), '--host', '127.0.0.1', '--port', String(serverPort), '--movies', movies, '--no-sample'], join(work, 'server.log'), children, {
-      ANTENNA_LOG_LEVEL: 'warn',
-    });
+    startChild(
+      antennaBin,
+      [
+        'server',
+        '--data',
+        join(work, 'data'),
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(serverPort),
+        '--movies',
+        movies,
+        '--no-sample',
+      ],
+      join(work, 'server.log'),
+      children,
+      {
+        ANTENNA_LOG_LEVEL: 'warn',
+      },
+    );
     const [movie] = await until(
       () => json(serverPort, 'GET', '/api/v1/movies'),
       (list) => Array.isArray(list) && list.length === 1 && list[0].duration > 0,
@@ -144,18 +173,50 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
     );
     startChild(
       antennaBin,
-      ['player', '--backend', 'browser', '--chromium', chromium, '--host', '127.0.0.1', '--port', String(playerPort), '--server', `http://127.0.0.1:${serverPort}`],
+      [
+        'player',
+        '--backend',
+        'browser',
+        '--chromium',
+        chromium,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(playerPort),
+        '--server',
+        `http://127.0.0.1:${serverPort}`,
+      ],
       playerLog,
       children,
       { DISPLAY: display, ANTENNA_LOG_LEVEL: 'info' },
     );
-    await until(() => request(playerPort, 'GET', '/api/status'), (answer) => answer.status === 200, 60_000, 'the player answering');
-    const chromiumPid = await until(() => logLines(playerLog, 'Chromium started').at(-1)?.chromiumPid, Boolean, 10_000, 'Chromium');
+    await until(
+      () => request(playerPort, 'GET', '/api/status'),
+      (answer) => answer.status === 200,
+      60_000,
+      'the player answering',
+    );
+    const chromiumPid = await until(
+      () => logLines(playerLog, 'Chromium started').at(-1)?.chromiumPid,
+      Boolean,
+      10_000,
+      'Chromium',
+    );
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
     // The player answers before the app is on screen (Chromium opens it in the background): a play is taken once it is.
-    await until(() => request(playerPort, 'POST', `/api/play/recording/${movie.id}`, agent), (answer) => answer.status === 200, 60_000, 'the app taking a play');
-    await until(() => json(playerPort, 'GET', '/api/status', agent), (s) => s.status === 'playing' && s.playback_time > 1, 20_000, 'the movie playing');
+    await until(
+      () => request(playerPort, 'POST', `/api/play/recording/${movie.id}`, agent),
+      (answer) => answer.status === 200,
+      60_000,
+      'the app taking a play',
+    );
+    await until(
+      () => json(playerPort, 'GET', '/api/status', agent),
+      (s) => s.status === 'playing' && s.playback_time > 1,
+      20_000,
+      'the movie playing',
+    );
     log(`browser player: ${CONTROL_CALLS} control calls`);
     const control = [];
     for (let i = 0; i < CONTROL_CALLS; i++) {
@@ -187,7 +248,12 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
       const started = performance.now();
       await request(playerPort, 'POST', `/api/play/recording/${movie.id}`, agent);
       playCalls.push(performance.now() - started);
-      const line = await until(() => logLines(playerLog, 'first frame on screen')[before], Boolean, 15_000, 'the first frame');
+      const line = await until(
+        () => logLines(playerLog, 'first frame on screen')[before],
+        Boolean,
+        15_000,
+        'the first frame',
+      );
       // The log line's time is the player's clock, the same machine's as this one.
       firstFrames.push(line.time - sentAt);
       inPage.push(line.afterMs);
@@ -197,7 +263,12 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
 
     log(`browser player: playing for ${soakMinutes} min, Chromium's memory at the start and the end`);
     await json(playerPort, 'POST', `/api/play/recording/${movie.id}`, agent);
-    await until(() => json(playerPort, 'GET', '/api/status', agent), (s) => s.status === 'playing', 20_000, 'the movie playing');
+    await until(
+      () => json(playerPort, 'GET', '/api/status', agent),
+      (s) => s.status === 'playing',
+      20_000,
+      'the movie playing',
+    );
     const memoryStart = chromiumMemory(chromiumPid);
     const soakEnd = Date.now() + soakMinutes * 60_000;
     let restarts = 0;
@@ -221,7 +292,9 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
       memory: { start: memoryStart, end: memoryEnd, minutes: soakMinutes, replays: restarts },
     };
   } finally {
-    const exited = children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve()));
+    const exited = children.map((child) =>
+      child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve(),
+    );
     for (const child of children.reverse()) child.kill('SIGTERM');
     await Promise.race([Promise.all(exited), sleep(10_000)]);
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
@@ -232,7 +305,17 @@ export async function benchBrowserPlayer({ antennaBin, work, log = console.log, 
 
 /** The rows of docs/benchmarks.md; `mpv` is the mpv backend's result of the same run, when there is one. */
 export function browserPlayerRows(result, { fmt, verdict, mpv }) {
-  if (result.skipped) return [{ target: 'Player (browser backend)', threshold: '—', measured: `not measured: ${result.skipped}`, ceiling: '—', ratio: '—', result: 'FAIL' }];
+  if (result.skipped)
+    return [
+      {
+        target: 'Player (browser backend)',
+        threshold: '—',
+        measured: `not measured: ${result.skipped}`,
+        ceiling: '—',
+        ratio: '—',
+        result: 'FAIL',
+      },
+    ];
   const c = result.control;
   const n = result.navigate;
   const f = result.firstFrame;
@@ -243,7 +326,9 @@ export function browserPlayerRows(result, { fmt, verdict, mpv }) {
       target: `Player, browser backend: control call round trip (POST /api/toggle_mute × ${c.n}, the app playing${result.playing ? '' : ' — NOT playing at the end'})`,
       threshold: 'median ≤ 30 ms, p99 ≤ 150 ms',
       measured: `median ${fmt.ms(c.median)}, p99 ${fmt.ms(c.p99)}`,
-      ceiling: mpvControl ? `mpv backend, same run: median ${fmt.ms(mpvControl.median)}, p99 ${fmt.ms(mpvControl.p99)}` : '—',
+      ceiling: mpvControl
+        ? `mpv backend, same run: median ${fmt.ms(mpvControl.median)}, p99 ${fmt.ms(mpvControl.p99)}`
+        : '—',
       ratio: mpvControl ? `${(c.median / Math.max(mpvControl.median, 1e-6)).toFixed(1)}×` : '—',
       result: verdict(c.median <= 30 && c.p99 <= 150 && result.playing),
     },
@@ -295,9 +380,15 @@ In the same run: control call round trip median ${result.control.median.toFixed(
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const soakAt = process.argv.indexOf('--soak');
   const soakMinutes = soakAt > 0 ? Number(process.argv[soakAt + 1]) : 2;
-  const result = await benchBrowserPlayer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(ROOT, '.bench', 'player-browser'), soakMinutes });
+  const result = await benchBrowserPlayer({
+    antennaBin: join(ROOT, 'bin', 'antenna'),
+    work: join(ROOT, '.bench', 'player-browser'),
+    soakMinutes,
+  });
   const fmt = { ms: (ms) => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms` };
-  for (const row of browserPlayerRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') })) console.log(`${row.result}  ${row.target}: ${row.measured} | ${row.ceiling} | ${row.ratio}`);
+  for (const row of browserPlayerRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') }))
+    console.log(`${row.result}  ${row.target}: ${row.measured} | ${row.ceiling} | ${row.ratio}`);
   console.log(JSON.stringify(result));
-  if (!result.skipped && soakMinutes >= 30) writeFileSync(join(ROOT, 'docs', 'benchmarks-player-soak.md'), soakDoc(result));
+  if (!result.skipped && soakMinutes >= 30)
+    writeFileSync(join(ROOT, 'docs', 'benchmarks-player-soak.md'), soakDoc(result));
 }

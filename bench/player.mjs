@@ -50,7 +50,9 @@ function request(port, method, path, agent) {
     const req = http.request({ host: '127.0.0.1', port, method, path, agent }, (response) => {
       const chunks = [];
       response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode, body: Buffer.concat(chunks), headers: response.headers }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode, body: Buffer.concat(chunks), headers: response.headers }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -74,7 +76,10 @@ export async function until(read, ok, timeoutMs, what) {
 /** `antenna ARGS` as a child process, its output to `logFile`; `env` adds to (or overrides) the environment. */
 export function startChild(antennaBin, args, logFile, children, env = {}) {
   const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [antennaBin, ...args], { stdio: ['ignore', log, log], env: { ...process.env, ANTENNA_MDNS: 'false', ANTENNA_LOG_LEVEL: 'warn', ...env } });
+  const child = spawn(process.execPath, [antennaBin, ...args], {
+    stdio: ['ignore', log, log],
+    env: { ...process.env, ANTENNA_MDNS: 'false', ANTENNA_LOG_LEVEL: 'warn', ...env },
+  });
   children.push(child);
   return child;
 }
@@ -110,7 +115,11 @@ async function ipcRoundTrips(socketPath, count) {
 
 async function throughput(port, path, seconds) {
   const result = await autocannon({ url: `http://127.0.0.1:${port}${path}`, connections: 10, duration: seconds });
-  return { rps: result.requests.total / result.duration, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+  return {
+    rps: result.requests.total / result.duration,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
 }
 
 /** A bare node:http server answering `body` with `headers`: what Node's HTTP stack alone can do. */
@@ -131,7 +140,16 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
   log('player: making a 10-minute clip');
   execFileSync('ffmpeg', [
     ...['-hide_banner', '-loglevel', 'error', '-y'],
-    ...['-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=25:duration=600', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=600'],
+    ...[
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=640x360:rate=25:duration=600',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=600',
+    ],
     ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest'],
     join(movies, 'Bench Movie (2020)', 'Bench Movie (2020).mkv'),
   ]);
@@ -140,10 +158,37 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
   const playerPort = await freePort();
   const socketPath = join(work, 'mpv.sock');
   try {
-    startChild(antennaBin, ['server', '--data', join(work, 'data'), '--host', '127.0.0.1', '--port', String(serverPort), '--movies', movies, '--no-sample'], join(work, 'server.log'), children);
     startChild(
       antennaBin,
-      ['player', '--host', '127.0.0.1', '--port', String(playerPort), '--server', `http://127.0.0.1:${serverPort}`, '--headless', '--mpv-ipc', socketPath],
+      [
+        'server',
+        '--data',
+        join(work, 'data'),
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(serverPort),
+        '--movies',
+        movies,
+        '--no-sample',
+      ],
+      join(work, 'server.log'),
+      children,
+    );
+    startChild(
+      antennaBin,
+      [
+        'player',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(playerPort),
+        '--server',
+        `http://127.0.0.1:${serverPort}`,
+        '--headless',
+        '--mpv-ipc',
+        socketPath,
+      ],
       join(work, 'player.log'),
       children,
     );
@@ -153,9 +198,15 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
       60_000,
       'the import of the clip',
     );
-    await until(() => request(playerPort, 'GET', '/api/status'), (answer) => answer.status === 200, 30_000, 'the player answering');
+    await until(
+      () => request(playerPort, 'GET', '/api/status'),
+      (answer) => answer.status === 200,
+      30_000,
+      'the player answering',
+    );
     const played = await request(playerPort, 'POST', `/api/play/recording/${moviesList[0].id}`);
-    if (JSON.parse(played.body.toString()).status !== 'playing') throw new Error(`bench: the player did not play: ${played.body}`);
+    if (JSON.parse(played.body.toString()).status !== 'playing')
+      throw new Error(`bench: the player did not play: ${played.body}`);
 
     log(`player: ${CONTROL_CALLS} control calls, ${IPC_CALLS} direct mpv IPC round trips`);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -176,7 +227,10 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
     const runs = { antenna: [], ceiling: [] };
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? ['antenna', 'ceiling'] : ['ceiling', 'antenna'];
-      for (const name of order) runs[name].push(await throughput(name === 'antenna' ? playerPort : ceiling.address().port, '/api/status', seconds));
+      for (const name of order)
+        runs[name].push(
+          await throughput(name === 'antenna' ? playerPort : ceiling.address().port, '/api/status', seconds),
+        );
     }
     ceiling.close();
     return {
@@ -193,7 +247,9 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
     };
   } finally {
     // The player stops mpv itself on SIGTERM: give it the time to, or mpv would outlive it.
-    const exited = children.map((child) => (child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve()));
+    const exited = children.map((child) =>
+      child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve(),
+    );
     for (const child of children) child.kill('SIGTERM');
     await Promise.race([Promise.all(exited), sleep(10_000)]);
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
@@ -227,5 +283,6 @@ export function playerRows(player, { fmt, verdict }) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = await benchPlayer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(ROOT, '.bench', 'player') });
   const fmt = { ms: (ms) => `${ms < 10 ? ms.toFixed(2) : ms.toFixed(1)} ms` };
-  for (const row of playerRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') })) console.log(`${row.result}  ${row.target}: ${row.measured} | ${row.ceiling} | ${row.ratio}`);
+  for (const row of playerRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') }))
+    console.log(`${row.result}  ${row.target}: ${row.measured} | ${row.ceiling} | ${row.ratio}`);
 }

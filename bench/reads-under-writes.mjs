@@ -44,11 +44,13 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 2 });
 /** A whole answer's bytes. */
 function body(port, path) {
   return new Promise((resolve, reject) =>
-    http.get({ host: '127.0.0.1', port, path, agent }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => resolve(Buffer.concat(chunks)));
-    }).on('error', reject),
+    http
+      .get({ host: '127.0.0.1', port, path, agent }, (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => resolve(Buffer.concat(chunks)));
+      })
+      .on('error', reject),
   );
 }
 
@@ -58,7 +60,9 @@ function request(port, method, path, headers = {}) {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => {
       let bytes = 0;
       response.on('data', (chunk) => (bytes += chunk.length));
-      response.on('end', () => resolve({ status: response.statusCode, etag: response.headers.etag, bytes, ms: performance.now() - started }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode, etag: response.headers.etag, bytes, ms: performance.now() - started }),
+      );
       response.on('error', reject);
     });
     req.on('error', reject);
@@ -70,10 +74,18 @@ function request(port, method, path, headers = {}) {
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 const summary = (latencies) => {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { n: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? Number.NaN };
+  return {
+    n: sorted.length,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    max: sorted.at(-1) ?? Number.NaN,
+  };
 };
 
-/** One phase: the clients, each on its connection, read for `seconds` (taking gzip when `gzip`); with `write`, the writer runs beside them. */
+/**
+ * One phase: the clients, each on its connection, read for `seconds` (taking gzip when `gzip`); with `write`, the
+ * writer runs beside them.
+ */
 async function phase(port, connections, episodeIds, seconds, write, gzip = false) {
   const reads = [];
   const byPath = Object.fromEntries(PATHS.map((path) => [path, []]));
@@ -86,7 +98,10 @@ async function phase(port, connections, episodeIds, seconds, write, gzip = false
     for (let i = n; performance.now() < until; i++) {
       const path = PATHS[i % PATHS.length];
       const etag = conditional ? etags.get(path) : undefined;
-      const answer = await connections[n].get(path, { ...(etag ? { 'if-none-match': etag } : {}), ...(gzip ? { 'accept-encoding': 'gzip' } : {}) });
+      const answer = await connections[n].get(path, {
+        ...(etag ? { 'if-none-match': etag } : {}),
+        ...(gzip ? { 'accept-encoding': 'gzip' } : {}),
+      });
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       if (answer.etag) etags.set(path, answer.etag);
       reads.push(answer.ms);
@@ -118,7 +133,10 @@ function writeOnItsOwnThread(port, episodeIds, until) {
   });
 }
 
-/** The writer's thread: one position write every 1/WRITES_PER_SECOND s until `until` (Date.now()), each after the last is answered. */
+/**
+ * The writer's thread: one position write every 1/WRITES_PER_SECOND s until `until` (Date.now()), each after the last
+ * is answered.
+ */
 async function writer({ port, episodeIds, until }) {
   const writes = [];
   const started = performance.now();
@@ -136,11 +154,27 @@ async function writer({ port, episodeIds, until }) {
 /** Starts `antenna server` on `data`, measures both phases, stops it; then the same against the ceiling. */
 export async function benchReadsUnderWrites({ data, seconds = 10, log = console.log }) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'antenna'), 'server', '--data', data, '--port', String(port), '--host', '127.0.0.1', '--no-sample', '--log-level', 'warn'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, ANTENNA_MDNS: 'false' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'antenna'),
+      'server',
+      '--data',
+      data,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--no-sample',
+      '--log-level',
+      'warn',
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, ANTENNA_MDNS: 'false' },
+    },
+  );
   const bodiesDir = mkdtempSync(join(tmpdir(), 'antenna-rw-'));
   let measured;
   try {
@@ -158,13 +192,24 @@ export async function benchReadsUnderWrites({ data, seconds = 10, log = console.
     // Both lists cached before either phase: each phase measures reads of a warm server.
     for (const path of PATHS) await request(port, 'GET', path);
     const connections = await openConnections(port);
-    log(`reads under writes: ${CLIENTS} clients on ${PATHS.join(' and ')} (${episodes.length.toLocaleString('en-US')} episodes), ${ROUNDS} rounds of ${seconds} s alone, then ${seconds} s beside ${WRITES_PER_SECOND} position writes/s; plain clients, then clients taking gzip`);
+    log(
+      `reads under writes: ${CLIENTS} clients on ${PATHS.join(' and ')} (${episodes.length.toLocaleString('en-US')} episodes), ${ROUNDS} rounds of ${seconds} s alone, then ${seconds} s beside ${WRITES_PER_SECOND} position writes/s; plain clients, then clients taking gzip`,
+    );
     const plain = await rounds(port, connections, episodeIds, seconds, false, log);
-    // Clients taking gzip, as browsers and HTTP libraries are: the first gzip of the list deflates its pieces, then only what a write changed.
+    // Clients taking gzip, as browsers and HTTP libraries are: the first gzip of the list deflates its pieces, then
+    // only what a write changed.
     await warmGzip(port);
     const gzip = await rounds(port, connections, episodeIds, seconds, true, log);
     for (const connection of connections) connection.close();
-    measured = { clients: CLIENTS, writesPerSecond: WRITES_PER_SECOND, episodes: episodes.length, bytes: episodesBody.length, seconds, plain, gzip };
+    measured = {
+      clients: CLIENTS,
+      writesPerSecond: WRITES_PER_SECOND,
+      episodes: episodes.length,
+      bytes: episodesBody.length,
+      seconds,
+      plain,
+      gzip,
+    };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -185,7 +230,9 @@ async function rounds(port, connections, episodeIds, seconds, gzip, log, label =
     const alone = await phase(port, connections, episodeIds, seconds, false, gzip);
     const written = await phase(port, connections, episodeIds, seconds, true, gzip);
     pairs.push({ alone, written, ratio: written.reads.p99 / alone.reads.p99 });
-    log(`  ${label}${gzip ? 'gzip' : 'plain'} round ${round + 1}: alone ${JSON.stringify(alone.reads)}; with the writer ${JSON.stringify(written.reads)} (${(written.reads.p99 / alone.reads.p99).toFixed(2)}x); writes ${JSON.stringify(written.writes)}`);
+    log(
+      `  ${label}${gzip ? 'gzip' : 'plain'} round ${round + 1}: alone ${JSON.stringify(alone.reads)}; with the writer ${JSON.stringify(written.reads)} (${(written.reads.p99 / alone.reads.p99).toFixed(2)}x); writes ${JSON.stringify(written.writes)}`,
+    );
   }
   return pairs;
 }
@@ -208,10 +255,12 @@ async function warmGzip(port) {
   for (const path of PATHS) {
     for (let tries = 0; ; tries++) {
       const answer = await new Promise((resolve, reject) =>
-        http.get({ host: '127.0.0.1', port, path, agent, headers: { 'accept-encoding': 'gzip' } }, (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.headers['content-encoding']));
-        }).on('error', reject),
+        http
+          .get({ host: '127.0.0.1', port, path, agent, headers: { 'accept-encoding': 'gzip' } }, (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.headers['content-encoding']));
+          })
+          .on('error', reject),
       );
       if (answer === 'gzip') break;
       if (tries > 200) throw new Error(`${path} was not answered gzipped`);
@@ -220,9 +269,16 @@ async function warmGzip(port) {
   }
 }
 
-/** Both phases against bench/reads-ceiling-server.mjs serving the same bytes (gzipped once, for the clients taking gzip). */
+/**
+ * Both phases against bench/reads-ceiling-server.mjs serving the same bytes (gzipped once, for the clients taking
+ * gzip).
+ */
 async function benchCeiling(bodiesDir, episodeIds, seconds, log) {
-  const child = spawn(process.execPath, [join(ROOT, 'bench', 'reads-ceiling-server.mjs'), join(bodiesDir, 'episodes.json'), join(bodiesDir, 'shows.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bench', 'reads-ceiling-server.mjs'), join(bodiesDir, 'episodes.json'), join(bodiesDir, 'shows.json')],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   try {
     const port = await new Promise((resolve, reject) => {
       child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
@@ -231,7 +287,10 @@ async function benchCeiling(bodiesDir, episodeIds, seconds, log) {
     const connections = await openConnections(port);
     const label = 'ceiling (bare node:http, the same bytes), ';
     try {
-      return { plain: await rounds(port, connections, episodeIds, seconds, false, log, label), gzip: await rounds(port, connections, episodeIds, seconds, true, log, label) };
+      return {
+        plain: await rounds(port, connections, episodeIds, seconds, false, log, label),
+        gzip: await rounds(port, connections, episodeIds, seconds, true, log, label),
+      };
     } finally {
       for (const connection of connections) connection.close();
     }
@@ -255,7 +314,14 @@ const statuses = (phase) =>
 export function readsUnderWritesRows(r, verdict) {
   return [
     row(r, r.plain, r.ceiling.plain, 'plain clients (no Accept-Encoding)', '', verdict),
-    row(r, r.gzip, r.ceiling.gzip, 'clients taking gzip, as browsers and HTTP libraries do', ' (gzipped once)', verdict),
+    row(
+      r,
+      r.gzip,
+      r.ceiling.gzip,
+      'clients taking gzip, as browsers and HTTP libraries do',
+      ' (gzipped once)',
+      verdict,
+    ),
   ];
 }
 
@@ -269,7 +335,9 @@ function row(r, pairs, ceilingPairs, clients, gzipped, verdict) {
     threshold: 'p99 ≤ 2× without the writer; no read over 1 s',
     measured: `median round: p99 ${ms(m.written.reads.p99)}, median ${ms(m.written.reads.p50)} (without the writer: p99 ${ms(m.alone.reads.p99)}); by list, with / without the writer: ${PATHS.map(
       (path) => `${path} p99 ${ms(m.written.byPath[path].p99)} / ${ms(m.alone.byPath[path].p99)}`,
-    ).join(', ')}; answers with the writer: ${statuses(m.written)} (without: ${statuses(m.alone)}); writes: median ${ms(m.written.writes.p50)}, slowest ${ms(m.written.writes.max)}; the rounds' ratios ${pairs.map((pair) => `${pair.ratio.toFixed(2)}×`).join(', ')}; slowest read with the writer, all rounds: ${ms(max)} (without: ${ms(slowest(pairs, 'alone'))})`,
+    ).join(
+      ', ',
+    )}; answers with the writer: ${statuses(m.written)} (without: ${statuses(m.alone)}); writes: median ${ms(m.written.writes.p50)}, slowest ${ms(m.written.writes.max)}; the rounds' ratios ${pairs.map((pair) => `${pair.ratio.toFixed(2)}×`).join(', ')}; slowest read with the writer, all rounds: ${ms(max)} (without: ${ms(slowest(pairs, 'alone'))})`,
     ceiling: `bare node:http serving the same bytes${gzipped}, its ETag changing at each write, no hold (bench/reads-ceiling-server.mjs), the same clients and rounds: median round with the writer p99 ${ms(c.written.reads.p99)}, without ${ms(c.alone.reads.p99)}; its rounds' ratios ${ceilingPairs.map((pair) => `${pair.ratio.toFixed(2)}×`).join(', ')} (median ${median(ceilingPairs.map((pair) => pair.ratio)).toFixed(2)}×); its slowest read with the writer ${ms(slowest(ceilingPairs))}`,
     ratio: `${ratio.toFixed(2)}× (median of ${pairs.length} rounds)`,
     result: verdict(ratio <= 2 && max <= 1000),
@@ -281,6 +349,7 @@ if (!isMainThread && workerData?.writer) {
   agent.destroy();
 } else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = await benchReadsUnderWrites({ data: process.argv[2], seconds: Number(process.argv[3] ?? 10) });
-  for (const r of readsUnderWritesRows(result, (pass) => (pass ? 'PASS' : 'FAIL'))) console.log(`${r.result} ${r.ratio}: ${r.measured}\n  ceiling: ${r.ceiling}`);
+  for (const r of readsUnderWritesRows(result, (pass) => (pass ? 'PASS' : 'FAIL')))
+    console.log(`${r.result} ${r.ratio}: ${r.measured}\n  ceiling: ${r.ceiling}`);
   process.exit(0);
 }

@@ -102,7 +102,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 function generateInChild(dir) {
   const started = performance.now();
-  execFileSync(process.execPath, [join(ROOT, 'bench', 'generate-library.mjs'), dir, '--force'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [join(ROOT, 'bench', 'generate-library.mjs'), dir, '--force'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return { counts: expectedCounts(), ms: performance.now() - started };
 }
 
@@ -150,7 +152,12 @@ function httpGet(port, path, headers = {}, timeoutMs = 60_000) {
       const chunks = [];
       response.on('data', (chunk) => chunks.push(chunk));
       response.on('end', () =>
-        resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), ms: performance.now() - started }),
+        resolve({
+          status: response.statusCode,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+          ms: performance.now() - started,
+        }),
       );
       response.on('error', reject);
     });
@@ -211,7 +218,19 @@ async function startAntenna(label) {
   const child = track(
     spawn(
       process.execPath,
-      [join(ROOT, 'bin', 'antenna'), 'server', '--data', DATA, '--port', String(port), '--host', '127.0.0.1', '--no-sample', '--log-level', 'warn'],
+      [
+        join(ROOT, 'bin', 'antenna'),
+        'server',
+        '--data',
+        DATA,
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--no-sample',
+        '--log-level',
+        'warn',
+      ],
       { cwd: ROOT, stdio: ['ignore', logFile, logFile] },
     ),
   );
@@ -219,11 +238,19 @@ async function startAntenna(label) {
   child.once('exit', (code, signal) => (exit = { code, signal }));
   // Poll /status until it answers: that is "start-up to first answer".
   for (;;) {
-    if (exit) throw new Error(`antenna server exited during start-up (${JSON.stringify(exit)}); see .bench/antenna-${label}.log`);
+    if (exit)
+      throw new Error(
+        `antenna server exited during start-up (${JSON.stringify(exit)}); see .bench/antenna-${label}.log`,
+      );
     try {
       const response = await httpGet(port, '/status', {}, 2000);
       if (response.status === 200) {
-        return { child, port, startupMs: performance.now() - started, status: JSON.parse(response.body.toString('utf8')) };
+        return {
+          child,
+          port,
+          startupMs: performance.now() - started,
+          status: JSON.parse(response.body.toString('utf8')),
+        };
       }
     } catch {
       // not listening yet
@@ -243,7 +270,9 @@ async function startCeiling(entries) {
   });
   const manifestFile = join(CEILING_DIR, 'manifest.json');
   writeFileSync(manifestFile, JSON.stringify(manifest));
-  const child = track(fork(join(ROOT, 'bench', 'ceiling-server.mjs'), [manifestFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const child = track(
+    fork(join(ROOT, 'bench', 'ceiling-server.mjs'), [manifestFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+  );
   const port = await new Promise((resolve, reject) => {
     child.once('message', (message) => resolve(message.port));
     child.once('exit', (code) => reject(new Error(`ceiling server exited (${code}) before listening`)));
@@ -290,7 +319,10 @@ async function compare(targets, spec, { rounds = ROUNDS, warmup = true } = {}) {
   const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
   if (warmup) {
     for (const target of Object.values(targets)) {
-      await load(target, spec.amount ? { ...spec, amount: Math.min(2, spec.amount) } : { ...spec, duration: WARMUP_SECONDS });
+      await load(
+        target,
+        spec.amount ? { ...spec, amount: Math.min(2, spec.amount) } : { ...spec, duration: WARMUP_SECONDS },
+      );
     }
   }
   const names = Object.keys(targets);
@@ -310,7 +342,8 @@ function statusProblems(runs, expected) {
   const problems = [];
   for (const run of runs) {
     if (run.errors) problems.push(`${run.errors} errors/timeouts`);
-    for (const [code, count] of Object.entries(run.statuses)) if (code !== String(expected)) problems.push(`${count}× ${code}`);
+    for (const [code, count] of Object.entries(run.statuses))
+      if (code !== String(expected)) problems.push(`${count}× ${code}`);
   }
   return [...new Set(problems)];
 }
@@ -324,7 +357,9 @@ async function main() {
     throw new Error('dist/ is missing: run `npm run build` first.');
   }
   mkdirSync(WORK, { recursive: true });
-  log(`duration ${DURATION} s per load run, ${ROUNDS} rounds, ${CONNECTIONS} connections, ${LIST_REQUESTS} list requests per target`);
+  log(
+    `duration ${DURATION} s per load run, ${ROUNDS} rounds, ${CONNECTIONS} connections, ${LIST_REQUESTS} list requests per target`,
+  );
 
   // 1. The library.
   rmSync(DATA, { recursive: true, force: true });
@@ -354,26 +389,33 @@ async function main() {
   const first = await httpGet(antenna.port, LIST_URL);
   if (first.status !== 200) throw new Error(`GET ${LIST_URL} answered ${first.status}`);
   const afterFirst = await getJson(antenna.port, '/status');
-  log(`first ${LIST_URL}: ${fmt.ms(first.ms)} for ${fmt.mb(first.body.length)} (cache misses now ${afterFirst.cache.misses})`);
+  log(
+    `first ${LIST_URL}: ${fmt.ms(first.ms)} for ${fmt.mb(first.body.length)} (cache misses now ${afterFirst.cache.misses})`,
+  );
   const memoryAfterFirst = memoryOf(antenna.child.pid);
 
   const pick = (count, total) => Array.from({ length: count }, (_, i) => 1 + Math.floor((i * total) / count));
   const showPaths = pick(ROTATE, SIZES.shows).map((s) => `/api/v1/shows/${ids.show(s)}`);
-  const episodePaths = pick(ROTATE, SIZES.shows).map((s, i) => `/api/v1/episodes/${ids.episode(s, 1 + ((i * 7) % SIZES.episodesPerShow))}`);
+  const episodePaths = pick(ROTATE, SIZES.shows).map(
+    (s, i) => `/api/v1/episodes/${ids.episode(s, 1 + ((i * 7) % SIZES.episodesPerShow))}`,
+  );
   const moviePaths = pick(ROTATE, SIZES.movies).map((m) => `/api/v1/movies/${ids.movie(m)}`);
   const urls = [...showPaths, ...episodePaths, ...moviePaths, '/api/v1/shows', LIST_URL];
 
   const fetched = [];
   for (const url of urls) {
     const response = url === LIST_URL ? first : await httpGet(antenna.port, url);
-    if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${response.body.toString('utf8').slice(0, 200)}`);
+    if (response.status !== 200)
+      throw new Error(`GET ${url} answered ${response.status}: ${response.body.toString('utf8').slice(0, 200)}`);
     const headers = {};
     for (const name of ['content-type', 'etag', 'cache-control', 'vary']) {
       if (response.headers[name] !== undefined) headers[name] = response.headers[name];
     }
     fetched.push({ url, body: response.body, headers });
   }
-  const fetchedMeta = new Map(fetched.map((entry) => [entry.url, { size: entry.body.length, etag: entry.headers.etag }]));
+  const fetchedMeta = new Map(
+    fetched.map((entry) => [entry.url, { size: entry.body.length, etag: entry.headers.etag }]),
+  );
   const sizeOf = (url) => fetchedMeta.get(url).size;
   const etagOf = (url) => fetchedMeta.get(url).etag;
   const ceiling = await startCeiling(fetched);
@@ -384,10 +426,14 @@ async function main() {
   // The ceiling must answer the same bytes, or the comparison means nothing.
   for (const url of [showPaths[0], '/api/v1/shows']) {
     const [a, c] = await Promise.all([httpGet(antenna.port, url), httpGet(ceiling.port, url)]);
-    if (!a.body.equals(c.body) || a.headers.etag !== c.headers.etag) throw new Error(`ceiling and Antenna differ on ${url}`);
+    if (!a.body.equals(c.body) || a.headers.etag !== c.headers.etag)
+      throw new Error(`ceiling and Antenna differ on ${url}`);
   }
 
-  const targets = { antenna: { port: antenna.port, pid: antenna.child.pid }, ceiling: { port: ceiling.port, pid: ceiling.child.pid } };
+  const targets = {
+    antenna: { port: antenna.port, pid: antenna.child.pid },
+    ceiling: { port: ceiling.port, pid: ceiling.child.pid },
+  };
   const results = {};
   const average = (list) => list.reduce((sum, size) => sum + size, 0) / list.length;
 
@@ -402,7 +448,9 @@ async function main() {
     log(`throughput: ${spec.label}`);
     const runs = await compare(targets, { paths: spec.paths });
     results[spec.key] = { ...spec, runs };
-    log(`  antenna ${runs.antenna.map((r) => fmt.rps(r.rps)).join(', ')} | ceiling ${runs.ceiling.map((r) => fmt.rps(r.rps)).join(', ')}`);
+    log(
+      `  antenna ${runs.antenna.map((r) => fmt.rps(r.rps)).join(', ')} | ceiling ${runs.ceiling.map((r) => fmt.rps(r.rps)).join(', ')}`,
+    );
   }
   results.show.size = average(showPaths.map(sizeOf));
   results.episode.size = average(episodePaths.map(sizeOf));
@@ -433,11 +481,15 @@ async function main() {
 
   // 4c. Time to last byte of the big list, few connections.
   const perRound = Math.max(1, Math.ceil(LIST_REQUESTS / ROUNDS));
-  log(`time to last byte: ${LIST_URL} (${fmt.mb(sizeOf(LIST_URL))}), 1 connection, ${perRound * ROUNDS} requests per target`);
+  log(
+    `time to last byte: ${LIST_URL} (${fmt.mb(sizeOf(LIST_URL))}), 1 connection, ${perRound * ROUNDS} requests per target`,
+  );
   const listRuns = await compare(targets, { paths: [LIST_URL], connections: 1, amount: perRound });
   results.list = { runs: listRuns, size: sizeOf(LIST_URL) };
   const listLatencies = (name) => listRuns[name].flatMap((run) => run.latencies);
-  log(`  antenna median ${fmt.ms(median(listLatencies('antenna')))} | ceiling median ${fmt.ms(median(listLatencies('ceiling')))}`);
+  log(
+    `  antenna median ${fmt.ms(median(listLatencies('antenna')))} | ceiling median ${fmt.ms(median(listLatencies('ceiling')))}`,
+  );
 
   // 5. Memory and cache after the run.
   const memory = memoryOf(antenna.child.pid);
@@ -461,28 +513,59 @@ async function main() {
   if (!process.env.BENCH_KEEP) rmSync(DATA, { recursive: true, force: true });
 
   // 6. The management interface: streaming and watch-state writes, on a server of its own.
-  const management = await benchManagement({ work: join(WORK, 'management'), log, rounds: ROUNDS, writeSeconds: WRITE_SECONDS });
+  const management = await benchManagement({
+    work: join(WORK, 'management'),
+    log,
+    rounds: ROUNDS,
+    writeSeconds: WRITE_SECONDS,
+  });
 
   // 7. The importer, after the servers have stopped.
-  const importer = await benchImporter({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'importer'), log, rounds: ROUNDS });
+  const importer = await benchImporter({
+    antennaBin: join(ROOT, 'bin', 'antenna'),
+    work: join(WORK, 'importer'),
+    log,
+    rounds: ROUNDS,
+  });
   rmSync(join(WORK, 'importer'), { recursive: true, force: true });
 
   // 7a. Changes and answers during a long first scan (a server of its own).
   const liveChanges = await benchLiveChanges({ log });
 
-  // 7b. The importer's peer: minidlna's first scan of a tree of real clips, and Antenna's (with probing, and names only).
-  const peer = await benchScanPeer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'scan-peer'), log, files: PEER_FILES });
+  // 7b. The importer's peer: minidlna's first scan of a tree of real clips, and Antenna's (with probing, and names
+  // only).
+  const peer = await benchScanPeer({
+    antennaBin: join(ROOT, 'bin', 'antenna'),
+    work: join(WORK, 'scan-peer'),
+    log,
+    files: PEER_FILES,
+  });
   rmSync(join(WORK, 'scan-peer'), { recursive: true, force: true });
 
   // 8. The DVR: simultaneous recordings beside curl, guide import, job planning.
   const dvr = await benchDvr({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'dvr'), log });
   // 8b. Reads while a 1,000-channel guide is refreshed and applied, on a server of its own.
-  const guideRefresh = await benchGuideRefresh({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'guide-refresh'), log });
+  const guideRefresh = await benchGuideRefresh({
+    antennaBin: join(ROOT, 'bin', 'antenna'),
+    work: join(WORK, 'guide-refresh'),
+    log,
+  });
 
   // 9. The player: control round trips while mpv plays, status throughput.
-  const player = await benchPlayer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'player'), log, rounds: ROUNDS, seconds: DURATION });
+  const player = await benchPlayer({
+    antennaBin: join(ROOT, 'bin', 'antenna'),
+    work: join(WORK, 'player'),
+    log,
+    rounds: ROUNDS,
+    seconds: DURATION,
+  });
   // The browser backend (the app in Chromium on an Xvfb screen), beside mpv's figures of this run.
-  const browserPlayer = await benchBrowserPlayer({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'player-browser'), log, soakMinutes: 2 });
+  const browserPlayer = await benchBrowserPlayer({
+    antennaBin: join(ROOT, 'bin', 'antenna'),
+    work: join(WORK, 'player-browser'),
+    log,
+    soakMinutes: 2,
+  });
 
   // 10. HLS: first segment, seeks, whole-file remux and a 720p transcode beside bare ffmpeg; 10 sessions at once.
   const hls = await benchHls({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'hls'), log });
@@ -523,7 +606,9 @@ async function main() {
     measured: fmt.ms(aList),
     ceiling: fmt.ms(cList),
     ratio: fmt.times(aList / cList),
-    result: verdict(aList / cList <= 2 && listProblems.length === 0) + (listProblems.length ? ` (${listProblems.join(', ')})` : ''),
+    result:
+      verdict(aList / cList <= 2 && listProblems.length === 0) +
+      (listProblems.length ? ` (${listProblems.join(', ')})` : ''),
   });
   rows.push({
     target: `GET ${LIST_URL}: first (uncached) request after start-up, time to last byte`,
@@ -584,7 +669,10 @@ async function main() {
   const table = [
     '| Target | Threshold | Antenna | Ceiling | Ratio | Result |',
     '|---|---|---|---|---|---|',
-    ...rows.map((row) => `| ${row.target} | ${row.threshold} | ${row.measured} | ${row.ceiling} | ${row.ratio} | **${row.result}** |`),
+    ...rows.map(
+      (row) =>
+        `| ${row.target} | ${row.threshold} | ${row.measured} | ${row.ceiling} | ${row.ratio} | **${row.result}** |`,
+    ),
   ].join('\n');
 
   const detailRows = [];
@@ -766,7 +854,9 @@ ${detailRows.join('\n')}
   console.log(`\n${table}\n`);
   for (const row of failed) console.log(`FAIL: ${row.target}: ${row.measured} (threshold ${row.threshold})`);
   if (failed.length === 0) console.log('All targets PASS.');
-  console.log(`\nWritten to docs/benchmarks.md (whole bench: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s).`);
+  console.log(
+    `\nWritten to docs/benchmarks.md (whole bench: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s).`,
+  );
 }
 
 const benchStarted = performance.now();

@@ -12,7 +12,17 @@
  * Standalone: `node bench/scan-peer.mjs [files]` prints the rows and the figures.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
@@ -28,7 +38,10 @@ const CLIP_SECONDS = [2, 3, 4];
 const LIMIT_MS = 90 * 60 * 1000;
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** Three short clips (160x90 H.264 + AAC) as MP4, each remuxed to Matroska too, so every name's extension tells the truth. */
+/**
+ * Three short clips (160x90 H.264 + AAC) as MP4, each remuxed to Matroska too, so every name's extension tells the
+ * truth.
+ */
 function makeClips(dir) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -37,22 +50,47 @@ function makeClips(dir) {
     const mp4 = join(dir, `clip-${length}s.mp4`);
     const mkv = join(dir, `clip-${length}s.mkv`);
     execFileSync('ffmpeg', [
-      ...quiet, '-f', 'lavfi', '-i', `testsrc2=size=160x90:rate=25:duration=${length}`, '-f', 'lavfi', '-i', `sine=frequency=440:duration=${length}`,
-      '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '32k', '-shortest', mp4,
+      ...quiet,
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc2=size=160x90:rate=25:duration=${length}`,
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=frequency=440:duration=${length}`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '32k',
+      '-shortest',
+      mp4,
     ]);
     execFileSync('ffmpeg', [...quiet, '-i', mp4, '-c', 'copy', mkv]);
     return { '.mp4': mp4, '.mkv': mkv };
   });
 }
 
-/** bench/importer.mjs's tree and names, each media file a hard link to a real clip (the clips in `${root}-clips`: same file system). */
+/**
+ * bench/importer.mjs's tree and names, each media file a hard link to a real clip (the clips in `${root}-clips`: same
+ * file system).
+ */
 export function generateRealTree(root, total = 20_000) {
   const clips = makeClips(`${root}-clips`);
   let made = 0;
   const counts = generateTree(root, total, (path) => linkSync(clips[made++ % clips.length][extname(path)], path));
   // generateTree's tvshow.nfo files are empty, which Antenna reports as failures: real ones here.
   for (const show of readdirSync(join(root, 'TV'))) {
-    writeFileSync(join(root, 'TV', show, 'tvshow.nfo'), `<?xml version="1.0" encoding="UTF-8"?>\n<tvshow><title>${show.replace(/ \(\d+\)$/, '')}</title></tvshow>\n`);
+    writeFileSync(
+      join(root, 'TV', show, 'tvshow.nfo'),
+      `<?xml version="1.0" encoding="UTF-8"?>\n<tvshow><title>${show.replace(/ \(\d+\)$/, '')}</title></tvshow>\n`,
+    );
   }
   return { ...counts, files: made };
 }
@@ -73,7 +111,9 @@ function sampleTree(rootPid) {
         sum += field(status, 'VmRSS');
         peak.process = Math.max(peak.process, field(status, 'VmHWM'));
         for (const task of readdirSync(`/proc/${pid}/task`)) {
-          pending.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+          pending.push(
+            ...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+          );
         }
       } catch {
         // exited between samples
@@ -87,13 +127,15 @@ function sampleTree(rootPid) {
 /** A program on PATH or in the sbin folders (minidlnad is in /usr/sbin, which a user's PATH may lack). */
 function findProgram(name) {
   const dirs = [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/local/sbin', '/usr/sbin', '/sbin'];
-  return dirs.map((dir) => join(dir, name)).find((path) => {
-    try {
-      return accessSync(path, constants.X_OK) === undefined;
-    } catch {
-      return false;
-    }
-  });
+  return dirs
+    .map((dir) => join(dir, name))
+    .find((path) => {
+      try {
+        return accessSync(path, constants.X_OK) === undefined;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** minidlnad, installed with apt-get when missing and we are root; else why not. */
@@ -101,19 +143,32 @@ function ensureMinidlna(log) {
   const found = findProgram('minidlnad');
   if (found) return { bin: found };
   if (process.getuid?.() !== 0) return { reason: 'minidlna is not installed, and the bench is not root to install it' };
-  const aptGet = (...args) => execFileSync('apt-get', args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const aptGet = (...args) =>
+    execFileSync('apt-get', args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   log('peer: installing minidlna (apt-get install -y minidlna)...');
   try {
     aptGet('update'); // the package lists may be stale, or absent (a fresh container)
     aptGet('install', '-y', '--no-install-recommends', 'minidlna');
   } catch (error) {
-    return { reason: `apt-get install minidlna failed: ${String(error.stderr ?? error.message).trim().split('\n').slice(-2).join(' ')}` };
+    return {
+      reason: `apt-get install minidlna failed: ${String(error.stderr ?? error.message)
+        .trim()
+        .split('\n')
+        .slice(-2)
+        .join(' ')}`,
+    };
   }
   const bin = findProgram('minidlnad');
   return bin ? { bin, installed: true } : { reason: 'apt-get installed minidlna, but there is no minidlnad' };
 }
 
-/** A process group of its own, so that stop() (SIGTERM, then SIGKILL) reaches minidlna's scanner fork; killed too if the bench exits first. */
+/**
+ * A process group of its own, so that stop() (SIGTERM, then SIGKILL) reaches minidlna's scanner fork; killed too if the
+ * bench exits first.
+ */
 function spawnGroup(bin, args) {
   const child = spawn(bin, args, { stdio: 'ignore', detached: true });
   const signal = (name) => {
@@ -143,11 +198,20 @@ function spawnGroup(bin, args) {
 async function benchMinidlna(tree, dir, log) {
   const found = ensureMinidlna(log);
   if (!found.bin) return { available: false, reason: found.reason };
-  const version = execFileSync(found.bin, ['-V'], { encoding: 'utf8' }).trim().replace(/^Version /, '');
+  const version = execFileSync(found.bin, ['-V'], { encoding: 'utf8' })
+    .trim()
+    .replace(/^Version /, '');
   rmSync(dir, { recursive: true, force: true });
   for (const sub of ['db', 'log']) mkdirSync(join(dir, sub), { recursive: true });
   const conf = join(dir, 'minidlna.conf');
-  const settings = [`media_dir=V,${tree}`, `db_dir=${join(dir, 'db')}`, `log_dir=${join(dir, 'log')}`, `port=${await freePort()}`, 'inotify=no', 'network_interface=lo'];
+  const settings = [
+    `media_dir=V,${tree}`,
+    `db_dir=${join(dir, 'db')}`,
+    `log_dir=${join(dir, 'log')}`,
+    `port=${await freePort()}`,
+    'inotify=no',
+    'network_interface=lo',
+  ];
   writeFileSync(conf, `${settings.join('\n')}\nfriendly_name=antenna-bench-peer\n`);
   const logFile = join(dir, 'log', 'minidlna.log');
   const started = performance.now();
@@ -166,18 +230,33 @@ async function benchMinidlna(tree, dir, log) {
       const text = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
       const line = /Scanning .* finished \((\d+) files\)!/.exec(text);
       finished ??= line ? { ms: now, files: Number(line[1]) } : undefined;
-      if (finished && /Finished parsing playlists|Playlist creation disabled/.test(text.slice(line.index))) doneMs = now;
+      if (finished && /Finished parsing playlists|Playlist creation disabled/.test(text.slice(line.index)))
+        doneMs = now;
       // Should a later minidlna drop that last line, the scan's own end line stands.
       else if (finished && now - finished.ms > 10_000) doneMs = finished.ms;
-      else if (exit) return { available: false, reason: `minidlnad exited (${JSON.stringify(exit)}) before its scan finished: ${text.trim().split('\n').slice(-2).join(' ')}` };
-      else if (now > LIMIT_MS) return { available: false, reason: `minidlna's scan did not finish within ${seconds(LIMIT_MS)}` };
+      else if (exit)
+        return {
+          available: false,
+          reason: `minidlnad exited (${JSON.stringify(exit)}) before its scan finished: ${text.trim().split('\n').slice(-2).join(' ')}`,
+        };
+      else if (now > LIMIT_MS)
+        return { available: false, reason: `minidlna's scan did not finish within ${seconds(LIMIT_MS)}` };
     }
   } finally {
     peak = sampler.stop();
     await child.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  return { available: true, version, installed: Boolean(found.installed), files: finished.files, wallMs: doneMs, scanEndMs: finished.ms, peakRss: peak.tree, peakProcess: peak.process };
+  return {
+    available: true,
+    version,
+    installed: Boolean(found.installed),
+    files: finished.files,
+    wallMs: doneMs,
+    scanEndMs: finished.ms,
+    peakRss: peak.tree,
+    peakProcess: peak.process,
+  };
 }
 
 /**
@@ -188,14 +267,22 @@ async function benchMinidlna(tree, dir, log) {
 function antennaScan(antennaBin, data, tree, files, extra = []) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [antennaBin, 'scan', '--data', data, ...rootsArgs(tree), '--json', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [antennaBin, 'scan', '--data', data, ...rootsArgs(tree), '--json', ...extra],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const sampler = sampleTree(child.pid);
     const marks = {};
     let db;
     const poll = setInterval(() => {
       try {
         db ??= new Database(join(data, 'antenna.db'), { readonly: true, fileMustExist: true }); // databasePath() in src/db/database.ts
-        const { listed, timed } = db.prepare('SELECT count(*) AS listed, count(i.duration) AS timed FROM import_files f JOIN items i ON i.id = f.item_id').get();
+        const { listed, timed } = db
+          .prepare(
+            'SELECT count(*) AS listed, count(i.duration) AS timed FROM import_files f JOIN items i ON i.id = f.item_id',
+          )
+          .get();
         marks.listed ??= listed >= files ? performance.now() - started : undefined;
         // Memory beside minidlna's is up to here too: the thumbnails' ffmpeg comes after.
         marks.probed ??= timed >= files ? { ms: performance.now() - started, peak: sampler.peak() } : undefined;
@@ -215,17 +302,28 @@ function antennaScan(antennaBin, data, tree, files, extra = []) {
       clearInterval(poll);
       db?.close();
       const peak = sampler.stop();
-      if (code !== 0) return reject(new Error(`antenna scan exited ${code ?? signal}: ${err.trim().split('\n').slice(-3).join(' ')}`));
+      if (code !== 0)
+        return reject(
+          new Error(`antenna scan exited ${code ?? signal}: ${err.trim().split('\n').slice(-3).join(' ')}`),
+        );
       const probed = marks.probed ?? { ms: wallMs, peak };
       resolve({
-        summary: JSON.parse(out), wallMs, listedMs: marks.listed, probedMs: probed.ms, probedAt: marks.probed ? 'database' : 'exit',
-        peakRss: probed.peak.tree, peakProcess: probed.peak.process, peakRssToExit: peak.tree,
+        summary: JSON.parse(out),
+        wallMs,
+        listedMs: marks.listed,
+        probedMs: probed.ms,
+        probedAt: marks.probed ? 'database' : 'exit',
+        peakRss: probed.peak.tree,
+        peakProcess: probed.peak.process,
+        peakRssToExit: peak.tree,
       });
     });
   });
 }
 
-/** Measures everything; `work` is a scratch folder of its own (emptied), `log` prints progress, `files` the tree's size. */
+/**
+ * Measures everything; `work` is a scratch folder of its own (emptied), `log` prints progress, `files` the tree's size.
+ */
 export async function benchScanPeer({ antennaBin, work, log = console.log, files = 20_000 }) {
   const tree = join(work, 'tree');
   rmSync(work, { recursive: true, force: true }); // fresh data directories and tree, whatever an interrupted run left
@@ -237,16 +335,36 @@ export async function benchScanPeer({ antennaBin, work, log = console.log, files
   const m = (result.minidlna = await benchMinidlna(tree, join(work, 'minidlna'), log));
   log(`peer: minidlna ${m.available ? `${m.files} files in ${seconds(m.wallMs)}` : `not measured: ${m.reason}`}`);
   const gerbera = findProgram('gerbera');
-  result.gerbera = { available: false, reason: gerbera ? `installed (${gerbera}), but not driven by this bench yet` : 'not installed' };
+  result.gerbera = {
+    available: false,
+    reason: gerbera ? `installed (${gerbera}), but not driven by this bench yet` : 'not installed',
+  };
 
   log('peer: Antenna, names only (--no-probe)...');
   const names = await antennaScan(antennaBin, join(work, 'data-names'), tree, result.files, ['--no-probe']);
-  result.namesOnly = { wallMs: names.wallMs, peakRss: names.peakRssToExit, summary: { added: names.summary.added, durationMs: names.summary.durationMs, failed: names.summary.failed.length } };
+  result.namesOnly = {
+    wallMs: names.wallMs,
+    peakRss: names.peakRssToExit,
+    summary: { added: names.summary.added, durationMs: names.summary.durationMs, failed: names.summary.failed.length },
+  };
   log(`peer: names only, ${names.summary.added} files in ${seconds(names.wallMs)}; Antenna, with probing...`);
   const probed = await antennaScan(antennaBin, join(work, 'data-probe'), tree, result.files, ['--no-thumbnails']);
   const { added, probed: probedFiles, durationMs, probeMs, thumbnails, failed } = probed.summary;
-  result.antenna = { ...probed, summary: { added, probed: probedFiles, durationMs, probeMs, thumbnails, failed: failed.length, firstFailures: failed.slice(0, 3) } };
-  log(`peer: ${probedFiles} of ${added} probed ${seconds(probed.probedMs)} after spawn; exit at ${seconds(probed.wallMs)}`);
+  result.antenna = {
+    ...probed,
+    summary: {
+      added,
+      probed: probedFiles,
+      durationMs,
+      probeMs,
+      thumbnails,
+      failed: failed.length,
+      firstFailures: failed.slice(0, 3),
+    },
+  };
+  log(
+    `peer: ${probedFiles} of ${added} probed ${seconds(probed.probedMs)} after spawn; exit at ${seconds(probed.wallMs)}`,
+  );
 
   rmSync(work, { recursive: true, force: true });
   return result;
@@ -256,21 +374,29 @@ export async function benchScanPeer({ antennaBin, work, log = console.log, files
 export function scanPeerRows(result, { fmt, verdict }) {
   const n = result.files.toLocaleString('en-US');
   const { minidlna: m, antenna: a, namesOnly: names } = result;
-  const figures = (files, ms, rss) => `${Math.round((files / ms) * 1000).toLocaleString('en-US')} files/s (${seconds(ms)}), peak RSS ${fmt.mb(rss)}`;
-  const beside = m.available ? `minidlna: ${figures(m.files, m.wallMs, m.peakRss)}` : `minidlna not measured: ${m.reason}`;
+  const figures = (files, ms, rss) =>
+    `${Math.round((files / ms) * 1000).toLocaleString('en-US')} files/s (${seconds(ms)}), peak RSS ${fmt.mb(rss)}`;
+  const beside = m.available
+    ? `minidlna: ${figures(m.files, m.wallMs, m.peakRss)}`
+    : `minidlna not measured: ${m.reason}`;
   const allProbed = a.summary.probed === result.files && a.summary.failed === 0;
   const ratio = m.available ? a.probedMs / m.wallMs : Number.NaN;
   const ok = allProbed && ratio <= 1;
-  let why = ok ? '' : ` (${ratio.toFixed(1)}× slower than minidlna, which parses in C in one process: the reading processes, the walk and the database writes share the cores)`;
+  let why = ok
+    ? ''
+    : ` (${ratio.toFixed(1)}× slower than minidlna, which parses in C in one process: the reading processes, the walk and the database writes share the cores)`;
   if (!m.available) why = ' (no minidlna to compare with)';
   if (!allProbed) why = ` (${a.summary.probed} of ${n} probed, ${a.summary.failed} failed)`;
-  if (a.probedAt !== 'database' && a.summary.thumbnails > 0) why += " (timed to exit, thumbnails included: the database never showed every file's duration)";
+  if (a.probedAt !== 'database' && a.summary.thumbnails > 0)
+    why += " (timed to exit, thumbnails included: the database never showed every file's duration)";
   return [
     {
       target: `Importer peer: minidlna${m.version ? ` ${m.version}` : ''} first scan of ${n} real clips (fresh database, spawn to the end of its scan in its log; ${m.available ? `${m.files.toLocaleString('en-US')} files found` : 'not run'})`,
       measured: m.available ? figures(m.files, m.wallMs, m.peakRss) : `not measured: ${m.reason}`,
       ceiling: m.available ? `largest process ${fmt.mb(m.peakProcess)}` : '—',
-      threshold: 'reported', ratio: '—', result: 'reported',
+      threshold: 'reported',
+      ratio: '—',
+      result: 'reported',
     },
     {
       target: `Importer: first scan of the same ${n} clips with probing (\`--no-thumbnails\`), until every file has its duration (spawn to the last probe; exit at ${seconds(a.wallMs)})`,
@@ -293,7 +419,11 @@ export function scanPeerRows(result, { fmt, verdict }) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const result = await benchScanPeer({ antennaBin: join(root, 'bin', 'antenna'), work: join(root, '.bench', 'scan-peer'), files: Number(process.argv[2]) || 2000 });
+  const result = await benchScanPeer({
+    antennaBin: join(root, 'bin', 'antenna'),
+    work: join(root, '.bench', 'scan-peer'),
+    files: Number(process.argv[2]) || 2000,
+  });
   const fmt = { mb: (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`, times: (x) => `${x.toFixed(2)}×` };
   const rows = scanPeerRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') });
   for (const row of rows) console.log(`${row.result}  ${row.target}: ${row.measured} | ${row.ceiling} | ${row.ratio}`);

@@ -24,23 +24,61 @@ const SYNC = 0x47;
 const TICK_MS = 20;
 const MAX_WRITE = 64 * 1024;
 const PCR_HZ = 27_000_000;
-const HTML = '<!doctype html>\n<html><head><title>Sign in</title></head><body><h1>Sign in to continue</h1><p>This network requires you to sign in.</p></body></html>\n';
+const HTML =
+  '<!doctype html>\n<html><head><title>Sign in</title></head><body><h1>Sign in to continue</h1><p>This network requires you to sign in.</p></body></html>\n';
 
-/** Makes a real MPEG-TS clip with ffmpeg: test pattern + tone, constant mux rate so pacing by bytes == pacing by time. */
+/**
+ * Makes a real MPEG-TS clip with ffmpeg: test pattern + tone, constant mux rate so pacing by bytes == pacing by time.
+ */
 export async function makeTsClip(path, options = {}) {
   const { seconds = 2, muxrateKbps = 2000, size = '320x240' } = options;
   // Leave room under the mux rate for audio and TS/PES overhead; the muxer pads the rest with null packets.
   const videoKbps = Math.max(50, Math.floor((muxrateKbps - 96) * 0.6));
-  const args = ['-hide_banner', '-loglevel', 'error', '-y',
-    '-f', 'lavfi', '-i', `testsrc=size=${size}:rate=25:duration=${seconds}`,
-    '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', '25',
-    '-b:v', `${videoKbps}k`, '-maxrate', `${videoKbps}k`, '-bufsize', `${videoKbps}k`,
-    '-c:a', 'aac', '-b:a', '64k', '-ac', '2', '-shortest',
-    '-f', 'mpegts', '-muxrate', `${muxrateKbps}k`, path];
+  const args = [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=${size}:rate=25:duration=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:duration=${seconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-g',
+    '25',
+    '-b:v',
+    `${videoKbps}k`,
+    '-maxrate',
+    `${videoKbps}k`,
+    '-bufsize',
+    `${videoKbps}k`,
+    '-c:a',
+    'aac',
+    '-b:a',
+    '64k',
+    '-ac',
+    '2',
+    '-shortest',
+    '-f',
+    'mpegts',
+    '-muxrate',
+    `${muxrateKbps}k`,
+    path,
+  ];
   await mkdir(dirname(path), { recursive: true });
   await new Promise((resolve, reject) => {
-    execFile('ffmpeg', args, (error, _stdout, stderr) => (error ? reject(new Error(`ffmpeg failed: ${stderr || error.message}`)) : resolve()));
+    execFile('ffmpeg', args, (error, _stdout, stderr) =>
+      error ? reject(new Error(`ffmpeg failed: ${stderr || error.message}`)) : resolve(),
+    );
   });
   const { size: bytes } = await stat(path);
   return { path, bytes, seconds: (bytes * 8) / (muxrateKbps * 1000) };
@@ -62,7 +100,8 @@ export function tsByteRate(clip) {
     if (!first) first = pcr;
     last = pcr;
   }
-  if (!first || !last || last.ticks <= first.ticks) throw new Error('clip has fewer than two PCRs; cannot tell its mux rate');
+  if (!first || !last || last.ticks <= first.ticks)
+    throw new Error('clip has fewer than two PCRs; cannot tell its mux rate');
   return ((last.at - first.at) * PCR_HZ) / (last.ticks - first.ticks);
 }
 

@@ -15,7 +15,10 @@
  *   across a day, counting the guide requests and the programmes they carried (the
  *   grid must page by channel and time, never load the whole guide).
  */
-/* global document, innerHeight, scrollTo, scrollBy, scrollY, requestAnimationFrame, PerformanceObserver -- of the page, in functions puppeteer runs there */
+/*
+  global document, innerHeight, scrollTo, scrollBy, scrollY, requestAnimationFrame, PerformanceObserver -- of the page,
+  in functions puppeteer runs there
+*/
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -40,8 +43,13 @@ const FLING_FRAMES = 600;
 /** The gzipped size of the JavaScript index.html loads before anything is played. */
 export function initialJavaScript(webDir = WEB) {
   const page = readFileSync(join(webDir, 'index.html'), 'utf8');
-  const scripts = [...page.matchAll(/<(?:script[^>]*src|link[^>]*rel="modulepreload"[^>]*href)="\/([^"]+\.js)"/g)].map((match) => match[1]);
-  return { files: scripts, gzipBytes: scripts.reduce((sum, file) => sum + gzipSync(readFileSync(join(webDir, file)), { level: 9 }).length, 0) };
+  const scripts = [...page.matchAll(/<(?:script[^>]*src|link[^>]*rel="modulepreload"[^>]*href)="\/([^"]+\.js)"/g)].map(
+    (match) => match[1],
+  );
+  return {
+    files: scripts,
+    gzipBytes: scripts.reduce((sum, file) => sum + gzipSync(readFileSync(join(webDir, file)), { level: 9 }).length, 0),
+  };
 }
 
 async function firstContentfulPaint(browser, url) {
@@ -55,7 +63,10 @@ async function firstContentfulPaint(browser, url) {
         new Promise((resolve) => {
           const found = () => performance.getEntriesByName('first-contentful-paint')[0];
           if (found()) return resolve(found().startTime);
-          new PerformanceObserver((list) => resolve(list.getEntries()[0].startTime)).observe({ type: 'paint', buffered: true });
+          new PerformanceObserver((list) => resolve(list.getEntries()[0].startTime)).observe({
+            type: 'paint',
+            buffered: true,
+          });
         }),
     );
   } finally {
@@ -81,7 +92,13 @@ async function scrollFrames(page, step = FLING_PX_PER_FRAME, frames = FLING_FRAM
           count++;
           if (count === frames) scrollTo(0, height);
           else if (count < frames) scrollBy(0, step);
-          if (count >= frames + 60) return resolve({ intervals: intervals.slice(1), height, atEnd: scrollY + innerHeight >= document.documentElement.scrollHeight - 2, where: [scrollY, innerHeight, document.documentElement.scrollHeight] });
+          if (count >= frames + 60)
+            return resolve({
+              intervals: intervals.slice(1),
+              height,
+              atEnd: scrollY + innerHeight >= document.documentElement.scrollHeight - 2,
+              where: [scrollY, innerHeight, document.documentElement.scrollHeight],
+            });
           requestAnimationFrame(tick);
         };
         requestAnimationFrame(tick);
@@ -95,14 +112,27 @@ function frameFigures({ intervals, height, atEnd, where }) {
   const sorted = [...intervals].sort((a, b) => a - b);
   const p95 = sorted[Math.floor(sorted.length * 0.95)] ?? 0;
   const total = intervals.reduce((sum, ms) => sum + ms, 0);
-  return { frames: intervals.length, height, atEnd, where, fps: (intervals.length * 1000) / total, medianMs: median(intervals), p95Ms: p95, slowShare: intervals.filter((ms) => ms > 25).length / intervals.length };
+  return {
+    frames: intervals.length,
+    height,
+    atEnd,
+    where,
+    fps: (intervals.length * 1000) / total,
+    medianMs: median(intervals),
+    p95Ms: p95,
+    slowShare: intervals.filter((ms) => ms > 25).length / intervals.length,
+  };
 }
 
 export async function benchWeb({ port, log }) {
   const base = `http://127.0.0.1:${port}`;
   const initial = initialJavaScript();
   log(`web: initial JavaScript ${initial.files.join(', ')}: ${(initial.gzipBytes / 1024).toFixed(1)} KB gzipped`);
-  const bare = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>bare</title><h1>Bare page</h1>'));
+  const bare = http.createServer((_request, response) =>
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<!doctype html><title>bare</title><h1>Bare page</h1>'),
+  );
   await new Promise((resolve) => bare.listen(0, '127.0.0.1', resolve));
   const bareUrl = `http://127.0.0.1:${bare.address().port}/`;
   const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
@@ -112,7 +142,9 @@ export async function benchWeb({ port, log }) {
       fcp.antenna.push(await firstContentfulPaint(browser, `${base}/library/recordings`));
       fcp.bare.push(await firstContentfulPaint(browser, bareUrl));
     }
-    log(`web: first contentful paint ${fcp.antenna.map((ms) => ms.toFixed(0)).join(', ')} ms | bare page ${fcp.bare.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+    log(
+      `web: first contentful paint ${fcp.antenna.map((ms) => ms.toFixed(0)).join(', ')} ms | bare page ${fcp.bare.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+    );
 
     const page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 800 });
@@ -122,11 +154,14 @@ export async function benchWeb({ port, log }) {
     const openMs = performance.now() - opened;
     const cards = await page.$$eval('.card', (nodes) => nodes.length);
     const antennaScroll = frameFigures(await scrollFrames(page));
-    if (!antennaScroll.atEnd) throw new Error(`the Recordings list did not scroll to its end: ${JSON.stringify(antennaScroll.where)}`);
+    if (!antennaScroll.atEnd)
+      throw new Error(`the Recordings list did not scroll to its end: ${JSON.stringify(antennaScroll.where)}`);
     const endCards = await page.$$eval('.card', (nodes) => nodes.length);
     // The reference: a static page as tall, scrolled the same way.
     await page.goto('about:blank');
-    await page.setContent(`<!doctype html><html><body style="margin:0;background:#0f141a"><div style="height:${antennaScroll.height + 800}px;background:repeating-linear-gradient(#234 0 200px,#0f141a 200px 400px)"></div></body></html>`);
+    await page.setContent(
+      `<!doctype html><html><body style="margin:0;background:#0f141a"><div style="height:${antennaScroll.height + 800}px;background:repeating-linear-gradient(#234 0 200px,#0f141a 200px 400px)"></div></body></html>`,
+    );
     await page.waitForFunction(`document.documentElement.scrollHeight > ${antennaScroll.height}`);
     const staticScroll = frameFigures(await scrollFrames(page));
     log(
@@ -150,15 +185,39 @@ async function startGuideServer({ antennaBin, work, log }) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   log(`web: writing a ${GUIDE_CHANNELS}-channel × ${GUIDE_DAYS}-day guide`);
-  const guide = await writeGuide(join(work, 'guide.xml'), { channels: GUIDE_CHANNELS, days: GUIDE_DAYS, start: Math.floor(Date.now() / 3_600_000) * 3600 - 3600 });
+  const guide = await writeGuide(join(work, 'guide.xml'), {
+    channels: GUIDE_CHANNELS,
+    days: GUIDE_DAYS,
+    start: Math.floor(Date.now() / 3_600_000) * 3600 - 3600,
+  });
   // Channels matched to the guide by tvg-id; nothing streams (the grid never tunes).
   const lines = ['#EXTM3U'];
-  for (let c = 0; c < GUIDE_CHANNELS; c++) lines.push(`#EXTINF:-1 tvg-id="ch${c}.example" tvg-chno="${guideNumber(c)}",Channel ${c}`, `http://127.0.0.1:9/ch${c}`);
+  for (let c = 0; c < GUIDE_CHANNELS; c++)
+    lines.push(
+      `#EXTINF:-1 tvg-id="ch${c}.example" tvg-chno="${guideNumber(c)}",Channel ${c}`,
+      `http://127.0.0.1:9/ch${c}`,
+    );
   writeFileSync(join(work, 'channels.m3u'), `${lines.join('\n')}\n`);
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [antennaBin, 'server', '--data', join(work, 'data'), '--host', '127.0.0.1', '--port', String(port), '--no-sample', '--m3u', join(work, 'channels.m3u'), '--xmltv', join(work, 'guide.xml'), '--log-level', 'warn'],
+    [
+      antennaBin,
+      'server',
+      '--data',
+      join(work, 'data'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--no-sample',
+      '--m3u',
+      join(work, 'channels.m3u'),
+      '--xmltv',
+      join(work, 'guide.xml'),
+      '--log-level',
+      'warn',
+    ],
     { stdio: 'ignore', env: { ...process.env, ANTENNA_MDNS: 'false' } },
   );
   const base = `http://127.0.0.1:${port}`;
@@ -217,9 +276,19 @@ export async function benchGuideGrid({ antennaBin, work, log }) {
         const windows = requests.map((url) => Object.fromEntries(new URL(url).searchParams));
         const widest = Math.max(...windows.map((w) => Number(w.end) - Number(w.start)));
         const mostChannels = Math.max(...windows.map((w) => Number(w.limit)));
-        log(`web: guide scrolled through ${GUIDE_CHANNELS} channels and a day: ${requests.length - before} more requests, at most ${mostChannels} channels × ${(widest / 3600).toFixed(0)} h each`);
+        log(
+          `web: guide scrolled through ${GUIDE_CHANNELS} channels and a day: ${requests.length - before} more requests, at most ${mostChannels} channels × ${(widest / 3600).toFixed(0)} h each`,
+        );
         await context.close();
-        return { programmes: server.programmes, opens, apiMs, requests: requests.length, afterScroll: requests.length - before, widestHours: widest / 3600, mostChannels };
+        return {
+          programmes: server.programmes,
+          opens,
+          apiMs,
+          requests: requests.length,
+          afterScroll: requests.length - before,
+          widestHours: widest / 3600,
+          mostChannels,
+        };
       }
     }
   } finally {
@@ -289,7 +358,16 @@ function guideRows(guide, { fmt, verdict }) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const log = (line) => console.log(line);
   const result = await benchWeb({ port: Number(process.argv[2] ?? 8089), log });
-  result.guide = await benchGuideGrid({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(ROOT, '.bench', 'web-guide'), log });
-  const fmt = { ms: (n) => `${Math.round(n)} ms`, ratio: (n) => `${(n * 100).toFixed(0)} %`, times: (n) => `${n.toFixed(2)}×` };
-  for (const row of webRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') })) console.log(`${row.result}  ${row.target}: ${row.measured} (ceiling ${row.ceiling})`);
+  result.guide = await benchGuideGrid({
+    antennaBin: join(ROOT, 'bin', 'antenna'),
+    work: join(ROOT, '.bench', 'web-guide'),
+    log,
+  });
+  const fmt = {
+    ms: (n) => `${Math.round(n)} ms`,
+    ratio: (n) => `${(n * 100).toFixed(0)} %`,
+    times: (n) => `${n.toFixed(2)}×`,
+  };
+  for (const row of webRows(result, { fmt, verdict: (ok) => (ok ? 'PASS' : 'FAIL') }))
+    console.log(`${row.result}  ${row.target}: ${row.measured} (ceiling ${row.ceiling})`);
 }

@@ -2,7 +2,8 @@
 import { cpSync } from 'node:fs';
 
 cpSync('src/db/migrations', 'dist/db/migrations', { recursive: true });
-// The folder walk and watch and the MediaInfo reader run as processes of their own from plain JavaScript files (see them).
+// The folder walk and watch and the MediaInfo reader run as processes of their own from plain JavaScript files (see
+// them).
 cpSync('src/importer/folder-walk.child.js', 'dist/importer/folder-walk.child.js');
 cpSync('src/importer/folder-watch.child.js', 'dist/importer/folder-watch.child.js');
 cpSync('src/media-tools/media-read.child.js', 'dist/media-tools/media-read.child.js');

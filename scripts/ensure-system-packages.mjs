@@ -14,8 +14,21 @@ import { delimiter, join } from 'node:path';
 import process from 'node:process';
 
 /** Debian package per command. */
-const PACKAGES = { ffmpeg: 'ffmpeg', ffprobe: 'ffmpeg', mpv: 'mpv', chromium: 'chromium', comskip: 'comskip', Xvfb: 'xvfb', bindfs: 'bindfs', xmllint: 'libxml2-utils', 'xmltv.dtd': 'libxmltv-perl' };
-/** Needs that are files, not commands: where the package puts them (the XMLTV DTD the tests validate exported guides against). */
+const PACKAGES = {
+  ffmpeg: 'ffmpeg',
+  ffprobe: 'ffmpeg',
+  mpv: 'mpv',
+  chromium: 'chromium',
+  comskip: 'comskip',
+  Xvfb: 'xvfb',
+  bindfs: 'bindfs',
+  xmllint: 'libxml2-utils',
+  'xmltv.dtd': 'libxmltv-perl',
+};
+/**
+ * Needs that are files, not commands: where the package puts them (the XMLTV DTD the tests validate exported guides
+ * against).
+ */
 const FILES = { 'xmltv.dtd': '/usr/share/sgml/xmltv/dtd/0.5/xmltv.dtd' };
 
 function onPath(command) {
@@ -66,7 +79,9 @@ if (missing.length === 0) process.exit(0);
 const packages = [...new Set(missing.map((c) => PACKAGES[c]))];
 const canInstall = process.getuid?.() === 0 && onPath('apt-get');
 if (!canInstall) {
-  console.error(`antenna needs ${missing.join(', ')}: install them with \`sudo apt-get install ${packages.join(' ')}\` (or your system's package manager), then run this again.`);
+  console.error(
+    `antenna needs ${missing.join(', ')}: install them with \`sudo apt-get install ${packages.join(' ')}\` (or your system's package manager), then run this again.`,
+  );
   process.exit(1);
 }
 console.error(`antenna: installing ${packages.join(', ')} from the Debian archive (needed: ${missing.join(', ')})…`);
@@ -75,6 +90,8 @@ const installed =
   (run('apt-get', ['update']) && run('apt-get', ['install', '-y', '--no-install-recommends', ...packages]));
 const still = commands.filter((c) => !present(c));
 if (!installed || still.length > 0) {
-  console.error(`antenna: could not install ${packages.join(', ')} with apt-get; install them by hand, then run this again.`);
+  console.error(
+    `antenna: could not install ${packages.join(', ')} with apt-get; install them by hand, then run this again.`,
+  );
   process.exit(1);
 }

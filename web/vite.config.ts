@@ -19,6 +19,8 @@ export default defineConfig({
   },
   // `vite` on its own (npm run web:dev) sends API calls to a server on 8089.
   server: {
-    proxy: Object.fromEntries(['/api', '/dvr', '/devices', '/status', '/artwork', '/thumbnails'].map((path) => [path, 'http://127.0.0.1:8089'])),
+    proxy: Object.fromEntries(
+      ['/api', '/dvr', '/devices', '/status', '/artwork', '/thumbnails'].map((path) => [path, 'http://127.0.0.1:8089']),
+    ),
   },
 });

@@ -70,7 +70,13 @@ export function encodingFor(body: CachedBody, acceptEncoding: string | undefined
   let encoding = body.compressible() ? negotiateEncoding(acceptEncoding) : 'identity';
   // A patched body in pieces is gzipped piece by piece at once (only its changed pieces
   // are compressed again): a client that takes gzip too gets that rather than wait for brotli.
-  if (encoding === 'br' && body.patched && body.piecewise && !body.encodedNow('br') && accepts(acceptEncoding, 'gzip')) {
+  if (
+    encoding === 'br' &&
+    body.patched &&
+    body.piecewise &&
+    !body.encodedNow('br') &&
+    accepts(acceptEncoding, 'gzip')
+  ) {
     // Brotli is still made once the list has stayed current a while (see below), and sent from then on.
     if (performance.now() - body.madeAt >= COMPRESS_PATCHED_AFTER_MS) void body.encoded('br').catch(() => undefined);
     encoding = 'gzip';
@@ -84,7 +90,8 @@ export function encodingFor(body: CachedBody, acceptEncoding: string | undefined
     // Only once it has stayed current a while: under a steady stream of writes every body
     // is soon replaced, and compressing each one (50 MB) would only pile up work. A gzip
     // in pieces is started at once: each piece is deflated once, whatever bodies share it.
-    if ((encoding === 'gzip' && body.piecewise) || performance.now() - body.madeAt >= COMPRESS_PATCHED_AFTER_MS) void body.encoded(encoding).catch(() => undefined);
+    if ((encoding === 'gzip' && body.piecewise) || performance.now() - body.madeAt >= COMPRESS_PATCHED_AFTER_MS)
+      void body.encoded(encoding).catch(() => undefined);
     return soon ? 'gzip' : 'identity';
   }
   return encoding;
@@ -198,14 +205,28 @@ export class AnswerFront {
     return true;
   }
 
-  private send(request: IncomingMessage, response: ServerResponse, body: CachedBody, encoding: Encoding, payload: Payload): void {
+  private send(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: CachedBody,
+    encoding: Encoding,
+    payload: Payload,
+  ): void {
     // One finished object: any setHeader before writeHead would send node:http down its slow path.
     response.writeHead(200, okHeadersFor(body, encoding, payload));
     sendParts(response, request.method === 'HEAD' ? [] : payload.parts);
   }
 
   /** An answer sent after tryAnswer returned: nothing may throw out of it (no router is left to answer instead). */
-  private sendLater(request: IncomingMessage, response: ServerResponse, body: CachedBody, encoding: Encoding, payload: Payload, route: string, startedAt: number): void {
+  private sendLater(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: CachedBody,
+    encoding: Encoding,
+    payload: Payload,
+    route: string,
+    startedAt: number,
+  ): void {
     // The client left while its gzip was made: nothing to send, and no answer to count.
     if (response.destroyed || response.socket?.destroyed === true) return;
     try {

@@ -100,9 +100,14 @@ export class CachedBody {
   encoded(encoding: Exclude<Encoding, 'identity'>): Promise<Payload> {
     let variant = this.variants.get(encoding);
     if (!variant) {
-      // In pieces: gzip piece by piece, brotli streamed through the compressor (joining a patched 50 MB list first would block the event loop).
+      // In pieces: gzip piece by piece, brotli streamed through the compressor (joining a patched 50 MB list first
+      // would block the event loop).
       variant =
-        this.chunks.length === 1 ? compress(encoding, this.identity, this.length) : encoding === 'gzip' ? this.gzipInPieces() : compressChunks(encoding, this.chunks, this.length);
+        this.chunks.length === 1
+          ? compress(encoding, this.identity, this.length)
+          : encoding === 'gzip'
+            ? this.gzipInPieces()
+            : compressChunks(encoding, this.chunks, this.length);
       this.variants.set(encoding, variant);
       variant.then(
         (bytes) => this.ready.set(encoding, bytes),
@@ -131,7 +136,10 @@ export class CachedBody {
     return true;
   }
 
-  /** Every piece deflated off the event loop (zlib's thread pool; each piece once, whatever bodies share it), then the gzip member of them. */
+  /**
+   * Every piece deflated off the event loop (zlib's thread pool; each piece once, whatever bodies share it), then the
+   * gzip member of them.
+   */
   private async gzipInPieces(): Promise<Payload> {
     return gzipParts(await Promise.all(this.chunks.map(deflatedLater)));
   }
@@ -187,18 +195,25 @@ function deflatedLater(chunk: Buffer): DeflatedPiece | Promise<DeflatedPiece> {
 }
 
 // Quality 5 compresses within a few percent of the maximum at a tenth of its cost.
-const brotliOptions = (length: number) => ({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: length } });
+const brotliOptions = (length: number) => ({
+  params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: length },
+});
 
 async function compress(encoding: Exclude<Encoding, 'identity'>, bytes: Buffer, length: number): Promise<Payload> {
   return whole(await (encoding === 'gzip' ? gzipAsync(bytes) : brotliAsync(bytes, brotliOptions(length))));
 }
 
-async function compressChunks(encoding: Exclude<Encoding, 'identity'>, chunks: readonly Buffer[], length: number): Promise<Payload> {
+async function compressChunks(
+  encoding: Exclude<Encoding, 'identity'>,
+  chunks: readonly Buffer[],
+  length: number,
+): Promise<Payload> {
   const out: Buffer[] = [];
   let bytes = 0;
   // Its output in pieces of 64 KB rather than 16 KB: fewer buffers to send (see Payload).
   const options = { chunkSize: 64 * 1024 };
-  const compressor = encoding === 'gzip' ? createGzip(options) : createBrotliCompress({ ...options, ...brotliOptions(length) });
+  const compressor =
+    encoding === 'gzip' ? createGzip(options) : createBrotliCompress({ ...options, ...brotliOptions(length) });
   // Collected by a sink at the end of the pipeline: it ends only after the compressor's last bytes.
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

@@ -8,7 +8,15 @@
  * hold. Memory is bounded: least recently used entries go first.
  */
 import { createHash } from 'node:crypto';
-import { type BodySegments, CHUNK_BYTES, type ChunkedBody, chunkAtItems, patchSegments, segmentsOf, segmentsPerPiece } from '../common/body-segments.js';
+import {
+  type BodySegments,
+  CHUNK_BYTES,
+  type ChunkedBody,
+  chunkAtItems,
+  patchSegments,
+  segmentsOf,
+  segmentsPerPiece,
+} from '../common/body-segments.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
 import { CachedBody, strongEtag } from './cached-body.js';
 
@@ -58,11 +66,17 @@ export interface CacheCounts {
 export interface ResponseCacheOptions {
   /** Told of hits and misses, for /metrics. */
   counts?: CacheCounts | undefined;
-  /** Item state writes (positions, watched, favorites): the bodies holding those items are patched (see common/item-state-log.ts). */
+  /**
+   * Item state writes (positions, watched, favorites): the bodies holding those items are patched (see
+   * common/item-state-log.ts).
+   */
   stateLog?: ItemStateLog | undefined;
   /** Size of the pieces a list is kept in (default CHUNK_BYTES). */
   chunkBytes?: number | undefined;
-  /** How long a list patched for progress reports is answered as it is while more come (default PROGRESS_HOLD_MS; 0 holds none). */
+  /**
+   * How long a list patched for progress reports is answered as it is while more come (default PROGRESS_HOLD_MS; 0
+   * holds none).
+   */
   progressHoldMs?: number | undefined;
   /** The clock of the hold, in ms (performance.now by default). */
   now?: (() => number) | undefined;
@@ -93,7 +107,10 @@ export class ResponseCache {
     this.now = options.now ?? (() => performance.now());
   }
 
-  /** The cached body for `key` if it was built from this generation of the library; `route` (its pattern) is what /metrics counts it under. */
+  /**
+   * The cached body for `key` if it was built from this generation of the library; `route` (its pattern) is what
+   * /metrics counts it under.
+   */
   get(key: string, generation: string, route = ''): CachedBody | undefined {
     const body = this.peek(key, generation);
     if (body) {
@@ -114,7 +131,8 @@ export class ResponseCache {
     const entry = this.entries.get(key);
     if (!entry || entry.generation !== generation) return undefined;
     const log = this.stateLog;
-    if (log && entry.seq !== log.seq && !this.holdsForProgress(entry, log) && !this.patch(key, entry, log)) return undefined;
+    if (log && entry.seq !== log.seq && !this.holdsForProgress(entry, log) && !this.patch(key, entry, log))
+      return undefined;
     // Re-insert to mark it most recently used (Map keeps insertion order).
     this.entries.delete(key);
     this.entries.set(key, entry);
@@ -153,7 +171,8 @@ export class ResponseCache {
     entry.seq = log.seq;
     if (patched.body === entry.body) return true;
     if (sameBytes(entry.body, patched.body)) {
-      // The body stays, ETag and all; its items' positions per piece are kept, worked out once rather than at every later write.
+      // The body stays, ETag and all; its items' positions per piece are kept, worked out once rather than at every
+      // later write.
       entry.segments = segmentsPerPiece(entry.body, entry.segments as BodySegments);
       return true;
     }
@@ -172,10 +191,19 @@ export class ResponseCache {
   set(key: string, generation: string, identity: Buffer): CachedBody {
     const segments = segmentsOf(identity);
     // A body of items is kept in pieces cut at item ends (views, no copy), so a patch copies one piece.
-    const body = new CachedBody(segments?.patchable ? chunkAtItems(identity, segments, this.chunkBytes) : identity, strongEtag(identity));
+    const body = new CachedBody(
+      segments?.patchable ? chunkAtItems(identity, segments, this.chunkBytes) : identity,
+      strongEtag(identity),
+    );
     this.delete(key);
     if (body.size() <= this.maxBytes) {
-      this.entries.set(key, { generation, body, seq: this.stateLog?.seq ?? 0, segments, patchedAt: Number.NEGATIVE_INFINITY });
+      this.entries.set(key, {
+        generation,
+        body,
+        seq: this.stateLog?.seq ?? 0,
+        segments,
+        patchedAt: Number.NEGATIVE_INFINITY,
+      });
       this.bytes += body.size();
       this.evict();
     }
@@ -190,7 +218,13 @@ export class ResponseCache {
   }
 
   stats(): { entries: number; bytes: number; hits: number; misses: number; front_hits: number } {
-    return { entries: this.entries.size, bytes: this.bytes, hits: this.hits, misses: this.misses, front_hits: this.frontHits };
+    return {
+      entries: this.entries.size,
+      bytes: this.bytes,
+      hits: this.hits,
+      misses: this.misses,
+      front_hits: this.frontHits,
+    };
   }
 
   private delete(key: string): void {
@@ -208,4 +242,3 @@ export class ResponseCache {
     }
   }
 }
-

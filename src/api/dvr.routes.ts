@@ -7,7 +7,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, NotFoundError } from '../common/errors.js';
 import type { DvrService } from '../dvr/dvr.service.js';
-import { RuleDefinitionSchema, RuleSchema, type RuleDefinition, ruleTypeInfos } from '../dvr/planning/rules/rule-types.js';
+import {
+  RuleDefinitionSchema,
+  RuleSchema,
+  type RuleDefinition,
+  ruleTypeInfos,
+} from '../dvr/planning/rules/rule-types.js';
 import { RuleTypeInfoSchema } from '../model/rule.schemas.js';
 import {
   AiringSchema,
@@ -34,13 +39,22 @@ export interface DvrRoutesDeps {
 
 const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, ...StorageErrors };
 const RuleParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$', description: 'a rule id' }) });
-const NumberParams = Type.Object({ number: Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as 12 or 12.1' }) });
-const Location = Type.String({ minLength: 1, maxLength: 2048, description: 'a file path on the server or an http(s) URL' });
+const NumberParams = Type.Object({
+  number: Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as 12 or 12.1' }),
+});
+const Location = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'a file path on the server or an http(s) URL',
+});
 
 const noContent = (reply: FastifyReply) => reply.headers(CORS_HEADERS).code(204).send();
 
 function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply.code(status).headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).send(body);
+  return reply
+    .code(status)
+    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
+    .send(body);
 }
 
 export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): void {
@@ -55,32 +69,59 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     '/dvr/rule-types',
     {
       schema: {
-        summary: 'The kinds of recording rule (passes) this server knows, with the fields of each: what a form for a rule is drawn from',
+        summary:
+          'The kinds of recording rule (passes) this server knows, with the fields of each: what a form for a rule is drawn from',
         tags,
         response: { 200: Type.Array(RuleTypeInfoSchema) },
       },
     },
     (_request, reply) => json(reply, 200, ruleTypes),
   );
-  app.get('/dvr/rules', { schema: { summary: 'List recording rules', tags, response: { 200: Type.Array(RuleSchema), 401: ErrorSchema } } }, (_request, reply) =>
-    json(reply, 200, dvr.listRules().map(ruleOut)),
+  app.get(
+    '/dvr/rules',
+    { schema: { summary: 'List recording rules', tags, response: { 200: Type.Array(RuleSchema), 401: ErrorSchema } } },
+    (_request, reply) => json(reply, 200, dvr.listRules().map(ruleOut)),
   );
   app.post(
     '/dvr/rules',
-    { schema: { summary: 'Add a recording rule; jobs are planned at once', tags, body: RuleDefinitionSchema, response: { 201: RuleSchema, ...Errors } } },
+    {
+      schema: {
+        summary: 'Add a recording rule; jobs are planned at once',
+        tags,
+        body: RuleDefinitionSchema,
+        response: { 201: RuleSchema, ...Errors },
+      },
+    },
     (request, reply) => json(reply, 201, ruleOut(dvr.addRule(request.body as RuleDefinition))),
   );
-  app.get('/dvr/rules/:id', { schema: { summary: 'A recording rule', tags, params: RuleParams, response: { 200: RuleSchema, ...Errors } } }, (request, reply) =>
-    json(reply, 200, ruleOut(dvr.rule(ruleId(request)))),
+  app.get(
+    '/dvr/rules/:id',
+    { schema: { summary: 'A recording rule', tags, params: RuleParams, response: { 200: RuleSchema, ...Errors } } },
+    (request, reply) => json(reply, 200, ruleOut(dvr.rule(ruleId(request)))),
   );
   app.put(
     '/dvr/rules/:id',
-    { schema: { summary: 'Replace a recording rule; jobs are planned again', tags, params: RuleParams, body: RuleDefinitionSchema, response: { 200: RuleSchema, ...Errors } } },
+    {
+      schema: {
+        summary: 'Replace a recording rule; jobs are planned again',
+        tags,
+        params: RuleParams,
+        body: RuleDefinitionSchema,
+        response: { 200: RuleSchema, ...Errors },
+      },
+    },
     (request, reply) => json(reply, 200, ruleOut(dvr.replaceRule(ruleId(request), request.body as RuleDefinition))),
   );
   app.delete(
     '/dvr/rules/:id',
-    { schema: { summary: 'Remove a recording rule (its recordings stay; one recording now goes on)', tags, params: RuleParams, response: { 204: Type.Null(), ...Errors } } },
+    {
+      schema: {
+        summary: 'Remove a recording rule (its recordings stay; one recording now goes on)',
+        tags,
+        params: RuleParams,
+        response: { 204: Type.Null(), ...Errors },
+      },
+    },
     (request, reply) => {
       dvr.removeRule(ruleId(request));
       return noContent(reply);
@@ -88,7 +129,9 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   );
 
   // ---------------------------------------------------------------- jobs
-  const JobParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,12}-[0-9]{1,15}$', description: '<start>-<n> (see the README on job ids)' }) });
+  const JobParams = Type.Object({
+    id: Type.String({ pattern: '^[0-9]{1,12}-[0-9]{1,15}$', description: '<start>-<n> (see the README on job ids)' }),
+  });
   app.get(
     '/dvr/jobs/:id/why',
     {
@@ -119,8 +162,16 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   );
 
   // ---------------------------------------------------------------- sources and guides
-  app.get('/dvr/sources', { schema: { summary: 'Channel sources (M3U playlists, HDHomeRun tuners)', tags, response: { 200: Type.Array(SourceSchema), 401: ErrorSchema } } }, (_r, reply) =>
-    json(reply, 200, dvr.listSources().map(sourceOut)),
+  app.get(
+    '/dvr/sources',
+    {
+      schema: {
+        summary: 'Channel sources (M3U playlists, HDHomeRun tuners)',
+        tags,
+        response: { 200: Type.Array(SourceSchema), 401: ErrorSchema },
+      },
+    },
+    (_r, reply) => json(reply, 200, dvr.listSources().map(sourceOut)),
   );
   app.post(
     '/dvr/sources',
@@ -137,25 +188,56 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       return json(reply, 201, sourceOut(source));
     },
   );
-  app.delete('/dvr/sources/:id', { schema: { summary: 'Remove a source and its channels', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
-    dvr.removeSource((request.params as { id: string }).id);
-    return noContent(reply);
-  });
-  app.get('/dvr/guides', { schema: { summary: 'XMLTV guides', tags, response: { 200: Type.Array(GuideSchema), 401: ErrorSchema } } }, (_r, reply) =>
-    json(reply, 200, dvr.listGuides().map(guideOut)),
+  app.delete(
+    '/dvr/sources/:id',
+    {
+      schema: {
+        summary: 'Remove a source and its channels',
+        tags,
+        params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+        response: { 204: Type.Null(), ...Errors },
+      },
+    },
+    (request, reply) => {
+      dvr.removeSource((request.params as { id: string }).id);
+      return noContent(reply);
+    },
+  );
+  app.get(
+    '/dvr/guides',
+    { schema: { summary: 'XMLTV guides', tags, response: { 200: Type.Array(GuideSchema), 401: ErrorSchema } } },
+    (_r, reply) => json(reply, 200, dvr.listGuides().map(guideOut)),
   );
   app.post(
     '/dvr/guides',
-    { schema: { summary: 'Add an XMLTV guide (file path or URL, gzip too) and read it', tags, body: Type.Object({ location: Location }, { additionalProperties: false }), response: { 201: GuideSchema, ...Errors } } },
+    {
+      schema: {
+        summary: 'Add an XMLTV guide (file path or URL, gzip too) and read it',
+        tags,
+        body: Type.Object({ location: Location }, { additionalProperties: false }),
+        response: { 201: GuideSchema, ...Errors },
+      },
+    },
     async (request, reply) => {
       const guide = await dvr.addGuide((request.body as { location: string }).location);
       return json(reply, 201, guideOut(guide));
     },
   );
-  app.delete('/dvr/guides/:id', { schema: { summary: 'Remove a guide and its programmes', tags, params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), ...Errors } } }, (request, reply) => {
-    dvr.removeGuide((request.params as { id: string }).id);
-    return noContent(reply);
-  });
+  app.delete(
+    '/dvr/guides/:id',
+    {
+      schema: {
+        summary: 'Remove a guide and its programmes',
+        tags,
+        params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+        response: { 204: Type.Null(), ...Errors },
+      },
+    },
+    (request, reply) => {
+      dvr.removeGuide((request.params as { id: string }).id);
+      return noContent(reply);
+    },
+  );
   const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
   const id = (request: FastifyRequest) => (request.params as { id: string }).id;
   const accept = (request: FastifyRequest) => (request.query as { accept?: boolean }).accept === true;
@@ -195,7 +277,8 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     {
       schema: {
         summary: 'Read every source and guide again now, then plan jobs',
-        description: 'Each is applied only when believable, as POST /dvr/sources/:id/refresh says; this never confirms a change (no accept).',
+        description:
+          'Each is applied only when believable, as POST /dvr/sources/:id/refresh says; this never confirms a change (no accept).',
         tags,
         response: { 200: RefreshResultSchema, 401: ErrorSchema, ...StorageErrors },
       },
@@ -226,7 +309,10 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
         tags,
         params: NumberParams,
         querystring: Type.Object(
-          { from: Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799, description: 'epoch seconds' })), to: Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799, description: 'epoch seconds' })) },
+          {
+            from: Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799, description: 'epoch seconds' })),
+            to: Type.Optional(Type.Integer({ minimum: 0, maximum: 253402300799, description: 'epoch seconds' })),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Type.Array(AiringSchema), ...Errors },
@@ -242,16 +328,35 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   );
   app.get(
     '/dvr/channels/:number/recording',
-    { schema: { summary: 'What is recording this channel now (404 not_recording when nothing is)', tags, params: NumberParams, response: { 200: JobRef, ...Errors } } },
+    {
+      schema: {
+        summary: 'What is recording this channel now (404 not_recording when nothing is)',
+        tags,
+        params: NumberParams,
+        response: { 200: JobRef, ...Errors },
+      },
+    },
     (request, reply) => {
       const job = dvr.live.recordingOn(number(request));
-      if (!job) return sendError(reply, { status: 404, code: 'not_recording', message: `Nothing is recording channel ${number(request)} now.` });
+      if (!job)
+        return sendError(reply, {
+          status: 404,
+          code: 'not_recording',
+          message: `Nothing is recording channel ${number(request)} now.`,
+        });
       return json(reply, 200, jobRef(job));
     },
   );
   app.post(
     '/dvr/channels/:number/recording',
-    { schema: { summary: 'Record what is on this channel now, until its programme ends (the player’s toggle_record)', tags, params: NumberParams, response: { 201: JobRef, ...Errors } } },
+    {
+      schema: {
+        summary: 'Record what is on this channel now, until its programme ends (the player’s toggle_record)',
+        tags,
+        params: NumberParams,
+        response: { 201: JobRef, ...Errors },
+      },
+    },
     async (request, reply) => {
       const job = await dvr.live.recordNow(number(request));
       return json(reply, 201, jobRef(job));
@@ -259,10 +364,21 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   );
   app.delete(
     '/dvr/channels/:number/recording',
-    { schema: { summary: 'Stop what is recording this channel now (it keeps what it wrote)', tags, params: NumberParams, response: { 204: Type.Null(), ...Errors } } },
+    {
+      schema: {
+        summary: 'Stop what is recording this channel now (it keeps what it wrote)',
+        tags,
+        params: NumberParams,
+        response: { 204: Type.Null(), ...Errors },
+      },
+    },
     (request, reply) => {
       if (!dvr.live.stopRecording(number(request))) {
-        return sendError(reply, { status: 404, code: 'not_recording', message: `Nothing is recording channel ${number(request)} now.` });
+        return sendError(reply, {
+          status: 404,
+          code: 'not_recording',
+          message: `Nothing is recording channel ${number(request)} now.`,
+        });
       }
       return noContent(reply);
     },
@@ -272,18 +388,35 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     '/dvr/guide',
     {
       schema: {
-        summary: 'A page of the guide grid: channels in number order with their programmes in a window (default: what is on now)',
+        summary:
+          'A page of the guide grid: channels in number order with their programmes in a window (default: what is on now)',
         tags,
         querystring: GuidePageQuery,
         response: { 200: GuidePageSchema, ...Errors },
       },
     },
     (request, reply) => {
-      const query = request.query as { start?: number; end?: number; offset?: number; limit?: number; favorites?: boolean };
+      const query = request.query as {
+        start?: number;
+        end?: number;
+        offset?: number;
+        limit?: number;
+        favorites?: boolean;
+      };
       const start = query.start ?? Math.floor(Date.now() / 1000);
       const end = query.end ?? start + 1;
-      if (end - start > GUIDE_MAX_WINDOW) throw new BadRequestError('end', `Ask for at most ${GUIDE_MAX_WINDOW / 3600} hours at once: "end" - "start" is ${end - start} seconds.`);
-      const page = { start, end, offset: query.offset ?? 0, limit: query.limit ?? GUIDE_DEFAULT_LIMIT, favorites: query.favorites === true };
+      if (end - start > GUIDE_MAX_WINDOW)
+        throw new BadRequestError(
+          'end',
+          `Ask for at most ${GUIDE_MAX_WINDOW / 3600} hours at once: "end" - "start" is ${end - start} seconds.`,
+        );
+      const page = {
+        start,
+        end,
+        offset: query.offset ?? 0,
+        limit: query.limit ?? GUIDE_DEFAULT_LIMIT,
+        favorites: query.favorites === true,
+      };
       return json(reply, 200, dvr.live.guidePage(page));
     },
   );
@@ -293,7 +426,17 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       schema: {
         summary: "The guides' channels (XMLTV ids, names, numbers, icons)",
         tags,
-        response: { 200: Type.Array(Type.Object({ guide_id: Type.String(), id: Type.String(), names: Type.Array(Type.String()), number: Type.Optional(Type.String()), icon: Type.Optional(Type.String()) })) },
+        response: {
+          200: Type.Array(
+            Type.Object({
+              guide_id: Type.String(),
+              id: Type.String(),
+              names: Type.Array(Type.String()),
+              number: Type.Optional(Type.String()),
+              icon: Type.Optional(Type.String()),
+            }),
+          ),
+        },
       },
     },
     (_request, reply) => json(reply, 200, dvr.live.guideChannels()),
@@ -304,7 +447,13 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
       schema: {
         summary: 'Forget that a programme was recorded, so its next airing records again (its recordings stay)',
         tags,
-        params: Type.Object({ programId: Type.String({ minLength: 1, maxLength: 64, description: "the guide's programme id, as items carry it in program_id" }) }),
+        params: Type.Object({
+          programId: Type.String({
+            minLength: 1,
+            maxLength: 64,
+            description: "the guide's programme id, as items carry it in program_id",
+          }),
+        }),
         response: { 204: Type.Null(), ...Errors },
       },
     },
@@ -317,7 +466,14 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
   // ---------------------------------------------------------------- live TV
   app.get(
     '/devices/ANY/channels/:number/stream.mpg',
-    { schema: { summary: "Watch a channel live (MPEG-TS); viewers and recordings of a channel share one tuner", tags: [TAGS.media], params: NumberParams, response: { ...Errors, 503: ErrorSchema } } },
+    {
+      schema: {
+        summary: 'Watch a channel live (MPEG-TS); viewers and recordings of a channel share one tuner',
+        tags: [TAGS.media],
+        params: NumberParams,
+        response: { ...Errors, 503: ErrorSchema },
+      },
+    },
     (request, reply) => liveStream(dvr, number(request), request, reply),
   );
 }
@@ -325,7 +481,12 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
 /** Viewers that fall this far behind are cut off rather than buffered without end. */
 const MAX_VIEWER_BACKLOG = 16 * 1024 * 1024;
 
-async function liveStream(dvr: DvrService, channel: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function liveStream(
+  dvr: DvrService,
+  channel: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const res = reply.raw;
   // The first video bytes can arrive before join() returns: the answer is ours from here on.
   reply.hijack();
@@ -363,7 +524,11 @@ async function liveStream(dvr: DvrService, channel: string, request: FastifyRequ
 function liveErrorBody(error: unknown, channel: string): ErrorBody {
   if (error instanceof NotFoundError) return { status: 404, code: 'not_found', message: `No channel ${channel}.` };
   if (error instanceof StreamUnavailableError) {
-    return { status: 503, code: error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable', message: error.message };
+    return {
+      status: 503,
+      code: error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable',
+      message: error.message,
+    };
   }
   return { status: 500, code: 'internal_error', message: 'The server failed to answer; the server log says why.' };
 }

@@ -55,7 +55,8 @@ function sendFile(request: Pick<FastifyRequest['raw'], 'method' | 'headers'>, pa
 async function sendWithSuffixRule(request: FastifyRequest, path: string): Promise<SendResult> {
   const result = await sendFile(request.raw, path);
   const range = request.headers.range;
-  if (result.type !== 'error' || result.statusCode !== 416 || range === undefined || !SUFFIX_RANGE.test(range)) return result;
+  if (result.type !== 'error' || result.statusCode !== 416 || range === undefined || !SUFFIX_RANGE.test(range))
+    return result;
   return sendFile({ method: request.raw.method, headers: { ...request.raw.headers, range: 'bytes=0-' } }, path);
 }
 
@@ -82,7 +83,8 @@ function readOnlyTheFileChecked(stream: SendResult['stream'], identity: string):
   if (!(stream instanceof ReadStream)) return;
   stream.once('open', (fd: number) => {
     const opened = fstatSync(fd, { bigint: true });
-    if (`${opened.dev}:${opened.ino}` !== identity) stream.destroy(new Error('the file changed after it was checked; nothing of it is sent'));
+    if (`${opened.dev}:${opened.ino}` !== identity)
+      stream.destroy(new Error('the file changed after it was checked; nothing of it is sent'));
   });
 }
 
@@ -111,10 +113,17 @@ export async function sendKnownFile(
     if (range !== undefined) reply.header('content-range', String(range));
     return sendError(reply, {
       status,
-      code: status === 416 ? 'range_not_satisfiable' : status === 404 ? 'not_found' : status === 412 ? 'precondition_failed' : 'file_unreadable',
+      code:
+        status === 416
+          ? 'range_not_satisfiable'
+          : status === 404
+            ? 'not_found'
+            : status === 412
+              ? 'precondition_failed'
+              : 'file_unreadable',
       message:
         status === 416
-          ? 'The Range asked for is outside the file; ask for bytes within Content-Range\'s length.'
+          ? "The Range asked for is outside the file; ask for bytes within Content-Range's length."
           : status === 404
             ? missing
             : status === 412

@@ -14,7 +14,13 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { DvrService } from '../dvr/dvr.service.js';
 import type { ScanStatus } from '../importer/scan-scheduler.js';
 import type { LibraryService } from '../library/library.service.js';
-import { type Health, type HealthCode, HealthSchema, LivenessSchema, type ServerPhase } from '../model/health.schemas.js';
+import {
+  type Health,
+  type HealthCode,
+  HealthSchema,
+  LivenessSchema,
+  type ServerPhase,
+} from '../model/health.schemas.js';
 import { TAGS } from './openapi-tags.js';
 
 export interface HealthDeps {
@@ -58,7 +64,11 @@ function checkDatabase(deps: HealthDeps, logged: { failing: boolean }): Checks['
     // Once per outage: a monitor asks every few seconds.
     if (!logged.failing) deps.logger.error({ err: error }, 'health check: the database cannot be read');
     logged.failing = true;
-    return { status: 'fail', latency_ms: elapsed(started), message: `the database cannot be read (${errorCode(error)})` };
+    return {
+      status: 'fail',
+      latency_ms: elapsed(started),
+      message: `the database cannot be read (${errorCode(error)})`,
+    };
   }
 }
 
@@ -68,7 +78,12 @@ function elapsed(started: number): number {
 
 function checkScan(status: ScanStatus): NonNullable<Checks['scan']> {
   const rootsSkipped = status.last?.summary.skippedRoots.length ?? 0;
-  return { status: rootsSkipped > 0 ? 'warn' : 'ok', running: status.running, phase: status.phase, roots_skipped: rootsSkipped };
+  return {
+    status: rootsSkipped > 0 ? 'warn' : 'ok',
+    running: status.running,
+    phase: status.phase,
+    roots_skipped: rootsSkipped,
+  };
 }
 
 function checkDvr(dvr: DvrService): NonNullable<Checks['dvr']> {
@@ -90,16 +105,30 @@ export function healthOf(deps: HealthDeps, logged: { failing: boolean } = { fail
   if (deps.dvr) checks.dvr = checkDvr(deps.dvr);
   const phase = deps.phase?.() ?? 'ready';
   const code: HealthCode =
-    phase !== 'ready' ? phase : checks.database.status === 'fail' ? 'unavailable' : checks.scan?.status === 'warn' || checks.dvr?.status === 'warn' ? 'degraded' : 'ok';
+    phase !== 'ready'
+      ? phase
+      : checks.database.status === 'fail'
+        ? 'unavailable'
+        : checks.scan?.status === 'warn' || checks.dvr?.status === 'warn'
+          ? 'degraded'
+          : 'ok';
   const status = code === 'ok' || code === 'degraded' ? 200 : 503;
-  return { status, code, message: MESSAGES[code], version: deps.version, uptime: (Date.now() - deps.startedAt) / 1000, checks };
+  return {
+    status,
+    code,
+    message: MESSAGES[code],
+    version: deps.version,
+    uptime: (Date.now() - deps.startedAt) / 1000,
+    checks,
+  };
 }
 
 export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
   const logged = { failing: false };
   const readiness = {
     schema: {
-      summary: 'Readiness: 200 when the server is ready (ok, degraded), 503 while it starts, stops or cannot read its database',
+      summary:
+        'Readiness: 200 when the server is ready (ok, degraded), 503 while it starts, stops or cannot read its database',
       description:
         'For monitors and load balancers; no token needed, nothing secret in it. The answer has the fields every error has (status, code, message); code says the state. ' +
         'Query parameters are ignored.',
@@ -118,12 +147,18 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
     {
       schema: {
         summary: 'Liveness: 200 whenever the server answers; reads nothing',
-        description: 'For a supervisor deciding whether to restart the process: a database problem shows in GET /health, not here (a restart would not fix it).',
+        description:
+          'For a supervisor deciding whether to restart the process: a database problem shows in GET /health, not here (a restart would not fix it).',
         tags: [TAGS.status],
         response: { 200: LivenessSchema },
       },
     },
     (_request, reply) =>
-      reply.headers(NO_STORE).send({ status: 200, code: 'alive' as const, message: 'The server answers.', uptime: (Date.now() - deps.startedAt) / 1000 }),
+      reply.headers(NO_STORE).send({
+        status: 200,
+        code: 'alive' as const,
+        message: 'The server answers.',
+        uptime: (Date.now() - deps.startedAt) / 1000,
+      }),
   );
 }

@@ -21,31 +21,57 @@ import { TAGS } from './openapi-tags.js';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 const VTT_TYPE = 'text/vtt; charset=utf-8';
-const Errors = { 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 502: ErrorSchema, 503: ErrorSchema };
+const Errors = {
+  400: ErrorSchema,
+  403: ErrorSchema,
+  404: ErrorSchema,
+  409: ErrorSchema,
+  502: ErrorSchema,
+  503: ErrorSchema,
+};
 
 const MasterQuery = Type.Object(
   {
-    encoder: Type.Optional(Type.String({ enum: ['remux', 'auto'], description: 'remux: only the rendition that copies the streams (an error when they must be transcoded)' })),
-    bitrate: Type.Optional(Type.Integer({ minimum: 100, maximum: 200_000, description: 'offer no rendition above this many kbit/s' })),
-    max_height: Type.Optional(Type.Integer({ minimum: 144, maximum: 4320, description: 'offer no rendition taller than this' })),
+    encoder: Type.Optional(
+      Type.String({
+        enum: ['remux', 'auto'],
+        description: 'remux: only the rendition that copies the streams (an error when they must be transcoded)',
+      }),
+    ),
+    bitrate: Type.Optional(
+      Type.Integer({ minimum: 100, maximum: 200_000, description: 'offer no rendition above this many kbit/s' }),
+    ),
+    max_height: Type.Optional(
+      Type.Integer({ minimum: 144, maximum: 4320, description: 'offer no rendition taller than this' }),
+    ),
   },
   { additionalProperties: true },
 );
 const FileParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }) });
 const ChannelParams = Type.Object({
-  source: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'ANY, or the id of the source that carries the channel' }),
+  source: Type.String({
+    pattern: '^[A-Za-z0-9_.-]{1,64}$',
+    description: 'ANY, or the id of the source that carries the channel',
+  }),
   number: Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as 12 or 12.1' }),
 });
 const SessionPart = {
   session: Type.String({ pattern: '^[A-Za-z0-9_-]{1,32}$', description: 'the session id the master playlist gave' }),
   variant: Type.String({ pattern: '^[a-z0-9]{1,16}$', description: 'a variant the master playlist offered' }),
 };
-const SegmentPart = { segment: Type.String({ pattern: '^seg-\\d{1,7}\\.ts$', description: 'a segment the media playlist lists' }) };
-/** A static `subs` segment, which Fastify's router matches before the parametric `:variant` (no variant is named so). */
+const SegmentPart = {
+  segment: Type.String({ pattern: '^seg-\\d{1,7}\\.ts$', description: 'a segment the media playlist lists' }),
+};
+/**
+ * A static `subs` segment, which Fastify's router matches before the parametric `:variant` (no variant is named so).
+ */
 const SubtitleParams = Type.Object({
   ...FileParams.properties,
   session: SessionPart.session,
-  n: Type.String({ pattern: '^(0|[1-9]\\d{0,2})$', description: 'the number of a subtitle rendition the master playlist offered (0 to 999)' }),
+  n: Type.String({
+    pattern: '^(0|[1-9]\\d{0,2})$',
+    description: 'the number of a subtitle rendition the master playlist offered (0 to 999)',
+  }),
 });
 
 export const SessionSchema = Type.Object(
@@ -55,7 +81,9 @@ export const SessionSchema = Type.Object(
     FileID: Type.Optional(Type.String()),
     ClientAddress: Type.String(),
     StartedAt: Type.String({ format: 'date-time' }),
-    Encoder: Type.String({ description: "'remux', the transcoding encoder (software, vaapi, nvenc, qsv), or 'none' before the first segment" }),
+    Encoder: Type.String({
+      description: "'remux', the transcoding encoder (software, vaapi, nvenc, qsv), or 'none' before the first segment",
+    }),
   },
   { title: 'Session' },
 );
@@ -65,7 +93,10 @@ function variantRequest(query: { encoder?: string; bitrate?: number; max_height?
 }
 
 function playlist(reply: FastifyReply, text: string): FastifyReply {
-  return reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-store' }).type(PLAYLIST_TYPE).send(text);
+  return reply
+    .headers({ ...CORS_HEADERS, 'cache-control': 'no-store' })
+    .type(PLAYLIST_TYPE)
+    .send(text);
 }
 
 /** Sends a segment opened first: one deleted a moment ago (its session ended) is a 404, not a broken answer. */
@@ -77,11 +108,13 @@ async function segment(reply: FastifyReply, path: string): Promise<FastifyReply>
     throw new NotFoundError('segment', basename(path));
   }
   const { size } = await handle.stat();
-  return reply
-    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache', 'content-length': String(size) })
-    .type('video/mp2t')
-    // Segments are a few megabytes: big reads make fewer trips through the event loop.
-    .send(handle.createReadStream({ highWaterMark: 1024 * 1024 }));
+  return (
+    reply
+      .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache', 'content-length': String(size) })
+      .type('video/mp2t')
+      // Segments are a few megabytes: big reads make fewer trips through the event loop.
+      .send(handle.createReadStream({ highWaterMark: 1024 * 1024 }))
+  );
 }
 
 /** Sends a subtitle rendition's WebVTT, opened first as a segment is. */
@@ -93,13 +126,19 @@ async function vttFile(reply: FastifyReply, path: string): Promise<FastifyReply>
     throw new NotFoundError('subtitle file', basename(path));
   }
   const { size } = await handle.stat();
-  return reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-cache', 'content-length': String(size) }).type(VTT_TYPE).send(handle.createReadStream());
+  return reply
+    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache', 'content-length': String(size) })
+    .type(VTT_TYPE)
+    .send(handle.createReadStream());
 }
 
 /** HEAD asks whether it is there: answered without starting a session, a tuner or an ffmpeg. */
 function headOnly(request: FastifyRequest, reply: FastifyReply, type: string): FastifyReply | undefined {
   if (request.method !== 'HEAD') return undefined;
-  return reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-store' }).type(type).send();
+  return reply
+    .headers({ ...CORS_HEADERS, 'cache-control': 'no-store' })
+    .type(type)
+    .send();
 }
 
 const indexOf = (request: FastifyRequest) => {
@@ -111,12 +150,22 @@ const indexOf = (request: FastifyRequest) => {
 export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   const tags = [TAGS.media];
   const fileTarget = (request: FastifyRequest) => ({ itemId: (request.params as { id: string }).id });
-  const sessionOf = (request: FastifyRequest, target: { itemId: string } | { number: string }) => hls.session((request.params as { session: string }).session, target);
+  const sessionOf = (request: FastifyRequest, target: { itemId: string } | { number: string }) =>
+    hls.session((request.params as { session: string }).session, target);
   const variantOf = (request: FastifyRequest) => (request.params as { variant: string }).variant;
 
   app.get(
     '/dvr/files/:id/hls/master.m3u8',
-    { schema: { summary: "The item as HLS: a master playlist of its renditions (remux when its codecs allow, H.264 + AAC transcodes); starts a session", tags, params: FileParams, querystring: MasterQuery, response: Errors } },
+    {
+      schema: {
+        summary:
+          'The item as HLS: a master playlist of its renditions (remux when its codecs allow, H.264 + AAC transcodes); starts a session',
+        tags,
+        params: FileParams,
+        querystring: MasterQuery,
+        response: Errors,
+      },
+    },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       if (request.method === 'HEAD') {
@@ -128,7 +177,14 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   );
   app.get(
     '/dvr/files/:id/hls/s/:session/:variant/stream.m3u8',
-    { schema: { summary: "A session's media playlist: every segment of the file (VOD), or a growing recording's so far (EVENT)", tags, params: Type.Object({ ...FileParams.properties, ...SessionPart }), response: Errors } },
+    {
+      schema: {
+        summary: "A session's media playlist: every segment of the file (VOD), or a growing recording's so far (EVENT)",
+        tags,
+        params: Type.Object({ ...FileParams.properties, ...SessionPart }),
+        response: Errors,
+      },
+    },
     async (request, reply) => {
       const session = sessionOf(request, fileTarget(request));
       return headOnly(request, reply, PLAYLIST_TYPE) ?? playlist(reply, await session.playlist(variantOf(request)));
@@ -136,7 +192,14 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   );
   app.get(
     '/dvr/files/:id/hls/s/:session/:variant/:segment',
-    { schema: { summary: 'One MPEG-TS segment; one not made yet starts ffmpeg there (a seek)', tags, params: Type.Object({ ...FileParams.properties, ...SessionPart, ...SegmentPart }), response: Errors } },
+    {
+      schema: {
+        summary: 'One MPEG-TS segment; one not made yet starts ffmpeg there (a seek)',
+        tags,
+        params: Type.Object({ ...FileParams.properties, ...SessionPart, ...SegmentPart }),
+        response: Errors,
+      },
+    },
     async (request, reply) => {
       const session = sessionOf(request, fileTarget(request));
       const index = indexOf(request);
@@ -150,7 +213,15 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   };
   app.get(
     '/dvr/files/:id/hls/s/:session/subs/:n/stream.m3u8',
-    { schema: { summary: "A subtitle rendition's playlist: one WebVTT segment covering the whole file (files of known length only)", tags, params: SubtitleParams, response: Errors } },
+    {
+      schema: {
+        summary:
+          "A subtitle rendition's playlist: one WebVTT segment covering the whole file (files of known length only)",
+        tags,
+        params: SubtitleParams,
+        response: Errors,
+      },
+    },
     async (request, reply) => {
       const { session, index } = subtitleOf(request);
       if (request.method === 'HEAD') {
@@ -162,7 +233,15 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   );
   app.get(
     '/dvr/files/:id/hls/s/:session/subs/:n/all.vtt',
-    { schema: { summary: "A subtitle rendition's cues as WebVTT (made by ffmpeg at the first request; X-TIMESTAMP-MAP ties them to the segments)", tags, params: SubtitleParams, response: Errors } },
+    {
+      schema: {
+        summary:
+          "A subtitle rendition's cues as WebVTT (made by ffmpeg at the first request; X-TIMESTAMP-MAP ties them to the segments)",
+        tags,
+        params: SubtitleParams,
+        response: Errors,
+      },
+    },
     async (request, reply) => {
       const { session, index } = subtitleOf(request);
       if (request.method === 'HEAD') {
@@ -179,7 +258,16 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   };
   app.get(
     '/devices/:source/channels/:number/hls/master.m3u8',
-    { schema: { summary: 'A live channel as HLS (a sliding window); shares the channel\'s one connection with recordings and other viewers; starts a session', tags, params: ChannelParams, querystring: MasterQuery, response: Errors } },
+    {
+      schema: {
+        summary:
+          "A live channel as HLS (a sliding window); shares the channel's one connection with recordings and other viewers; starts a session",
+        tags,
+        params: ChannelParams,
+        querystring: MasterQuery,
+        response: Errors,
+      },
+    },
     async (request, reply) => {
       const { number, source } = channelTarget(request);
       if (request.method === 'HEAD') {
@@ -191,7 +279,14 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   );
   app.get(
     '/devices/:source/channels/:number/hls/s/:session/:variant/stream.m3u8',
-    { schema: { summary: "A live session's media playlist (the window ffmpeg keeps)", tags, params: Type.Object({ ...ChannelParams.properties, ...SessionPart }), response: Errors } },
+    {
+      schema: {
+        summary: "A live session's media playlist (the window ffmpeg keeps)",
+        tags,
+        params: Type.Object({ ...ChannelParams.properties, ...SessionPart }),
+        response: Errors,
+      },
+    },
     async (request, reply) => {
       const session = sessionOf(request, { number: channelTarget(request).number });
       return headOnly(request, reply, PLAYLIST_TYPE) ?? playlist(reply, await session.playlist(variantOf(request)));
@@ -199,7 +294,14 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   );
   app.get(
     '/devices/:source/channels/:number/hls/s/:session/:variant/:segment',
-    { schema: { summary: 'One MPEG-TS segment of the window', tags, params: Type.Object({ ...ChannelParams.properties, ...SessionPart, ...SegmentPart }), response: Errors } },
+    {
+      schema: {
+        summary: 'One MPEG-TS segment of the window',
+        tags,
+        params: Type.Object({ ...ChannelParams.properties, ...SessionPart, ...SegmentPart }),
+        response: Errors,
+      },
+    },
     async (request, reply) => {
       const session = sessionOf(request, { number: channelTarget(request).number });
       const index = indexOf(request);
@@ -209,7 +311,13 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
 
   app.get(
     '/api/v1/sessions',
-    { schema: { summary: 'The streaming sessions running now (HLS of files and channels)', tags, response: { 200: Type.Array(SessionSchema) } } },
+    {
+      schema: {
+        summary: 'The streaming sessions running now (HLS of files and channels)',
+        tags,
+        response: { 200: Type.Array(SessionSchema) },
+      },
+    },
     (_request, reply) => reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-store' }).send(hls.list()),
   );
 }
@@ -218,7 +326,14 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
 export function registerSessionWrites(app: FastifyInstance, hls: HlsService): void {
   app.delete(
     '/api/v1/sessions/:id',
-    { schema: { summary: 'End a streaming session: its ffmpeg stops, its segments go, its tuner is let go', tags: [TAGS.media], params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }), response: { 204: Type.Null(), 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema } } },
+    {
+      schema: {
+        summary: 'End a streaming session: its ffmpeg stops, its segments go, its tuner is let go',
+        tags: [TAGS.media],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: { 204: Type.Null(), 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
+      },
+    },
     async (request, reply) => {
       await hls.endSession((request.params as { id: string }).id);
       return reply.headers(CORS_HEADERS).code(204).send();

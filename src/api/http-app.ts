@@ -68,7 +68,10 @@ export interface HttpAppOptions {
   cacheBytes?: number;
   /** Size of the pieces a patchable cached list is kept in (default 256 KB; tests make it small to cut their lists). */
   cacheChunkBytes?: number;
-  /** How long a list patched for progress reports is answered as it is while more come (response-cache.ts; default 1 s, 0 for none). */
+  /**
+   * How long a list patched for progress reports is answered as it is while more come (response-cache.ts; default 1 s,
+   * 0 for none).
+   */
   progressHoldMs?: number;
   /** The built web app (dist/web by default); false serves none (tests of the API alone). */
   webDir?: string | false;
@@ -108,11 +111,17 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     chunkBytes: options.cacheChunkBytes,
     progressHoldMs: options.progressHoldMs,
   });
-  const front = new AnswerFront(cache, (route) => generationOf(options.library, route), { answered: metrics.frontAnswered });
+  const front = new AnswerFront(cache, (route) => generationOf(options.library, route), {
+    answered: metrics.frontAnswered,
+  });
   const startedAt = Date.now();
   const app = Fastify({
     // Repeats of interface-A reads are answered from the cache before routing (answer-front.ts).
-    serverFactory: (route) => createHttpServer((request, response) => front.tryAnswer(request, response) || route(request, response), 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'),
+    serverFactory: (route) =>
+      createHttpServer(
+        (request, response) => front.tryAnswer(request, response) || route(request, response),
+        'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+      ),
     loggerInstance: options.logger,
     // One log line per request costs more than answering it from the cache; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
@@ -162,13 +171,27 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   const management = options.management;
   if (management) {
     await app.register(async (context) => {
-      requireWriteAccess(context, { token: management.token, allowedOrigins: management.allowedOrigins, publicUrl: options.publicUrl });
+      requireWriteAccess(context, {
+        token: management.token,
+        allowedOrigins: management.allowedOrigins,
+        publicUrl: options.publicUrl,
+      });
       registerManagement(context, { ...management, baseUrl: baseUrlResolver(options) });
-      registerLibraryEdits(context, { edits: management.edits, files: management.files, library: options.library, baseUrl: baseUrlResolver(options) });
+      registerLibraryEdits(context, {
+        edits: management.edits,
+        files: management.files,
+        library: options.library,
+        baseUrl: baseUrlResolver(options),
+      });
       if (management.dvr) registerDvrRoutes(context, { dvr: management.dvr });
-      if (management.dvr) registerLineupRoutes(context, { lineup: management.dvr.lineup, baseUrl: baseUrlResolver(options) });
+      if (management.dvr)
+        registerLineupRoutes(context, { lineup: management.dvr.lineup, baseUrl: baseUrlResolver(options) });
       if (management.dvr) registerLineupEditRoutes(context, { edits: management.dvr.lineupEdits });
-      registerSearchRoutes(context, { library: options.library, dvr: management.dvr, baseUrl: baseUrlResolver(options) });
+      registerSearchRoutes(context, {
+        library: options.library,
+        dvr: management.dvr,
+        baseUrl: baseUrlResolver(options),
+      });
       if (options.hls) registerSessionWrites(context, options.hls);
     });
   }
@@ -179,8 +202,23 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     context.get('/api/openapi.json', { schema: { hide: true } }, () => app.swagger());
     registerImages(context, options.library);
     if (options.hls) registerHlsRoutes(context, options.hls);
-    registerStatus(context, { library: options.library, cache, version: VERSION, startedAt, scanStatus: options.scanStatus, dvrStatus: options.management?.dvr ? () => options.management!.dvr!.status() : undefined });
-    registerHealth(context, { library: options.library, version: VERSION, startedAt, phase: options.phase, scanStatus: options.scanStatus, dvr: options.management?.dvr, logger: options.logger });
+    registerStatus(context, {
+      library: options.library,
+      cache,
+      version: VERSION,
+      startedAt,
+      scanStatus: options.scanStatus,
+      dvrStatus: options.management?.dvr ? () => options.management!.dvr!.status() : undefined,
+    });
+    registerHealth(context, {
+      library: options.library,
+      version: VERSION,
+      startedAt,
+      phase: options.phase,
+      scanStatus: options.scanStatus,
+      dvr: options.management?.dvr,
+      logger: options.logger,
+    });
     registerMetrics(context, metrics);
   });
   registerServiceMetrics(metrics.registry, {

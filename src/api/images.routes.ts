@@ -31,7 +31,9 @@ export function registerImages(app: FastifyInstance, library: LibraryService): v
     },
     ...['/thumbnails/:id', '/dvr/files/:id/preview.jpg'].map((url) => ({
       url,
-      summary: url.startsWith('/dvr') ? "The item's thumbnail, at the path desktop clients ask" : 'A frame taken from an imported item (thumbnail_url points here)',
+      summary: url.startsWith('/dvr')
+        ? "The item's thumbnail, at the path desktop clients ask"
+        : 'A frame taken from an imported item (thumbnail_url points here)',
       lookup: (id: string) => {
         // Antenna's own files, under the data directory.
         const path = library.thumbnailPath(id);

@@ -81,7 +81,9 @@ function specs(library: LibraryService): RouteSpec[] {
       response: Type.Array(ShowSchema),
       render: (_, q, c) => {
         const query = toParentQuery(q);
-        return parentsJson(library.listShows(query, c), s.show.one, query.watched === undefined, (id) => s.show.one(library.getShow(id, c)));
+        return parentsJson(library.listShows(query, c), s.show.one, query.watched === undefined, (id) =>
+          s.show.one(library.getShow(id, c)),
+        );
       },
     },
     {
@@ -89,7 +91,14 @@ function specs(library: LibraryService): RouteSpec[] {
       summary: 'Get a show',
       withId: true,
       response: ShowSchema,
-      render: (id, _, c) => parentsJson([library.getShow(id, c)], s.show.one, true, (showId) => s.show.one(library.getShow(showId, c)), true),
+      render: (id, _, c) =>
+        parentsJson(
+          [library.getShow(id, c)],
+          s.show.one,
+          true,
+          (showId) => s.show.one(library.getShow(showId, c)),
+          true,
+        ),
     },
     {
       url: '/api/v1/shows/:id/episodes',
@@ -138,7 +147,9 @@ function specs(library: LibraryService): RouteSpec[] {
       response: Type.Array(VideoGroupSchema),
       render: (_, q, c) => {
         const query = toParentQuery(q);
-        return parentsJson(library.listVideoGroups(query, c), s.videoGroup.one, query.watched === undefined, (id) => s.videoGroup.one(library.getVideoGroup(id, c)));
+        return parentsJson(library.listVideoGroups(query, c), s.videoGroup.one, query.watched === undefined, (id) =>
+          s.videoGroup.one(library.getVideoGroup(id, c)),
+        );
       },
     },
     {
@@ -146,7 +157,14 @@ function specs(library: LibraryService): RouteSpec[] {
       summary: 'Get a video group',
       withId: true,
       response: VideoGroupSchema,
-      render: (id, _, c) => parentsJson([library.getVideoGroup(id, c)], s.videoGroup.one, true, (groupId) => s.videoGroup.one(library.getVideoGroup(groupId, c)), true),
+      render: (id, _, c) =>
+        parentsJson(
+          [library.getVideoGroup(id, c)],
+          s.videoGroup.one,
+          true,
+          (groupId) => s.videoGroup.one(library.getVideoGroup(groupId, c)),
+          true,
+        ),
     },
     {
       url: '/api/v1/video_groups/:id/videos',
@@ -177,7 +195,8 @@ function specs(library: LibraryService): RouteSpec[] {
       summary: 'List collections, alphabetically',
       querystring: CollectionQuerySchema,
       response: Type.Array(CollectionSchema),
-      render: (_, q, c) => s.collection.many(library.listCollections(q.collection_type as 'movies' | 'shows' | undefined, c)),
+      render: (_, q, c) =>
+        s.collection.many(library.listCollections(q.collection_type as 'movies' | 'shows' | undefined, c)),
     },
     {
       url: '/api/v1/collections/:id',
@@ -266,7 +285,13 @@ function declaredQuery(spec: RouteSpec, raw: Query): Query {
  * show's `last_watched_at` and `number_unwatched`, and the cache then writes that show
  * again rather than the whole list. `patchable`: false for a list filtered by watched.
  */
-function parentsJson<T extends { id?: string | undefined }>(parents: readonly T[], one: (parent: T) => string, patchable: boolean, render: (id: string) => string, single = false): Buffer {
+function parentsJson<T extends { id?: string | undefined }>(
+  parents: readonly T[],
+  one: (parent: T) => string,
+  patchable: boolean,
+  render: (id: string) => string,
+  single = false,
+): Buffer {
   const how = {
     patchable,
     render: (id: string) => {
@@ -291,14 +316,20 @@ function toBytes(body: string | Buffer): Buffer {
  * Answers from the response cache, building the body on a miss. Synchronous unless a
  * compressed variant must first be made: this is the hot path of every interface-A read.
  */
-function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, reply: FastifyReply): void | Promise<FastifyReply> {
+function answer(
+  deps: InterfaceADeps,
+  spec: RouteSpec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void | Promise<FastifyReply> {
   const id = (request.params as { id?: string }).id ?? '';
   const query = declaredQuery(spec, request.query as Query);
   const baseUrl = deps.baseUrl(request);
   const key = `${spec.url}\n${baseUrl}\n${id}\n${JSON.stringify(query)}`;
   const generation = generationOf(deps.library, spec.url);
   const body =
-    deps.cache.get(key, generation, spec.url) ?? deps.cache.set(key, generation, toBytes(spec.render(id, query, { baseUrl })));
+    deps.cache.get(key, generation, spec.url) ??
+    deps.cache.set(key, generation, toBytes(spec.render(id, query, { baseUrl })));
 
   deps.front.remember(request.raw, key, spec.url);
 
@@ -309,8 +340,10 @@ function answer(deps: InterfaceADeps, spec: RouteSpec, request: FastifyRequest, 
   } else if (encoding === 'identity') {
     send(reply, body, encoding, body.identityPayload);
   } else {
-    // The reply itself is returned: Fastify then waits for it to finish (a stream takes a while) instead of sending a second, empty answer.
-    // A compression that fails (tried again by the next reader) leaves this one the bytes as they are, as the front does.
+    // The reply itself is returned: Fastify then waits for it to finish (a stream takes a while) instead of sending a
+    // second, empty answer.
+    // A compression that fails (tried again by the next reader) leaves this one the bytes as they are, as the front
+    // does.
     return body.encoded(encoding).then(
       (payload) => send(reply, body, encoding, payload),
       () => send(reply, body, 'identity', body.identityPayload),

@@ -9,7 +9,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LineupEditsService } from '../dvr/lineup/lineup-edits.service.js';
 import { guideOut } from '../dvr/dvr-resource-mappers.js';
 import { GuideSchema } from '../model/dvr.schemas.js';
-import { GuideEditSchema, type LineupEdit, LineupEditSchema, LineupChannelSchema, LineupGroupSchema, RenumberBodySchema } from '../model/lineup.schemas.js';
+import {
+  GuideEditSchema,
+  type LineupEdit,
+  LineupEditSchema,
+  LineupChannelSchema,
+  LineupGroupSchema,
+  RenumberBodySchema,
+} from '../model/lineup.schemas.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema, StorageErrors } from '../http/error-reply.js';
 import { TAGS } from './openapi-tags.js';
@@ -19,13 +26,24 @@ export interface LineupEditRoutesDeps {
 }
 
 const Errors = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, ...StorageErrors };
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'a channel id (GET /dvr/lineup)' }) });
-const GroupParams = Type.Object({ group: Type.String({ minLength: 1, maxLength: 2000, description: 'a group name (GET /dvr/lineup/groups), URL-encoded' }) });
+const IdParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200, description: 'a channel id (GET /dvr/lineup)' }),
+});
+const GroupParams = Type.Object({
+  group: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    description: 'a group name (GET /dvr/lineup/groups), URL-encoded',
+  }),
+});
 const GuideParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const Channels = Type.Array(LineupChannelSchema);
 
 function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply.code(status).headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).send(body);
+  return reply
+    .code(status)
+    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
+    .send(body);
 }
 
 export function registerLineupEditRoutes(app: FastifyInstance, deps: LineupEditRoutesDeps): void {
@@ -36,14 +54,37 @@ export function registerLineupEditRoutes(app: FastifyInstance, deps: LineupEditR
 
   app.get(
     '/dvr/lineup',
-    { schema: { summary: "Every channel, hidden ones too, with what its source says and the user's edits", tags, response: { 200: Channels, 401: ErrorSchema } } },
+    {
+      schema: {
+        summary: "Every channel, hidden ones too, with what its source says and the user's edits",
+        tags,
+        response: { 200: Channels, 401: ErrorSchema },
+      },
+    },
     (_request, reply) => json(reply, 200, edits.list()),
   );
-  app.get('/dvr/lineup/groups', { schema: { summary: 'Channel groups (the user’s, else the sources’ group-titles)', tags, response: { 200: Type.Array(LineupGroupSchema), 401: ErrorSchema } } }, (_request, reply) =>
-    json(reply, 200, edits.groups()),
+  app.get(
+    '/dvr/lineup/groups',
+    {
+      schema: {
+        summary: 'Channel groups (the user’s, else the sources’ group-titles)',
+        tags,
+        response: { 200: Type.Array(LineupGroupSchema), 401: ErrorSchema },
+      },
+    },
+    (_request, reply) => json(reply, 200, edits.groups()),
   );
-  app.get('/dvr/lineup/:id', { schema: { summary: 'One channel of the lineup', tags, params: IdParams, response: { 200: LineupChannelSchema, ...Errors } } }, (request, reply) =>
-    json(reply, 200, edits.get(id(request))),
+  app.get(
+    '/dvr/lineup/:id',
+    {
+      schema: {
+        summary: 'One channel of the lineup',
+        tags,
+        params: IdParams,
+        response: { 200: LineupChannelSchema, ...Errors },
+      },
+    },
+    (request, reply) => json(reply, 200, edits.get(id(request))),
   );
   app.patch(
     '/dvr/lineup/:id',
@@ -67,7 +108,14 @@ export function registerLineupEditRoutes(app: FastifyInstance, deps: LineupEditR
   ] as const) {
     app.post(
       `/dvr/lineup/groups/:group/${action}`,
-      { schema: { summary: `${action === 'hide' ? 'Hide' : 'Show'} every channel of a group`, tags, params: GroupParams, response: { 200: Channels, ...Errors } } },
+      {
+        schema: {
+          summary: `${action === 'hide' ? 'Hide' : 'Show'} every channel of a group`,
+          tags,
+          params: GroupParams,
+          response: { 200: Channels, ...Errors },
+        },
+      },
       (request, reply) => json(reply, 200, edits.setGroupHidden(group(request), hidden)),
     );
   }
@@ -83,11 +131,21 @@ export function registerLineupEditRoutes(app: FastifyInstance, deps: LineupEditR
         response: { 200: Channels, ...Errors },
       },
     },
-    (request, reply) => json(reply, 200, edits.renumberGroup(group(request), (request.body as { start: number }).start)),
+    (request, reply) =>
+      json(reply, 200, edits.renumberGroup(group(request), (request.body as { start: number }).start)),
   );
   app.patch(
     '/dvr/guides/:id',
-    { schema: { summary: "Set a guide's priority (where guides describe one channel, the first gives its programmes)", tags, params: GuideParams, body: GuideEditSchema, response: { 200: GuideSchema, ...Errors } } },
-    (request, reply) => json(reply, 200, guideOut(edits.setGuidePriority(id(request), (request.body as { priority: number }).priority))),
+    {
+      schema: {
+        summary: "Set a guide's priority (where guides describe one channel, the first gives its programmes)",
+        tags,
+        params: GuideParams,
+        body: GuideEditSchema,
+        response: { 200: GuideSchema, ...Errors },
+      },
+    },
+    (request, reply) =>
+      json(reply, 200, guideOut(edits.setGuidePriority(id(request), (request.body as { priority: number }).priority))),
   );
 }

@@ -22,13 +22,25 @@ export interface LineupRoutesDeps {
 const DAY = 86_400;
 const M3uQuery = Type.Object(
   {
-    format: Type.Optional(Type.Literal('ts', { description: 'stream URLs that answer MPEG-TS (they always do): accepted for players that ask' })),
-    codec: Type.Optional(Type.Literal('copy', { description: 'the channels as the source sends them (they always are): accepted for players that ask' })),
+    format: Type.Optional(
+      Type.Literal('ts', {
+        description: 'stream URLs that answer MPEG-TS (they always do): accepted for players that ask',
+      }),
+    ),
+    codec: Type.Optional(
+      Type.Literal('copy', {
+        description: 'the channels as the source sends them (they always are): accepted for players that ask',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
 const XmltvQuery = Type.Object(
-  { duration: Type.Optional(Type.Integer({ minimum: 3600, maximum: 28 * DAY, description: 'seconds of guide from now (default 14 days)' })) },
+  {
+    duration: Type.Optional(
+      Type.Integer({ minimum: 3600, maximum: 28 * DAY, description: 'seconds of guide from now (default 14 days)' }),
+    ),
+  },
   { additionalProperties: true },
 );
 const TunerSchema = Type.Object({
@@ -43,8 +55,20 @@ const TunerSchema = Type.Object({
   LineupURL: Type.String(),
   TunerCount: Type.Integer({ description: 'the streams the sources allow at once, together' }),
 });
-const LineupSchema = Type.Array(Type.Object({ GuideNumber: Type.String(), GuideName: Type.String(), URL: Type.String(), HD: Type.Optional(Type.Literal(1)) }));
-const LineupStatusSchema = Type.Object({ ScanInProgress: Type.Integer(), ScanPossible: Type.Integer(), Source: Type.String(), SourceList: Type.Array(Type.String()) });
+const LineupSchema = Type.Array(
+  Type.Object({
+    GuideNumber: Type.String(),
+    GuideName: Type.String(),
+    URL: Type.String(),
+    HD: Type.Optional(Type.Literal(1)),
+  }),
+);
+const LineupStatusSchema = Type.Object({
+  ScanInProgress: Type.Integer(),
+  ScanPossible: Type.Integer(),
+  Source: Type.String(),
+  SourceList: Type.Array(Type.String()),
+});
 
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: Type.String() } } });
 const NO_CACHE = { ...CORS_HEADERS, 'cache-control': 'no-cache' };
@@ -59,13 +83,17 @@ export function registerLineupRoutes(app: FastifyInstance, { lineup, baseUrl }: 
     '/devices/ANY/channels.m3u',
     {
       schema: {
-        summary: "The lineup as an M3U playlist for other players: Antenna's channel names, numbers and logos, streams through Antenna",
+        summary:
+          "The lineup as an M3U playlist for other players: Antenna's channel names, numbers and logos, streams through Antenna",
         tags: [TAGS.dvr],
         querystring: M3uQuery,
         response: { 200: text('audio/x-mpegurl', 'the playlist'), 400: ErrorSchema },
       },
     },
-    (request, reply) => reply.headers({ ...NO_CACHE, 'content-type': 'audio/x-mpegurl; charset=utf-8' }).send(m3uOf(lineup.channels(), streamUrl(request))),
+    (request, reply) =>
+      reply
+        .headers({ ...NO_CACHE, 'content-type': 'audio/x-mpegurl; charset=utf-8' })
+        .send(m3uOf(lineup.channels(), streamUrl(request))),
   );
 
   app.get(
@@ -81,7 +109,9 @@ export function registerLineupRoutes(app: FastifyInstance, { lineup, baseUrl }: 
     (request, reply) => {
       const { duration = 14 * DAY } = request.query as Static<typeof XmltvQuery>;
       const channels = lineup.channels();
-      const document = Readable.from(xmltvDocument(channels, lineup.programmes(duration, channels)), { objectMode: false });
+      const document = Readable.from(xmltvDocument(channels, lineup.programmes(duration, channels)), {
+        objectMode: false,
+      });
       return reply.headers({ ...NO_CACHE, 'content-type': 'application/xml; charset=utf-8' }).send(document);
     },
   );
@@ -89,15 +119,37 @@ export function registerLineupRoutes(app: FastifyInstance, { lineup, baseUrl }: 
   // ---------------------------------------------------------------- an HDHomeRun tuner's face
   app.get(
     '/discover.json',
-    { schema: { summary: 'Antenna described as an HDHomeRun tuner (Plex, Jellyfin and Emby add it by address)', tags: [TAGS.dvr], response: { 200: TunerSchema } } },
-    (request, reply) => reply.headers(NO_CACHE).send(tunerDescription(baseUrl(request), lineup.deviceId(), lineup.tunerCount(), VERSION)),
+    {
+      schema: {
+        summary: 'Antenna described as an HDHomeRun tuner (Plex, Jellyfin and Emby add it by address)',
+        tags: [TAGS.dvr],
+        response: { 200: TunerSchema },
+      },
+    },
+    (request, reply) =>
+      reply.headers(NO_CACHE).send(tunerDescription(baseUrl(request), lineup.deviceId(), lineup.tunerCount(), VERSION)),
   );
-  app.get('/lineup.json', { schema: { summary: 'The lineup as an HDHomeRun tuner lists it', tags: [TAGS.dvr], response: { 200: LineupSchema } } }, (request, reply) =>
-    reply.headers(NO_CACHE).send(hdhomerunLineup(lineup.channels(), streamUrl(request))),
+  app.get(
+    '/lineup.json',
+    {
+      schema: {
+        summary: 'The lineup as an HDHomeRun tuner lists it',
+        tags: [TAGS.dvr],
+        response: { 200: LineupSchema },
+      },
+    },
+    (request, reply) => reply.headers(NO_CACHE).send(hdhomerunLineup(lineup.channels(), streamUrl(request))),
   );
   app.get(
     '/lineup_status.json',
-    { schema: { summary: 'An HDHomeRun tuner’s scan status: never scanning (the lineup comes from Antenna’s sources)', tags: [TAGS.dvr], response: { 200: LineupStatusSchema } } },
-    (_request, reply) => reply.headers(NO_CACHE).send({ ScanInProgress: 0, ScanPossible: 0, Source: 'Cable', SourceList: ['Cable'] }),
+    {
+      schema: {
+        summary: 'An HDHomeRun tuner’s scan status: never scanning (the lineup comes from Antenna’s sources)',
+        tags: [TAGS.dvr],
+        response: { 200: LineupStatusSchema },
+      },
+    },
+    (_request, reply) =>
+      reply.headers(NO_CACHE).send({ ScanInProgress: 0, ScanPossible: 0, Source: 'Cable', SourceList: ['Cable'] }),
   );
 }

@@ -25,37 +25,57 @@ export interface ManagementDeps {
 }
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }) });
-const Item = Type.Object({ id: Type.String() }, { additionalProperties: true, description: 'The item in its interface-A shape.' });
+const Item = Type.Object(
+  { id: Type.String() },
+  { additionalProperties: true, description: 'The item in its interface-A shape.' },
+);
 const ErrorReplies = { 400: ErrorSchema, 401: ErrorSchema, 404: ErrorSchema, ...StorageErrors };
 
 function sendJson(reply: FastifyReply, bytes: Buffer): FastifyReply {
-  return reply.headers({ ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }).send(bytes);
+  return reply
+    .headers({ ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' })
+    .send(bytes);
 }
 
 export function registerManagement(app: FastifyInstance, deps: ManagementDeps): void {
   const { files } = deps;
-  const itemAnswer = (request: FastifyRequest, reply: FastifyReply, id: string) => sendJson(reply, files.item(id, deps.baseUrl(request)));
+  const itemAnswer = (request: FastifyRequest, reply: FastifyReply, id: string) =>
+    sendJson(reply, files.item(id, deps.baseUrl(request)));
 
   app.get(
     '/dvr',
     {
       schema: {
-        summary: 'The DVR: where it records (clients map file paths with it), its version, the free space there, and the import folders',
+        summary:
+          'The DVR: where it records (clients map file paths with it), its version, the free space there, and the import folders',
         tags: [TAGS.management],
         response: { 200: DvrInfoSchema },
       },
     },
-    (_request, reply) => reply.headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' }).send({ ...files.describe(VERSION), roots: deps.roots().map(({ kind, path }) => ({ kind, path })) }),
+    (_request, reply) =>
+      reply
+        .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
+        .send({ ...files.describe(VERSION), roots: deps.roots().map(({ kind, path }) => ({ kind, path })) }),
   );
 
   app.get(
     '/dvr/files/:id',
-    { schema: { summary: 'A playable item with its file facts', tags: [TAGS.management], params: IdParams, response: { 200: FileItem, 404: ErrorSchema } } },
+    {
+      schema: {
+        summary: 'A playable item with its file facts',
+        tags: [TAGS.management],
+        params: IdParams,
+        response: { 200: FileItem, 404: ErrorSchema },
+      },
+    },
     (request, reply) => {
       const { id } = request.params as { id: string };
       const base = deps.baseUrl(request);
       const item = files.item(id, base);
-      const client = files.clientFields(id, JSON.parse(item.toString('utf8')) as Parameters<MediaFilesService['clientFields']>[1]);
+      const client = files.clientFields(
+        id,
+        JSON.parse(item.toString('utf8')) as Parameters<MediaFilesService['clientFields']>[1],
+      );
       const facts = Buffer.from(`,"file":${JSON.stringify(files.facts(id, base))},${JSON.stringify(client).slice(1)}`);
       // The item's JSON ends with its closing brace: the facts go in just before it.
       return sendJson(reply, Buffer.concat([item.subarray(0, item.length - 1), facts]));
@@ -63,15 +83,30 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
   );
 
   const watchState = [
-    { url: '/dvr/files/:id/watch', summary: 'Mark an item watched (resume position back to 0)', change: (id: string) => files.watch(id) },
+    {
+      url: '/dvr/files/:id/watch',
+      summary: 'Mark an item watched (resume position back to 0)',
+      change: (id: string) => files.watch(id),
+    },
     { url: '/dvr/files/:id/unwatch', summary: 'Mark an item unwatched', change: (id: string) => files.unwatch(id) },
   ];
   for (const route of watchState) {
-    app.put(route.url, { schema: { summary: route.summary, tags: [TAGS.management], params: IdParams, response: { 200: Item, ...ErrorReplies } } }, (request, reply) => {
-      const { id } = request.params as { id: string };
-      route.change(id);
-      return itemAnswer(request, reply, id);
-    });
+    app.put(
+      route.url,
+      {
+        schema: {
+          summary: route.summary,
+          tags: [TAGS.management],
+          params: IdParams,
+          response: { 200: Item, ...ErrorReplies },
+        },
+      },
+      (request, reply) => {
+        const { id } = request.params as { id: string };
+        route.change(id);
+        return itemAnswer(request, reply, id);
+      },
+    );
   }
 
   app.put(
@@ -128,17 +163,30 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
       url,
       {
         schema: {
-          summary: 'The item\'s media file: byte ranges, If-Range, conditional GET, HEAD; only media inside the library (403, 409)',
-          description: 'The extension form (stream.mkv) is for players that choose a demuxer by URL; any extension serves the same file.',
+          summary:
+            "The item's media file: byte ranges, If-Range, conditional GET, HEAD; only media inside the library (403, 409)",
+          description:
+            'The extension form (stream.mkv) is for players that choose a demuxer by URL; any extension serves the same file.',
           tags: [TAGS.media],
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }), ext: Type.Optional(Type.String({ maxLength: 16 })) }),
+          params: Type.Object({
+            id: Type.String({ minLength: 1, maxLength: 2048 }),
+            ext: Type.Optional(Type.String({ maxLength: 16 })),
+          }),
           response: { 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 416: ErrorSchema },
         },
       },
       (request, reply) => {
         const { id } = request.params as { id: string };
         const file = files.streamFile(id);
-        return sendKnownFile(request, reply, file.path, 'no-cache', `The file of '${id}' is not on disk now; check the import folder or rescan.`, file.knownAs, file.identity);
+        return sendKnownFile(
+          request,
+          reply,
+          file.path,
+          'no-cache',
+          `The file of '${id}' is not on disk now; check the import folder or rescan.`,
+          file.knownAs,
+          file.identity,
+        );
       },
     );
   }
@@ -149,7 +197,12 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
       schema: {
         summary: 'Rescan the import roots, or the one named',
         tags: [TAGS.management],
-        body: Type.Optional(Type.Object({ root: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) }, { additionalProperties: false })),
+        body: Type.Optional(
+          Type.Object(
+            { root: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) },
+            { additionalProperties: false },
+          ),
+        ),
         response: { 202: ScansQueuedSchema, ...ErrorReplies },
       },
     },
@@ -162,7 +215,10 @@ export function registerManagement(app: FastifyInstance, deps: ManagementDeps): 
           status: 400,
           code: 'invalid_parameter',
           parameter: 'root',
-          message: known.length === 0 ? 'No import roots are configured.' : `'${root}' is not an import root; the roots are: ${known.join(', ')}.`,
+          message:
+            known.length === 0
+              ? 'No import roots are configured.'
+              : `'${root}' is not an import root; the roots are: ${known.join(', ')}.`,
           ...(known.length > 0 ? { allowed: known } : {}),
         });
       }

@@ -19,11 +19,16 @@ export function registerMetrics(app: FastifyInstance, metrics: HttpMetrics): voi
     '/metrics',
     {
       schema: {
-        summary: 'Prometheus metrics: requests by route, cache lookups, scan progress, recordings, tuners, HLS sessions, transcodes, the process',
-        description: 'Text exposition format 0.0.4; no token needed. Query parameters are ignored. The README lists every metric.',
+        summary:
+          'Prometheus metrics: requests by route, cache lookups, scan progress, recordings, tuners, HLS sessions, transcodes, the process',
+        description:
+          'Text exposition format 0.0.4; no token needed. Query parameters are ignored. The README lists every metric.',
         tags: [TAGS.status],
         response: {
-          200: { description: 'the metrics, in Prometheus text format', content: { 'text/plain': { schema: Type.String() } } },
+          200: {
+            description: 'the metrics, in Prometheus text format',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
           500: ErrorSchema,
         },
       },

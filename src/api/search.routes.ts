@@ -14,7 +14,12 @@ import type { GuideMatch } from '../dvr/lineup/guide-search.service.js';
 import type { LibraryService } from '../library/library.service.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema } from '../http/error-reply.js';
-import { GuideMatchSchema, SEARCH_DEFAULT_LIMIT, SearchQuerySchema, SearchResultsSchema } from '../model/search.schemas.js';
+import {
+  GuideMatchSchema,
+  SEARCH_DEFAULT_LIMIT,
+  SearchQuerySchema,
+  SearchResultsSchema,
+} from '../model/search.schemas.js';
 import { serializers } from './json-serializers.js';
 import { TAGS } from './openapi-tags.js';
 
@@ -35,14 +40,20 @@ export const guideMatchOut = (match: GuideMatch) => ({
   ...(match.job ? { job: match.job } : {}),
 });
 
-const list = (items: readonly Buffer[]) => Buffer.concat([Buffer.from('['), ...items.flatMap((item, i) => (i === 0 ? [item] : [Buffer.from(','), item])), Buffer.from(']')]);
+const list = (items: readonly Buffer[]) =>
+  Buffer.concat([
+    Buffer.from('['),
+    ...items.flatMap((item, i) => (i === 0 ? [item] : [Buffer.from(','), item])),
+    Buffer.from(']'),
+  ]);
 
 export function registerSearchRoutes(app: FastifyInstance, deps: SearchRoutesDeps): void {
   app.get(
     '/dvr/search',
     {
       schema: {
-        summary: 'Search shows, movies, videos, episodes and upcoming guide programmes by name (every word must appear)',
+        summary:
+          'Search shows, movies, videos, episodes and upcoming guide programmes by name (every word must appear)',
         tags: [TAGS.management],
         querystring: SearchQuerySchema,
         response: { 200: SearchResultsSchema, 400: ErrorSchema },
@@ -53,7 +64,9 @@ export function registerSearchRoutes(app: FastifyInstance, deps: SearchRoutesDep
       const found = deps.library.search(q, limit, { baseUrl: deps.baseUrl(request) });
       const programmes = deps.dvr ? deps.dvr.guideSearch.search(q, limit).map(guideMatchOut) : [];
       const body = Buffer.concat([
-        Buffer.from(`{"query":${JSON.stringify(q)},"shows":${serializers.show.many(found.shows)},"video_groups":${serializers.videoGroup.many(found.video_groups)},"episodes":`),
+        Buffer.from(
+          `{"query":${JSON.stringify(q)},"shows":${serializers.show.many(found.shows)},"video_groups":${serializers.videoGroup.many(found.video_groups)},"episodes":`,
+        ),
         list(found.episodes),
         Buffer.from(',"movies":'),
         list(found.movies),
@@ -68,5 +81,7 @@ export function registerSearchRoutes(app: FastifyInstance, deps: SearchRoutesDep
 
 function send(reply: FastifyReply, bytes: Buffer): FastifyReply {
   // The library and the guide change under a search: never reuse an answer without asking.
-  return reply.headers({ ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }).send(bytes);
+  return reply
+    .headers({ ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' })
+    .send(bytes);
 }

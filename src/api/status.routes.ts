@@ -12,7 +12,14 @@ export interface StatusDeps {
   version: string;
   startedAt: number;
   scanStatus?: (() => ScanStatus) | undefined;
-  dvrStatus?: (() => { recording: string[]; recording_files: string[]; refreshing: boolean; streams: { channel: string; source: string; recordings: number; viewers: number; bytes: number }[] }) | undefined;
+  dvrStatus?:
+    | (() => {
+        recording: string[];
+        recording_files: string[];
+        refreshing: boolean;
+        streams: { channel: string; source: string; recordings: number; viewers: number; bytes: number }[];
+      })
+    | undefined;
 }
 
 function scanOf(status: ScanStatus, library: LibraryService) {
@@ -45,7 +52,11 @@ function scanOf(status: ScanStatus, library: LibraryService) {
       : {}),
     not_media: {
       count: notMedia.count,
-      files: notMedia.files.map((file) => ({ id: file.item_id, path: file.path, reason: file.problem ?? 'ffprobe could not read it' })),
+      files: notMedia.files.map((file) => ({
+        id: file.item_id,
+        path: file.path,
+        reason: file.problem ?? 'ffprobe could not read it',
+      })),
     },
   };
 }
@@ -53,7 +64,13 @@ function scanOf(status: ScanStatus, library: LibraryService) {
 export function registerStatus(app: FastifyInstance, deps: StatusDeps): void {
   app.get(
     '/status',
-    { schema: { summary: 'Server version, uptime and library counts', tags: [TAGS.status], response: { 200: StatusSchema } } },
+    {
+      schema: {
+        summary: 'Server version, uptime and library counts',
+        tags: [TAGS.status],
+        response: { 200: StatusSchema },
+      },
+    },
     () => ({
       name: 'antenna',
       version: deps.version,

@@ -38,7 +38,11 @@ export async function registerWebApp(app: FastifyInstance, webDir: string = DEFA
   const sendPage = (_request: unknown, reply: FastifyReply) => {
     const bytes = currentPage();
     if (!bytes) {
-      return sendError(reply, { status: 503, code: 'app_not_built', message: 'The web app has not been built: run `npm run build` (npm ci does it), then start the server again.' });
+      return sendError(reply, {
+        status: 503,
+        code: 'app_not_built',
+        message: 'The web app has not been built: run `npm run build` (npm ci does it), then start the server again.',
+      });
     }
     return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(bytes);
   };
@@ -60,6 +64,12 @@ export async function registerWebApp(app: FastifyInstance, webDir: string = DEFA
   });
   // Files Vite copies from web/public (the icon), at the root: cached for a day, they keep their names.
   for (const name of ['favicon.svg']) {
-    if (existsSync(join(webDir, name))) app.get(`/${name}`, hidden, (_request, reply) => reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(readFileSync(join(webDir, name))));
+    if (existsSync(join(webDir, name)))
+      app.get(`/${name}`, hidden, (_request, reply) =>
+        reply
+          .header('cache-control', 'public, max-age=86400')
+          .type('image/svg+xml')
+          .send(readFileSync(join(webDir, name))),
+      );
   }
 }

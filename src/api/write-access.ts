@@ -31,21 +31,38 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 
 export function originPolicyOf(access: WriteAccess): OriginPolicy {
   const own = access.publicUrl ? [new URL(access.publicUrl).origin.toLowerCase()] : [];
-  return { allowed: new Set((access.allowedOrigins ?? []).map((origin) => origin.toLowerCase())), own: new Set(own), program: 'the server' };
+  return {
+    allowed: new Set((access.allowedOrigins ?? []).map((origin) => origin.toLowerCase())),
+    own: new Set(own),
+    program: 'the server',
+  };
 }
 
-export function writeRefusal(request: FastifyRequest, token: string | undefined, policy: OriginPolicy): (Refusal & { status: 401 | 403 }) | undefined {
+export function writeRefusal(
+  request: FastifyRequest,
+  token: string | undefined,
+  policy: OriginPolicy,
+): (Refusal & { status: 401 | 403 }) | undefined {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return undefined;
   const fromPage = originRefusal(request.headers.origin, request.headers.host, policy, request.protocol);
   if (fromPage) return { status: 403, ...fromPage };
   if (token !== undefined) {
     return tokenMatches(request.headers.authorization, token)
       ? undefined
-      : { status: 401, code: 'unauthorized', message: 'This server needs a token for changes: send Authorization: Bearer <token>.' };
+      : {
+          status: 401,
+          code: 'unauthorized',
+          message: 'This server needs a token for changes: send Authorization: Bearer <token>.',
+        };
   }
   return isPrivateAddress(request.socket.remoteAddress)
     ? undefined
-    : { status: 401, code: 'unauthorized', message: 'Changes are accepted only from the local network while the server has no token; start it with --token to allow others.' };
+    : {
+        status: 401,
+        code: 'unauthorized',
+        message:
+          'Changes are accepted only from the local network while the server has no token; start it with --token to allow others.',
+      };
 }
 
 /** Refuses writes in `context` that `writeRefusal` refuses, before the body is read. */

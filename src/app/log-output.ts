@@ -16,11 +16,20 @@ import { redactUrl, redactUrlsInText } from '../common/url-redaction.js';
 import { ConfigError } from '../config/config-values.js';
 import type { LogSettings } from '../config/log-settings.js';
 
-export type LogOutput = { kind: 'pretty' } | { kind: 'json' } | { kind: 'file'; file: string; maxBytes: number; keep: number };
+export type LogOutput =
+  | { kind: 'pretty' }
+  | { kind: 'json' }
+  | { kind: 'file'; file: string; maxBytes: number; keep: number };
 
 /** Where log lines go: the file when one is given, else pretty on a terminal (or when asked), else JSON (pure). */
 export function chooseLogOutput(settings: Omit<LogSettings, 'logLevel'>, stdoutIsTty: boolean): LogOutput {
-  if (settings.logFile !== undefined) return { kind: 'file', file: settings.logFile, maxBytes: Math.round(settings.logFileSize * 1024 * 1024), keep: settings.logFileKeep };
+  if (settings.logFile !== undefined)
+    return {
+      kind: 'file',
+      file: settings.logFile,
+      maxBytes: Math.round(settings.logFileSize * 1024 * 1024),
+      keep: settings.logFileKeep,
+    };
   if (settings.logFormat === 'pretty' || (settings.logFormat === 'auto' && stdoutIsTty)) return { kind: 'pretty' };
   return { kind: 'json' };
 }
@@ -30,7 +39,14 @@ export function chooseLogOutput(settings: Omit<LogSettings, 'logLevel'>, stdoutI
  * token in request headers, cookies, and any `token` field (the server's --token, the
  * player's token for its server).
  */
-export const REDACTED_PATHS = ['req.headers.authorization', 'headers.authorization', 'req.headers.cookie', 'headers.cookie', 'token', '*.token'];
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'headers.authorization',
+  'req.headers.cookie',
+  'headers.cookie',
+  'token',
+  '*.token',
+];
 
 /**
  * Credentials in URLs never reach a log either (common/url-redaction.ts), wherever a
@@ -60,21 +76,34 @@ function redactLogValue(value: unknown, key = '', depth = 0): unknown {
   if (depth >= MAX_DEPTH || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((entry) => redactLogValue(entry, '', depth + 1));
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, redactLogValue(entry, name, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([name, entry]) => [name, redactLogValue(entry, name, depth + 1)]),
+  );
 }
 
-/** pino's error serializer (type, message and stack with their causes', own fields), then its text redacted; an error given as text, redacted. */
+/**
+ * pino's error serializer (type, message and stack with their causes', own fields), then its text redacted; an error
+ * given as text, redacted.
+ */
 function shownError(error: unknown): unknown {
   if (!(error instanceof Error)) return redactLogValue(error);
   // Its object's prototype is pino's, not a plain object's: its fields are taken one by one.
-  return Object.fromEntries(Object.entries(pino.stdSerializers.err(error)).map(([name, value]) => [name, redactLogValue(value, name, 1)]));
+  return Object.fromEntries(
+    Object.entries(pino.stdSerializers.err(error)).map(([name, value]) => [name, redactLogValue(value, name, 1)]),
+  );
 }
 
-/** A Fastify request as Fastify's own serializer shows it (not its headers), its URL redacted; another object as it is, its URL redacted. */
+/**
+ * A Fastify request as Fastify's own serializer shows it (not its headers), its URL redacted; another object as it is,
+ * its URL redacted.
+ */
 function shownRequest(request: unknown): unknown {
   if (request === null || typeof request !== 'object') return request;
   const fields = request as Record<string, unknown>;
-  const shown = 'raw' in fields ? { method: fields.method, url: fields.url, host: fields.host, remoteAddress: fields.ip } : { ...fields };
+  const shown =
+    'raw' in fields
+      ? { method: fields.method, url: fields.url, host: fields.host, remoteAddress: fields.ip }
+      : { ...fields };
   return typeof shown.url === 'string' ? { ...shown, url: redactUrl(shown.url) } : shown;
 }
 
@@ -95,6 +124,8 @@ function destinationOf(output: Exclude<LogOutput, { kind: 'json' }>): Destinatio
     return new RotatingLogFile(output.file, { maxBytes: output.maxBytes, keep: output.keep });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ConfigError(`Log file ${output.file} cannot be opened (${code}): give --log-file a file in a folder this user can write, or leave it out to log to stdout.`);
+    throw new ConfigError(
+      `Log file ${output.file} cannot be opened (${code}): give --log-file a file in a folder this user can write, or leave it out to log to stdout.`,
+    );
   }
 }

@@ -25,7 +25,14 @@ export async function generateOpenApiDocument(): Promise<unknown> {
   const logger = pino({ level: 'silent' });
   // Named, never created: the DVR writes only when it records, and it is never started here.
   const unused = join(tmpdir(), 'antenna-openapi-unused');
-  const dvr = new DvrService(db, { recordingsDir: unused, thumbnailsDir: unused, workDir: unused, sources: { sources: [], guides: [] }, logger, refreshInterval: 0 });
+  const dvr = new DvrService(db, {
+    recordingsDir: unused,
+    thumbnailsDir: unused,
+    workDir: unused,
+    sources: { sources: [], guides: [] },
+    logger,
+    refreshInterval: 0,
+  });
   // Never started: it makes no folder and runs nothing until a playlist is asked for.
   const hls = new HlsService({
     dir: unused,
@@ -53,7 +60,15 @@ export async function generateOpenApiDocument(): Promise<unknown> {
       roots: () => [],
       requestScan: () => undefined,
     },
-    scanStatus: () => ({ phase: 'idle', filesSeen: 0, probed: 0, thumbnails: 0, toProbe: 0, toThumbnail: 0, running: false }),
+    scanStatus: () => ({
+      phase: 'idle',
+      filesSeen: 0,
+      probed: 0,
+      thumbnails: 0,
+      toProbe: 0,
+      toThumbnail: 0,
+      running: false,
+    }),
     logger,
     fallbackBaseUrl: 'http://localhost:8089',
   });

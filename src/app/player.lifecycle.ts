@@ -36,19 +36,47 @@ export interface StartPlayerOptions {
 }
 
 /** The one place a backend is chosen; `named`: the server was given (not merely found on the network). */
-function createBackend(config: PlayerConfig, logger: Logger, serverUrl: () => string | undefined, named: boolean): RunningPlayer['backend'] {
+function createBackend(
+  config: PlayerConfig,
+  logger: Logger,
+  serverUrl: () => string | undefined,
+  named: boolean,
+): RunningPlayer['backend'] {
   const display = hasDisplay(config, process.env);
   if (config.backend === 'browser') {
-    if (!display) logger.warn('no display (DISPLAY or WAYLAND_DISPLAY) for the browser backend: Chromium runs headless and nothing is shown; on a box without a screen use --backend mpv');
-    if (process.getuid?.() === 0) logger.warn('the player runs as root, so Chromium runs without its sandbox: run it as an ordinary user');
+    if (!display)
+      logger.warn(
+        'no display (DISPLAY or WAYLAND_DISPLAY) for the browser backend: Chromium runs headless and nothing is shown; on a box without a screen use --backend mpv',
+      );
+    if (process.getuid?.() === 0)
+      logger.warn('the player runs as root, so Chromium runs without its sandbox: run it as an ordinary user');
     // The TV runs the pages of the server it opens: one merely found on the network could be anyone's.
-    if (!named) logger.warn('the app is opened from a server found on the network: give --server to choose which one the TV trusts');
-    return new BrowserBackend({ chromiumPath: config.chromium, serverUrl, token: named ? config.token : undefined, display, logger });
+    if (!named)
+      logger.warn(
+        'the app is opened from a server found on the network: give --server to choose which one the TV trusts',
+      );
+    return new BrowserBackend({
+      chromiumPath: config.chromium,
+      serverUrl,
+      token: named ? config.token : undefined,
+      display,
+      logger,
+    });
   }
-  return new MpvBackend({ mpvPath: config.mpv, socketPath: config.mpvIpc, display, options: config.mpvOptions, logger });
+  return new MpvBackend({
+    mpvPath: config.mpv,
+    socketPath: config.mpvIpc,
+    display,
+    options: config.mpvOptions,
+    logger,
+  });
 }
 
-export async function startPlayer(config: PlayerConfig, logger: Logger, options: StartPlayerOptions = {}): Promise<RunningPlayer> {
+export async function startPlayer(
+  config: PlayerConfig,
+  logger: Logger,
+  options: StartPlayerOptions = {},
+): Promise<RunningPlayer> {
   let browser: ServiceBrowser | undefined;
   let locate = options.serverUrl;
   if (!locate && config.server) locate = () => config.server;
@@ -60,14 +88,19 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
   }
   // A server merely found on the network is not trusted with the token: anything on the network can advertise one.
   const named = Boolean(options.serverUrl ?? config.server);
-  if (config.token && !named) logger.warn('the token is sent only to a server named with --server; a server found on the network gets none: give --server to send it');
+  if (config.token && !named)
+    logger.warn(
+      'the token is sent only to a server named with --server; a server found on the network gets none: give --server to send it',
+    );
   const backend = createBackend(config, logger, locate, named);
   try {
     await backend.start();
   } catch (error) {
     await backend.stop();
     browser?.stop();
-    throw error instanceof MpvStartError || error instanceof ChromiumStartError ? new StartupError(error.message) : error;
+    throw error instanceof MpvStartError || error instanceof ChromiumStartError
+      ? new StartupError(error.message)
+      : error;
   }
   const player = new PlayerService({
     backend,
@@ -85,8 +118,10 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
     await backend.stop();
     browser?.stop();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new StartupError(`Port ${config.port} is in use (another player?): stop it, or give --port.`);
-    if (code === 'EADDRNOTAVAIL') throw new StartupError(`This machine has no address ${config.host}: give --host an address it has.`);
+    if (code === 'EADDRINUSE')
+      throw new StartupError(`Port ${config.port} is in use (another player?): stop it, or give --port.`);
+    if (code === 'EADDRNOTAVAIL')
+      throw new StartupError(`This machine has no address ${config.host}: give --host an address it has.`);
     throw error;
   }
   const port = listeningPort(app.server, config.port);
@@ -100,7 +135,10 @@ export async function startPlayer(config: PlayerConfig, logger: Logger, options:
         txt: { name: config.name, id: stableId('player', String(port)), version: VERSION },
         logger,
       }).catch((error: unknown) => {
-        logger.warn({ err: error }, 'could not advertise the player on the network: give clients its address (and check that this network allows multicast, or pass --no-mdns)');
+        logger.warn(
+          { err: error },
+          'could not advertise the player on the network: give clients its address (and check that this network allows multicast, or pass --no-mdns)',
+        );
         return undefined;
       })
     : Promise.resolve(undefined);
@@ -129,6 +167,11 @@ export async function runPlayer(config: PlayerConfig): Promise<void> {
   const starting = startPlayer(config, logger);
   stopOnSignals(logger, async () => (await starting.catch(() => undefined))?.stop());
   const running = await starting;
-  logger.info({ url: running.url, backend: config.backend, server: config.server ?? `looking for ${config.serverType}` }, 'antenna player listening');
-  process.stdout.write(`Antenna player is running at ${running.url} (status: ${running.url}/api/status). Stop it with Ctrl-C.\n`);
+  logger.info(
+    { url: running.url, backend: config.backend, server: config.server ?? `looking for ${config.serverType}` },
+    'antenna player listening',
+  );
+  process.stdout.write(
+    `Antenna player is running at ${running.url} (status: ${running.url}/api/status). Stop it with Ctrl-C.\n`,
+  );
 }

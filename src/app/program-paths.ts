@@ -12,15 +12,23 @@ import { StartupError } from '../db/database.js';
 function required(program: string, flag: string, debianPackage: string): string {
   const found = findProgram(program);
   if (found === undefined) {
-    throw new StartupError(`${program} was not found: install it (sudo apt-get install ${debianPackage}) or give its path with ${flag}.`);
+    throw new StartupError(
+      `${program} was not found: install it (sudo apt-get install ${debianPackage}) or give its path with ${flag}.`,
+    );
   }
   return found;
 }
 
-export function findServerPrograms(config: Pick<ServerConfig, 'ffmpegPath' | 'ffprobePath' | 'comskipPath'>, logger?: Logger): ProgramPaths {
+export function findServerPrograms(
+  config: Pick<ServerConfig, 'ffmpegPath' | 'ffprobePath' | 'comskipPath'>,
+  logger?: Logger,
+): ProgramPaths {
   const comskip = findProgram(config.comskipPath);
   if (comskip === undefined) {
-    logger?.warn({ comskip: config.comskipPath }, 'comskip was not found: recordings are kept without commercial detection (install comskip or give --comskip-path)');
+    logger?.warn(
+      { comskip: config.comskipPath },
+      'comskip was not found: recordings are kept without commercial detection (install comskip or give --comskip-path)',
+    );
   }
   return {
     ffmpeg: required(config.ffmpegPath, '--ffmpeg-path', 'ffmpeg'),

@@ -51,7 +51,8 @@ export { createLogger } from './log-output.js';
 /** Opens the library and starts listening. Throws StartupError for a data directory it cannot use. */
 export async function startServer(config: ServerConfig, logger: Logger): Promise<RunningServer> {
   prepareDataDir(config.data);
-  // Held while the server runs: a second server or `antenna restore` on this data directory is refused (db/data-dir-lock.ts).
+  // Held while the server runs: a second server or `antenna restore` on this data directory is refused
+  // (db/data-dir-lock.ts).
   const lock = lockDataDirForServer(config.data);
   let db: Db;
   try {
@@ -65,12 +66,19 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     replaceImportRoots(db, roots);
     const sampleDir = sampleMediaDir(config.data);
     // The sample library stands in only while nothing else is configured or imported.
-    const sample = roots.length === 0 && config.sample && (isLibraryEmpty(db) || listImportsUnder(db, sampleDir).length > 0);
+    const sample =
+      roots.length === 0 && config.sample && (isLibraryEmpty(db) || listImportsUnder(db, sampleDir).length > 0);
     const scanRoots = sample ? sampleRoots(config.data) : roots;
     // What the server reads of the user's files: inside the roots and its recordings folder.
     const boundary = PathBoundary.forLibrary(scanRoots, config.recordings, config.followExternalLinks);
     const programs = findServerPrograms(config, logger);
-    const importer = new ImportService(db, { logger, thumbnailsDir: join(config.data, 'thumbnails'), boundary, ffprobePath: programs.ffprobe, ffmpegPath: programs.ffmpeg });
+    const importer = new ImportService(db, {
+      logger,
+      thumbnailsDir: join(config.data, 'thumbnails'),
+      boundary,
+      ffprobePath: programs.ffprobe,
+      ffmpegPath: programs.ffmpeg,
+    });
     if (roots.length > 0) {
       removeSampleLibrary(db);
       importer.forgetImportsUnder(sampleDir);
@@ -97,10 +105,16 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       refreshInterval: config.guideRefresh,
       localSourceDirs: config.allowLocalSources,
       programs,
-      // A guide refresh writes from a thread of its own: interface A's cached lists stay through the rows no reader sees.
+      // A guide refresh writes from a thread of its own: interface A's cached lists stay through the rows no reader
+      // sees.
       guideWrites: { unseen: () => library.externalWritesUnseen(), seen: () => library.externalWritesSeen() },
     });
-    const files = new MediaFilesService(db, { recordingsDir: config.recordings, boundary, stopRecording: (id) => dvr.recordings.stopItem(id), stateLog });
+    const files = new MediaFilesService(db, {
+      recordingsDir: config.recordings,
+      boundary,
+      stopRecording: (id) => dvr.recordings.stopItem(id),
+      stateLog,
+    });
     const hls = new HlsService({
       dir: join(config.data, 'hls'),
       ffmpeg: programs.ffmpeg,
@@ -117,10 +131,19 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       resolveChannel: (number, source) => ({ number, id: dvr.live.channelOn(number, source).id }),
       joinChannel: async (number, feed) => {
         try {
-          return await dvr.live.watch(number, { kind: 'viewer', data: (chunk) => feed.data(chunk), ended: (error) => feed.ended(error) });
+          return await dvr.live.watch(number, {
+            kind: 'viewer',
+            data: (chunk) => feed.data(chunk),
+            ended: (error) => feed.ended(error),
+          });
         } catch (error) {
           // As /devices/ANY/channels/:n/stream.mpg answers it: no tuner free, or the source is down.
-          if (error instanceof StreamUnavailableError) throw new UnavailableError(503, error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable', error.message);
+          if (error instanceof StreamUnavailableError)
+            throw new UnavailableError(
+              503,
+              error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable',
+              error.message,
+            );
           throw error;
         }
       },
@@ -153,26 +176,42 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       phase: () => phase,
     });
     if (config.followExternalLinks) {
-      logger.warn('--follow-external-links: symbolic links that leave the import roots are followed, and their targets imported and served to the network; drop the flag unless everyone on the network may see those targets');
+      logger.warn(
+        '--follow-external-links: symbolic links that leave the import roots are followed, and their targets imported and served to the network; drop the flag unless everyone on the network may see those targets',
+      );
     }
     if (config.token === undefined) {
-      logger.warn('no --token: changes (watch state, deletes, scans) are accepted from loopback and private-network addresses only; give --token (or ANTENNA_TOKEN) to require one');
+      logger.warn(
+        'no --token: changes (watch state, deletes, scans) are accepted from loopback and private-network addresses only; give --token (or ANTENNA_TOKEN) to require one',
+      );
     }
     await app.listen({ host: config.host, port: config.port });
     // After listening: interface A answers while the sample is made and the first scan runs.
     const making = new AbortController();
     if (sample) {
-      logger.info({ dir: sampleDir }, 'no import roots configured: using the sample library (give --tv, --movies or --videos to use your own)');
+      logger.info(
+        { dir: sampleDir },
+        'no import roots configured: using the sample library (give --tv, --movies or --videos to use your own)',
+      );
       ensureSampleMedia(config.data, { signal: making.signal, ffmpeg: programs.ffmpeg }).then(
         () => scans.start(),
         (error: unknown) => {
-          if (!making.signal.aborted) logger.warn({ err: error }, 'could not make the sample library; give --tv, --movies or --videos to import your own');
+          if (!making.signal.aborted)
+            logger.warn(
+              { err: error },
+              'could not make the sample library; give --tv, --movies or --videos to import your own',
+            );
         },
       );
     } else scans.start();
     dvr.start();
     // A backup waits while a guide refresh's thread writes: its writes would restart the copy (database-backup.ts).
-    const backups = new BackupScheduler(db, { dir: backupsDir(config.data), keep: config.backupKeep, logger, othersWriting: guideThreadsRunning });
+    const backups = new BackupScheduler(db, {
+      dir: backupsDir(config.data),
+      keep: config.backupKeep,
+      logger,
+      othersWriting: guideThreadsRunning,
+    });
     backups.start();
     phase = 'ready';
     const port = listeningPort(app.server, config.port);
@@ -193,7 +232,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         await backups.stop();
         making.abort();
         await scans.stop();
-        // Viewers first (their ffmpegs and tuners), then recordings: their jobs stay 'recording' and resume at the next start.
+        // Viewers first (their ffmpegs and tuners), then recordings: their jobs stay 'recording' and resume at the next
+        // start.
         await hls.stop();
         await dvr.stop();
         await app.close();
@@ -208,13 +248,26 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
   }
 }
 
-/** `_antenna_dvr._tcp` on the server's port, so players on the network find it; a network without multicast only loses that. */
+/**
+ * `_antenna_dvr._tcp` on the server's port, so players on the network find it; a network without multicast only loses
+ * that.
+ */
 async function advertiseServer(config: ServerConfig, port: number, logger: Logger): Promise<Advertisement | undefined> {
   const name = `Antenna on ${hostname()}`.slice(0, 63);
   try {
-    return await advertise({ type: config.mdnsType, name, port, host: config.host, txt: { name, id: stableId('server', config.data), version: VERSION }, logger });
+    return await advertise({
+      type: config.mdnsType,
+      name,
+      port,
+      host: config.host,
+      txt: { name, id: stableId('server', config.data), version: VERSION },
+      logger,
+    });
   } catch (error) {
-    logger.warn({ err: error }, 'could not advertise the server on the network: give players its address with --server (and check that this network allows multicast, or pass --no-mdns)');
+    logger.warn(
+      { err: error },
+      'could not advertise the server on the network: give players its address with --server (and check that this network allows multicast, or pass --no-mdns)',
+    );
     return undefined;
   }
 }
@@ -225,5 +278,7 @@ export async function runServer(config: ServerConfig): Promise<void> {
   const server = await startServer(config, logger);
   stopOnSignals(logger, () => server.stop());
   logger.info({ url: server.url, data: config.data }, 'antenna server listening');
-  process.stdout.write(`Antenna server is running at ${server.url} : open it in a browser for the Antenna app (API docs: ${server.url}/api/docs). Stop it with Ctrl-C.\n`);
+  process.stdout.write(
+    `Antenna server is running at ${server.url} : open it in a browser for the Antenna app (API docs: ${server.url}/api/docs). Stop it with Ctrl-C.\n`,
+  );
 }

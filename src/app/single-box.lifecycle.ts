@@ -16,7 +16,9 @@ export async function runSingleBox(serverConfig: ServerConfig, playerConfig: Pla
     const server = await startServer(serverConfig, logger);
     const serverUrl = loopbackUrl(serverConfig.host, new URL(server.url).port);
     try {
-      const player = await startPlayer({ ...playerConfig, token: playerConfig.token ?? serverConfig.token }, logger, { serverUrl: () => serverUrl });
+      const player = await startPlayer({ ...playerConfig, token: playerConfig.token ?? serverConfig.token }, logger, {
+        serverUrl: () => serverUrl,
+      });
       return { server, player };
     } catch (error) {
       await server.stop();

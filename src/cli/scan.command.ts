@@ -102,7 +102,8 @@ function progressPrinter(stream: NodeJS.WriteStream): { update(progress: ScanPro
 
 export async function runScan(config: ServerConfig, options: ScanOptions): Promise<void> {
   const roots = importRootsOf(config);
-  if (roots.length === 0) throw new ConfigError('No import roots: give --tv, --movies or --videos (or set them in the config file).');
+  if (roots.length === 0)
+    throw new ConfigError('No import roots: give --tv, --movies or --videos (or set them in the config file).');
   prepareDataDir(config.data);
   const db = openDatabase(databasePath(config.data));
   const printer = progressPrinter(process.stderr);

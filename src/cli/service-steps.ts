@@ -38,11 +38,16 @@ export function installProblems(options: InstallOptions, facts: InstallFacts): s
   const { data, user } = options;
   // The data directory is handed to the service user: never a system folder or someone's home.
   if (data.split('/').filter((part) => part !== '').length < 2) {
-    problems.push(`The data directory ${data} is not a folder of its own: give one such as /var/lib/antenna (the service user will own it).`);
+    problems.push(
+      `The data directory ${data} is not a folder of its own: give one such as /var/lib/antenna (the service user will own it).`,
+    );
   } else if (facts.data.state === 'not-a-folder') {
     problems.push(`The data directory ${data} exists and is not a folder: give another path with --data.`);
   } else if (facts.data.state === 'full' && facts.data.owner !== facts.userUid) {
-    const handOver = facts.userUid === undefined ? `useradd --system --user-group ${user} && chown -R ${user}: ${shellLine(data, [])}` : `chown -R ${user}: ${shellLine(data, [])}`;
+    const handOver =
+      facts.userUid === undefined
+        ? `useradd --system --user-group ${user} && chown -R ${user}: ${shellLine(data, [])}`
+        : `chown -R ${user}: ${shellLine(data, [])}`;
     problems.push(
       `The data directory ${data} holds files and belongs to uid ${facts.data.owner}, not to ${user}: give a new or empty folder with --data, or, if it is an earlier Antenna data directory, hand it over first with: ${handOver}`,
     );
@@ -59,11 +64,27 @@ export function installSteps(options: InstallOptions, facts: InstallFacts): Serv
       kind: 'run',
       why: `create the system user ${user}, which the service runs as (no login, no home folder of its own)`,
       program: 'useradd',
-      args: ['--system', '--user-group', '--home-dir', data, '--no-create-home', '--shell', '/usr/sbin/nologin', '--comment', 'Antenna DVR', user],
+      args: [
+        '--system',
+        '--user-group',
+        '--home-dir',
+        data,
+        '--no-create-home',
+        '--shell',
+        '/usr/sbin/nologin',
+        '--comment',
+        'Antenna DVR',
+        user,
+      ],
     });
   }
   if (facts.data.state === 'missing' || facts.data.state === 'empty') {
-    steps.push({ kind: 'run', why: `make the data directory ${data}, readable by ${user} only`, program: 'install', args: ['-d', '-m', '0750', '--', data] });
+    steps.push({
+      kind: 'run',
+      why: `make the data directory ${data}, readable by ${user} only`,
+      program: 'install',
+      args: ['-d', '-m', '0750', '--', data],
+    });
     steps.push({ kind: 'run', why: `give it to ${user}`, program: 'chown', args: ['--', `${user}:`, data] });
   }
   steps.push({
@@ -72,12 +93,23 @@ export function installSteps(options: InstallOptions, facts: InstallFacts): Serv
     program: 'runuser',
     args: ['-u', user, '--', node, antenna, '--version'],
   });
-  steps.push({ kind: 'write', why: `write the unit (its settings can go in ${ENVIRONMENT_FILE})`, path: UNIT_PATH, content: renderUnit(options), mode: 0o644 });
+  steps.push({
+    kind: 'write',
+    why: `write the unit (its settings can go in ${ENVIRONMENT_FILE})`,
+    path: UNIT_PATH,
+    content: renderUnit(options),
+    mode: 0o644,
+  });
   steps.push({ kind: 'run', why: 'make systemd read it', program: 'systemctl', args: ['daemon-reload'] });
   steps.push({ kind: 'run', why: 'start Antenna with the machine', program: 'systemctl', args: ['enable', UNIT_NAME] });
   if (options.start) {
     // restart, not start: a reinstall (a new node, a moved checkout) takes effect too; a recording resumes.
-    steps.push({ kind: 'run', why: 'start it now (or restart it with the new unit)', program: 'systemctl', args: ['restart', UNIT_NAME] });
+    steps.push({
+      kind: 'run',
+      why: 'start it now (or restart it with the new unit)',
+      program: 'systemctl',
+      args: ['restart', UNIT_NAME],
+    });
   }
   return steps;
 }
@@ -85,7 +117,12 @@ export function installSteps(options: InstallOptions, facts: InstallFacts): Serv
 /** Uninstalling keeps the user and the data directory: the library is still there for a reinstall. */
 export function uninstallSteps(): ServiceStep[] {
   return [
-    { kind: 'run', why: 'stop Antenna and no longer start it with the machine', program: 'systemctl', args: ['disable', '--now', UNIT_NAME] },
+    {
+      kind: 'run',
+      why: 'stop Antenna and no longer start it with the machine',
+      program: 'systemctl',
+      args: ['disable', '--now', UNIT_NAME],
+    },
     { kind: 'remove', why: 'remove the unit', path: UNIT_PATH },
     { kind: 'run', why: 'make systemd forget it', program: 'systemctl', args: ['daemon-reload'] },
   ];
@@ -98,7 +135,8 @@ export function describeSteps(steps: readonly ServiceStep[]): string {
       const heading = `# ${index + 1}. ${step.why}`;
       if (step.kind === 'run') return `${heading}\n${shellLine(step.program, step.args)}`;
       if (step.kind === 'remove') return `${heading}\n${shellLine('rm', ['-f', '--', step.path])}`;
-      // The unit never holds a line reading EOF, so the here-document ends where it should; 'EOF' quoted: nothing expanded.
+      // The unit never holds a line reading EOF, so the here-document ends where it should; 'EOF' quoted: nothing
+      // expanded.
       return `${heading}\ncat > ${shellLine(step.path, [])} <<'EOF'\n${step.content.replace(/\n$/, '')}\nEOF\n${shellLine('chmod', [step.mode.toString(8).padStart(4, '0'), step.path])}`;
     })
     .join('\n\n');

@@ -40,20 +40,30 @@ export interface UnitOptions {
 export const DEFAULT_SERVICE_USER = 'antenna';
 export const DEFAULT_SERVICE_DATA = '/var/lib/antenna';
 
-/** A user name useradd and systemd both take: a lowercase letter or _, then letters, digits, _ or -, at most 31 characters. */
+/**
+ * A user name useradd and systemd both take: a lowercase letter or _, then letters, digits, _ or -, at most 31
+ * characters.
+ */
 export function serviceUserProblem(user: string): string | undefined {
-  if (!/^[a-z_][a-z0-9_-]{0,30}$/.test(user)) return `User name '${user}' is invalid: give a lowercase name such as antenna (letters, digits, _ and -, at most 31 characters).`;
-  if (user === 'root') return 'The service must not run as root: give a user of its own, such as antenna (the default).';
+  if (!/^[a-z_][a-z0-9_-]{0,30}$/.test(user))
+    return `User name '${user}' is invalid: give a lowercase name such as antenna (letters, digits, _ and -, at most 31 characters).`;
+  if (user === 'root')
+    return 'The service must not run as root: give a user of its own, such as antenna (the default).';
   return undefined;
 }
 
 /** Why `path` cannot be written into the unit, or undefined when it can (`what` names it in the message). */
 export function unitPathProblem(path: string, what: string): string | undefined {
-  if (!posix.isAbsolute(path) || posix.resolve(path) !== path) return `${what} ${JSON.stringify(path)} is not a plain absolute path: give it from / without . or .. parts, doubled slashes or a trailing slash.`;
-  if ([...path].some((char) => char.charCodeAt(0) < 0x20 || char === '\u007f')) return `${what} ${JSON.stringify(path)} holds a control character (a line break?), which a systemd unit cannot hold: use a folder without one.`;
-  if (/["'\\]/.test(path)) return `${what} ${JSON.stringify(path)} holds a quote or a backslash, which systemd refuses in a program's path: use a path without them.`;
-  if (/\s$/.test(path)) return `${what} ${JSON.stringify(path)} ends in whitespace, which systemd trims from a unit's values: use a path that does not.`;
-  if (Buffer.from(path).toString() !== path) return `${what} ${JSON.stringify(path)} is not valid Unicode: use a path that is.`;
+  if (!posix.isAbsolute(path) || posix.resolve(path) !== path)
+    return `${what} ${JSON.stringify(path)} is not a plain absolute path: give it from / without . or .. parts, doubled slashes or a trailing slash.`;
+  if ([...path].some((char) => char.charCodeAt(0) < 0x20 || char === '\u007f'))
+    return `${what} ${JSON.stringify(path)} holds a control character (a line break?), which a systemd unit cannot hold: use a folder without one.`;
+  if (/["'\\]/.test(path))
+    return `${what} ${JSON.stringify(path)} holds a quote or a backslash, which systemd refuses in a program's path: use a path without them.`;
+  if (/\s$/.test(path))
+    return `${what} ${JSON.stringify(path)} ends in whitespace, which systemd trims from a unit's values: use a path that does not.`;
+  if (Buffer.from(path).toString() !== path)
+    return `${what} ${JSON.stringify(path)} is not valid Unicode: use a path that is.`;
   return undefined;
 }
 
@@ -77,7 +87,9 @@ export function unitProblems(options: UnitOptions): string[] {
   ].filter((problem): problem is string => problem !== undefined);
 }
 
-/** /var/lib/<name>: systemd creates it for the user and gives it back to them if its owner changed (StateDirectory=). */
+/**
+ * /var/lib/<name>: systemd creates it for the user and gives it back to them if its owner changed (StateDirectory=).
+ */
 function stateDirectoryOf(data: string): string | undefined {
   const match = /^\/var\/lib\/([A-Za-z0-9._-]+)$/.exec(data);
   return match?.[1];
@@ -132,7 +144,7 @@ export function renderUnit(options: UnitOptions): string {
     'PrivateTmp=yes',
     'PrivateMounts=yes',
     'RemoveIPC=yes',
-    '# Other users\' processes hidden (Node reads only its own, and /proc\'s system files).',
+    "# Other users' processes hidden (Node reads only its own, and /proc's system files).",
     'ProtectProc=invisible',
     'ProtectKernelTunables=yes',
     'ProtectKernelModules=yes',

@@ -28,7 +28,10 @@ const CLOSE_BRACKET = Buffer.from(']');
  * A JSON array of items' bytes (`[id, bytes]` in order), joined once, with where each
  * item sits described (`how`: whether and how it may be patched).
  */
-export function describedArray(rows: Iterable<readonly [string, Buffer]>, how: Pick<BodySegments, 'patchable' | 'render'>): Buffer {
+export function describedArray(
+  rows: Iterable<readonly [string, Buffer]>,
+  how: Pick<BodySegments, 'patchable' | 'render'>,
+): Buffer {
   const parts: Buffer[] = [OPEN_BRACKET];
   const ids: string[] = [];
   const starts: number[] = [];
@@ -215,7 +218,15 @@ export function segmentsPerPiece(body: ChunkedBody, segments: BodySegments): Pie
     i = j;
   }
   firstItem[pieces] = count;
-  return new PieceSegments(segments.ids, segments.patchable, segments.render, body.chunks, body.offsets, firstItem, spans);
+  return new PieceSegments(
+    segments.ids,
+    segments.patchable,
+    segments.render,
+    body.chunks,
+    body.offsets,
+    firstItem,
+    spans,
+  );
 }
 
 /**
@@ -270,7 +281,10 @@ export function patchSegments(
       span[k * 2 + 1] = start + grow + bytes.length;
       grow += bytes.length - (end - start);
       // The piece's items up to the next rewritten one move by the growth so far.
-      const upTo = t + 1 < touched.length && (touched[t + 1] as number) < after ? (touched[t + 1] as number) - first : (after - first);
+      const upTo =
+        t + 1 < touched.length && (touched[t + 1] as number) < after
+          ? (touched[t + 1] as number) - first
+          : after - first;
       if (grow !== 0) for (let j = (k + 1) * 2; j < upTo * 2; j++) span[j] = (oldSpan[j] as number) + grow;
     }
     pieces.push(old.subarray(from));

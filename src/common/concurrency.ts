@@ -3,7 +3,11 @@
  * failure no new item starts, and the first failure is what it rejects with.
  * (Small enough not to need p-limit.)
  */
-export async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachConcurrently<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failed = false;
   const worker = async () => {

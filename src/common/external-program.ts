@@ -20,10 +20,15 @@ import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process'
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
-/** Why a run is worth another try: it did not start, ran out of time, was stopped, died by a signal, or wrote too much. */
+/**
+ * Why a run is worth another try: it did not start, ran out of time, was stopped, died by a signal, or wrote too much.
+ */
 export type TransientCause = 'not_started' | 'timeout' | 'aborted' | 'signal' | 'output_limit';
 
-export type ProgramEnd = { kind: 'ok' } | { kind: 'failed'; exitCode: number; reason: string } | { kind: 'transient'; cause: TransientCause; reason: string };
+export type ProgramEnd =
+  | { kind: 'ok' }
+  | { kind: 'failed'; exitCode: number; reason: string }
+  | { kind: 'transient'; cause: TransientCause; reason: string };
 
 export type ProgramOutcome = ProgramEnd & { stdout: string; stderrTail: string };
 
@@ -39,7 +44,10 @@ export interface RunOptions {
   /** How much of stderr's end is kept; default 4 KiB. */
   stderrTailBytes?: number;
   cwd?: string;
-  /** A descriptor the program gets as its fd 3 (a checked library file, read as /dev/fd/3: see media-tools/library-input.ts). */
+  /**
+   * A descriptor the program gets as its fd 3 (a checked library file, read as /dev/fd/3: see
+   * media-tools/library-input.ts).
+   */
   inputFd?: number;
 }
 
@@ -62,7 +70,8 @@ export class TailBuffer {
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.size += chunk.length;
-    while (this.size - (this.chunks[0]?.length ?? 0) >= this.limit && this.chunks.length > 1) this.size -= (this.chunks.shift() as Buffer).length;
+    while (this.size - (this.chunks[0]?.length ?? 0) >= this.limit && this.chunks.length > 1)
+      this.size -= (this.chunks.shift() as Buffer).length;
   }
 
   text(): string {
@@ -82,8 +91,14 @@ interface Stop {
 }
 
 /** How a run ended, from what is known when the process closed (pure). */
-export function classifyEnd(end: { exitCode: number | null; signal: NodeJS.Signals | null; stopped?: Stop | undefined; spawnError?: string | undefined }): ProgramEnd {
-  if (end.spawnError !== undefined) return { kind: 'transient', cause: 'not_started', reason: `could not start (${end.spawnError})` };
+export function classifyEnd(end: {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stopped?: Stop | undefined;
+  spawnError?: string | undefined;
+}): ProgramEnd {
+  if (end.spawnError !== undefined)
+    return { kind: 'transient', cause: 'not_started', reason: `could not start (${end.spawnError})` };
   if (end.stopped !== undefined) return { kind: 'transient', ...end.stopped };
   if (end.exitCode === 0) return { kind: 'ok' };
   if (end.exitCode !== null) return { kind: 'failed', exitCode: end.exitCode, reason: `exit status ${end.exitCode}` };
@@ -99,8 +114,18 @@ export function runProgram(program: string, args: readonly string[], options: Ru
     let spawnError: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     const stdoutMode = options.collectStdout === false ? 'ignore' : 'pipe';
-    const stdio: StdioOptions = ['ignore', stdoutMode, 'pipe', ...(options.inputFd === undefined ? [] : [options.inputFd])];
-    const child = spawn(program, args, { shell: false, windowsHide: true, stdio, ...(options.cwd ? { cwd: options.cwd } : {}) });
+    const stdio: StdioOptions = [
+      'ignore',
+      stdoutMode,
+      'pipe',
+      ...(options.inputFd === undefined ? [] : [options.inputFd]),
+    ];
+    const child = spawn(program, args, {
+      shell: false,
+      windowsHide: true,
+      stdio,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
     const stop = (why: Stop) => {
       if (stopped !== undefined || child.exitCode !== null || child.signalCode !== null) return;
       stopped = why;
@@ -108,13 +133,17 @@ export function runProgram(program: string, args: readonly string[], options: Ru
       killTimer = setTimeout(() => child.kill('SIGKILL'), options.graceMs ?? DEFAULT_GRACE_MS);
       killTimer.unref();
     };
-    const timer = setTimeout(() => stop({ cause: 'timeout', reason: `did not finish within ${options.timeoutMs} ms` }), options.timeoutMs);
+    const timer = setTimeout(
+      () => stop({ cause: 'timeout', reason: `did not finish within ${options.timeoutMs} ms` }),
+      options.timeoutMs,
+    );
     const onAbort = () => stop({ cause: 'aborted', reason: 'stopped' });
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout?.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
-      if (stdoutBytes > (options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT)) stop({ cause: 'output_limit', reason: 'wrote more output than expected' });
+      if (stdoutBytes > (options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT))
+        stop({ cause: 'output_limit', reason: 'wrote more output than expected' });
       else stdout.push(chunk);
     });
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
@@ -190,8 +219,16 @@ export interface StartOptions {
 /** Starts a program that runs until stopped; its 'error' (not started) and 'exit' events are the caller's. */
 export function startProgram(program: string, args: readonly string[], options: StartOptions = {}): StartedProgram {
   const stderr = new TailBuffer(options.stderrTailBytes ?? DEFAULT_STDERR_TAIL);
-  const extra = options.inputFd === undefined ? Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const) : [options.inputFd];
-  const child = spawn(program, args, { shell: false, windowsHide: true, stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe', ...extra], ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const extra =
+    options.inputFd === undefined
+      ? Array.from({ length: options.extraPipes ?? 0 }, () => 'pipe' as const)
+      : [options.inputFd];
+  const child = spawn(program, args, {
+    shell: false,
+    windowsHide: true,
+    stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe', ...extra],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   return { child, stderrTail: () => stderr.text() };
 }
@@ -200,7 +237,10 @@ export function startProgram(program: string, args: readonly string[], options: 
  * Stops a started program and resolves once it has exited: `ask` (default SIGTERM)
  * first, SIGKILL if it is still running after `graceMs`.
  */
-export async function stopProgram(child: ChildProcess, options: { graceMs?: number; ask?: () => void } = {}): Promise<void> {
+export async function stopProgram(
+  child: ChildProcess,
+  options: { graceMs?: number; ask?: () => void } = {},
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   (options.ask ?? (() => child.kill('SIGTERM')))();

@@ -33,7 +33,12 @@ const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
 /** A piece deflated off the event loop (zlib's thread pool). */
 export async function deflatePieceAsync(piece: Buffer): Promise<DeflatedPiece> {
-  return { deflated: await deflateRawAsync(piece, OPTIONS), crc: crc32(piece), length: piece.length, shift: x2nModP(piece.length, 3) };
+  return {
+    deflated: await deflateRawAsync(piece, OPTIONS),
+    crc: crc32(piece),
+    length: piece.length,
+    shift: x2nModP(piece.length, 3),
+  };
 }
 
 /**

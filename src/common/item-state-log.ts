@@ -56,7 +56,9 @@ export class ItemStateLog {
     return entries && new Set(entries.flatMap((entry) => entry.ids));
   }
 
-  /** The writes logged after `seq` (one entry per seq, so the last this.seq - seq of them); undefined beyond the log. */
+  /**
+   * The writes logged after `seq` (one entry per seq, so the last this.seq - seq of them); undefined beyond the log.
+   */
   private entriesSince(seq: number): readonly LoggedWrite[] | undefined {
     const count = this.seq - seq;
     if (count < 0 || count > this.entries.length) return undefined;

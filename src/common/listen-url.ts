@@ -1,4 +1,7 @@
-/** Where a server listening on `host` is: its port, the URL to show a person, and how a process on this machine reaches it. */
+/**
+ * Where a server listening on `host` is: its port, the URL to show a person, and how a process on this machine reaches
+ * it.
+ */
 import type { Server } from 'node:http';
 
 /** 0.0.0.0 or ::, every address of the machine. */

@@ -89,7 +89,11 @@ export class PathBoundary {
       realPath = realpathSync(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      return { ok: false, reason: code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable', error: error as NodeJS.ErrnoException };
+      return {
+        ok: false,
+        reason: code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable',
+        error: error as NodeJS.ErrnoException,
+      };
     }
     return this.admits(realPath) ? { ok: true, realPath } : { ok: false, reason: 'outside' };
   }
@@ -132,10 +136,24 @@ export class PathBoundary {
       const named = await stat(realPath, { bigint: true });
       if (named.dev !== opened.dev || named.ino !== opened.ino) {
         await handle.close();
-        return attempt < 2 ? this.open(path, attempt + 1) : { ok: false, reason: 'unreadable', error: Object.assign(new Error('the file changed while it was opened'), { code: 'ECHANGED' }) };
+        return attempt < 2
+          ? this.open(path, attempt + 1)
+          : {
+              ok: false,
+              reason: 'unreadable',
+              error: Object.assign(new Error('the file changed while it was opened'), { code: 'ECHANGED' }),
+            };
       }
       if (!this.admits(realPath)) return await closed(handle, { ok: false, reason: 'outside' });
-      const file = { handle, fd: handle.fd, realPath, knownAs: path, identity: `${opened.dev}:${opened.ino}`, size: Number(opened.size), mtimeMs: Number(opened.mtimeMs) };
+      const file = {
+        handle,
+        fd: handle.fd,
+        realPath,
+        knownAs: path,
+        identity: `${opened.dev}:${opened.ino}`,
+        size: Number(opened.size),
+        mtimeMs: Number(opened.mtimeMs),
+      };
       return { ok: true, file };
     } catch (error) {
       return closed(handle, failedOpen(error as NodeJS.ErrnoException));

@@ -38,7 +38,10 @@ const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? Stri
 export class RotatingLogFile {
   private fd: number;
   private size: number;
-  /** Rotate before a write would pass this; pushed further after a rotation that failed, so a failing one is not retried on every line. */
+  /**
+   * Rotate before a write would pass this; pushed further after a rotation that failed, so a failing one is not retried
+   * on every line.
+   */
   private limit: number;
   private lost = 0;
   private lostCode = '';
@@ -55,7 +58,9 @@ export class RotatingLogFile {
     this.limit = options.maxBytes;
   }
 
-  /** pino's destination: one line (ending in a newline) per call. Never throws: a logger must not break what it logs. */
+  /**
+   * pino's destination: one line (ending in a newline) per call. Never throws: a logger must not break what it logs.
+   */
   write(line: string): void {
     const data = Buffer.from(line);
     try {
@@ -66,7 +71,9 @@ export class RotatingLogFile {
     } catch (error) {
       if (this.lost++ === 0) {
         this.lostCode = codeOf(error);
-        this.report(`antenna: cannot write the log file ${this.file} (${this.lostCode}); lines are lost until it can: free space on its disk or give --log-file a file this user can write.`);
+        this.report(
+          `antenna: cannot write the log file ${this.file} (${this.lostCode}); lines are lost until it can: free space on its disk or give --log-file a file this user can write.`,
+        );
       }
     }
   }
@@ -84,7 +91,12 @@ export class RotatingLogFile {
   }
 
   private lostNote(): Record<string, unknown> {
-    return { level: 40, time: Date.now(), pid: process.pid, msg: `${this.lost} log lines were lost while ${this.file} could not be written (${this.lostCode}); check the free space on its disk` };
+    return {
+      level: 40,
+      time: Date.now(),
+      pid: process.pid,
+      msg: `${this.lost} log lines were lost while ${this.file} could not be written (${this.lostCode}); check the free space on its disk`,
+    };
   }
 
   private rotate(): void {
@@ -112,7 +124,10 @@ export class RotatingLogFile {
       // open fail too, fd stays -1 and each write tries again, losing lines, counted, meanwhile).
       this.fd = openSync(this.file, 'a', 0o640);
       this.limit = fstatSync(this.fd).size + this.options.maxBytes;
-      if (!this.rotationFailing) this.report(`antenna: cannot rotate the log file ${this.file} (${codeOf(error)}); it grows until it can: let this user rename files in ${dirname(this.file)}.`);
+      if (!this.rotationFailing)
+        this.report(
+          `antenna: cannot rotate the log file ${this.file} (${codeOf(error)}); it grows until it can: let this user rename files in ${dirname(this.file)}.`,
+        );
       this.rotationFailing = true;
     }
     this.size = fstatSync(this.fd).size;

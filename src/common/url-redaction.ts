@@ -13,9 +13,28 @@ export const REDACTED = '[Redacted]';
  * percent-decoded, with `-` read as `_` (so `API-Key` is `api_key`).
  */
 export const SECRET_QUERY_KEYS: ReadonlySet<string> = new Set([
-  'token', 'access_token', 'refresh_token', 'id_token', 'auth', 'auth_token', 'authorization', 'jwt',
-  'api_key', 'apikey', 'key', 'password', 'passwd', 'pass', 'pwd', 'secret', 'client_secret',
-  'sig', 'signature', 'session', 'sessionid', 'session_id',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'auth',
+  'auth_token',
+  'authorization',
+  'jwt',
+  'api_key',
+  'apikey',
+  'key',
+  'password',
+  'passwd',
+  'pass',
+  'pwd',
+  'secret',
+  'client_secret',
+  'sig',
+  'signature',
+  'session',
+  'sessionid',
+  'session_id',
   // Xtream Codes playlists (get.php?username=...&password=...): the account name goes with the password.
   'username',
 ]);

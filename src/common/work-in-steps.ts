@@ -42,7 +42,8 @@ export function stepClock(stepMs: number): { due(unit: number): boolean } {
   let began = performance.now();
   return {
     due(unit) {
-      if (stepMs === Number.POSITIVE_INFINITY || unit % CLOCK_EVERY !== 0 || performance.now() - began <= stepMs) return false;
+      if (stepMs === Number.POSITIVE_INFINITY || unit % CLOCK_EVERY !== 0 || performance.now() - began <= stepMs)
+        return false;
       began = performance.now();
       return true;
     },

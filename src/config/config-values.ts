@@ -29,7 +29,10 @@ export function parsePort(value: string | number): number {
   return port;
 }
 
-/** A whole number from min to max (text from flags and the environment, a number from the file), or ConfigError with `message`. */
+/**
+ * A whole number from min to max (text from flags and the environment, a number from the file), or ConfigError with
+ * `message`.
+ */
 export function parseWholeNumber(value: string | number, min: number, max: number, message: string): number {
   const number = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(number) || number < min || number > max) throw new ConfigError(message);
@@ -38,7 +41,10 @@ export function parseWholeNumber(value: string | number, min: number, max: numbe
 
 /** A DNS-SD service type: `_name._tcp`, the name 1 to 15 letters, digits, `-` or `_`. */
 export function parseServiceType(value: string): string {
-  if (!serviceTypeName(value)) throw new ConfigError(`Service type '${value}' is invalid: write it as _name._tcp, such as _antenna_dvr._tcp (a name of 1 to 15 characters).`);
+  if (!serviceTypeName(value))
+    throw new ConfigError(
+      `Service type '${value}' is invalid: write it as _name._tcp, such as _antenna_dvr._tcp (a name of 1 to 15 characters).`,
+    );
   return value.toLowerCase();
 }
 
@@ -65,7 +71,9 @@ export function parseLogLevel(value: string): LogLevel {
 /** A token short enough to guess protects nothing. */
 export function parseToken(value: string): string {
   if (value.length < 16 || /\s/.test(value)) {
-    throw new ConfigError('The token must be at least 16 characters without spaces (for example: openssl rand -hex 16).');
+    throw new ConfigError(
+      'The token must be at least 16 characters without spaces (for example: openssl rand -hex 16).',
+    );
   }
   return value;
 }
@@ -83,8 +91,11 @@ export function parseOrigin(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`Origin '${value}' is invalid: give the web page's scheme, host and port, such as http://dashboard.local:8123.`);
+    throw new ConfigError(
+      `Origin '${value}' is invalid: give the web page's scheme, host and port, such as http://dashboard.local:8123.`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`Origin '${value}' must use http or https.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`Origin '${value}' must use http or https.`);
   return url.origin;
 }

@@ -22,7 +22,12 @@ export interface LogSettings {
   logFileKeep: number;
 }
 
-export const LOG_DEFAULTS: Omit<LogSettings, 'logLevel'> = { logFormat: 'auto', logFile: undefined, logFileSize: 10, logFileKeep: 5 };
+export const LOG_DEFAULTS: Omit<LogSettings, 'logLevel'> = {
+  logFormat: 'auto',
+  logFile: undefined,
+  logFileSize: 10,
+  logFileKeep: 5,
+};
 
 /** The same variables for the server and the player, as ANTENNA_LOG_LEVEL already is. */
 export const LOG_ENV_NAMES = {
@@ -64,14 +69,19 @@ export function logFileFromConfigFile(logFile: string | undefined, configFile: s
 
 export function parseLogFormat(value: string): LogFormat {
   const found = LOG_FORMATS.find((format) => format === value);
-  if (!found) throw new ConfigError(`Log format '${value}' is invalid: give auto (pretty on a terminal, JSON otherwise), pretty or json.`);
+  if (!found)
+    throw new ConfigError(
+      `Log format '${value}' is invalid: give auto (pretty on a terminal, JSON otherwise), pretty or json.`,
+    );
   return found;
 }
 
 export function parseLogFileSize(value: number | string): number {
   const megabytes = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isFinite(megabytes) || megabytes < 0.01 || megabytes > 10_240) {
-    throw new ConfigError(`Log file size '${value}' is invalid: give the megabytes a log file may reach before it is rotated, 0.01 to 10240 (default 10).`);
+    throw new ConfigError(
+      `Log file size '${value}' is invalid: give the megabytes a log file may reach before it is rotated, 0.01 to 10240 (default 10).`,
+    );
   }
   return megabytes;
 }
@@ -79,7 +89,9 @@ export function parseLogFileSize(value: number | string): number {
 export function parseLogFileKeep(value: number | string): number {
   const keep = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isInteger(keep) || keep < 0 || keep > 100) {
-    throw new ConfigError(`Log file keep '${value}' is invalid: give how many rotated log files to keep beside the current one, 0 to 100 (default 5).`);
+    throw new ConfigError(
+      `Log file keep '${value}' is invalid: give how many rotated log files to keep beside the current one, 0 to 100 (default 5).`,
+    );
   }
   return keep;
 }
@@ -98,7 +110,9 @@ export function resolveLogSettings(places: readonly PartialLogSettings[], cwd: s
   };
   // A file holds JSON lines, for tools to read; pretty lines are for a person at a terminal.
   if (settings.logFile !== undefined && settings.logFormat === 'pretty') {
-    throw new ConfigError(`--log-format pretty is for a terminal, and --log-file ${settings.logFile} always holds JSON lines: drop one of the two (to read the file pretty, run npx pino-pretty < FILE in the Antenna folder).`);
+    throw new ConfigError(
+      `--log-format pretty is for a terminal, and --log-file ${settings.logFile} always holds JSON lines: drop one of the two (to read the file pretty, run npx pino-pretty < FILE in the Antenna folder).`,
+    );
   }
   return settings;
 }

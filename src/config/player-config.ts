@@ -22,9 +22,19 @@ import {
   pick,
   words,
 } from './config-values.js';
-import { LOG_DEFAULTS, LOG_ENV_NAMES, LOG_FILE_PROPERTIES, type LogSettings, type PartialLogSettings, logFileFromConfigFile, resolveLogSettings } from './log-settings.js';
+import {
+  LOG_DEFAULTS,
+  LOG_ENV_NAMES,
+  LOG_FILE_PROPERTIES,
+  type LogSettings,
+  type PartialLogSettings,
+  logFileFromConfigFile,
+  resolveLogSettings,
+} from './log-settings.js';
 
-/** mpv for a box without a screen of its own (or to keep playback lean); browser: the Antenna app full screen on the TV. */
+/**
+ * mpv for a box without a screen of its own (or to keep playback lean); browser: the Antenna app full screen on the TV.
+ */
 export const PLAYER_BACKENDS = ['browser', 'mpv'] as const;
 export type PlayerBackendName = (typeof PLAYER_BACKENDS)[number];
 
@@ -165,7 +175,11 @@ export function playerSettingsFromEnv(env: NodeJS.ProcessEnv): PartialPlayerSett
 /** The player's part of a config file; relative paths in it are relative to the file. */
 export function playerSettingsFromFile(player: PlayerFile | undefined, file: string): PartialPlayerSettings {
   if (!player) return {};
-  return { ...player, ...(player.mpvIpc ? { mpvIpc: resolve(dirname(resolve(file)), player.mpvIpc) } : {}), logFile: logFileFromConfigFile(player.logFile, file) };
+  return {
+    ...player,
+    ...(player.mpvIpc ? { mpvIpc: resolve(dirname(resolve(file)), player.mpvIpc) } : {}),
+    logFile: logFileFromConfigFile(player.logFile, file),
+  };
 }
 
 function parseSeconds(value: number | string, what: string): number {
@@ -178,7 +192,8 @@ function parseSeconds(value: number | string, what: string): number {
 
 function parseName(value: string): string {
   // A DNS-SD instance name is one DNS label: at most 63 bytes.
-  if (value.trim() === '' || Buffer.byteLength(value) > 63) throw new ConfigError(`Player name '${value}' is invalid: give 1 to 63 bytes, such as "Living Room".`);
+  if (value.trim() === '' || Buffer.byteLength(value) > 63)
+    throw new ConfigError(`Player name '${value}' is invalid: give 1 to 63 bytes, such as "Living Room".`);
   return value.trim();
 }
 
@@ -197,7 +212,11 @@ function parseMpvOptions(options: string[]): string[] {
   return options;
 }
 
-export function resolvePlayerConfig(places: readonly PartialPlayerSettings[], cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): PlayerConfig {
+export function resolvePlayerConfig(
+  places: readonly PartialPlayerSettings[],
+  cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): PlayerConfig {
   const value = <K extends keyof PartialPlayerSettings>(key: K) => pick(key, places);
   const port = value('port');
   const server = value('server');
@@ -221,14 +240,16 @@ export function resolvePlayerConfig(places: readonly PartialPlayerSettings[], cw
     port: port === undefined ? PLAYER_DEFAULTS.port : parsePort(port),
     server: server === undefined ? undefined : parsePublicUrl(server, 'Server URL'),
     name: name === undefined ? defaultPlayerName() : parseName(name),
-    backend: backend === undefined ? (hasDisplay({ headless: runsHeadless }, env) ? 'browser' : 'mpv') : parseBackend(backend),
+    backend:
+      backend === undefined ? (hasDisplay({ headless: runsHeadless }, env) ? 'browser' : 'mpv') : parseBackend(backend),
     mdns: mdns === undefined ? PLAYER_DEFAULTS.mdns : parseFlag(mdns),
     mdnsType: mdnsType === undefined ? PLAYER_DEFAULTS.mdnsType : parseServiceType(mdnsType),
     serverType: serverType === undefined ? PLAYER_DEFAULTS.serverType : parseServiceType(serverType),
     token: token === undefined ? undefined : parseToken(token),
     logLevel: logLevel === undefined ? PLAYER_DEFAULTS.logLevel : parseLogLevel(logLevel),
     seekForward: seekForward === undefined ? PLAYER_DEFAULTS.seekForward : parseSeconds(seekForward, 'Seek forward'),
-    seekBackward: seekBackward === undefined ? PLAYER_DEFAULTS.seekBackward : parseSeconds(seekBackward, 'Seek backward'),
+    seekBackward:
+      seekBackward === undefined ? PLAYER_DEFAULTS.seekBackward : parseSeconds(seekBackward, 'Seek backward'),
     mpv: value('mpv') ?? PLAYER_DEFAULTS.mpv,
     mpvIpc: mpvIpc === undefined ? undefined : resolve(cwd, mpvIpc),
     mpvOptions: mpvOptions === undefined ? [] : parseMpvOptions(mpvOptions),

@@ -123,7 +123,12 @@ function parseMinutes(value: number | string, what = 'Rescan interval', zero = '
 }
 
 const parseStreams = (value: number | string) =>
-  parseWholeNumber(value, 1, 64, `M3U streams '${value}' is invalid: give how many channels the provider lets you stream at once, 1 to 64.`);
+  parseWholeNumber(
+    value,
+    1,
+    64,
+    `M3U streams '${value}' is invalid: give how many channels the provider lets you stream at once, 1 to 64.`,
+  );
 
 function parseEncoder(value: string): HlsEncoder {
   const found = HLS_ENCODERS.find((name) => name === value);
@@ -132,10 +137,20 @@ function parseEncoder(value: string): HlsEncoder {
 }
 
 const parseTranscodes = (value: number | string) =>
-  parseWholeNumber(value, 1, 64, `Max transcodes '${value}' is invalid: give how many HLS transcodes may run at once, 1 to 64.`);
+  parseWholeNumber(
+    value,
+    1,
+    64,
+    `Max transcodes '${value}' is invalid: give how many HLS transcodes may run at once, 1 to 64.`,
+  );
 
 const parseBackupKeep = (value: number | string) =>
-  parseWholeNumber(value, 0, 1000, `Backup keep '${value}' is invalid: give how many daily database backups to keep in DATA/backups, 0 to 1000 (0 turns automatic backups off).`);
+  parseWholeNumber(
+    value,
+    0,
+    1000,
+    `Backup keep '${value}' is invalid: give how many daily database backups to keep in DATA/backups, 0 to 1000 (0 turns automatic backups off).`,
+  );
 
 function inside(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
@@ -149,14 +164,20 @@ function checkRoots(config: ServerConfig): void {
   const roots = importRootsOf(config);
   for (const [index, root] of roots.entries()) {
     if (inside(config.data, root.path)) {
-      throw new ConfigError(`The data directory ${config.data} is inside the import root ${root.path}: Antenna never writes into your media; put --data elsewhere.`);
+      throw new ConfigError(
+        `The data directory ${config.data} is inside the import root ${root.path}: Antenna never writes into your media; put --data elsewhere.`,
+      );
     }
     if (inside(config.recordings, root.path) || inside(root.path, config.recordings)) {
-      throw new ConfigError(`The recordings directory ${config.recordings} overlaps the import root ${root.path}: recordings are already in the library; keep them apart.`);
+      throw new ConfigError(
+        `The recordings directory ${config.recordings} overlaps the import root ${root.path}: recordings are already in the library; keep them apart.`,
+      );
     }
     for (const other of roots.slice(index + 1)) {
       if (inside(root.path, other.path) || inside(other.path, root.path)) {
-        throw new ConfigError(`Import roots ${root.path} (${root.kind}) and ${other.path} (${other.kind}) overlap: give each folder once, and no folder inside another.`);
+        throw new ConfigError(
+          `Import roots ${root.path} (${root.kind}) and ${other.path} (${other.kind}) overlap: give each folder once, and no folder inside another.`,
+        );
       }
     }
   }
@@ -176,7 +197,8 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
   const mdns = pick('mdns', places);
   const mdnsType = pick('mdnsType', places);
   const followExternalLinks = pick('followExternalLinks', places);
-  const locations = (list: string[] | undefined) => (list ?? []).map((location) => (isUrl(location) ? location : resolve(cwd, location)));
+  const locations = (list: string[] | undefined) =>
+    (list ?? []).map((location) => (isUrl(location) ? location : resolve(cwd, location)));
   const paths = (list: string[] | undefined) => (list ?? []).map((path) => resolve(cwd, path));
   const config: ServerConfig = {
     ...resolveLogSettings(places, cwd),
@@ -196,10 +218,14 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     hdhomerun: pick('hdhomerun', places) ?? [],
     xmltv: locations(pick('xmltv', places)),
     recordings: '',
-    guideRefresh: guideRefresh === undefined ? DEFAULTS.guideRefresh : parseMinutes(guideRefresh, 'Guide refresh interval', 'periodic refreshes'),
+    guideRefresh:
+      guideRefresh === undefined
+        ? DEFAULTS.guideRefresh
+        : parseMinutes(guideRefresh, 'Guide refresh interval', 'periodic refreshes'),
     mdns: mdns === undefined ? DEFAULTS.mdns : parseFlag(mdns),
     mdnsType: mdnsType === undefined ? DEFAULTS.mdnsType : parseServiceType(mdnsType),
-    followExternalLinks: followExternalLinks === undefined ? DEFAULTS.followExternalLinks : parseFlag(followExternalLinks),
+    followExternalLinks:
+      followExternalLinks === undefined ? DEFAULTS.followExternalLinks : parseFlag(followExternalLinks),
     allowOrigins: (pick('allowOrigins', places) ?? []).map(parseOrigin),
     allowLocalSources: paths(pick('allowLocalSources', places)),
     ffmpegPath: pick('ffmpegPath', places) ?? DEFAULTS.ffmpegPath,

@@ -10,7 +10,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigError, LOG_LEVELS, isUrl, words } from './config-values.js';
 import { PlayerFileSchema } from './player-config.js';
-import { LOG_ENV_NAMES, LOG_FILE_PROPERTIES, type PartialLogSettings, logFileFromConfigFile, logSettingsFromEnv } from './log-settings.js';
+import {
+  LOG_ENV_NAMES,
+  LOG_FILE_PROPERTIES,
+  type PartialLogSettings,
+  logFileFromConfigFile,
+  logSettingsFromEnv,
+} from './log-settings.js';
 import { HLS_ENCODERS } from '../streaming/hls-ffmpeg-args.js';
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
@@ -124,7 +130,10 @@ export const ENV_NAMES = {
 /** Settings from the environment; list variables hold paths separated by the platform's delimiter (`:`). */
 export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
   const value = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
-  const paths = (name: string) => value(name)?.split(delimiter).filter((path) => path !== '');
+  const paths = (name: string) =>
+    value(name)
+      ?.split(delimiter)
+      .filter((path) => path !== '');
   return {
     ...logSettingsFromEnv(env),
     data: value(ENV_NAMES.data),
@@ -166,7 +175,9 @@ export function readConfigJson(file: string): ConfigFile {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`Config file ${file} cannot be read as JSON: ${error instanceof Error ? error.message : error}`);
+    throw new ConfigError(
+      `Config file ${file} cannot be read as JSON: ${error instanceof Error ? error.message : error}`,
+    );
   }
   if (!Value.Check(ConfigFileSchema, parsed)) {
     const first = Value.Errors(ConfigFileSchema, parsed).First();

@@ -61,10 +61,22 @@ export function partialFileName(finalPath: string, pid: number): string {
 function parseWith(pattern: RegExp, name: string): BackupName | undefined {
   const match = pattern.exec(name);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const takenAt = Date.UTC(year, month - 1, day, hour, minute, second);
   // Date.UTC rolls 2025-02-30 over into March; such a name was not written by Antenna.
-  if (Number.isNaN(takenAt) || stamp(takenAt) !== match[0].slice('antenna-'.length, 'antenna-'.length + 20) || year < 1970) return undefined;
+  if (
+    Number.isNaN(takenAt) ||
+    stamp(takenAt) !== match[0].slice('antenna-'.length, 'antenna-'.length + 20) ||
+    year < 1970
+  )
+    return undefined;
   return { name, takenAt, sequence: match[7] === undefined ? 1 : Number(match[7]) };
 }
 

@@ -14,7 +14,16 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { freshBackupName, untilDue } from './backup-names.js';
-import { BackupDeferred, type CopyResult, backupFailureAdvice, copyDatabase, ensureBackupsDir, listBackupsDir, pruneBackups, removeStalePartials } from './database-backup.js';
+import {
+  BackupDeferred,
+  type CopyResult,
+  backupFailureAdvice,
+  copyDatabase,
+  ensureBackupsDir,
+  listBackupsDir,
+  pruneBackups,
+  removeStalePartials,
+} from './database-backup.js';
 import type { Db } from './database.js';
 
 export const DAY_MS = 86_400_000;
@@ -34,7 +43,10 @@ export interface BackupSchedulerOptions {
   checkEveryMs?: number;
   /** Pages copied between two turns of the event loop (default 100: 400 KB, about 1 ms). */
   pagesPerStep?: number;
-  /** Whether another connection of this process writes in bulk now (a guide refresh's thread): a backup waits for it (CopyOptions.othersWriting). */
+  /**
+   * Whether another connection of this process writes in bulk now (a guide refresh's thread): a backup waits for it
+   * (CopyOptions.othersWriting).
+   */
   othersWriting?: () => boolean;
   now?: () => number;
 }
@@ -80,7 +92,11 @@ export class BackupScheduler {
     removeStalePartials(dir, this.now());
     const target = join(dir, freshBackupName(listBackupsDir(dir), this.now()));
     const others = this.options.othersWriting;
-    const copy = await copyDatabase(this.db, target, { pagesPerStep: this.options.pagesPerStep ?? 100, signal: this.abort.signal, ...(others ? { othersWriting: others } : {}) });
+    const copy = await copyDatabase(this.db, target, {
+      pagesPerStep: this.options.pagesPerStep ?? 100,
+      signal: this.abort.signal,
+      ...(others ? { othersWriting: others } : {}),
+    });
     const removed = pruneBackups(dir, keep);
     this.options.logger.info({ file: copy.file, bytes: copy.bytes, ms: copy.ms, removed }, 'database backup written');
     return { ...copy, removed };
@@ -102,7 +118,8 @@ export class BackupScheduler {
         await this.backupNow();
         // Whatever the folder then says (a clock set wrong, files moved in): not again before the next look.
         next = this.checkEveryMs;
-      } else next = Math.min(this.checkEveryMs, untilDue(listBackupsDir(this.options.dir), this.now(), this.intervalMs));
+      } else
+        next = Math.min(this.checkEveryMs, untilDue(listBackupsDir(this.options.dir), this.now(), this.intervalMs));
     } catch (error) {
       if (error instanceof BackupDeferred) {
         this.options.logger.debug(`automatic database backup deferred: ${error.message}`);
@@ -114,7 +131,10 @@ export class BackupScheduler {
         return;
       }
       const retry = `${Math.round(this.checkEveryMs / 60_000)} min`;
-      this.options.logger.warn({ err: error, dir: this.options.dir }, `automatic database backup failed: ${backupFailureAdvice(error, this.options.dir)}. The server keeps running and tries again in ${retry}.`);
+      this.options.logger.warn(
+        { err: error, dir: this.options.dir },
+        `automatic database backup failed: ${backupFailureAdvice(error, this.options.dir)}. The server keeps running and tries again in ${retry}.`,
+      );
     }
     // Never a busy loop, whatever the clock says.
     this.schedule(Math.max(1000, next));

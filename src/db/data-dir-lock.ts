@@ -29,7 +29,10 @@ export interface LockedBy {
   readonly heldBy: number | undefined;
 }
 
-/** Lock files this process holds: reading one with fs would drop SQLite's lock on it (POSIX closes drop a process's locks). */
+/**
+ * Lock files this process holds: reading one with fs would drop SQLite's lock on it (POSIX closes drop a process's
+ * locks).
+ */
 const heldHere = new Set<string>();
 
 /** Takes the data directory's lock, or says who holds it. The directory must exist. */
@@ -42,7 +45,10 @@ export function tryLockDataDir(dataDir: string): DataDirLock | LockedBy {
     // Only a lock file damaged by a crash mid-write is made again. Any other failure (no
     // right to write it, a read-only disk) says nothing about whether a server holds it.
     if (!isDamaged(error)) {
-      throw new StartupError(`Cannot lock ${file} (${error instanceof Error ? error.message : String(error)}): run as the user that owns the data directory, or put --data on a disk that supports file locks.`, { cause: error });
+      throw new StartupError(
+        `Cannot lock ${file} (${error instanceof Error ? error.message : String(error)}): run as the user that owns the data directory, or put --data on a disk that supports file locks.`,
+        { cause: error },
+      );
     }
     rmSync(file, { force: true });
     rmSync(`${file}-journal`, { force: true });
@@ -50,7 +56,10 @@ export function tryLockDataDir(dataDir: string): DataDirLock | LockedBy {
       return acquire(file);
     } catch (again) {
       if (isBusy(again)) return { heldBy: readHolderPid(file) };
-      throw new StartupError(`Cannot lock ${file} (${again instanceof Error ? again.message : String(again)}): put --data on a disk that supports file locks (SQLite needs them for the database too).`, { cause: again });
+      throw new StartupError(
+        `Cannot lock ${file} (${again instanceof Error ? again.message : String(again)}): put --data on a disk that supports file locks (SQLite needs them for the database too).`,
+        { cause: again },
+      );
     }
   }
 }
@@ -60,7 +69,9 @@ export function lockDataDirForServer(dataDir: string): DataDirLock {
   const lock = tryLockDataDir(dataDir);
   if (!isLocked(lock)) return lock;
   const who = lock.heldBy === undefined ? 'Another Antenna process' : `Another Antenna process (pid ${lock.heldBy})`;
-  throw new StartupError(`${who} is using the data directory ${dataDir} (a server, or antenna restore): stop it first, or give this server another --data.`);
+  throw new StartupError(
+    `${who} is using the data directory ${dataDir} (a server, or antenna restore): stop it first, or give this server another --data.`,
+  );
 }
 
 export function isLocked(result: DataDirLock | LockedBy): result is LockedBy {
@@ -105,7 +116,10 @@ function isBusy(error: unknown): boolean {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }
 
-/** The holder's pid from the SQLite header (user_version: 4 bytes big-endian at offset 60), read as bytes since SQLite cannot read a locked file. */
+/**
+ * The holder's pid from the SQLite header (user_version: 4 bytes big-endian at offset 60), read as bytes since SQLite
+ * cannot read a locked file.
+ */
 function readHolderPid(file: string): number | undefined {
   let fd: number | undefined;
   try {

@@ -38,7 +38,10 @@ export interface CopyOptions {
   othersWriting?: () => boolean;
 }
 
-/** A copy stopped because another connection of this process writes in bulk (CopyOptions.othersWriting): to be tried again shortly. */
+/**
+ * A copy stopped because another connection of this process writes in bulk (CopyOptions.othersWriting): to be tried
+ * again shortly.
+ */
 export class BackupDeferred extends Error {
   override readonly name = 'BackupDeferred';
 }
@@ -62,11 +65,13 @@ export async function copyDatabase(db: Db, target: string, options: CopyOptions 
   let remaining = Number.POSITIVE_INFINITY;
   try {
     rmSync(partial, { force: true });
-    const deferred = () => new BackupDeferred('a guide refresh is writing to the database; the backup is made once it is done');
+    const deferred = () =>
+      new BackupDeferred('a guide refresh is writing to the database; the backup is made once it is done');
     if (options.othersWriting?.()) throw deferred();
     await db.backup(partial, {
       progress({ remainingPages }) {
-        if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error('the backup was stopped');
+        if (options.signal?.aborted)
+          throw options.signal.reason instanceof Error ? options.signal.reason : new Error('the backup was stopped');
         const restarted = remainingPages > remaining;
         if (restarted && options.othersWriting?.()) throw deferred();
         remaining = remainingPages;
@@ -98,7 +103,9 @@ function verifyCopy(file: string): void {
   try {
     const problems = quickCheck(reader);
     if (problems.length > 0) {
-      throw new BackupError(`The copy fails SQLite's check (${problems[0]}): the database itself is probably damaged; stop the server if one runs on it: the next start checks the database and names the backup to restore.`);
+      throw new BackupError(
+        `The copy fails SQLite's check (${problems[0]}): the database itself is probably damaged; stop the server if one runs on it: the next start checks the database and names the backup to restore.`,
+      );
     }
   } finally {
     reader.close();
@@ -124,7 +131,9 @@ export function ensureBackupsDir(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw new BackupError(`The backups folder ${dir} cannot be made (${reasonOf(error)}): make sure that path is a folder Antenna may write to.`);
+    throw new BackupError(
+      `The backups folder ${dir} cannot be made (${reasonOf(error)}): make sure that path is a folder Antenna may write to.`,
+    );
   }
 }
 
@@ -138,7 +147,9 @@ export function pruneBackups(dir: string, keep: number): string[] {
   return removed;
 }
 
-/** Removes partial copies a crash left, once they are a day old (a younger one may be an `antenna backup` running now). */
+/**
+ * Removes partial copies a crash left, once they are a day old (a younger one may be an `antenna backup` running now).
+ */
 export function removeStalePartials(dir: string, now: number): string[] {
   return listBackupsDir(dir).filter((name) => {
     if (!isPartialName(name)) return false;
@@ -161,7 +172,10 @@ export function backupFailureAdvice(error: unknown, dir: string): string {
   if (code === 'SQLITE_FULL' || code === 'ENOSPC' || /disk is full|no space/i.test(reason)) {
     return `the disk of ${dir} is full (${reason}): free space there, or keep fewer backups with --backup-keep`;
   }
-  if (/^(EACCES|EPERM|EROFS|ENOTDIR|EEXIST|SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM)/.test(code) || /directory does not exist/.test(reason)) {
+  if (
+    /^(EACCES|EPERM|EROFS|ENOTDIR|EEXIST|SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM)/.test(code) ||
+    /directory does not exist/.test(reason)
+  ) {
     return `${dir} cannot be written (${reason}): make sure it is a folder Antenna may write to`;
   }
   if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) {

@@ -16,7 +16,15 @@ import Database from 'better-sqlite3';
 import { chownSync, copyFileSync, existsSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { backupsDir, beforeRestoreFileName, freshBackupName } from './backup-names.js';
-import { BackupError, backupFailureAdvice, copyDatabase, ensureBackupsDir, listBackupsDir, openForCopy, reasonOf } from './database-backup.js';
+import {
+  BackupError,
+  backupFailureAdvice,
+  copyDatabase,
+  ensureBackupsDir,
+  listBackupsDir,
+  openForCopy,
+  reasonOf,
+} from './database-backup.js';
 import { type Db, databasePath, loadMigrations, prepareDataDir, quickCheck } from './database.js';
 import { isLocked, tryLockDataDir } from './data-dir-lock.js';
 
@@ -38,8 +46,10 @@ const SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
 
 /** FILE as a restore source, or BackupError saying what is wrong with it. */
 export function inspectRestoreSource(file: string): RestoreSource {
-  if (!existsSync(file)) throw new BackupError(`${file} does not exist: give the path of a backup, such as one listed in DATA/backups.`);
-  if (!statSync(file).isFile()) throw new BackupError(`${file} is not a file: give the path of a backup file (antenna-<time>.db).`);
+  if (!existsSync(file))
+    throw new BackupError(`${file} does not exist: give the path of a backup, such as one listed in DATA/backups.`);
+  if (!statSync(file).isFile())
+    throw new BackupError(`${file} is not a file: give the path of a backup file (antenna-<time>.db).`);
   const hadSideFiles = SIDE_FILES.filter((suffix) => existsSync(`${file}${suffix}`));
   let db: Db | undefined;
   try {
@@ -47,20 +57,27 @@ export function inspectRestoreSource(file: string): RestoreSource {
       db = openForCopy(file);
       db.prepare('SELECT count(*) FROM sqlite_schema').get();
     } catch (error) {
-      throw new BackupError(`${file} is not a readable SQLite database (${reasonOf(error)}): give a backup Antenna made (DATA/backups/antenna-<time>.db).`);
+      throw new BackupError(
+        `${file} is not a readable SQLite database (${reasonOf(error)}): give a backup Antenna made (DATA/backups/antenna-<time>.db).`,
+      );
     }
     const schema = schemaOf(db, file);
     const latest = loadMigrations().at(-1)?.version ?? 0;
     if (schema > latest) {
-      throw new BackupError(`${file} was written by a newer Antenna (schema ${schema}, this one knows ${latest}): upgrade Antenna first, then restore it.`);
+      throw new BackupError(
+        `${file} was written by a newer Antenna (schema ${schema}, this one knows ${latest}): upgrade Antenna first, then restore it.`,
+      );
     }
     const problems = quickCheck(db);
-    if (problems.length > 0) throw new BackupError(`${file} is damaged (quick_check: ${problems[0]}): restore an older backup instead.`);
+    if (problems.length > 0)
+      throw new BackupError(`${file} is damaged (quick_check: ${problems[0]}): restore an older backup instead.`);
     return { file, schema, latest };
   } finally {
     db?.close();
     // Opening a WAL-mode file read-only leaves empty -wal and -shm beside it; they were not the user's.
-    for (const suffix of SIDE_FILES) if (!hadSideFiles.includes(suffix) && existsSync(`${file}${suffix}`) && statSync(`${file}${suffix}`).size === 0) rmSync(`${file}${suffix}`);
+    for (const suffix of SIDE_FILES)
+      if (!hadSideFiles.includes(suffix) && existsSync(`${file}${suffix}`) && statSync(`${file}${suffix}`).size === 0)
+        rmSync(`${file}${suffix}`);
   }
 }
 
@@ -69,18 +86,26 @@ function schemaOf(db: Db, file: string): number {
   const notOurs = `${file} is a SQLite database but not Antenna's (no migrations of Antenna's in it): give a backup Antenna made (DATA/backups/antenna-<time>.db).`;
   let rows: { version: number; name: string }[];
   try {
-    rows = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as { version: number; name: string }[];
+    rows = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as {
+      version: number;
+      name: string;
+    }[];
   } catch {
     throw new BackupError(notOurs);
   }
   const known = new Map(loadMigrations().map((migration) => [migration.version, migration.name]));
   // Each migration this Antenna knows must carry its name: another program's schema_migrations table is not ours.
-  if (rows[0]?.version !== 1 || rows.some((row) => known.has(row.version) && known.get(row.version) !== row.name)) throw new BackupError(notOurs);
+  if (rows[0]?.version !== 1 || rows.some((row) => known.has(row.version) && known.get(row.version) !== row.name))
+    throw new BackupError(notOurs);
   return rows.at(-1)?.version ?? 0;
 }
 
 /** Restores `file` into `dataDir`; see the module comment for the order of things. */
-export async function restoreDatabase(dataDir: string, file: string, now: () => number = Date.now): Promise<RestoreResult> {
+export async function restoreDatabase(
+  dataDir: string,
+  file: string,
+  now: () => number = Date.now,
+): Promise<RestoreResult> {
   const database = databasePath(dataDir);
   if (existsSync(database) && existsSync(file) && realpathSync(file) === realpathSync(database)) {
     throw new BackupError(`${file} is the database itself: give a backup, such as one in ${backupsDir(dataDir)}.`);
@@ -90,19 +115,25 @@ export async function restoreDatabase(dataDir: string, file: string, now: () => 
   const lock = tryLockDataDir(dataDir);
   if (isLocked(lock)) {
     const who = lock.heldBy === undefined ? 'An Antenna server' : `An Antenna server (pid ${lock.heldBy})`;
-    throw new BackupError(`${who} is running on ${dataDir}: stop it, then run antenna restore again (a running server's database cannot be replaced).`);
+    throw new BackupError(
+      `${who} is running on ${dataDir}: stop it, then run antenna restore again (a running server's database cannot be replaced).`,
+    );
   }
   const incoming = `${database}.${process.pid}.restoring`;
   try {
     // Left by a restore stopped midway (Ctrl-C, a crash); with the lock held, no other restore is under way.
-    for (const name of readdirSync(dataDir)) if (/^antenna\.db\.\d+\.restoring$/.test(name)) rmSync(join(dataDir, name), { force: true });
+    for (const name of readdirSync(dataDir))
+      if (/^antenna\.db\.\d+\.restoring$/.test(name)) rmSync(join(dataDir, name), { force: true });
     if (existsSync(database)) checkpointAlone(database);
     // The copy first: a full disk or a bad read stops here, with the current database untouched.
     const reader = openForCopy(file);
     try {
       await copyDatabase(reader, incoming);
     } catch (error) {
-      throw new BackupError(`${file} could not be copied into ${dataDir}, so nothing was replaced: ${backupFailureAdvice(error, dataDir)}.`, { cause: error });
+      throw new BackupError(
+        `${file} could not be copied into ${dataDir}, so nothing was replaced: ${backupFailureAdvice(error, dataDir)}.`,
+        { cause: error },
+      );
     } finally {
       reader.close();
     }
@@ -132,7 +163,9 @@ function checkpointAlone(database: string): void {
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-      throw new BackupError(`${database} is open in another program (an antenna scan or backup, or a sqlite3 shell): let it finish or close it, then run antenna restore again.`);
+      throw new BackupError(
+        `${database} is open in another program (an antenna scan or backup, or a sqlite3 shell): let it finish or close it, then run antenna restore again.`,
+      );
     }
   } finally {
     db?.close();
@@ -153,11 +186,14 @@ function keepCurrent(dataDir: string, database: string, at: number): string {
     }
     // Beside the copy under SQLite's names, so opening the copy applies them as it would have.
     for (const suffix of ['-wal', '-journal']) {
-      if (existsSync(`${database}${suffix}`) && statSync(`${database}${suffix}`).size > 0) copyFileSync(`${database}${suffix}`, `${kept}${suffix}`);
+      if (existsSync(`${database}${suffix}`) && statSync(`${database}${suffix}`).size > 0)
+        copyFileSync(`${database}${suffix}`, `${kept}${suffix}`);
     }
   } catch (error) {
     for (const suffix of ['', '-wal', '-journal']) rmSync(`${kept}${suffix}`, { force: true });
-    throw new BackupError(`The current database cannot be kept in ${dir} (${reasonOf(error)}), so it was not replaced: free space on that disk, then run antenna restore again.`);
+    throw new BackupError(
+      `The current database cannot be kept in ${dir} (${reasonOf(error)}), so it was not replaced: free space on that disk, then run antenna restore again.`,
+    );
   }
   return kept;
 }
@@ -173,6 +209,8 @@ function renameOver(from: string, to: string): void {
     // Same folder, so one atomic rename: there is never a half-written database under its name.
     renameSync(from, to);
   } catch (error) {
-    throw new BackupError(`The restored copy could not be put in place (${reasonOf(error)}); the database it replaces is kept in DATA/backups (.before-restore.db): restore that one to go back.`);
+    throw new BackupError(
+      `The restored copy could not be put in place (${reasonOf(error)}); the database it replaces is kept in DATA/backups (.before-restore.db): restore that one to go back.`,
+    );
   }
 }

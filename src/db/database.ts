@@ -28,7 +28,9 @@ export function prepareDataDir(dataDir: string): void {
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {
-    throw new StartupError(`Data directory ${dataDir} cannot be created (${reason(error)}); choose another with --data.`);
+    throw new StartupError(
+      `Data directory ${dataDir} cannot be created (${reason(error)}); choose another with --data.`,
+    );
   }
   // access(W_OK) says yes to root even on read-only mounts, so write a real probe file.
   const probe = join(dataDir, `.antenna-write-probe-${process.pid}`);
@@ -36,7 +38,9 @@ export function prepareDataDir(dataDir: string): void {
     writeFileSync(probe, '');
     rmSync(probe);
   } catch (error) {
-    throw new StartupError(`Data directory ${dataDir} is not writable (${reason(error)}); fix its permissions or choose another with --data.`);
+    throw new StartupError(
+      `Data directory ${dataDir} is not writable (${reason(error)}); fix its permissions or choose another with --data.`,
+    );
   }
 }
 
@@ -101,7 +105,9 @@ function assertReadableDatabase(file: string): void {
     probe.prepare('SELECT count(*) FROM sqlite_schema').get();
     problems = quickCheck(probe);
   } catch (error) {
-    throw new StartupError(`Database ${file} cannot be read (${reason(error)}). It was left untouched: ${whatNow(file, 'move it away to start with an empty library')}`);
+    throw new StartupError(
+      `Database ${file} cannot be read (${reason(error)}). It was left untouched: ${whatNow(file, 'move it away to start with an empty library')}`,
+    );
   } finally {
     probe?.close();
   }

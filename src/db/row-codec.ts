@@ -94,7 +94,14 @@ export function statement(db: Db, sql: string): AnyStatement {
  * Updates the fields the input gives (undefined: left alone; null: cleared) and
  * `updated_at` of one row. False when no row has this id.
  */
-export function updateRow(db: Db, table: string, columns: ColumnMap, id: string, input: Record<string, unknown>, now = Date.now()): boolean {
+export function updateRow(
+  db: Db,
+  table: string,
+  columns: ColumnMap,
+  id: string,
+  input: Record<string, unknown>,
+  now = Date.now(),
+): boolean {
   const values: Record<string, SqlValue> = { id, updated_at: now };
   const sets: string[] = [];
   for (const field in columns) {

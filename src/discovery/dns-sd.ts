@@ -36,7 +36,10 @@ export function stableId(...parts: string[]): string {
   } catch {
     // no machine id (not systemd): the host name stands in
   }
-  return createHash('sha256').update([machine, ...parts].join('\0')).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update([machine, ...parts].join('\0'))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export interface AdvertiseOptions {
@@ -70,7 +73,9 @@ export async function advertise(options: AdvertiseOptions): Promise<Advertisemen
     txt: options.txt,
     ...(anyAddress ? {} : { restrictedAddresses: [options.host as string] }),
   });
-  service.on('name-change', (name: string) => options.logger.info({ name, type: options.type }, 'another device uses the name: advertising under a new one'));
+  service.on('name-change', (name: string) =>
+    options.logger.info({ name, type: options.type }, 'another device uses the name: advertising under a new one'),
+  );
   try {
     await service.advertise();
   } catch (error) {
@@ -78,7 +83,10 @@ export async function advertise(options: AdvertiseOptions): Promise<Advertisemen
     await responder.shutdown().catch(() => undefined);
     throw error;
   }
-  options.logger.info({ type: options.type, name: options.name, port: options.port }, 'advertised on the local network');
+  options.logger.info(
+    { type: options.type, name: options.name, port: options.port },
+    'advertised on the local network',
+  );
   let ended = false;
   return {
     async end() {
@@ -123,7 +131,9 @@ export class ServiceBrowser {
     const name = serviceTypeName(this.type);
     if (!name) throw new Error(`'${this.type}' is not a DNS-SD service type such as _antenna_dvr._tcp`);
     const { Bonjour } = await import('bonjour-service');
-    this.bonjour = new Bonjour({}, (error: Error) => this.logger.warn({ err: error }, 'multicast DNS failed; give the player --server URL'));
+    this.bonjour = new Bonjour({}, (error: Error) =>
+      this.logger.warn({ err: error }, 'multicast DNS failed; give the player --server URL'),
+    );
     const browser = this.bonjour.find({ type: name, protocol: 'tcp' });
     browser.on('up', (service: Service) => this.up(service));
     browser.on('srv-update', (service: Service) => this.up(service));
@@ -134,7 +144,11 @@ export class ServiceBrowser {
   }
 
   private up(service: Service): void {
-    const entry = { name: service.name, url: serviceUrl(service), txt: Object.fromEntries(Object.entries(service.txt ?? {}).map(([k, v]) => [k, String(v)])) };
+    const entry = {
+      name: service.name,
+      url: serviceUrl(service),
+      txt: Object.fromEntries(Object.entries(service.txt ?? {}).map(([k, v]) => [k, String(v)])),
+    };
     if (!this.found.has(service.fqdn)) this.logger.info({ name: entry.name, url: entry.url }, 'found on the network');
     this.found.set(service.fqdn, entry);
   }

@@ -16,7 +16,13 @@ function held(row: { error: string | null; rejected: string | null }) {
   return { rejected: row.rejected, ...(needsConfirmation(row.rejected) ? { needs_confirmation: true } : {}) };
 }
 
-export const jobRef = (job: { id: string; name: string; start_time: number; end_time: number; channel: string | null }) => ({
+export const jobRef = (job: {
+  id: string;
+  name: string;
+  start_time: number;
+  end_time: number;
+  channel: string | null;
+}) => ({
   id: job.id,
   name: job.name,
   start_time: job.start_time,

@@ -50,7 +50,10 @@ export interface DvrOptions {
   localSourceDirs?: readonly string[];
   /** Longest wait for a source's or guide's answer and each chunk of it (default 30 s; tests shorten it). */
   sourceTimeoutMs?: number;
-  /** Told of a guide refresh's commits from its worker thread (interface A's cache keeps its lists through the unseen ones). */
+  /**
+   * Told of a guide refresh's commits from its worker thread (interface A's cache keeps its lists through the unseen
+   * ones).
+   */
   guideWrites?: GuideWrites;
 }
 
@@ -83,7 +86,10 @@ export class DvrService {
     private readonly options: DvrOptions,
   ) {
     const now = options.now ?? Date.now;
-    const shared = { ...(options.logger ? { logger: options.logger } : {}), ...(options.now ? { now: options.now } : {}) };
+    const shared = {
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    };
     this.sources = new DvrSourcesService(db, {
       ...shared,
       ...(options.localSourceDirs ? { localSourceDirs: options.localSourceDirs } : {}),
@@ -122,20 +128,35 @@ export class DvrService {
       running: () => !this.stopped,
       safely: (what, work) => this.safely(what, work),
     });
-    this.live = new LiveTvService(db, { hub: this.hub, recordings: this.recordings, rules: this.rules, replan: () => this.replan('planning a recording started now'), now });
+    this.live = new LiveTvService(db, {
+      hub: this.hub,
+      recordings: this.recordings,
+      rules: this.rules,
+      replan: () => this.replan('planning a recording started now'),
+      now,
+    });
     this.guideSearch = new GuideSearchService(db, now);
     this.lineup = new LineupService(db, { now });
-    this.lineupEdits = new LineupEditsService(db, { now, followRenumber: (moves) => this.rules.followRenumber(moves), changed: () => this.replan('re-planning after a lineup edit') });
+    this.lineupEdits = new LineupEditsService(db, {
+      now,
+      followRenumber: (moves) => this.rules.followRenumber(moves),
+      changed: () => this.replan('re-planning after a lineup edit'),
+    });
   }
 
-  /** Settles what happened while Antenna was down, resumes recordings, plans, and refreshes sources in the background. */
+  /**
+   * Settles what happened while Antenna was down, resumes recordings, plans, and refreshes sources in the background.
+   */
   start(): void {
     this.schedule.settleAfterDowntime();
     this.recordings.resumePostProcessing();
     this.schedule.replan();
     this.replanTimer = setInterval(() => void this.replanInSlices('periodic re-planning'), REPLAN_INTERVAL_MS);
     this.replanTimer.unref();
-    const refresh = () => this.refresh().catch((error: unknown) => this.options.logger?.error({ err: error }, 'refreshing sources and guides failed'));
+    const refresh = () =>
+      this.refresh().catch((error: unknown) =>
+        this.options.logger?.error({ err: error }, 'refreshing sources and guides failed'),
+      );
     void refresh();
     const minutes = this.options.refreshInterval ?? 720;
     if (minutes > 0) {
@@ -242,7 +263,10 @@ export class DvrService {
     this.safely(why, () => this.schedule.replan());
   }
 
-  /** Runs timer and callback work so that a failure is logged, never thrown into the event loop (which would end the process). */
+  /**
+   * Runs timer and callback work so that a failure is logged, never thrown into the event loop (which would end the
+   * process).
+   */
   private safely(what: string, work: () => void): void {
     if (this.stopped) return;
     try {
@@ -282,7 +306,9 @@ export class DvrService {
 
   /** Refreshes one source (`accept`: the user confirms a lineup that removes much) and re-plans when it was applied. */
   async refreshSource(id: string, accept = false): Promise<SourceRefresh> {
-    return await this.replannedAfter(await this.sources.refreshSource(id, { signal: this.refreshAbort.signal, accept }));
+    return await this.replannedAfter(
+      await this.sources.refreshSource(id, { signal: this.refreshAbort.signal, accept }),
+    );
   }
 
   /** Refreshes one guide, as refreshSource does a source. */
@@ -296,7 +322,12 @@ export class DvrService {
   }
 
   status() {
-    return { streams: this.hub.describe(), recording: this.recordings.activeJobIds(), recording_files: this.recordings.activeItemIds(), refreshing: this.refreshing !== undefined };
+    return {
+      streams: this.hub.describe(),
+      recording: this.recordings.activeJobIds(),
+      recording_files: this.recordings.activeItemIds(),
+      refreshing: this.refreshing !== undefined,
+    };
   }
 
   async stop(): Promise<void> {

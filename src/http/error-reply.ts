@@ -5,7 +5,15 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { BadRequestError, ConflictError, ForbiddenError, MembershipError, NotFoundError, UnavailableError, truncate } from '../common/errors.js';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  MembershipError,
+  NotFoundError,
+  UnavailableError,
+  truncate,
+} from '../common/errors.js';
 import { redactUrl } from '../common/url-redaction.js';
 import { withCorsHeaders } from './cors.js';
 
@@ -27,7 +35,10 @@ export type ErrorBody = Static<typeof ErrorSchema>;
  * that writes, so the OpenAPI document names them.
  */
 export const StorageErrors = {
-  503: { ...ErrorSchema, description: 'the data directory could not be written (storage_error): check the disk and its permissions' },
+  503: {
+    ...ErrorSchema,
+    description: 'the data directory could not be written (storage_error): check the disk and its permissions',
+  },
   507: { ...ErrorSchema, description: 'the disk holding the data directory is full (disk_full): free some space' },
 };
 
@@ -41,10 +52,19 @@ interface AjvError {
   instancePath: string;
   message?: string;
   params: { allowedValues?: unknown[]; missingProperty?: string; additionalProperty?: string; tag?: string };
-  parentSchema?: { enum?: unknown[]; description?: string; oneOf?: { properties?: Record<string, { const?: unknown }> }[] };
+  parentSchema?: {
+    enum?: unknown[];
+    description?: string;
+    oneOf?: { properties?: Record<string, { const?: unknown }> }[];
+  };
 }
 
-const PARTS: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', body: 'body field', headers: 'header' };
+const PARTS: Record<string, string> = {
+  querystring: 'query parameter',
+  params: 'path parameter',
+  body: 'body field',
+  headers: 'header',
+};
 
 /** A 400 that names the parameter and, where the schema lists them, the values it accepts. */
 export function validationErrorBody(errors: readonly AjvError[], context: string | undefined): ErrorBody {
@@ -52,9 +72,15 @@ export function validationErrorBody(errors: readonly AjvError[], context: string
   const path = first?.instancePath.replace(/^\//, '').replaceAll('/', '.') ?? '';
   const extra = first?.params.additionalProperty;
   const tag = first?.keyword === 'discriminator' ? first.params.tag : undefined;
-  const parameter = first?.params.missingProperty ?? (extra !== undefined ? [path, extra].filter(Boolean).join('.') : undefined) ?? tag ?? path;
+  const parameter =
+    first?.params.missingProperty ??
+    (extra !== undefined ? [path, extra].filter(Boolean).join('.') : undefined) ??
+    tag ??
+    path;
   // A tagged union (rule types): the values its tag may take.
-  const tagValues = tag ? first?.parentSchema?.oneOf?.map((branch) => branch.properties?.[tag]?.const).filter((v) => v !== undefined) : undefined;
+  const tagValues = tag
+    ? first?.parentSchema?.oneOf?.map((branch) => branch.properties?.[tag]?.const).filter((v) => v !== undefined)
+    : undefined;
   const allowed = (first?.params.allowedValues ?? first?.parentSchema?.enum ?? tagValues)?.map(String);
   const part = PARTS[context ?? ''] ?? 'parameter';
   const subject = parameter === '' ? `The ${context ?? 'request'}` : `The ${part} '${parameter}'`;
@@ -65,8 +91,8 @@ export function validationErrorBody(errors: readonly AjvError[], context: string
     : extra !== undefined
       ? `${subject} is not accepted here: remove it (check its spelling).`
       : described
-      ? `${subject} must be ${described}.`
-      : `${subject} is invalid: it ${first?.message ?? 'does not match the schema'}.`;
+        ? `${subject} must be ${described}.`
+        : `${subject} is invalid: it ${first?.message ?? 'does not match the schema'}.`;
   return {
     status: 400,
     code: 'invalid_parameter',
@@ -87,7 +113,8 @@ const DISK_FULL = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
 export function storageFailure(error: { code?: string | undefined }, method = 'POST'): ErrorBody | undefined {
   const code = error.code ?? '';
   // A read (an HLS playlist whose segments cannot be written, say) saved nothing: it is said so.
-  const what = method === 'GET' || method === 'HEAD' ? 'this request could not be answered' : 'this change was not saved';
+  const what =
+    method === 'GET' || method === 'HEAD' ? 'this request could not be answered' : 'this change was not saved';
   if (DISK_FULL.has(code)) {
     return {
       status: 507,
@@ -114,7 +141,12 @@ export function installErrorHandlers(app: FastifyInstance): void {
       return sendError(reply, { status: 404, code: 'not_found', message: error.message });
     }
     if (error instanceof BadRequestError) {
-      return sendError(reply, { status: 400, code: 'invalid_parameter', parameter: error.parameter, message: error.message });
+      return sendError(reply, {
+        status: 400,
+        code: 'invalid_parameter',
+        parameter: error.parameter,
+        message: error.message,
+      });
     }
     if (error instanceof MembershipError) {
       return sendError(reply, { status: 400, code: 'invalid_member', message: error.message });
@@ -130,14 +162,24 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     const storage = storageFailure(error, request.method);
     if (storage) {
-      request.log.warn({ reqId: request.id, method: request.method, url: redactUrl(request.url), code: error.code }, storage.message);
+      request.log.warn(
+        { reqId: request.id, method: request.method, url: redactUrl(request.url), code: error.code },
+        storage.message,
+      );
       return sendError(reply, storage);
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {
       // A client may send its token in the query (?token=...): the log gets the URL without it.
-      request.log.error({ err: error, reqId: request.id, method: request.method, url: redactUrl(request.url) }, 'request failed');
-      return sendError(reply, { status, code: 'internal_error', message: 'The server failed to answer; the server log says why.' });
+      request.log.error(
+        { err: error, reqId: request.id, method: request.method, url: redactUrl(request.url) },
+        'request failed',
+      );
+      return sendError(reply, {
+        status,
+        code: 'internal_error',
+        message: 'The server failed to answer; the server log says why.',
+      });
     }
     // Fastify's own 4xx (malformed JSON, body too large, unsupported media type, ...).
     return sendError(reply, { status, code: (error.code ?? 'bad_request').toLowerCase(), message: error.message });

@@ -4,10 +4,21 @@
  * would give by itself (a request it cannot parse, headers too large, no Host header,
  * CONNECT), in the project's JSON error shape rather than Node's empty ones.
  */
-import { type IncomingMessage, type RequestListener, STATUS_CODES, type Server, type ServerOptions, type ServerResponse, createServer } from 'node:http';
+import {
+  type IncomingMessage,
+  type RequestListener,
+  STATUS_CODES,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+  createServer,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 
-/** A client that has not sent its whole request (headers included) by then is dropped: a slow-loris holds nothing for long. */
+/**
+ * A client that has not sent its whole request (headers included) by then is dropped: a slow-loris holds nothing for
+ * long.
+ */
 export const REQUEST_RECEIVE_TIMEOUT_MS = 10_000;
 
 export const HTTP_SERVER_LIMITS: ServerOptions = {
@@ -35,7 +46,8 @@ export function createHttpServer(handler: RequestListener, methods: string): Ser
 const MISSING_HOST = {
   status: 400,
   code: 'missing_host',
-  message: 'The request has no Host header, which HTTP/1.1 requires: send Host with the address (and port) you reach this service at.',
+  message:
+    'The request has no Host header, which HTTP/1.1 requires: send Host with the address (and port) you reach this service at.',
 } as const;
 
 /**
@@ -52,20 +64,31 @@ function requiringHost(handler: RequestListener): RequestListener {
     }
     const body = JSON.stringify(MISSING_HOST);
     // The request's body, if any, is not read: the connection ends with the answer, as Node's own refusal ends it.
-    response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'access-control-allow-origin': '*', connection: 'close' });
+    response.writeHead(400, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'access-control-allow-origin': '*',
+      connection: 'close',
+    });
     response.end(body);
   };
 }
 
 function answerConnect(socket: Duplex, methods: string): void {
   socket.on('error', () => undefined);
-  const body = JSON.stringify({ status: 405, code: 'method_not_allowed', message: `This is not a proxy: CONNECT is not answered here. Use ${methods}.` });
+  const body = JSON.stringify({
+    status: 405,
+    code: 'method_not_allowed',
+    message: `This is not a proxy: CONNECT is not answered here. Use ${methods}.`,
+  });
   socket.end(rawAnswer(405, body, { Allow: methods }));
 }
 
 /** A whole HTTP/1.1 answer as bytes, for a socket Node no longer answers on; the connection closes after it. */
 function rawAnswer(status: number, body: string, headers: Record<string, string> = {}): string {
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
     `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}` +
@@ -82,12 +105,24 @@ interface ClientError {
 /** The answer to an error Node's parser raised, by its code. */
 export function clientErrorAnswer(errorCode: string | undefined): ClientError {
   if (errorCode === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, code: 'request_timeout', message: `The request was not sent within ${REQUEST_RECEIVE_TIMEOUT_MS / 1000} s; send it whole, then wait for the answer.` };
+    return {
+      status: 408,
+      code: 'request_timeout',
+      message: `The request was not sent within ${REQUEST_RECEIVE_TIMEOUT_MS / 1000} s; send it whole, then wait for the answer.`,
+    };
   }
   if (errorCode === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, code: 'headers_too_large', message: 'The request headers are too large (16 KB in all at most); send fewer or shorter headers.' };
+    return {
+      status: 431,
+      code: 'headers_too_large',
+      message: 'The request headers are too large (16 KB in all at most); send fewer or shorter headers.',
+    };
   }
-  return { status: 400, code: 'bad_request', message: 'The request is not valid HTTP/1.1 (its request line or headers could not be parsed).' };
+  return {
+    status: 400,
+    code: 'bad_request',
+    message: 'The request is not valid HTTP/1.1 (its request line or headers could not be parsed).',
+  };
 }
 
 /** An error of the request itself (the parser's HPE_* codes, the receive timeout), which deserves an answer. */
@@ -106,6 +141,7 @@ export function jsonClientErrorHandler(error: NodeJS.ErrnoException, socket: Dup
   const answer = clientErrorAnswer(error.code);
   const body = JSON.stringify(answer);
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (socket.writable && isRequestError(error.code) && inFlight?.headersSent !== true) socket.write(rawAnswer(answer.status, body));
+  if (socket.writable && isRequestError(error.code) && inFlight?.headersSent !== true)
+    socket.write(rawAnswer(answer.status, body));
   socket.destroy();
 }

@@ -36,7 +36,9 @@ const LOCAL_SUFFIXES = ['.local', '.lan', '.home.arpa', '.internal', '.localdoma
 export function isLocalHostHeader(host: string | undefined): boolean {
   if (!host) return false;
   // A fully qualified name may end in a dot (tv.local.): the same name.
-  const name = (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '').replace(/\.$/, '')).toLowerCase();
+  const name = (
+    host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '').replace(/\.$/, '')
+  ).toLowerCase();
   if (name.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(name)) return true;
   if (name === 'localhost' || !name.includes('.')) return true;
   const machine = hostname().toLowerCase();
@@ -64,7 +66,12 @@ export interface Refusal {
  * a local name: an origin is scheme, host and port, so `https://` + Host is another
  * page (behind a TLS proxy, --public-url names the https one).
  */
-export function originRefusal(origin: string | undefined, host: string | undefined, policy: OriginPolicy, scheme = 'http'): Refusal | undefined {
+export function originRefusal(
+  origin: string | undefined,
+  host: string | undefined,
+  policy: OriginPolicy,
+  scheme = 'http',
+): Refusal | undefined {
   if (origin === undefined) return undefined;
   const page = origin.toLowerCase();
   if (policy.allowed.has(page) || policy.own?.has(page)) return undefined;
@@ -76,8 +83,10 @@ export function originRefusal(origin: string | undefined, host: string | undefin
       message: `Changes from a web page are taken only at an address or a local name (such as tv.local): give ${policy.program} --public-url or --allow-origin ${truncate(origin)} if this is your own name for it.`,
     };
   }
-  return { code: 'forbidden_origin', message: `Changes from the web page at ${truncate(origin)} are refused: start ${policy.program} with --allow-origin ${truncate(origin)} to allow them.` };
+  return {
+    code: 'forbidden_origin',
+    message: `Changes from the web page at ${truncate(origin)} are refused: start ${policy.program} with --allow-origin ${truncate(origin)} to allow them.`,
+  };
 }
 
 const truncate = (text: string) => text.slice(0, 200);
-

@@ -47,7 +47,8 @@ function jobsOf(change: ChangedPath): WalkJob[] {
 /** The folders above `start` (up to the filesystem's root), nearest last; `start` itself first. */
 function selfAndAncestors(start: string): string[] {
   const out = [start];
-  for (let slash = start.lastIndexOf(sep); slash > 0; slash = start.lastIndexOf(sep, slash - 1)) out.push(start.slice(0, slash));
+  for (let slash = start.lastIndexOf(sep); slash > 0; slash = start.lastIndexOf(sep, slash - 1))
+    out.push(start.slice(0, slash));
   return out;
 }
 
@@ -66,5 +67,8 @@ export function changeJobs(changes: readonly ChangedPath[]): WalkJob[] {
     // A recursive job is covered by one above it; a folder's own listing also by its own recursive walk.
     return !above.some((dir) => recursive.has(dir)) && (job.recursive || !recursive.has(self as string));
   });
-  return needed.sort((a, b) => a.start.split(sep).length - b.start.split(sep).length || (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  return needed.sort(
+    (a, b) =>
+      a.start.split(sep).length - b.start.split(sep).length || (a.start < b.start ? -1 : a.start > b.start ? 1 : 0),
+  );
 }

@@ -82,16 +82,29 @@ export function firstReleaseTag(name: string, from = 0, bareResolutions = true):
   return name.length;
 }
 
-export function findEpisodeNumbers(name: string, context: NameContext = { from: 0, inShowFolder: false }): EpisodeNumbers | undefined {
-  return sxxEyy(name) ?? airDate(name) ?? nxMm(name) ?? episodeOnly(name, context) ?? leadingNumber(name, context)
-    ?? dashNumber(name, context) ?? compactNumber(name, context);
+export function findEpisodeNumbers(
+  name: string,
+  context: NameContext = { from: 0, inShowFolder: false },
+): EpisodeNumbers | undefined {
+  return (
+    sxxEyy(name) ??
+    airDate(name) ??
+    nxMm(name) ??
+    episodeOnly(name, context) ??
+    leadingNumber(name, context) ??
+    dashNumber(name, context) ??
+    compactNumber(name, context)
+  );
 }
 
 function sxxEyy(name: string): EpisodeNumbers | undefined {
   const match = SXXEYY.exec(name);
   if (!match) return undefined;
   const more = [...(match[3] ?? '').matchAll(/(-)?[\s._]*(?:s\d{1,4}[\s._-]*)?e?(\d{1,4})/giu)];
-  const episodes = chain(Number(match[2]), more.map((m) => ({ range: m[1] === '-', n: Number(m[2]) })));
+  const episodes = chain(
+    Number(match[2]),
+    more.map((m) => ({ range: m[1] === '-', n: Number(m[2]) })),
+  );
   return { season: Number(match[1]), episodes, ...span(match) };
 }
 
@@ -100,7 +113,10 @@ function nxMm(name: string): EpisodeNumbers | undefined {
   if (!match) return undefined;
   const more = [...(match[3] ?? '').matchAll(/(-)?(?:\d{1,2})?x?(\d{2,3})/giu)];
   // "1x02-1x03" is a range written in full: the dash makes it one.
-  const episodes = chain(Number(match[2]), more.map((m) => ({ range: m[1] === '-', n: Number(m[2]) })));
+  const episodes = chain(
+    Number(match[2]),
+    more.map((m) => ({ range: m[1] === '-', n: Number(m[2]) })),
+  );
   return { season: Number(match[1]), episodes, ...span(match) };
 }
 
@@ -154,9 +170,17 @@ function episodeOnly(name: string, context: NameContext): EpisodeNumbers | undef
   // "Episode 1999" names a year (a title), not the 1999th episode.
   if (!match || YEAR.test(match[1] ?? '')) return undefined;
   const more = [...(match[2] ?? '').matchAll(/(-)?[\s._]*e?(\d{1,4})/giu)];
-  const episodes = chain(Number(match[1]), more.map((m) => ({ range: m[1] === '-', n: Number(m[2]) })));
+  const episodes = chain(
+    Number(match[1]),
+    more.map((m) => ({ range: m[1] === '-', n: Number(m[2]) })),
+  );
   const found = shift(span(match), context.from);
-  return { ...(context.folderSeason !== undefined ? { season: context.folderSeason } : {}), episodes, ...found, ...titleOf(name, found.end) };
+  return {
+    ...(context.folderSeason !== undefined ? { season: context.folderSeason } : {}),
+    episodes,
+    ...found,
+    ...titleOf(name, found.end),
+  };
 }
 
 function leadingNumber(name: string, context: NameContext): EpisodeNumbers | undefined {
@@ -168,7 +192,12 @@ function leadingNumber(name: string, context: NameContext): EpisodeNumbers | und
   const numbers = splitNumber(digits, context.folderSeason, false);
   if (!numbers) return undefined;
   const end = context.from + match[0].length;
-  return { ...numbers, start: context.from + match[0].length - digits.length - (match[1] ? 2 : 0), end, ...titleOf(name, end) };
+  return {
+    ...numbers,
+    start: context.from + match[0].length - digits.length - (match[1] ? 2 : 0),
+    end,
+    ...titleOf(name, end),
+  };
 }
 
 function dashNumber(name: string, context: NameContext): EpisodeNumbers | undefined {
@@ -207,7 +236,11 @@ function compactNumber(name: string, context: NameContext): EpisodeNumbers | und
  * group tag always means the episode itself. Years and resolutions are never split unless
  * the folder's season agrees, and a split never makes episode 0 ("The 4400" is not S44E00).
  */
-function splitNumber(digits: string, folderSeason: number | undefined, absolute: boolean): Pick<EpisodeNumbers, 'season' | 'episodes'> | undefined {
+function splitNumber(
+  digits: string,
+  folderSeason: number | undefined,
+  absolute: boolean,
+): Pick<EpisodeNumbers, 'season' | 'episodes'> | undefined {
   const value = Number(digits);
   const season = folderSeason ?? 1;
   if (absolute || digits.length <= 2 || digits.startsWith('0')) {
@@ -217,7 +250,8 @@ function splitNumber(digits: string, folderSeason: number | undefined, absolute:
   }
   const seasonPart = Number(digits.slice(0, -2));
   const episodePart = Number(digits.slice(-2));
-  if (folderSeason !== undefined && seasonPart === folderSeason && episodePart > 0) return { season: seasonPart, episodes: [episodePart] };
+  if (folderSeason !== undefined && seasonPart === folderSeason && episodePart > 0)
+    return { season: seasonPart, episodes: [episodePart] };
   if (YEAR.test(digits) || RESOLUTIONS.has(value)) return undefined;
   if (folderSeason !== undefined) return { season: folderSeason, episodes: [value] };
   return episodePart > 0 ? { season: seasonPart, episodes: [episodePart] } : undefined;
@@ -258,6 +292,11 @@ export function findSeasonMarker(name: string): { season?: number; episode: bool
   const nx = nxMm(name);
   if (nx?.season !== undefined) found.push({ season: nx.season, episode: true, start: nx.start });
   const pack = SEASON_PACK.exec(name);
-  if (pack) found.push({ season: Number(pack[1] ?? pack[2]), episode: false, start: pack.index + (/^[^\p{L}\p{N}]/u.test(pack[0]) ? 1 : 0) });
+  if (pack)
+    found.push({
+      season: Number(pack[1] ?? pack[2]),
+      episode: false,
+      start: pack.index + (/^[^\p{L}\p{N}]/u.test(pack[0]) ? 1 : 0),
+    });
   return found.sort((a, b) => a.start - b.start)[0];
 }

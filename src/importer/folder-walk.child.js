@@ -32,7 +32,10 @@ import { sep } from 'node:path';
 const FILES_PER_MESSAGE = 256;
 const SIDECAR = /\.(?:nfo|jpe?g|png)$/i;
 
-/** @type {{ jobs: { root: string; start: string; recursive: boolean }[]; trees: string[]; followExternal: boolean; extensions: string[] }} */
+/**
+ * @type {{ jobs: { root: string; start: string; recursive: boolean }[]; trees: string[]; followExternal: boolean;
+ * extensions: string[] }}
+ */
 const input = JSON.parse(readFileSync(0, 'utf8'));
 const extensions = new Set(input.extensions);
 
@@ -48,13 +51,16 @@ let sidecars = [];
 /** @type {{ path: string; reason: string; unreadable: boolean }[]} */
 let problems = [];
 
-/** When the last message went: a slow disk's few files are sent within a quarter second, not held for a full message. */
+/**
+ * When the last message went: a slow disk's few files are sent within a quarter second, not held for a full message.
+ */
 let lastSent = Date.now();
 const LONGEST_WAIT_MS = 250;
 
 /** @param {boolean} force */
 function flush(force) {
-  if (!force && files.length < FILES_PER_MESSAGE && (files.length === 0 || Date.now() - lastSent < LONGEST_WAIT_MS)) return;
+  if (!force && files.length < FILES_PER_MESSAGE && (files.length === 0 || Date.now() - lastSent < LONGEST_WAIT_MS))
+    return;
   lastSent = Date.now();
   if (files.length === 0 && sidecars.length === 0 && problems.length === 0) return;
   send({ type: 'batch', files, sidecars, problems });
@@ -79,7 +85,11 @@ function describe(error) {
 
 /** @param {string} path @param {unknown} error */
 function report(path, error) {
-  problems.push({ path, reason: describe(error), unreadable: /** @type {NodeJS.ErrnoException} */ (error).code !== 'ENOENT' });
+  problems.push({
+    path,
+    reason: describe(error),
+    unreadable: /** @type {NodeJS.ErrnoException} */ (error).code !== 'ENOENT',
+  });
 }
 
 /** @param {string} path */
@@ -101,7 +111,9 @@ const realTrees = input.trees.flatMap((tree) => {
   }
 });
 
-/** Where a link leads, when it leads somewhere inside the library (or the user allows anywhere). @param {string} link */
+/**
+ * Where a link leads, when it leads somewhere inside the library (or the user allows anywhere). @param {string} link
+ */
 function followLink(link) {
   let realPath;
   try {
@@ -113,7 +125,8 @@ function followLink(link) {
   if (!input.followExternal && !realTrees.some((tree) => isInsideTree(realPath, tree))) {
     problems.push({
       path: link,
-      reason: 'symbolic link to a place outside the import roots and recordings folder; skipped (start the server with --follow-external-links to follow such links)',
+      reason:
+        'symbolic link to a place outside the import roots and recordings folder; skipped (start the server with --follow-external-links to follow such links)',
       unreadable: false,
     });
     return undefined;
@@ -168,7 +181,15 @@ function readFolder(dir, relative, walkedTrees) {
     if (isDirectory) folders.push({ dir: path, relative: childRelative });
     else if (isFile && hasVideoExtension(name)) {
       const stats = statOrReport(path);
-      if (stats) files.push({ path, relative: childRelative, size: stats.size, mtimeMs: Math.trunc(stats.mtimeMs), dev: stats.dev, ino: stats.ino });
+      if (stats)
+        files.push({
+          path,
+          relative: childRelative,
+          size: stats.size,
+          mtimeMs: Math.trunc(stats.mtimeMs),
+          dev: stats.dev,
+          ino: stats.ino,
+        });
     } else if (isFile && SIDECAR.test(name)) {
       const stats = statOrReport(path);
       if (stats) found.push({ name, size: stats.size, mtimeMs: Math.trunc(stats.mtimeMs) });
@@ -178,11 +199,18 @@ function readFolder(dir, relative, walkedTrees) {
   return folders;
 }
 
-/** True (and remembered) when a linked folder leads outside everything walked so far. @param {string} link @param {string} real @param {string[]} walkedTrees */
+/**
+ * True (and remembered) when a linked folder leads outside everything walked so far. @param {string} link @param
+ * {string} real @param {string[]} walkedTrees
+ */
 function enterLinkedTree(link, real, walkedTrees) {
   // Inside a walked tree: already walked. Above one: it would walk that tree again.
   if (walkedTrees.some((tree) => isInsideTree(real, tree) || isInsideTree(tree, real))) {
-    problems.push({ path: link, reason: 'symbolic link loop or second link to a folder already scanned; skipped', unreadable: false });
+    problems.push({
+      path: link,
+      reason: 'symbolic link loop or second link to a folder already scanned; skipped',
+      unreadable: false,
+    });
     return false;
   }
   walkedTrees.push(real);
@@ -201,7 +229,10 @@ function startStatus(start) {
     if (!statSync(start).isDirectory()) return { status: 'not-a-folder', empty: false };
     return { status: 'ok', empty: readdirSync(start).length === 0 };
   } catch (error) {
-    return { status: /** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT' ? 'missing' : 'unreadable', empty: false };
+    return {
+      status: /** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT' ? 'missing' : 'unreadable',
+      empty: false,
+    };
   }
 }
 
@@ -218,7 +249,13 @@ function walk(job, index) {
     report(job.root, error);
     return;
   }
-  const relative = job.start === job.root ? '' : job.start.slice(job.root.length + 1).split(sep).join('/');
+  const relative =
+    job.start === job.root
+      ? ''
+      : job.start
+          .slice(job.root.length + 1)
+          .split(sep)
+          .join('/');
   const pending = [{ dir: job.start, relative }];
   while (pending.length > 0) {
     const { dir, relative: folder } = /** @type {{ dir: string; relative: string }} */ (pending.pop());

@@ -102,7 +102,14 @@ export async function* walkFolders(
   signal?.addEventListener('abort', kill);
   try {
     child.stdin?.on('error', () => undefined);
-    child.stdin?.end(JSON.stringify({ jobs, trees: boundary.treePaths(), followExternal: boundary.followExternal, extensions: [...VIDEO_EXTENSIONS] }));
+    child.stdin?.end(
+      JSON.stringify({
+        jobs,
+        trees: boundary.treePaths(),
+        followExternal: boundary.followExternal,
+        extensions: [...VIDEO_EXTENSIONS],
+      }),
+    );
     let done = false;
     for await (const line of linesOf(child.stdout as NodeJS.ReadableStream)) {
       let message: ChildMessage;
@@ -125,7 +132,10 @@ export async function* walkFolders(
     }
     if (signal?.aborted) return;
     const code = await exited;
-    if (!done) throw new Error(`the folder walk ended early (${spawnError?.message ?? `exit ${code}`}): ${stderrTail().trim().split('\n').pop() ?? ''}`);
+    if (!done)
+      throw new Error(
+        `the folder walk ended early (${spawnError?.message ?? `exit ${code}`}): ${stderrTail().trim().split('\n').pop() ?? ''}`,
+      );
   } finally {
     signal?.removeEventListener('abort', kill);
     if (child.exitCode === null && child.signalCode === null) kill();

@@ -33,7 +33,12 @@ const watcher = watch(settings.paths, {
   awaitWriteFinish: { stabilityThreshold: settings.writeFinishMs, pollInterval: 100 },
 });
 watcher.on('all', (event, path) => {
-  const folder = event === 'addDir' || event === 'unlinkDir' ? true : event === 'add' || event === 'change' || event === 'unlink' ? false : null;
+  const folder =
+    event === 'addDir' || event === 'unlinkDir'
+      ? true
+      : event === 'add' || event === 'change' || event === 'unlink'
+        ? false
+        : null;
   send({ type: 'change', path, folder, removed: event === 'unlink' || event === 'unlinkDir' });
 });
 // A file removed while chokidar still waits for its write to finish gets neither 'add' nor
@@ -50,4 +55,6 @@ watcher.on('raw', (event, name, details) => {
   if (!HIDDEN.test(path) && !existsSync(path)) send({ type: 'change', path, folder: null, removed: true });
 });
 watcher.on('ready', () => send({ type: 'ready' }));
-watcher.on('error', (error) => send({ type: 'error', message: error instanceof Error ? error.message : String(error) }));
+watcher.on('error', (error) =>
+  send({ type: 'error', message: error instanceof Error ? error.message : String(error) }),
+);

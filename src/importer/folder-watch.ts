@@ -16,7 +16,10 @@ export interface WatchedChange {
   removed: boolean;
 }
 
-type ChildMessage = { type: 'ready' } | { type: 'change'; path: string; folder: boolean | null; removed: boolean } | { type: 'error'; message: string };
+type ChildMessage =
+  | { type: 'ready' }
+  | { type: 'change'; path: string; folder: boolean | null; removed: boolean }
+  | { type: 'error'; message: string };
 
 const CHILD_PATH = fileURLToPath(new URL('./folder-watch.child.js', import.meta.url));
 const RESTART_MS = 5_000;
@@ -51,7 +54,12 @@ export class FolderWatch {
     const program = startProgram(process.execPath, [CHILD_PATH], { stdin: 'pipe', stdout: 'pipe' });
     this.program = program;
     const { child } = program;
-    child.on('error', (error) => this.options.logger.warn({ err: error }, 'watching the import roots could not start; periodic rescans still run (--rescan-interval): the error says why'));
+    child.on('error', (error) =>
+      this.options.logger.warn(
+        { err: error },
+        'watching the import roots could not start; periodic rescans still run (--rescan-interval): the error says why',
+      ),
+    );
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(JSON.stringify({ paths: this.paths, writeFinishMs: this.options.writeFinishMs }));
     let rest = '';
@@ -64,7 +72,10 @@ export class FolderWatch {
     });
     child.once('exit', (code, signal) => {
       if (this.closed) return;
-      this.options.logger.warn({ code, signal, stderr: program.stderrTail().slice(-500) }, 'watching the import roots stopped; starting it again (periodic rescans still run): if it repeats, stderr says why; often fs.inotify.max_user_watches is too low (raise it with sysctl)');
+      this.options.logger.warn(
+        { code, signal, stderr: program.stderrTail().slice(-500) },
+        'watching the import roots stopped; starting it again (periodic rescans still run): if it repeats, stderr says why; often fs.inotify.max_user_watches is too low (raise it with sysctl)',
+      );
       this.restart = setTimeout(() => this.start(), RESTART_MS);
     });
   }
@@ -74,11 +85,18 @@ export class FolderWatch {
     try {
       message = JSON.parse(line) as ChildMessage;
     } catch {
-      this.options.logger.warn({ line: line.slice(0, 200) }, 'the import roots\' watcher wrote something that is not a message; ignored (a bug: report it with this line)');
+      this.options.logger.warn(
+        { line: line.slice(0, 200) },
+        "the import roots' watcher wrote something that is not a message; ignored (a bug: report it with this line)",
+      );
       return;
     }
     if (message.type === 'ready') this.markReady();
-    else if (message.type === 'error') this.options.logger.warn({ reason: message.message }, 'watching the import roots failed; periodic rescans still run: the reason says why; when it speaks of watches or ENOSPC, raise fs.inotify.max_user_watches (sysctl)');
+    else if (message.type === 'error')
+      this.options.logger.warn(
+        { reason: message.message },
+        'watching the import roots failed; periodic rescans still run: the reason says why; when it speaks of watches or ENOSPC, raise fs.inotify.max_user_watches (sysctl)',
+      );
     else this.options.onChange({ path: message.path, folder: message.folder ?? undefined, removed: message.removed });
   }
 }

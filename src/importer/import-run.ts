@@ -81,7 +81,10 @@ export class ImportRun {
   readonly held: { root: ImportRoot; file: WalkedFile }[] = [];
   /** Folders and files the walk could not read: what was imported from them stays. */
   readonly unreadable: string[] = [];
-  /** Files written by this run (new, changed or moved) and files removed: what a run under way at the same time must learn. */
+  /**
+   * Files written by this run (new, changed or moved) and files removed: what a run under way at the same time must
+   * learn.
+   */
   readonly written = new Map<string, ImportFileState>();
   readonly removed = new Set<string>();
   /**
@@ -100,7 +103,12 @@ export class ImportRun {
     this.summary = options.summary;
     this.known = options.known;
     this.journal = new RunJournal(options.fail);
-    this.writer = new ItemWriter(db, options.now, (path, reason) => this.journal.problem(path, reason), this.journal.record);
+    this.writer = new ItemWriter(
+      db,
+      options.now,
+      (path, reason) => this.journal.problem(path, reason),
+      this.journal.record,
+    );
   }
 
   /** Files of a walked batch: recorded ones now, new ones now or (`holdNew`, a move may explain them) at the end. */
@@ -111,11 +119,17 @@ export class ImportRun {
       if (holdNew && !this.known.has(file.path)) this.held.push({ root, file });
       else now.push(file);
     }
-    await this.importBatch(now.map((file) => ({ root, file })), undefined);
+    await this.importBatch(
+      now.map((file) => ({ root, file })),
+      undefined,
+    );
   }
 
   /** Examines, reads, then writes a batch in one transaction. */
-  private async importBatch(files: readonly { root: ImportRoot; file: WalkedFile }[], moves: MoveCandidates | undefined): Promise<void> {
+  private async importBatch(
+    files: readonly { root: ImportRoot; file: WalkedFile }[],
+    moves: MoveCandidates | undefined,
+  ): Promise<void> {
     const prepared: Prepared[] = [];
     for (const { root, file } of files) {
       const examined = this.examine(root, file);
@@ -200,7 +214,9 @@ export class ImportRun {
         const text = await readSmallText(path, MAX_NFO_BYTES);
         this.writer.provideNfo(path, text ?? { problem: 'NFO file too large; ignored' });
       } catch (error) {
-        this.writer.provideNfo(path, { problem: `NFO file unreadable: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+        this.writer.provideNfo(path, {
+          problem: `NFO file unreadable: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        });
       }
     });
     await forEachConcurrently(
@@ -229,7 +245,8 @@ export class ImportRun {
     } catch (error) {
       // SQLite ended the whole transaction (a full disk, an I/O error): the batch fails, not the file.
       if (!this.db.inTransaction) throw error;
-      // A moved file that fails keeps its candidate: the file it was is neither moved nor removed, and the next scan tries again.
+      // A moved file that fails keeps its candidate: the file it was is neither moved nor removed, and the next scan
+      // tries again.
       this.journal.rollBackTo(mark, true);
       this.journal.problem(item.file.path, `not imported: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -246,7 +263,8 @@ export class ImportRun {
       this.removeItem(previous.item_id, previous.path);
       previous = undefined;
     }
-    // Listed and read before a change run removed it: gone, not new (a stat only for these few, never for a whole walk's files).
+    // Listed and read before a change run removed it: gone, not new (a stat only for these few, never for a whole
+    // walk's files).
     if (!previous && this.removedElsewhere.has(file.path) && !existsSync(file.path)) return;
     const media = item.parsed ?? parseMediaPath(root.kind, file.relative);
     if (media.kind === 'ignored') return;
@@ -270,7 +288,14 @@ export class ImportRun {
       fingerprint,
       sidecars: sidecars.signature,
     };
-    if (this.options.trackWrites) this.setWritten(file.path, { root: root.path, rootKind: root.kind, size: file.size, mtimeMs: file.mtimeMs, sidecars: sidecars.signature });
+    if (this.options.trackWrites)
+      this.setWritten(file.path, {
+        root: root.path,
+        rootKind: root.kind,
+        size: file.size,
+        mtimeMs: file.mtimeMs,
+        sidecars: sidecars.signature,
+      });
     if (previous) {
       this.writer.write(row.item_id, root, media, file.path, sidecars, false);
       saveImportFile(this.db, row, !mediaChanged);
@@ -333,7 +358,8 @@ export class ImportRun {
     }
     this.inTransaction(() => {
       // Only what is still recorded as it was: another run may have moved it meanwhile (then it is not gone).
-      for (const row of moves.remaining()) if (getImportFile(this.db, row.path)?.item_id === row.item_id) this.removeItem(row.item_id, row.path);
+      for (const row of moves.remaining())
+        if (getImportFile(this.db, row.path)?.item_id === row.item_id) this.removeItem(row.item_id, row.path);
       // Only a run that changed something can have emptied a show, group or set.
       const { added, updated, moved, removed } = this.summary;
       if (added + updated + moved + removed > 0) deleteEmptyImportedParents(this.db);
@@ -349,7 +375,9 @@ export class ImportRun {
     this.removeOwnThumbnail(thumbnail);
   }
 
-  /** Deletes a thumbnail of a removed item, once the removal is committed: only files Antenna made, in its own folder. */
+  /**
+   * Deletes a thumbnail of a removed item, once the removal is committed: only files Antenna made, in its own folder.
+   */
   private removeOwnThumbnail(path: string | undefined): void {
     const dir = this.options.thumbnailsDir;
     if (path === undefined || dir === undefined || !path.startsWith(dir + sep)) return;
@@ -359,7 +387,8 @@ export class ImportRun {
   private sidecarsOf(root: ImportRoot, file: WalkedFile, kind: MediaItem['kind']): SidecarFiles {
     const firstSlash = file.relative.indexOf('/');
     const inFolder = firstSlash !== -1;
-    const showFolder = kind === 'episode' && inFolder ? `${root.path}${sep}${file.relative.slice(0, firstSlash)}` : undefined;
+    const showFolder =
+      kind === 'episode' && inFolder ? `${root.path}${sep}${file.relative.slice(0, firstSlash)}` : undefined;
     const name = file.relative.slice(file.relative.lastIndexOf('/') + 1);
     const dot = name.lastIndexOf('.');
     return findSidecars(this.sidecars, file.path, dot > 0 ? name.slice(0, dot) : name, kind, showFolder, inFolder);

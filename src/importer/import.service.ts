@@ -18,7 +18,14 @@ import { PathBoundary } from '../common/path-boundary.js';
 import { rmSync } from 'node:fs';
 import { sep } from 'node:path';
 import { deleteItem } from '../repositories/items.repository.js';
-import { type ImportFileState, deleteEmptyImportedParents, getImportFile, listImportFileStates, listImportFileStatesUnder, listImportsUnder } from '../repositories/import-files.repository.js';
+import {
+  type ImportFileState,
+  deleteEmptyImportedParents,
+  getImportFile,
+  listImportFileStates,
+  listImportFileStatesUnder,
+  listImportsUnder,
+} from '../repositories/import-files.repository.js';
 import { type ChangedPath, changeJobs } from './change-jobs.js';
 import { type WalkJob, type WalkProblem, walkFolders } from './folder-walk.js';
 import { ImportRun } from './import-run.js';
@@ -50,7 +57,10 @@ const WRITE_BATCH = 500;
 
 export class ImportService {
   readonly media: MediaQueue;
-  private walk: { phase: 'idle' | 'walking' | 'importing' | 'done'; filesSeen: number } = { phase: 'idle', filesSeen: 0 };
+  private walk: { phase: 'idle' | 'walking' | 'importing' | 'done'; filesSeen: number } = {
+    phase: 'idle',
+    filesSeen: 0,
+  };
   private readonly rates = { walked: new RateMeter(), probed: new RateMeter(), thumbnails: new RateMeter() };
   private abort = new AbortController();
   /** The whole-root run under way: a watched change tells it what it wrote, so the run does not undo it. */
@@ -67,23 +77,50 @@ export class ImportService {
   progress(): ScanProgress {
     const media = this.media.status();
     const walking = this.walk.phase === 'walking' || this.walk.phase === 'importing';
-    const phase = walking ? this.walk.phase : media.running ? (media.toProbe > 0 ? 'probing' : 'thumbnails') : this.walk.phase;
+    const phase = walking
+      ? this.walk.phase
+      : media.running
+        ? media.toProbe > 0
+          ? 'probing'
+          : 'thumbnails'
+        : this.walk.phase;
     const now = performance.now();
     this.rates.walked.sample(this.walk.filesSeen, now);
     this.rates.probed.sample(media.probed, now);
     this.rates.thumbnails.sample(media.thumbnails, now);
     const probeRate = this.rates.probed.perSecond();
     const thumbnailRate = this.rates.thumbnails.perSecond();
-    const perSecond = walking ? this.rates.walked.perSecond() : phase === 'probing' ? probeRate : phase === 'thumbnails' ? thumbnailRate : undefined;
-    const progress: ScanProgress = { phase, filesSeen: this.walk.filesSeen, probed: media.probedThisRun, thumbnails: media.thumbnailsThisRun, toProbe: media.toProbe, toThumbnail: media.toThumbnail };
+    const perSecond = walking
+      ? this.rates.walked.perSecond()
+      : phase === 'probing'
+        ? probeRate
+        : phase === 'thumbnails'
+          ? thumbnailRate
+          : undefined;
+    const progress: ScanProgress = {
+      phase,
+      filesSeen: this.walk.filesSeen,
+      probed: media.probedThisRun,
+      thumbnails: media.thumbnailsThisRun,
+      toProbe: media.toProbe,
+      toThumbnail: media.toThumbnail,
+    };
     if (perSecond !== undefined) progress.perSecond = Math.round(perSecond * 10) / 10;
     // The phase's own time left: thumbnails come after probing, and their rate is not known before the first is made.
-    const left = phase === 'probing' ? secondsLeft(media.toProbe, probeRate) : phase === 'thumbnails' ? secondsLeft(media.toThumbnail, thumbnailRate) : undefined;
+    const left =
+      phase === 'probing'
+        ? secondsLeft(media.toProbe, probeRate)
+        : phase === 'thumbnails'
+          ? secondsLeft(media.toThumbnail, thumbnailRate)
+          : undefined;
     if (left !== undefined) progress.secondsLeft = left;
     return progress;
   }
 
-  /** Stops a running scan at its next step and kills its walk, ffprobe and ffmpeg; the scan then rejects with ScanCancelledError. */
+  /**
+   * Stops a running scan at its next step and kills its walk, ffprobe and ffmpeg; the scan then rejects with
+   * ScanCancelledError.
+   */
   cancel(): void {
     this.abort.abort();
     void this.media.stop();
@@ -126,14 +163,25 @@ export class ImportService {
       const jobs = roots.map((root) => ({ root: root.path, start: root.path, recursive: true }));
       const available = await this.walkInto(run, roots, jobs, { holdNew: run.known.size > 0, wholeRoots: true });
       await run.settle(available, WRITE_BATCH);
-      this.media.wake(available, [], roots.map((root) => root.path).filter((root) => !available.has(root)));
+      this.media.wake(
+        available,
+        [],
+        roots.map((root) => root.path).filter((root) => !available.has(root)),
+      );
     } finally {
       this.fullRun = undefined;
     }
     summary.durationMs = Math.round(performance.now() - started);
     this.report({ ...this.walk, phase: 'done' });
     this.options.logger.info(
-      { added: summary.added, updated: summary.updated, moved: summary.moved, removed: summary.removed, failed: summary.failed.length, ms: summary.durationMs },
+      {
+        added: summary.added,
+        updated: summary.updated,
+        moved: summary.moved,
+        removed: summary.removed,
+        failed: summary.failed.length,
+        ms: summary.durationMs,
+      },
       'scan finished',
     );
     return summary;
@@ -150,9 +198,15 @@ export class ImportService {
       const started = performance.now();
       const summary = emptySummary();
       // A path that is gone and was a recorded file is a file: its folder is walked, not a tree below it.
-      const jobs = changeJobs(changes.map((change) => (change.folder === undefined && getImportFile(this.db, change.path) ? { ...change, folder: false } : change)));
+      const jobs = changeJobs(
+        changes.map((change) =>
+          change.folder === undefined && getImportFile(this.db, change.path) ? { ...change, folder: false } : change,
+        ),
+      );
       const known = new Map<string, ImportFileState>();
-      for (const job of jobs) for (const [path, state] of listImportFileStatesUnder(this.db, job.start, job.recursive)) known.set(path, state);
+      for (const job of jobs)
+        for (const [path, state] of listImportFileStatesUnder(this.db, job.start, job.recursive))
+          known.set(path, state);
       const run = this.newRun(summary, known, true);
       const roots = [...new Map(changes.map((change) => [change.root.path, change.root])).values()];
       const available = await this.walkInto(run, roots, jobs, { holdNew: true, wholeRoots: false });
@@ -161,7 +215,11 @@ export class ImportService {
       this.media.wake(available, run.written.keys());
       summary.durationMs = Math.round(performance.now() - started);
       const { added, updated, moved, removed } = summary;
-      if (added + updated + moved + removed > 0) this.options.logger.info({ changes: changes.length, folders: jobs.length, added, updated, moved, removed, ms: summary.durationMs }, 'imported a watched change');
+      if (added + updated + moved + removed > 0)
+        this.options.logger.info(
+          { changes: changes.length, folders: jobs.length, added, updated, moved, removed, ms: summary.durationMs },
+          'imported a watched change',
+        );
       return summary;
     });
   }
@@ -178,7 +236,10 @@ export class ImportService {
     });
   }
 
-  /** What a change run wrote and removed, told to the whole-root run under way, so it neither adds it twice nor removes it. */
+  /**
+   * What a change run wrote and removed, told to the whole-root run under way, so it neither adds it twice nor removes
+   * it.
+   */
   private tellFullRun(changeRun: ImportRun): void {
     const full = this.fullRun;
     if (!full) return;
@@ -199,13 +260,21 @@ export class ImportService {
    * that are there: a root missing, unreadable or looking unmounted (empty where it held
    * media) is skipped, and nothing under it may be removed.
    */
-  private async walkInto(run: ImportRun, roots: readonly ImportRoot[], jobs: readonly WalkJob[], mode: { holdNew: boolean; wholeRoots: boolean }): Promise<Set<string>> {
+  private async walkInto(
+    run: ImportRun,
+    roots: readonly ImportRoot[],
+    jobs: readonly WalkJob[],
+    mode: { holdNew: boolean; wholeRoots: boolean },
+  ): Promise<Set<string>> {
     const rootOf = new Map(roots.map((root) => [root.path, root]));
     const available = new Set(roots.map((root) => root.path));
     const skip = (root: string, reason: string) => {
       if (!available.delete(root)) return;
       run.summary.skippedRoots.push({ path: root, reason });
-      this.options.logger.warn({ root, reason }, 'import root skipped; nothing under it is removed: check that it is mounted and readable (the reason says why)');
+      this.options.logger.warn(
+        { root, reason },
+        'import root skipped; nothing under it is removed: check that it is mounted and readable (the reason says why)',
+      );
     };
     const problems: WalkProblem[] = [];
     const found = new Map<string, number>();
@@ -216,14 +285,17 @@ export class ImportService {
         const job = jobs[event.job] as WalkJob;
         root = rootOf.get(job.root);
         const rootJob = job.start === job.root;
-        if (rootJob && event.status !== 'ok') skip(job.root, event.status === 'not-a-folder' ? 'not a folder' : 'missing or unreadable');
-        else if (rootJob && event.empty && this.heldMedia(run, job.root)) skip(job.root, 'holds no media files now but did before: unmounted? nothing removed');
+        if (rootJob && event.status !== 'ok')
+          skip(job.root, event.status === 'not-a-folder' ? 'not a folder' : 'missing or unreadable');
+        else if (rootJob && event.empty && this.heldMedia(run, job.root))
+          skip(job.root, 'holds no media files now but did before: unmounted? nothing removed');
         else if (event.status === 'unreadable') run.unreadable.push(job.start);
         continue;
       }
       if (!root) continue;
       found.set(root.path, (found.get(root.path) ?? 0) + event.files.length);
-      // Each message is a batch (at most a few hundred files, or what a slow disk gave in a quarter second): items appear as they are named.
+      // Each message is a batch (at most a few hundred files, or what a slow disk gave in a quarter second): items
+      // appear as they are named.
       await run.take(root, event.files, mode.holdNew);
       this.report({ phase: 'importing', filesSeen: run.seen.size });
       if (mode.wholeRoots) this.media.wake([root.path]);
@@ -234,7 +306,10 @@ export class ImportService {
       this.fail(run.summary, problem.path, problem.reason);
       if (problem.unreadable) run.unreadable.push(problem.path);
     }
-    if (mode.wholeRoots) for (const root of available) if (!found.get(root) && this.heldMedia(run, root)) skip(root, 'holds no media files now but did before: unmounted? nothing removed');
+    if (mode.wholeRoots)
+      for (const root of available)
+        if (!found.get(root) && this.heldMedia(run, root))
+          skip(root, 'holds no media files now but did before: unmounted? nothing removed');
     return available;
   }
 
@@ -254,20 +329,25 @@ export class ImportService {
 
   private fail(summary: ScanSummary, path: string, reason: string): void {
     summary.failed.push({ path, reason });
-    this.options.logger.warn({ path, reason }, 'import problem: fix what the reason names (permissions, a broken link, a damaged file); the next scan tries again');
+    this.options.logger.warn(
+      { path, reason },
+      'import problem: fix what the reason names (permissions, a broken link, a damaged file); the next scan tries again',
+    );
   }
 
   /** Removes everything imported from roots inside `dir` (the sample media, once real roots are configured). */
   forgetImportsUnder(dir: string): number {
     let removed = 0;
-    this.db.transaction(() => {
-      for (const { item_id, thumbnail } of listImportsUnder(this.db, dir)) {
-        if (deleteItem(this.db, item_id)) removed++;
-        const own = this.options.thumbnailsDir;
-        if (thumbnail && own !== undefined && thumbnail.startsWith(own + sep)) rmSync(thumbnail, { force: true });
-      }
-      deleteEmptyImportedParents(this.db);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const { item_id, thumbnail } of listImportsUnder(this.db, dir)) {
+          if (deleteItem(this.db, item_id)) removed++;
+          const own = this.options.thumbnailsDir;
+          if (thumbnail && own !== undefined && thumbnail.startsWith(own + sep)) rmSync(thumbnail, { force: true });
+        }
+        deleteEmptyImportedParents(this.db);
+      })
+      .immediate();
     return removed;
   }
 }

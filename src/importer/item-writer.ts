@@ -44,7 +44,9 @@ export class ItemWriter {
 
   /** The NFO files writing this file will read that are not read yet. */
   nfoPathsFor(sidecars: SidecarFiles): string[] {
-    return [sidecars.nfo, sidecars.showNfo].filter((path): path is string => path !== undefined && !this.nfoCache.has(path) && !this.nfoTexts.has(path));
+    return [sidecars.nfo, sidecars.showNfo].filter(
+      (path): path is string => path !== undefined && !this.nfoCache.has(path) && !this.nfoTexts.has(path),
+    );
   }
 
   provideNfo(path: string, text: NfoText): void {
@@ -152,7 +154,10 @@ export class ItemWriter {
       this.nfoCache.delete(path);
       if (text !== undefined) this.nfoTexts.set(path, text);
     });
-    const result = typeof text === 'string' ? parseNfo(text) : { ok: false as const, reason: text?.problem ?? 'NFO file not read; ignored' };
+    const result =
+      typeof text === 'string'
+        ? parseNfo(text)
+        : { ok: false as const, reason: text?.problem ?? 'NFO file not read; ignored' };
     if (result.ok) metadata = result.metadata;
     else this.problem(path, result.reason);
     this.nfoCache.set(path, metadata);

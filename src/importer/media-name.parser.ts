@@ -10,7 +10,13 @@
  * numbers take years for seasons, so both are done here.
  */
 import { filenameParse } from '@ctrl/video-filename-parser';
-import { type EpisodeNumbers, RELEASE_TAG, findEpisodeNumbers, findSeasonMarker, firstReleaseTag } from './episode-numbers.parser.js';
+import {
+  type EpisodeNumbers,
+  RELEASE_TAG,
+  findEpisodeNumbers,
+  findSeasonMarker,
+  firstReleaseTag,
+} from './episode-numbers.parser.js';
 import type { RootKind } from '../model/import-root.js';
 
 export type { RootKind };
@@ -35,12 +41,37 @@ export type ParsedMedia =
   | { kind: 'ignored'; reason: string };
 
 export const VIDEO_EXTENSIONS: ReadonlySet<string> = new Set([
-  'mkv', 'mp4', 'm4v', 'ts', 'mpg', 'mpeg', 'avi', 'mov', 'wmv', 'webm', 'm2ts', 'flv', 'ogv', '3gp', 'vob', 'divx', 'mts',
+  'mkv',
+  'mp4',
+  'm4v',
+  'ts',
+  'mpg',
+  'mpeg',
+  'avi',
+  'mov',
+  'wmv',
+  'webm',
+  'm2ts',
+  'flv',
+  'ogv',
+  '3gp',
+  'vob',
+  'divx',
+  'mts',
 ]);
 const PARTIAL_EXTENSIONS: ReadonlySet<string> = new Set(['part', 'crdownload', '!qb', 'partial', 'tmp']);
 const EXTRAS_FOLDERS: ReadonlySet<string> = new Set([
-  'extras', 'featurettes', 'trailers', 'behind the scenes', 'deleted scenes', 'samples', 'sample', 'interviews', 'scenes',
-  'shorts', 'other',
+  'extras',
+  'featurettes',
+  'trailers',
+  'behind the scenes',
+  'deleted scenes',
+  'samples',
+  'sample',
+  'interviews',
+  'scenes',
+  'shorts',
+  'other',
 ]);
 
 const SEASON_FOLDER = /^(?:season|series|s)[\s._-]*(\d{1,4})$/i;
@@ -91,7 +122,9 @@ function parseEpisode(stem: string, folders: string[]): ParsedMedia {
   const folderSeason = seasonFromFolders(folders);
   // Numbers are looked for after the show's own name, so "Room 104 - 205" is not episode 104.
   const from = fromFolder ? showNameLength(stem, fromFolder) : 0;
-  const numbers = findEpisodeNumbers(stem, { from, folderSeason, inShowFolder: folders.length > 0 }) ?? numbersFromFolders(folders, stem.length);
+  const numbers =
+    findEpisodeNumbers(stem, { from, folderSeason, inShowFolder: folders.length > 0 }) ??
+    numbersFromFolders(folders, stem.length);
   const show = fromFolder ?? showFromFileName(stem, numbers);
   // An episode number with no season anywhere (absolute numbering) is season 1, as Plex and Jellyfin file it.
   const season = numbers?.season ?? folderSeason ?? (numbers?.episodes ? 1 : undefined);
@@ -124,7 +157,10 @@ function seasonFromFolders(folders: string[]): number | undefined {
   return undefined;
 }
 
-/** A file that names nothing ("grp-sne-720p.mkv") in a release-named folder ("Show.S03E07.720p-GRP") is that folder's episode. */
+/**
+ * A file that names nothing ("grp-sne-720p.mkv") in a release-named folder ("Show.S03E07.720p-GRP") is that folder's
+ * episode.
+ */
 function numbersFromFolders(folders: string[], end: number): EpisodeNumbers | undefined {
   for (const folder of folders.slice().reverse()) {
     const numbers = findEpisodeNumbers(folder, { from: 0, inShowFolder: false });
@@ -169,7 +205,13 @@ function showFromFileName(stem: string, numbers: EpisodeNumbers | undefined): Na
   let before = stripTags(stem.slice(0, stop).replace(/^\s*\[[^\]]*\]\s*/, '')).replace(/[\s._\-[(]+$/, '');
   // "show-name-1x01-pilot": dashes are the separators when the numbers are dashed off too,
   // but not in a name of one-letter parts ("9-1-1").
-  if (numbers && stem[numbers.start - 1] === '-' && !/[\s._]/.test(before) && before.split('-').every((w) => w.length >= 2)) before = before.replace(/-/g, ' ');
+  if (
+    numbers &&
+    stem[numbers.start - 1] === '-' &&
+    !/[\s._]/.test(before) &&
+    before.split('-').every((w) => w.length >= 2)
+  )
+    before = before.replace(/-/g, ' ');
   const name = nameWithTrailingYear(before);
   return name.name ? name : { name: cleanSeparators(stem) };
 }
@@ -193,7 +235,12 @@ function parseMovie(stem: string, folders: string[]): ParsedMedia {
   const chosen = fromFolder && (fromFolder.year !== undefined || fromFile.year === undefined) ? fromFolder : fromFile;
   // Ids are ids wherever they are written: the file's own first, then its folder's.
   const found = { ...idsIn(folder ?? ''), ...idsIn(stem) };
-  return { kind: 'movie', title: chosen.name, ...(chosen.year !== undefined ? { year: chosen.year } : {}), ...ids(found) };
+  return {
+    kind: 'movie',
+    title: chosen.name,
+    ...(chosen.year !== undefined ? { year: chosen.year } : {}),
+    ...ids(found),
+  };
 }
 
 function movieName(text: string): Name {
@@ -239,7 +286,9 @@ function nameWithTrailingYear(text: string): Name {
 }
 
 function cleanTitle(text: string): string {
-  return cleanSeparators(text).replace(/[\s\-–([]+$/u, '').trim();
+  return cleanSeparators(text)
+    .replace(/[\s\-–([]+$/u, '')
+    .trim();
 }
 
 /**
@@ -257,7 +306,9 @@ function stripTags(text: string): string {
 
 function isTagsOnly(inner: string): boolean {
   const words = inner.split(/[\s._-]+/).filter((w) => w !== '');
-  return words.length > 0 && words.every((w) => RELEASE_TAG.test(w) || EDITION_WORD.test(w) || /^(?:h|x)26[45]$/i.test(w));
+  return (
+    words.length > 0 && words.every((w) => RELEASE_TAG.test(w) || EDITION_WORD.test(w) || /^(?:h|x)26[45]$/i.test(w))
+  );
 }
 
 function idsIn(text: string): { tmdbId?: number; imdbId?: string } {
@@ -271,7 +322,10 @@ function idsIn(text: string): { tmdbId?: number; imdbId?: string } {
 }
 
 function ids(from: { tmdbId?: number; imdbId?: string }): { tmdbId?: number; imdbId?: string } {
-  return { ...(from.tmdbId !== undefined ? { tmdbId: from.tmdbId } : {}), ...(from.imdbId !== undefined ? { imdbId: from.imdbId } : {}) };
+  return {
+    ...(from.tmdbId !== undefined ? { tmdbId: from.tmdbId } : {}),
+    ...(from.imdbId !== undefined ? { imdbId: from.imdbId } : {}),
+  };
 }
 
 /**

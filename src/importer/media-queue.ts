@@ -35,7 +35,10 @@ import { type OpenedFile, PathBoundary } from '../common/path-boundary.js';
 
 export interface MediaQueueOptions {
   logger: Logger;
-  /** What may be read: every file is opened and checked against it before a reader or program sees it. Default: the roots woken for. */
+  /**
+   * What may be read: every file is opened and checked against it before a reader or program sees it. Default: the
+   * roots woken for.
+   */
   boundary?: PathBoundary | undefined;
   /** Probe new and changed files (default true). */
   probe?: boolean;
@@ -46,7 +49,10 @@ export interface MediaQueueOptions {
   makeThumbnails?: boolean;
   ffmpegPath?: string;
   probeConcurrency?: number;
-  /** Read MP4, Matroska and AVI headers in a reading process (mp4box, ts-ebml, MediaInfo; default true); false: ffprobe for every file. */
+  /**
+   * Read MP4, Matroska and AVI headers in a reading process (mp4box, ts-ebml, MediaInfo; default true); false: ffprobe
+   * for every file.
+   */
   inProcessProbe?: boolean;
   now?: () => number;
   /** Called after each file probed or thumbnail made (a progress line). */
@@ -88,7 +94,14 @@ export class MediaQueue {
   private abort = new AbortController();
   private mediaInfo: HeaderReaderPool | undefined;
   private readonly problemListeners = new Set<Problem>();
-  private readonly counts: Omit<MediaWork, 'probedThisRun' | 'thumbnailsThisRun'> = { running: false, probed: 0, thumbnails: 0, toProbe: 0, toThumbnail: 0, probeMs: 0 };
+  private readonly counts: Omit<MediaWork, 'probedThisRun' | 'thumbnailsThisRun'> = {
+    running: false,
+    probed: 0,
+    thumbnails: 0,
+    toProbe: 0,
+    toThumbnail: 0,
+    probeMs: 0,
+  };
   private runStart = { probed: 0, thumbnails: 0 };
   private readonly boundary: PathBoundary;
 
@@ -101,7 +114,12 @@ export class MediaQueue {
 
   status(): MediaWork {
     const { probed, thumbnails } = this.counts;
-    return { ...this.counts, running: this.loop !== undefined, probedThisRun: probed - this.runStart.probed, thumbnailsThisRun: thumbnails - this.runStart.thumbnails };
+    return {
+      ...this.counts,
+      running: this.loop !== undefined,
+      probedThisRun: probed - this.runStart.probed,
+      thumbnailsThisRun: thumbnails - this.runStart.thumbnails,
+    };
   }
 
   /**
@@ -146,11 +164,16 @@ export class MediaQueue {
       while (this.dirty && !signal.aborted) {
         this.dirty = false;
         await this.sweepProbes(signal);
-        if (this.options.thumbnailsDir !== undefined && this.options.makeThumbnails !== false) await this.sweepThumbnails(this.options.thumbnailsDir, signal);
+        if (this.options.thumbnailsDir !== undefined && this.options.makeThumbnails !== false)
+          await this.sweepThumbnails(this.options.thumbnailsDir, signal);
       }
     } catch (error) {
       // A database error must not leave the queue for dead: the next wake tries again.
-      if (!signal.aborted) this.options.logger.error({ err: error }, 'probing or thumbnails failed; they are tried again at the next scan');
+      if (!signal.aborted)
+        this.options.logger.error(
+          { err: error },
+          'probing or thumbnails failed; they are tried again at the next scan',
+        );
     } finally {
       this.mediaInfo?.close();
       this.mediaInfo = undefined;
@@ -169,17 +192,26 @@ export class MediaQueue {
       const urgent = this.takeUrgent();
       const page = urgent.length > 0 ? urgent : listUnprobedFiles(this.db, roots, after, PROBE_PAGE);
       if (page.length === 0) {
-        // What is left is what failed for a passing reason (tried at the next wake): the progress says so, not the last page's count.
+        // What is left is what failed for a passing reason (tried at the next wake): the progress says so, not the last
+        // page's count.
         this.counts.toProbe = countMediaWork(this.db, roots).unprobed;
         return;
       }
       if (urgent.length === 0) after = (page.at(-1) as UnprobedFile).path;
       const work = countMediaWork(this.db, roots);
       this.counts.toProbe = work.unprobed;
-      if (this.options.thumbnailsDir !== undefined && this.options.makeThumbnails !== false) this.counts.toThumbnail = work.withoutThumbnail + work.unprobed;
+      if (this.options.thumbnailsDir !== undefined && this.options.makeThumbnails !== false)
+        this.counts.toThumbnail = work.withoutThumbnail + work.unprobed;
       const started = performance.now();
       await forEachConcurrently(page, this.concurrency() * (this.mediaInfo ? READS_PER_PROCESS : 1), async (file) => {
-        const outcome = await this.withFile(file.path, (opened) => probeMedia(opened, this.mediaInfo, { ffprobe: this.options.ffprobePath, ffmpeg: this.options.ffmpegPath }, signal));
+        const outcome = await this.withFile(file.path, (opened) =>
+          probeMedia(
+            opened,
+            this.mediaInfo,
+            { ffprobe: this.options.ffprobePath, ffmpeg: this.options.ffmpegPath },
+            signal,
+          ),
+        );
         if (signal.aborted) return;
         this.saveProbe(file, outcome, 'reader' in outcome ? outcome.reader : null);
       });
@@ -213,12 +245,18 @@ export class MediaQueue {
 
   private async makeThumbnail(dir: string, file: ThumbnailWork, signal: AbortSignal): Promise<void> {
     const target = join(dir, `${file.item_id}.jpg`);
-    const result = await this.withFile(file.path, (opened) => makeThumbnail(opened, target, file.duration, this.options.ffmpegPath, signal));
+    const result = await this.withFile(file.path, (opened) =>
+      makeThumbnail(opened, target, file.duration, this.options.ffmpegPath, signal),
+    );
     if (signal.aborted) return;
     if (result.ok) {
       // The file may have been removed meanwhile: then the thumbnail goes too.
       saveThumbnail(this.db, file.path, target, null);
-      if (!setThumbnailUrl(this.db, file.item_id, `/thumbnails/${encodeURIComponent(file.item_id)}`) && target.startsWith(dir + sep)) rmSync(target, { force: true });
+      if (
+        !setThumbnailUrl(this.db, file.item_id, `/thumbnails/${encodeURIComponent(file.item_id)}`) &&
+        target.startsWith(dir + sep)
+      )
+        rmSync(target, { force: true });
       else this.counts.thumbnails++;
       this.counts.toThumbnail = Math.max(0, this.counts.toThumbnail - 1);
       this.options.onWork?.();
@@ -233,11 +271,24 @@ export class MediaQueue {
    * been swapped for a link leading out since the walk), closing it after; a file that
    * may not be read is a failure of its own, never handed to a reader or program.
    */
-  private async withFile<T>(path: string, use: (file: OpenedFile) => Promise<T>): Promise<T | { ok: false; reason: string; transient: boolean }> {
+  private async withFile<T>(
+    path: string,
+    use: (file: OpenedFile) => Promise<T>,
+  ): Promise<T | { ok: false; reason: string; transient: boolean }> {
     const opening = await this.boundary.open(path);
     if (!opening.ok) {
-      const why = { missing: 'it is gone (the next scan removes it)', outside: 'it now leads outside the import roots and recordings folder (a link swapped in); Antenna does not read it', not_a_file: 'it is not a regular file', unreadable: `it cannot be read (${opening.error?.code ?? 'error'}): check its permissions` };
-      return { ok: false, reason: `not read: ${why[opening.reason]}`, transient: opening.reason === 'missing' || opening.error?.code === 'ECHANGED' };
+      const why = {
+        missing: 'it is gone (the next scan removes it)',
+        outside:
+          'it now leads outside the import roots and recordings folder (a link swapped in); Antenna does not read it',
+        not_a_file: 'it is not a regular file',
+        unreadable: `it cannot be read (${opening.error?.code ?? 'error'}): check its permissions`,
+      };
+      return {
+        ok: false,
+        reason: `not read: ${why[opening.reason]}`,
+        transient: opening.reason === 'missing' || opening.error?.code === 'ECHANGED',
+      };
     }
     try {
       return await use(opening.file);
@@ -253,24 +304,47 @@ export class MediaQueue {
       this.problem(file.path, outcome.reason);
       return;
     }
-    this.db.transaction(() => {
-      if (outcome.ok) {
-        const damaged = outcome.result.damaged ?? null;
-        setProbeResults(this.db, file.item_id, { duration: outcome.result.duration, tags: outcome.result.tags, corrupted: damaged !== null, updatedAt: now });
-        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: outcome.result.chapters, details: outcome.result.details ?? null, problem: null, reader, damaged });
-        if (damaged !== null) this.problem(file.path, damaged);
-      } else {
-        setProbeResults(this.db, file.item_id, { duration: null, tags: null, corrupted: true, updatedAt: now });
-        saveProbeRecord(this.db, file.path, { probedAt: now, chapters: null, details: null, problem: outcome.reason, reader });
-        this.problem(file.path, outcome.reason);
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        if (outcome.ok) {
+          const damaged = outcome.result.damaged ?? null;
+          setProbeResults(this.db, file.item_id, {
+            duration: outcome.result.duration,
+            tags: outcome.result.tags,
+            corrupted: damaged !== null,
+            updatedAt: now,
+          });
+          saveProbeRecord(this.db, file.path, {
+            probedAt: now,
+            chapters: outcome.result.chapters,
+            details: outcome.result.details ?? null,
+            problem: null,
+            reader,
+            damaged,
+          });
+          if (damaged !== null) this.problem(file.path, damaged);
+        } else {
+          setProbeResults(this.db, file.item_id, { duration: null, tags: null, corrupted: true, updatedAt: now });
+          saveProbeRecord(this.db, file.path, {
+            probedAt: now,
+            chapters: null,
+            details: null,
+            problem: outcome.reason,
+            reader,
+          });
+          this.problem(file.path, outcome.reason);
+        }
+      })
+      .immediate();
     this.counts.probed++;
     this.options.onWork?.();
   }
 
   private problem(path: string, reason: string): void {
-    this.options.logger.warn({ path, reason }, 'import problem: fix what the reason names (permissions, a broken link, a damaged file); the next scan tries again');
+    this.options.logger.warn(
+      { path, reason },
+      'import problem: fix what the reason names (permissions, a broken link, a damaged file); the next scan tries again',
+    );
     for (const listener of this.problemListeners) listener(path, reason);
   }
 }

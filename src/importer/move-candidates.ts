@@ -26,7 +26,12 @@ export class MoveCandidates {
    * The vanished file this new one is, if any; it is then no longer a candidate. Only
    * within one kind of root: a file moved from TV to movies is a different item.
    */
-  take(file: WalkedFile, fingerprint: string, kind: ImportRoot['kind'], journal: (undo: () => void) => void): ImportFileRow | undefined {
+  take(
+    file: WalkedFile,
+    fingerprint: string,
+    kind: ImportRoot['kind'],
+    journal: (undo: () => void) => void,
+  ): ImportFileRow | undefined {
     const byInode = this.byInode.get(inodeKey(file.dev, file.ino, file.size));
     const byFingerprint = this.byFingerprint.get(fingerprint);
     const row = byInode?.root_kind === kind ? byInode : byFingerprint?.root_kind === kind ? byFingerprint : undefined;

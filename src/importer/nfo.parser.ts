@@ -54,7 +54,8 @@ export function parseNfo(text: string): NfoResult {
   const end = /<\/(tvshow|episodedetails|movie|musicvideo)>/i.exec(text);
   const xml = end ? text.slice(0, end.index + end[0].length) : text;
   const valid = XMLValidator.validate(xml);
-  if (valid !== true) return { ok: false, reason: `malformed NFO (line ${valid.err.line}: ${valid.err.msg}); imported from its name` };
+  if (valid !== true)
+    return { ok: false, reason: `malformed NFO (line ${valid.err.line}: ${valid.err.msg}); imported from its name` };
   let document: Node;
   try {
     document = parser.parse(xml) as Node;
@@ -62,13 +63,17 @@ export function parseNfo(text: string): NfoResult {
     return { ok: false, reason: `malformed NFO (${(error as Error).message}); imported from its name` };
   }
   const rootName = ROOTS.find((name) => name in document);
-  if (!rootName) return { ok: false, reason: 'NFO file is not a Kodi tvshow, episodedetails or movie document; ignored' };
+  if (!rootName)
+    return { ok: false, reason: 'NFO file is not a Kodi tvshow, episodedetails or movie document; ignored' };
   const root = document[rootName];
   // An empty document (<episodedetails/>) says nothing, which is not an error.
   if (typeof root !== 'object' || root === null) return { ok: true, metadata: {} };
   const metadata = toMetadata(root as Node);
   // Attributes are not parsed (nothing else needs them): the default one is found in the validated text.
-  const uniqueId = identifier(DEFAULT_UNIQUE_ID.exec(xml)?.[1]) ?? identifier(first((root as Node).uniqueid)) ?? identifier((root as Node).id);
+  const uniqueId =
+    identifier(DEFAULT_UNIQUE_ID.exec(xml)?.[1]) ??
+    identifier(first((root as Node).uniqueid)) ??
+    identifier((root as Node).id);
   return { ok: true, metadata: uniqueId ? { ...metadata, uniqueId } : metadata };
 }
 

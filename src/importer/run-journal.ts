@@ -8,7 +8,9 @@
 import { rmSync } from 'node:fs';
 import { readProblem } from './file-reads.js';
 
-/** How to undo one thing remembered; `batchOnly`: only when the whole batch is rolled back, not one file's savepoint. */
+/**
+ * How to undo one thing remembered; `batchOnly`: only when the whole batch is rolled back, not one file's savepoint.
+ */
 interface Undo {
   run: () => void;
   batchOnly: boolean;
@@ -44,7 +46,10 @@ export class RunJournal {
     return { undo: this.undo.length, problems: this.problems.length, thumbnails: this.thumbnails.length };
   }
 
-  /** Undoes what was remembered since `mark`, newest first; `oneFile`: one file's savepoint, not the batch (Undo.batchOnly). */
+  /**
+   * Undoes what was remembered since `mark`, newest first; `oneFile`: one file's savepoint, not the batch
+   * (Undo.batchOnly).
+   */
   rollBackTo(mark: JournalMark, oneFile = false): void {
     while (this.undo.length > mark.undo) {
       const undo = this.undo.pop() as Undo;

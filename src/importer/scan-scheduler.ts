@@ -10,7 +10,13 @@
 import type { Logger } from 'pino';
 import type { ImportRoot } from '../model/import-root.js';
 import { FolderWatch } from './folder-watch.js';
-import { type ChangedPath, type ImportService, ScanCancelledError, type ScanProgress, type ScanSummary } from './import.service.js';
+import {
+  type ChangedPath,
+  type ImportService,
+  ScanCancelledError,
+  type ScanProgress,
+  type ScanSummary,
+} from './import.service.js';
 
 export interface ScanSchedulerOptions {
   logger: Logger;
@@ -49,7 +55,10 @@ export interface Gathered {
   firstChangeAt: number;
   /** The first removal among them (a move's first half), if any. */
   firstRemovalAt: number | undefined;
-  /** Whether a file came (or changed) after that removal, late enough to be its move's second half (see mayBeSecondHalf). */
+  /**
+   * Whether a file came (or changed) after that removal, late enough to be its move's second half (see
+   * mayBeSecondHalf).
+   */
   addedSinceRemoval: boolean;
   debounceMs: number;
   writeFinishMs: number;
@@ -137,7 +146,10 @@ export class ScanScheduler {
   status(): ScanStatus {
     // Running until the last file is probed and has its thumbnail: the library is complete then.
     const running = this.running !== undefined || this.applying !== undefined || this.importer.media.status().running;
-    const last = this.last && { ...this.last, summary: { ...this.last.summary, failed: [...this.last.summary.failed, ...this.mediaProblems] } };
+    const last = this.last && {
+      ...this.last,
+      summary: { ...this.last.summary, failed: [...this.last.summary.failed, ...this.mediaProblems] },
+    };
     return { ...this.importer.progress(), running, ...(last ? { last } : {}) };
   }
 
@@ -199,14 +211,21 @@ export class ScanScheduler {
     void watcher.ready.then(() => {
       clearTimeout(timer);
       this.request(this.roots);
-      if (waited) this.options.logger.info('watching the import roots took long to start; walking them once more to catch changes made meanwhile');
+      if (waited)
+        this.options.logger.info(
+          'watching the import roots took long to start; walking them once more to catch changes made meanwhile',
+        );
     });
   }
 
   private startWatching(): FolderWatch {
     return (this.watcher = new FolderWatch(
       this.roots.map((root) => root.path),
-      { logger: this.options.logger, writeFinishMs: this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS, onChange: ({ path, folder, removed }) => this.changed(path, folder, removed) },
+      {
+        logger: this.options.logger,
+        writeFinishMs: this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS,
+        onChange: ({ path, folder, removed }) => this.changed(path, folder, removed),
+      },
     ));
   }
 
@@ -224,7 +243,11 @@ export class ScanScheduler {
     }
     const now = Date.now();
     if (removed) this.firstRemovalAt ??= now;
-    else if (folder !== true && mayBeSecondHalf(now, this.firstRemovalAt, this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS)) this.addedSinceRemoval = true;
+    else if (
+      folder !== true &&
+      mayBeSecondHalf(now, this.firstRemovalAt, this.options.writeFinishMs ?? DEFAULT_WRITE_FINISH_MS)
+    )
+      this.addedSinceRemoval = true;
     this.firstChangeAt ??= now;
     const delay = gatherDelayMs({
       now,

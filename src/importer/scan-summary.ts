@@ -27,12 +27,31 @@ export interface ScanProgress {
   /** What waits: files to probe, thumbnails to make (files not probed yet included). */
   toProbe: number;
   toThumbnail: number;
-  /** The phase's own rate (files walked, probed or thumbnailed per second, over the last seconds); absent until measured. */
+  /**
+   * The phase's own rate (files walked, probed or thumbnailed per second, over the last seconds); absent until
+   * measured.
+   */
   perSecond?: number;
-  /** Seconds until the phase under way (probing, or thumbnails) is done, at its rate; absent while walking (the total is not known), before a rate is measured, or stalled. */
+  /**
+   * Seconds until the phase under way (probing, or thumbnails) is done, at its rate; absent while walking (the total is
+   * not known), before a rate is measured, or stalled.
+   */
   secondsLeft?: number;
 }
 
 export function emptySummary(): ScanSummary {
-  return { added: 0, updated: 0, moved: 0, removed: 0, unchanged: 0, ignored: 0, probed: 0, probeMs: 0, thumbnails: 0, failed: [], skippedRoots: [], durationMs: 0 };
+  return {
+    added: 0,
+    updated: 0,
+    moved: 0,
+    removed: 0,
+    unchanged: 0,
+    ignored: 0,
+    probed: 0,
+    probeMs: 0,
+    thumbnails: 0,
+    failed: [],
+    skippedRoots: [],
+    durationMs: 0,
+  };
 }

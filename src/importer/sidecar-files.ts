@@ -38,7 +38,11 @@ function find(inFolder: Map<string, Sidecar> | undefined, dir: string, names: re
 }
 
 /** The first image named `<base>.<jpg|jpeg|png>` for the bases in order (names lower-cased). */
-function findImage(inFolder: Map<string, Sidecar> | undefined, dir: string, bases: readonly string[]): Found | undefined {
+function findImage(
+  inFolder: Map<string, Sidecar> | undefined,
+  dir: string,
+  bases: readonly string[],
+): Found | undefined {
   if (!inFolder) return undefined;
   for (const base of bases) {
     for (const extension of IMAGE_EXTENSIONS) {
@@ -77,7 +81,13 @@ export function findSidecars(
   const base = stem.toLowerCase();
   const folderNames = kind === 'movie' && ownFolder;
   const nfo = find(here, dir, folderNames ? [`${base}.nfo`, 'movie.nfo'] : [`${base}.nfo`]);
-  const image = findImage(here, dir, folderNames ? [`${base}-poster`, 'poster', 'folder', `${base}-thumb`, base, 'fanart'] : [`${base}-poster`, `${base}-thumb`, base]);
+  const image = findImage(
+    here,
+    dir,
+    folderNames
+      ? [`${base}-poster`, 'poster', 'folder', `${base}-thumb`, base, 'fanart']
+      : [`${base}-poster`, `${base}-thumb`, base],
+  );
   const showNfo = showFolder !== undefined ? find(showSidecars, showFolder, ['tvshow.nfo']) : undefined;
   const showImage = showFolder !== undefined ? findImage(showSidecars, showFolder, SHOW_IMAGES) : undefined;
   if (!nfo && !image && !showNfo && !showImage) return NONE;
@@ -86,6 +96,11 @@ export function findSidecars(
     ...(image ? { image: image.path } : {}),
     ...(showNfo ? { showNfo: showNfo.path } : {}),
     ...(showImage ? { showImage: showImage.path } : {}),
-    signature: [describeFound('nfo', nfo), describeFound('image', image), describeFound('showNfo', showNfo), describeFound('showImage', showImage)].join('|'),
+    signature: [
+      describeFound('nfo', nfo),
+      describeFound('image', image),
+      describeFound('showNfo', showNfo),
+      describeFound('showImage', showImage),
+    ].join('|'),
   };
 }

@@ -9,25 +9,47 @@ import type { ItemStateLog } from '../common/item-state-log.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import { PathBoundary, type ServedFile } from '../common/path-boundary.js';
 import { imageTypeOf, readLeadingBytes } from '../common/file-signature.js';
-import { countJobsByState, getJobJson, type JobCountState, jobWriteCount, listJobsJson } from '../repositories/jobs.repository.js';
+import {
+  countJobsByState,
+  getJobJson,
+  type JobCountState,
+  jobWriteCount,
+  listJobsJson,
+} from '../repositories/jobs.repository.js';
 import { checkDatabaseReadable } from '../repositories/health.repository.js';
 import { listChannels } from '../repositories/channels.repository.js';
-import { type CollectionType, getCollection, getPlaylist, listCollections, listPlaylists } from '../repositories/collections.repository.js';
+import {
+  type CollectionType,
+  getCollection,
+  getPlaylist,
+  listCollections,
+  listPlaylists,
+} from '../repositories/collections.repository.js';
 import { getItemJson, type ItemScope, listItemsJson, type ListShape } from '../repositories/items.repository.js';
 import type { Channel, Collection, Playlist, Show, VideoGroup } from '../model/library.schemas.js';
-import type { DefaultItemOrder, ItemFilter, ItemSort, ParentFilter, ParentSort, SortRequest } from '../model/list-query.js';
-import { getArtworkPath, getThumbnailPath, listNotMediaFiles, type NotMediaFile } from '../repositories/import-files.repository.js';
-import { countLibrary, dataVersion, type LibraryCounts, totalChanges } from '../repositories/library-state.repository.js';
+import type {
+  DefaultItemOrder,
+  ItemFilter,
+  ItemSort,
+  ParentFilter,
+  ParentSort,
+  SortRequest,
+} from '../model/list-query.js';
+import {
+  getArtworkPath,
+  getThumbnailPath,
+  listNotMediaFiles,
+  type NotMediaFile,
+} from '../repositories/import-files.repository.js';
+import {
+  countLibrary,
+  dataVersion,
+  type LibraryCounts,
+  totalChanges,
+} from '../repositories/library-state.repository.js';
 import { getParent, listParents, type ParentKind } from '../repositories/parents.repository.js';
 import { matchExpression, searchLibrary } from '../repositories/search.repository.js';
-import {
-  type MapContext,
-  toChannel,
-  toCollection,
-  toPlaylist,
-  toShow,
-  toVideoGroup,
-} from './resource-mappers.js';
+import { type MapContext, toChannel, toCollection, toPlaylist, toShow, toVideoGroup } from './resource-mappers.js';
 
 export type ItemQuery = ItemFilter & SortRequest<ItemSort>;
 
@@ -39,7 +61,10 @@ export interface LibraryServiceOptions {
   externalCheckIntervalMs?: number;
   /** Monotonic milliseconds; tests replace it. */
   now?: () => number;
-  /** Item state writes left out of the generation (their answers are patched in the cache): see common/item-state-log.ts. */
+  /**
+   * Item state writes left out of the generation (their answers are patched in the cache): see
+   * common/item-state-log.ts.
+   */
   stateLog?: ItemStateLog;
   /** Where artwork may be read from (the import roots); default: nowhere. */
   boundary?: PathBoundary;
@@ -56,9 +81,14 @@ export interface LibraryMatches {
 }
 
 export class LibraryService {
-  /** Moves when another connection's commit was seen (data_version changed), unless it was said to be unseen by readers. */
+  /**
+   * Moves when another connection's commit was seen (data_version changed), unless it was said to be unseen by readers.
+   */
   private externalEpoch = 0;
-  /** Moves when a commit not said to be this process's was seen: what jobsGeneration follows beside this process's own writes. */
+  /**
+   * Moves when a commit not said to be this process's was seen: what jobsGeneration follows beside this process's own
+   * writes.
+   */
   private otherProcessEpoch = 0;
   private lastDataVersion: number | undefined;
   private externalCheckedAt = Number.NEGATIVE_INFINITY;
@@ -129,7 +159,10 @@ export class LibraryService {
     this.externalCheckedAt = this.now();
   }
 
-  /** Another connection of this process committed what lists may show (a guide refresh's swap), or has ended (what it took for its own may not all have been): the cached lists are stale. */
+  /**
+   * Another connection of this process committed what lists may show (a guide refresh's swap), or has ended (what it
+   * took for its own may not all have been): the cached lists are stale.
+   */
   externalWritesSeen(): void {
     this.externalEpoch++;
     // Its commits are accounted for here: the jobs' answers (jobsGeneration), which no such connection writes, stay.
@@ -148,8 +181,16 @@ export class LibraryService {
     if (path === undefined) return undefined;
     const resolved = this.boundary.resolveFile(path);
     if (!resolved.ok) {
-      if (resolved.reason === 'outside') throw new ForbiddenError('outside_library', `The artwork of '${id}' leads outside the library folders; Antenna serves only files inside its import roots.`);
-      if (resolved.reason === 'not_a_file') throw new ConflictError('not_an_image', `The artwork of '${id}' is not a regular file; replace it with a JPEG or PNG image and rescan.`);
+      if (resolved.reason === 'outside')
+        throw new ForbiddenError(
+          'outside_library',
+          `The artwork of '${id}' leads outside the library folders; Antenna serves only files inside its import roots.`,
+        );
+      if (resolved.reason === 'not_a_file')
+        throw new ConflictError(
+          'not_an_image',
+          `The artwork of '${id}' is not a regular file; replace it with a JPEG or PNG image and rescan.`,
+        );
       throw new NotFoundError('artwork file on disk for item', id);
     }
     let leading: Buffer;
@@ -158,7 +199,11 @@ export class LibraryService {
     } catch {
       throw new NotFoundError('readable artwork file for item', id);
     }
-    if (!imageTypeOf(leading)) throw new ConflictError('not_an_image', `The artwork file of '${id}' is not a JPEG or PNG image; replace it with one and rescan.`);
+    if (!imageTypeOf(leading))
+      throw new ConflictError(
+        'not_an_image',
+        `The artwork file of '${id}' is not a JPEG or PNG image; replace it with one and rescan.`,
+      );
     return { path: resolved.realPath, knownAs: path, ...(resolved.identity ? { identity: resolved.identity } : {}) };
   }
 

@@ -53,14 +53,21 @@ export class LibraryEditsService {
   ) {}
 
   editItem(id: string, flags: ItemFlags): void {
-    if (!trackItemState(this.db, this.stateLog, id, () => updateItemFlags(this.db, id, flags))) throw new NotFoundError('file', id);
+    if (!trackItemState(this.db, this.stateLog, id, () => updateItemFlags(this.db, id, flags)))
+      throw new NotFoundError('file', id);
   }
 
   editParent(kind: ParentKind, id: string, flags: ParentFlags): void {
-    if (!updateParentFlags(this.db, kind, id, flags)) throw new NotFoundError(kind === 'show' ? 'show' : 'video group', id);
+    if (!updateParentFlags(this.db, kind, id, flags))
+      throw new NotFoundError(kind === 'show' ? 'show' : 'video group', id);
   }
 
-  createCollection(input: { name: string; collection_type: CollectionType; image_url?: string | null; labels?: string[] | null }): string {
+  createCollection(input: {
+    name: string;
+    collection_type: CollectionType;
+    image_url?: string | null;
+    labels?: string[] | null;
+  }): string {
     const id = `col-${randomUUID()}`;
     upsertCollection(this.db, { ...input, id });
     return id;
@@ -87,10 +94,12 @@ export class LibraryEditsService {
 
   createPlaylist(input: { name: string; labels?: string[] | null; item_ids?: string[] }): string {
     const id = `pl-${randomUUID()}`;
-    this.db.transaction(() => {
-      upsertPlaylist(this.db, { id, name: input.name, labels: input.labels ?? null });
-      if (input.item_ids) this.replaceItems(id, input.item_ids);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        upsertPlaylist(this.db, { id, name: input.name, labels: input.labels ?? null });
+        if (input.item_ids) this.replaceItems(id, input.item_ids);
+      })
+      .immediate();
     return id;
   }
 
@@ -109,30 +118,39 @@ export class LibraryEditsService {
    * none is lost.
    */
   addItems(id: string, itemIds: readonly string[], position?: number): void {
-    this.db.transaction(() => {
-      const current = this.itemsOf(id);
-      const at = position === undefined ? current.length : Math.min(position, current.length);
-      this.replaceItems(id, [...current.slice(0, at), ...itemIds, ...current.slice(at)]);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const current = this.itemsOf(id);
+        const at = position === undefined ? current.length : Math.min(position, current.length);
+        this.replaceItems(id, [...current.slice(0, at), ...itemIds, ...current.slice(at)]);
+      })
+      .immediate();
   }
 
   /** Removes the entry at `position` (an item can be in a playlist more than once). */
   removeItemAt(id: string, position: number): void {
-    this.db.transaction(() => {
-      const current = this.itemsOf(id);
-      if (position >= current.length) {
-        throw new BadRequestError('position', `The playlist has ${current.length} entries: give a position from 0 to ${current.length - 1}.`);
-      }
-      this.replaceItems(id, [...current.slice(0, position), ...current.slice(position + 1)]);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const current = this.itemsOf(id);
+        if (position >= current.length) {
+          throw new BadRequestError(
+            'position',
+            `The playlist has ${current.length} entries: give a position from 0 to ${current.length - 1}.`,
+          );
+        }
+        this.replaceItems(id, [...current.slice(0, position), ...current.slice(position + 1)]);
+      })
+      .immediate();
   }
 
   /** Replaces the playlist's content, in the order given: reordering is this with the same items. */
   setItems(id: string, itemIds: readonly string[]): void {
-    this.db.transaction(() => {
-      this.itemsOf(id);
-      this.replaceItems(id, itemIds);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.itemsOf(id);
+        this.replaceItems(id, itemIds);
+      })
+      .immediate();
   }
 
   private itemsOf(id: string): string[] {
@@ -146,7 +164,10 @@ export class LibraryEditsService {
     }
     const unknown = unknownItemIds(this.db, itemIds);
     if (unknown.length > 0) {
-      throw new BadRequestError('item_ids', `No playable item with id '${unknown[0]}'; a playlist holds episodes, movies and videos.`);
+      throw new BadRequestError(
+        'item_ids',
+        `No playable item with id '${unknown[0]}'; a playlist holds episodes, movies and videos.`,
+      );
     }
     setPlaylistItems(this.db, id, itemIds);
   }

@@ -12,7 +12,13 @@ import { probeFactsOf } from '../repositories/import-files.repository.js';
 import type { MediaDetails } from '../model/media-details.schemas.js';
 import { deleteRecordingItem, getRecording } from '../repositories/recordings.repository.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
-import { getItemFile, getItemJson, type ItemFileRow, setWatchState, trackItemState } from '../repositories/items.repository.js';
+import {
+  getItemFile,
+  getItemJson,
+  type ItemFileRow,
+  setWatchState,
+  trackItemState,
+} from '../repositories/items.repository.js';
 
 /** The longest playback position accepted: a week, far past any real programme. */
 export const MAX_PLAYBACK_SECONDS = 7 * 24 * 3600;
@@ -43,7 +49,9 @@ export interface MediaFilesOptions {
   /** Where files may be streamed from: the import roots and the recordings folder. */
   boundary: PathBoundary;
   now?: () => number;
-  /** Stops a recording still in progress before its item is deleted (the DVR's hook; resolves when the file is closed). */
+  /**
+   * Stops a recording still in progress before its item is deleted (the DVR's hook; resolves when the file is closed).
+   */
   stopRecording?: (itemId: string) => Promise<void>;
   /** Watch-state writes are logged here, so interface A's cached lists are patched, not built again. */
   stateLog?: ItemStateLog;
@@ -91,7 +99,10 @@ export class MediaFilesService {
    * ID, RuleID and JobID (non-empty for a recording a rule made), GroupID (its show or
    * video group), Path, CreatedAt (epoch ms) and Duration (seconds, 0 when not known).
    */
-  clientFields(id: string, item: { show_id?: string; video_group_id?: string; path?: string; created_at?: number; duration?: number }): ClientFileFields {
+  clientFields(
+    id: string,
+    item: { show_id?: string; video_group_id?: string; path?: string; created_at?: number; duration?: number },
+  ): ClientFileFields {
     const recording = getRecording(this.db, id);
     return {
       ID: id,
@@ -135,7 +146,13 @@ export class MediaFilesService {
   private update(id: string, state: { watched?: boolean; playbackTime?: number }, progress = false): void {
     const now = this.now();
     // Every report counts as watching now: last_watched_at is the resume-list order.
-    const written = trackItemState(this.db, this.options.stateLog, id, () => setWatchState(this.db, id, { ...state, lastWatchedAt: now, updatedAt: now }), progress);
+    const written = trackItemState(
+      this.db,
+      this.options.stateLog,
+      id,
+      () => setWatchState(this.db, id, { ...state, lastWatchedAt: now, updatedAt: now }),
+      progress,
+    );
     if (!written) throw new NotFoundError('file', id);
   }
 
@@ -151,7 +168,11 @@ export class MediaFilesService {
     const row = this.playableRow(id);
     const resolved = this.options.boundary.resolveFile(row.path);
     if (!resolved.ok) throw refusal(id, resolved);
-    return { path: resolved.realPath, knownAs: row.path, ...(resolved.identity ? { identity: resolved.identity } : {}) };
+    return {
+      path: resolved.realPath,
+      knownAs: row.path,
+      ...(resolved.identity ? { identity: resolved.identity } : {}),
+    };
   }
 
   /**
@@ -170,9 +191,13 @@ export class MediaFilesService {
   private playableRow(id: string): ItemFileRow & { path: string } {
     const row = this.file(id);
     if (!row.path) throw new NotFoundError('file on disk for item', id);
-    // For an import, corrupted means ffprobe could not read it, unless it is only damaged (cut short, still playable); a recording's flag means damaged.
+    // For an import, corrupted means ffprobe could not read it, unless it is only damaged (cut short, still playable);
+    // a recording's flag means damaged.
     if (row.corrupted && row.source !== 'recordings' && !row.damaged) {
-      throw new ConflictError('not_media', `The file of '${id}' is not media ffprobe can read, so Antenna does not serve it; replace it with a playable file and rescan.`);
+      throw new ConflictError(
+        'not_media',
+        `The file of '${id}' is not media ffprobe can read, so Antenna does not serve it; replace it with a playable file and rescan.`,
+      );
     }
     return row as ItemFileRow & { path: string };
   }
@@ -200,11 +225,21 @@ export class MediaFilesService {
 /** The error a file the boundary refused answers. */
 function refusal(id: string, resolved: Exclude<Resolution, { ok: true }>): Error {
   if (resolved.reason === 'outside') {
-    return new ForbiddenError('outside_library', `The file of '${id}' leads outside the import roots and recordings folder; Antenna serves only files inside them (see --follow-external-links).`);
+    return new ForbiddenError(
+      'outside_library',
+      `The file of '${id}' leads outside the import roots and recordings folder; Antenna serves only files inside them (see --follow-external-links).`,
+    );
   }
   if (resolved.reason === 'missing') return new NotFoundError('file on disk for item', id);
-  if (resolved.reason === 'not_a_file') return new ConflictError('not_media', `The file of '${id}' is not a regular file (a pipe, device or folder), so Antenna does not serve it.`);
-  return new ForbiddenError('file_unreadable', `The file of '${id}' cannot be read by the server (${resolved.error?.code ?? 'error'}); check its permissions.`);
+  if (resolved.reason === 'not_a_file')
+    return new ConflictError(
+      'not_media',
+      `The file of '${id}' is not a regular file (a pipe, device or folder), so Antenna does not serve it.`,
+    );
+  return new ForbiddenError(
+    'file_unreadable',
+    `The file of '${id}' cannot be read by the server (${resolved.error?.code ?? 'error'}); check its permissions.`,
+  );
 }
 
 function statOrUndefined(path: string) {

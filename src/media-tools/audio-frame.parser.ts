@@ -43,7 +43,8 @@ function readAc3(bytes: Uint8Array, at: number): AudioHeader | undefined {
   const b4 = bytes[at + 4] as number;
   const header: AudioHeader = { codec: 'eac3', channels: (AC3_CHANNELS[(b4 >> 1) & 7] as number) + (b4 & 1) };
   const next = at + ((((bytes[at + 2] as number) & 0x07) << 8) | (bytes[at + 3] as number)) * 2 + 2;
-  if (bytes[next] === 0x0b && bytes[next + 1] === 0x77 && (bytes[next + 2] as number) >> 6 === 1) header.dependent = true;
+  if (bytes[next] === 0x0b && bytes[next + 1] === 0x77 && (bytes[next + 2] as number) >> 6 === 1)
+    header.dependent = true;
   return header;
 }
 
@@ -62,7 +63,8 @@ export function readAudioHeader(family: AudioFamily, bytes: Uint8Array): AudioHe
     const [b0, b1] = [bytes[at] as number, bytes[at + 1] as number];
     if (family === 'ac3' && b0 === 0x0b && b1 === 0x77) return readAc3(bytes, at);
     if (family === 'aac' && b0 === 0xff && (b1 & 0xf6) === 0xf0) return readAdts(bytes, at);
-    if (family === 'mpeg' && b0 === 0xff && (b1 & 0xe0) === 0xe0 && (b1 & 0x18) !== 0x08) return readMpegAudio(bytes, at);
+    if (family === 'mpeg' && b0 === 0xff && (b1 & 0xe0) === 0xe0 && (b1 & 0x18) !== 0x08)
+      return readMpegAudio(bytes, at);
   }
   return undefined;
 }

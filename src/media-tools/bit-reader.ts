@@ -1,6 +1,8 @@
 /** Reading bit fields of video and audio headers (elementary-stream.parser.ts, audio-frame.parser.ts). */
 
-/** Big-endian bits of an RBSP (emulation prevention already removed), with Exp-Golomb codes; reads past the end throw. */
+/**
+ * Big-endian bits of an RBSP (emulation prevention already removed), with Exp-Golomb codes; reads past the end throw.
+ */
 export class Bits {
   private at = 0;
   constructor(private readonly bytes: Uint8Array) {}

@@ -14,7 +14,10 @@
  */
 import { Bits } from './bit-reader.js';
 
-/** The NAL units (header included) of an Annex B byte stream: what follows each 00 00 01, less the zeros before the next. */
+/**
+ * The NAL units (header included) of an Annex B byte stream: what follows each 00 00 01, less the zeros before the
+ * next.
+ */
 export function nalUnits(bytes: Uint8Array): Uint8Array[] {
   const starts: number[] = [];
   for (let i = 0; i + 2 < bytes.length; i++) {
@@ -64,7 +67,9 @@ interface Vui {
   frameRate?: number;
 }
 
-/** The colour description and the timing of a VUI (H.264 E.1.1 up to timing_info; H.265 E.2.1 up to vui_timing_info). */
+/**
+ * The colour description and the timing of a VUI (H.264 E.1.1 up to timing_info; H.265 E.2.1 up to vui_timing_info).
+ */
 function readVui(bits: Bits, hevc: boolean): Vui & { fields?: boolean } {
   const vui: Vui & { fields?: boolean } = {};
   if (bits.bit() && bits.bits(8) === 255) bits.skip(32); // aspect_ratio_info: Extended_SAR
@@ -120,7 +125,8 @@ export function readH264Sps(nal: Uint8Array): VideoHeader | undefined {
       bits.ue(); // bit_depth_luma_minus8
       bits.ue(); // bit_depth_chroma_minus8
       bits.skip(1); // qpprime_y_zero_transform_bypass_flag
-      if (bits.bit()) for (let i = 0; i < (chroma === 3 ? 12 : 8); i++) if (bits.bit()) skipScalingList(bits, i < 6 ? 16 : 64);
+      if (bits.bit())
+        for (let i = 0; i < (chroma === 3 ? 12 : 8); i++) if (bits.bit()) skipScalingList(bits, i < 6 ? 16 : 64);
     }
     bits.ue(); // log2_max_frame_num_minus4
     const pocType = bits.ue();
@@ -202,7 +208,8 @@ export function readHevcSps(nal: Uint8Array): VideoHeader | undefined {
     bits.ue(); // bit_depth_chroma_minus8
     const pocLsbBits = bits.ue() + 4;
     // sps_max_dec_pic_buffering_minus1, sps_max_num_reorder_pics, sps_max_latency_increase_plus1 per sub-layer.
-    for (let i = bits.bit() ? 0 : maxSubLayersMinus1; i <= maxSubLayersMinus1; i++) for (let field = 0; field < 3; field++) bits.ue();
+    for (let i = bits.bit() ? 0 : maxSubLayersMinus1; i <= maxSubLayersMinus1; i++)
+      for (let field = 0; field < 3; field++) bits.ue();
     for (let i = 0; i < 6; i++) bits.ue(); // coding and transform block sizes, transform hierarchy depths
     if (bits.bit() && bits.bit()) {
       for (let size = 0; size < 4; size++) {
@@ -249,7 +256,8 @@ export function readMpegVideoSequence(bytes: Uint8Array): VideoHeader | undefine
   if (!frameRate || width === 0 || height === 0) return undefined;
   // The extension comes after the header's quantiser matrices, before any other start code.
   const next = findStartCode(bytes, undefined, at + 12);
-  if (next < 0 || bytes[next + 3] !== 0xb5 || (bytes[next + 4] as number) >> 4 !== 1) return { width, height, frameRate, mpeg1: true };
+  if (next < 0 || bytes[next + 3] !== 0xb5 || (bytes[next + 4] as number) >> 4 !== 1)
+    return { width, height, frameRate, mpeg1: true };
   const extension = bytes.subarray(next + 4, next + 10);
   if (extension.length < 6) return undefined;
   width |= ((((extension[1] as number) & 0x01) << 1) | ((extension[2] as number) >> 7)) << 12;
@@ -261,7 +269,8 @@ export function readMpegVideoSequence(bytes: Uint8Array): VideoHeader | undefine
 /** Where the next 00 00 01 (followed by `code`, when given) starts, or -1. */
 function findStartCode(bytes: Uint8Array, code: number | undefined, from: number): number {
   for (let i = from; i + 3 < bytes.length; i++) {
-    if (bytes[i] === 0 && bytes[i + 1] === 0 && bytes[i + 2] === 1 && (code === undefined || bytes[i + 3] === code)) return i;
+    if (bytes[i] === 0 && bytes[i + 1] === 0 && bytes[i + 2] === 1 && (code === undefined || bytes[i + 3] === code))
+      return i;
   }
   return -1;
 }
@@ -271,7 +280,9 @@ export type VideoCodec = 'h264' | 'hevc' | 'mpeg2video';
 /** The sequence header of a video stream in the given bytes (the first SPS for H.264 and H.265). */
 export function readVideoHeader(codec: VideoCodec, bytes: Uint8Array): VideoHeader | undefined {
   if (codec === 'mpeg2video') return readMpegVideoSequence(bytes);
-  const sps = nalUnits(bytes).find((nal) => (codec === 'h264' ? ((nal[0] ?? 0) & 0x1f) === 7 : ((nal[0] ?? 0) >> 1) === 33));
+  const sps = nalUnits(bytes).find((nal) =>
+    codec === 'h264' ? ((nal[0] ?? 0) & 0x1f) === 7 : (nal[0] ?? 0) >> 1 === 33,
+  );
   return sps && (codec === 'h264' ? readH264Sps(sps) : readHevcSps(sps));
 }
 
@@ -284,7 +295,8 @@ function ccDataHasCaptions(data: Uint8Array): boolean {
 }
 
 const GA94 = [0x47, 0x41, 0x39, 0x34, 0x03];
-const startsWith = (bytes: Uint8Array, at: number, prefix: readonly number[]) => prefix.every((byte, i) => bytes[at + i] === byte);
+const startsWith = (bytes: Uint8Array, at: number, prefix: readonly number[]) =>
+  prefix.every((byte, i) => bytes[at + i] === byte);
 
 /** A registered user data SEI payload (ITU-T T.35) carrying A/53 captions: United States, ATSC, 'GA94'. */
 function seiHasCaptions(rbsp: Uint8Array, headerBytes: number): boolean {
@@ -296,7 +308,8 @@ function seiHasCaptions(rbsp: Uint8Array, headerBytes: number): boolean {
     for (; rbsp[at] === 0xff; at++) size += 255;
     size += rbsp[at++] ?? 0;
     const payload = rbsp.subarray(at, at + size);
-    if (type === 4 && startsWith(payload, 0, [0xb5, 0x00, 0x31, ...GA94]) && ccDataHasCaptions(payload.subarray(8))) return true;
+    if (type === 4 && startsWith(payload, 0, [0xb5, 0x00, 0x31, ...GA94]) && ccDataHasCaptions(payload.subarray(8)))
+      return true;
     at += size;
   }
   return false;
@@ -313,6 +326,6 @@ export function hasCaptions(codec: VideoCodec, bytes: Uint8Array): boolean {
   }
   return nalUnits(bytes).some((nal) => {
     if (codec === 'h264') return ((nal[0] ?? 0) & 0x1f) === 6 && seiHasCaptions(rbspOf(nal), 1);
-    return ((nal[0] ?? 0) >> 1) === 39 && seiHasCaptions(rbspOf(nal), 2);
+    return (nal[0] ?? 0) >> 1 === 39 && seiHasCaptions(rbspOf(nal), 2);
   });
 }

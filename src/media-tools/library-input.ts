@@ -26,7 +26,22 @@ export const INPUT_PATH = `/dev/fd/${INPUT_FD}`;
  * wmv, flv, ogv) and the raw elementary streams a misnamed broadcast file may be;
  * none of them opens another file or URL.
  */
-export const MEDIA_DEMUXERS: readonly string[] = ['matroska', 'mov', 'mpegts', 'mpeg', 'avi', 'asf', 'flv', 'ogg', 'mpegvideo', 'h264', 'hevc', 'm4v', 'dv', 'wtv'];
+export const MEDIA_DEMUXERS: readonly string[] = [
+  'matroska',
+  'mov',
+  'mpegts',
+  'mpeg',
+  'avi',
+  'asf',
+  'flv',
+  'ogg',
+  'mpegvideo',
+  'h264',
+  'hevc',
+  'm4v',
+  'dv',
+  'wtv',
+];
 
 /** ffmpeg's or ffprobe's input options (before `-i`) that keep it to the file's own media. */
 export function mediaInputLimits(): string[] {
@@ -39,4 +54,5 @@ export function refusedAsReference(stderr: string): boolean {
 }
 
 /** The reason a library file is not media, when ffmpeg refused it for following references. */
-export const REFERENCE_FILE_REASON = 'it is not media but a playlist or reference file (HLS, concat list, SDP...) that points at other files; Antenna does not follow such files';
+export const REFERENCE_FILE_REASON =
+  'it is not media but a playlist or reference file (HLS, concat list, SDP...) that points at other files; Antenna does not follow such files';

@@ -7,7 +7,16 @@
  * not know; the next reader then tries.
  */
 import type { Chapter } from './media-probe.js';
-import { type HeaderReading, type MediaDetails, type SubtitleDetails, type VideoDetails, hdrOf, languageOf, positiveNumber, roundTo } from './media-details.js';
+import {
+  type HeaderReading,
+  type MediaDetails,
+  type SubtitleDetails,
+  type VideoDetails,
+  hdrOf,
+  languageOf,
+  positiveNumber,
+  roundTo,
+} from './media-details.js';
 
 /** `[name, 'start', dataStart, sizeStart]`, `[name, 'end']` for a master element; `[name, value]` for the others. */
 export type MatroskaElement = [string, ...unknown[]];
@@ -56,7 +65,10 @@ export function matroskaCodecName(codecId: string): string | undefined {
   return CODECS.find(([pattern]) => pattern.test(codecId))?.[1];
 }
 
-/** The value of an 8-byte EBML size field given in hex; undefined for "unknown" (all value bits set) or a malformed field. */
+/**
+ * The value of an 8-byte EBML size field given in hex; undefined for "unknown" (all value bits set) or a malformed
+ * field.
+ */
 export function ebmlSizeValue(hex: string): number | undefined {
   if (!/^[0-9a-f]{2,16}$/i.test(hex)) return undefined;
   const bytes = Buffer.from(hex, 'hex');
@@ -65,7 +77,9 @@ export function ebmlSizeValue(hex: string): number | undefined {
   if (length === 0 || length > bytes.length) return undefined;
   let value = BigInt(first & (0xff >> length));
   for (let index = 1; index < length; index++) value = (value << 8n) | BigInt(bytes[index] ?? 0);
-  return value === (1n << BigInt(7 * length)) - 1n || value > BigInt(Number.MAX_SAFE_INTEGER) ? undefined : Number(value);
+  return value === (1n << BigInt(7 * length)) - 1n || value > BigInt(Number.MAX_SAFE_INTEGER)
+    ? undefined
+    : Number(value);
 }
 
 interface TrackEntry {
@@ -125,7 +139,8 @@ function gather(elements: readonly MatroskaElement[]): Head {
     }
     const parent = open.at(-1);
     if (name === 'DocType') head.docType = String(first);
-    else if (name === 'TimestampScale' && parent === 'Info') head.timestampScale = positiveNumber(first) ?? head.timestampScale;
+    else if (name === 'TimestampScale' && parent === 'Info')
+      head.timestampScale = positiveNumber(first) ?? head.timestampScale;
     else if (name === 'Duration' && parent === 'Info') head.duration = positiveNumber(first);
     else if (open.includes('TrackEntry') && track) readTrackField(track, name, first, parent);
     else if (parent === 'ChapterAtom' && atom) readChapterField(atom, name, first);
@@ -152,14 +167,23 @@ function readChapterField(atom: ChapterAtom, name: string, value: unknown): void
   if (name === 'ChapterUID') atom.uid = true;
   else if (name === 'ChapterTimeStart') atom.start = typeof value === 'number' && value >= 0 ? value : undefined;
   else if (name === 'ChapterTimeEnd') atom.end = positiveNumber(value);
-  else if ((name === 'ChapterFlagHidden' && value === 1) || (name === 'ChapterFlagEnabled' && value === 0)) atom.hidden = true;
+  else if ((name === 'ChapterFlagHidden' && value === 1) || (name === 'ChapterFlagEnabled' && value === 0))
+    atom.hidden = true;
 }
 
-/** The chapters as ffprobe gives them (seconds; a chapter without an end ends where the next starts, the last at the end); undefined when they are odd. */
+/**
+ * The chapters as ffprobe gives them (seconds; a chapter without an end ends where the next starts, the last at the
+ * end); undefined when they are odd.
+ */
 function chaptersOf(head: Head, duration: number): Chapter[] | undefined {
   if (head.chapters.length === 0) return [];
   // ffmpeg leaves out a chapter without a ChapterUID, or not after the one before: such files go to the next reader.
-  if (head.oddChapters || head.editions > 1 || head.chapters.some((chapter) => chapter.hidden || !chapter.uid || chapter.start === undefined)) return undefined;
+  if (
+    head.oddChapters ||
+    head.editions > 1 ||
+    head.chapters.some((chapter) => chapter.hidden || !chapter.uid || chapter.start === undefined)
+  )
+    return undefined;
   const chapters: Chapter[] = [];
   for (const [index, atom] of head.chapters.entries()) {
     const start = (atom.start ?? 0) / NANOSECONDS;
@@ -192,7 +216,12 @@ export function readMatroskaHeader(summary: MatroskaSummary): HeaderReading | un
   const head = gather(summary.elements);
   if (!head.segment || head.duration === undefined) return undefined;
   if (matroskaCutShort(summary)) return undefined;
-  const details: MediaDetails = { container: head.docType === 'webm' ? 'webm' : 'matroska', audio: [], subtitles: [], closedCaptions: false };
+  const details: MediaDetails = {
+    container: head.docType === 'webm' ? 'webm' : 'matroska',
+    audio: [],
+    subtitles: [],
+    closedCaptions: false,
+  };
   for (const track of head.tracks) {
     const kind = track.type === 1 ? 'video' : track.type === 2 ? 'audio' : track.type === 17 ? 'subtitle' : undefined;
     if (!kind) continue;
@@ -201,8 +230,18 @@ export function readMatroskaHeader(summary: MatroskaSummary): HeaderReading | un
     // Matroska's default language is English: an absent element means "eng", as ffprobe says.
     const language = languageOf(track.language ?? 'eng');
     if (kind === 'video') details.video ??= videoOf(track, codec);
-    else if (kind === 'audio') details.audio.push({ codec, ...(track.channels ? { channels: track.channels } : {}), ...(language ? { language } : {}) });
-    else details.subtitles.push({ codec, forced: track.forced === true, ...(language ? { language } : {}) } as SubtitleDetails);
+    else if (kind === 'audio')
+      details.audio.push({
+        codec,
+        ...(track.channels ? { channels: track.channels } : {}),
+        ...(language ? { language } : {}),
+      });
+    else
+      details.subtitles.push({
+        codec,
+        forced: track.forced === true,
+        ...(language ? { language } : {}),
+      } as SubtitleDetails);
   }
   if (!details.video && details.audio.length === 0) return undefined;
   const seconds = positiveNumber((head.duration * head.timestampScale) / NANOSECONDS);

@@ -10,7 +10,13 @@
 import type { HdrFormat, MediaDetails } from '../model/media-details.schemas.js';
 import type { Chapter } from './media-probe.js';
 
-export type { AudioDetails, HdrFormat, MediaDetails, SubtitleDetails, VideoDetails } from '../model/media-details.schemas.js';
+export type {
+  AudioDetails,
+  HdrFormat,
+  MediaDetails,
+  SubtitleDetails,
+  VideoDetails,
+} from '../model/media-details.schemas.js';
 
 /** What a header reader (mp4box, ts-ebml, MediaInfo) makes of a file it can vouch for. */
 export interface HeaderReading {
@@ -28,7 +34,8 @@ export function languageOf(value: unknown): string | undefined {
 
 /** A finite number, from a number or numeric text. */
 function finiteNumber(value: unknown): number | undefined {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  const number =
+    typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
   return Number.isFinite(number) ? number : undefined;
 }
 
@@ -51,7 +58,10 @@ export function roundTo(value: number, places: number): number {
   return Number.isFinite(scaled) ? scaled : value;
 }
 
-/** The HDR format from the video's transfer characteristics (ITU-T H.273: 16 is PQ, 18 is HLG) and a Dolby Vision record. */
+/**
+ * The HDR format from the video's transfer characteristics (ITU-T H.273: 16 is PQ, 18 is HLG) and a Dolby Vision
+ * record.
+ */
 export function hdrOf(transfer: number | undefined, dolbyVision: boolean): HdrFormat | undefined {
   if (dolbyVision) return 'Dolby Vision';
   if (transfer === 16) return 'HDR10';

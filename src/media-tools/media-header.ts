@@ -21,7 +21,10 @@ import { type MediaInfoTrack, mediaInfoCutShort, readMediaInfo, seesCaptions } f
 
 import { type MpegTsSummary, readMpegTsHeader, tsSeesCaptions } from './mpeg-ts.parser.js';
 
-/** Who read a file: 'ts-reader' is Antenna's own MPEG-TS reader (mpeg-ts.parser.ts), the others the libraries and tools named. */
+/**
+ * Who read a file: 'ts-reader' is Antenna's own MPEG-TS reader (mpeg-ts.parser.ts), the others the libraries and tools
+ * named.
+ */
 export type ProbeReader = 'mp4box' | 'ts-ebml' | 'ts-reader' | 'mediainfo' | 'ffprobe';
 
 /** A reading process's answer: one of the four readers' summaries, or nothing (it could not open or read the file). */
@@ -97,7 +100,9 @@ class ReadingProcess {
       // Stuck (a dead share, a pathological file): this process goes, its files to ffprobe.
       const timer = setTimeout(() => this.kill(), READ_TIMEOUT_MS);
       this.pending.set(id, { resolve, timer });
-      this.program.child.stdin?.write(`${JSON.stringify({ id, path: file.realPath, identity: file.identity, reader })}\n`);
+      this.program.child.stdin?.write(
+        `${JSON.stringify({ id, path: file.realPath, identity: file.identity, reader })}\n`,
+      );
     });
   }
 
@@ -143,7 +148,10 @@ export class HeaderReaderPool {
     if (this.closed) return Promise.resolve(undefined);
     this.processes = this.processes.filter((worker) => !worker.dead);
     const busy = this.processes.every((worker) => worker.load > 0);
-    if (this.processes.length === 0 || (this.processes.length < this.size && busy && this.reads >= FILES_BEFORE_ANOTHER_PROCESS)) {
+    if (
+      this.processes.length === 0 ||
+      (this.processes.length < this.size && busy && this.reads >= FILES_BEFORE_ANOTHER_PROCESS)
+    ) {
       this.processes.push(new ReadingProcess());
     }
     this.reads++;
@@ -170,7 +178,12 @@ function readAnswer(answer: HeaderAnswer | undefined): { reading: HeaderReading 
  * read half of it), then ffprobe, each for what the one before could not vouch for (see
  * the top of this file). Never throws.
  */
-export async function probeMedia(file: CheckedFile, pool: HeaderReaderPool | undefined, programs: ProbePrograms, signal: AbortSignal): Promise<ProbeOutcome & { reader: ProbeReader }> {
+export async function probeMedia(
+  file: CheckedFile,
+  pool: HeaderReaderPool | undefined,
+  programs: ProbePrograms,
+  signal: AbortSignal,
+): Promise<ProbeOutcome & { reader: ProbeReader }> {
   if (pool) {
     let answer = await pool.read(file);
     if (answer && cutShort(answer)) return probeDamaged(file, programs, signal);
@@ -180,13 +193,26 @@ export async function probeMedia(file: CheckedFile, pool: HeaderReaderPool | und
       if (answer && cutShort(answer)) return probeDamaged(file, programs, signal);
       ({ reading, reader } = readAnswer(answer));
     }
-    if (reading) return { ok: true, result: { duration: reading.duration, tags: tagsOf(reading.details), chapters: reading.chapters, details: reading.details }, reader };
-    if ((answer?.ts && tsSeesCaptions(answer.ts)) || (answer?.tracks && seesCaptions(answer.tracks))) return withCaptions(await probeFile(file, programs.ffprobe, signal));
+    if (reading)
+      return {
+        ok: true,
+        result: {
+          duration: reading.duration,
+          tags: tagsOf(reading.details),
+          chapters: reading.chapters,
+          details: reading.details,
+        },
+        reader,
+      };
+    if ((answer?.ts && tsSeesCaptions(answer.ts)) || (answer?.tracks && seesCaptions(answer.tracks)))
+      return withCaptions(await probeFile(file, programs.ffprobe, signal));
   }
   return { ...(await probeFile(file, programs.ffprobe, signal)), reader: 'ffprobe' };
 }
 
-/** True when a reader found the container claiming more than the file holds (an MPEG-TS has no declared length: never). */
+/**
+ * True when a reader found the container claiming more than the file holds (an MPEG-TS has no declared length: never).
+ */
 export function cutShort(answer: HeaderAnswer): boolean {
   if (answer.mp4) return mp4CutShort(answer.mp4);
   if (answer.matroska) return matroskaCutShort(answer.matroska);
@@ -198,18 +224,40 @@ export function cutShort(answer: HeaderAnswer): boolean {
  * (ffprobe repeats the declared duration). It plays, so it stays in the library, marked
  * damaged with the length it has.
  */
-async function probeDamaged(file: CheckedFile, programs: ProbePrograms, signal: AbortSignal): Promise<ProbeOutcome & { reader: ProbeReader }> {
+async function probeDamaged(
+  file: CheckedFile,
+  programs: ProbePrograms,
+  signal: AbortSignal,
+): Promise<ProbeOutcome & { reader: ProbeReader }> {
   const probed = await probeFile(file, programs.ffprobe, signal);
   if (!probed.ok || signal.aborted) return { ...probed, reader: 'ffprobe' };
   const played = await measurePlayableLength(file, programs.ffmpeg, signal);
-  if (!played.ok) return { ok: false, reason: `the file is cut short and ${played.reason}`, transient: signal.aborted || played.transient, reader: 'ffprobe' };
+  if (!played.ok)
+    return {
+      ok: false,
+      reason: `the file is cut short and ${played.reason}`,
+      transient: signal.aborted || played.transient,
+      reader: 'ffprobe',
+    };
   const declared = probed.result.duration;
   const duration = declared === null ? played.seconds : Math.min(declared, played.seconds);
   const damaged = `the file is cut short: its data ends at ${duration} s${declared === null ? '' : ` of the ${declared} s its container declares`} (an interrupted copy or download?); it plays that far`;
-  return { ok: true, result: { ...probed.result, duration, chapters: probed.result.chapters.filter((chapter) => chapter.start < duration), damaged }, reader: 'ffprobe' };
+  return {
+    ok: true,
+    result: {
+      ...probed.result,
+      duration,
+      chapters: probed.result.chapters.filter((chapter) => chapter.start < duration),
+      damaged,
+    },
+    reader: 'ffprobe',
+  };
 }
 
-/** ffprobe's reading, with the captions the TS reader or MediaInfo saw in the video (ffprobe 5.1 reports them only when decoding every frame). */
+/**
+ * ffprobe's reading, with the captions the TS reader or MediaInfo saw in the video (ffprobe 5.1 reports them only when
+ * decoding every frame).
+ */
 function withCaptions(outcome: ProbeOutcome): ProbeOutcome & { reader: ProbeReader } {
   if (!outcome.ok || !outcome.result.details) return { ...outcome, reader: 'ffprobe' };
   const details = { ...outcome.result.details, closedCaptions: true };

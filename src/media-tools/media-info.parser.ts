@@ -15,14 +15,49 @@
  * - a codec it names in a way not mapped to ffprobe's names.
  * Its languages are ISO 639-1 ("en") where the others give ISO 639-2 ("eng"): kept as given.
  */
-import { type AudioDetails, type HeaderReading, type MediaDetails, type SubtitleDetails, type VideoDetails, languageOf, nonNegativeNumber, positiveNumber, roundTo } from './media-details.js';
+import {
+  type AudioDetails,
+  type HeaderReading,
+  type MediaDetails,
+  type SubtitleDetails,
+  type VideoDetails,
+  languageOf,
+  nonNegativeNumber,
+  positiveNumber,
+  roundTo,
+} from './media-details.js';
 
 /** A track as media-read.child.js sends it: MediaInfo's own field names. */
 export type MediaInfoTrack = Record<string, unknown> & { '@type'?: string };
 
-const VIDEO: Record<string, string> = { AVC: 'h264', HEVC: 'hevc', AV1: 'av1', VP9: 'vp9', VP8: 'vp8', 'MPEG-4 Visual': 'mpeg4' };
-const AUDIO: Record<string, string> = { AAC: 'aac', 'AC-3': 'ac3', 'E-AC-3': 'eac3', Opus: 'opus', Vorbis: 'vorbis', FLAC: 'flac', DTS: 'dts', 'MLP FBA': 'truehd' };
-const TEXT: Record<string, string> = { 'UTF-8': 'subrip', ASS: 'ass', SSA: 'ass', PGS: 'hdmv_pgs_subtitle', VobSub: 'dvd_subtitle', 'Timed Text': 'mov_text', WebVTT: 'webvtt', 'DVB Subtitle': 'dvb_subtitle' };
+const VIDEO: Record<string, string> = {
+  AVC: 'h264',
+  HEVC: 'hevc',
+  AV1: 'av1',
+  VP9: 'vp9',
+  VP8: 'vp8',
+  'MPEG-4 Visual': 'mpeg4',
+};
+const AUDIO: Record<string, string> = {
+  AAC: 'aac',
+  'AC-3': 'ac3',
+  'E-AC-3': 'eac3',
+  Opus: 'opus',
+  Vorbis: 'vorbis',
+  FLAC: 'flac',
+  DTS: 'dts',
+  'MLP FBA': 'truehd',
+};
+const TEXT: Record<string, string> = {
+  'UTF-8': 'subrip',
+  ASS: 'ass',
+  SSA: 'ass',
+  PGS: 'hdmv_pgs_subtitle',
+  VobSub: 'dvd_subtitle',
+  'Timed Text': 'mov_text',
+  WebVTT: 'webvtt',
+  'DVB Subtitle': 'dvb_subtitle',
+};
 const CAPTIONS = /^EIA-(608|708)$/;
 
 function text(value: unknown): string {
@@ -30,13 +65,28 @@ function text(value: unknown): string {
 }
 
 function audioCodec(track: MediaInfoTrack): string | undefined {
-  // MediaInfo's short output often leaves out the layer: Layer 3 is by far the most common (AVI's codec id 0x55), Layer 2 is 0x50.
-  if (track.Format === 'MPEG Audio') return track.Format_Profile === 'Layer 2' || track.CodecID === '50' ? 'mp2' : track.Format_Profile === 'Layer 1' ? undefined : 'mp3';
+  // MediaInfo's short output often leaves out the layer: Layer 3 is by far the most common (AVI's codec id 0x55), Layer
+  // 2 is 0x50.
+  if (track.Format === 'MPEG Audio')
+    return track.Format_Profile === 'Layer 2' || track.CodecID === '50'
+      ? 'mp2'
+      : track.Format_Profile === 'Layer 1'
+        ? undefined
+        : 'mp3';
   return AUDIO[text(track.Format)];
 }
 
 /** ffprobe's container names (its format names) for MediaInfo's. */
-const CONTAINERS: Record<string, string> = { Matroska: 'matroska', WebM: 'webm', AVI: 'avi', 'MPEG-TS': 'mpegts', 'MPEG-PS': 'mpeg', 'Flash Video': 'flv', 'Windows Media': 'asf', Ogg: 'ogg' };
+const CONTAINERS: Record<string, string> = {
+  Matroska: 'matroska',
+  WebM: 'webm',
+  AVI: 'avi',
+  'MPEG-TS': 'mpegts',
+  'MPEG-PS': 'mpeg',
+  'Flash Video': 'flv',
+  'Windows Media': 'asf',
+  Ogg: 'ogg',
+};
 
 function containerOf(general: MediaInfoTrack): string {
   const format = text(general.Format);
@@ -50,7 +100,11 @@ function videoCodec(track: MediaInfoTrack): string | undefined {
 }
 
 function videoOf(track: MediaInfoTrack, codec: string): VideoDetails {
-  const video: VideoDetails = { codec, width: positiveNumber(track.Width) ?? 0, height: positiveNumber(track.Height) ?? 0 };
+  const video: VideoDetails = {
+    codec,
+    width: positiveNumber(track.Width) ?? 0,
+    height: positiveNumber(track.Height) ?? 0,
+  };
   const frameRate = positiveNumber(track.FrameRate);
   if (frameRate !== undefined) video.frameRate = roundTo(frameRate, 3);
   const hdrFormat = text(track.HDR_Format);
@@ -89,18 +143,29 @@ export function readMediaInfo(tracks: readonly MediaInfoTrack[]): HeaderReading 
     } else if (type === 'Audio') {
       const codec = audioCodec(track);
       if (!codec) return undefined;
-      details.audio.push({ codec, ...(positiveNumber(track.Channels) ? { channels: positiveNumber(track.Channels) } : {}), ...(language ? { language } : {}) } as AudioDetails);
+      details.audio.push({
+        codec,
+        ...(positiveNumber(track.Channels) ? { channels: positiveNumber(track.Channels) } : {}),
+        ...(language ? { language } : {}),
+      } as AudioDetails);
     } else if (type === 'Text' && CAPTIONS.test(text(track.Format))) {
       details.closedCaptions = true;
     } else if (type === 'Text') {
       const codec = TEXT[text(track.Format)];
       if (!codec) return undefined;
-      details.subtitles.push({ codec, forced: track.Forced === 'Yes', ...(language ? { language } : {}) } as SubtitleDetails);
+      details.subtitles.push({
+        codec,
+        forced: track.Forced === 'Yes',
+        ...(language ? { language } : {}),
+      } as SubtitleDetails);
     }
   }
   if (!details.video && details.audio.length === 0) return undefined;
   const audioTrack = tracks.find((track) => track['@type'] === 'Audio');
-  const seconds = nonNegativeNumber(general.Duration) ?? nonNegativeNumber(firstVideo?.Duration) ?? nonNegativeNumber(audioTrack?.Duration);
+  const seconds =
+    nonNegativeNumber(general.Duration) ??
+    nonNegativeNumber(firstVideo?.Duration) ??
+    nonNegativeNumber(audioTrack?.Duration);
   if (seconds === undefined) return undefined;
   return { duration: roundTo(seconds, 3), details, chapters: [] };
 }

@@ -1,11 +1,20 @@
 /**
- * ffprobe: what a media file holds (and ffmpeg: how long a damaged one plays, below). The argument list and the reading of ffprobe's
+ * ffprobe: what a media file holds (and ffmpeg: how long a damaged one plays, below). The argument list and the reading
+ * of ffprobe's
  * JSON are pure functions (unit-tested); `probeFile` runs ffprobe through
  * common/external-program.ts and never throws: a file ffprobe cannot read is a result too.
  */
 import { type ProgramRunner, lastLine, spawnRunner } from '../common/external-program.js';
 import { INPUT_PATH, REFERENCE_FILE_REASON, mediaInputLimits, refusedAsReference } from './library-input.js';
-import { type HdrFormat, type MediaDetails, type VideoDetails, languageOf, positiveNumber, roundTo, tagsOf } from './media-details.js';
+import {
+  type HdrFormat,
+  type MediaDetails,
+  type VideoDetails,
+  languageOf,
+  positiveNumber,
+  roundTo,
+  tagsOf,
+} from './media-details.js';
 
 export interface Chapter {
   start: number;
@@ -37,7 +46,17 @@ const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** ffprobe's arguments for `input` (INPUT_PATH for a library file: see library-input.ts). */
 export function ffprobeArgs(input: string = INPUT_PATH): string[] {
   // `file:` keeps a name that starts with a dash or names a protocol ("http:…") a plain file.
-  return ['-v', 'error', ...mediaInputLimits(), '-print_format', 'json', '-show_format', '-show_streams', '-show_chapters', `file:${input}`];
+  return [
+    '-v',
+    'error',
+    ...mediaInputLimits(),
+    '-print_format',
+    'json',
+    '-show_format',
+    '-show_streams',
+    '-show_chapters',
+    `file:${input}`,
+  ];
 }
 
 /** A file opened for a program: it reads it as its fd 3 (library-input.ts). */
@@ -47,7 +66,9 @@ export interface OpenedInput {
 
 /** Why ffprobe refused a file, in words for the user. */
 export function refusalReason(stderrTail: string, fallback: string): string {
-  return refusedAsReference(stderrTail) ? REFERENCE_FILE_REASON : `ffprobe could not read it: ${lastLine(stderrTail) || fallback}`;
+  return refusedAsReference(stderrTail)
+    ? REFERENCE_FILE_REASON
+    : `ffprobe could not read it: ${lastLine(stderrTail) || fallback}`;
 }
 
 interface FfprobeStream {
@@ -91,27 +112,48 @@ function containerOf(format: FfprobeOutput['format']): string {
 }
 
 function hdrOf(stream: FfprobeStream): HdrFormat | undefined {
-  if ((stream.side_data_list ?? []).some((side) => side.side_data_type === 'DOVI configuration record')) return 'Dolby Vision';
+  if ((stream.side_data_list ?? []).some((side) => side.side_data_type === 'DOVI configuration record'))
+    return 'Dolby Vision';
   return stream.color_transfer === 'smpte2084' ? 'HDR10' : stream.color_transfer === 'arib-std-b67' ? 'HLG' : undefined;
 }
 
 /** The streams as MediaDetails (codec names and languages are ffprobe's own). */
 function detailsOf(output: FfprobeOutput, streams: FfprobeStream[], video: FfprobeStream | undefined): MediaDetails {
-  const details: MediaDetails = { container: containerOf(output.format), audio: [], subtitles: [], closedCaptions: false };
+  const details: MediaDetails = {
+    container: containerOf(output.format),
+    audio: [],
+    subtitles: [],
+    closedCaptions: false,
+  };
   if (video) {
-    const picture: VideoDetails = { codec: video.codec_name ?? 'unknown', width: positiveNumber(video.width) ?? 0, height: positiveNumber(video.height) ?? 0 };
+    const picture: VideoDetails = {
+      codec: video.codec_name ?? 'unknown',
+      width: positiveNumber(video.width) ?? 0,
+      height: positiveNumber(video.height) ?? 0,
+    };
     const rate = frameRate(video.avg_frame_rate) ?? frameRate(video.r_frame_rate);
     if (rate !== undefined) picture.frameRate = roundTo(rate, 3);
     const hdr = hdrOf(video);
     if (hdr) picture.hdr = hdr;
     details.video = picture;
   }
-  details.closedCaptions = streams.some((s) => (s.codec_type === 'video' && s.closed_captions === 1) || s.codec_name === 'eia_608');
+  details.closedCaptions = streams.some(
+    (s) => (s.codec_type === 'video' && s.closed_captions === 1) || s.codec_name === 'eia_608',
+  );
   for (const stream of streams) {
     const language = languageOf(stream.tags?.language);
-    if (stream.codec_type === 'audio') details.audio.push({ codec: stream.codec_name ?? 'unknown', ...(positiveNumber(stream.channels) ? { channels: stream.channels } : {}), ...(language ? { language } : {}) });
+    if (stream.codec_type === 'audio')
+      details.audio.push({
+        codec: stream.codec_name ?? 'unknown',
+        ...(positiveNumber(stream.channels) ? { channels: stream.channels } : {}),
+        ...(language ? { language } : {}),
+      });
     else if (stream.codec_type === 'subtitle' && stream.codec_name !== 'eia_608') {
-      details.subtitles.push({ codec: stream.codec_name ?? 'unknown', forced: stream.disposition?.forced === 1, ...(language ? { language } : {}) });
+      details.subtitles.push({
+        codec: stream.codec_name ?? 'unknown',
+        forced: stream.disposition?.forced === 1,
+        ...(language ? { language } : {}),
+      });
     }
   }
   return details;
@@ -121,7 +163,13 @@ function detailsOf(output: FfprobeOutput, streams: FfprobeStream[], video: Ffpro
 export function readProbeOutput(json: string): ProbeResult {
   const output = JSON.parse(json) as FfprobeOutput;
   const streams = Array.isArray(output.streams) ? output.streams : [];
-  const video = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1 && s.codec_name !== 'mjpeg' && s.codec_name !== 'png');
+  const video = streams.find(
+    (s) =>
+      s.codec_type === 'video' &&
+      s.disposition?.attached_pic !== 1 &&
+      s.codec_name !== 'mjpeg' &&
+      s.codec_name !== 'png',
+  );
   const audio = streams.filter((s) => s.codec_type === 'audio');
   if (!video && audio.length === 0) throw new Error('no audio or video stream');
   const details = detailsOf(output, streams, video);
@@ -135,13 +183,29 @@ export function readProbeOutput(json: string): ProbeResult {
   return { duration, tags: tagsOf(details), chapters, details };
 }
 
-export async function probeFile(input: OpenedInput, ffprobe = 'ffprobe', signal?: AbortSignal, runner: ProgramRunner = spawnRunner): Promise<ProbeOutcome> {
-  const outcome = await runner.run(ffprobe, ffprobeArgs(), { timeoutMs: PROBE_TIMEOUT_MS, maxStdoutBytes: MAX_OUTPUT_BYTES, signal, inputFd: input.fd });
+export async function probeFile(
+  input: OpenedInput,
+  ffprobe = 'ffprobe',
+  signal?: AbortSignal,
+  runner: ProgramRunner = spawnRunner,
+): Promise<ProbeOutcome> {
+  const outcome = await runner.run(ffprobe, ffprobeArgs(), {
+    timeoutMs: PROBE_TIMEOUT_MS,
+    maxStdoutBytes: MAX_OUTPUT_BYTES,
+    signal,
+    inputFd: input.fd,
+  });
   const detail = lastLine(outcome.stderrTail);
   // Refused (an exit status): ffprobe read the file and it is not media. Anything else
   // (not started, timed out, stopped) is tried again at the next scan.
-  if (outcome.kind === 'failed') return { ok: false, reason: refusalReason(outcome.stderrTail, outcome.reason), transient: false };
-  if (outcome.kind === 'transient') return { ok: false, reason: `ffprobe did not finish (${detail || outcome.reason}); retried at the next scan`, transient: true };
+  if (outcome.kind === 'failed')
+    return { ok: false, reason: refusalReason(outcome.stderrTail, outcome.reason), transient: false };
+  if (outcome.kind === 'transient')
+    return {
+      ok: false,
+      reason: `ffprobe did not finish (${detail || outcome.reason}); retried at the next scan`,
+      transient: true,
+    };
   try {
     return { ok: true, result: readProbeOutput(outcome.stdout) };
   } catch (parseError) {
@@ -162,10 +226,33 @@ export async function probeFile(input: OpenedInput, ffprobe = 'ffprobe', signal?
 const MEASURE_TIMEOUT_MS = 10 * 60_000;
 
 export function playableLengthArgs(input: string = INPUT_PATH): string[] {
-  return ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', ...mediaInputLimits(), '-i', `file:${input}`, '-map', '0:v?', '-map', '0:a?', '-c', 'copy', '-f', 'null', '-progress', 'pipe:1', '-'];
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-nostats',
+    '-loglevel',
+    'error',
+    ...mediaInputLimits(),
+    '-i',
+    `file:${input}`,
+    '-map',
+    '0:v?',
+    '-map',
+    '0:a?',
+    '-c',
+    'copy',
+    '-f',
+    'null',
+    '-progress',
+    'pipe:1',
+    '-',
+  ];
 }
 
-/** The seconds of the last `out_time_us` (or `out_time_ms`, which ffmpeg also gives in microseconds) in ffmpeg's progress lines; undefined when none. */
+/**
+ * The seconds of the last `out_time_us` (or `out_time_ms`, which ffmpeg also gives in microseconds) in ffmpeg's
+ * progress lines; undefined when none.
+ */
 export function readPlayedSeconds(progress: string): number | undefined {
   let last: number | undefined;
   for (const line of progress.split('\n')) {
@@ -177,11 +264,24 @@ export function readPlayedSeconds(progress: string): number | undefined {
 
 export type PlayableLength = { ok: true; seconds: number } | { ok: false; reason: string; transient: boolean };
 
-export async function measurePlayableLength(input: OpenedInput, ffmpeg = 'ffmpeg', signal?: AbortSignal, runner: ProgramRunner = spawnRunner): Promise<PlayableLength> {
-  const outcome = await runner.run(ffmpeg, playableLengthArgs(), { timeoutMs: MEASURE_TIMEOUT_MS, signal, inputFd: input.fd });
+export async function measurePlayableLength(
+  input: OpenedInput,
+  ffmpeg = 'ffmpeg',
+  signal?: AbortSignal,
+  runner: ProgramRunner = spawnRunner,
+): Promise<PlayableLength> {
+  const outcome = await runner.run(ffmpeg, playableLengthArgs(), {
+    timeoutMs: MEASURE_TIMEOUT_MS,
+    signal,
+    inputFd: input.fd,
+  });
   const seconds = readPlayedSeconds(outcome.stdout);
   // A damaged file may make ffmpeg end with an error after the last whole packet: what it copied until then counts.
   if (seconds !== undefined && (outcome.kind === 'ok' || outcome.kind === 'failed')) return { ok: true, seconds };
   // Timed out or not started: worth another try at the next scan, not a verdict on the file.
-  return { ok: false, reason: `ffmpeg could not read it through: ${lastLine(outcome.stderrTail) || (outcome.kind === 'ok' ? 'it reported no progress' : outcome.reason)}`, transient: outcome.kind === 'transient' };
+  return {
+    ok: false,
+    reason: `ffmpeg could not read it through: ${lastLine(outcome.stderrTail) || (outcome.kind === 'ok' ? 'it reported no progress' : outcome.reason)}`,
+    transient: outcome.kind === 'transient',
+  };
 }

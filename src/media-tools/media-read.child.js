@@ -33,16 +33,77 @@ import { readMpegTs, TS_PACKET, tsSync } from './mpeg-ts.read.js';
 const CHUNK = 64 * 1024;
 /** An index bigger than this (a very long MP4's moov, a head without a Cluster) is left to MediaInfo. */
 const MAX_HEADER_BYTES = 32 * 1024 * 1024;
-/** More samples in a track than this (PCM audio, a crafted file) and mp4box is not given the file (see largestSampleCount). */
+/**
+ * More samples in a track than this (PCM audio, a crafted file) and mp4box is not given the file (see
+ * largestSampleCount).
+ */
 const MAX_MP4_SAMPLES = 2_000_000;
-const MEDIAINFO_FIELDS = ['@type', 'Format', 'Format_Profile', 'Format_Version', 'Format_Commercial_IfAny', 'CodecID', 'Duration', 'Width', 'Height', 'Channels', 'Language', 'FrameRate', 'HDR_Format', 'transfer_characteristics', 'Forced', 'Default', 'MenuCount', 'IsTruncated'];
+const MEDIAINFO_FIELDS = [
+  '@type',
+  'Format',
+  'Format_Profile',
+  'Format_Version',
+  'Format_Commercial_IfAny',
+  'CodecID',
+  'Duration',
+  'Width',
+  'Height',
+  'Channels',
+  'Language',
+  'FrameRate',
+  'HDR_Format',
+  'transfer_characteristics',
+  'Forced',
+  'Default',
+  'MenuCount',
+  'IsTruncated',
+];
 /** Matroska elements the server reads (media-header.ts); the rest of the head is skipped. */
 const MATROSKA_NAMES = new Set([
-  'EBML', 'DocType', 'Segment', 'SeekHead', 'Seek', 'SeekID', 'SeekPosition', 'Info', 'TimestampScale', 'Duration',
-  'Tracks', 'TrackEntry', 'TrackNumber', 'TrackType', 'CodecID', 'Language', 'LanguageBCP47', 'Name', 'FlagDefault', 'FlagForced', 'FlagEnabled',
-  'DefaultDuration', 'Video', 'PixelWidth', 'PixelHeight', 'Colour', 'TransferCharacteristics', 'BlockAdditionMapping', 'BlockAddIDType',
-  'Audio', 'Channels', 'ContentEncoding',
-  'Chapters', 'EditionEntry', 'EditionFlagDefault', 'EditionFlagHidden', 'ChapterAtom', 'ChapterUID', 'ChapterTimeStart', 'ChapterTimeEnd', 'ChapterFlagHidden', 'ChapterFlagEnabled', 'ChapterDisplay', 'ChapString',
+  'EBML',
+  'DocType',
+  'Segment',
+  'SeekHead',
+  'Seek',
+  'SeekID',
+  'SeekPosition',
+  'Info',
+  'TimestampScale',
+  'Duration',
+  'Tracks',
+  'TrackEntry',
+  'TrackNumber',
+  'TrackType',
+  'CodecID',
+  'Language',
+  'LanguageBCP47',
+  'Name',
+  'FlagDefault',
+  'FlagForced',
+  'FlagEnabled',
+  'DefaultDuration',
+  'Video',
+  'PixelWidth',
+  'PixelHeight',
+  'Colour',
+  'TransferCharacteristics',
+  'BlockAdditionMapping',
+  'BlockAddIDType',
+  'Audio',
+  'Channels',
+  'ContentEncoding',
+  'Chapters',
+  'EditionEntry',
+  'EditionFlagDefault',
+  'EditionFlagHidden',
+  'ChapterAtom',
+  'ChapterUID',
+  'ChapterTimeStart',
+  'ChapterTimeEnd',
+  'ChapterFlagHidden',
+  'ChapterFlagEnabled',
+  'ChapterDisplay',
+  'ChapString',
 ]);
 const CHAPTERS_ID = '1043a770';
 
@@ -61,7 +122,8 @@ function readAt(fd, position, length) {
 }
 
 /** @param {Buffer} buffer */
-const arrayBufferOf = (buffer) => /** @type {ArrayBuffer} */ (buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length));
+const arrayBufferOf = (buffer) =>
+  /** @type {ArrayBuffer} */ (buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length));
 
 /**
  * Where the moov box is, from the top-level box headers (size, type; a 64-bit size when
@@ -93,7 +155,8 @@ function findMoov(fd, size) {
 function largestSampleCount(moov) {
   let largest = 0;
   for (const type of ['stsz', 'stz2']) {
-    for (let at = moov.indexOf(type); at >= 4 && at + 16 <= moov.length; at = moov.indexOf(type, at + 4)) largest = Math.max(largest, moov.readUInt32BE(at + 12));
+    for (let at = moov.indexOf(type); at >= 4 && at + 16 <= moov.length; at = moov.indexOf(type, at + 4))
+      largest = Math.max(largest, moov.readUInt32BE(at + 12));
   }
   return largest;
 }
@@ -106,7 +169,12 @@ function largestSampleCount(moov) {
  */
 function readMp4(fd, size) {
   const moov = findMoov(fd, size);
-  if (!moov || moov.size > MAX_HEADER_BYTES || largestSampleCount(readAt(fd, moov.start, Math.min(moov.size, size - moov.start))) > MAX_MP4_SAMPLES) return undefined;
+  if (
+    !moov ||
+    moov.size > MAX_HEADER_BYTES ||
+    largestSampleCount(readAt(fd, moov.start, Math.min(moov.size, size - moov.start))) > MAX_MP4_SAMPLES
+  )
+    return undefined;
   const file = createFile(false);
   /** @type {any} */
   let info;
@@ -120,14 +188,17 @@ function readMp4(fd, size) {
     position = next > position ? next : position + chunk.length;
   }
   if (!info) return undefined;
-  const chapterTrack = (/** @type {any} */ track) => (track.references ?? []).some((/** @type {any} */ reference) => reference.type === 'chap');
+  const chapterTrack = (/** @type {any} */ track) =>
+    (track.references ?? []).some((/** @type {any} */ reference) => reference.type === 'chap');
   return {
     size,
     brands: info.brands,
     duration: info.duration,
     timescale: info.timescale,
     boxes: file.boxes.map((/** @type {any} */ box) => ({ type: box.type, start: box.start, size: box.size })),
-    chapters: (file.moov?.udta?.boxes ?? []).some((/** @type {any} */ box) => box.type === 'chpl') || info.tracks.some(chapterTrack),
+    chapters:
+      (file.moov?.udta?.boxes ?? []).some((/** @type {any} */ box) => box.type === 'chpl') ||
+      info.tracks.some(chapterTrack),
     tracks: info.tracks.map((/** @type {any} */ track) => {
       const entry = file.getTrackById(track.id)?.mdia?.minf?.stbl?.stsd?.entries?.[0];
       const boxes = /** @type {any[]} */ (entry?.boxes ?? []);
@@ -136,7 +207,9 @@ function readMp4(fd, size) {
       // The sample entry's channel count is always 2 in an MP4: the codec's own configuration says how many.
       const ac3 = boxes.find((box) => box.type === 'dac3') ?? boxes.find((box) => box.type === 'dec3')?.ind_subs?.[0];
       // A QuickTime file keeps the esds inside a 'wave' box.
-      const esds = entry?.esds ?? boxes.find((box) => box.type === 'wave')?.boxes?.find((/** @type {any} */ box) => box.type === 'esds');
+      const esds =
+        entry?.esds ??
+        boxes.find((box) => box.type === 'wave')?.boxes?.find((/** @type {any} */ box) => box.type === 'esds');
       const audioSpecificConfig = esds?.esd?.descs?.[0]?.descs?.[0]?.data;
       return {
         id: track.id,
@@ -180,8 +253,17 @@ function matroskaElements(fd, size, position) {
       if (element.type === 'm') depth += element.isEnd ? -1 : 1;
       if (MATROSKA_NAMES.has(element.name)) {
         const detail = /** @type {any} */ (element);
-        if (element.type === 'm') elements.push(element.isEnd ? [element.name, 'end'] : [element.name, 'start', position + detail.dataStart, position + detail.sizeStart]);
-        else elements.push([element.name, element.type === 'b' ? detail.value.toString('hex') : element.type === 'd' ? null : detail.value]);
+        if (element.type === 'm')
+          elements.push(
+            element.isEnd
+              ? [element.name, 'end']
+              : [element.name, 'start', position + detail.dataStart, position + detail.sizeStart],
+          );
+        else
+          elements.push([
+            element.name,
+            element.type === 'b' ? detail.value.toString('hex') : element.type === 'd' ? null : detail.value,
+          ]);
       }
       if (depth === 0 && position > 0) return { elements, clusterAt: undefined };
     }
@@ -209,7 +291,12 @@ function readMatroska(fd, size) {
     const position = Number(segment[2]) + chaptersAt;
     chapters = position < size ? matroskaElements(fd, size, position).elements : [];
   }
-  return { size, segmentSizeField, clusterAt: head.clusterAt, elements: chapters ? [...head.elements, ...chapters] : head.elements };
+  return {
+    size,
+    segmentSizeField,
+    clusterAt: head.clusterAt,
+    elements: chapters ? [...head.elements, ...chapters] : head.elements,
+  };
 }
 
 /**
@@ -221,7 +308,9 @@ async function readWithMediaInfo(fd, size) {
   /** @type {unknown} */
   let result;
   try {
-    result = await (await mediaInfo).analyzeData(size, (length, offset) => readAt(fd, offset, Math.max(0, Math.min(length, size - offset))));
+    result = await (await mediaInfo).analyzeData(size, (length, offset) =>
+      readAt(fd, offset, Math.max(0, Math.min(length, size - offset))),
+    );
   } catch (error) {
     // An aborted WebAssembly instance would fail every later read: the next one starts afresh.
     mediaInfo = undefined;
@@ -229,7 +318,9 @@ async function readWithMediaInfo(fd, size) {
   }
   const tracks = /** @type {{ media?: { track?: Record<string, unknown>[] } }} */ (result).media?.track ?? [];
   return tracks.map((track) => {
-    const picked = Object.fromEntries(MEDIAINFO_FIELDS.filter((field) => track[field] !== undefined).map((field) => [field, track[field]]));
+    const picked = Object.fromEntries(
+      MEDIAINFO_FIELDS.filter((field) => track[field] !== undefined).map((field) => [field, track[field]]),
+    );
     // Of MediaInfo's extra fields only this one is read (the rest can be kilobytes of conformance notes).
     const extra = /** @type {Record<string, unknown> | undefined} */ (track.extra);
     return { ...picked, extra: extra?.IsTruncated === undefined ? undefined : { IsTruncated: extra.IsTruncated } };
@@ -246,15 +337,18 @@ async function read(path, reader, identity) {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd, { bigint: true });
-    // The server checked the file it opened against the library's boundary: read that file, not another swapped in at its path since.
-    if (identity !== undefined && `${stat.dev}:${stat.ino}` !== identity) throw new Error('the file changed since it was checked');
+    // The server checked the file it opened against the library's boundary: read that file, not another swapped in at
+    // its path since.
+    if (identity !== undefined && `${stat.dev}:${stat.ino}` !== identity)
+      throw new Error('the file changed since it was checked');
     const size = Number(stat.size);
     if (size === 0) throw new Error('empty file');
     if (reader !== 'mediainfo') {
       const start = readAt(fd, 0, 12);
       try {
         if (start.subarray(0, 4).toString('hex') === '1a45dfa3') return { matroska: readMatroska(fd, size) };
-        if (tsSync(readAt(fd, 0, 4 * TS_PACKET)) >= 0) return { ts: readMpegTs((position, length) => readAt(fd, position, length), size) };
+        if (tsSync(readAt(fd, 0, 4 * TS_PACKET)) >= 0)
+          return { ts: readMpegTs((position, length) => readAt(fd, position, length), size) };
         if (/^(ftyp|moov|mdat|free|wide|skip)$/.test(start.subarray(4, 8).toString('latin1'))) {
           const mp4 = readMp4(fd, size);
           if (mp4) return { mp4 };
@@ -275,14 +369,19 @@ async function answer(line) {
   let request = {};
   try {
     request = JSON.parse(line);
-    process.stdout.write(`${JSON.stringify({ id: request.id, ...(await read(String(request.path), request.reader, request.identity)) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ id: request.id, ...(await read(String(request.path), request.reader, request.identity)) })}\n`,
+    );
   } catch (error) {
     const code = /** @type {NodeJS.ErrnoException} */ (error).code;
-    process.stdout.write(`${JSON.stringify({ id: request.id, error: code ?? (error instanceof Error ? error.message : String(error)) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ id: request.id, error: code ?? (error instanceof Error ? error.message : String(error)) })}\n`,
+    );
   }
 }
 
-// Requests are split on "\n" only: readline would also split on U+2028/2029, which JSON leaves unescaped in a file name.
+// Requests are split on "\n" only: readline would also split on U+2028/2029, which JSON leaves unescaped in a file
+// name.
 let pending = '';
 process.stdin.setEncoding('utf8');
 for await (const chunk of process.stdin) {

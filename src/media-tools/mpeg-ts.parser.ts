@@ -28,7 +28,15 @@
  */
 import { type AudioFamily, type AudioHeader, readAudioHeader } from './audio-frame.parser.js';
 import { type VideoCodec, type VideoHeader, hasCaptions, readVideoHeader } from './elementary-stream.parser.js';
-import { type AudioDetails, type HeaderReading, type MediaDetails, type VideoDetails, hdrOf, languageOf, roundTo } from './media-details.js';
+import {
+  type AudioDetails,
+  type HeaderReading,
+  type MediaDetails,
+  type VideoDetails,
+  hdrOf,
+  languageOf,
+  roundTo,
+} from './media-details.js';
 
 /** A PES stream as media-read.child.js picks it: PTS in 90 kHz ticks, payload bytes in base64. */
 export interface MpegTsStream {
@@ -69,7 +77,8 @@ function sectionOf(base64: string | undefined, table: number): Uint8Array | unde
   if (base64 === undefined) return undefined;
   const bytes = Buffer.from(base64, 'base64');
   const length = 3 + ((((bytes[1] ?? 0) & 0x0f) << 8) | (bytes[2] ?? 0));
-  if (bytes[0] !== table || length !== bytes.length || length < 16 || !((bytes[5] ?? 0) & 1) || crc32Mpeg(bytes) !== 0) return undefined;
+  if (bytes[0] !== table || length !== bytes.length || length < 16 || !((bytes[5] ?? 0) & 1) || crc32Mpeg(bytes) !== 0)
+    return undefined;
   return bytes;
 }
 
@@ -78,7 +87,8 @@ const u16 = (bytes: Uint8Array, at: number) => (((bytes[at] ?? 0) << 8) | (bytes
 /** The PMT PIDs of the PAT's programs (program 0, the network PID, left out). */
 export function readPat(section: Uint8Array): number[] {
   const pids: number[] = [];
-  for (let at = 8; at + 4 <= section.length - 4; at += 4) if (((section[at] ?? 0) << 8 | (section[at + 1] ?? 0)) !== 0) pids.push(u16(section, at + 2));
+  for (let at = 8; at + 4 <= section.length - 4; at += 4)
+    if ((((section[at] ?? 0) << 8) | (section[at + 1] ?? 0)) !== 0) pids.push(u16(section, at + 2));
   return pids;
 }
 
@@ -97,10 +107,17 @@ export function readPmt(section: Uint8Array): { registration?: string; streams: 
   const streams: PmtStream[] = [];
   for (let at = 12 + infoLength; at + 5 <= end; ) {
     const length = u16(section, at + 3) & 0x0fff;
-    streams.push({ type: section[at] ?? 0, pid: u16(section, at + 1), descriptors: descriptorsOf(section.subarray(at + 5, Math.min(end, at + 5 + length))) });
+    streams.push({
+      type: section[at] ?? 0,
+      pid: u16(section, at + 1),
+      descriptors: descriptorsOf(section.subarray(at + 5, Math.min(end, at + 5 + length))),
+    });
     at += 5 + length;
   }
-  return { ...(registration ? { registration: Buffer.from(registration.subarray(0, 4)).toString('latin1') } : {}), streams };
+  return {
+    ...(registration ? { registration: Buffer.from(registration.subarray(0, 4)).toString('latin1') } : {}),
+    streams,
+  };
 }
 
 /** Descriptors by tag; the first of a tag is kept (ffmpeg does not overwrite a language either). */
@@ -113,12 +130,16 @@ function descriptorsOf(bytes: Uint8Array): Map<number, Uint8Array> {
   return descriptors;
 }
 
-/** ffmpeg's language: the ISO 639 descriptor's codes joined by commas (which languageOf then drops, as it does ffprobe's). */
+/**
+ * ffmpeg's language: the ISO 639 descriptor's codes joined by commas (which languageOf then drops, as it does
+ * ffprobe's).
+ */
 function languageOfStream(stream: PmtStream): string | undefined {
   const body = stream.descriptors.get(0x0a);
   if (!body || body.length < 4 || body[0] === 0) return undefined;
   const codes: string[] = [];
-  for (let at = 0; at + 4 <= body.length; at += 4) codes.push(Buffer.from(body.subarray(at, at + 3)).toString('latin1'));
+  for (let at = 0; at + 4 <= body.length; at += 4)
+    codes.push(Buffer.from(body.subarray(at, at + 3)).toString('latin1'));
   return languageOf(codes.join(','));
 }
 
@@ -141,8 +162,10 @@ export function kindOf(stream: PmtStream, registration: string | undefined): Str
     if (stream.descriptors.has(0x6a) || formatName === 'AC-3') return { audio: 'ac3' };
     return 'unknown';
   }
-  // Sections and data ffprobe lists as data streams: private sections, DSM-CC, ID3, SCTE-35 (0x86 is DTS-HD on Blu-ray).
-  if ([0x05, 0x0b, 0x0c, 0x0d, 0x15].includes(stream.type) || (stream.type === 0x86 && registration !== 'HDMV')) return 'data';
+  // Sections and data ffprobe lists as data streams: private sections, DSM-CC, ID3, SCTE-35 (0x86 is DTS-HD on
+  // Blu-ray).
+  if ([0x05, 0x0b, 0x0c, 0x0d, 0x15].includes(stream.type) || (stream.type === 0x86 && registration !== 'HDMV'))
+    return 'data';
   return 'unknown';
 }
 
@@ -154,7 +177,10 @@ function ticksBetween(a: number, b: number): number {
   return d >= WRAP / 2 ? d - WRAP : d;
 }
 
-/** The commonest step between the sorted timestamps, when most steps are it (±2 ticks: 59.94 Hz alternates 1501 and 1502). */
+/**
+ * The commonest step between the sorted timestamps, when most steps are it (±2 ticks: 59.94 Hz alternates 1501 and
+ * 1502).
+ */
 export function cadenceOf(pts: readonly number[]): number | undefined {
   if (pts.length < 2) return undefined;
   const times = [...new Set(pts.map((p) => ticksBetween(pts[0] as number, p)))].sort((a, b) => a - b);
@@ -180,11 +206,15 @@ function lastAudioTicks(stream: MpegTsStream): number | undefined {
   return ticks > 0 && length > 0 && bytes.length === pts.length ? ((bytes.at(-1) ?? 0) * ticks) / length : undefined;
 }
 
-/** The stream's first PTS and its end (last PTS and how long that picture or those samples play), as ticks; undefined without timestamps at both ends. */
+/**
+ * The stream's first PTS and its end (last PTS and how long that picture or those samples play), as ticks; undefined
+ * without timestamps at both ends.
+ */
 function spanOf(stream: MpegTsStream, audio: boolean): { first: number; end: number } | undefined {
   const [head, last] = [stream.pts[0], stream.lastPts.at(-1)];
   if (head === undefined || last === undefined) return undefined;
-  // B-frames come before the picture they follow in display: the earliest and latest of a few, not the first and last sent.
+  // B-frames come before the picture they follow in display: the earliest and latest of a few, not the first and last
+  // sent.
   const first = head + Math.min(...stream.pts.slice(0, 32).map((p) => ticksBetween(head, p)));
   const lastSteps = stream.lastPts.slice(-32);
   const lasting = audio ? lastAudioTicks(stream) : (cadenceOf(lastSteps) ?? cadenceOf(stream.pts));
@@ -194,7 +224,11 @@ function spanOf(stream: MpegTsStream, audio: boolean): { first: number; end: num
 
 /** Timestamps in the order sent that step back at most a second (B-frames: less) and ahead at most ten (a gap). */
 function continuous(pts: readonly number[]): boolean {
-  return pts.every((p, i) => i === 0 || (ticksBetween(pts[i - 1] as number, p) >= -CLOCK && ticksBetween(pts[i - 1] as number, p) <= 10 * CLOCK));
+  return pts.every(
+    (p, i) =>
+      i === 0 ||
+      (ticksBetween(pts[i - 1] as number, p) >= -CLOCK && ticksBetween(pts[i - 1] as number, p) <= 10 * CLOCK),
+  );
 }
 
 /**
@@ -216,18 +250,39 @@ interface Read {
 }
 
 function readVideo(codec: VideoCodec, stream: MpegTsStream): VideoDetails | undefined {
-  const header = [stream.sequence, ...stream.prefixes].flatMap((bytes) => (bytes ? [readVideoHeader(codec, bytesOf(bytes))] : [])).find(Boolean);
+  const header = [stream.sequence, ...stream.prefixes]
+    .flatMap((bytes) => (bytes ? [readVideoHeader(codec, bytesOf(bytes))] : []))
+    .find(Boolean);
   if (!header || header.fields) return undefined;
   const frameRate = frameRateOf(header, stream.pts);
   if (frameRate === undefined) return undefined;
   const hdr = hdrOf(header.transfer, false);
-  return { codec: codec === 'mpeg2video' && header.mpeg1 ? 'mpeg1video' : codec, width: header.width, height: header.height, frameRate: roundTo(frameRate, 3), ...(hdr ? { hdr } : {}) };
+  return {
+    codec: codec === 'mpeg2video' && header.mpeg1 ? 'mpeg1video' : codec,
+    width: header.width,
+    height: header.height,
+    frameRate: roundTo(frameRate, 3),
+    ...(hdr ? { hdr } : {}),
+  };
 }
 
-function readAudio(kind: { audio: AudioFamily; eac3?: boolean }, stream: MpegTsStream, language: string | undefined): AudioDetails | undefined {
-  const header: AudioHeader | undefined = stream.prefixes.map((bytes) => readAudioHeader(kind.audio, bytesOf(bytes))).find(Boolean);
-  // ffmpeg names AC-3 by the frame (its parser turns ac3 into eac3), but an AC-3 frame under an E-AC-3 type is not checked here.
-  if (!header || header.dependent || (kind.eac3 && header.codec !== 'eac3') || (header.codec === 'aac' && (header.sampleRate ?? 0) < 32_000)) return undefined;
+function readAudio(
+  kind: { audio: AudioFamily; eac3?: boolean },
+  stream: MpegTsStream,
+  language: string | undefined,
+): AudioDetails | undefined {
+  const header: AudioHeader | undefined = stream.prefixes
+    .map((bytes) => readAudioHeader(kind.audio, bytesOf(bytes)))
+    .find(Boolean);
+  // ffmpeg names AC-3 by the frame (its parser turns ac3 into eac3), but an AC-3 frame under an E-AC-3 type is not
+  // checked here.
+  if (
+    !header ||
+    header.dependent ||
+    (kind.eac3 && header.codec !== 'eac3') ||
+    (header.codec === 'aac' && (header.sampleRate ?? 0) < 32_000)
+  )
+    return undefined;
   return { codec: header.codec, channels: header.channels, ...(language ? { language } : {}) };
 }
 
@@ -251,7 +306,9 @@ function readStreams(summary: MpegTsSummary): Read | undefined {
       if (!video) return undefined;
       if (!details.video) {
         details.video = video;
-        details.closedCaptions = [stream.sequence, ...stream.prefixes].some((bytes) => bytes !== undefined && hasCaptions(kind.video, bytesOf(bytes)));
+        details.closedCaptions = [stream.sequence, ...stream.prefixes].some(
+          (bytes) => bytes !== undefined && hasCaptions(kind.video, bytesOf(bytes)),
+        );
         spans.unshift({ stream, audio: false });
         continue;
       }
@@ -265,10 +322,14 @@ function readStreams(summary: MpegTsSummary): Read | undefined {
   return details.video || details.audio.length > 0 ? { details, spans } : undefined;
 }
 
-/** What the TS holds, as ffprobe's reading would say it; undefined when ffprobe should read it instead (see the top of this file). */
+/**
+ * What the TS holds, as ffprobe's reading would say it; undefined when ffprobe should read it instead (see the top of
+ * this file).
+ */
 export function readMpegTsHeader(summary: MpegTsSummary): HeaderReading | undefined {
   const read = readStreams(summary);
-  if (!read || !read.spans.every(({ stream }) => continuous(stream.pts) && continuous(stream.lastPts))) return undefined;
+  if (!read || !read.spans.every(({ stream }) => continuous(stream.pts) && continuous(stream.lastPts)))
+    return undefined;
   const spans = read.spans.map(({ stream, audio }) => spanOf(stream, audio));
   const main = spans[0];
   if (!main) return undefined;
@@ -290,6 +351,8 @@ export function tsSeesCaptions(summary: MpegTsSummary): boolean {
     const kind = kindOf(entry, program.registration);
     const stream = summary.streams[String(entry.pid)];
     if (typeof kind !== 'object' || !('video' in kind) || !stream) return false;
-    return [stream.sequence, ...stream.prefixes].some((bytes) => bytes !== undefined && hasCaptions(kind.video, bytesOf(bytes)));
+    return [stream.sequence, ...stream.prefixes].some(
+      (bytes) => bytes !== undefined && hasCaptions(kind.video, bytesOf(bytes)),
+    );
   });
 }

@@ -6,7 +6,10 @@
  * Plain JavaScript, shipped beside the child (scripts/copy-assets.mjs).
  */
 export const TS_PACKET = 188;
-/** The head is read in steps of about 256 KB until it holds what the server reads (headDone), at most 4 MB (ffprobe probes 5). */
+/**
+ * The head is read in steps of about 256 KB until it holds what the server reads (headDone), at most 4 MB (ffprobe
+ * probes 5).
+ */
 const TS_STEP = 1394 * TS_PACKET;
 const TS_HEAD_MAX = 4 * 1024 * 1024;
 /** The tail: 256 KB (where ffprobe starts too), four times more while a stream of the head has no timestamp there. */
@@ -47,7 +50,8 @@ function eachPacket(buffer, at, visit) {
     const pid = ((buffer[at + 1] & 0x1f) << 8) | buffer[at + 2];
     const control = buffer[at + 3];
     const start = control & 0x20 ? at + 5 + buffer[at + 4] : at + 4;
-    if (buffer[at + 1] & 0x80 || pid === 0x1fff || control & 0xc0 || !(control & 0x10) || start >= at + TS_PACKET) continue;
+    if (buffer[at + 1] & 0x80 || pid === 0x1fff || control & 0xc0 || !(control & 0x10) || start >= at + TS_PACKET)
+      continue;
     visit(pid, buffer.subarray(start, at + TS_PACKET), (buffer[at + 1] & 0x40) !== 0);
   }
   return at;
@@ -56,9 +60,13 @@ function eachPacket(buffer, at, visit) {
 /** @param {Buffer} b A PES start's PTS (90 kHz) when it has one and where its data begins; undefined when not one. */
 function pesStart(b) {
   if (b.length < 9 || b[0] !== 0 || b[1] !== 0 || b[2] !== 1) return undefined;
-  // Stream ids without the optional header: program stream map, padding, private 2, ECM, EMM, directory, DSM-CC, H.222.1 E.
+  // Stream ids without the optional header: program stream map, padding, private 2, ECM, EMM, directory, DSM-CC,
+  // H.222.1 E.
   if ([0xbc, 0xbe, 0xbf, 0xf0, 0xf1, 0xff, 0xf2, 0xf8].includes(b[3])) return { data: 6, pts: undefined };
-  const pts = b[7] & 0x80 && b.length >= 14 ? (b[9] & 0x0e) * 0x20000000 + ((b[10] << 22) | ((b[11] & 0xfe) << 14) | (b[12] << 7) | (b[13] >> 1)) : undefined;
+  const pts =
+    b[7] & 0x80 && b.length >= 14
+      ? (b[9] & 0x0e) * 0x20000000 + ((b[10] << 22) | ((b[11] & 0xfe) << 14) | (b[12] << 7) | (b[13] >> 1))
+      : undefined;
   return { data: 9 + b[8], pts };
 }
 
@@ -71,7 +79,14 @@ function pesStart(b) {
 function startsSequence(type, bytes) {
   for (let at = bytes.indexOf(START_CODE); at >= 0 && at + 3 < bytes.length; at = bytes.indexOf(START_CODE, at + 3)) {
     const code = bytes[at + 3];
-    if (type === 0x1b ? (code & 0x9f) === 0x07 : type === 0x24 ? code === 0x40 || code === 0x42 : code === 0xb3 && TS_VIDEO.has(type ?? 0)) return true;
+    if (
+      type === 0x1b
+        ? (code & 0x9f) === 0x07
+        : type === 0x24
+          ? code === 0x40 || code === 0x42
+          : code === 0xb3 && TS_VIDEO.has(type ?? 0)
+    )
+      return true;
   }
   return false;
 }
@@ -99,11 +114,18 @@ export function readMpegTs(readAt, size) {
     partial.delete(pid);
     sections[pid] = section.toString('base64', 0, length);
     // A PMT's stream loop, for the stream types (the server reads the rest).
-    for (let at = 12 + (((section[10] & 0x0f) << 8) | section[11]); section[0] === 2 && at + 5 <= length - 4; at += 5 + (((section[at + 3] & 0x0f) << 8) | section[at + 4])) {
+    for (
+      let at = 12 + (((section[10] & 0x0f) << 8) | section[11]);
+      section[0] === 2 && at + 5 <= length - 4;
+      at += 5 + (((section[at + 3] & 0x0f) << 8) | section[at + 4])
+    ) {
       types.set(((section[at + 1] & 0x1f) << 8) | section[at + 2], section[at]);
     }
   };
-  const closePayload = (/** @type {number} */ pid, /** @type {{ prefixes: Buffer[], sequence?: Buffer, open?: Buffer[] }} */ stream) => {
+  const closePayload = (
+    /** @type {number} */ pid,
+    /** @type {{ prefixes: Buffer[], sequence?: Buffer, open?: Buffer[] }} */ stream,
+  ) => {
     const bytes = stream.open && Buffer.concat(stream.open).subarray(0, ES_PREFIX_BYTES);
     stream.open = undefined;
     if (bytes && stream.prefixes.length < ES_PREFIXES) stream.prefixes.push(bytes);
@@ -115,7 +137,8 @@ export function readMpegTs(readAt, size) {
     if (unitStart && !start) {
       const pointer = payload[0];
       if (partial.has(pid)) addToSection(pid, payload.subarray(1, 1 + pointer));
-      if (sections[pid] === undefined && [0, 2].includes(payload[1 + pointer])) addToSection(pid, payload.subarray(1 + pointer));
+      if (sections[pid] === undefined && [0, 2].includes(payload[1 + pointer]))
+        addToSection(pid, payload.subarray(1 + pointer));
     } else if (partial.has(pid)) addToSection(pid, payload);
     else if (start) {
       const stream = streams.get(pid) ?? { pts: [], prefixes: [] };
@@ -129,13 +152,20 @@ export function readMpegTs(readAt, size) {
     }
   };
   // Enough: the tables, and of each audio and video stream they list a payload (of video: a sequence, half a second).
-  const headDone = () => types.size > 0 && [...types].every(([pid, type]) => {
-    const stream = streams.get(pid);
-    if (TS_VIDEO.has(type)) return stream?.sequence !== undefined && stream.prefixes.length >= ES_PREFIXES && stream.pts.length >= 12;
-    return !TS_AUDIO.has(type) || (stream?.prefixes.length ?? 0) > 0;
-  });
+  const headDone = () =>
+    types.size > 0 &&
+    [...types].every(([pid, type]) => {
+      const stream = streams.get(pid);
+      if (TS_VIDEO.has(type))
+        return stream?.sequence !== undefined && stream.prefixes.length >= ES_PREFIXES && stream.pts.length >= 12;
+      return !TS_AUDIO.has(type) || (stream?.prefixes.length ?? 0) > 0;
+    });
   let bytesRead = 0;
-  for (let position = tsSync(readAt(0, 4 * TS_PACKET)), used = 1; position >= 0 && used > 0 && position < Math.min(size, TS_HEAD_MAX) && !headDone(); position += used) {
+  for (
+    let position = tsSync(readAt(0, 4 * TS_PACKET)), used = 1;
+    position >= 0 && used > 0 && position < Math.min(size, TS_HEAD_MAX) && !headDone();
+    position += used
+  ) {
     const chunk = readAt(position, Math.min(TS_STEP, size - position));
     bytesRead += chunk.length;
     used = eachPacket(chunk, 0, visit);
@@ -152,7 +182,11 @@ export function readMpegTs(readAt, size) {
     eachPacket(chunk, Math.max(0, tsSync(chunk)), (pid, payload, unitStart) => {
       const start = unitStart ? pesStart(payload) : undefined;
       const units = found.get(pid) ?? [];
-      if (start?.pts !== undefined) found.set(pid, units).get(pid)?.push([start.pts, Math.max(0, payload.length - start.data)]);
+      if (start?.pts !== undefined)
+        found
+          .set(pid, units)
+          .get(pid)
+          ?.push([start.pts, Math.max(0, payload.length - start.data)]);
       else if (units.length > 0) (units.at(-1) ?? [0, 0])[1] += payload.length - (start?.data ?? 0);
       if (units.length > PTS_KEPT) units.shift();
     });
@@ -161,7 +195,16 @@ export function readMpegTs(readAt, size) {
   const base64 = (/** @type {Buffer} */ bytes) => bytes.toString('base64');
   const picked = [...streams].map(([pid, { pts, prefixes, sequence }]) => {
     const units = last.get(pid) ?? [];
-    return [pid, { pts, lastPts: units.map(([at]) => at), lastBytes: units.map(([, bytes]) => bytes), prefixes: prefixes.map(base64), sequence: sequence && base64(sequence) }];
+    return [
+      pid,
+      {
+        pts,
+        lastPts: units.map(([at]) => at),
+        lastBytes: units.map(([, bytes]) => bytes),
+        prefixes: prefixes.map(base64),
+        sequence: sequence && base64(sequence),
+      },
+    ];
   });
   return { size, bytesRead, sections, streams: Object.fromEntries(picked) };
 }

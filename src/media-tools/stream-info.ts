@@ -78,7 +78,12 @@ export function readSubtitleStreams(streams: readonly FfprobeStream[]): Subtitle
     .filter((stream) => stream.codec_type === 'subtitle')
     .forEach((stream, index) => {
       if (!stream.codec_name || !TEXT_SUBTITLE_CODECS.has(stream.codec_name)) return;
-      const subtitle: SubtitleStreamInfo = { index, codec: stream.codec_name, default: stream.disposition?.default === 1, forced: stream.disposition?.forced === 1 };
+      const subtitle: SubtitleStreamInfo = {
+        index,
+        codec: stream.codec_name,
+        default: stream.disposition?.default === 1,
+        forced: stream.disposition?.forced === 1,
+      };
       const language = tagText(stream.tags, 'language');
       if (language && LANGUAGE_TAG.test(language) && language.toLowerCase() !== 'und') subtitle.language = language;
       const title = tagText(stream.tags, 'title');
@@ -93,7 +98,13 @@ export function readStreamInfo(json: string): StreamInfo {
   const output = JSON.parse(json) as { format?: { duration?: string }; streams?: FfprobeStream[] };
   const streams = Array.isArray(output.streams) ? output.streams : [];
   // Cover art is a video stream too (one still frame): never the picture to play.
-  const video = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1 && s.codec_name !== 'mjpeg' && s.codec_name !== 'png');
+  const video = streams.find(
+    (s) =>
+      s.codec_type === 'video' &&
+      s.disposition?.attached_pic !== 1 &&
+      s.codec_name !== 'mjpeg' &&
+      s.codec_name !== 'png',
+  );
   const audio = streams.find((s) => s.codec_type === 'audio');
   if (!video && !audio) throw new Error('no audio or video stream');
   const duration = Number(output.format?.duration);
@@ -115,10 +126,19 @@ export function readStreamInfo(json: string): StreamInfo {
 
 export type StreamInfoOutcome = { ok: true; info: StreamInfo } | { ok: false; reason: string };
 
-export async function probeStreams(input: OpenedInput, ffprobe = 'ffprobe', runner: ProgramRunner = spawnRunner): Promise<StreamInfoOutcome> {
-  const outcome = await runner.run(ffprobe, ffprobeArgs(), { timeoutMs: 20_000, maxStdoutBytes: 16 * 1024 * 1024, inputFd: input.fd });
+export async function probeStreams(
+  input: OpenedInput,
+  ffprobe = 'ffprobe',
+  runner: ProgramRunner = spawnRunner,
+): Promise<StreamInfoOutcome> {
+  const outcome = await runner.run(ffprobe, ffprobeArgs(), {
+    timeoutMs: 20_000,
+    maxStdoutBytes: 16 * 1024 * 1024,
+    inputFd: input.fd,
+  });
   if (outcome.kind === 'failed') return { ok: false, reason: refusalReason(outcome.stderrTail, outcome.reason) };
-  if (outcome.kind !== 'ok') return { ok: false, reason: `ffprobe could not read it: ${lastLine(outcome.stderrTail) || outcome.reason}` };
+  if (outcome.kind !== 'ok')
+    return { ok: false, reason: `ffprobe could not read it: ${lastLine(outcome.stderrTail) || outcome.reason}` };
   try {
     return { ok: true, info: readStreamInfo(outcome.stdout) };
   } catch (error) {

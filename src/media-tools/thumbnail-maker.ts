@@ -10,7 +10,10 @@ import type { OpenedInput } from './media-probe.js';
 const THUMBNAIL_TIMEOUT_MS = 60_000;
 export const THUMBNAIL_WIDTH = 480;
 
-/** A tenth of the way in (past cold opens and black leaders), at most five minutes; the start when the length is unknown. */
+/**
+ * A tenth of the way in (past cold opens and black leaders), at most five minutes; the start when the length is
+ * unknown.
+ */
 export function thumbnailOffset(duration: number | null): number {
   if (duration === null || !Number.isFinite(duration) || duration <= 0) return 0;
   return Math.min(300, Math.round(duration * 100) / 1000);
@@ -18,14 +21,23 @@ export function thumbnailOffset(duration: number | null): number {
 
 export function ffmpegThumbnailArgs(output: string, duration: number | null, input: string = INPUT_PATH): string[] {
   return [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
     ...mediaInputLimits(),
     // Seeking before -i is fast (keyframe) and fine for a still.
-    '-ss', String(thumbnailOffset(duration)),
-    '-i', `file:${input}`,
-    '-frames:v', '1',
-    '-vf', `scale=${THUMBNAIL_WIDTH}:-2`,
-    '-q:v', '4',
+    '-ss',
+    String(thumbnailOffset(duration)),
+    '-i',
+    `file:${input}`,
+    '-frames:v',
+    '1',
+    '-vf',
+    `scale=${THUMBNAIL_WIDTH}:-2`,
+    '-q:v',
+    '4',
     `file:${output}`,
   ];
 }
@@ -38,8 +50,16 @@ export async function makeThumbnail(
   signal?: AbortSignal,
   runner: ProgramRunner = spawnRunner,
 ): Promise<{ ok: true } | { ok: false; reason: string; transient: boolean }> {
-  const outcome = await runner.run(ffmpeg, ffmpegThumbnailArgs(output, duration), { timeoutMs: THUMBNAIL_TIMEOUT_MS, signal, inputFd: input.fd });
+  const outcome = await runner.run(ffmpeg, ffmpegThumbnailArgs(output, duration), {
+    timeoutMs: THUMBNAIL_TIMEOUT_MS,
+    signal,
+    inputFd: input.fd,
+  });
   if (outcome.kind === 'ok') return { ok: true };
   // Not run, timed out or stopped: try again at the next scan (see media-probe.ts).
-  return { ok: false, reason: `ffmpeg could not take a thumbnail: ${lastLine(outcome.stderrTail) || outcome.reason}`, transient: outcome.kind === 'transient' };
+  return {
+    ok: false,
+    reason: `ffmpeg could not take a thumbnail: ${lastLine(outcome.stderrTail) || outcome.reason}`,
+    transient: outcome.kind === 'transient',
+  };
 }

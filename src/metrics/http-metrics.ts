@@ -48,7 +48,8 @@ class TallyCounter<A extends string, B extends string, C extends string> {
         this.reset();
         for (const [aValue, byB] of counts) {
           for (const [bValue, byC] of byB) {
-            for (const [cValue, n] of byC) this.inc({ [a]: aValue, [b]: bValue, [c]: String(cValue) } as Record<A | B | C, string>, n);
+            for (const [cValue, n] of byC)
+              this.inc({ [a]: aValue, [b]: bValue, [c]: String(cValue) } as Record<A | B | C, string>, n);
           }
         }
       },
@@ -103,7 +104,9 @@ export class DurationHistogram {
     }
   }
 
-  /** The metric in text format 0.0.4, as prom-client writes a Histogram with labels route and method (no final newline). */
+  /**
+   * The metric in text format 0.0.4, as prom-client writes a Histogram with labels route and method (no final newline).
+   */
   render(): string {
     const lines = [`# HELP ${this.name} ${escapeText(this.help)}`, `# TYPE ${this.name} histogram`];
     for (const [route, byMethod] of this.cells) {
@@ -114,7 +117,11 @@ export class DurationHistogram {
           cumulative += cell.buckets[i] ?? 0;
           lines.push(`${this.name}_bucket{le="${bound}",${labels}} ${cumulative}`);
         });
-        lines.push(`${this.name}_bucket{le="+Inf",${labels}} ${cell.count}`, `${this.name}_sum{${labels}} ${cell.sum}`, `${this.name}_count{${labels}} ${cell.count}`);
+        lines.push(
+          `${this.name}_bucket{le="+Inf",${labels}} ${cell.count}`,
+          `${this.name}_sum{${labels}} ${cell.sum}`,
+          `${this.name}_count{${labels}} ${cell.count}`,
+        );
       }
     }
     return lines.join('\n');
@@ -142,10 +149,11 @@ export class HttpMetrics {
     this.requests = new TallyCounter(
       this.registry,
       'antenna_http_requests_total',
-      'HTTP requests answered, by route pattern (unmatched: no route), method and status; the answer front\'s included',
+      "HTTP requests answered, by route pattern (unmatched: no route), method and status; the answer front's included",
       ['route', 'method', 'status'],
     );
-    // Labelled by route and method only: by status too would multiply the buckets' series for little (the counter has the statuses).
+    // Labelled by route and method only: by status too would multiply the buckets' series for little (the counter has
+    // the statuses).
     this.durations = new DurationHistogram(
       'antenna_http_request_duration_seconds',
       'Time from routing to the last byte handed to the socket (the answer front: from its lookup to the end of its write), by route pattern and method',
@@ -162,7 +170,8 @@ export class HttpMetrics {
       hit: (route, answeredBy) => lookups.inc(route, 'hit', answeredBy),
       miss: (route) => lookups.inc(route, 'miss', 'router'),
     };
-    this.frontAnswered = (route, method, status, startedAt) => this.observe(route, method, status, (performance.now() - startedAt) / 1000);
+    this.frontAnswered = (route, method, status, startedAt) =>
+      this.observe(route, method, status, (performance.now() - startedAt) / 1000);
   }
 
   observe(route: string, method: string, status: number, seconds: number): void {
@@ -176,12 +185,20 @@ export class HttpMetrics {
    */
   install(app: FastifyInstance): void {
     app.addHook('onResponse', (request, reply, done) => {
-      this.observe(request.routeOptions.url ?? UNMATCHED_ROUTE, request.method, reply.statusCode, reply.elapsedTime / 1000);
+      this.observe(
+        request.routeOptions.url ?? UNMATCHED_ROUTE,
+        request.method,
+        reply.statusCode,
+        reply.elapsedTime / 1000,
+      );
       done();
     });
   }
 
-  /** The Prometheus text of everything registered and of the duration histogram (joined as the registry joins its metrics), and its content type. */
+  /**
+   * The Prometheus text of everything registered and of the duration histogram (joined as the registry joins its
+   * metrics), and its content type.
+   */
   async scrape(): Promise<{ text: string; contentType: string }> {
     const registered = await this.registry.metrics();
     return { text: `${registered}\n${this.durations.render()}\n`, contentType: this.registry.contentType };

@@ -22,5 +22,9 @@ export const FileItem = Type.Object(
     CreatedAt: Type.Integer({ description: 'epoch milliseconds' }),
     Duration: Type.Number({ description: 'seconds; 0 when not known yet' }),
   },
-  { additionalProperties: true, description: 'The item in its interface-A shape (episode, movie or video), plus `file` and the PascalCase fields desktop clients read.' },
+  {
+    additionalProperties: true,
+    description:
+      'The item in its interface-A shape (episode, movie or video), plus `file` and the PascalCase fields desktop clients read.',
+  },
 );

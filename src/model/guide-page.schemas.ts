@@ -20,8 +20,20 @@ export const GuidePageQuery = Type.Object(
       ...Epoch,
       description: `epoch seconds; the window ends here, at most ${GUIDE_MAX_WINDOW} s after start (default: start + 1, i.e. what is on at start)`,
     }),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, description: 'channels to skip, in channel-number order (default 0)' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: GUIDE_MAX_LIMIT, description: `channels in this page (default ${GUIDE_DEFAULT_LIMIT})` })),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 100_000,
+        description: 'channels to skip, in channel-number order (default 0)',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: GUIDE_MAX_LIMIT,
+        description: `channels in this page (default ${GUIDE_DEFAULT_LIMIT})`,
+      }),
+    ),
     favorites: Type.Optional(Type.Boolean({ description: 'only favorite channels' })),
   },
   { additionalProperties: false },
@@ -39,9 +51,15 @@ export const GuideAiringSchema = Type.Object(
     new: Type.Boolean({ description: 'the guide marks it as a new episode' }),
     program_id: Type.Optional(Type.String()),
     series_id: Type.Optional(Type.String()),
-    job_id: Type.Optional(Type.String({ description: 'the job that records it (scheduled, recording or done), if one does' })),
+    job_id: Type.Optional(
+      Type.String({ description: 'the job that records it (scheduled, recording or done), if one does' }),
+    ),
     recording: Type.Optional(Type.Boolean({ description: 'true while its job is recording' })),
-    placeholder: Type.Optional(Type.Boolean({ description: 'true for an hour block named after a channel no guide describes (recordable by its time)' })),
+    placeholder: Type.Optional(
+      Type.Boolean({
+        description: 'true for an hour block named after a channel no guide describes (recordable by its time)',
+      }),
+    ),
   },
   { title: 'Guide airing' },
 );

@@ -44,7 +44,10 @@ export const HealthSchema = Type.Object(
             status: CheckStatus,
             running: Type.Boolean(),
             phase: Type.String({ description: 'idle, walking, importing, probing, thumbnails or done' }),
-            roots_skipped: Type.Integer({ minimum: 0, description: 'import roots the last whole scan found missing, unreadable or emptied (warn)' }),
+            roots_skipped: Type.Integer({
+              minimum: 0,
+              description: 'import roots the last whole scan found missing, unreadable or emptied (warn)',
+            }),
           },
           { description: 'the importer' },
         ),

@@ -21,14 +21,20 @@ function optional<T extends Record<string, TSchema>>(properties: T) {
   };
 }
 
-/** Fields every playable item always carries: clients type them as required (program_id derived for imports, 0 for an unknown time). */
+/**
+ * Fields every playable item always carries: clients type them as required (program_id derived for imports, 0 for an
+ * unknown time).
+ */
 const ALWAYS_PRESENT = ['program_id', 'duration', 'playback_time'] as const;
 type AlwaysPresent = (typeof ALWAYS_PRESENT)[number];
 
 /** As `optional`, but a playable item's ALWAYS_PRESENT fields stay required. */
 function playable<T extends Record<string, TSchema>>(properties: T) {
   return Object.fromEntries(
-    Object.entries(properties).map(([key, schema]) => [key, (ALWAYS_PRESENT as readonly string[]).includes(key) ? schema : Type.Optional(schema)]),
+    Object.entries(properties).map(([key, schema]) => [
+      key,
+      (ALWAYS_PRESENT as readonly string[]).includes(key) ? schema : Type.Optional(schema),
+    ]),
   ) as { [K in keyof T]: K extends AlwaysPresent ? T[K] : TOptional<T[K]> };
 }
 
@@ -179,7 +185,9 @@ const { locked: _locked, ...flagsWithoutLocked } = itemFlags;
 const { channel: _channel, full_summary: _fullSummary, ...contentMovieFields } = movieFields;
 
 /** A movie as `/api/v1/movies` serves it: the specification leaves `locked` out of this payload. */
-export const MovieSchema = Type.Object(playable({ ...movieFields, ...flagsWithoutLocked, ...itemTimes }), { title: 'Movie' });
+export const MovieSchema = Type.Object(playable({ ...movieFields, ...flagsWithoutLocked, ...itemTimes }), {
+  title: 'Movie',
+});
 
 /**
  * A movie inside collection or playlist content: the specification's list for these
@@ -288,4 +296,3 @@ export type Video = Static<typeof VideoSchema>;
 export type JobItem = Static<typeof JobItemSchema>;
 export type Job = Static<typeof JobSchema>;
 export type Channel = Static<typeof ChannelSchema>;
-

@@ -12,7 +12,11 @@ export const VideoDetailsSchema = Type.Object({
 export const AudioDetailsSchema = Type.Object({
   codec: Type.String({ description: "ffprobe's codec name: aac, ac3, eac3, opus, mp3..." }),
   channels: Type.Optional(Type.Integer({ minimum: 1 })),
-  language: Type.Optional(Type.String({ description: 'as the container gives it: ISO 639-2 ("eng"), ISO 639-1 where only MediaInfo read it' })),
+  language: Type.Optional(
+    Type.String({
+      description: 'as the container gives it: ISO 639-2 ("eng"), ISO 639-1 where only MediaInfo read it',
+    }),
+  ),
 });
 
 export const SubtitleDetailsSchema = Type.Object({

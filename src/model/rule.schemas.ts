@@ -7,22 +7,39 @@
  */
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 
-export const ChannelNumber = Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as "12" or "12.1"' });
+export const ChannelNumber = Type.String({
+  pattern: '^\\d{1,5}([.-]\\d{1,5})?$',
+  description: 'a channel number such as "12" or "12.1"',
+});
 export const EpochSeconds = Type.Integer({ minimum: 0, maximum: 253402300799, description: 'epoch seconds' });
 
 /** Options every rule type shares (spread into each type's schema). */
 export const ruleOptions = {
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'shown as the job name; defaults to what the rule matches' })),
+  name: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'shown as the job name; defaults to what the rule matches',
+    }),
+  ),
   channels: Type.Optional(
     Type.Array(ChannelNumber, { maxItems: 500, description: 'record only from these channels (default: any channel)' }),
   ),
   new_only: Type.Optional(Type.Boolean({ description: 'record only airings the guide marks as new' })),
   padding_before: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600, description: 'seconds to start early' })),
-  padding_after: Type.Optional(Type.Integer({ minimum: 0, maximum: 3 * 3600, description: 'seconds to keep recording after the end' })),
-  keep: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 10_000, description: 'keep the newest N recordings of this rule (0: keep all); locked ones are never pruned' }),
+  padding_after: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 3 * 3600, description: 'seconds to keep recording after the end' }),
   ),
-  priority: Type.Optional(Type.Integer({ minimum: -1000, maximum: 1000, description: 'higher wins when tuners run out (default 0)' })),
+  keep: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 10_000,
+      description: 'keep the newest N recordings of this rule (0: keep all); locked ones are never pruned',
+    }),
+  ),
+  priority: Type.Optional(
+    Type.Integer({ minimum: -1000, maximum: 1000, description: 'higher wins when tuners run out (default 0)' }),
+  ),
   paused: Type.Optional(Type.Boolean({ description: 'a paused rule schedules nothing' })),
 };
 
@@ -33,7 +50,11 @@ export const SeriesRuleSchema = Type.Object(
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'the exact title (case ignored)' })),
     ...ruleOptions,
   },
-  { additionalProperties: false, title: 'Series rule', description: 'Every airing of a series, by series id or exact title (give at least one).' },
+  {
+    additionalProperties: false,
+    title: 'Series rule',
+    description: 'Every airing of a series, by series id or exact title (give at least one).',
+  },
 );
 
 export const KeywordRuleSchema = Type.Object(
@@ -54,7 +75,11 @@ export const SlotRuleSchema = Type.Object(
     weekly: Type.Optional(Type.Boolean({ description: 'repeat every week at the same local time (default: once)' })),
     ...ruleOptions,
   },
-  { additionalProperties: false, title: 'Time slot rule', description: 'A channel and a time, once or weekly, whatever the guide says.' },
+  {
+    additionalProperties: false,
+    title: 'Time slot rule',
+    description: 'A channel and a time, once or weekly, whatever the guide says.',
+  },
 );
 
 export const ProgramRuleSchema = Type.Object(
@@ -63,9 +88,19 @@ export const ProgramRuleSchema = Type.Object(
     channel: ChannelNumber,
     start_time: { ...EpochSeconds, description: 'the start of the airing in the guide' },
     program_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: "the guide's programme id of the airing; filled in from the guide when the rule is made" }),
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: "the guide's programme id of the airing; filled in from the guide when the rule is made",
+      }),
     ),
-    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'the airing’s title; filled in from the guide when the rule is made' })),
+    title: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description: 'the airing’s title; filled in from the guide when the rule is made',
+      }),
+    ),
     ...ruleOptions,
   },
   {
@@ -82,13 +117,24 @@ export const RuleTypeInfoSchema = Type.Object(
     type: Type.String({ description: 'the body\'s "type"' }),
     label: Type.String(),
     help: Type.String(),
-    records_by_time: Type.Boolean({ description: 'records a channel at a time, whatever is on (the "new only" option means nothing to it)' }),
+    records_by_time: Type.Boolean({
+      description: 'records a channel at a time, whatever is on (the "new only" option means nothing to it)',
+    }),
     fields: Type.Array(
       Type.Object({
         name: Type.String({ description: 'the body property' }),
-        input: Type.Union([Type.Literal('text'), Type.Literal('channel'), Type.Literal('time'), Type.Literal('minutes'), Type.Literal('flag')], {
-          description: 'text; a channel number; a time (epoch seconds); a length in seconds typed in minutes; a flag',
-        }),
+        input: Type.Union(
+          [
+            Type.Literal('text'),
+            Type.Literal('channel'),
+            Type.Literal('time'),
+            Type.Literal('minutes'),
+            Type.Literal('flag'),
+          ],
+          {
+            description: 'text; a channel number; a time (epoch seconds); a length in seconds typed in minutes; a flag',
+          },
+        ),
         label: Type.String(),
         hint: Type.Optional(Type.String()),
         required: Type.Boolean(),
@@ -98,8 +144,15 @@ export const RuleTypeInfoSchema = Type.Object(
         max_length: Type.Optional(Type.Integer()),
       }),
     ),
-    one_of: Type.Optional(Type.Object({ fields: Type.Array(Type.String()), message: Type.String() }, { description: 'at least one of these fields must be given' })),
-    summaries: Type.Array(Type.String(), { description: 'how a rule reads in a list: the first whose {fields} are all given' }),
+    one_of: Type.Optional(
+      Type.Object(
+        { fields: Type.Array(Type.String()), message: Type.String() },
+        { description: 'at least one of these fields must be given' },
+      ),
+    ),
+    summaries: Type.Array(Type.String(), {
+      description: 'how a rule reads in a list: the first whose {fields} are all given',
+    }),
   },
   { title: 'Rule type' },
 );
@@ -108,7 +161,10 @@ const RuleId = Type.String({ pattern: '^\\d+$', description: 'the rule id' });
 
 /** A stored rule of one type as the interface returns it: its id and its definition. */
 export function storedRuleSchema<T extends TObject>(schema: T) {
-  return Type.Object({ id: RuleId, ...(schema.properties as T['properties']) }, { additionalProperties: false, title: `${schema.title} (stored)` });
+  return Type.Object(
+    { id: RuleId, ...(schema.properties as T['properties']) },
+    { additionalProperties: false, title: `${schema.title} (stored)` },
+  );
 }
 
 export type SeriesRule = Static<typeof SeriesRuleSchema>;

@@ -16,9 +16,17 @@ export const SearchQuerySchema = Type.Object(
     q: Type.String({
       minLength: 1,
       maxLength: SEARCH_MAX_LENGTH,
-      description: 'the words to look for: every one must begin a word of the name or title (any case, accents ignored)',
+      description:
+        'the words to look for: every one must begin a word of the name or title (any case, accents ignored)',
     }),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT, description: 'at most this many results of each kind' })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: SEARCH_MAX_LIMIT,
+        default: SEARCH_DEFAULT_LIMIT,
+        description: 'at most this many results of each kind',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -41,9 +41,24 @@ export const StatusSchema = Type.Object(
           probed: Type.Integer({ minimum: 0, description: 'files probed in the probing under way (or the last)' }),
           to_probe: Type.Integer({ minimum: 0, description: 'files waiting for a probe' }),
           thumbnails: Type.Integer({ minimum: 0, description: 'thumbnails made in the work under way (or the last)' }),
-          to_thumbnail: Type.Integer({ minimum: 0, description: 'files waiting for a thumbnail (those not probed yet included)' }),
-          files_per_second: Type.Optional(Type.Number({ minimum: 0, description: "the phase's rate over the last seconds: files walked, probed or given a thumbnail per second" })),
-          seconds_left: Type.Optional(Type.Integer({ minimum: 0, description: 'estimated seconds until the phase under way (probing, or thumbnails) is done; absent while walking, before a rate is measured, or stalled' })),
+          to_thumbnail: Type.Integer({
+            minimum: 0,
+            description: 'files waiting for a thumbnail (those not probed yet included)',
+          }),
+          files_per_second: Type.Optional(
+            Type.Number({
+              minimum: 0,
+              description:
+                "the phase's rate over the last seconds: files walked, probed or given a thumbnail per second",
+            }),
+          ),
+          seconds_left: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              description:
+                'estimated seconds until the phase under way (probing, or thumbnails) is done; absent while walking, before a rate is measured, or stalled',
+            }),
+          ),
           last: Type.Optional(
             Type.Object({
               finished_at: Type.Integer({ description: 'epoch milliseconds' }),
@@ -54,13 +69,17 @@ export const StatusSchema = Type.Object(
               unchanged: Count,
               failed: Count,
               duration_ms: Count,
-              problems: Type.Array(Problem, { description: `what the scan could not import and why (links leading outside the roots, unreadable folders, files that are not media); the first ${PROBLEMS_SHOWN}` }),
+              problems: Type.Array(Problem, {
+                description: `what the scan could not import and why (links leading outside the roots, unreadable folders, files that are not media); the first ${PROBLEMS_SHOWN}`,
+              }),
             }),
           ),
           not_media: Type.Object(
             {
               count: Count,
-              files: Type.Array(Type.Object({ id: Type.String(), path: Type.String(), reason: Type.String() }), { description: `the first ${PROBLEMS_SHOWN} by path` }),
+              files: Type.Array(Type.Object({ id: Type.String(), path: Type.String(), reason: Type.String() }), {
+                description: `the first ${PROBLEMS_SHOWN} by path`,
+              }),
             },
             { description: 'files in the library that ffprobe could not read: listed here, never served' },
           ),
@@ -72,10 +91,18 @@ export const StatusSchema = Type.Object(
       Type.Object(
         {
           recording: Type.Array(Type.String(), { description: 'ids of the jobs recording now' }),
-          recording_files: Type.Array(Type.String(), { description: 'ids of the files (library items) those jobs are writing' }),
+          recording_files: Type.Array(Type.String(), {
+            description: 'ids of the files (library items) those jobs are writing',
+          }),
           refreshing: Type.Boolean({ description: 'sources and guides are being read' }),
           streams: Type.Array(
-            Type.Object({ channel: Type.String(), source: Type.String(), recordings: Type.Integer(), viewers: Type.Integer(), bytes: Type.Integer() }),
+            Type.Object({
+              channel: Type.String(),
+              source: Type.String(),
+              recordings: Type.Integer(),
+              viewers: Type.Integer(),
+              bytes: Type.Integer(),
+            }),
             { description: 'upstream connections open now; recordings and viewers of a channel share one' },
           ),
         },

@@ -43,7 +43,16 @@ const ServerChannelSchema = Type.Composite([
 ]);
 export type ServerChannel = Static<typeof ServerChannelSchema>;
 
-const ProgrammeSchema = Type.Pick(AiringSchema, ['start_time', 'end_time', 'title', 'episode_title', 'season_number', 'episode_number', 'summary', 'image_url']);
+const ProgrammeSchema = Type.Pick(AiringSchema, [
+  'start_time',
+  'end_time',
+  'title',
+  'episode_title',
+  'season_number',
+  'episode_number',
+  'summary',
+  'image_url',
+]);
 export type Programme = Static<typeof ProgrammeSchema>;
 
 // Compiled once: a channel list is checked at every channel key press.
@@ -62,14 +71,21 @@ export interface ServerClientOptions {
   backgroundTimeoutMs?: number;
 }
 
-/** A server on the local network answers in milliseconds; past this the player answers 504 (server_timeout), within the client's second. */
+/**
+ * A server on the local network answers in milliseconds; past this the player answers 504 (server_timeout), within the
+ * client's second.
+ */
 export const INTERACTIVE_TIMEOUT_MS = 700;
 
-/** What a failed fetch of the server becomes: 504 when nothing (or not the whole answer) came in time, else 502 (refused, no such host, reset). */
+/**
+ * What a failed fetch of the server becomes: 504 when nothing (or not the whole answer) came in time, else 502
+ * (refused, no such host, reset).
+ */
 function unreachable(error: unknown, base: string, timeoutMs: number): UnavailableError {
   // Messages go to clients and logs: the server's URL without credentials it may carry (user:password@).
   const shown = redactUrl(base);
-  // Silence is not a refusal: a busy or hung server, or a machine that is off or off the network (its connect stalls rather than fails), so "check that it runs" alone would mislead.
+  // Silence is not a refusal: a busy or hung server, or a machine that is off or off the network (its connect stalls
+  // rather than fails), so "check that it runs" alone would mislead.
   if (error instanceof Error && error.name === 'TimeoutError') {
     return new UnavailableError(
       504,
@@ -78,8 +94,14 @@ function unreachable(error: unknown, base: string, timeoutMs: number): Unavailab
     );
   }
   // fetch's own messages may name the URL too (one with credentials it refuses).
-  const cause = redactUrlsInText(error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error));
-  return new UnavailableError(502, 'server_unreachable', `The Antenna server at ${shown} cannot be reached (${cause}); check that it runs.`);
+  const cause = redactUrlsInText(
+    error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error),
+  );
+  return new UnavailableError(
+    502,
+    'server_unreachable',
+    `The Antenna server at ${shown} cannot be reached (${cause}); check that it runs.`,
+  );
 }
 
 interface Answer {
@@ -94,7 +116,11 @@ export class AntennaServerClient {
   baseUrl(): string {
     const url = this.options.locate();
     if (!url) {
-      throw new UnavailableError(503, 'no_server', 'No Antenna server found on the network yet (looking for _antenna_dvr._tcp); start one, or give the player --server URL.');
+      throw new UnavailableError(
+        503,
+        'no_server',
+        'No Antenna server found on the network yet (looking for _antenna_dvr._tcp); start one, or give the player --server URL.',
+      );
     }
     return url;
   }
@@ -103,7 +129,9 @@ export class AntennaServerClient {
     const base = this.baseUrl();
     const headers: Record<string, string> = { accept: 'application/json' };
     if (method !== 'GET' && this.options.token) headers.authorization = `Bearer ${this.options.token}`;
-    const timeoutMs = background ? (this.options.backgroundTimeoutMs ?? 10_000) : (this.options.timeoutMs ?? INTERACTIVE_TIMEOUT_MS);
+    const timeoutMs = background
+      ? (this.options.backgroundTimeoutMs ?? 10_000)
+      : (this.options.timeoutMs ?? INTERACTIVE_TIMEOUT_MS);
     let response: Response;
     let text: string;
     try {
@@ -122,10 +150,18 @@ export class AntennaServerClient {
     const message = (body as { message?: unknown } | undefined)?.message;
     const shown = redactUrl(base);
     if (response.status === 401 || response.status === 403) {
-      throw new UnavailableError(502, 'server_refused', `The Antenna server at ${shown} refused the player: ${typeof message === 'string' ? message : response.status} Give the player the server's token (--token).`);
+      throw new UnavailableError(
+        502,
+        'server_refused',
+        `The Antenna server at ${shown} refused the player: ${typeof message === 'string' ? message : response.status} Give the player the server's token (--token).`,
+      );
     }
     if (response.status >= 500) {
-      throw new UnavailableError(502, 'server_error', `The Antenna server at ${shown} failed (${response.status}${typeof message === 'string' ? `: ${message}` : ''}).`);
+      throw new UnavailableError(
+        502,
+        'server_error',
+        `The Antenna server at ${shown} failed (${response.status}${typeof message === 'string' ? `: ${message}` : ''}).`,
+      );
     }
     return { status: response.status, body };
   }
@@ -147,9 +183,15 @@ export class AntennaServerClient {
     return channels;
   }
 
-  /** What is on `number` at `at` (epoch seconds), if the guide knows; nothing when the answer is not a guide (now playing is only a nicety). */
+  /**
+   * What is on `number` at `at` (epoch seconds), if the guide knows; nothing when the answer is not a guide (now
+   * playing is only a nicety).
+   */
   async programmeAt(number: string, at: number): Promise<Programme | undefined> {
-    const answer = await this.request('GET', `/dvr/channels/${encodeURIComponent(number)}/guide?from=${at}&to=${at + 1}`);
+    const answer = await this.request(
+      'GET',
+      `/dvr/channels/${encodeURIComponent(number)}/guide?from=${at}&to=${at + 1}`,
+    );
     if (answer.status !== 200 || !isProgrammeList.Check(answer.body)) return undefined;
     return answer.body[0];
   }
@@ -167,7 +209,11 @@ export class AntennaServerClient {
   }
 
   async setPlaybackTime(id: string, seconds: number): Promise<void> {
-    this.ok(await this.request('PUT', `/dvr/files/${encodeURIComponent(id)}/playback_time/${seconds}`, true), 'recording', id);
+    this.ok(
+      await this.request('PUT', `/dvr/files/${encodeURIComponent(id)}/playback_time/${seconds}`, true),
+      'recording',
+      id,
+    );
   }
 
   async markWatched(id: string): Promise<void> {
@@ -205,8 +251,13 @@ export class AntennaServerClient {
     if (answer.status >= 200 && answer.status < 300) return answer.body;
     const body = answer.body as { code?: unknown; message?: unknown } | undefined;
     const message = typeof body?.message === 'string' ? body.message : `status ${answer.status}`;
-    if (answer.status === 409) throw new ConflictError(typeof body?.code === 'string' ? body.code : 'server_conflict', message);
+    if (answer.status === 409)
+      throw new ConflictError(typeof body?.code === 'string' ? body.code : 'server_conflict', message);
     if (answer.status === 404) throw new NotFoundError(resource, id);
-    throw new UnavailableError(502, 'server_error', `The Antenna server refused a request about ${resource} '${id}': ${message}`);
+    throw new UnavailableError(
+      502,
+      'server_error',
+      `The Antenna server refused a request about ${resource} '${id}': ${message}`,
+    );
   }
 }

@@ -20,9 +20,24 @@ import { type ChildProcess, lastLine, stopProgram } from '../common/external-pro
 import { launchChromium } from './chromium-process.js';
 import { NoEffect } from './no-effect.js';
 import { Restarts } from './restarts.js';
-import { type BackendEvents, type LoadOptions, MediaLoadError, type MediaState, type PlayerBackend } from './player-backend.js';
+import {
+  type BackendEvents,
+  type LoadOptions,
+  MediaLoadError,
+  type MediaState,
+  type PlayerBackend,
+} from './player-backend.js';
 import type { Section } from './sections.js';
-import { CONTROL_GLOBAL, EVENT_BINDING, SECTION_PATHS, type TvControl, type TvPageState, isPageState, isTvPageEvent, isTvResult } from './tv-page-protocol.js';
+import {
+  CONTROL_GLOBAL,
+  EVENT_BINDING,
+  SECTION_PATHS,
+  type TvControl,
+  type TvPageState,
+  isPageState,
+  isTvPageEvent,
+  isTvResult,
+} from './tv-page-protocol.js';
 import { TvPageTracker } from './tv-page-tracker.js';
 
 export { ChromiumStartError } from './chromium-process.js';
@@ -32,7 +47,9 @@ export interface BrowserBackendOptions {
   chromiumPath: string;
   /** The server whose app to open, once known (it may be found on the network later). */
   serverUrl: () => string | undefined;
-  /** The server's token, put in the app's storage (on the server's origin only) so changes made at the TV are accepted. */
+  /**
+   * The server's token, put in the app's storage (on the server's origin only) so changes made at the TV are accepted.
+   */
   token?: string | undefined;
   /** A display to show the app on; without one Chromium runs headless (tests, benchmarks). */
   display: boolean;
@@ -82,7 +99,12 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
 
   constructor(private readonly options: BrowserBackendOptions) {
     super();
-    this.restarts = new Restarts({ what: 'Chromium', logger: options.logger, delayMs: options.restartDelayMs, stopping: () => this.stopping });
+    this.restarts = new Restarts({
+      what: 'Chromium',
+      logger: options.logger,
+      delayMs: options.restartDelayMs,
+      stopping: () => this.stopping,
+    });
     this.tracker.on('ended', (ended) => this.emit('ended', ended));
     this.tracker.on('played', (played) => this.emit('played', played));
   }
@@ -133,7 +155,10 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
       stopping: () => this.stopping,
       onResize: (size) => {
         this.windowSize = size;
-        this.options.logger.info({ size }, 'Chromium did not fill the screen by itself (no window manager); starting it again at the screen size');
+        this.options.logger.info(
+          { size },
+          'Chromium did not fill the screen by itself (no window manager); starting it again at the screen size',
+        );
       },
     });
     const { child, page } = running;
@@ -196,7 +221,10 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
         await this.showWaiting(page, 'Looking for an Antenna server on the network…');
         return;
       }
-      await page.goto(new URL(SECTION_PATHS.Library, server).href, { waitUntil: 'domcontentloaded', timeout: OPEN_TIMEOUT_MS });
+      await page.goto(new URL(SECTION_PATHS.Library, server).href, {
+        waitUntil: 'domcontentloaded',
+        timeout: OPEN_TIMEOUT_MS,
+      });
       this.waitingShown = undefined;
       await page.waitForFunction(hasControl, { timeout: OPEN_TIMEOUT_MS }, CONTROL_GLOBAL);
       this.ready = true;
@@ -208,7 +236,9 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
         { err: error, server },
         `the Antenna app did not open from ${server}: check that the server runs, that this player reaches it, and that both are the same version; trying again`,
       );
-      await this.showWaiting(page, `The Antenna server at ${server} does not answer. Trying again…`).catch(() => undefined);
+      await this.showWaiting(page, `The Antenna server at ${server} does not answer. Trying again…`).catch(
+        () => undefined,
+      );
     } finally {
       this.opening = false;
     }
@@ -220,7 +250,8 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     // Text, not HTML: the message holds a URL from the settings or the network.
     await page.evaluate((text) => {
       const body = (globalThis as unknown as PageWindow).document.body;
-      body.style.cssText = 'margin:0;height:100vh;display:grid;place-items:center;background:#101418;color:#e8eef4;font:32px sans-serif';
+      body.style.cssText =
+        'margin:0;height:100vh;display:grid;place-items:center;background:#101418;color:#e8eef4;font:32px sans-serif';
       body.textContent = text;
     }, message);
     this.waitingShown = message;
@@ -244,7 +275,10 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
 
   private async pageCrashed(page: Page, error: Error): Promise<void> {
     if (this.page !== page || this.stopping) return;
-    this.options.logger.warn({ err: error }, 'the app page crashed; opening it again (if it repeats, the error says why: check the machine\'s free memory)');
+    this.options.logger.warn(
+      { err: error },
+      "the app page crashed; opening it again (if it repeats, the error says why: check the machine's free memory)",
+    );
     this.lost('the app page crashed');
     await this.open().catch(() => undefined);
   }
@@ -253,7 +287,11 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
   private lost(reason: string): void {
     const position = this.tracker.lastPosition;
     this.isReady = false;
-    if (this.tracker.reset()) this.options.logger.warn({ reason }, 'playback on the TV stopped (the reason says why); start it again from the remote or the app');
+    if (this.tracker.reset())
+      this.options.logger.warn(
+        { reason },
+        'playback on the TV stopped (the reason says why); start it again from the remote or the app',
+      );
     this.emit('down', reason, position);
   }
 
@@ -267,11 +305,13 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
       return;
     }
     const reason = `Chromium exited (${signal ?? `code ${code}`})`;
-    this.options.logger.warn({ reason, stderr: lastLine(this.stderrTail()) || undefined }, 'Chromium went away; restarting it (if it repeats, its stderr says why: check --chromium and the display)');
+    this.options.logger.warn(
+      { reason, stderr: lastLine(this.stderrTail()) || undefined },
+      'Chromium went away; restarting it (if it repeats, its stderr says why: check --chromium and the display)',
+    );
     this.lost(reason);
     this.restarts.afterExit(() => this.launch());
   }
-
 
   async stop(): Promise<void> {
     this.stopping = true;
@@ -281,7 +321,11 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     await this.launching?.catch(() => undefined);
     process.off('exit', this.killOnExit);
     const child = this.child;
-    if (child) await stopProgram(child, { graceMs: CLOSE_WAIT_MS, ask: () => void this.browser?.close().catch(() => child.kill('SIGTERM')) });
+    if (child)
+      await stopProgram(child, {
+        graceMs: CLOSE_WAIT_MS,
+        ask: () => void this.browser?.close().catch(() => child.kill('SIGTERM')),
+      });
     this.page = undefined;
     this.ready = false;
     rmSync(this.userDataDir, { recursive: true, force: true });
@@ -305,11 +349,18 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
   /** Calls a method of the page's control surface. */
   private async call<K extends keyof TvControl>(method: K, ...args: Parameters<TvControl[K]>): Promise<unknown> {
     const page = this.page;
-    if (!page || !this.ready) throw new UnavailableError(503, 'player_unavailable', 'The Antenna app is not on screen yet (Chromium is starting, or the server is not reachable); try again in a moment.');
+    if (!page || !this.ready)
+      throw new UnavailableError(
+        503,
+        'player_unavailable',
+        'The Antenna app is not on screen yet (Chromium is starting, or the server is not reachable); try again in a moment.',
+      );
     try {
       return await page.evaluate(
         (global, name, values) => {
-          const control = (globalThis as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>)[global];
+          const control = (
+            globalThis as unknown as Record<string, Record<string, (...a: unknown[]) => unknown> | undefined>
+          )[global];
           const method = control?.[name];
           if (typeof method !== 'function') throw new Error(`the app has no control '${name}'`);
           return method(...values);
@@ -320,7 +371,11 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
       );
     } catch (error) {
       // A page that went away (reloaded, crashed, Chromium gone) is opened again by the watch loop or the restart.
-      throw new UnavailableError(503, 'player_unavailable', `The Antenna app on the TV did not answer (${error instanceof Error ? error.message : String(error)}); try again in a moment.`);
+      throw new UnavailableError(
+        503,
+        'player_unavailable',
+        `The Antenna app on the TV did not answer (${error instanceof Error ? error.message : String(error)}); try again in a moment.`,
+      );
     }
   }
 
@@ -346,7 +401,11 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
     const forget = () => this.tracker.commandFailed(options.tag);
     let result: unknown;
     try {
-      result = await this.call('play', options.media, { ticket: options.tag, waitMs: options.waitMs, ...(options.start !== undefined ? { start: options.start } : {}) });
+      result = await this.call('play', options.media, {
+        ticket: options.tag,
+        waitMs: options.waitMs,
+        ...(options.start !== undefined ? { start: options.start } : {}),
+      });
     } catch (error) {
       forget();
       throw error;
@@ -397,5 +456,9 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
 
 /** The page answered outside the protocol: most likely a server whose app is of another version. */
 function notUnderstood(method: string): UnavailableError {
-  return new UnavailableError(503, 'player_unavailable', `The Antenna app on the TV answered '${method}' in a way this player does not understand: update the server and the player to the same version.`);
+  return new UnavailableError(
+    503,
+    'player_unavailable',
+    `The Antenna app on the TV answered '${method}' in a way this player does not understand: update the server and the player to the same version.`,
+  );
 }

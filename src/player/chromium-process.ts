@@ -42,14 +42,23 @@ const KILL_WAIT_MS = 5000;
 /** Resolves with Chromium running and its page; rejects with a ChromiumStartError saying why not. */
 export async function launchChromium(launch: ChromiumLaunch): Promise<RunningChromium> {
   if (launch.stopping()) throw new ChromiumStartError('the player is stopping');
-  const args = chromiumArguments({ userDataDir: launch.userDataDir, windowSize: launch.windowSize, headless: !launch.display, noSandbox: process.getuid?.() === 0 });
+  const args = chromiumArguments({
+    userDataDir: launch.userDataDir,
+    windowSize: launch.windowSize,
+    headless: !launch.display,
+    noSandbox: process.getuid?.() === 0,
+  });
   const started = startProgram(launch.chromiumPath, args, { stderrTailBytes: 4000, extraPipes: 2 });
   const child = started.child;
   const failed = startFailure(child, launch.chromiumPath, started.stderrTail);
   try {
     const transport = new DevToolsPipe(child.stdio[3] as Writable, child.stdio[4] as Readable);
-    const browser = await Promise.race([puppeteer.connect({ transport, defaultViewport: null, protocolTimeout: launch.protocolTimeoutMs }), failed]);
-    const page = (await Promise.race([browser.pages(), failed]))[0] ?? (await Promise.race([browser.newPage(), failed]));
+    const browser = await Promise.race([
+      puppeteer.connect({ transport, defaultViewport: null, protocolTimeout: launch.protocolTimeoutMs }),
+      failed,
+    ]);
+    const page =
+      (await Promise.race([browser.pages(), failed]))[0] ?? (await Promise.race([browser.newPage(), failed]));
     const size = launch.display && !launch.windowSize ? await Promise.race([screenIfLarger(page), failed]) : undefined;
     if (size) {
       launch.onResize(size);
@@ -78,7 +87,13 @@ function startFailure(child: ChildProcess, program: string, stderrTail: () => st
         ),
       ),
     );
-    child.once('exit', (code, signal) => reject(new ChromiumStartError(`Chromium exited at start (${signal ?? `code ${code}`}): ${lastLine(stderrTail()) || 'no message'}`)));
+    child.once('exit', (code, signal) =>
+      reject(
+        new ChromiumStartError(
+          `Chromium exited at start (${signal ?? `code ${code}`}): ${lastLine(stderrTail()) || 'no message'}`,
+        ),
+      ),
+    );
   });
   failed.catch(() => undefined);
   return failed;

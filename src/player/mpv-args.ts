@@ -13,7 +13,16 @@ export interface MpvLaunch {
 }
 
 /** Options the player itself relies on: a user's --mpv-option may not change them. */
-export const RESERVED_MPV_OPTIONS = ['input-ipc-server', 'idle', 'config', 'terminal', 'keep-open', 'force-window', 'input-terminal', 'player-operation-mode'] as const;
+export const RESERVED_MPV_OPTIONS = [
+  'input-ipc-server',
+  'idle',
+  'config',
+  'terminal',
+  'keep-open',
+  'force-window',
+  'input-terminal',
+  'player-operation-mode',
+] as const;
 
 const OPTION = /^([a-z0-9][a-z0-9-]*)(=(.*))?$/s;
 

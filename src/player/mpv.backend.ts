@@ -14,7 +14,14 @@ import { NoEffect } from './no-effect.js';
 import { mpvArguments } from './mpv-args.js';
 import { Restarts } from './restarts.js';
 import { MpvCommandError, MpvGoneError, MpvIpc, type MpvMessage } from './mpv-ipc.js';
-import { type BackendEvents, IDLE_STATE, type LoadOptions, MediaLoadError, type MediaState, type PlayerBackend } from './player-backend.js';
+import {
+  type BackendEvents,
+  IDLE_STATE,
+  type LoadOptions,
+  MediaLoadError,
+  type MediaState,
+  type PlayerBackend,
+} from './player-backend.js';
 import type { Section } from './sections.js';
 
 export interface MpvBackendOptions {
@@ -46,7 +53,6 @@ export const PIP_GEOMETRY = '25%x25%-32-32';
 /** A seek normally lands within a few frames; a stream that stalls is not waited for longer. */
 const SEEK_SETTLE_MS = 1500;
 
-
 export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBackend {
   readonly name = 'mpv';
   private child: ChildProcess | undefined;
@@ -68,7 +74,12 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
 
   constructor(private readonly options: MpvBackendOptions) {
     super();
-    this.restarts = new Restarts({ what: 'mpv', logger: options.logger, delayMs: options.restartDelayMs, stopping: () => this.stopping });
+    this.restarts = new Restarts({
+      what: 'mpv',
+      logger: options.logger,
+      delayMs: options.restartDelayMs,
+      stopping: () => this.stopping,
+    });
     if (options.socketPath) {
       this.socketPath = options.socketPath;
     } else {
@@ -96,7 +107,9 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   private clearStaleSocket(): void {
     try {
       if (!lstatSync(this.socketPath).isSocket()) {
-        throw new MpvStartError(`${this.socketPath} exists and is not a socket: give --mpv-ipc a path where the player may create one.`);
+        throw new MpvStartError(
+          `${this.socketPath} exists and is not a socket: give --mpv-ipc a path where the player may create one.`,
+        );
       }
       unlinkSync(this.socketPath);
     } catch (error) {
@@ -106,16 +119,32 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   }
 
   private async launch(): Promise<void> {
-    const args = mpvArguments({ socketPath: this.socketPath, display: this.options.display, options: this.options.options ?? [] });
+    const args = mpvArguments({
+      socketPath: this.socketPath,
+      display: this.options.display,
+      options: this.options.options ?? [],
+    });
     const started = startProgram(this.options.mpvPath ?? 'mpv', args, { stderrTailBytes: 2000 });
     const child = started.child;
     this.child = child;
     this.stderrTail = started.stderrTail;
     const failed = new Promise<never>((_resolve, reject) => {
       child.once('error', (error: NodeJS.ErrnoException) =>
-        reject(new MpvStartError(error.code === 'ENOENT' ? `mpv is not installed (${this.options.mpvPath ?? 'mpv'} not found): install it with \`sudo apt-get install mpv\`.` : `mpv could not be started: ${error.message}`)),
+        reject(
+          new MpvStartError(
+            error.code === 'ENOENT'
+              ? `mpv is not installed (${this.options.mpvPath ?? 'mpv'} not found): install it with \`sudo apt-get install mpv\`.`
+              : `mpv could not be started: ${error.message}`,
+          ),
+        ),
       );
-      child.once('exit', (code, signal) => reject(new MpvStartError(`mpv exited at start (${signal ?? `code ${code}`}): ${this.stderrTail().trim() || 'no message'}`)));
+      child.once('exit', (code, signal) =>
+        reject(
+          new MpvStartError(
+            `mpv exited at start (${signal ?? `code ${code}`}): ${this.stderrTail().trim() || 'no message'}`,
+          ),
+        ),
+      );
     });
     failed.catch(() => undefined);
     let ipc: MpvIpc | undefined;
@@ -152,7 +181,9 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
       } catch (error) {
         if (child.exitCode !== null || Date.now() > deadline) {
           child.kill('SIGKILL');
-          throw new MpvStartError(`mpv did not open its IPC socket at ${this.socketPath}: ${error instanceof Error ? error.message : error}`);
+          throw new MpvStartError(
+            `mpv did not open its IPC socket at ${this.socketPath}: ${error instanceof Error ? error.message : error}`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
@@ -169,11 +200,13 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     this.currentEntry = undefined;
     if (this.stopping) return;
     const reason = `mpv exited (${signal ?? `code ${code}`})`;
-    this.options.logger.warn({ reason, stderr: this.stderrTail().trim() || undefined }, 'mpv went away; restarting it (if it repeats, its stderr says why: check --mpv and --mpv-option)');
+    this.options.logger.warn(
+      { reason, stderr: this.stderrTail().trim() || undefined },
+      'mpv went away; restarting it (if it repeats, its stderr says why: check --mpv and --mpv-option)',
+    );
     this.emit('down', reason, lastPosition);
     this.restarts.afterExit(() => this.launch());
   }
-
 
   async stop(): Promise<void> {
     this.stopping = true;
@@ -182,7 +215,10 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     const child = this.child;
     if (child) {
       // mpv's own quit over IPC, then SIGKILL if it has not gone by then.
-      await stopProgram(child, { graceMs: QUIT_WAIT_MS, ask: () => void this.ipc?.command(['quit'], QUIT_WAIT_MS).catch(() => undefined) });
+      await stopProgram(child, {
+        graceMs: QUIT_WAIT_MS,
+        ask: () => void this.ipc?.command(['quit'], QUIT_WAIT_MS).catch(() => undefined),
+      });
     }
     this.ipc?.close();
     this.ipc = undefined;
@@ -262,13 +298,19 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
 
   private requireIpc(): MpvIpc {
     if (!this.ipc?.isOpen) {
-      throw new UnavailableError(503, 'player_unavailable', 'mpv is restarting after it stopped unexpectedly; try again in a moment.');
+      throw new UnavailableError(
+        503,
+        'player_unavailable',
+        'mpv is restarting after it stopped unexpectedly; try again in a moment.',
+      );
     }
     return this.ipc;
   }
 
   private unavailable(error: unknown): unknown {
-    return error instanceof MpvGoneError ? new UnavailableError(503, 'player_unavailable', 'mpv went away during the command; it is being restarted.') : error;
+    return error instanceof MpvGoneError
+      ? new UnavailableError(503, 'player_unavailable', 'mpv went away during the command; it is being restarted.')
+      : error;
   }
 
   private async run(command: readonly unknown[]): Promise<unknown> {
@@ -317,7 +359,11 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
           // Playing at its start position (after the resume seek), not merely opened.
           else if (message.event === 'playback-restart' && started) settle(resolve);
           else if (message.event === 'end-file' && ours) {
-            settle(() => (message.reason === 'error' ? reject(new MediaLoadError(`mpv could not open the media: ${message.file_error ?? 'unknown error'}`)) : resolve()));
+            settle(() =>
+              message.reason === 'error'
+                ? reject(new MediaLoadError(`mpv could not open the media: ${message.file_error ?? 'unknown error'}`))
+                : resolve(),
+            );
           }
         };
         gone = () => settle(() => reject(this.unavailable(new MpvGoneError('mpv went away'))));
@@ -412,7 +458,11 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
 
   navigate(_section: Section): Promise<void> {
     return Promise.reject(
-      new UnavailableError(501, 'navigation_unsupported', 'The mpv backend has no app sections to show: run the player with --backend browser (the Antenna app on the TV) to navigate.'),
+      new UnavailableError(
+        501,
+        'navigation_unsupported',
+        'The mpv backend has no app sections to show: run the player with --backend browser (the Antenna app on the TV) to navigate.',
+      ),
     );
   }
 }

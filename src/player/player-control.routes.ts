@@ -20,7 +20,11 @@ const PlayerChannelSchema = Type.Object(
 
 const NowPlayingSchema = Type.Object(
   {
-    title: Type.Optional(Type.String({ description: "a movie's title, an episode's show, a video's group, or the programme on a channel" })),
+    title: Type.Optional(
+      Type.String({
+        description: "a movie's title, an episode's show, a video's group, or the programme on a channel",
+      }),
+    ),
     episode_title: Type.Optional(Type.String()),
     season_number: Type.Optional(Type.Integer()),
     episode_number: Type.Optional(Type.Integer()),
@@ -60,8 +64,15 @@ export const NOTIFY_MESSAGE_MAX = 500;
 
 const NotifyBodySchema = Type.Object(
   {
-    title: Type.String({ maxLength: NOTIFY_TITLE_MAX, description: `up to ${NOTIFY_TITLE_MAX} characters; may be empty` }),
-    message: Type.String({ minLength: 1, maxLength: NOTIFY_MESSAGE_MAX, description: `1 to ${NOTIFY_MESSAGE_MAX} characters` }),
+    title: Type.String({
+      maxLength: NOTIFY_TITLE_MAX,
+      description: `up to ${NOTIFY_TITLE_MAX} characters; may be empty`,
+    }),
+    message: Type.String({
+      minLength: 1,
+      maxLength: NOTIFY_MESSAGE_MAX,
+      description: `1 to ${NOTIFY_MESSAGE_MAX} characters`,
+    }),
   },
   // Clients may send more (an icon, a colour); what this player cannot show is ignored.
   { additionalProperties: true, title: 'Notification' },
@@ -70,7 +81,16 @@ const NotifyBodySchema = Type.Object(
 /** Seek by at most a week either way, the same bound as a playback position. */
 export const MAX_SEEK_SECONDS = 7 * 24 * 3600;
 
-const Errors = { 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 501: ErrorSchema, 502: ErrorSchema, 503: ErrorSchema, 504: ErrorSchema };
+const Errors = {
+  400: ErrorSchema,
+  403: ErrorSchema,
+  404: ErrorSchema,
+  409: ErrorSchema,
+  501: ErrorSchema,
+  502: ErrorSchema,
+  503: ErrorSchema,
+  504: ErrorSchema,
+};
 const tags = ['player'];
 
 type Control = readonly [path: string, summary: string, run: (player: PlayerService) => Promise<PlayerStatus>];
@@ -78,7 +98,11 @@ type Control = readonly [path: string, summary: string, run: (player: PlayerServ
 const CONTROLS: readonly Control[] = [
   ['/api/toggle_pip', 'Toggle picture in picture (a small always-on-top window in a corner)', (p) => p.togglePip()],
   ['/api/toggle_mute', 'Toggle mute', (p) => p.toggleMute()],
-  ['/api/toggle_cc', 'Show or hide captions (selects the first caption or subtitle track when none is)', (p) => p.toggleCaptions()],
+  [
+    '/api/toggle_cc',
+    'Show or hide captions (selects the first caption or subtitle track when none is)',
+    (p) => p.toggleCaptions(),
+  ],
   ['/api/channel_up', 'The next channel in number order (wraps)', (p) => p.channelUp()],
   ['/api/channel_down', 'The previous channel in number order (wraps)', (p) => p.channelDown()],
   ['/api/previous_channel', 'Back to the channel watched before this one', (p) => p.previousChannel()],
@@ -89,7 +113,11 @@ const CONTROLS: readonly Control[] = [
   ['/api/stop', 'Stop playback (the position is kept on the server)', (p) => p.stopPlayback()],
   ['/api/seek_forward', 'Seek ahead by the seek-forward amount', (p) => p.seekForward()],
   ['/api/seek_backward', 'Seek back by the seek-backward amount', (p) => p.seekBackward()],
-  ['/api/skip_forward', 'Skip to the next chapter mark (commercial boundary, else chapter, else the seek amount)', (p) => p.skipForward()],
+  [
+    '/api/skip_forward',
+    'Skip to the next chapter mark (commercial boundary, else chapter, else the seek amount)',
+    (p) => p.skipForward(),
+  ],
   ['/api/skip_backward', 'Skip to the previous chapter mark', (p) => p.skipBackward()],
 ];
 
@@ -108,10 +136,20 @@ export const INTERFACE_B_PATHS: readonly (readonly [string, 'GET' | 'POST'])[] =
 const statusResponse = { 200: PlayerStatusSchema, ...Errors };
 
 export function registerPlayerControlRoutes(app: FastifyInstance, player: PlayerService): void {
-  app.get('/api/status', { schema: { summary: 'The player status', tags, response: { 200: PlayerStatusSchema } } }, () => player.status());
+  app.get(
+    '/api/status',
+    { schema: { summary: 'The player status', tags, response: { 200: PlayerStatusSchema } } },
+    () => player.status(),
+  );
   app.get(
     '/api/favorite_channels',
-    { schema: { summary: "The server's favorite channels", tags, response: { 200: Type.Array(FavoriteChannelSchema), 502: ErrorSchema, 503: ErrorSchema, 504: ErrorSchema } } },
+    {
+      schema: {
+        summary: "The server's favorite channels",
+        tags,
+        response: { 200: Type.Array(FavoriteChannelSchema), 502: ErrorSchema, 503: ErrorSchema, 504: ErrorSchema },
+      },
+    },
     () => player.favoriteChannels(),
   );
 
@@ -126,14 +164,18 @@ export function registerPlayerControlRoutes(app: FastifyInstance, player: Player
         summary: 'Seek by a number of seconds from where playback is (negative: back), clamped to the item',
         tags,
         params: Type.Object({
-          seconds: Type.String({ pattern: '^[-+]?[0-9]{1,7}(\\.[0-9]{1,6})?$', description: `a number of seconds such as 30, -10 or 2.5, at most ${MAX_SEEK_SECONDS} either way` }),
+          seconds: Type.String({
+            pattern: '^[-+]?[0-9]{1,7}(\\.[0-9]{1,6})?$',
+            description: `a number of seconds such as 30, -10 or 2.5, at most ${MAX_SEEK_SECONDS} either way`,
+          }),
         }),
         response: statusResponse,
       },
     },
     (request) => {
       const seconds = Number((request.params as { seconds: string }).seconds);
-      if (Math.abs(seconds) > MAX_SEEK_SECONDS) throw new BadRequestError('seconds', `Seek by at most ${MAX_SEEK_SECONDS} seconds either way.`);
+      if (Math.abs(seconds) > MAX_SEEK_SECONDS)
+        throw new BadRequestError('seconds', `Seek by at most ${MAX_SEEK_SECONDS} seconds either way.`);
       return player.seekBy(seconds);
     },
   );
@@ -142,9 +184,14 @@ export function registerPlayerControlRoutes(app: FastifyInstance, player: Player
     '/api/play/channel/:number',
     {
       schema: {
-        summary: "Play a channel live from the server",
+        summary: 'Play a channel live from the server',
         tags,
-        params: Type.Object({ number: Type.String({ pattern: '^\\d{1,5}([.-]\\d{1,5})?$', description: 'a channel number such as 12 or 12.1' }) }),
+        params: Type.Object({
+          number: Type.String({
+            pattern: '^\\d{1,5}([.-]\\d{1,5})?$',
+            description: 'a channel number such as 12 or 12.1',
+          }),
+        }),
         response: statusResponse,
       },
     },
@@ -159,7 +206,11 @@ export function registerPlayerControlRoutes(app: FastifyInstance, player: Player
         tags,
         // Checked here, not only by the server: `..` would reach another of its routes (the HTTP client resolves it).
         params: Type.Object({
-          id: Type.String({ pattern: ITEM_ID_PATTERN, description: "the id of an episode, movie or video, such as imp-0123456789abcdef or rec-1767312000-4: letters, digits, '-', '_' and '.', beginning with a letter or digit, at most 128 characters" }),
+          id: Type.String({
+            pattern: ITEM_ID_PATTERN,
+            description:
+              "the id of an episode, movie or video, such as imp-0123456789abcdef or rec-1767312000-4: letters, digits, '-', '_' and '.', beginning with a letter or digit, at most 128 characters",
+          }),
         }),
         response: statusResponse,
       },
@@ -198,7 +249,14 @@ export function registerPlayerControlRoutes(app: FastifyInstance, player: Player
 
   app.post(
     '/api/notify',
-    { schema: { summary: 'Show a message over the video for a few seconds', tags, body: NotifyBodySchema, response: statusResponse } },
+    {
+      schema: {
+        summary: 'Show a message over the video for a few seconds',
+        tags,
+        body: NotifyBodySchema,
+        response: statusResponse,
+      },
+    },
     (request) => {
       const body = request.body as { title: string; message: string };
       return player.notify(body.title, body.message);
@@ -216,7 +274,12 @@ function registerMissingParameters(app: FastifyInstance): void {
   ] as const;
   for (const [path, parameter, what] of missing) {
     app.post(path, { schema: { hide: true } }, (_request, reply) =>
-      sendError(reply, { status: 400, code: 'invalid_parameter', parameter, message: `The path parameter '${parameter}' is missing: give ${what}, as in POST ${path}/<${parameter}>.` }),
+      sendError(reply, {
+        status: 400,
+        code: 'invalid_parameter',
+        parameter,
+        message: `The path parameter '${parameter}' is missing: give ${what}, as in POST ${path}/<${parameter}>.`,
+      }),
     );
   }
 }
@@ -230,7 +293,11 @@ function registerWrongMethods(app: FastifyInstance): void {
       url: path,
       schema: { hide: true },
       onRequest: (_request, reply, done) => {
-        sendError(reply.header('allow', allowed), { status: 405, code: 'method_not_allowed', message: `Use ${method} for ${path}.` });
+        sendError(reply.header('allow', allowed), {
+          status: 405,
+          code: 'method_not_allowed',
+          message: `Use ${method} for ${path}.`,
+        });
         done();
       },
       handler: (_request, reply) => reply,

@@ -50,7 +50,13 @@ export async function buildPlayerHttpApp(options: PlayerHttpAppOptions): Promise
   const allowed = new Set((options.allowedOrigins ?? []).map((origin) => origin.toLowerCase()));
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return done();
-    const refusal = commandRefusal(request.socket.remoteAddress, request.headers.host, request.headers.origin, allowed, request.protocol);
+    const refusal = commandRefusal(
+      request.socket.remoteAddress,
+      request.headers.host,
+      request.headers.origin,
+      allowed,
+      request.protocol,
+    );
     if (!refusal) return done();
     sendError(reply, { status: 403, ...refusal });
   });
@@ -85,9 +91,17 @@ export function commandRefusal(
   allowedOrigins: ReadonlySet<string>,
   scheme = 'http',
 ): Refusal | undefined {
-  if (!isPrivateAddress(remote)) return { code: 'forbidden', message: 'The player takes commands only from the local network (loopback and private addresses).' };
+  if (!isPrivateAddress(remote))
+    return {
+      code: 'forbidden',
+      message: 'The player takes commands only from the local network (loopback and private addresses).',
+    };
   if (!isLocalHostHeader(host)) {
-    return { code: 'forbidden_host', message: 'Address the player by its IP address or a local name (such as tv.local): commands to other names are refused.' };
+    return {
+      code: 'forbidden_host',
+      message:
+        'Address the player by its IP address or a local name (such as tv.local): commands to other names are refused.',
+    };
   }
   return originRefusal(origin, host, { allowed: allowedOrigins, program: 'the player' }, scheme);
 }
@@ -119,5 +133,7 @@ function acceptEmptyBodies(app: FastifyInstance): void {
     if ((body as string).trim() === '') return done(null, undefined);
     json(request, body as string, done);
   });
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body === '' ? undefined : body));
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body === '' ? undefined : body),
+  );
 }

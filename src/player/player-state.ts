@@ -108,7 +108,9 @@ export function compareChannelNumbers(a: string, b: string): number {
 
 function numberParts(number: string): [major: number, minor: number] {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(number);
-  return match ? [Number(match[1]), match[2] === undefined ? -1 : Number(match[2])] : [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+  return match
+    ? [Number(match[1]), match[2] === undefined ? -1 : Number(match[2])]
+    : [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
 }
 
 /**
@@ -116,7 +118,11 @@ function numberParts(number: string): [major: number, minor: number] {
  * ends. From no channel, up starts at the first and down at the last; a number that
  * is no longer listed is placed where it would be.
  */
-export function neighbourChannel<T extends { number: string }>(channels: readonly T[], from: string | undefined, direction: 'up' | 'down'): T | undefined {
+export function neighbourChannel<T extends { number: string }>(
+  channels: readonly T[],
+  from: string | undefined,
+  direction: 'up' | 'down',
+): T | undefined {
   if (channels.length === 0) return undefined;
   const sorted = [...channels].sort((a, b) => compareChannelNumbers(a.number, b.number));
   if (from === undefined) return direction === 'up' ? sorted[0] : sorted[sorted.length - 1];
@@ -130,7 +136,10 @@ export function seekTarget(position: number, delta: number, duration: number | u
   return duration !== undefined && duration > 0 ? Math.min(target, duration) : target;
 }
 
-/** Chapter marks from commercials (start, end, start, end, ...) or chapter starts: ascending, each once, inside the item. */
+/**
+ * Chapter marks from commercials (start, end, start, end, ...) or chapter starts: ascending, each once, inside the
+ * item.
+ */
 export function chapterMarks(commercials: readonly number[] | undefined, chapterStarts: readonly number[]): number[] {
   const source = commercials && commercials.length > 0 ? commercials : chapterStarts;
   return [...new Set(source.filter((t) => Number.isFinite(t) && t > 0))].sort((a, b) => a - b);
@@ -155,7 +164,11 @@ export function previousMark(marks: readonly number[], position: number): number
 export const WATCHED_SHARE = 0.95;
 
 /** What to tell the server about a position: watched in the last 5 % (or at the end), else where to resume. */
-export function progressReport(position: number | undefined, duration: number | undefined, atEnd: boolean): { watched: true } | { watched: false; seconds: number } | undefined {
+export function progressReport(
+  position: number | undefined,
+  duration: number | undefined,
+  atEnd: boolean,
+): { watched: true } | { watched: false; seconds: number } | undefined {
   if (atEnd) return { watched: true };
   if (position === undefined || !Number.isFinite(position) || position < 0) return undefined;
   if (duration !== undefined && duration > 0 && position >= duration * WATCHED_SHARE) return { watched: true };

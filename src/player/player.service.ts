@@ -13,7 +13,14 @@ import { redactUrl } from '../common/url-redaction.js';
 import { NoEffect } from './no-effect.js';
 import type { AntennaServerClient, Programme, ServerChannel, ServerItem } from './antenna-server.client.js';
 import { MpvCommandError } from './mpv-ipc.js';
-import { type Ended, MediaLoadError, type MediaRef, type MediaState, type Played, type PlayerBackend } from './player-backend.js';
+import {
+  type Ended,
+  MediaLoadError,
+  type MediaRef,
+  type MediaState,
+  type Played,
+  type PlayerBackend,
+} from './player-backend.js';
 import {
   type NowPlaying,
   type PlayerState,
@@ -45,7 +52,9 @@ export interface PlayerServiceOptions {
   notifySeconds?: number;
   /** Between progress reports while playing; default 10 s. */
   progressIntervalMs?: number;
-  /** A command still running after this long is answered with the state as it stands; default 850 ms (clients wait 1 s). */
+  /**
+   * A command still running after this long is answered with the state as it stands; default 850 ms (clients wait 1 s).
+   */
   answerWithinMs?: number;
   reporter?: ProgressReporterOptions;
 }
@@ -76,8 +85,10 @@ export class PlayerService {
   private pauseReported = false;
   private readonly answerWithinMs: number;
   private readonly onEnded = (ended: Ended) => this.inQueue('playback end', () => this.ended(ended));
-  private readonly onDown = (_reason: string, position: number | undefined) => this.inQueue('player restart', () => this.backendDown(position));
-  private readonly onPlayed = (played: Played) => this.inQueue('play started on the device', () => this.playedOnDevice(played));
+  private readonly onDown = (_reason: string, position: number | undefined) =>
+    this.inQueue('player restart', () => this.backendDown(position));
+  private readonly onPlayed = (played: Played) =>
+    this.inQueue('play started on the device', () => this.playedOnDevice(played));
 
   constructor(private readonly options: PlayerServiceOptions) {
     this.answerWithinMs = options.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
@@ -154,7 +165,10 @@ export class PlayerService {
       } catch (error) {
         const unchanged = asNoEffect(error, name);
         if (!unchanged) throw commandError(error);
-        this.options.logger.debug({ command: name, reason: unchanged.code }, `${name} had nothing to do: ${unchanged.message}`);
+        this.options.logger.debug(
+          { command: name, reason: unchanged.code },
+          `${name} had nothing to do: ${unchanged.message}`,
+        );
       }
       return this.readBackStatus();
     });
@@ -163,7 +177,12 @@ export class PlayerService {
     try {
       const answered = await Promise.race([run, late]);
       if (answered) return answered;
-      run.catch((error: unknown) => this.options.logger.warn({ err: error, command: name }, 'a command failed after it was answered; send it again (the error says why)'));
+      run.catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error, command: name },
+          'a command failed after it was answered; send it again (the error says why)',
+        ),
+      );
       return this.status();
     } finally {
       clearTimeout(timer);
@@ -171,7 +190,9 @@ export class PlayerService {
   }
 
   private inQueue(what: string, action: () => Promise<void> | void): void {
-    this.queue.run(async () => action()).catch((error: unknown) => this.options.logger.error({ err: error }, `handling the ${what} failed`));
+    this.queue
+      .run(async () => action())
+      .catch((error: unknown) => this.options.logger.error({ err: error }, `handling the ${what} failed`));
   }
 
   private async readBackStatus(): Promise<PlayerStatus> {
@@ -188,14 +209,22 @@ export class PlayerService {
 
   private requireAvailable(): MediaState {
     const media = this.backend.state();
-    if (!media.available) throw new UnavailableError(503, 'player_unavailable', `${this.backend.name} is not ready (starting, restarting after a crash, or waiting for the server); try again in a moment.`);
+    if (!media.available)
+      throw new UnavailableError(
+        503,
+        'player_unavailable',
+        `${this.backend.name} is not ready (starting, restarting after a crash, or waiting for the server); try again in a moment.`,
+      );
     return media;
   }
 
   private requireLoaded(): MediaState {
     const media = this.requireAvailable();
     if (!media.loaded) {
-      throw new NoEffect('nothing_playing', 'Nothing is playing: start something with /api/play/recording/{id} or /api/play/channel/{number}.');
+      throw new NoEffect(
+        'nothing_playing',
+        'Nothing is playing: start something with /api/play/recording/{id} or /api/play/channel/{number}.',
+      );
     }
     return media;
   }
@@ -232,7 +261,11 @@ export class PlayerService {
       // mpv calls a stream cut short an end too: only the last 5 % (or an item of unknown length) counts as watched.
       const duration = current.kind === 'item' ? (current.nowPlaying.duration ?? media.duration) : undefined;
       this.reportProgress(atEnd, position === undefined || duration === undefined);
-    } else this.options.logger.warn({ error: ended.error, playing: current.kind === 'item' ? current.id : current.channel.number }, 'playback stopped: the media failed; the error says why: check that the server still has the file, or that the channel\'s source works');
+    } else
+      this.options.logger.warn(
+        { error: ended.error, playing: current.kind === 'item' ? current.id : current.channel.number },
+        "playback stopped: the media failed; the error says why: check that the server still has the file, or that the channel's source works",
+      );
     clearTimeout(this.programmeTimer);
     this.state = afterLeaving(this.state);
   }
@@ -243,7 +276,12 @@ export class PlayerService {
 
   // ---------------------------------------------------------------- playback
 
-  private async load(url: string, media: MediaRef, tag: number, options: { start?: number | undefined; title: string }): Promise<void> {
+  private async load(
+    url: string,
+    media: MediaRef,
+    tag: number,
+    options: { start?: number | undefined; title: string },
+  ): Promise<void> {
     try {
       await this.backend.load(url, {
         media,
@@ -255,7 +293,9 @@ export class PlayerService {
     } catch (error) {
       if (this.state.current?.tag === tag) this.state = afterLeaving(this.state);
       // The answer names the stream's URL, without credentials a --server URL may carry.
-      throw error instanceof MediaLoadError ? new UnavailableError(502, 'media_unavailable', `${error.message} (${redactUrl(url)})`) : error;
+      throw error instanceof MediaLoadError
+        ? new UnavailableError(502, 'media_unavailable', `${error.message} (${redactUrl(url)})`)
+        : error;
     }
   }
 
@@ -263,13 +303,20 @@ export class PlayerService {
     return this.perform('play/recording', async () => {
       this.requireAvailable();
       const item = await this.server.file(id);
-      if (!item.file.available) throw new ConflictError('file_unavailable', `The file of '${id}' is not on the server's disk now, so it cannot be played.`);
+      if (!item.file.available)
+        throw new ConflictError(
+          'file_unavailable',
+          `The file of '${id}' is not on the server's disk now, so it cannot be played.`,
+        );
       const playing = playingItem(item, this.nextTag++);
       this.leave();
       this.state = { ...this.state, current: playing };
       const title = [playing.nowPlaying.title, playing.nowPlaying.episode_title].filter(Boolean).join(': ');
       const media = { kind: 'item', id: item.id } as const;
-      await this.load(this.server.itemStreamUrl(item.id), media, playing.tag, { start: resumePoint(item.playback_time, item.duration), title });
+      await this.load(this.server.itemStreamUrl(item.id), media, playing.tag, {
+        start: resumePoint(item.playback_time, item.duration),
+        title,
+      });
     });
   }
 
@@ -315,7 +362,8 @@ export class PlayerService {
     const current = this.state.current;
     const from = current?.kind === 'channel' ? current.channel.number : this.state.previousChannel?.number;
     const next = neighbourChannel(await this.server.channels(), from, direction);
-    if (!next) throw new NoEffect('no_channels', 'The server has no channels: add an M3U playlist or an HDHomeRun tuner to it.');
+    if (!next)
+      throw new NoEffect('no_channels', 'The server has no channels: add an M3U playlist or an HDHomeRun tuner to it.');
     await this.tune(next);
   }
 
@@ -332,13 +380,20 @@ export class PlayerService {
 
   private async tune(channel: ServerChannel): Promise<void> {
     const playing = await this.tuneState(channel, this.nextTag++);
-    await this.load(this.server.liveStreamUrl(channel.number), { kind: 'channel', number: channel.number }, playing.tag, { title: channel.name });
+    await this.load(
+      this.server.liveStreamUrl(channel.number),
+      { kind: 'channel', number: channel.number },
+      playing.tag,
+      { title: channel.name },
+    );
   }
 
   /** The channel becomes current (what played before is left); the backend is not told. */
   private async tuneState(channel: ServerChannel, tag: number): Promise<PlayingChannel> {
     // The guide is a nicety: without it, now_playing is the channel's name.
-    const programme = await this.server.programmeAt(channel.number, Math.floor(Date.now() / 1000)).catch(() => undefined);
+    const programme = await this.server
+      .programmeAt(channel.number, Math.floor(Date.now() / 1000))
+      .catch(() => undefined);
     const playing: PlayingChannel = {
       kind: 'channel',
       channel: tunedChannel(channel),
@@ -361,13 +416,16 @@ export class PlayerService {
       this.server
         .programmeAt(channel.number, Math.floor(Date.now() / 1000))
         .catch(() => undefined)
-        .then((programme) => {
-          if (this.stopped || this.state.current !== playing) return;
-          playing.nowPlaying = liveNowPlaying(channel, programme);
-          if (programme) playing.programmeEnds = programme.end_time;
-          else delete playing.programmeEnds;
-          this.followGuide(playing, channel);
-        }, () => undefined);
+        .then(
+          (programme) => {
+            if (this.stopped || this.state.current !== playing) return;
+            playing.nowPlaying = liveNowPlaying(channel, programme);
+            if (programme) playing.programmeEnds = programme.end_time;
+            else delete playing.programmeEnds;
+            this.followGuide(playing, channel);
+          },
+          () => undefined,
+        );
     }, wait);
   }
 
@@ -470,7 +528,10 @@ export class PlayerService {
       const media = this.requireAvailable();
       const current = this.state.current;
       if (current?.kind !== 'channel' || !media.loaded) {
-        throw new NoEffect('not_on_a_channel', 'toggle_record records the channel being watched: tune one first with /api/play/channel/{number}.');
+        throw new NoEffect(
+          'not_on_a_channel',
+          'toggle_record records the channel being watched: tune one first with /api/play/channel/{number}.',
+        );
       }
       const number = current.channel.number;
       if (await this.server.isRecording(number)) await this.server.stopRecording(number);
@@ -490,17 +551,22 @@ export class PlayerService {
   }
 }
 
-/** A command that changed nothing: ours (NoEffect), or one mpv refused in its current state (a seek past what it can reach). */
+/**
+ * A command that changed nothing: ours (NoEffect), or one mpv refused in its current state (a seek past what it can
+ * reach).
+ */
 function asNoEffect(error: unknown, command: string): NoEffect | undefined {
   if (error instanceof NoEffect) return error;
   // A play command mpv refuses did not play what was asked: that stays an error (commandError).
-  if (error instanceof MpvCommandError && !command.startsWith('play/')) return new NoEffect('player_refused', `the player could not do that now: ${error.reason}`);
+  if (error instanceof MpvCommandError && !command.startsWith('play/'))
+    return new NoEffect('player_refused', `the player could not do that now: ${error.reason}`);
   return undefined;
 }
 
 /** mpv's refusal of a play command, as an answer the client can act on. */
 function commandError(error: unknown): unknown {
-  if (error instanceof MpvCommandError) return new ConflictError('player_refused', `The player could not do that now: ${error.reason}.`);
+  if (error instanceof MpvCommandError)
+    return new ConflictError('player_refused', `The player could not do that now: ${error.reason}.`);
   return error;
 }
 
@@ -509,7 +575,10 @@ function playingItem(item: ServerItem, tag: number): PlayingItem {
     kind: 'item',
     id: item.id,
     nowPlaying: itemNowPlaying(item),
-    marks: chapterMarks(item.commercials, item.file.chapters.map((chapter) => chapter.start)),
+    marks: chapterMarks(
+      item.commercials,
+      item.file.chapters.map((chapter) => chapter.start),
+    ),
     tag,
     watchedReported: false,
   };

@@ -42,15 +42,25 @@ export class ProgressReporter {
 
   private drain(itemId: string): void {
     const work = (async () => {
-      for (let report = this.pending.get(itemId); report !== undefined && !this.stopped; report = this.pending.get(itemId)) {
+      for (
+        let report = this.pending.get(itemId);
+        report !== undefined && !this.stopped;
+        report = this.pending.get(itemId)
+      ) {
         this.pending.delete(itemId);
         try {
-          await (report.watched ? this.server.markWatched(itemId) : this.server.setPlaybackTime(itemId, report.seconds));
-          if (this.attempts.has(itemId)) this.logger.info({ item: itemId }, 'progress reported again after the server came back');
+          await (report.watched
+            ? this.server.markWatched(itemId)
+            : this.server.setPlaybackTime(itemId, report.seconds));
+          if (this.attempts.has(itemId))
+            this.logger.info({ item: itemId }, 'progress reported again after the server came back');
           this.attempts.delete(itemId);
         } catch (error) {
           if (!(error instanceof UnavailableError)) {
-            this.logger.warn({ item: itemId, err: error }, 'the server refused a progress report; dropped: the error says why (a wrong --token?)');
+            this.logger.warn(
+              { item: itemId, err: error },
+              'the server refused a progress report; dropped: the error says why (a wrong --token?)',
+            );
             continue;
           }
           // Unsent: keep it unless a newer one came meanwhile, and try again later.
@@ -67,7 +77,11 @@ export class ProgressReporter {
     if (this.stopped) return;
     const attempt = (this.attempts.get(itemId) ?? 0) + 1;
     this.attempts.set(itemId, attempt);
-    if (attempt === 1) this.logger.warn({ item: itemId, reason: error.message }, 'cannot report progress now; retrying until the server answers (check that the server runs and this player reaches it)');
+    if (attempt === 1)
+      this.logger.warn(
+        { item: itemId, reason: error.message },
+        'cannot report progress now; retrying until the server answers (check that the server runs and this player reaches it)',
+      );
     const delay = (this.options.retryDelayMs ?? defaultRetryDelay)(attempt);
     this.retries.set(
       itemId,
@@ -85,10 +99,17 @@ export class ProgressReporter {
     // One last try for what waits to be retried.
     for (const itemId of this.pending.keys()) if (!this.sending.has(itemId)) this.drain(itemId);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.sending.values()]), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    await Promise.race([
+      Promise.allSettled([...this.sending.values()]),
+      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
     clearTimeout(timer);
     this.stopped = true;
     for (const timer of this.retries.values()) clearTimeout(timer);
-    if (this.pending.size > 0) this.logger.warn({ items: [...this.pending.keys()] }, 'progress not reported: the server did not answer before shutdown, so these items resume from their last reported position (check that the server runs and this player reaches it)');
+    if (this.pending.size > 0)
+      this.logger.warn(
+        { items: [...this.pending.keys()] },
+        'progress not reported: the server did not answer before shutdown, so these items resume from their last reported position (check that the server runs and this player reaches it)',
+      );
   }
 }

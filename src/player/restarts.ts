@@ -47,7 +47,10 @@ export class Restarts {
     this.timer = setTimeout(() => {
       launch().catch((error: unknown) => {
         if (this.options.stopping()) return;
-        this.options.logger.error({ err: error, attempt: this.attempts }, `${this.options.what} did not restart; trying again`);
+        this.options.logger.error(
+          { err: error, attempt: this.attempts },
+          `${this.options.what} did not restart; trying again`,
+        );
         this.schedule(launch);
       });
     }, delay);

@@ -6,7 +6,12 @@
 export const SECTIONS = ['Guide', 'Library', 'Live TV', 'Search'] as const;
 export type Section = (typeof SECTIONS)[number];
 
-const normalize = (name: string) => name.replace(/%20|[_\s-]+/gi, ' ').trim().replace(/ +/g, ' ').toLowerCase();
+const normalize = (name: string) =>
+  name
+    .replace(/%20|[_\s-]+/gi, ' ')
+    .trim()
+    .replace(/ +/g, ' ')
+    .toLowerCase();
 const BY_KEY = new Map<string, Section>(SECTIONS.map((section) => [normalize(section), section]));
 
 /** The section `name` means, or undefined for a name no section has. */

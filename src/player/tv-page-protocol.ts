@@ -44,7 +44,10 @@ export type TvPageEvent =
   /** The player view began to play: `ticket` is the command's, when a command started it (absent: the user did). */
   | { type: 'started'; playId: number; media: MediaRef; ticket?: number }
   | { type: 'ended'; playId: number; reason: 'eof' | 'error' | 'stopped'; error?: string; position?: number }
-  /** The play's first frame is on screen, `afterMs` after it was asked for (the command reached the page, or the view opened). */
+  /**
+   * The play's first frame is on screen, `afterMs` after it was asked for (the command reached the page, or the view
+   * opened).
+   */
   | { type: 'shown'; playId: number; afterMs: number };
 
 /** What a control call answers: done, or why it did nothing (`code` as interface B's no-effect codes). */
@@ -99,17 +102,24 @@ export function sectionOfPath(path: string): Section | undefined {
 }
 
 /** The app's address for playing `media` in TV mode; `ticket` makes a repeated command start it again. */
-export function watchPath(media: MediaRef, options: { start?: number | undefined; ticket?: number | undefined } = {}): string {
+export function watchPath(
+  media: MediaRef,
+  options: { start?: number | undefined; ticket?: number | undefined } = {},
+): string {
   const query = new URLSearchParams();
-  if (media.kind === 'item' && options.start !== undefined && options.start > 0) query.set('start', String(Math.floor(options.start)));
+  if (media.kind === 'item' && options.start !== undefined && options.start > 0)
+    query.set('start', String(Math.floor(options.start)));
   if (options.ticket !== undefined) query.set('t', String(options.ticket));
   const search = query.size > 0 ? `?${query.toString()}` : '';
-  return media.kind === 'item' ? `/tv/watch/${encodeURIComponent(media.id)}${search}` : `/tv/watch/channel/${encodeURIComponent(media.number)}${search}`;
+  return media.kind === 'item'
+    ? `/tv/watch/${encodeURIComponent(media.id)}${search}`
+    : `/tv/watch/channel/${encodeURIComponent(media.number)}${search}`;
 }
 
 /** The status-relevant part of the page's state, as every backend reports it. */
 export function mediaStateOf(state: TvPageState | undefined, available: boolean): MediaState {
-  if (!state || !available) return { available, loaded: false, paused: false, muted: state?.muted ?? false, pip: false };
+  if (!state || !available)
+    return { available, loaded: false, paused: false, muted: state?.muted ?? false, pip: false };
   const loaded = state.loaded && state.playing !== undefined;
   return {
     available,
@@ -122,7 +132,8 @@ export function mediaStateOf(state: TvPageState | undefined, available: boolean)
   };
 }
 
-export const sameMedia = (a: MediaRef, b: MediaRef): boolean => (a.kind === 'item' ? b.kind === 'item' && a.id === b.id : b.kind === 'channel' && a.number === b.number);
+export const sameMedia = (a: MediaRef, b: MediaRef): boolean =>
+  a.kind === 'item' ? b.kind === 'item' && a.id === b.id : b.kind === 'channel' && a.number === b.number;
 
 export const isSection = (value: unknown): value is Section => (SECTIONS as readonly unknown[]).includes(value);
 
@@ -131,21 +142,35 @@ const optionalNumber = (value: unknown) => value === undefined || (typeof value 
 
 function isMediaRef(value: unknown): value is MediaRef {
   if (!isObject(value)) return false;
-  return (value.kind === 'item' && typeof value.id === 'string') || (value.kind === 'channel' && typeof value.number === 'string');
+  return (
+    (value.kind === 'item' && typeof value.id === 'string') ||
+    (value.kind === 'channel' && typeof value.number === 'string')
+  );
 }
 
 /** Whether the page's answer of `state()` (or a state event) has the protocol's shape. */
 export function isPageState(value: unknown): value is TvPageState {
   if (!isObject(value) || typeof value.seq !== 'number') return false;
   const flags = ['loaded', 'paused', 'muted', 'captions', 'pip'].every((key) => typeof value[key] === 'boolean');
-  const playing = value.playing === undefined || (isMediaRef(value.playing) && typeof (value.playing as { playId?: unknown }).playId === 'number');
-  return typeof value.path === 'string' && flags && playing && optionalNumber(value.position) && optionalNumber(value.duration) && (value.section === undefined || isSection(value.section));
+  const playing =
+    value.playing === undefined ||
+    (isMediaRef(value.playing) && typeof (value.playing as { playId?: unknown }).playId === 'number');
+  return (
+    typeof value.path === 'string' &&
+    flags &&
+    playing &&
+    optionalNumber(value.position) &&
+    optionalNumber(value.duration) &&
+    (value.section === undefined || isSection(value.section))
+  );
 }
 
 /** Whether a control call's answer has the protocol's shape. */
 export function isTvResult(value: unknown): value is TvResult {
   if (!isObject(value)) return false;
-  return value.ok === true || (value.ok === false && typeof value.code === 'string' && typeof value.message === 'string');
+  return (
+    value.ok === true || (value.ok === false && typeof value.code === 'string' && typeof value.message === 'string')
+  );
 }
 
 /**
@@ -160,7 +185,11 @@ export function isTvPageEvent(value: unknown): value is TvPageEvent {
     case 'started':
       return isMediaRef(value.media) && optionalNumber(value.ticket);
     case 'ended':
-      return ['eof', 'error', 'stopped'].includes(value.reason as string) && optionalNumber(value.position) && (value.error === undefined || typeof value.error === 'string');
+      return (
+        ['eof', 'error', 'stopped'].includes(value.reason as string) &&
+        optionalNumber(value.position) &&
+        (value.error === undefined || typeof value.error === 'string')
+      );
     case 'shown':
       return typeof value.afterMs === 'number' && Number.isFinite(value.afterMs);
     default:

@@ -110,7 +110,12 @@ export class TvPageTracker extends EventEmitter<TrackerEvents> {
     this.current = undefined;
     this.recompute();
     const position = event.position ?? this.lastPosition;
-    this.emit('ended', { reason: event.reason, tag, ...(event.error ? { error: event.error } : {}), ...(position !== undefined ? { position } : {}) });
+    this.emit('ended', {
+      reason: event.reason,
+      tag,
+      ...(event.error ? { error: event.error } : {}),
+      ...(position !== undefined ? { position } : {}),
+    });
   }
 
   /** The page may still show the play before a command's: the mirror shows only the one followed. */

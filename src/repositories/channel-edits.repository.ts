@@ -49,7 +49,20 @@ export interface LineupRow {
 
 type JoinedRow = Omit<LineupRow, 'edit'> & { [K in keyof ChannelEdit as `e_${K}`]: ChannelEdit[K] | null };
 
-const EDIT_FIELDS = ['id', 'source_key', 'source_number', 'source_name', 'number', 'name', 'logo', 'group_name', 'hidden', 'favorite', 'guide_channel', 'guide_priority'] as const;
+const EDIT_FIELDS = [
+  'id',
+  'source_key',
+  'source_number',
+  'source_name',
+  'number',
+  'name',
+  'logo',
+  'group_name',
+  'hidden',
+  'favorite',
+  'guide_channel',
+  'guide_priority',
+] as const;
 
 /** A joined row as a lineup row with its edit. */
 function lineupRow(joined: JoinedRow): LineupRow {
@@ -62,7 +75,8 @@ function lineupRow(joined: JoinedRow): LineupRow {
   return { ...(row as Omit<LineupRow, 'edit'>), edit: joined.e_id === null ? null : (edit as unknown as ChannelEdit) };
 }
 
-const EDIT_COLUMNS = 'id, source_key, source_number, source_name, number, name, logo, group_name, hidden, favorite, guide_channel, guide_priority';
+const EDIT_COLUMNS =
+  'id, source_key, source_number, source_name, number, name, logo, group_name, hidden, favorite, guide_channel, guide_priority';
 const LINEUP_COLUMNS =
   'c.id, c.source_id, c.number, c.name, c.image_url, c.group_title, c.hidden, c.favorited, c.guide_id, c.guide_name, c.guide_channel, c.guide_priority, ' +
   'c.source_number, c.source_name, c.source_logo, c.source_group, c.edit_id, ' +
@@ -72,7 +86,9 @@ const NUMBER_ORDER = `CAST(c.number AS INTEGER),
   CASE WHEN instr(c.number, '.') > 0 THEN CAST(substr(c.number, instr(c.number, '.') + 1) AS INTEGER) ELSE -1 END, c.number, s.created_at, c.id`;
 
 export function listEditsOfSource(db: Db, sourceId: string): ChannelEdit[] {
-  return statement(db, `SELECT ${EDIT_COLUMNS} FROM channel_edits WHERE source_id = ? ORDER BY id`).all(sourceId) as ChannelEdit[];
+  return statement(db, `SELECT ${EDIT_COLUMNS} FROM channel_edits WHERE source_id = ? ORDER BY id`).all(
+    sourceId,
+  ) as ChannelEdit[];
 }
 
 export function getEdit(db: Db, id: number): ChannelEdit | undefined {
@@ -81,42 +97,55 @@ export function getEdit(db: Db, id: number): ChannelEdit | undefined {
 
 /** Every channel of every source, hidden ones too, in number order. */
 export function listLineup(db: Db): LineupRow[] {
-  return (statement(db, `SELECT ${LINEUP_COLUMNS} FROM ${LINEUP_FROM} ORDER BY ${NUMBER_ORDER}`).all() as JoinedRow[]).map(lineupRow);
+  return (
+    statement(db, `SELECT ${LINEUP_COLUMNS} FROM ${LINEUP_FROM} ORDER BY ${NUMBER_ORDER}`).all() as JoinedRow[]
+  ).map(lineupRow);
 }
 
 export function getLineupChannel(db: Db, id: string): LineupRow | undefined {
-  const joined = statement(db, `SELECT ${LINEUP_COLUMNS} FROM ${LINEUP_FROM} WHERE c.id = ?`).get(id) as JoinedRow | undefined;
+  const joined = statement(db, `SELECT ${LINEUP_COLUMNS} FROM ${LINEUP_FROM} WHERE c.id = ?`).get(id) as
+    | JoinedRow
+    | undefined;
   return joined && lineupRow(joined);
 }
 
 /** Stores an edit (a new one when `id` is null) and applies it to its channel row; the edit's id. */
-export function saveEdit(db: Db, sourceId: string, channelId: string, edit: Omit<ChannelEdit, 'id'> & { id: number | null }, own: ChannelOwnFields, now = Date.now()): number {
-  return db.transaction(() => {
-    const values = { ...edit, source_id: sourceId, now };
-    let id = edit.id;
-    if (id === null) {
-      id = Number(
+export function saveEdit(
+  db: Db,
+  sourceId: string,
+  channelId: string,
+  edit: Omit<ChannelEdit, 'id'> & { id: number | null },
+  own: ChannelOwnFields,
+  now = Date.now(),
+): number {
+  return db
+    .transaction(() => {
+      const values = { ...edit, source_id: sourceId, now };
+      let id = edit.id;
+      if (id === null) {
+        id = Number(
+          statement(
+            db,
+            `INSERT INTO channel_edits (source_id, ${EDIT_COLUMNS.replace('id, ', '')}, updated_at)
+           VALUES (@source_id, @source_key, @source_number, @source_name, @number, @name, @logo, @group_name, @hidden, @favorite, @guide_channel, @guide_priority, @now)`,
+          ).run(values).lastInsertRowid,
+        );
+      } else {
         statement(
           db,
-          `INSERT INTO channel_edits (source_id, ${EDIT_COLUMNS.replace('id, ', '')}, updated_at)
-           VALUES (@source_id, @source_key, @source_number, @source_name, @number, @name, @logo, @group_name, @hidden, @favorite, @guide_channel, @guide_priority, @now)`,
-        ).run(values).lastInsertRowid,
-      );
-    } else {
-      statement(
-        db,
-        `UPDATE channel_edits SET source_key = @source_key, source_number = @source_number, source_name = @source_name, number = @number, name = @name,
+          `UPDATE channel_edits SET source_key = @source_key, source_number = @source_number, source_name = @source_name, number = @number, name = @name,
            logo = @logo, group_name = @group_name, hidden = @hidden, favorite = @favorite, guide_channel = @guide_channel, guide_priority = @guide_priority,
            updated_at = @now WHERE id = @id`,
-      ).run(values);
-    }
-    statement(
-      db,
-      `UPDATE channels SET number = @number, name = @name, image_url = @image_url, group_title = @group_title, hidden = @hidden, favorited = @favorite,
+        ).run(values);
+      }
+      statement(
+        db,
+        `UPDATE channels SET number = @number, name = @name, image_url = @image_url, group_title = @group_title, hidden = @hidden, favorited = @favorite,
          guide_channel = @guide_channel, guide_priority = @guide_priority, edit_id = @edit_id, updated_at = @now WHERE id = @channelId`,
-    ).run({ ...own, hidden: own.hidden ? 1 : 0, favorite: own.favorite ? 1 : 0, edit_id: id, channelId, now });
-    return id;
-  }).immediate();
+      ).run({ ...own, hidden: own.hidden ? 1 : 0, favorite: own.favorite ? 1 : 0, edit_id: id, channelId, now });
+      return id;
+    })
+    .immediate();
 }
 
 /** Moves whenever a channel, a guide or a guide channel changes (triggers of migration 012), whoever wrote. */

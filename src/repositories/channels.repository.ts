@@ -1,4 +1,7 @@
-/** Channels offered by the DVR's sources, as the user's lineup edits make them. Listed in channel-number order ("2.1" before "10"). */
+/**
+ * Channels offered by the DVR's sources, as the user's lineup edits make them. Listed in channel-number order ("2.1"
+ * before "10").
+ */
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, upsertRow } from '../db/row-codec.js';
 

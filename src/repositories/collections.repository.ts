@@ -80,20 +80,28 @@ export function addCollectionMember(db: Db, collectionId: string, memberId: stri
     if (!statement(db, 'SELECT 1 FROM shows WHERE id = ?').get(memberId)) {
       throw new MembershipError(`A shows collection holds shows; '${memberId}' is not a show.`);
     }
-    statement(db, 'INSERT OR IGNORE INTO collection_shows (collection_id, show_id) VALUES (?, ?)').run(collectionId, memberId);
+    statement(db, 'INSERT OR IGNORE INTO collection_shows (collection_id, show_id) VALUES (?, ?)').run(
+      collectionId,
+      memberId,
+    );
   } else {
     if (!statement(db, "SELECT 1 FROM items WHERE id = ? AND kind = 'movie'").get(memberId)) {
       throw new MembershipError(`A movies collection holds movies; '${memberId}' is not a movie.`);
     }
-    statement(db, 'INSERT OR IGNORE INTO collection_movies (collection_id, movie_id) VALUES (?, ?)').run(collectionId, memberId);
+    statement(db, 'INSERT OR IGNORE INTO collection_movies (collection_id, movie_id) VALUES (?, ?)').run(
+      collectionId,
+      memberId,
+    );
   }
   touch(db, 'collections', collectionId);
 }
 
 export function removeCollectionMember(db: Db, collectionId: string, memberId: string): boolean {
   const removed =
-    statement(db, 'DELETE FROM collection_shows WHERE collection_id = ? AND show_id = ?').run(collectionId, memberId).changes +
-    statement(db, 'DELETE FROM collection_movies WHERE collection_id = ? AND movie_id = ?').run(collectionId, memberId).changes;
+    statement(db, 'DELETE FROM collection_shows WHERE collection_id = ? AND show_id = ?').run(collectionId, memberId)
+      .changes +
+    statement(db, 'DELETE FROM collection_movies WHERE collection_id = ? AND movie_id = ?').run(collectionId, memberId)
+      .changes;
   if (removed > 0) touch(db, 'collections', collectionId);
   return removed > 0;
 }
@@ -165,7 +173,11 @@ export function listPlaylists(db: Db): PlaylistRow[] {
 }
 
 /** Renames, re-images or relabels a collection; false when there is none with this id. */
-export function updateCollection(db: Db, id: string, fields: { name?: string; image_url?: string | null; labels?: string[] | null }): boolean {
+export function updateCollection(
+  db: Db,
+  id: string,
+  fields: { name?: string; image_url?: string | null; labels?: string[] | null },
+): boolean {
   return updateRow(db, 'collections', COLLECTION_COLUMNS, id, fields);
 }
 
@@ -175,12 +187,16 @@ export function updatePlaylist(db: Db, id: string, fields: { name?: string; labe
 
 /** A playlist's item ids in order. */
 export function playlistItemIds(db: Db, playlistId: string): string[] {
-  return statement(db, 'SELECT item_id FROM playlist_items WHERE playlist_id = ? ORDER BY position').pluck().all(playlistId) as string[];
+  return statement(db, 'SELECT item_id FROM playlist_items WHERE playlist_id = ? ORDER BY position')
+    .pluck()
+    .all(playlistId) as string[];
 }
 
 /** The ids in `ids` that name no playable item. */
 export function unknownItemIds(db: Db, ids: readonly string[]): string[] {
-  return statement(db, 'SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM items)').pluck().all(JSON.stringify(ids)) as string[];
+  return statement(db, 'SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM items)')
+    .pluck()
+    .all(JSON.stringify(ids)) as string[];
 }
 
 function touch(db: Db, table: 'collections' | 'playlists', id: string): void {

@@ -18,7 +18,19 @@ export const LONGEST_PROGRAMME = 86400;
 const LONGEST_JOB = 2 * 86400;
 
 /** A programme as the grid needs it, with which of the given channel keys it airs on (its index in the list). */
-export type GridProgrammeRow = Pick<ProgrammeRow, 'start' | 'stop' | 'title' | 'episode_title' | 'season' | 'episode' | 'summary' | 'is_new' | 'program_id' | 'series_id'> & {
+export type GridProgrammeRow = Pick<
+  ProgrammeRow,
+  | 'start'
+  | 'stop'
+  | 'title'
+  | 'episode_title'
+  | 'season'
+  | 'episode'
+  | 'summary'
+  | 'is_new'
+  | 'program_id'
+  | 'series_id'
+> & {
   channel: number;
 };
 
@@ -26,7 +38,12 @@ export type GridProgrammeRow = Pick<ProgrammeRow, 'start' | 'stop' | 'title' | '
  * The programmes of `channels` ([guide id, XMLTV id] pairs) overlapping [from, to), by
  * channel then time. One query: each pair seeks the (guide_id, xmltv_channel, start) index.
  */
-export function programmesOfChannels(db: Db, channels: readonly (readonly [string, string])[], from: number, to: number): GridProgrammeRow[] {
+export function programmesOfChannels(
+  db: Db,
+  channels: readonly (readonly [string, string])[],
+  from: number,
+  to: number,
+): GridProgrammeRow[] {
   if (channels.length === 0) return [];
   return statement(
     db,

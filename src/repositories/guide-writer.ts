@@ -38,7 +38,8 @@ export const PROGRAMME_FIELDS =
  * The `+`s keep SQLite from reading a query through the guide's index because of this
  * condition (every row of the guide, for each slice of a plan's reading: 10× slower).
  */
-export const currentRows = (alias = '') => `(+${alias}guide_id, +${alias}generation) IN (SELECT id, generation FROM dvr_guides)`;
+export const currentRows = (alias = '') =>
+  `(+${alias}guide_id, +${alias}generation) IN (SELECT id, generation FROM dvr_guides)`;
 
 /**
  * How a writer shares the database: transactions of about `sliceMs`, then `pauseMs`
@@ -60,7 +61,10 @@ const FIRST_SLICE = 200;
 
 const pause = (ms: number) => (ms > 0 ? sleep(ms) : new Promise<void>((resolve) => setImmediate(resolve)));
 
-/** The next slice's rows: the last slice's scaled to `sliceMs`, and at most doubled, so one slow slice (a checkpoint) does not swing it. */
+/**
+ * The next slice's rows: the last slice's scaled to `sliceMs`, and at most doubled, so one slow slice (a checkpoint)
+ * does not swing it.
+ */
 export function nextSliceSize(rows: number, ms: number, sliceMs: number, max = 20_000): number {
   const scaled = ms > 0 ? Math.floor((rows * sliceMs) / ms) : rows * 2;
   return Math.max(20, Math.min(max, rows * 2, scaled));
@@ -72,13 +76,19 @@ export function nextSliceSize(rows: number, ms: number, sliceMs: number, max = 2
  * refresh at a time (the refresher shares it), so no other writer takes the same.
  */
 function newGeneration(db: Db, guideId: string): number {
-  const largest = statement(db, 'SELECT max(generation) FROM (SELECT generation FROM dvr_guides WHERE id = ? UNION ALL SELECT max(generation) FROM programmes WHERE guide_id = ?)')
+  const largest = statement(
+    db,
+    'SELECT max(generation) FROM (SELECT generation FROM dvr_guides WHERE id = ? UNION ALL SELECT max(generation) FROM programmes WHERE guide_id = ?)',
+  )
     .pluck()
     .get(guideId, guideId) as number | null;
   return Math.max(Date.now(), (largest ?? 0) + 1);
 }
 
-/** Staging tables are the writer's own (two guides may be read at once): temp tables are a connection's, so a count in this thread names them. */
+/**
+ * Staging tables are the writer's own (two guides may be read at once): temp tables are a connection's, so a count in
+ * this thread names them.
+ */
 let stagingTables = 0;
 const stagingName = () => `temp.programmes_staging_${++stagingTables}`;
 
@@ -106,13 +116,23 @@ export class GuideWriter {
   constructor(
     private readonly db: Db,
     private readonly guideId: string,
-    private readonly options: { batchSize?: number; pace?: WritePace; wrote?: () => void; signal?: AbortSignal | undefined } = {},
+    private readonly options: {
+      batchSize?: number;
+      pace?: WritePace;
+      wrote?: () => void;
+      signal?: AbortSignal | undefined;
+    } = {},
   ) {
     this.generation = newGeneration(db, guideId);
     this.staging = stagingName();
   }
 
-  channel(channel: { id: string; displayNames: string[]; number?: string | undefined; icon?: string | undefined }): void {
+  channel(channel: {
+    id: string;
+    displayNames: string[];
+    number?: string | undefined;
+    icon?: string | undefined;
+  }): void {
     this.channels.push({
       guide_id: this.guideId,
       xmltv_id: channel.id,
@@ -152,14 +172,21 @@ export class GuideWriter {
     return prepared;
   }
 
-  /** Appends buffered programmes to the staging table: no index or trigger there, so a batch of a thousand is a few milliseconds. */
+  /**
+   * Appends buffered programmes to the staging table: no index or trigger there, so a batch of a thousand is a few
+   * milliseconds.
+   */
   flush(): void {
     if (this.pending.length === 0) return;
     if (!this.stagingExists) {
       this.db.exec(`CREATE TABLE ${this.staging} (${PROGRAMME_FIELDS})`);
       this.stagingExists = true;
     }
-    const insert = this.prepared(`INSERT INTO ${this.staging} (${PROGRAMME_FIELDS}) VALUES (${PROGRAMME_FIELDS.split(',').map(() => '?').join(', ')})`);
+    const insert = this.prepared(
+      `INSERT INTO ${this.staging} (${PROGRAMME_FIELDS}) VALUES (${PROGRAMME_FIELDS.split(',')
+        .map(() => '?')
+        .join(', ')})`,
+    );
     const rows = this.pending;
     this.pending = [];
     // Deferred on purpose: it writes only the temp staging table, and BEGIN IMMEDIATE would
@@ -179,15 +206,18 @@ export class GuideWriter {
     const from = this.placed;
     const to = Math.min(this.staged, from + limit);
     if (to <= from) return 0;
-    const copied = this.db.transaction(() => {
-      const result = this.prepared(
-        `INSERT INTO programmes (guide_id, generation, ${PROGRAMME_FIELDS})
+    const copied = this.db
+      .transaction(() => {
+        const result = this.prepared(
+          `INSERT INTO programmes (guide_id, generation, ${PROGRAMME_FIELDS})
          SELECT ?, ?, ${PROGRAMME_FIELDS} FROM ${this.staging} WHERE rowid > ? AND rowid <= ? ORDER BY rowid`,
-      ).run(this.guideId, this.generation, from, to);
-      // The rows of one INSERT get consecutive rowids after the table's largest: the first is the last less the count.
-      this.firstId ??= Number(result.lastInsertRowid) - result.changes + 1;
-      return result.changes;
-    }).immediate();
+        ).run(this.guideId, this.generation, from, to);
+        // The rows of one INSERT get consecutive rowids after the table's largest: the first is the last less the
+        // count.
+        this.firstId ??= Number(result.lastInsertRowid) - result.changes + 1;
+        return result.changes;
+      })
+      .immediate();
     this.placed = to;
     return copied;
   }
@@ -216,22 +246,20 @@ export class GuideWriter {
     // Left for here only by callers that did not `place` (small guides): one transaction.
     this.placeSlice(Number.MAX_SAFE_INTEGER);
     this.dropStaging();
-    this.db.transaction(() => {
-      statement(this.db, 'DELETE FROM guide_channels WHERE guide_id = ?').run(this.guideId);
-      const insert = statement(
-        this.db,
-        'INSERT OR REPLACE INTO guide_channels (guide_id, xmltv_id, display_names, number, icon) VALUES (@guide_id, @xmltv_id, @display_names, @number, @icon)',
-      );
-      for (const channel of this.channels) insert.run(channel);
-      statement(this.db, 'UPDATE dvr_guides SET generation = ?, refreshed_at = ?, error = NULL, programmes = ?, skipped = ?, updated_at = ? WHERE id = ?').run(
-        this.generation,
-        now,
-        this.count,
-        counts.skipped,
-        now,
-        this.guideId,
-      );
-    }).immediate();
+    this.db
+      .transaction(() => {
+        statement(this.db, 'DELETE FROM guide_channels WHERE guide_id = ?').run(this.guideId);
+        const insert = statement(
+          this.db,
+          'INSERT OR REPLACE INTO guide_channels (guide_id, xmltv_id, display_names, number, icon) VALUES (@guide_id, @xmltv_id, @display_names, @number, @icon)',
+        );
+        for (const channel of this.channels) insert.run(channel);
+        statement(
+          this.db,
+          'UPDATE dvr_guides SET generation = ?, refreshed_at = ?, error = NULL, programmes = ?, skipped = ?, updated_at = ? WHERE id = ?',
+        ).run(this.generation, now, this.count, counts.skipped, now, this.guideId);
+      })
+      .immediate();
   }
 
   /**
@@ -245,7 +273,10 @@ export class GuideWriter {
     return this.deleteWhere('generation < ?', 0, this.firstId ?? Number.MAX_SAFE_INTEGER, this.options.signal);
   }
 
-  /** Instead of `commit`: deletes what this refresh staged and placed, a slice at a time (even when the refresh was aborted). */
+  /**
+   * Instead of `commit`: deletes what this refresh staged and placed, a slice at a time (even when the refresh was
+   * aborted).
+   */
   async abandon(): Promise<void> {
     this.pending = [];
     this.dropStaging();
@@ -268,9 +299,20 @@ export class GuideWriter {
    * SQLite on the rowid rather than the guide's index, where the rows kept would be read
    * again at every slice.
    */
-  private async deleteWhere(condition: string, after: number, below: number, signal: AbortSignal | undefined): Promise<void> {
-    const next = statement(this.db, `SELECT id FROM programmes WHERE id > ? AND id < ? AND +guide_id = ? AND +${condition} ORDER BY id LIMIT ?`).pluck();
-    const remove = statement(this.db, `DELETE FROM programmes WHERE id BETWEEN ? AND ? AND +guide_id = ? AND +${condition}`);
+  private async deleteWhere(
+    condition: string,
+    after: number,
+    below: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const next = statement(
+      this.db,
+      `SELECT id FROM programmes WHERE id > ? AND id < ? AND +guide_id = ? AND +${condition} ORDER BY id LIMIT ?`,
+    ).pluck();
+    const remove = statement(
+      this.db,
+      `DELETE FROM programmes WHERE id BETWEEN ? AND ? AND +guide_id = ? AND +${condition}`,
+    );
     let rows = FIRST_SLICE;
     for (;;) {
       signal?.throwIfAborted();

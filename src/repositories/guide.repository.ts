@@ -100,7 +100,9 @@ export function saveGuide(db: Db, guide: Pick<GuideRow, 'id' | 'location' | 'ori
 }
 
 export function setGuidePriority(db: Db, id: string, priority: number, now = Date.now()): boolean {
-  return statement(db, 'UPDATE dvr_guides SET priority = ?, updated_at = ? WHERE id = ?').run(priority, now, id).changes > 0;
+  return (
+    statement(db, 'UPDATE dvr_guides SET priority = ?, updated_at = ? WHERE id = ?').run(priority, now, id).changes > 0
+  );
 }
 
 export function deleteGuide(db: Db, id: string): boolean {
@@ -108,7 +110,8 @@ export function deleteGuide(db: Db, id: string): boolean {
 }
 
 export function removeConfigGuidesExcept(db: Db, keep: readonly string[]): void {
-  for (const guide of listGuides(db)) if (guide.origin === 'config' && !keep.includes(guide.id)) deleteGuide(db, guide.id);
+  for (const guide of listGuides(db))
+    if (guide.origin === 'config' && !keep.includes(guide.id)) deleteGuide(db, guide.id);
 }
 
 /**
@@ -117,14 +120,31 @@ export function removeConfigGuidesExcept(db: Db, keep: readonly string[]): void 
  * 400,000 rows, which no index holds by guide, generation and stop together.
  */
 export function countProgrammesEndingAfter(db: Db, guideId: string, after: number): number {
-  return statement(db, 'SELECT count(*) FROM programmes WHERE guide_id = ? AND stop > ? AND generation = (SELECT generation FROM dvr_guides WHERE id = ?)')
+  return statement(
+    db,
+    'SELECT count(*) FROM programmes WHERE guide_id = ? AND stop > ? AND generation = (SELECT generation FROM dvr_guides WHERE id = ?)',
+  )
     .pluck()
     .get(guideId, after, guideId) as number;
 }
 
-/** A refresh not applied: why (`error`) and its kind (`rejected`: whether confirming would apply it), until one is applied. */
-export function setGuideError(db: Db, id: string, error: string, now = Date.now(), rejected: string | null = null): void {
-  statement(db, 'UPDATE dvr_guides SET error = ?, rejected = ?, updated_at = ? WHERE id = ?').run(error, rejected, now, id);
+/**
+ * A refresh not applied: why (`error`) and its kind (`rejected`: whether confirming would apply it), until one is
+ * applied.
+ */
+export function setGuideError(
+  db: Db,
+  id: string,
+  error: string,
+  now = Date.now(),
+  rejected: string | null = null,
+): void {
+  statement(db, 'UPDATE dvr_guides SET error = ?, rejected = ?, updated_at = ? WHERE id = ?').run(
+    error,
+    rejected,
+    now,
+    id,
+  );
 }
 
 /** Every guide's channels, the guides in priority order (lower first, then the first added). */
@@ -138,7 +158,10 @@ export function listGuideChannels(db: Db): GuideChannelRow[] {
 
 /** Programmes that end after `after`, streamed (a 14-day guide holds hundreds of thousands). */
 export function iterateProgrammes(db: Db, after: number): IterableIterator<ProgrammeRow> {
-  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE stop > ? AND ${CURRENT_ROWS}`).iterate(after) as IterableIterator<ProgrammeRow>;
+  return statement(
+    db,
+    `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE stop > ? AND ${CURRENT_ROWS}`,
+  ).iterate(after) as IterableIterator<ProgrammeRow>;
 }
 
 /** The columns of a programme row as an array, in PROGRAMME_FIELDS order after guide_id. */
@@ -202,15 +225,46 @@ function* matchingWith<T>(db: Db, match: GuideRowFilter['match'], read: () => It
  * values: on a 14-day guide that was most of a plan's time.
  */
 export function iterateProgrammeTuplesWhere(db: Db, after: number, filter: GuideRowFilter): Generator<ProgrammeTuple> {
-  return matchingWith(db, filter.match, () =>
-    statement(db, whereSql(false)).raw(true).iterate(after, JSON.stringify(filter.channelKeys), filter.needsSummary ? 1 : 0) as IterableIterator<ProgrammeTuple>,
+  return matchingWith(
+    db,
+    filter.match,
+    () =>
+      statement(db, whereSql(false))
+        .raw(true)
+        .iterate(
+          after,
+          JSON.stringify(filter.channelKeys),
+          filter.needsSummary ? 1 : 0,
+        ) as IterableIterator<ProgrammeTuple>,
   );
 }
 
-/** The rows of iterateProgrammeTuplesWhere with `fromId < id <= toId`: a slice of the guide read in row order, to read it a part at a time. */
-export function programmeTuplesWhereIn(db: Db, after: number, filter: GuideRowFilter, fromId: number, toId: number): ProgrammeTuple[] {
+/**
+ * The rows of iterateProgrammeTuplesWhere with `fromId < id <= toId`: a slice of the guide read in row order, to read
+ * it a part at a time.
+ */
+export function programmeTuplesWhereIn(
+  db: Db,
+  after: number,
+  filter: GuideRowFilter,
+  fromId: number,
+  toId: number,
+): ProgrammeTuple[] {
   const rows = statement(db, whereSql(true)).raw(true);
-  return [...matchingWith(db, filter.match, () => rows.all(fromId, toId, after, JSON.stringify(filter.channelKeys), filter.needsSummary ? 1 : 0) as ProgrammeTuple[])];
+  return [
+    ...matchingWith(
+      db,
+      filter.match,
+      () =>
+        rows.all(
+          fromId,
+          toId,
+          after,
+          JSON.stringify(filter.channelKeys),
+          filter.needsSummary ? 1 : 0,
+        ) as ProgrammeTuple[],
+    ),
+  ];
 }
 
 /** The largest row id of programmes (0 when empty): where reading the guide a part at a time ends. */
@@ -220,7 +274,14 @@ export function largestProgrammeId(db: Db): number {
 
 /** Each guide's current generation, as one text: it changes when any guide's refresh is swapped in. */
 export function guideGenerations(db: Db): string {
-  return (statement(db, "SELECT group_concat(id || '=' || generation, ' ') FROM (SELECT id, generation FROM dvr_guides ORDER BY id)").pluck().get() as string | null) ?? '';
+  return (
+    (statement(
+      db,
+      "SELECT group_concat(id || '=' || generation, ' ') FROM (SELECT id, generation FROM dvr_guides ORDER BY id)",
+    )
+      .pluck()
+      .get() as string | null) ?? ''
+  );
 }
 
 /**
@@ -245,7 +306,11 @@ export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) 
  * hundred rows, not the guide); substrings need a pass over titles and summaries, made
  * by SQLite's own LIKE rather than a JavaScript call per row.
  */
-export function iterateProgrammeTuplesMatching(db: Db, after: number, query: GuideQuery): IterableIterator<ProgrammeTuple> {
+export function iterateProgrammeTuplesMatching(
+  db: Db,
+  after: number,
+  query: GuideQuery,
+): IterableIterator<ProgrammeTuple> {
   const params: Record<string, string | number> = {
     channels: JSON.stringify(query.channelKeys),
     seriesIds: JSON.stringify(query.seriesIds),
@@ -253,10 +318,15 @@ export function iterateProgrammeTuplesMatching(db: Db, after: number, query: Gui
     after,
   };
   query.substrings.forEach((text, i) => (params[`like${i}`] = likeContaining(text)));
-  return statement(db, programmesMatchingSql(query.substrings.length)).raw(true).iterate(params) as IterableIterator<ProgrammeTuple>;
+  return statement(db, programmesMatchingSql(query.substrings.length))
+    .raw(true)
+    .iterate(params) as IterableIterator<ProgrammeTuple>;
 }
 
-/** The statement of iterateProgrammeTuplesMatching for `substrings` words (named parameters: @channels, @seriesIds, @titles, @like0…, @after). */
+/**
+ * The statement of iterateProgrammeTuplesMatching for `substrings` words (named parameters: @channels, @seriesIds,
+ * @titles, @like0…, @after).
+ */
 export function programmesMatchingSql(substrings: number): string {
   const branches = [
     `SELECT p.id FROM json_each(@channels) AS k JOIN programmes AS p
@@ -265,7 +335,10 @@ export function programmesMatchingSql(substrings: number): string {
     'SELECT id FROM programmes WHERE title COLLATE NOCASE IN (SELECT value FROM json_each(@titles))',
   ];
   if (substrings > 0) {
-    const terms = Array.from({ length: substrings }, (_, i) => `title LIKE @like${i} ESCAPE '\\' OR summary LIKE @like${i} ESCAPE '\\'`);
+    const terms = Array.from(
+      { length: substrings },
+      (_, i) => `title LIKE @like${i} ESCAPE '\\' OR summary LIKE @like${i} ESCAPE '\\'`,
+    );
     branches.push(`SELECT id FROM programmes WHERE ${terms.join(' OR ')}`);
   }
   return `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE id IN (${branches.join(' UNION ')}) AND stop > @after AND ${CURRENT_ROWS} ORDER BY id`;
@@ -276,8 +349,15 @@ export function programmesMatchingSql(substrings: number): string {
  * one channel at a time through the (guide, channel, start) index: for plans whose rules
  * look at channels only, a few hundred rows each instead of a pass over the whole guide.
  */
-export function* iterateProgrammeTuplesOn(db: Db, after: number, channelKeys: readonly string[]): Generator<ProgrammeTuple> {
-  const query = statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND ${CURRENT_ROWS}`).raw(true);
+export function* iterateProgrammeTuplesOn(
+  db: Db,
+  after: number,
+  channelKeys: readonly string[],
+): Generator<ProgrammeTuple> {
+  const query = statement(
+    db,
+    `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND ${CURRENT_ROWS}`,
+  ).raw(true);
   for (const key of channelKeys) {
     const [guideId, xmltvChannel] = key.split('\t');
     yield* query.iterate(guideId, xmltvChannel, after) as IterableIterator<ProgrammeTuple>;
@@ -292,13 +372,22 @@ export function* iterateProgrammeTuplesOn(db: Db, after: number, channelKeys: re
  */
 export function programmeTuplesOf(db: Db, channelKey: string, after: number, before: number): ProgrammeTuple[] {
   const [guideId, xmltvChannel] = channelKey.split('\t');
-  return statement(db, `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND start < ? AND ${CURRENT_ROWS} ORDER BY start`)
+  return statement(
+    db,
+    `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes WHERE guide_id = ? AND xmltv_channel = ? AND stop > ? AND start < ? AND ${CURRENT_ROWS} ORDER BY start`,
+  )
     .raw(true)
     .all(guideId, xmltvChannel, after, before) as ProgrammeTuple[];
 }
 
 /** One guide channel's programmes overlapping [from, to), in time order. */
-export function programmesBetween(db: Db, guideId: string, xmltvChannel: string, from: number, to: number): ProgrammeRow[] {
+export function programmesBetween(
+  db: Db,
+  guideId: string,
+  xmltvChannel: string,
+  from: number,
+  to: number,
+): ProgrammeRow[] {
   return statement(
     db,
     `SELECT guide_id, ${PROGRAMME_FIELDS} FROM programmes

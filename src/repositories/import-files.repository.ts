@@ -28,23 +28,20 @@ export interface ImportFileState {
 
 /** Every imported file's state, by path. Rows come as arrays: a rescan reads one per file in the library. */
 export function listImportFileStates(db: Db): Map<string, ImportFileState> {
-  const rows = statement(db, 'SELECT path, root, root_kind, size, mtime_ms, sidecars FROM import_files').raw(true).all() as [
-    string,
-    string,
-    RootKind,
-    number,
-    number,
-    string,
-  ][];
+  const rows = statement(db, 'SELECT path, root, root_kind, size, mtime_ms, sidecars FROM import_files')
+    .raw(true)
+    .all() as [string, string, RootKind, number, number, string][];
   const states = new Map<string, ImportFileState>();
-  for (const [path, root, rootKind, size, mtimeMs, sidecars] of rows) states.set(path, { root, rootKind, size, mtimeMs, sidecars });
+  for (const [path, root, rootKind, size, mtimeMs, sidecars] of rows)
+    states.set(path, { root, rootKind, size, mtimeMs, sidecars });
   return states;
 }
 
 export function getImportFile(db: Db, path: string): ImportFileRow | undefined {
-  return statement(db, 'SELECT path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint, sidecars FROM import_files WHERE path = ?').get(path) as
-    | ImportFileRow
-    | undefined;
+  return statement(
+    db,
+    'SELECT path, root, root_kind, item_id, size, mtime_ms, dev, ino, fingerprint, sidecars FROM import_files WHERE path = ?',
+  ).get(path) as ImportFileRow | undefined;
 }
 
 /** Inserts or replaces the record of a file; a changed file is probed again. */
@@ -56,7 +53,9 @@ export function saveImportFile(db: Db, row: ImportFileRow, keepProbe: boolean): 
      ON CONFLICT (path) DO UPDATE SET root = excluded.root, root_kind = excluded.root_kind, item_id = excluded.item_id,
        size = excluded.size, mtime_ms = excluded.mtime_ms, dev = excluded.dev, ino = excluded.ino,
        fingerprint = excluded.fingerprint, sidecars = excluded.sidecars` +
-      (keepProbe ? '' : ', probed_at = NULL, chapters = NULL, media_details = NULL, problem = NULL, thumbnail = NULL, damaged = NULL'),
+      (keepProbe
+        ? ''
+        : ', probed_at = NULL, chapters = NULL, media_details = NULL, problem = NULL, thumbnail = NULL, damaged = NULL'),
   ).run(row);
 }
 
@@ -84,9 +83,10 @@ export function listUnprobedFiles(db: Db, roots: readonly string[], after = '', 
 
 /** These files, when they are still recorded and not probed yet (files a watched change brought, probed first). */
 export function unprobedAmong(db: Db, paths: readonly string[]): UnprobedFile[] {
-  return statement(db, 'SELECT path, item_id FROM import_files WHERE probed_at IS NULL AND path IN (SELECT value FROM json_each(?))').all(
-    JSON.stringify(paths),
-  ) as UnprobedFile[];
+  return statement(
+    db,
+    'SELECT path, item_id FROM import_files WHERE probed_at IS NULL AND path IN (SELECT value FROM json_each(?))',
+  ).all(JSON.stringify(paths)) as UnprobedFile[];
 }
 
 /** How many files under these roots wait for probing and for a thumbnail. */
@@ -111,7 +111,10 @@ export interface ProbeRecord {
 }
 
 export function saveProbeRecord(db: Db, path: string, record: ProbeRecord): void {
-  statement(db, 'UPDATE import_files SET probed_at = ?, chapters = ?, media_details = ?, problem = ?, probe_reader = ?, damaged = ? WHERE path = ?').run(
+  statement(
+    db,
+    'UPDATE import_files SET probed_at = ?, chapters = ?, media_details = ?, problem = ?, probe_reader = ?, damaged = ? WHERE path = ?',
+  ).run(
     record.probedAt,
     record.chapters ? JSON.stringify(record.chapters) : null,
     record.details ? JSON.stringify(record.details) : null,
@@ -141,7 +144,10 @@ export function listFilesNeedingThumbnails(db: Db, roots: readonly string[], aft
 /** What earlier scans recorded under a folder: everything below it, or (not `recursive`) its own files only. */
 export function listImportFileStatesUnder(db: Db, dir: string, recursive: boolean): Map<string, ImportFileState> {
   // A range on the primary key: paths under `dir/` sort between `dir/` and `dir0` ('0' follows '/').
-  const rows = statement(db, 'SELECT path, root, root_kind, size, mtime_ms, sidecars FROM import_files WHERE path > ? AND path < ?')
+  const rows = statement(
+    db,
+    'SELECT path, root, root_kind, size, mtime_ms, sidecars FROM import_files WHERE path > ? AND path < ?',
+  )
     .raw(true)
     .all(`${dir}/`, `${dir}0`) as [string, string, RootKind, number, number, string][];
   const states = new Map<string, ImportFileState>();
@@ -153,12 +159,17 @@ export function listImportFileStatesUnder(db: Db, dir: string, recursive: boolea
 
 /** Records a thumbnail made for the file (or why none could be: `problem`). */
 export function saveThumbnail(db: Db, path: string, thumbnail: string | null, problem: string | null): void {
-  statement(db, 'UPDATE import_files SET thumbnail = ?, problem = coalesce(?, problem) WHERE path = ?').run(thumbnail, problem, path);
+  statement(db, 'UPDATE import_files SET thumbnail = ?, problem = coalesce(?, problem) WHERE path = ?').run(
+    thumbnail,
+    problem,
+    path,
+  );
 }
 
 export function getThumbnailPath(db: Db, itemId: string): string | undefined {
   // Imported files and DVR recordings each keep the thumbnail Antenna made of them.
-  const sql = 'SELECT thumbnail FROM import_files WHERE item_id = @id UNION ALL SELECT thumbnail FROM recordings WHERE item_id = @id';
+  const sql =
+    'SELECT thumbnail FROM import_files WHERE item_id = @id UNION ALL SELECT thumbnail FROM recordings WHERE item_id = @id';
   return (statement(db, sql).pluck().get({ id: itemId }) as string | null | undefined) ?? undefined;
 }
 
@@ -167,8 +178,13 @@ export function chaptersOf(db: Db, itemId: string): { start: number; end: number
 }
 
 /** An imported item's chapters and what its file holds (absent before a probe), in one read (`GET /dvr/files/:id`). */
-export function probeFactsOf(db: Db, itemId: string): { chapters: { start: number; end: number; title?: string }[]; media?: MediaDetails } {
-  const row = statement(db, 'SELECT chapters, media_details FROM import_files WHERE item_id = ?').get(itemId) as { chapters: string | null; media_details: string | null } | undefined;
+export function probeFactsOf(
+  db: Db,
+  itemId: string,
+): { chapters: { start: number; end: number; title?: string }[]; media?: MediaDetails } {
+  const row = statement(db, 'SELECT chapters, media_details FROM import_files WHERE item_id = ?').get(itemId) as
+    | { chapters: string | null; media_details: string | null }
+    | undefined;
   return {
     chapters: row?.chapters ? (JSON.parse(row.chapters) as { start: number; end: number; title?: string }[]) : [],
     ...(row?.media_details ? { media: JSON.parse(row.media_details) as MediaDetails } : {}),
@@ -178,7 +194,11 @@ export function probeFactsOf(db: Db, itemId: string): { chapters: { start: numbe
 /** Artwork for an item or show, or none (undefined clears it). */
 export function setArtwork(db: Db, ownerId: string, path: string | undefined): void {
   if (path === undefined) statement(db, 'DELETE FROM import_artwork WHERE owner_id = ?').run(ownerId);
-  else statement(db, 'INSERT INTO import_artwork (owner_id, path) VALUES (?, ?) ON CONFLICT (owner_id) DO UPDATE SET path = excluded.path').run(ownerId, path);
+  else
+    statement(
+      db,
+      'INSERT INTO import_artwork (owner_id, path) VALUES (?, ?) ON CONFLICT (owner_id) DO UPDATE SET path = excluded.path',
+    ).run(ownerId, path);
 }
 
 export function getArtworkPath(db: Db, ownerId: string): string | undefined {
@@ -196,7 +216,12 @@ export function listNotMediaFiles(db: Db, limit: number): { count: number; files
   // A damaged file (cut short) is corrupted too, but plays: it is media.
   const from = 'FROM items i JOIN import_files f ON f.item_id = i.id WHERE i.corrupted = 1 AND f.damaged IS NULL';
   const count = statement(db, `SELECT count(*) ${from}`).pluck().get() as number;
-  const files = count === 0 ? [] : (statement(db, `SELECT f.item_id, f.path, f.problem ${from} ORDER BY f.path LIMIT ?`).all(limit) as NotMediaFile[]);
+  const files =
+    count === 0
+      ? []
+      : (statement(db, `SELECT f.item_id, f.path, f.problem ${from} ORDER BY f.path LIMIT ?`).all(
+          limit,
+        ) as NotMediaFile[]);
   return { count, files };
 }
 

@@ -95,8 +95,15 @@ export function jsonValueSql(schema: PropertySchema, expression: string): string
 }
 
 /** One SQL expression yielding the JSON object text of a row, in the shape's schema. */
-export function jsonObjectSql(schema: TSchema, sources: Readonly<Record<string, string>>, valueSql: (schema: PropertySchema, expression: string) => string = jsonValueSql): string {
-  const { properties, required = [] } = schema as unknown as { properties: Record<string, PropertySchema>; required?: string[] };
+export function jsonObjectSql(
+  schema: TSchema,
+  sources: Readonly<Record<string, string>>,
+  valueSql: (schema: PropertySchema, expression: string) => string = jsonValueSql,
+): string {
+  const { properties, required = [] } = schema as unknown as {
+    properties: Record<string, PropertySchema>;
+    required?: string[];
+  };
   const members = Object.entries(properties).map(([name, property]) => {
     const source = sources[name];
     if (source === undefined) throw new Error(`item projection: no source for field '${name}'`);

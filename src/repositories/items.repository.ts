@@ -6,12 +6,7 @@ import { describedArray, describeSegments } from '../common/body-segments.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
 import type { Db } from '../db/database.js';
 import { type ColumnMap, statement, updateRow, upsertRow } from '../db/row-codec.js';
-import {
-  type SqlFragment,
-  itemFilterTerms,
-  itemOrderBy,
-  whereClause,
-} from './list-sql.js';
+import { type SqlFragment, itemFilterTerms, itemOrderBy, whereClause } from './list-sql.js';
 import type { DefaultItemOrder, ItemFilter, ItemSort, SortRequest } from '../model/list-query.js';
 import { type ItemShape, itemJsonSql, type MovieShape, mixedItemJsonSql } from './item-projection.js';
 import { totalChanges } from './library-state.repository.js';
@@ -156,7 +151,10 @@ export function setProbeResults(
   id: string,
   probe: { duration: number | null; tags: string[] | null; corrupted: boolean; updatedAt: number },
 ): void {
-  statement(db, 'UPDATE items SET duration = ?, tags = ?, corrupted = ?, processed = 1, updated_at = ? WHERE id = ?').run(
+  statement(
+    db,
+    'UPDATE items SET duration = ?, tags = ?, corrupted = ?, processed = 1, updated_at = ? WHERE id = ?',
+  ).run(
     probe.duration,
     probe.tags && probe.tags.length > 0 ? JSON.stringify(probe.tags) : null,
     probe.corrupted ? 1 : 0,
@@ -170,7 +168,10 @@ export interface ItemFileRow {
   kind: ItemKind;
   source: ItemSource;
   path: string | null;
-  /** An import: ffprobe could not read the file (it is not media), or, with `damaged`, it plays but is cut short. A recording: damaged. */
+  /**
+   * An import: ffprobe could not read the file (it is not media), or, with `damaged`, it plays but is cut short. A
+   * recording: damaged.
+   */
   corrupted: 0 | 1;
   /** An import that plays but is cut short (import_files.damaged): it is served, up to `duration`. */
   damaged: 0 | 1;
@@ -268,7 +269,6 @@ function scopeSql(scope: ItemScope): { from: string; terms: SqlFragment[] } {
   };
 }
 
-
 /** How a list's items are written: all in one shape, or each kind in its own ('mixed'). */
 export type ListShape = Exclude<ItemShape, 'content_movie'> | { mixed: MovieShape };
 
@@ -290,16 +290,26 @@ export function listItemsJson(
   const json = typeof shape === 'string' ? itemJsonSql(shape) : mixedItemJsonSql(shape.mixed);
   const sql = `SELECT i.id, CAST(${json} AS BLOB) FROM ${from} ${JOIN_PARENTS} ${where.sql} ${itemOrderBy(sort, fallback)}`;
   // Each row arrives as bytes, never as a JavaScript string, and is joined once at the end.
-  const rows = statement(db, sql).raw(true).iterate({ base }, ...where.params) as Iterable<[string, Buffer]>;
+  const rows = statement(db, sql)
+    .raw(true)
+    .iterate({ base }, ...where.params) as Iterable<[string, Buffer]>;
   return describedArray(rows, {
     // Sorts never read item state; these filters do (an item may join or leave the list).
     patchable: filter.watched === undefined && filter.favorited === undefined && filter.verified === undefined,
-    render: (id) => statement(db, `SELECT CAST(${json} AS BLOB) FROM items i ${JOIN_PARENTS} WHERE i.id = @id`).pluck().get({ base, id }) as Buffer | undefined,
+    render: (id) =>
+      statement(db, `SELECT CAST(${json} AS BLOB) FROM items i ${JOIN_PARENTS} WHERE i.id = @id`)
+        .pluck()
+        .get({ base, id }) as Buffer | undefined,
   });
 }
 
 /** One item's JSON bytes in the given shape, if an item of that kind has this id. */
-export function getItemJson(db: Db, id: string, shape: Exclude<ItemShape, 'content_movie'>, base: string): Buffer | undefined {
+export function getItemJson(
+  db: Db,
+  id: string,
+  shape: Exclude<ItemShape, 'content_movie'>,
+  base: string,
+): Buffer | undefined {
   const kind: ItemKind = shape;
   const sql = `SELECT CAST(${itemJsonSql(shape)} AS BLOB) FROM items i ${JOIN_PARENTS} WHERE i.id = @id AND i.kind = @kind`;
   const render = (itemId: string) => statement(db, sql).pluck().get({ base, id: itemId, kind }) as Buffer | undefined;
@@ -312,10 +322,18 @@ export function getItemJson(db: Db, id: string, shape: Exclude<ItemShape, 'conte
  * verified), logged as such so cached answers are patched rather than built again
  * (common/item-state-log.ts). Without a log it is an ordinary write.
  */
-export function trackItemState<T>(db: Db, log: ItemStateLog | undefined, id: string, write: () => T, progress = false): T {
+export function trackItemState<T>(
+  db: Db,
+  log: ItemStateLog | undefined,
+  id: string,
+  write: () => T,
+  progress = false,
+): T {
   if (!log) return write();
   // Its show or video group changes with it (last watched, unwatched count): answers holding those are patched too.
-  const parents = statement(db, 'SELECT show_id, video_group_id FROM items WHERE id = ?').raw(true).get(id) as [string | null, string | null] | undefined;
+  const parents = statement(db, 'SELECT show_id, video_group_id FROM items WHERE id = ?').raw(true).get(id) as
+    | [string | null, string | null]
+    | undefined;
   const ids: string[] = [id];
   for (const parent of parents ?? []) if (parent !== null) ids.push(parent);
   return log.track(ids, () => totalChanges(db), write, progress);

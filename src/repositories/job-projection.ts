@@ -34,7 +34,9 @@ const JOB_SOURCES: Record<string, string> = {
 };
 
 /** Compiled when the module loads, so a schema field without a source stops start-up. */
-const JOB_JSON = jsonObjectSql(JobSchema as TSchema, JOB_SOURCES, (schema, expression) => (schema.type === 'object' ? expression : jsonValueSql(schema, expression)));
+const JOB_JSON = jsonObjectSql(JobSchema as TSchema, JOB_SOURCES, (schema, expression) =>
+  schema.type === 'object' ? expression : jsonValueSql(schema, expression),
+);
 
 /** One SQL expression yielding the JSON object text of the job row `j` (`@base`: the absolute base URL). */
 export function jobJsonSql(): string {

@@ -112,7 +112,10 @@ export function getJob(db: Db, id: string): JobRow | undefined {
 /** Interface A's job list as JSON bytes, in start-time order (job-projection.ts); `base`: the absolute base URL. */
 export function listJobsJson(db: Db, base: string): Buffer {
   return holdsNoItems(
-    statement(db, `SELECT CAST('[' || coalesce(group_concat(${jobJsonSql()}, ',' ORDER BY j.start_time, j.id), '') || ']' AS BLOB) FROM jobs j`)
+    statement(
+      db,
+      `SELECT CAST('[' || coalesce(group_concat(${jobJsonSql()}, ',' ORDER BY j.start_time, j.id), '') || ']' AS BLOB) FROM jobs j`,
+    )
       .pluck()
       .get({ base }) as Buffer,
   );
@@ -120,7 +123,9 @@ export function listJobsJson(db: Db, base: string): Buffer {
 
 /** One job as interface A's JSON bytes, if there is a job with this id. */
 export function getJobJson(db: Db, id: string, base: string): Buffer | undefined {
-  const json = statement(db, `SELECT CAST(${jobJsonSql()} AS BLOB) FROM jobs j WHERE j.id = @id`).pluck().get({ base, id }) as Buffer | undefined;
+  const json = statement(db, `SELECT CAST(${jobJsonSql()} AS BLOB) FROM jobs j WHERE j.id = @id`)
+    .pluck()
+    .get({ base, id }) as Buffer | undefined;
   return json && holdsNoItems(json);
 }
 
@@ -144,10 +149,16 @@ export interface DvrJobRow extends JobRow {
 /** A job as the planner made it. */
 export type ScheduledJobInput = PlannedJob;
 
-/** The compared columns of a planned job, joined: the planner hands an unchanged job to the next re-plan as the same object. */
+/**
+ * The compared columns of a planned job, joined: the planner hands an unchanged job to the next re-plan as the same
+ * object.
+ */
 const joinedOf = new WeakMap<object, string>();
 
-/** JSON of the items (compacted) and channel lists of planned jobs: the planner hands the same objects to every re-plan, so each is written out once. */
+/**
+ * JSON of the items (compacted) and channel lists of planned jobs: the planner hands the same objects to every re-plan,
+ * so each is written out once.
+ */
 const jsonOf = new WeakMap<object, string>();
 function cachedJson(value: object, prepare: (value: never) => object = (same) => same): string {
   let json = jsonOf.get(value);
@@ -171,7 +182,9 @@ export function* prepareJobRows(planned: readonly ScheduledJobInput[], stepMs: n
   return true;
 }
 
-/** The scheduled jobs as written: id → the compared columns, joined (what replaceScheduledJobs compares a plan with). */
+/**
+ * The scheduled jobs as written: id → the compared columns, joined (what replaceScheduledJobs compares a plan with).
+ */
 export type WrittenPlan = Map<string, string>;
 
 /**
@@ -185,7 +198,12 @@ export type WrittenPlan = Map<string, string>;
  * changes scheduled rows; a job that left 'scheduled' since is left alone by the
  * statements below either way. Returns what is written now.
  */
-export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput[], now = Date.now(), written?: WrittenPlan): WrittenPlan {
+export function replaceScheduledJobs(
+  db: Db,
+  planned: readonly ScheduledJobInput[],
+  now = Date.now(),
+  written?: WrittenPlan,
+): WrittenPlan {
   return trackJobWrites(db, () => {
     const after: WrittenPlan = new Map();
     db.transaction(() => {
@@ -194,9 +212,14 @@ export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput
         written !== undefined
           ? written
           : new Map(
-              (statement(db, "SELECT id, name, start_time, end_time, channels, channel, skipped, error, item, source_id FROM jobs WHERE state = 'scheduled'").raw(true).all() as unknown[][]).map(
-                (row) => [row[0] as string, row.slice(1).join('\u0000')],
-              ),
+              (
+                statement(
+                  db,
+                  "SELECT id, name, start_time, end_time, channels, channel, skipped, error, item, source_id FROM jobs WHERE state = 'scheduled'",
+                )
+                  .raw(true)
+                  .all() as unknown[][]
+              ).map((row) => [row[0] as string, row.slice(1).join('\u0000')]),
             );
       const write = jobWriter(db, now);
       for (const job of planned) write(job, before, after);
@@ -212,7 +235,12 @@ export function replaceScheduledJobs(db: Db, planned: readonly ScheduledJobInput
  * last call returned) only by `gone` and `added` jobs (a re-plan after one rule's change:
  * job-placing-again.ts): only those are compared and written. Updates and returns `written`.
  */
-export function changeScheduledJobs(db: Db, changes: { gone: readonly ScheduledJobInput[]; added: readonly ScheduledJobInput[] }, written: WrittenPlan, now = Date.now()): WrittenPlan {
+export function changeScheduledJobs(
+  db: Db,
+  changes: { gone: readonly ScheduledJobInput[]; added: readonly ScheduledJobInput[] },
+  written: WrittenPlan,
+  now = Date.now(),
+): WrittenPlan {
   return trackJobWrites(db, () => {
     db.transaction(() => {
       const write = jobWriter(db, now);
@@ -277,33 +305,39 @@ export function listJobsInState(db: Db, state: JobState): DvrJobRow[] {
 
 /** Scheduled, not skipped, and due at `now` (epoch seconds): started and not yet over. */
 export function listDueJobs(db: Db, now: number): DvrJobRow[] {
-  return statement(db, "SELECT * FROM jobs WHERE state = 'scheduled' AND skipped = 0 AND start_time <= ? AND end_time > ? ORDER BY start_time, id").all(
-    now,
-    now,
-  ) as DvrJobRow[];
+  return statement(
+    db,
+    "SELECT * FROM jobs WHERE state = 'scheduled' AND skipped = 0 AND start_time <= ? AND end_time > ? ORDER BY start_time, id",
+  ).all(now, now) as DvrJobRow[];
 }
 
 /** When the next scheduled job begins, epoch seconds. */
 export function nextJobStart(db: Db): number | undefined {
-  return (statement(db, "SELECT min(start_time) FROM jobs WHERE state = 'scheduled' AND skipped = 0").pluck().get() as number | null) ?? undefined;
+  return (
+    (statement(db, "SELECT min(start_time) FROM jobs WHERE state = 'scheduled' AND skipped = 0").pluck().get() as
+      | number
+      | null) ?? undefined
+  );
 }
 
-export function markJobRecording(db: Db, id: string, fields: { channel: string; sourceId: string; recordingId: string }, now = Date.now()): void {
+export function markJobRecording(
+  db: Db,
+  id: string,
+  fields: { channel: string; sourceId: string; recordingId: string },
+  now = Date.now(),
+): void {
   trackJobWrites(db, () => {
     statement(
       db,
       "UPDATE jobs SET state = 'recording', channel = ?, source_id = ?, recording_id = ?, skipped = 0, error = NULL, planned_end_time = coalesce(planned_end_time, end_time), updated_at = ? WHERE id = ?",
-    ).run(
-      fields.channel,
-      fields.sourceId,
-      fields.recordingId,
-      now,
-      id,
-    );
+    ).run(fields.channel, fields.sourceId, fields.recordingId, now, id);
   });
 }
 
-/** Stored jobs' ids with what names their programme (the planner keeps a programme's id: job-ids.ts); `startedOnly`: recording or finished. */
+/**
+ * Stored jobs' ids with what names their programme (the planner keeps a programme's id: job-ids.ts); `startedOnly`:
+ * recording or finished.
+ */
 export interface JobProgrammeRow {
   id: string;
   ruleId: number | null;
@@ -324,15 +358,29 @@ export function listJobProgrammes(db: Db, startedOnly = false): JobProgrammeRow[
 /** A recording job's new end (the guide extended its programme); false when the job is not recording. */
 export function setRecordingEnd(db: Db, id: string, end: number, now = Date.now()): boolean {
   return trackJobWrites(db, () => {
-    // A recording resumed from before planned_end_time existed gets it here, from the end it had: the limit counts from there.
-    return statement(db, "UPDATE jobs SET planned_end_time = coalesce(planned_end_time, end_time), end_time = ?, updated_at = ? WHERE id = ? AND state = 'recording'").run(end, now, id).changes > 0;
+    // A recording resumed from before planned_end_time existed gets it here, from the end it had: the limit counts from
+    // there.
+    return (
+      statement(
+        db,
+        "UPDATE jobs SET planned_end_time = coalesce(planned_end_time, end_time), end_time = ?, updated_at = ? WHERE id = ? AND state = 'recording'",
+      ).run(end, now, id).changes > 0
+    );
   });
 }
 
 /** The job is over: failed when it recorded nothing; `error` says why it failed or stopped early. */
-export function finishJob(db: Db, id: string, result: { failed: boolean; error?: string | undefined; item?: JobItem }, now = Date.now()): void {
+export function finishJob(
+  db: Db,
+  id: string,
+  result: { failed: boolean; error?: string | undefined; item?: JobItem },
+  now = Date.now(),
+): void {
   trackJobWrites(db, () => {
-    statement(db, "UPDATE jobs SET state = 'finished', failed = ?, error = ?, item = coalesce(?, item), updated_at = ? WHERE id = ?").run(
+    statement(
+      db,
+      "UPDATE jobs SET state = 'finished', failed = ?, error = ?, item = coalesce(?, item), updated_at = ? WHERE id = ?",
+    ).run(
       result.failed ? 1 : 0,
       result.error ?? null,
       result.item ? JSON.stringify(compactJobItem(result.item)) : null,
@@ -345,7 +393,11 @@ export function finishJob(db: Db, id: string, result: { failed: boolean; error?:
 /** The job's `item` follows its recording's flags (delayed while it records, processed afterwards). */
 export function patchJobItem(db: Db, id: string, patch: Partial<JobItem>, now = Date.now()): void {
   trackJobWrites(db, () => {
-    statement(db, 'UPDATE jobs SET item = json_patch(item, ?), updated_at = ? WHERE id = ?').run(JSON.stringify(patch), now, id);
+    statement(db, 'UPDATE jobs SET item = json_patch(item, ?), updated_at = ? WHERE id = ?').run(
+      JSON.stringify(patch),
+      now,
+      id,
+    );
   });
 }
 
@@ -362,7 +414,9 @@ export function listJobSkips(db: Db): Set<string> {
 export function deleteJobsEndedBefore(db: Db, before: number): void {
   trackJobWrites(db, () => {
     statement(db, "DELETE FROM jobs WHERE state = 'finished' AND end_time < ?").run(before);
-    statement(db, "DELETE FROM dvr_job_skips WHERE CAST(substr(job_id, 1, instr(job_id, '-') - 1) AS INTEGER) < ?").run(before - 2 * 86400);
+    statement(db, "DELETE FROM dvr_job_skips WHERE CAST(substr(job_id, 1, instr(job_id, '-') - 1) AS INTEGER) < ?").run(
+      before - 2 * 86400,
+    );
   });
 }
 
@@ -373,7 +427,9 @@ export function listScheduledJobsEndingAfter(db: Db, now: number): DvrJobRow[] {
 
 /** Ids of every job that is recording or finished. */
 export function settledJobIds(db: Db): Set<string> {
-  return new Set(statement(db, "SELECT id FROM jobs WHERE state IN ('recording', 'finished')").pluck().all() as string[]);
+  return new Set(
+    statement(db, "SELECT id FROM jobs WHERE state IN ('recording', 'finished')").pluck().all() as string[],
+  );
 }
 
 /** What /metrics counts jobs as: a skipped job apart from the scheduled, a failed one apart from the finished. */

@@ -44,7 +44,6 @@ export function countLibrary(db: Db): LibraryCounts {
   ).get() as LibraryCounts;
 }
 
-
 /** Makes the stored import roots exactly the configured ones. */
 export function replaceImportRoots(db: Db, roots: readonly ImportRoot[]): void {
   db.transaction(() => {

@@ -22,7 +22,7 @@ const ITEM_SORT_KEYS: Record<ItemSort | DefaultItemOrder, SortKey> = {
   date_added: { expressions: ['i.created_at'], defaultOrder: 'desc', notNull: true },
   date_aired: { expressions: ['coalesce(i.original_air_date, i.release_date)'], defaultOrder: 'desc' },
   date_released: {
-    expressions: ["coalesce(i.release_date, CAST(i.release_year AS TEXT))"],
+    expressions: ['coalesce(i.release_date, CAST(i.release_year AS TEXT))'],
     defaultOrder: 'desc',
   },
   title: {
@@ -55,7 +55,7 @@ const ITEM_SORT_KEYS: Record<ItemSort | DefaultItemOrder, SortKey> = {
 const PARENT_SORT_KEYS: Record<ParentSort, SortKey> = {
   alpha: { expressions: ['t.name COLLATE NOCASE'], defaultOrder: 'asc' },
   date_added: { expressions: ['t.created_at'], defaultOrder: 'desc', notNull: true },
-  date_released: { expressions: ["coalesce(t.release_date, CAST(t.release_year AS TEXT))"], defaultOrder: 'desc' },
+  date_released: { expressions: ['coalesce(t.release_date, CAST(t.release_year AS TEXT))'], defaultOrder: 'desc' },
 };
 
 /**

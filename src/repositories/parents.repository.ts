@@ -84,7 +84,12 @@ export function upsertVideoGroup(db: Db, input: ParentInput): void {
 
 /** Deletes a show or video group and, through the foreign key, its episodes or videos. */
 /** Favorite and labels of a show or video group; false when there is none with this id. */
-export function updateParentFlags(db: Db, kind: ParentKind, id: string, fields: { favorited?: boolean; labels?: string[] | null }): boolean {
+export function updateParentFlags(
+  db: Db,
+  kind: ParentKind,
+  id: string,
+  fields: { favorited?: boolean; labels?: string[] | null },
+): boolean {
   return updateRow(db, TABLES[kind].table, PARENT_FLAG_COLUMNS, id, fields);
 }
 
@@ -120,7 +125,12 @@ export function getParentsByIds(db: Db, kind: ParentKind, ids: readonly string[]
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-export function listParents(db: Db, kind: ParentKind, filter: ParentFilter, sort: SortRequest<ParentSort>): ParentRow[] {
+export function listParents(
+  db: Db,
+  kind: ParentKind,
+  filter: ParentFilter,
+  sort: SortRequest<ParentSort>,
+): ParentRow[] {
   const terms: SqlFragment[] = [];
   if (filter.favorited !== undefined) terms.push({ sql: 't.favorited = ?', params: [filter.favorited ? 1 : 0] });
   const where = whereClause(terms);

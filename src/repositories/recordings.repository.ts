@@ -51,7 +51,11 @@ export function setRecordingProgress(db: Db, itemId: string, bytes: number): voi
   statement(db, 'UPDATE recordings SET bytes = ? WHERE item_id = ?').run(bytes, itemId);
 }
 
-export function finishRecording(db: Db, itemId: string, result: { bytes: number; error?: string | undefined; endedAt: number }): void {
+export function finishRecording(
+  db: Db,
+  itemId: string,
+  result: { bytes: number; error?: string | undefined; endedAt: number },
+): void {
   statement(db, "UPDATE recordings SET state = 'finished', bytes = ?, error = ?, ended_at = ? WHERE item_id = ?").run(
     result.bytes,
     result.error ?? null,
@@ -71,14 +75,21 @@ export function recordedEpisodeKeys(db: Db): Set<string> {
     db,
     `SELECT r.episode_key, i.program_id, s.name AS show, i.season_number, i.episode_number
        FROM recordings r JOIN items i ON i.id = r.item_id LEFT JOIN shows s ON s.id = i.show_id WHERE r.forgotten = 0`,
-  ).all() as { episode_key: string | null; program_id: string | null; show: string | null; season_number: number | null; episode_number: number | null }[];
+  ).all() as {
+    episode_key: string | null;
+    program_id: string | null;
+    show: string | null;
+    season_number: number | null;
+    episode_number: number | null;
+  }[];
   for (const row of rows) {
     if (row.episode_key) keys.add(row.episode_key);
     if (row.program_id) keys.add(`pid:${row.program_id}`);
     if (row.show !== null && row.season_number !== null && row.episode_number !== null) {
       const episode = `${row.show.toLowerCase()}|${row.season_number}|${row.episode_number}`;
       keys.add(`sxe:${episode}`);
-      // Without a programme id, season and episode are its identity for airings that have one too (dvr/recording/job-item.ts).
+      // Without a programme id, season and episode are its identity for airings that have one too
+      // (dvr/recording/job-item.ts).
       if (!row.program_id) keys.add(`nsxe:${episode}`);
     }
   }
@@ -90,28 +101,36 @@ export function recordedEpisodeKeys(db: Db): Set<string> {
  * recordings (which stay) no longer count. False when nothing knew it.
  */
 export function forgetRecordedProgramme(db: Db, programId: string): boolean {
-  return db.transaction(() => {
-    const recordings = statement(
-      db,
-      `SELECT r.item_id, r.episode_key, s.name AS show, i.season_number, i.episode_number
+  return db
+    .transaction(() => {
+      const recordings = statement(
+        db,
+        `SELECT r.item_id, r.episode_key, s.name AS show, i.season_number, i.episode_number
          FROM recordings r JOIN items i ON i.id = r.item_id LEFT JOIN shows s ON s.id = i.show_id WHERE i.program_id = ?`,
-    ).all(programId) as { item_id: string; episode_key: string | null; show: string | null; season_number: number | null; episode_number: number | null }[];
-    const keys = new Set([`pid:${programId}`]);
-    for (const row of recordings) {
-      if (row.episode_key) keys.add(row.episode_key);
-      if (row.show !== null && row.season_number !== null && row.episode_number !== null) {
-        const episode = `${row.show.toLowerCase()}|${row.season_number}|${row.episode_number}`;
-        // The nsxe: twin too: migration 016 gave one to every episode remembered before it.
-        keys.add(`sxe:${episode}`).add(`nsxe:${episode}`);
+      ).all(programId) as {
+        item_id: string;
+        episode_key: string | null;
+        show: string | null;
+        season_number: number | null;
+        episode_number: number | null;
+      }[];
+      const keys = new Set([`pid:${programId}`]);
+      for (const row of recordings) {
+        if (row.episode_key) keys.add(row.episode_key);
+        if (row.show !== null && row.season_number !== null && row.episode_number !== null) {
+          const episode = `${row.show.toLowerCase()}|${row.season_number}|${row.episode_number}`;
+          // The nsxe: twin too: migration 016 gave one to every episode remembered before it.
+          keys.add(`sxe:${episode}`).add(`nsxe:${episode}`);
+        }
       }
-    }
-    const forget = statement(db, 'DELETE FROM recorded_episodes WHERE episode_key = ?');
-    let removed = 0;
-    for (const key of keys) removed += forget.run(key).changes;
-    const mark = statement(db, 'UPDATE recordings SET forgotten = 1 WHERE item_id = ?');
-    for (const row of recordings) mark.run(row.item_id);
-    return removed > 0 || recordings.length > 0;
-  }).immediate();
+      const forget = statement(db, 'DELETE FROM recorded_episodes WHERE episode_key = ?');
+      let removed = 0;
+      for (const key of keys) removed += forget.run(key).changes;
+      const mark = statement(db, 'UPDATE recordings SET forgotten = 1 WHERE item_id = ?');
+      for (const row of recordings) mark.run(row.item_id);
+      return removed > 0 || recordings.length > 0;
+    })
+    .immediate();
 }
 
 /** Remembers an episode as recorded, for good: pruning or deleting its file does not make it wanted again. */
@@ -134,7 +153,13 @@ export function recordingsToPrune(db: Db, ruleId: number, keep: number): Recordi
 export function setRecordingPostResults(
   db: Db,
   itemId: string,
-  results: { duration: number | null; tags: string[] | null; commercials: number[] | null; thumbnail: string | null; probeFailed: boolean },
+  results: {
+    duration: number | null;
+    tags: string[] | null;
+    commercials: number[] | null;
+    thumbnail: string | null;
+    probeFailed: boolean;
+  },
   now = Date.now(),
 ): void {
   statement(
@@ -149,7 +174,10 @@ export function setRecordingPostResults(
     now,
     itemId,
   );
-  statement(db, 'UPDATE recordings SET thumbnail = coalesce(?, thumbnail) WHERE item_id = ?').run(results.thumbnail, itemId);
+  statement(db, 'UPDATE recordings SET thumbnail = coalesce(?, thumbnail) WHERE item_id = ?').run(
+    results.thumbnail,
+    itemId,
+  );
 }
 
 export function isItemDelayed(db: Db, itemId: string): boolean {
@@ -157,7 +185,12 @@ export function isItemDelayed(db: Db, itemId: string): boolean {
 }
 
 /** The recorder's verdict on an item: flags it alone sets. */
-export function setRecordingFlags(db: Db, itemId: string, flags: { delayed?: boolean; cancelled?: boolean; corrupted?: boolean; completed?: boolean }, now = Date.now()): void {
+export function setRecordingFlags(
+  db: Db,
+  itemId: string,
+  flags: { delayed?: boolean; cancelled?: boolean; corrupted?: boolean; completed?: boolean },
+  now = Date.now(),
+): void {
   statement(
     db,
     `UPDATE items SET delayed = coalesce(@delayed, delayed), cancelled = coalesce(@cancelled, cancelled),
@@ -177,7 +210,10 @@ export function setRecordingFlags(db: Db, itemId: string, flags: { delayed?: boo
  * now holds nothing and the importer does not own it (the DVR made it for recordings).
  */
 export function deleteRecordingItem(db: Db, itemId: string): void {
-  const showId = statement(db, 'SELECT show_id FROM items WHERE id = ?').pluck().get(itemId) as string | null | undefined;
+  const showId = statement(db, 'SELECT show_id FROM items WHERE id = ?').pluck().get(itemId) as
+    | string
+    | null
+    | undefined;
   statement(db, 'DELETE FROM items WHERE id = ?').run(itemId);
   if (!showId) return;
   statement(

@@ -30,13 +30,22 @@ export function getRule(db: Db, id: number): RuleRecord | undefined {
 
 /** Stores a new rule; its id. */
 export function insertRule(db: Db, definition: object, now = Date.now()): number {
-  const id = statement(db, 'INSERT INTO dvr_rules (definition, created_at, updated_at) VALUES (?, ?, ?)').run(JSON.stringify(definition), now, now)
-    .lastInsertRowid;
+  const id = statement(db, 'INSERT INTO dvr_rules (definition, created_at, updated_at) VALUES (?, ?, ?)').run(
+    JSON.stringify(definition),
+    now,
+    now,
+  ).lastInsertRowid;
   return Number(id);
 }
 
 export function replaceRule(db: Db, id: number, definition: object, now = Date.now()): boolean {
-  return statement(db, 'UPDATE dvr_rules SET definition = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(definition), now, id).changes > 0;
+  return (
+    statement(db, 'UPDATE dvr_rules SET definition = ?, updated_at = ? WHERE id = ?').run(
+      JSON.stringify(definition),
+      now,
+      id,
+    ).changes > 0
+  );
 }
 
 export function deleteRule(db: Db, id: number): boolean {

@@ -16,6 +16,8 @@ export function removeSampleLibrary(db: Db): void {
       statement(db, `DELETE FROM ${table} WHERE id GLOB '${PREFIX}*'`).run();
     }
     statement(db, "DELETE FROM video_groups WHERE id = 'videos-5a3c1e0d9b7f'").run();
-    trackJobWrites(db, () => statement(db, "DELETE FROM jobs WHERE name = 'The Lighthouse Keepers' AND item LIKE '%sample-show-1%'").run());
+    trackJobWrites(db, () =>
+      statement(db, "DELETE FROM jobs WHERE name = 'The Lighthouse Keepers' AND item LIKE '%sample-show-1%'").run(),
+    );
   }).immediate();
 }

@@ -22,7 +22,9 @@ export const MAX_QUERY_WORDS = 12;
 export function queryWords(text: string): string[] {
   // A word of marks alone (a stray combining accent) would be an empty phrase to the
   // index, which matches nothing and so would empty the whole answer: left out.
-  return (text.normalize('NFC').match(/[\p{L}\p{N}\p{M}\p{Co}]+/gu) ?? []).filter((word) => /[\p{L}\p{N}\p{Co}]/u.test(word)).slice(0, MAX_QUERY_WORDS);
+  return (text.normalize('NFC').match(/[\p{L}\p{N}\p{M}\p{Co}]+/gu) ?? [])
+    .filter((word) => /[\p{L}\p{N}\p{Co}]/u.test(word))
+    .slice(0, MAX_QUERY_WORDS);
 }
 
 /**
@@ -66,7 +68,11 @@ export function searchLibrary(db: Db, match: string, limit: number, base: string
       LEFT JOIN shows s ON s.id = i.show_id LEFT JOIN video_groups g ON g.id = i.video_group_id
      WHERE n.n <= @limit
      ORDER BY n.kind, n.n`;
-  const rows = statement(db, sql).all({ match, limit, base }) as Array<{ kind: LibraryHitKind; ref: string; json: Buffer | null }>;
+  const rows = statement(db, sql).all({ match, limit, base }) as Array<{
+    kind: LibraryHitKind;
+    ref: string;
+    json: Buffer | null;
+  }>;
   const refs = (kind: LibraryHitKind) => rows.filter((row) => row.kind === kind).map((row) => row.ref);
   const json = (kind: LibraryHitKind) => rows.flatMap((row) => (row.kind === kind && row.json ? [row.json] : []));
   return {
@@ -83,7 +89,13 @@ export function searchLibrary(db: Db, match: string, limit: number, base: string
  * `channelKeys` (`guide_id<TAB>xmltv_id`: guide channels that map to a channel number),
  * soonest first.
  */
-export function searchProgrammes(db: Db, match: string, after: number, channelKeys: readonly string[], limit: number): ProgrammeRow[] {
+export function searchProgrammes(
+  db: Db,
+  match: string,
+  after: number,
+  channelKeys: readonly string[],
+  limit: number,
+): ProgrammeRow[] {
   return statement(
     db,
     `SELECT p.guide_id, p.xmltv_channel, p.start, p.stop, p.title, p.episode_title, p.season, p.episode, p.summary, p.categories,

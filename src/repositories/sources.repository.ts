@@ -52,20 +52,26 @@ export interface StreamableChannel {
 }
 
 /** A source's columns, and how many channels its last good refresh read. */
-const SOURCE_COLUMNS = 'id, kind, location, name, stream_limit, origin, refreshed_at, error, rejected, skipped, (SELECT count(*) FROM channels WHERE channels.source_id = dvr_sources.id) AS channels';
+const SOURCE_COLUMNS =
+  'id, kind, location, name, stream_limit, origin, refreshed_at, error, rejected, skipped, (SELECT count(*) FROM channels WHERE channels.source_id = dvr_sources.id) AS channels';
 
 export function listSources(db: Db): SourceRow[] {
   return statement(db, `SELECT ${SOURCE_COLUMNS} FROM dvr_sources ORDER BY created_at, id`).all() as SourceRow[];
 }
 
 export function getSource(db: Db, id: string): SourceRow | undefined {
-  return statement(db, `SELECT ${SOURCE_COLUMNS} FROM dvr_sources WHERE id = ?`).get(id) as
-    | SourceRow
-    | undefined;
+  return statement(db, `SELECT ${SOURCE_COLUMNS} FROM dvr_sources WHERE id = ?`).get(id) as SourceRow | undefined;
 }
 
-/** Adds a source, or updates its name, limit and origin when it exists (a managed source named again in the config becomes config-owned). */
-export function saveSource(db: Db, source: Pick<SourceRow, 'id' | 'kind' | 'location' | 'name' | 'stream_limit' | 'origin'>, now = Date.now()): void {
+/**
+ * Adds a source, or updates its name, limit and origin when it exists (a managed source named again in the config
+ * becomes config-owned).
+ */
+export function saveSource(
+  db: Db,
+  source: Pick<SourceRow, 'id' | 'kind' | 'location' | 'name' | 'stream_limit' | 'origin'>,
+  now = Date.now(),
+): void {
   statement(
     db,
     `INSERT INTO dvr_sources (id, kind, location, name, stream_limit, origin, created_at, updated_at)
@@ -82,13 +88,17 @@ export function removeConfigSourcesExcept(db: Db, keep: readonly string[]): void
 }
 
 export function deleteSource(db: Db, id: string): boolean {
-  return db.transaction(() => {
-    statement(db, 'DELETE FROM channels WHERE source_id = ?').run(id);
-    return statement(db, 'DELETE FROM dvr_sources WHERE id = ?').run(id).changes > 0;
-  }).immediate();
+  return db
+    .transaction(() => {
+      statement(db, 'DELETE FROM channels WHERE source_id = ?').run(id);
+      return statement(db, 'DELETE FROM dvr_sources WHERE id = ?').run(id).changes > 0;
+    })
+    .immediate();
 }
 
-/** A channel as a refresh writes it: what the source offers, and what the user's edit makes of it (default: the same). */
+/**
+ * A channel as a refresh writes it: what the source offers, and what the user's edit makes of it (default: the same).
+ */
 export type RefreshedChannel = SourceChannel & { own?: ChannelOwnFields };
 
 /** What the user's edit makes of a channel (dvr/lineup/lineup-edits.ts computes it). */
@@ -120,7 +130,13 @@ export interface EditIdentity {
 export function replaceSourceChannels(
   db: Db,
   sourceId: string,
-  result: { channels: readonly RefreshedChannel[]; skipped: number; streamLimit?: number; name?: string; identities?: readonly EditIdentity[] },
+  result: {
+    channels: readonly RefreshedChannel[];
+    skipped: number;
+    streamLimit?: number;
+    name?: string;
+    identities?: readonly EditIdentity[];
+  },
   now = Date.now(),
 ): void {
   db.transaction(() => {
@@ -160,7 +176,10 @@ export function replaceSourceChannels(
         now,
       });
     }
-    const identify = statement(db, 'UPDATE channel_edits SET source_key = @source_key, source_number = @source_number, source_name = @source_name WHERE id = @id');
+    const identify = statement(
+      db,
+      'UPDATE channel_edits SET source_key = @source_key, source_number = @source_number, source_name = @source_name WHERE id = @id',
+    );
     for (const identity of result.identities ?? []) identify.run(identity);
     statement(
       db,
@@ -173,12 +192,28 @@ export function replaceSourceChannels(
 /** The numbers of the channels a source offers now (what a refresh is judged against). */
 export function listSourceChannelNumbers(db: Db, sourceId: string): string[] {
   // The source's own numbers: a channel the user renumbered is still the source's number to it.
-  return statement(db, 'SELECT source_number FROM channels WHERE source_id = ? ORDER BY CAST(source_number AS REAL), source_number').pluck().all(sourceId) as string[];
+  return statement(
+    db,
+    'SELECT source_number FROM channels WHERE source_id = ? ORDER BY CAST(source_number AS REAL), source_number',
+  )
+    .pluck()
+    .all(sourceId) as string[];
 }
 
 /** A refresh that failed or was not applied keeps the channels from the last good one and says why. */
-export function setSourceError(db: Db, sourceId: string, error: string, now = Date.now(), rejected: string | null = null): void {
-  statement(db, 'UPDATE dvr_sources SET error = ?, rejected = ?, updated_at = ? WHERE id = ?').run(error, rejected, now, sourceId);
+export function setSourceError(
+  db: Db,
+  sourceId: string,
+  error: string,
+  now = Date.now(),
+  rejected: string | null = null,
+): void {
+  statement(db, 'UPDATE dvr_sources SET error = ?, rejected = ?, updated_at = ? WHERE id = ?').run(
+    error,
+    rejected,
+    now,
+    sourceId,
+  );
 }
 
 /** Every channel with a stream that the user has not hidden, in channel-number order. */

@@ -52,7 +52,12 @@ const CLIPS: SampleClip[] = [
     frequency: 330 + index * 110,
   })),
   { path: 'Movies/Quiet Harbor (1999)/Quiet Harbor (1999).mkv', source: 'testsrc', seconds: 5, frequency: 440 },
-  { path: 'Movies/Northern Lights (2012)/Northern Lights (2012).mkv', source: 'smptehdbars', seconds: 5, frequency: 523 },
+  {
+    path: 'Movies/Northern Lights (2012)/Northern Lights (2012).mkv',
+    source: 'smptehdbars',
+    seconds: 5,
+    frequency: 523,
+  },
   { path: 'Videos/Holidays/Beach day.mp4', source: 'testsrc2', seconds: 3, frequency: 587 },
   { path: 'Videos/Holidays/Lighthouse tour.mp4', source: 'pal100bars', seconds: 3, frequency: 659 },
 ];
@@ -83,19 +88,59 @@ const FILES: SampleFile[] = [
 ];
 
 /** ffmpeg arguments for one sample clip: 640×360 test pattern and a tone, written as `format`. */
-export function sampleClipArgs(clip: Pick<SampleClip, 'source' | 'seconds' | 'frequency'>, output: string, format: 'matroska' | 'mp4'): string[] {
+export function sampleClipArgs(
+  clip: Pick<SampleClip, 'source' | 'seconds' | 'frequency'>,
+  output: string,
+  format: 'matroska' | 'mp4',
+): string[] {
   return [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
-    '-f', 'lavfi', '-i', `${clip.source}=size=640x360:rate=25:duration=${clip.seconds}`,
-    '-f', 'lavfi', '-i', `sine=frequency=${clip.frequency}:duration=${clip.seconds}`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p',
-    '-c:a', 'aac', '-b:a', '96k',
-    '-shortest', '-f', format, `file:${output}`,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `${clip.source}=size=640x360:rate=25:duration=${clip.seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=${clip.frequency}:duration=${clip.seconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '96k',
+    '-shortest',
+    '-f',
+    format,
+    `file:${output}`,
   ];
 }
 
 export function sampleImageArgs(source: string, output: string): string[] {
-  return ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', '-f', 'lavfi', '-i', source, '-frames:v', '1', '-f', 'image2', `file:${output}`];
+  return [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    source,
+    '-frames:v',
+    '1',
+    '-f',
+    'image2',
+    `file:${output}`,
+  ];
 }
 
 async function run(ffmpeg: string, args: string[], signal?: AbortSignal): Promise<void> {
@@ -109,7 +154,10 @@ function temporaryName(path: string): string {
 }
 
 /** Makes the sample media under `<data>/sample-media` unless it is already whole. */
-export async function ensureSampleMedia(data: string, options: { ffmpeg?: string; signal?: AbortSignal } = {}): Promise<'made' | 'present'> {
+export async function ensureSampleMedia(
+  data: string,
+  options: { ffmpeg?: string; signal?: AbortSignal } = {},
+): Promise<'made' | 'present'> {
   const dir = sampleMediaDir(data);
   if (existsSync(join(dir, MARKER))) return 'present';
   const ffmpeg = options.ffmpeg ?? 'ffmpeg';

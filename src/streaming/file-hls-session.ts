@@ -67,7 +67,9 @@ export interface FileSessionSetup {
   growing: boolean;
 }
 
-/** Whether a file plays as an EVENT playlist of what exists so far: a growing recording, or a file of unknown length. */
+/**
+ * Whether a file plays as an EVENT playlist of what exists so far: a growing recording, or a file of unknown length.
+ */
 export function playsAsEvent(setup: Pick<FileSessionSetup, 'growing' | 'info'>): boolean {
   return setup.growing || setup.info.duration === null;
 }
@@ -95,7 +97,14 @@ export class FileHlsSession extends HlsSession {
     this.count = segmentCount(setup.info.duration ?? SEGMENT_SECONDS);
     this.event = playsAsEvent(setup);
     this.subtitles = this.event ? [] : (setup.info.subtitles ?? []);
-    this.subtitleFiles = new SubtitleFiles({ sessionId: context.id, input: setup.file, dir: context.dir, ffmpeg: context.ffmpeg, runner: context.runner, logger: context.logger });
+    this.subtitleFiles = new SubtitleFiles({
+      sessionId: context.id,
+      input: setup.file,
+      dir: context.dir,
+      ffmpeg: context.ffmpeg,
+      runner: context.runner,
+      logger: context.logger,
+    });
   }
 
   get itemId(): string {
@@ -107,7 +116,8 @@ export class FileHlsSession extends HlsSession {
   }
 
   override get transcoding(): boolean {
-    const running = (run: Run | undefined) => run !== undefined && run.exit === undefined && run.variant.kind === 'transcode';
+    const running = (run: Run | undefined) =>
+      run !== undefined && run.exit === undefined && run.variant.kind === 'transcode';
     return running(this.run) || [...this.stopping].some(running);
   }
 
@@ -117,9 +127,12 @@ export class FileHlsSession extends HlsSession {
     this.touch();
     if (!this.event) {
       // A remux cuts at the source's keyframes: allow for segments somewhat longer than asked.
-      return vodPlaylist(this.setup.info.duration ?? SEGMENT_SECONDS, { targetSeconds: variant.kind === 'remux' ? SEGMENT_SECONDS * 2 : SEGMENT_SECONDS });
+      return vodPlaylist(this.setup.info.duration ?? SEGMENT_SECONDS, {
+        targetSeconds: variant.kind === 'remux' ? SEGMENT_SECONDS * 2 : SEGMENT_SECONDS,
+      });
     }
-    // A growing recording or a file of unknown length: one ffmpeg from the start, started again (from the start) only if it died.
+    // A growing recording or a file of unknown length: one ffmpeg from the start, started again (from the start) only
+    // if it died.
     if (!this.run || (this.run.exit && this.run.exit.code !== 0)) this.restart(variant, 0);
     const run = this.run;
     const file = join(this.variantDir(variant), 'ffmpeg.m3u8');
@@ -139,12 +152,19 @@ export class FileHlsSession extends HlsSession {
     for (let attempt = 1; ; attempt++) {
       if (existsSync(file)) return file;
       this.assertOpen();
-      // An EVENT playlist whose ffmpeg finished cleanly has every segment it will ever have: past them is nothing to make.
-      if (this.event && this.run?.variant === variant && this.run.exit?.code === 0) throw new NotFoundError('segment', segmentName(index));
+      // An EVENT playlist whose ffmpeg finished cleanly has every segment it will ever have: past them is nothing to
+      // make.
+      if (this.event && this.run?.variant === variant && this.run.exit?.code === 0)
+        throw new NotFoundError('segment', segmentName(index));
       if (!this.coming(variant, index)) {
         // An EVENT playlist lists only what exists: a missing segment is not one to make.
         if (this.event && this.run && !this.run.exit) throw new NotFoundError('segment', segmentName(index));
-        if (attempt > MAX_ATTEMPTS) throw new UnavailableError(503, 'stream_not_ready', 'The stream is busy moving to another point: ask again in a moment.');
+        if (attempt > MAX_ATTEMPTS)
+          throw new UnavailableError(
+            503,
+            'stream_not_ready',
+            'The stream is busy moving to another point: ask again in a moment.',
+          );
         this.restart(variant, this.event ? 0 : index);
       }
       const run = this.run as Run;
@@ -190,7 +210,10 @@ export class FileHlsSession extends HlsSession {
     if (!exit) return undefined;
     // Killed from outside: start it again. Ended cleanly without the segment: the file has no such part.
     if (exit.signal !== null && !run.stoppedByUs) {
-      this.context.logger?.warn({ session: this.id, signal: exit.signal }, 'ffmpeg for HLS was killed; starting it again (if this repeats, look for the out-of-memory killer in the system log and lower --max-transcodes)');
+      this.context.logger?.warn(
+        { session: this.id, signal: exit.signal },
+        'ffmpeg for HLS was killed; starting it again (if this repeats, look for the out-of-memory killer in the system log and lower --max-transcodes)',
+      );
       this.run = undefined;
       return 'again';
     }
@@ -220,7 +243,16 @@ export class FileHlsSession extends HlsSession {
     const encoder = variant.kind === 'transcode' ? this.context.encoder() : 'software';
     const dir = this.variantDir(variant);
     mkdirSync(dir, { recursive: true });
-    const args = fileHlsArgs({ input: INPUT_PATH, variant, startSegment, segmentSeconds: SEGMENT_SECONDS, outDir: dir, encoder, growing: this.setup.growing, event: this.event });
+    const args = fileHlsArgs({
+      input: INPUT_PATH,
+      variant,
+      startSegment,
+      segmentSeconds: SEGMENT_SECONDS,
+      outDir: dir,
+      encoder,
+      growing: this.setup.growing,
+      event: this.event,
+    });
     const program = startProgram(this.context.ffmpeg, args, { inputFd: this.setup.file.fd });
     const run: Run = { variant, startSegment, program, encoder, next: startSegment, stoppedByUs: false, paused: false };
     this.run = run;
@@ -229,9 +261,18 @@ export class FileHlsSession extends HlsSession {
       this.throttle = setInterval(() => this.pace(), THROTTLE_CHECK_MS);
       this.throttle.unref();
     }
-    this.context.logger?.debug({ session: this.id, variant: variant.name, segment: startSegment, encoder }, 'ffmpeg started for HLS');
+    this.context.logger?.debug(
+      { session: this.id, variant: variant.name, segment: startSegment, encoder },
+      'ffmpeg started for HLS',
+    );
     program.child.once('error', (error) => this.ended(run, { code: null, signal: null, reason: error.message }));
-    program.child.once('exit', (code, signal) => this.ended(run, { code, signal, reason: lastLine(program.stderrTail()) || (signal ? `killed by ${signal}` : `exit code ${code}`) }));
+    program.child.once('exit', (code, signal) =>
+      this.ended(run, {
+        code,
+        signal,
+        reason: lastLine(program.stderrTail()) || (signal ? `killed by ${signal}` : `exit code ${code}`),
+      }),
+    );
   }
 
   private async stopRun(run: Run): Promise<void> {
@@ -239,7 +280,10 @@ export class FileHlsSession extends HlsSession {
     run.stoppedByUs = true;
     this.stopping.add(run);
     // A paused process would not act on SIGTERM until continued.
-    await stopProgram(run.program.child, { graceMs: 1000, ask: () => this.signal(run, 'SIGCONT') && this.signal(run, 'SIGTERM') });
+    await stopProgram(run.program.child, {
+      graceMs: 1000,
+      ask: () => this.signal(run, 'SIGCONT') && this.signal(run, 'SIGTERM'),
+    });
   }
 
   /** Pauses the running ffmpeg when it is far ahead of the player, continues it when the player nears it. */
@@ -274,15 +318,27 @@ export class FileHlsSession extends HlsSession {
     run.exit = exit;
     this.stopping.delete(run);
     if (exit.code === 0 || run.stoppedByUs || this.closed) return;
-    this.context.logger?.warn({ session: this.id, variant: run.variant.name, reason: exit.reason }, 'ffmpeg for HLS ended early; playback asks again and restarts it (if it repeats for this file, the reason says why: check the file with ffprobe)');
+    this.context.logger?.warn(
+      { session: this.id, variant: run.variant.name, reason: exit.reason },
+      'ffmpeg for HLS ended early; playback asks again and restarts it (if it repeats for this file, the reason says why: check the file with ffprobe)',
+    );
     // A hardware encoder that fails on its own before writing anything: say why, and use software from now on.
     const wroteNothing = !existsSync(join(this.variantDir(run.variant), segmentName(run.startSegment)));
-    if (this.run === run && exit.signal === null && run.encoder !== 'software' && run.variant.kind === 'transcode' && wroteNothing) {
+    if (
+      this.run === run &&
+      exit.signal === null &&
+      run.encoder !== 'software' &&
+      run.variant.kind === 'transcode' &&
+      wroteNothing
+    ) {
       this.context.hardwareFailed(run.encoder, exit.reason);
       try {
         this.restart(run.variant, run.startSegment);
       } catch (error) {
-        this.context.logger?.warn({ session: this.id, err: error }, 'could not restart HLS in software; start playback again, and if this repeats check that ffmpeg (--ffmpeg-path) runs');
+        this.context.logger?.warn(
+          { session: this.id, err: error },
+          'could not restart HLS in software; start playback again, and if this repeats check that ffmpeg (--ffmpeg-path) runs',
+        );
       }
     }
   }

@@ -13,7 +13,9 @@ export const HLS_ENCODERS = ['software', 'vaapi', 'nvenc', 'qsv'] as const;
 export type HlsEncoder = (typeof HLS_ENCODERS)[number];
 
 export interface FileHlsJob {
-  /** The file as the program reads it: INPUT_PATH, the descriptor opened after the boundary's check (library-input.ts). */
+  /**
+   * The file as the program reads it: INPUT_PATH, the descriptor opened after the boundary's check (library-input.ts).
+   */
   input: string;
   variant: Variant;
   /** The first segment to write; ffmpeg seeks to its start. */
@@ -40,9 +42,31 @@ export function videoEncoderArgs(variant: Variant, encoder: HlsEncoder): string[
     case 'nvenc':
       return ['-vf', `scale=-2:${height}`, '-c:v', 'h264_nvenc', '-preset', 'p4', '-profile:v', 'high', ...rate];
     case 'qsv':
-      return ['-vf', `scale=-2:${height},format=nv12`, '-c:v', 'h264_qsv', '-preset', 'veryfast', '-profile:v', 'high', ...rate];
+      return [
+        '-vf',
+        `scale=-2:${height},format=nv12`,
+        '-c:v',
+        'h264_qsv',
+        '-preset',
+        'veryfast',
+        '-profile:v',
+        'high',
+        ...rate,
+      ];
     case 'software':
-      return ['-vf', `scale=-2:${height}`, '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-pix_fmt', 'yuv420p', ...rate];
+      return [
+        '-vf',
+        `scale=-2:${height}`,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-profile:v',
+        'high',
+        '-pix_fmt',
+        'yuv420p',
+        ...rate,
+      ];
   }
 }
 
@@ -62,13 +86,21 @@ function codecArgs(variant: Variant, encoder: HlsEncoder, segmentSeconds: number
   return [...videoEncoderArgs(variant, encoder), ...keyframes, ...audio];
 }
 
-function hlsOutputArgs(outDir: string, options: { segmentSeconds: number; startNumber: number; playlist: string; extra?: string[] }): string[] {
+function hlsOutputArgs(
+  outDir: string,
+  options: { segmentSeconds: number; startNumber: number; playlist: string; extra?: string[] },
+): string[] {
   return [
-    '-f', 'hls',
-    '-hls_time', String(options.segmentSeconds),
-    '-hls_segment_type', 'mpegts',
-    '-start_number', String(options.startNumber),
-    '-hls_segment_filename', join(outDir, 'seg-%d.ts'),
+    '-f',
+    'hls',
+    '-hls_time',
+    String(options.segmentSeconds),
+    '-hls_segment_type',
+    'mpegts',
+    '-start_number',
+    String(options.startNumber),
+    '-hls_segment_filename',
+    join(outDir, 'seg-%d.ts'),
     ...(options.extra ?? []),
     join(outDir, options.playlist),
   ];
@@ -91,15 +123,25 @@ export function fileHlsArgs(job: FileHlsJob): string[] {
     ...(job.growing ? ['-follow', '1', '-rw_timeout', '30000000'] : []),
     ...mediaInputLimits(),
     // `file:` keeps a name that starts with a dash or names a protocol a plain file.
-    '-i', `file:${job.input}`,
+    '-i',
+    `file:${job.input}`,
     ...(start > 0 ? ['-output_ts_offset', String(start)] : []),
-    '-map', '0:v:0?', '-map', '0:a:0?',
+    '-map',
+    '0:v:0?',
+    '-map',
+    '0:a:0?',
     ...codecArgs(job.variant, job.encoder, job.segmentSeconds),
     ...hlsOutputArgs(job.outDir, {
       segmentSeconds: job.segmentSeconds,
       startNumber: job.startSegment,
       playlist: 'ffmpeg.m3u8',
-      extra: ['-hls_list_size', '0', '-hls_flags', 'temp_file', ...(job.growing || job.event ? ['-hls_playlist_type', 'event'] : [])],
+      extra: [
+        '-hls_list_size',
+        '0',
+        '-hls_flags',
+        'temp_file',
+        ...(job.growing || job.event ? ['-hls_playlist_type', 'event'] : []),
+      ],
     }),
   ];
 }
@@ -129,23 +171,55 @@ export interface SubtitleVttJob {
  * segments), which X-TIMESTAMP-MAP then places on the segments' clock.
  */
 export function subtitleVttArgs(job: SubtitleVttJob): string[] {
-  return [...QUIET, ...mediaInputLimits(), '-i', `file:${job.input}`, '-map', `0:s:${job.subtitleIndex}`, '-c:s', 'webvtt', '-f', 'webvtt', job.output];
+  return [
+    ...QUIET,
+    ...mediaInputLimits(),
+    '-i',
+    `file:${job.input}`,
+    '-map',
+    `0:s:${job.subtitleIndex}`,
+    '-c:s',
+    'webvtt',
+    '-f',
+    'webvtt',
+    job.output,
+  ];
 }
 
 /** A live channel: MPEG-TS on stdin, a sliding window of `windowSegments` segments, older ones deleted. */
-export function liveHlsArgs(job: { variant: Variant; segmentSeconds: number; windowSegments: number; outDir: string; encoder: HlsEncoder }): string[] {
+export function liveHlsArgs(job: {
+  variant: Variant;
+  segmentSeconds: number;
+  windowSegments: number;
+  outDir: string;
+  encoder: HlsEncoder;
+}): string[] {
   return [
     ...QUIET.filter((arg) => arg !== '-nostdin'),
     ...(job.variant.kind === 'transcode' ? encoderInputArgs(job.encoder) : []),
-    '-fflags', '+genpts+discardcorrupt',
-    '-f', 'mpegts', '-i', 'pipe:0',
-    '-map', '0:v:0?', '-map', '0:a:0?',
+    '-fflags',
+    '+genpts+discardcorrupt',
+    '-f',
+    'mpegts',
+    '-i',
+    'pipe:0',
+    '-map',
+    '0:v:0?',
+    '-map',
+    '0:a:0?',
     ...codecArgs(job.variant, job.encoder, job.segmentSeconds),
     ...hlsOutputArgs(job.outDir, {
       segmentSeconds: job.segmentSeconds,
       startNumber: 0,
       playlist: 'live.m3u8',
-      extra: ['-hls_list_size', String(job.windowSegments), '-hls_flags', 'delete_segments+temp_file+omit_endlist', '-hls_delete_threshold', '2'],
+      extra: [
+        '-hls_list_size',
+        String(job.windowSegments),
+        '-hls_flags',
+        'delete_segments+temp_file+omit_endlist',
+        '-hls_delete_threshold',
+        '2',
+      ],
     }),
   ];
 }

@@ -35,7 +35,11 @@ export const SUBTITLE_SEGMENT = 'all.vtt';
  * keeps EXT-X-MEDIA and the SUBTITLES attribute compatible with version 1 (a server
  * MAY say 4; older players then just ignore the subtitles), and FORCED needs none.
  */
-export function masterPlaylist(variants: readonly Variant[], prefix: string, subtitles: readonly SubtitleStreamInfo[] = []): string {
+export function masterPlaylist(
+  variants: readonly Variant[],
+  prefix: string,
+  subtitles: readonly SubtitleStreamInfo[] = [],
+): string {
   const lines = ['#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-INDEPENDENT-SEGMENTS'];
   for (const rendition of subtitleRenditions(subtitles)) lines.push(subtitleMediaTag(rendition, prefix));
   for (const variant of variants) {
@@ -67,8 +71,11 @@ const MAX_NAME_LENGTH = 80;
 
 /** Text safe in an RFC 8216 quoted string: no double quote, no line break (nor any other control character). */
 export function quotedStringSafe(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-  const plain = text.replace(/["\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const plain = text
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+    .replace(/["\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return [...plain].slice(0, MAX_NAME_LENGTH).join('').trim();
 }
 
@@ -95,7 +102,9 @@ function languageName(tag: string | undefined): string | undefined {
   }
 }
 
-/** `name`, or `name 2`, `name 3`... whichever is not taken yet (compared without case: players list them side by side). */
+/**
+ * `name`, or `name 2`, `name 3`... whichever is not taken yet (compared without case: players list them side by side).
+ */
 function uniqueName(name: string, taken: Set<string>): string {
   let candidate = name;
   for (let n = 2; taken.has(candidate.toLowerCase()); n++) candidate = `${name} ${n}`;
@@ -110,8 +119,17 @@ export function subtitleRenditions(subtitles: readonly SubtitleStreamInfo[]): Su
     const language = languageTag(subtitle.language);
     const title = quotedStringSafe(subtitle.title ?? '');
     const byLanguage = languageName(language);
-    const base = title || (byLanguage ? `${quotedStringSafe(byLanguage)}${subtitle.forced ? ' (forced)' : ''}` : `Subtitles ${position + 1}`);
-    const rendition: SubtitleRendition = { index: subtitle.index, name: uniqueName(base, taken), autoselect: language !== undefined || subtitle.forced, forced: subtitle.forced };
+    const base =
+      title ||
+      (byLanguage
+        ? `${quotedStringSafe(byLanguage)}${subtitle.forced ? ' (forced)' : ''}`
+        : `Subtitles ${position + 1}`);
+    const rendition: SubtitleRendition = {
+      index: subtitle.index,
+      name: uniqueName(base, taken),
+      autoselect: language !== undefined || subtitle.forced,
+      forced: subtitle.forced,
+    };
     if (language) rendition.language = language;
     return rendition;
   });
@@ -124,7 +142,11 @@ export function subtitleRenditions(subtitles: readonly SubtitleStreamInfo[]): Su
 function subtitleMediaTag(rendition: SubtitleRendition, prefix: string): string {
   const attributes = [`TYPE=SUBTITLES`, `GROUP-ID="${SUBTITLE_GROUP}"`, `NAME="${rendition.name}"`];
   if (rendition.language) attributes.push(`LANGUAGE="${rendition.language}"`);
-  attributes.push('DEFAULT=NO', `AUTOSELECT=${rendition.autoselect ? 'YES' : 'NO'}`, `FORCED=${rendition.forced ? 'YES' : 'NO'}`);
+  attributes.push(
+    'DEFAULT=NO',
+    `AUTOSELECT=${rendition.autoselect ? 'YES' : 'NO'}`,
+    `FORCED=${rendition.forced ? 'YES' : 'NO'}`,
+  );
   attributes.push(`URI="${prefix}${SUBTITLE_GROUP}/${rendition.index}/stream.m3u8"`);
   return `#EXT-X-MEDIA:${attributes.join(',')}`;
 }
@@ -134,7 +156,13 @@ function subtitleMediaTag(rendition: SubtitleRendition, prefix: string): string 
  * The target duration must be at least the segment's (rounded) length: the whole file.
  */
 export function subtitlePlaylist(duration: number): string {
-  const lines = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${Math.max(1, Math.ceil(duration))}`, '#EXT-X-MEDIA-SEQUENCE:0', '#EXT-X-PLAYLIST-TYPE:VOD'];
+  const lines = [
+    '#EXTM3U',
+    '#EXT-X-VERSION:3',
+    `#EXT-X-TARGETDURATION:${Math.max(1, Math.ceil(duration))}`,
+    '#EXT-X-MEDIA-SEQUENCE:0',
+    '#EXT-X-PLAYLIST-TYPE:VOD',
+  ];
   lines.push(`#EXTINF:${Math.max(0.001, duration).toFixed(3)},`, SUBTITLE_SEGMENT, '#EXT-X-ENDLIST');
   return `${lines.join('\n')}\n`;
 }
@@ -165,10 +193,19 @@ export function segmentCount(duration: number, segmentSeconds = SEGMENT_SECONDS)
  * cuts at the source's keyframes, so its segments are only about that long; the target
  * duration says how far off they may be (`targetSeconds`).
  */
-export function vodPlaylist(duration: number, options: { segmentSeconds?: number; targetSeconds?: number } = {}): string {
+export function vodPlaylist(
+  duration: number,
+  options: { segmentSeconds?: number; targetSeconds?: number } = {},
+): string {
   const seconds = options.segmentSeconds ?? SEGMENT_SECONDS;
   const count = segmentCount(duration, seconds);
-  const lines = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${options.targetSeconds ?? seconds}`, '#EXT-X-MEDIA-SEQUENCE:0', '#EXT-X-PLAYLIST-TYPE:VOD'];
+  const lines = [
+    '#EXTM3U',
+    '#EXT-X-VERSION:3',
+    `#EXT-X-TARGETDURATION:${options.targetSeconds ?? seconds}`,
+    '#EXT-X-MEDIA-SEQUENCE:0',
+    '#EXT-X-PLAYLIST-TYPE:VOD',
+  ];
   for (let index = 0; index < count; index++) {
     const length = index === count - 1 ? duration - index * seconds : seconds;
     lines.push(`#EXTINF:${Math.max(0.001, length).toFixed(3)},`, segmentName(index));
@@ -179,5 +216,8 @@ export function vodPlaylist(duration: number, options: { segmentSeconds?: number
 
 /** The segment names a playlist ffmpeg wrote lists, in order. */
 export function listedSegments(playlist: string): string[] {
-  return playlist.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  return playlist
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
 }

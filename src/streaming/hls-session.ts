@@ -91,7 +91,10 @@ export abstract class HlsSession {
     try {
       rmSync(this.context.dir, { recursive: true, force: true, maxRetries: 3 });
     } catch (error) {
-      this.context.logger?.warn({ session: this.id, err: error }, 'could not delete the segments of an HLS session; they are removed at the next start (check the permissions of DATA/hls)');
+      this.context.logger?.warn(
+        { session: this.id, err: error },
+        'could not delete the segments of an HLS session; they are removed at the next start (check the permissions of DATA/hls)',
+      );
     }
   }
 
@@ -118,12 +121,17 @@ export async function waitForFile(file: string, timeoutMs: number, check: () => 
       if (heard === 'again') return 'again';
       throw heard;
     }
-    if (Date.now() > deadline) throw new UnavailableError(503, 'stream_not_ready', 'The stream is not ready yet: ask again in a few seconds.');
+    if (Date.now() > deadline)
+      throw new UnavailableError(503, 'stream_not_ready', 'The stream is not ready yet: ask again in a few seconds.');
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
 
 /** A stream that stopped: what the player is told (the log has ffmpeg's own words). */
 export function streamFailed(): UnavailableError {
-  return new UnavailableError(502, 'stream_failed', 'The stream stopped: the server could not go on making it (its log says why); start playing again.');
+  return new UnavailableError(
+    502,
+    'stream_failed',
+    'The stream stopped: the server could not go on making it (its log says why); start playing again.',
+  );
 }

@@ -29,7 +29,11 @@ export const SESSION_IDLE_MS = 30_000;
 const LIVE_SAMPLE_BYTES = 512 * 1024;
 const LIVE_SAMPLE_MS = 2000;
 /** What a channel is taken to carry when its first bytes say nothing: broadcast HD (MPEG-2, AC-3). */
-const BROADCAST_GUESS: StreamInfo = { duration: null, video: { codec: 'mpeg2video', width: 1280, height: 720 }, audio: { codec: 'ac3' } };
+const BROADCAST_GUESS: StreamInfo = {
+  duration: null,
+  video: { codec: 'mpeg2video', width: 1280, height: 720 },
+  audio: { codec: 'ac3' },
+};
 
 export interface HlsServiceOptions {
   /** Where sessions keep their segments (emptied at start). */
@@ -102,13 +106,18 @@ export class HlsService {
   /** Ends sessions nobody asked anything of for the idle time. */
   sweep(): void {
     const limit = this.now() - (this.options.idleMs ?? SESSION_IDLE_MS);
-    for (const session of this.sessions.values()) if (session.lastSeen < limit) this.endQuietly(session.id, 'no request for 30 s');
+    for (const session of this.sessions.values())
+      if (session.lastSeen < limit) this.endQuietly(session.id, 'no request for 30 s');
   }
 
   /** Ends a session from a timer or an event: a failure is logged, never thrown into the event loop. */
   private endQuietly(id: string, reason: string): void {
     this.endSession(id, reason).catch((error: unknown) => {
-      if (!(error instanceof NotFoundError)) this.options.logger?.warn({ session: id, err: error }, 'ending an HLS session failed; its files in DATA/hls are removed at the next start (the error says why)');
+      if (!(error instanceof NotFoundError))
+        this.options.logger?.warn(
+          { session: id, err: error },
+          'ending an HLS session failed; its files in DATA/hls are removed at the next start (the error says why)',
+        );
     });
   }
 
@@ -134,12 +143,21 @@ export class HlsService {
     try {
       const probed = await this.info(file, growing);
       // A damaged file plays as far as its data goes, not the length its container declares.
-      const info = playableSeconds !== undefined && probed.duration !== null ? { ...probed, duration: Math.min(probed.duration, playableSeconds) } : probed;
+      const info =
+        playableSeconds !== undefined && probed.duration !== null
+          ? { ...probed, duration: Math.min(probed.duration, playableSeconds) }
+          : probed;
       this.assertRunning();
       const offered = chooseVariants(info, request);
-      // A recording still being written (or a file of unknown length) plays one rendition: switching would restart its EVENT playlist.
+      // A recording still being written (or a file of unknown length) plays one rendition: switching would restart its
+      // EVENT playlist.
       const variants = playsAsEvent({ growing, info }) ? offered.slice(0, 1) : offered;
-      if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `The streams of '${itemId}' cannot be sent without transcoding; ask without encoder=remux.`);
+      if (variants.length === 0)
+        throw new UnavailableError(
+          503,
+          'remux_unavailable',
+          `The streams of '${itemId}' cannot be sent without transcoding; ask without encoder=remux.`,
+        );
       const context = this.context(client);
       const session = new FileHlsSession(context, { itemId, file, info, variants, growing });
       this.sessions.set(context.id, session);
@@ -155,7 +173,9 @@ export class HlsService {
     this.assertRunning();
     const channel = this.options.resolveChannel(number, source);
     const context = this.context(client);
-    const session = new LiveHlsSession(context, [], channel, (ended, reason) => this.endQuietly(ended.id, `the channel ended: ${reason}`));
+    const session = new LiveHlsSession(context, [], channel, (ended, reason) =>
+      this.endQuietly(ended.id, `the channel ended: ${reason}`),
+    );
     // Joined before it is listed: a refusal (no tuner, source down) leaves nothing behind.
     await session.open(this.options.joinChannel);
     this.sessions.set(context.id, session);
@@ -169,8 +189,16 @@ export class HlsService {
       const handle = await open(sample, 'r');
       const probed = await probeStreams(handle, this.options.ffprobe).finally(() => handle.close());
       rmSync(sample, { force: true });
-      const variants = chooseVariants(probed.ok ? probed.info : BROADCAST_GUESS, { ...request, maxHeight: Math.min(request.maxHeight ?? 720, 720) });
-      if (variants.length === 0) throw new UnavailableError(503, 'remux_unavailable', `Channel ${number} cannot be sent without transcoding; ask without encoder=remux.`);
+      const variants = chooseVariants(probed.ok ? probed.info : BROADCAST_GUESS, {
+        ...request,
+        maxHeight: Math.min(request.maxHeight ?? 720, 720),
+      });
+      if (variants.length === 0)
+        throw new UnavailableError(
+          503,
+          'remux_unavailable',
+          `Channel ${number} cannot be sent without transcoding; ask without encoder=remux.`,
+        );
       session.offer(variants);
       return masterPlaylist(variants, `s/${context.id}/`);
     } catch (error) {
@@ -184,7 +212,8 @@ export class HlsService {
   session(id: string, target: { itemId: string } | { number: string }): FileHlsSession | LiveHlsSession {
     const session = this.sessions.get(id);
     if (session instanceof FileHlsSession && 'itemId' in target && session.itemId === target.itemId) return session;
-    if (session instanceof LiveHlsSession && 'number' in target && session.channel.number === target.number) return session;
+    if (session instanceof LiveHlsSession && 'number' in target && session.channel.number === target.number)
+      return session;
     throw new NotFoundError('session', id);
   }
 
@@ -197,7 +226,12 @@ export class HlsService {
 
   list(): SessionView[] {
     return [...this.sessions.values()].map((session) => {
-      const view: SessionView = { ID: session.id, ClientAddress: session.client, StartedAt: new Date(session.startedAt).toISOString(), Encoder: session.encoderInUse };
+      const view: SessionView = {
+        ID: session.id,
+        ClientAddress: session.client,
+        StartedAt: new Date(session.startedAt).toISOString(),
+        Encoder: session.encoderInUse,
+      };
       if (session instanceof LiveHlsSession) view.Channel = { Number: session.channel.number, ID: session.channel.id };
       if (session instanceof FileHlsSession) view.FileID = session.itemId;
       return view;
@@ -238,19 +272,29 @@ export class HlsService {
       encoder: () => this.encoder,
       hardwareFailed: (encoder, reason) => {
         if (this.encoder === 'software') return;
-        this.options.logger?.warn({ encoder, reason }, 'the hardware encoder failed: transcoding in software from now on; the reason says why: check its driver and device, or set --hls-encoder software');
+        this.options.logger?.warn(
+          { encoder, reason },
+          'the hardware encoder failed: transcoding in software from now on; the reason says why: check its driver and device, or set --hls-encoder software',
+        );
         this.encoder = 'software';
       },
       admitTranscode: (session) => {
         const running = [...this.sessions.values()].filter((s) => s !== session && s.transcoding).length;
         if (running >= this.options.maxTranscodes) {
-          throw new UnavailableError(503, 'too_many_transcodes', `${running} transcodes are running, the most this server allows (--max-transcodes); stop one, or ask for encoder=remux.`);
+          throw new UnavailableError(
+            503,
+            'too_many_transcodes',
+            `${running} transcodes are running, the most this server allows (--max-transcodes); stop one, or ask for encoder=remux.`,
+          );
         }
       },
     };
   }
 
-  /** The streams of a file, remembered while it is the same file of the same size and time (a growing recording is read each time). */
+  /**
+   * The streams of a file, remembered while it is the same file of the same size and time (a growing recording is read
+   * each time).
+   */
   private async info(file: OpenedFile, growing: boolean): Promise<StreamInfo> {
     const key = `${file.identity}:${file.size}:${file.mtimeMs}`;
     const known = this.probed.get(file.realPath);

@@ -76,12 +76,16 @@ export class SubtitleFiles {
     // ffmpeg writes beside it; the file the route sends appears whole, with its map, or not at all.
     const raw = join(dir, `subs-${subtitle.index}.ffmpeg.vtt`);
     mkdirSync(dir, { recursive: true });
-    const outcome = await runner.run(ffmpeg, subtitleVttArgs({ input: INPUT_PATH, subtitleIndex: subtitle.index, output: raw }), {
-      inputFd: input.fd,
-      timeoutMs: this.options.timeoutMs ?? SUBTITLE_TIMEOUT_MS,
-      signal: this.abort.signal,
-      collectStdout: false,
-    });
+    const outcome = await runner.run(
+      ffmpeg,
+      subtitleVttArgs({ input: INPUT_PATH, subtitleIndex: subtitle.index, output: raw }),
+      {
+        inputFd: input.fd,
+        timeoutMs: this.options.timeoutMs ?? SUBTITLE_TIMEOUT_MS,
+        signal: this.abort.signal,
+        collectStdout: false,
+      },
+    );
     if (this.abort.signal.aborted) throw new NotFoundError('session', this.options.sessionId);
     if (outcome.kind !== 'ok' || !existsSync(raw)) throw this.failed(subtitle, outcome);
     try {
@@ -92,8 +96,15 @@ export class SubtitleFiles {
     } catch (error) {
       // The folder went (the session ended meanwhile), or the disk is full.
       if (this.abort.signal.aborted) throw new NotFoundError('session', this.options.sessionId);
-      this.options.logger?.warn({ session: this.options.sessionId, subtitle: subtitle.index, err: error }, 'could not write WebVTT subtitles; check the free space and permissions of the data directory (DATA/hls)');
-      throw new UnavailableError(503, 'subtitles_not_ready', 'The server could not store the subtitles (its log says why; is its data folder full?); ask again in a moment.');
+      this.options.logger?.warn(
+        { session: this.options.sessionId, subtitle: subtitle.index, err: error },
+        'could not write WebVTT subtitles; check the free space and permissions of the data directory (DATA/hls)',
+      );
+      throw new UnavailableError(
+        503,
+        'subtitles_not_ready',
+        'The server could not store the subtitles (its log says why; is its data folder full?); ask again in a moment.',
+      );
     }
     return final;
   }
@@ -101,11 +112,22 @@ export class SubtitleFiles {
   /** The error a failed run answers, logged with ffmpeg's own words. */
   private failed(subtitle: SubtitleStreamInfo, outcome: ProgramOutcome): UnavailableError {
     const reason = lastLine(outcome.stderrTail) || (outcome.kind === 'ok' ? 'it wrote nothing' : outcome.reason);
-    this.options.logger?.warn({ session: this.options.sessionId, subtitle: subtitle.index, codec: subtitle.codec, reason }, 'ffmpeg could not make WebVTT subtitles; play without this track (the reason says what is wrong with it; check the file with ffprobe)');
+    this.options.logger?.warn(
+      { session: this.options.sessionId, subtitle: subtitle.index, codec: subtitle.codec, reason },
+      'ffmpeg could not make WebVTT subtitles; play without this track (the reason says what is wrong with it; check the file with ffprobe)',
+    );
     if (outcome.kind === 'transient') {
       const why = outcome.cause === 'timeout' ? 'took too long' : 'could not run';
-      return new UnavailableError(503, 'subtitles_not_ready', `Converting subtitle track ${subtitle.index} ${why} (${reason}); ask again in a moment, or play without subtitles.`);
+      return new UnavailableError(
+        503,
+        'subtitles_not_ready',
+        `Converting subtitle track ${subtitle.index} ${why} (${reason}); ask again in a moment, or play without subtitles.`,
+      );
     }
-    return new UnavailableError(502, 'subtitles_failed', `Subtitle track ${subtitle.index} (${subtitle.codec}) could not be converted to WebVTT (ffmpeg: ${reason}); play without it, or choose another track.`);
+    return new UnavailableError(
+      502,
+      'subtitles_failed',
+      `Subtitle track ${subtitle.index} (${subtitle.codec}) could not be converted to WebVTT (ffmpeg: ${reason}); play without it, or choose another track.`,
+    );
   }
 }

@@ -116,8 +116,14 @@ export function chooseVariants(info: StreamInfo, request: VariantRequest = {}): 
   const remux = remuxCodecs(info);
   if (remux) {
     const height = info.video?.height ?? 0;
-    const variant: Variant = { name: 'remux', kind: 'remux', bandwidth: height >= 720 ? 8_000_000 : 3_000_000, codecs: remux };
-    if (info.video && info.video.height > 0) Object.assign(variant, { width: info.video.width, height: info.video.height });
+    const variant: Variant = {
+      name: 'remux',
+      kind: 'remux',
+      bandwidth: height >= 720 ? 8_000_000 : 3_000_000,
+      codecs: remux,
+    };
+    if (info.video && info.video.height > 0)
+      Object.assign(variant, { width: info.video.width, height: info.video.height });
     variants.push(variant);
   }
   if (request.encoder === 'remux') return variants;
@@ -128,20 +134,34 @@ export function chooseVariants(info: StreamInfo, request: VariantRequest = {}): 
   }
   const sourceHeight = info.video.height > 0 ? info.video.height : 720;
   const tallest = Math.min(sourceHeight, request.maxHeight ?? Number.POSITIVE_INFINITY);
-  let rungs: { height: number; videoKbps: number }[] = TRANSCODE_LADDER.filter((rung) => rung.height <= tallest && (cap === undefined || rung.videoKbps + AUDIO_KBPS <= cap));
+  let rungs: { height: number; videoKbps: number }[] = TRANSCODE_LADDER.filter(
+    (rung) => rung.height <= tallest && (cap === undefined || rung.videoKbps + AUDIO_KBPS <= cap),
+  );
   if (rungs.length === 0) {
     // A small source, or a tight cap: one rendition at the source's height (or the cap's), at what the cap allows.
     const height = Math.min(sourceHeight, request.maxHeight ?? sourceHeight, 360) & ~1;
     rungs = [{ height: Math.max(height, 144), videoKbps: Math.max(200, Math.min(700, (cap ?? 900) - AUDIO_KBPS)) }];
   }
   for (const rung of rungs) {
-    const variant: Variant = { name: `${rung.height}p`, kind: 'transcode', height: rung.height, videoKbps: rung.videoKbps, bandwidth: (rung.videoKbps + AUDIO_KBPS) * 1000, codecs: transcodeCodecs(rung.height) };
+    const variant: Variant = {
+      name: `${rung.height}p`,
+      kind: 'transcode',
+      height: rung.height,
+      videoKbps: rung.videoKbps,
+      bandwidth: (rung.videoKbps + AUDIO_KBPS) * 1000,
+      codecs: transcodeCodecs(rung.height),
+    };
     const width = evenWidth(info.video, rung.height);
     if (width !== undefined) variant.width = width;
     variants.push(variant);
   }
   if (request.maxHeight !== undefined || cap !== undefined) {
-    return variants.filter((v) => v.kind === 'transcode' || ((request.maxHeight === undefined || (v.height ?? 0) <= request.maxHeight) && (cap === undefined || v.bandwidth <= cap * 1000)));
+    return variants.filter(
+      (v) =>
+        v.kind === 'transcode' ||
+        ((request.maxHeight === undefined || (v.height ?? 0) <= request.maxHeight) &&
+          (cap === undefined || v.bandwidth <= cap * 1000)),
+    );
   }
   return variants;
 }

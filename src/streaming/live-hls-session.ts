@@ -98,7 +98,8 @@ export class LiveHlsSession extends HlsSession {
    */
   async sample(bytes: number, waitMs: number): Promise<Buffer> {
     const deadline = Date.now() + waitMs;
-    while (this.headBytes < bytes && Date.now() < deadline && this.upstreamError === undefined && !this.closed) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (this.headBytes < bytes && Date.now() < deadline && this.upstreamError === undefined && !this.closed)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     return Buffer.concat(this.head);
   }
 
@@ -110,7 +111,9 @@ export class LiveHlsSession extends HlsSession {
     await this.ensureRun(variant);
     const run = this.run;
     const file = join(this.variantDir(variant), 'live.m3u8');
-    await waitForFile(file, FIRST_PLAYLIST_WAIT_MS, () => (this.closed || this.upstreamError !== undefined || (run && run.exited !== undefined) ? streamFailed() : undefined));
+    await waitForFile(file, FIRST_PLAYLIST_WAIT_MS, () =>
+      this.closed || this.upstreamError !== undefined || (run && run.exited !== undefined) ? streamFailed() : undefined,
+    );
     return readFileSync(file, 'utf8');
   }
 
@@ -122,7 +125,11 @@ export class LiveHlsSession extends HlsSession {
     const file = join(dir, segmentName(index));
     const playlist = join(dir, 'live.m3u8');
     // Only what the window lists: an old segment has been deleted, a future one is a guess.
-    if (!existsSync(playlist) || !listedSegments(readFileSync(playlist, 'utf8')).includes(segmentName(index)) || !existsSync(file)) {
+    if (
+      !existsSync(playlist) ||
+      !listedSegments(readFileSync(playlist, 'utf8')).includes(segmentName(index)) ||
+      !existsSync(file)
+    ) {
       throw new NotFoundError('segment', segmentName(index));
     }
     return file;
@@ -143,7 +150,10 @@ export class LiveHlsSession extends HlsSession {
     if (run && run.variant === variant && run.exited === undefined) return;
     if (run && run.variant === variant && !run.stoppedByUs) {
       if (++this.restarts > MAX_RESTARTS) throw streamFailed();
-      this.context.logger?.warn({ session: this.id, reason: run.exited }, 'ffmpeg for live HLS ended; starting it again (if it repeats, the reason says why: check the channel\'s stream)');
+      this.context.logger?.warn(
+        { session: this.id, reason: run.exited },
+        "ffmpeg for live HLS ended; starting it again (if it repeats, the reason says why: check the channel's stream)",
+      );
     }
     this.starting = this.start(variant).finally(() => (this.starting = undefined));
     await this.starting;
@@ -157,7 +167,17 @@ export class LiveHlsSession extends HlsSession {
     const encoder = variant.kind === 'transcode' ? this.context.encoder() : 'software';
     const dir = this.variantDir(variant);
     mkdirSync(dir, { recursive: true });
-    const program = startProgram(this.context.ffmpeg, liveHlsArgs({ variant, segmentSeconds: LIVE_SEGMENT_SECONDS, windowSegments: WINDOW_SEGMENTS, outDir: dir, encoder }), { stdin: 'pipe' });
+    const program = startProgram(
+      this.context.ffmpeg,
+      liveHlsArgs({
+        variant,
+        segmentSeconds: LIVE_SEGMENT_SECONDS,
+        windowSegments: WINDOW_SEGMENTS,
+        outDir: dir,
+        encoder,
+      }),
+      { stdin: 'pipe' },
+    );
     const run: LiveRun = { variant, encoder, program, stoppedByUs: false, exited: undefined, wrote: false };
     this.run = run;
     // A write after ffmpeg exits fails with EPIPE: the exit handler reports why, not this.
@@ -171,9 +191,13 @@ export class LiveHlsSession extends HlsSession {
       run.wrote = existsSync(join(dir, 'live.m3u8'));
       run.exited = lastLine(program.stderrTail()) || (signal ? `killed by ${signal}` : `exit code ${code}`);
       if (run.stoppedByUs || this.closed) return;
-      this.context.logger?.warn({ session: this.id, reason: run.exited }, 'ffmpeg for live HLS ended; playback asks again and restarts it (if it repeats, the reason says why: check the channel\'s stream and --hls-encoder)');
+      this.context.logger?.warn(
+        { session: this.id, reason: run.exited },
+        "ffmpeg for live HLS ended; playback asks again and restarts it (if it repeats, the reason says why: check the channel's stream and --hls-encoder)",
+      );
       // A hardware encoder that fails on its own before a segment: software from now on.
-      if (run.encoder !== 'software' && code !== 0 && signal === null && !run.wrote) this.context.hardwareFailed(run.encoder, run.exited);
+      if (run.encoder !== 'software' && code !== 0 && signal === null && !run.wrote)
+        this.context.hardwareFailed(run.encoder, run.exited);
     });
   }
 
@@ -195,7 +219,11 @@ export class LiveHlsSession extends HlsSession {
     const stdin = this.run.exited === undefined ? this.run.program.child.stdin : undefined;
     if (!stdin || stdin.destroyed) return;
     if (stdin.writableLength > MAX_PENDING_BYTES) {
-      if (this.dropped++ === 0) this.context.logger?.warn({ session: this.id }, 'ffmpeg falls behind the live channel: dropping data; this machine transcodes too slowly for it: use a hardware --hls-encoder or lower --max-transcodes');
+      if (this.dropped++ === 0)
+        this.context.logger?.warn(
+          { session: this.id },
+          'ffmpeg falls behind the live channel: dropping data; this machine transcodes too slowly for it: use a hardware --hls-encoder or lower --max-transcodes',
+        );
       return;
     }
     stdin.write(chunk);

@@ -17,7 +17,8 @@ const dirs: string[] = [];
 const servers: StartedServer[] = [];
 
 afterEach(async () => {
-  for (const server of servers.splice(0)) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
+  for (const server of servers.splice(0))
+    if (server.child.exitCode === null && server.child.signalCode === null) await server.stop('SIGKILL');
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -34,7 +35,11 @@ async function start(data: string): Promise<StartedServer> {
 }
 
 async function addCollection(url: string, name: string): Promise<void> {
-  const response = await fetch(`${url}/dvr/collections`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, collection_type: 'movies' }) });
+  const response = await fetch(`${url}/dvr/collections`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, collection_type: 'movies' }),
+  });
   expect(response.status).toBe(201);
 }
 
@@ -42,7 +47,8 @@ async function collectionNames(url: string): Promise<string[]> {
   return ((await (await fetch(`${url}/api/v1/collections`)).json()) as { name: string }[]).map((c) => c.name).sort();
 }
 
-const backupsIn = (data: string) => (existsSync(join(data, 'backups')) ? readdirSync(join(data, 'backups')).filter((name) => name.endsWith('Z.db')) : []);
+const backupsIn = (data: string) =>
+  existsSync(join(data, 'backups')) ? readdirSync(join(data, 'backups')).filter((name) => name.endsWith('Z.db')) : [];
 
 describe('antenna backup and restore', () => {
   it('backs up a running server, refuses to restore under it, restores once it is gone (even killed), and the restored data is served', async () => {
@@ -50,12 +56,21 @@ describe('antenna backup and restore', () => {
     const server = await start(data);
     const pid = server.child.pid;
     // The automatic backup at start: none was there.
-    await until(() => backupsIn(data), (names) => names.length === 1, 10_000, 'the first automatic backup', 25);
+    await until(
+      () => backupsIn(data),
+      (names) => names.length === 1,
+      10_000,
+      'the first automatic backup',
+      25,
+    );
     await addCollection(server.url, 'Before the backup');
 
     const backup = await runAntenna(['backup', '--data', data]).done;
     expect(backup, JSON.stringify(backup)).toMatchObject({ code: 0, stderr: '' });
-    const match = /^Backed up (\S+)antenna\.db to (\S+\/backups\/antenna-[\dT-]+Z(?:-\d+)?\.db) \(\d+\.\d (?:kB|MB), checked, \d+\.\d s\)\.\n$/.exec(backup.stdout);
+    const match =
+      /^Backed up (\S+)antenna\.db to (\S+\/backups\/antenna-[\dT-]+Z(?:-\d+)?\.db) \(\d+\.\d (?:kB|MB), checked, \d+\.\d s\)\.\n$/.exec(
+        backup.stdout,
+      );
     expect(match, backup.stdout).not.toBeNull();
     const file = match![2]!;
     const copy = new Database(file, { readonly: true });
@@ -64,11 +79,18 @@ describe('antenna backup and restore', () => {
     await addCollection(server.url, 'After the backup');
 
     // Neither a second server nor a restore while it runs.
-    const [second, refused] = await Promise.all([runAntenna(['server', '--data', data, '--port', '0', '--no-sample']).done, runAntenna(['restore', file, '--data', data]).done]);
+    const [second, refused] = await Promise.all([
+      runAntenna(['server', '--data', data, '--port', '0', '--no-sample']).done,
+      runAntenna(['restore', file, '--data', data]).done,
+    ]);
     expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`antenna: Another Antenna process (pid ${pid}) is using the data directory ${data} (a server, or antenna restore): stop it first`);
+    expect(second.stderr).toContain(
+      `antenna: Another Antenna process (pid ${pid}) is using the data directory ${data} (a server, or antenna restore): stop it first`,
+    );
     expect(refused).toMatchObject({ code: 1, stdout: '' });
-    expect(refused.stderr).toBe(`antenna: An Antenna server (pid ${pid}) is running on ${data}: stop it, then run antenna restore again (a running server's database cannot be replaced).\n`);
+    expect(refused.stderr).toBe(
+      `antenna: An Antenna server (pid ${pid}) is running on ${data}: stop it, then run antenna restore again (a running server's database cannot be replaced).\n`,
+    );
     expect(await collectionNames(server.url)).toEqual(['After the backup', 'Before the backup']);
 
     // Killed hard: its lock ends with it; its -wal (with the last collection) stays behind.
@@ -76,14 +98,20 @@ describe('antenna backup and restore', () => {
     expect(existsSync(join(data, 'antenna.db-wal'))).toBe(true);
     const restored = await runAntenna(['restore', file, '--data', data]).done;
     expect(restored, JSON.stringify(restored)).toMatchObject({ code: 0, stderr: '' });
-    const kept = /The database it replaced is kept as (\S+\.before-restore\.db); to go back to it: antenna restore (\S+) --data (\S+)\n$/.exec(restored.stdout);
+    const kept =
+      /The database it replaced is kept as (\S+\.before-restore\.db); to go back to it: antenna restore (\S+) --data (\S+)\n$/.exec(
+        restored.stdout,
+      );
     expect(kept?.[2]).toBe(kept?.[1]);
     expect(kept?.[3]).toBe(data);
     expect(restored.stdout).toMatch(new RegExp(`^Restored ${file} into ${data}/antenna\\.db \\(schema \\d+\\)\\.\\n`));
     expect(readdirSync(data).filter((name) => name.startsWith('antenna.db'))).toEqual(['antenna.db']);
     // What the killed server wrote last is in the kept copy: the restore can be undone.
     const replaced = new Database(kept![1]!, { readonly: true });
-    expect(replaced.prepare('SELECT name FROM collections ORDER BY name').pluck().all()).toEqual(['After the backup', 'Before the backup']);
+    expect(replaced.prepare('SELECT name FROM collections ORDER BY name').pluck().all()).toEqual([
+      'After the backup',
+      'Before the backup',
+    ]);
     replaced.close();
 
     const again = await start(data);
@@ -113,7 +141,9 @@ describe('antenna backup and restore', () => {
     const refused = await runAntenna(['server', '--data', data, '--port', '0', '--no-sample']).done;
     expect(refused.code).toBe(1);
     const command = `antenna restore ${join(data, 'backups', newest)} --data ${data}`;
-    expect(refused.stderr).toMatch(/^antenna: Database \S+antenna\.db is damaged \(quick_check: .+\)\. It was left untouched: the newest backup is /);
+    expect(refused.stderr).toMatch(
+      /^antenna: Database \S+antenna\.db is damaged \(quick_check: .+\)\. It was left untouched: the newest backup is /,
+    );
     expect(refused.stderr).toContain(`restore it with: ${command} `);
 
     const restored = await runAntenna(command.split(' ').slice(1)).done;

@@ -51,13 +51,24 @@ describe('CEA-608 byte pairs', () => {
     for (let value = 0; value < 0x80; value += 1) {
       const byte = oddParity(value);
       expect(byte & 0x7f).toBe(value);
-      expect(byte.toString(2).split('').filter((bit) => bit === '1').length % 2).toBe(1);
+      expect(
+        byte
+          .toString(2)
+          .split('')
+          .filter((bit) => bit === '1').length % 2,
+      ).toBe(1);
     }
   });
 
   it('pairs the text two characters at a time, padding the last with a null', () => {
-    expect(textPairs('HI!')).toEqual([[0xc8, 0x49], [0xa1, 0x80]]);
-    expect(textPairs('Ñ á')).toEqual([[0xfd, 0x20], [0x2a, 0x80]]);
+    expect(textPairs('HI!')).toEqual([
+      [0xc8, 0x49],
+      [0xa1, 0x80],
+    ]);
+    expect(textPairs('Ñ á')).toEqual([
+      [0xfd, 0x20],
+      [0x2a, 0x80],
+    ]);
     expect(() => textPairs('')).toThrow();
     expect(() => textPairs('x'.repeat(33))).toThrow();
     expect(() => textPairs('a*b')).toThrow(/basic characters/);
@@ -66,7 +77,16 @@ describe('CEA-608 byte pairs', () => {
   it('sends one repetition as doubled control codes, the text, then nulls', () => {
     const cycle = captionCycle('AB', 12);
     expect(cycle).toHaveLength(12);
-    expect(cycle.slice(0, 8)).toEqual([CC1.EDM, CC1.EDM, CC1.RU2, CC1.RU2, CC1.CR, CC1.CR, CC1.PAC_ROW15, CC1.PAC_ROW15]);
+    expect(cycle.slice(0, 8)).toEqual([
+      CC1.EDM,
+      CC1.EDM,
+      CC1.RU2,
+      CC1.RU2,
+      CC1.CR,
+      CC1.CR,
+      CC1.PAC_ROW15,
+      CC1.PAC_ROW15,
+    ]);
     expect(CC1.RU2).toEqual([0x94, 0x25]);
     expect(CC1.CR).toEqual([0x94, 0xad]);
     expect(CC1.EDM).toEqual([0x94, 0x2c]);
@@ -120,7 +140,16 @@ describe('Annex B NAL units', () => {
     expect([aud, idrFirst, sliceFirst, sliceLater].map(isFirstSlice)).toEqual([false, true, true, false]);
     const sps = bytes(0x67, 0x42);
     const inserted = insertBeforePictures([aud, sps, idrFirst, sliceLater, aud, sliceFirst], (n) => bytes(0x06, n));
-    expect(inserted.map((unit) => [...unit])).toEqual([[...aud], [...sps], [0x06, 0], [...idrFirst], [...sliceLater], [...aud], [0x06, 1], [...sliceFirst]]);
+    expect(inserted.map((unit) => [...unit])).toEqual([
+      [...aud],
+      [...sps],
+      [0x06, 0],
+      [...idrFirst],
+      [...sliceLater],
+      [...aud],
+      [0x06, 1],
+      [...sliceFirst],
+    ]);
   });
 
   it('repeats the caption cycle over the pictures', () => {
@@ -159,14 +188,40 @@ describe('a captioned MPEG-TS clip', () => {
 
   it('has closed captions in its video stream, as ffprobe sees it', async () => {
     // ffprobe 5.1 reports closed_captions from its own decoder, which decodes only when asked to count or show frames.
-    const { stdout } = await run('ffprobe', ['-v', 'error', '-count_frames', '-show_streams', '-select_streams', 'v', clip.path]);
+    const { stdout } = await run('ffprobe', [
+      '-v',
+      'error',
+      '-count_frames',
+      '-show_streams',
+      '-select_streams',
+      'v',
+      clip.path,
+    ]);
     expect(stdout).toContain('codec_name=h264');
     expect(stdout).toContain('closed_captions=1');
   }, 30_000);
 
   it("gives back the text through ffmpeg's caption decoder", async () => {
     // lavfi's movie source reads the file; a plain name in cwd needs no filter-graph escaping.
-    const { stdout } = await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', '-f', 'lavfi', '-i', 'movie=clip.ts[out0+subcc]', '-map', '0:1', '-f', 'srt', '-'], { cwd: dir });
+    const { stdout } = await run(
+      'ffmpeg',
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-nostdin',
+        '-f',
+        'lavfi',
+        '-i',
+        'movie=clip.ts[out0+subcc]',
+        '-map',
+        '0:1',
+        '-f',
+        'srt',
+        '-',
+      ],
+      { cwd: dir },
+    );
     expect(stdout).toContain(TEXT);
     // Each repetition's erase ends the cue before: an 8 s clip (four repetitions) gives at least three.
     expect(stdout.split(TEXT).length - 1).toBeGreaterThanOrEqual(3);
@@ -180,11 +235,33 @@ describe('a captioned MPEG-TS clip', () => {
     beforeAll(async () => {
       const hlsDir = join(dir, 'hls');
       mkdirSync(hlsDir);
-      await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', clip.path, '-c', 'copy', '-f', 'hls', '-hls_time', '2', '-hls_playlist_type', 'vod', '-hls_segment_filename', join(hlsDir, 'segment-%d.ts'), join(hlsDir, 'index.m3u8')]);
+      await run('ffmpeg', [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-nostdin',
+        '-i',
+        clip.path,
+        '-c',
+        'copy',
+        '-f',
+        'hls',
+        '-hls_time',
+        '2',
+        '-hls_playlist_type',
+        'vod',
+        '-hls_segment_filename',
+        join(hlsDir, 'segment-%d.ts'),
+        join(hlsDir, 'index.m3u8'),
+      ]);
       server = servePlayer(hlsDir);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       pageUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
-      browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'] });
+      browser = await puppeteer.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
+      });
     }, 60_000);
 
     afterAll(async () => {
@@ -196,7 +273,8 @@ describe('a captioned MPEG-TS clip', () => {
       const page = await browser.newPage();
       await page.goto(pageUrl);
       await page.evaluate(startPlayer, 'hls/index.m3u8');
-      // hls.js makes the track with its first cue, which ends when the screen next changes (the next repetition's erase);
+      // hls.js makes the track with its first cue, which ends when the screen next changes (the next repetition's
+      // erase);
       // it reads the captions as it loads segments, ahead of playback.
       await page.waitForFunction(captionCue, { timeout: 15_000, polling: 100 }, TEXT, false);
       // And the cue is on screen while the video plays through it.
@@ -231,7 +309,10 @@ function servePlayer(hlsDir: string): Server {
       } catch {
         response.writeHead(404).end();
       }
-    } else if (url === '/') response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>captions</title><script src="/hls.js"></script><body></body>');
+    } else if (url === '/')
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>captions</title><script src="/hls.js"></script><body></body>');
     else response.writeHead(404).end();
   });
 }
@@ -240,7 +321,11 @@ function servePlayer(hlsDir: string): Server {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the DOM and hls.js, untyped in this project
 type Untyped = any;
 interface PageGlobals {
-  document: { createElement(tag: string): Untyped; body: { append(node: unknown): void }; querySelector(selector: string): Untyped };
+  document: {
+    createElement(tag: string): Untyped;
+    body: { append(node: unknown): void };
+    querySelector(selector: string): Untyped;
+  };
   Hls: Untyped;
   fatal: string[];
 }
@@ -254,7 +339,10 @@ function startPlayer(url: string): void {
   const Hls = page.Hls;
   const hls = new Hls();
   page.fatal = [];
-  hls.on(Hls.Events.ERROR, (_event: unknown, data: { fatal: boolean; details: string }) => data.fatal && page.fatal.push(data.details));
+  hls.on(
+    Hls.Events.ERROR,
+    (_event: unknown, data: { fatal: boolean; details: string }) => data.fatal && page.fatal.push(data.details),
+  );
   hls.on(Hls.Events.MANIFEST_PARSED, () => video.play());
   hls.loadSource(url);
   hls.attachMedia(video);
@@ -270,7 +358,9 @@ function captionCue(text: string, active: boolean): boolean {
   return tracks.some((track) => {
     if (track.kind !== 'captions') return false;
     if (track.mode !== 'showing') track.mode = 'showing';
-    return [...((active ? track.activeCues : track.cues) ?? [])].some((cue: { text: string }) => cue.text.includes(text));
+    return [...((active ? track.activeCues : track.cues) ?? [])].some((cue: { text: string }) =>
+      cue.text.includes(text),
+    );
   });
 }
 
@@ -294,7 +384,11 @@ function captionTracks(): { fatal: string[]; tracks: SeenTrack[] } {
       label: track.label,
       language: track.language,
       mode: track.mode,
-      cues: [...(track.cues ?? [])].map((cue: { text: string; startTime: number; endTime: number }) => ({ text: cue.text, start: cue.startTime, end: cue.endTime })),
+      cues: [...(track.cues ?? [])].map((cue: { text: string; startTime: number; endTime: number }) => ({
+        text: cue.text,
+        start: cue.startTime,
+        end: cue.endTime,
+      })),
     })),
   };
 }

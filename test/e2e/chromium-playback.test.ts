@@ -22,15 +22,41 @@ beforeAll(async () => {
   mkdirSync(join(media, 'Videos', 'Clips'), { recursive: true });
   // VP8 and Opus: codecs every Chromium build plays.
   execFileSync('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-y',
-    '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25:duration=4',
-    '-f', 'lavfi', '-i', 'sine=frequency=440:duration=4',
-    '-c:v', 'libvpx', '-deadline', 'realtime', '-b:v', '300k', '-c:a', 'libopus', '-shortest', clip,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=320x240:rate=25:duration=4',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=4',
+    '-c:v',
+    'libvpx',
+    '-deadline',
+    'realtime',
+    '-b:v',
+    '300k',
+    '-c:a',
+    'libopus',
+    '-shortest',
+    clip,
   ]);
-  server = await startAntennaServer(['--data', join(tempDir('antenna-chromium-data-'), 'data'), '--videos', join(media, 'Videos'), '--no-sample']);
+  server = await startAntennaServer([
+    '--data',
+    join(tempDir('antenna-chromium-data-'), 'data'),
+    '--videos',
+    join(media, 'Videos'),
+    '--no-sample',
+  ]);
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const status = (await (await fetch(`${server.url}/status`)).json()) as { scan?: { running: boolean; last?: unknown } };
+    const status = (await (await fetch(`${server.url}/status`)).json()) as {
+      scan?: { running: boolean; last?: unknown };
+    };
     if (status.scan?.last && !status.scan.running) break;
     if (Date.now() > deadline) throw new Error('scan did not finish');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -66,19 +92,28 @@ describe('Chromium and the stream', () => {
         play(): Promise<void>;
         addEventListener(event: string, listener: (value: unknown) => void, options: { once: boolean }): void;
       }
-      const page = globalThis as unknown as { document: { createElement(tag: 'video'): Video; body: { append(node: Video): void } } };
+      const page = globalThis as unknown as {
+        document: { createElement(tag: 'video'): Video; body: { append(node: Video): void } };
+      };
       const element = page.document.createElement('video');
       element.muted = true;
       element.src = url;
       page.document.body.append(element);
       await element.play();
       // Until it has played a little (600 ms is enough on a quiet machine; at most 15 s on a busy one).
-      for (const until = Date.now() + 15_000; element.currentTime <= 0.1 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const until = Date.now() + 15_000; element.currentTime <= 0.1 && Date.now() < until; )
+        await new Promise((resolve) => setTimeout(resolve, 100));
       const played = element.currentTime;
       const seeked = new Promise((resolve) => element.addEventListener('seeked', resolve, { once: true }));
       element.currentTime = 2.5;
       await seeked;
-      return { played, after: element.currentTime, duration: element.duration, error: element.error?.code ?? null, readyState: element.readyState };
+      return {
+        played,
+        after: element.currentTime,
+        duration: element.duration,
+        error: element.error?.code ?? null,
+        readyState: element.readyState,
+      };
     }, src);
     expect(result.error).toBeNull();
     expect(result.played).toBeGreaterThan(0.1);

@@ -58,11 +58,15 @@ describe('detectCommercials', () => {
     const html = join(root, 'error-page.ts');
     writeFileSync(html, '<html><body>503 Service Unavailable</body></html>\n'.repeat(100));
     await expect(detectCommercials(html, { workDir })).rejects.toThrow(/^comskip failed: .*Can not open file/);
-    await expect(detectCommercials(join(root, 'missing.ts'), { workDir })).rejects.toThrow(/^comskip failed: cannot read the recording \(ENOENT\)/);
+    await expect(detectCommercials(join(root, 'missing.ts'), { workDir })).rejects.toThrow(
+      /^comskip failed: cannot read the recording \(ENOENT\)/,
+    );
     const path = process.env.PATH;
     process.env.PATH = join(root, 'no-such-dir');
     try {
-      await expect(detectCommercials(withBreak.path, { workDir })).rejects.toThrow(/^comskip could not start: .*ENOENT/);
+      await expect(detectCommercials(withBreak.path, { workDir })).rejects.toThrow(
+        /^comskip could not start: .*ENOENT/,
+      );
     } finally {
       process.env.PATH = path;
     }
@@ -74,7 +78,9 @@ describe('detectCommercials', () => {
     // means comskip was stopped, and detectCommercials only settles once the process has exited.
     const wellBefore = Math.max(1200, fullRunMs / 2);
     let started = Date.now();
-    await expect(detectCommercials(withBreak.path, { workDir, timeoutMs: 200 })).rejects.toThrow('comskip timed out after 200 ms');
+    await expect(detectCommercials(withBreak.path, { workDir, timeoutMs: 200 })).rejects.toThrow(
+      'comskip timed out after 200 ms',
+    );
     expect(Date.now() - started).toBeLessThan(wellBefore);
     const controller = new AbortController();
     started = Date.now();

@@ -49,7 +49,13 @@ const context = `CRASH_SEED=${SEED}`;
 const media = () => join(dir, 'TV');
 /** Files of "Show 19" may be deleted between kills; writes go only to the others' episodes. */
 const removable = (n: number) => n % 20 === 19;
-const fileOf = (n: number) => join(media(), `Show ${String(n % 20)}`, 'Season 01', `Show ${String(n % 20)} - S01E${String(n).padStart(3, '0')}.mp4`);
+const fileOf = (n: number) =>
+  join(
+    media(),
+    `Show ${String(n % 20)}`,
+    'Season 01',
+    `Show ${String(n % 20)} - S01E${String(n).padStart(3, '0')}.mp4`,
+  );
 const onDisk = new Set<number>();
 const serverArgs = () => ['--data', join(dir, 'data'), '--tv', media(), '--m3u', join(dir, 'channels.m3u')];
 
@@ -85,7 +91,12 @@ function addFile(n: number, clip = join(dir, 'clip.mp4')): void {
   onDisk.add(n);
 }
 
-async function send(server: StartedServer, method: string, path: string, body?: unknown): Promise<{ status: number; json: Json }> {
+async function send(
+  server: StartedServer,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
   const response = await fetch(`${server.url}${path}`, {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
@@ -104,7 +115,11 @@ function clients(server: StartedServer, itemIds: readonly string[], alive: () =>
       positions.set(id, ledger);
       const seconds = (ledger.inFlight ?? ledger.acked ?? 0) + 1;
       ledger.inFlight = seconds;
-      const { status } = await send(server, 'PUT', `/dvr/files/${encodeURIComponent(id)}/playback_time/${String(seconds)}`);
+      const { status } = await send(
+        server,
+        'PUT',
+        `/dvr/files/${encodeURIComponent(id)}/playback_time/${String(seconds)}`,
+      );
       if (status !== 200) return void problems.push(`PUT playback_time: ${String(status)}`);
       ledger.acked = seconds;
       delete ledger.inFlight;
@@ -136,7 +151,10 @@ function clients(server: StartedServer, itemIds: readonly string[], alive: () =>
         rules.set(id, 'deleted');
         rulesInFlight.delete(id);
       } else {
-        const { status, json } = await send(server, 'POST', '/dvr/rules', { type: 'keyword', keyword: `crash word ${String(rand()).slice(2, 8)}` });
+        const { status, json } = await send(server, 'POST', '/dvr/rules', {
+          type: 'keyword',
+          keyword: `crash word ${String(rand()).slice(2, 8)}`,
+        });
         if (status !== 201) return void problems.push(`POST rule: ${String(status)}`);
         rules.set(String(json.id), 'created');
         seen.acknowledged++;
@@ -176,7 +194,9 @@ async function checkWrites(server: StartedServer): Promise<void> {
     ledger.acked = stored;
     delete ledger.inFlight;
   }
-  const listed = new Set(((await send(server, 'GET', '/dvr/rules')).json as unknown as Json[]).map((rule) => String(rule.id)));
+  const listed = new Set(
+    ((await send(server, 'GET', '/dvr/rules')).json as unknown as Json[]).map((rule) => String(rule.id)),
+  );
   for (const [id, state] of rules) {
     if (rulesInFlight.has(id)) continue;
     expect(listed.has(id), `${context}: rule ${id} ${state}`).toBe(state === 'created');
@@ -185,14 +205,21 @@ async function checkWrites(server: StartedServer): Promise<void> {
   rulesInFlight.clear();
 }
 
-const episodes = async (server: StartedServer, source = 'imports') => (await send(server, 'GET', `/api/v1/episodes?source=${source}`)).json as unknown as Json[];
+const episodes = async (server: StartedServer, source = 'imports') =>
+  (await send(server, 'GET', `/api/v1/episodes?source=${source}`)).json as unknown as Json[];
 
 describe('killed at random moments', () => {
   it(`keeps the database sound and every acknowledged write (${String(KILLS)} kills, ${context})`, async () => {
     let server = (live = await startAntennaServer(serverArgs()));
     // A recording runs through the whole test: a slot on the live channel.
     const start = Math.floor(Date.now() / 1000) + 1;
-    const slot = await send(server, 'POST', '/dvr/rules', { type: 'slot', channel: '5', start_time: start, duration: 3600, name: 'Crash Live' });
+    const slot = await send(server, 'POST', '/dvr/rules', {
+      type: 'slot',
+      channel: '5',
+      start_time: start,
+      duration: 3600,
+      name: 'Crash Live',
+    });
     expect(slot.status, context).toBe(201);
     const jobId = `${String(start)}-${String(slot.json.id)}`;
     let killedWhileRecording = false;
@@ -204,15 +231,22 @@ describe('killed at random moments', () => {
       let alive = true;
       const loops = clients(server, itemIds, () => alive);
       await new Promise((resolve) => setTimeout(resolve, 50 + rand() * 1_500));
-      const recording = (await send(server, 'GET', `/dvr/jobs/${jobId}/why`).catch(() => undefined))?.json.outcome === 'recording';
-      const scanning = ((await send(server, 'GET', '/status').catch(() => undefined))?.json.scan as Json | undefined)?.running === true;
-      const recordingPath = recording ? String((await episodes(server, 'recordings').catch(() => []))[0]?.path ?? '') : '';
+      const recording =
+        (await send(server, 'GET', `/dvr/jobs/${jobId}/why`).catch(() => undefined))?.json.outcome === 'recording';
+      const scanning =
+        ((await send(server, 'GET', '/status').catch(() => undefined))?.json.scan as Json | undefined)?.running ===
+        true;
+      const recordingPath = recording
+        ? String((await episodes(server, 'recordings').catch(() => []))[0]?.path ?? '')
+        : '';
       alive = false;
       await server.stop('SIGKILL');
       await Promise.all(loops);
       expect(problems, context).toEqual([]);
-      // A recording with bytes on disk resumes with a gap; one killed before its first bytes starts late instead (flagged delayed).
-      const hadBytes = recording && recordingPath !== '' && existsSync(recordingPath) && statSync(recordingPath).size > 0;
+      // A recording with bytes on disk resumes with a gap; one killed before its first bytes starts late instead
+      // (flagged delayed).
+      const hadBytes =
+        recording && recordingPath !== '' && existsSync(recordingPath) && statSync(recordingPath).size > 0;
       killedWhileRecording ||= hadBytes;
       if (hadBytes) seen.killsWhileRecording++;
       if (scanning) seen.killsDuringScan++;
@@ -237,8 +271,15 @@ describe('killed at random moments', () => {
       await checkWrites(server);
       if (killedWhileRecording) {
         // Resumed after the kill, and flagged corrupted from the moment it resumes.
-        await until(async () => (await send(server, 'GET', `/dvr/jobs/${jobId}/why`)).json, (why) => why.outcome === 'recording', 10_000, 'the recording resumed');
-        expect((await send(server, 'GET', `/api/v1/jobs/${jobId}`)).json.item, context).toMatchObject({ corrupted: true });
+        await until(
+          async () => (await send(server, 'GET', `/dvr/jobs/${jobId}/why`)).json,
+          (why) => why.outcome === 'recording',
+          10_000,
+          'the recording resumed',
+        );
+        expect((await send(server, 'GET', `/api/v1/jobs/${jobId}`)).json.item, context).toMatchObject({
+          corrupted: true,
+        });
       }
     }
     expect(killedWhileRecording, context).toBe(true);
@@ -251,7 +292,9 @@ describe('killed at random moments', () => {
     const expected = [...onDisk].map(fileOf).sort();
     const converged = await until(
       () => episodes(server),
-      (list) => JSON.stringify(list.map((e) => String(e.path)).sort()) === JSON.stringify(expected) && list.every((e) => Number(e.duration) > 0),
+      (list) =>
+        JSON.stringify(list.map((e) => String(e.path)).sort()) === JSON.stringify(expected) &&
+        list.every((e) => Number(e.duration) > 0),
       60_000,
       'the library to match the files',
     );

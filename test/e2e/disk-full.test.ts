@@ -55,7 +55,10 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
 }
 
 /** A playlist with a lot of labels: each one makes the database grow, as a full disk will not allow. */
-const bigPlaylist = (n: number) => ({ name: `Filling ${String(n)}`, labels: Array.from({ length: 100 }, (_, i) => `${String(n)}-${String(i)}-`.padEnd(200, 'x')) });
+const bigPlaylist = (n: number) => ({
+  name: `Filling ${String(n)}`,
+  labels: Array.from({ length: 100 }, (_, i) => `${String(n)}-${String(i)}-`.padEnd(200, 'x')),
+});
 
 describe('a full data disk', () => {
   it('refuses changes with a 507 that says what to do, keeps serving reads, and saves again once there is room', async () => {
@@ -86,7 +89,12 @@ describe('a full data disk', () => {
 
     // Space returns: changes are saved again, at once.
     rmSync(filler());
-    const saved = await until(() => call('PUT', `/dvr/files/${id}/playback_time/42`), (answer) => answer.status === 200, 10_000, 'a change saved');
+    const saved = await until(
+      () => call('PUT', `/dvr/files/${id}/playback_time/42`),
+      (answer) => answer.status === 200,
+      10_000,
+      'a change saved',
+    );
     expect(saved.json.playback_time).toBe(42);
     expect((await call('POST', '/dvr/playlists', bigPlaylist(9_999))).status).toBe(201);
     expect((await call('GET', `/dvr/files/${id}`)).json.playback_time).toBe(42);

@@ -33,7 +33,8 @@ let ruleId: string;
 
 const call = (method: string, path: string, body?: unknown) => callJson(server.url, method, path, body);
 
-const recordedEpisode = async () => ((await call('GET', '/api/v1/episodes?source=recordings')).json as Json[]).find((e) => e.title === TITLE) ?? {};
+const recordedEpisode = async () =>
+  ((await call('GET', '/api/v1/episodes?source=recordings')).json as Json[]).find((e) => e.title === TITLE) ?? {};
 
 beforeAll(async () => {
   work = tempDir('antenna-dvr-commercials-');
@@ -41,12 +42,19 @@ beforeAll(async () => {
   streams = await startStreamServer(clip.path);
   // 176 s: the clip's bytes at the pace the server plays them.
   length = Math.round(statSync(clip.path).size / streams.byteRate);
-  writeFileSync(join(work, 'channels.m3u'), ['#EXTM3U', `#EXTINF:-1 tvg-id="ads.test" tvg-chno="9",Ads\n${streams.url('ads')}`].join('\n'));
+  writeFileSync(
+    join(work, 'channels.m3u'),
+    ['#EXTM3U', `#EXTINF:-1 tvg-id="ads.test" tvg-chno="9",Ads\n${streams.url('ads')}`].join('\n'),
+  );
   T = Math.floor(Date.now() / 1000) + 10;
-  writeXmltv(join(work, 'guide.xml'), [['ads.test', 'Ads']], [
-    { channel: 'ads.test', start: T, stop: T + length, title: TITLE },
-    { channel: 'ads.test', start: T + length, stop: T + length + 3600, title: 'Late News' },
-  ]);
+  writeXmltv(
+    join(work, 'guide.xml'),
+    [['ads.test', 'Ads']],
+    [
+      { channel: 'ads.test', start: T, stop: T + length, title: TITLE },
+      { channel: 'ads.test', start: T + length, stop: T + length + 3600, title: 'Late News' },
+    ],
+  );
   const config = resolveServerConfig([
     {
       data: join(work, 'data'),
@@ -60,7 +68,12 @@ beforeAll(async () => {
     },
   ]);
   server = await startServer(config, pino({ level: 'silent' }));
-  await until(() => call('GET', '/dvr/guides'), (r) => (r.json[0]?.programmes as number) > 0, 15_000, 'guide read');
+  await until(
+    () => call('GET', '/dvr/guides'),
+    (r) => (r.json[0]?.programmes as number) > 0,
+    15_000,
+    'guide read',
+  );
   const rule = await call('POST', '/dvr/rules', { type: 'series', title: TITLE });
   expect(rule.status).toBe(201);
   ruleId = String(rule.json.id);
@@ -81,11 +94,20 @@ describe('commercials in a recording', () => {
     expect(planned).toMatchObject({ name: TITLE, start_time: T, end_time: T + length, channel: '9', failed: false });
 
     // While it records: one connection, from the clip's first byte.
-    await until(() => Date.now() / 1000, (now) => now >= T + 3, 20_000);
+    await until(
+      () => Date.now() / 1000,
+      (now) => now >= T + 3,
+      20_000,
+    );
     expect(streams.connections('ads')).toBe(1);
     expect(await recordedEpisode()).toMatchObject({ completed: false, channel: '9' });
 
-    const episode = await until(recordedEpisode, (e) => e.processed === true, (length + 90) * 1000, 'recording processed');
+    const episode = await until(
+      recordedEpisode,
+      (e) => e.processed === true,
+      (length + 90) * 1000,
+      'recording processed',
+    );
     expect(streams.totalConnections('ads')).toBe(1);
     expect(episode).toMatchObject({ completed: true, corrupted: false, delayed: false, cancelled: false });
     expect(Math.abs((episode.duration as number) - length)).toBeLessThan(3);

@@ -11,8 +11,18 @@ import { existsSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgeRecording, type RecordingOutcome, Recorder, type RecordingPlan } from '../../src/dvr/recording/recorder.js';
-import { type StreamConsumer, StreamHub, type StreamTarget, StreamUnavailableError } from '../../src/dvr/recording/stream-hub.js';
+import {
+  judgeRecording,
+  type RecordingOutcome,
+  Recorder,
+  type RecordingPlan,
+} from '../../src/dvr/recording/recorder.js';
+import {
+  type StreamConsumer,
+  StreamHub,
+  type StreamTarget,
+  StreamUnavailableError,
+} from '../../src/dvr/recording/stream-hub.js';
 import { tempDir } from '../support/temp-library.js';
 import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
 
@@ -54,7 +64,11 @@ function viewer() {
   const chunks: Buffer[] = [];
   let endedWith!: (why: string) => void;
   const ended = new Promise<string>((resolve) => (endedWith = resolve));
-  const consumer: StreamConsumer = { kind: 'viewer', data: (chunk) => chunks.push(chunk), ended: (why) => endedWith(why) };
+  const consumer: StreamConsumer = {
+    kind: 'viewer',
+    data: (chunk) => chunks.push(chunk),
+    ended: (why) => endedWith(why),
+  };
   return { consumer, ended, bytes: () => Buffer.concat(chunks) };
 }
 
@@ -73,12 +87,19 @@ const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function ffprobeDuration(path: string): number {
-  return Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]).toString().trim());
+  return Number(
+    execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path])
+      .toString()
+      .trim(),
+  );
 }
 
 /** Seconds of stream in `bytes` at the server's pace. */
 const secondsOf = (bytes: number) => bytes / streams.byteRate;
-/** Seconds of stream a recording ending at `endAt` had from its first byte, less 0.5 s: connecting on a busy machine is not the recorder's loss. */
+/**
+ * Seconds of stream a recording ending at `endAt` had from its first byte, less 0.5 s: connecting on a busy machine is
+ * not the recorder's loss.
+ */
 const streamedFor = (outcome: RecordingOutcome, endAt: number) => (endAt - (outcome.firstByteAt ?? endAt)) / 1000 - 0.5;
 
 describe('a full disk', () => {
@@ -102,14 +123,32 @@ describe('a full disk', () => {
     expect(bad.stoppedBy).toBeUndefined();
     // It stopped at the first write, not at the end time.
     expect(failedAt - start).toBeLessThan(2000);
-    expect(judgeRecording(bad, start)).toMatchObject({ failed: true, cancelled: true, completed: false, error: expect.stringMatching(/disk is full/) });
+    expect(judgeRecording(bad, start)).toMatchObject({
+      failed: true,
+      cancelled: true,
+      completed: false,
+      error: expect.stringMatching(/disk is full/),
+    });
 
-    expect(good).toMatchObject({ reachedEnd: true, lostForGood: false, damaged: false, gaps: 0, continuityErrors: 0, channel: 'disk', sourceId: SOURCE });
+    expect(good).toMatchObject({
+      reachedEnd: true,
+      lostForGood: false,
+      damaged: false,
+      gaps: 0,
+      continuityErrors: 0,
+      channel: 'disk',
+      sourceId: SOURCE,
+    });
     expect(good.diskError).toBeUndefined();
     expect(good.bytes).toBe(statSync(healthyPath).size);
     expect(secondsOf(good.bytes)).toBeGreaterThan(streamedFor(good, start + 3000));
     expect(good.bytes).toBeGreaterThan(0);
-    expect(judgeRecording(good, start)).toMatchObject({ failed: false, completed: true, cancelled: false, corrupted: false });
+    expect(judgeRecording(good, start)).toMatchObject({
+      failed: false,
+      completed: true,
+      cancelled: false,
+      corrupted: false,
+    });
     expect(streams.totalConnections('disk')).toBe(1);
   });
 });
@@ -123,14 +162,24 @@ describe('one connection per channel', () => {
     const second = new Recorder(plan(b, 'shared', start, start + 3000), { hub });
     const watcher = viewer();
     const watching = await hub.join([target('shared')], watcher.consumer);
-    await until(() => streams.connections('shared'), (n) => n === 1, 2000, 'connected');
+    await until(
+      () => streams.connections('shared'),
+      (n) => n === 1,
+      2000,
+      'connected',
+    );
     expect(hub.usage().get(SOURCE)).toBe(1);
     expect(hub.describe()).toEqual([expect.objectContaining({ channel: 'shared', recordings: 2, viewers: 1 })]);
     const [one, two] = await Promise.all([first.done, second.done]);
     // The viewer still watches: the connection stays open for it alone, then closes when it leaves.
     expect(streams.connections('shared')).toBe(1);
     watching.leave();
-    await until(() => streams.connections('shared'), (n) => n === 0, 2000, 'closed after the last consumer left');
+    await until(
+      () => streams.connections('shared'),
+      (n) => n === 0,
+      2000,
+      'closed after the last consumer left',
+    );
     expect(hub.usage().size).toBe(0);
     expect(streams.totalConnections('shared')).toBe(1);
 
@@ -157,15 +206,30 @@ describe('a source with one tuner', () => {
     const hub = hubWithLimit(1);
     const watcherA = viewer();
     const watchingA = await hub.join([target('tuner-a')], watcherA.consumer);
-    await until(() => watcherA.bytes().length, (n) => n > 10_000, 3000, 'viewer A gets video');
+    await until(
+      () => watcherA.bytes().length,
+      (n) => n > 10_000,
+      3000,
+      'viewer A gets video',
+    );
 
     const start = Date.now();
     const path = join(work, 'tuner-b.ts');
     const recorder = new Recorder(plan(path, 'tuner-b', start, start + 3000), { hub });
     expect(await watcherA.ended).toBe('the tuner was needed for a recording');
     watchingA.leave(); // what the viewer's answer does when it ends: harmless now
-    await until(() => fileSize(path), (n) => n > 10_000, 3000, 'recording gets video');
-    await until(() => streams.connections('tuner-a'), (n) => n === 0, 2000, 'viewer connection closed upstream');
+    await until(
+      () => fileSize(path),
+      (n) => n > 10_000,
+      3000,
+      'recording gets video',
+    );
+    await until(
+      () => streams.connections('tuner-a'),
+      (n) => n === 0,
+      2000,
+      'viewer connection closed upstream',
+    );
     expect(hub.usage().get(SOURCE)).toBe(1);
 
     const watcherC = viewer();
@@ -176,7 +240,12 @@ describe('a source with one tuner', () => {
     // The channel being recorded can still be watched: it shares the recording's connection.
     const watcherB = viewer();
     const watchingB = await hub.join([target('tuner-b')], watcherB.consumer);
-    await until(() => watcherB.bytes().length, (n) => n > 0, 2000, 'viewer B shares the recording');
+    await until(
+      () => watcherB.bytes().length,
+      (n) => n > 0,
+      2000,
+      'viewer B shares the recording',
+    );
     expect(streams.totalConnections('tuner-b')).toBe(1);
     watchingB.leave();
 
@@ -192,13 +261,20 @@ describe('where a recording goes: the source the planner chose', () => {
   /** A hub with two sources of one stream each, logging its warnings. */
   function twoSources() {
     const warnings: string[] = [];
-    const logger = { info: () => undefined, warn: (_fields: unknown, message: string) => warnings.push(message) } as unknown as Logger;
+    const logger = {
+      info: () => undefined,
+      warn: (_fields: unknown, message: string) => warnings.push(message),
+    } as unknown as Logger;
     const hub = new StreamHub({ limitOf: () => 1, connectTimeoutMs: 5000, logger });
     hubs.push(hub);
     const on = (sourceId: string, name: string): StreamTarget => ({ sourceId, number: '12', url: streams.url(name) });
     return { hub, warnings, on };
   }
-  const recordingConsumer = (): StreamConsumer => ({ kind: 'recording', data: () => undefined, ended: () => undefined });
+  const recordingConsumer = (): StreamConsumer => ({
+    kind: 'recording',
+    data: () => undefined,
+    ended: () => undefined,
+  });
 
   it('frees the planned source from live TV rather than take the other source’s free tuner', async () => {
     const { hub, warnings, on } = twoSources();
@@ -219,16 +295,36 @@ describe('where a recording goes: the source the planner chose', () => {
     streams.set('place-broken', { kind: 'status', status: 404 });
     const spilled = await hub.join([on('planned', 'place-broken'), on('other', 'place-spill')], recordingConsumer());
     expect(spilled.target.sourceId).toBe('other');
-    expect(warnings).toEqual([expect.stringMatching(/^recording channel 12 on other, not on planned as planned: channel 12 \(planned\) answered HTTP 404/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^recording channel 12 on other, not on planned as planned: channel 12 \(planned\) answered HTTP 404/,
+      ),
+    ]);
     spilled.leave();
 
     const first = await hub.join([{ ...on('planned', 'place-first'), number: '13' }], recordingConsumer());
-    const second = await hub.join([on('planned', 'place-second'), on('other', 'place-second-other')], recordingConsumer());
+    const second = await hub.join(
+      [on('planned', 'place-second'), on('other', 'place-second-other')],
+      recordingConsumer(),
+    );
     expect(second.target.sourceId).toBe('other');
-    expect(warnings[1]).toMatch(/not on planned as planned: planned had no free stream \(every one it allows is recording\)/);
+    expect(warnings[1]).toMatch(
+      /not on planned as planned: planned had no free stream \(every one it allows is recording\)/,
+    );
     // Nowhere to go: the error says what was tried.
-    const third = await hub.join([{ ...on('planned', 'place-third'), number: '14' }, { ...on('other', 'place-third'), number: '14' }], recordingConsumer()).catch((error: unknown) => error);
-    expect(third).toMatchObject({ reason: 'no_tuner', message: 'no free tuner on planned, other: every stream it allows is in use' });
+    const third = await hub
+      .join(
+        [
+          { ...on('planned', 'place-third'), number: '14' },
+          { ...on('other', 'place-third'), number: '14' },
+        ],
+        recordingConsumer(),
+      )
+      .catch((error: unknown) => error);
+    expect(third).toMatchObject({
+      reason: 'no_tuner',
+      message: 'no free tuner on planned, other: every stream it allows is in use',
+    });
     first.leave();
     second.leave();
   });
@@ -242,18 +338,35 @@ describe('a source that is down', () => {
     // Backoff 1 + 2 + 4 s after the three refusals: video from about start + 7 s.
     const outcome = await new Recorder(plan(join(work, 'down.ts'), 'down', start, start + 9500), { hub }).done;
     expect(streams.totalConnections('down')).toBe(4);
-    expect(outcome).toMatchObject({ reachedEnd: true, lostForGood: false, damaged: false, gaps: 0, continuityErrors: 0 });
+    expect(outcome).toMatchObject({
+      reachedEnd: true,
+      lostForGood: false,
+      damaged: false,
+      gaps: 0,
+      continuityErrors: 0,
+    });
     expect(outcome.streamError).toMatch(/HTTP 503/);
     expect(outcome.firstByteAt! - start).toBeGreaterThan(6500);
     expect(secondsOf(outcome.bytes)).toBeGreaterThan(1.5);
-    expect(judgeRecording(outcome, start)).toMatchObject({ delayed: true, completed: true, corrupted: false, cancelled: false, failed: false });
+    expect(judgeRecording(outcome, start)).toMatchObject({
+      delayed: true,
+      completed: true,
+      corrupted: false,
+      cancelled: false,
+      failed: false,
+    });
   }, 30_000);
 
   it('keeps trying a source that went away until the end: a short loss at the end is an interruption', async () => {
     const hub = hubWithLimit(4);
     const start = Date.now();
     const recorder = new Recorder(plan(join(work, 'gone.ts'), 'gone', start, start + 5000), { hub });
-    await until(() => streams.connections('gone'), (n) => n === 1, 2000, 'connected');
+    await until(
+      () => streams.connections('gone'),
+      (n) => n === 1,
+      2000,
+      'connected',
+    );
     await sleep(1500);
     streams.set('gone', { kind: 'status', status: 404 });
     streams.dropAll('gone');
@@ -262,7 +375,12 @@ describe('a source that is down', () => {
     expect(streams.totalConnections('gone')).toBeGreaterThanOrEqual(2);
     expect(outcome).toMatchObject({ reachedEnd: true, lostForGood: false, damaged: true, gaps: 1 });
     expect(outcome.streamError).toMatch(/HTTP 404/);
-    expect(judgeRecording(outcome, start)).toMatchObject({ completed: true, corrupted: true, cancelled: false, error: expect.stringMatching(/1 interruption/) });
+    expect(judgeRecording(outcome, start)).toMatchObject({
+      completed: true,
+      corrupted: true,
+      cancelled: false,
+      error: expect.stringMatching(/1 interruption/),
+    });
   });
 
   it('calls a recording whose source was gone for the last 30 s and more lost for good', async () => {
@@ -272,14 +390,33 @@ describe('a source that is down', () => {
     const now = () => Date.now() + skipped;
     const start = now();
     const recorder = new Recorder(plan(join(work, 'lost.ts'), 'lost', start, start + 40_000), { hub, now });
-    await until(() => streams.connections('lost'), (n) => n === 1, 2000, 'connected');
+    await until(
+      () => streams.connections('lost'),
+      (n) => n === 1,
+      2000,
+      'connected',
+    );
     await sleep(1500);
     streams.set('lost', { kind: 'status', status: 404 });
     streams.dropAll('lost');
     // The recorder has seen its last byte: the connection is gone and the file has stopped growing.
-    await until(() => streams.connections('lost'), (n) => n === 0, 5000, 'dropped');
+    await until(
+      () => streams.connections('lost'),
+      (n) => n === 0,
+      5000,
+      'dropped',
+    );
     const lostPath = join(work, 'lost.ts');
-    await until(async () => { const before = statSync(lostPath).size; await sleep(300); return statSync(lostPath).size === before; }, Boolean, 10_000, 'the file no longer growing');
+    await until(
+      async () => {
+        const before = statSync(lostPath).size;
+        await sleep(300);
+        return statSync(lostPath).size === before;
+      },
+      Boolean,
+      10_000,
+      'the file no longer growing',
+    );
     skipped = 36_000;
     const outcome = await recorder.done;
     expect(streams.totalConnections('lost')).toBeGreaterThanOrEqual(2);
@@ -320,8 +457,16 @@ describe('review fixes', () => {
       const port = (redirector.address() as { port: number }).port;
       const hub = hubWithLimit(1);
       const seen = viewer();
-      const subscription = await hub.join([{ sourceId: SOURCE, number: '30', url: `http://127.0.0.1:${port}/live/30.ts` }], seen.consumer);
-      await until(() => seen.bytes().length, (n) => n > 188 * 20, 5000, 'video through the redirect');
+      const subscription = await hub.join(
+        [{ sourceId: SOURCE, number: '30', url: `http://127.0.0.1:${port}/live/30.ts` }],
+        seen.consumer,
+      );
+      await until(
+        () => seen.bytes().length,
+        (n) => n > 188 * 20,
+        5000,
+        'video through the redirect',
+      );
       subscription.leave();
       expect(seen.bytes()[0]).toBe(0x47);
     } finally {
@@ -331,7 +476,9 @@ describe('review fixes', () => {
 
   it('does not let a stream URL it cannot open (udp://) hold a tuner', async () => {
     const hub = hubWithLimit(1);
-    await expect(hub.join([{ sourceId: SOURCE, number: '40', url: 'udp://239.0.0.1:1234' }], viewer().consumer)).rejects.toBeInstanceOf(StreamUnavailableError);
+    await expect(
+      hub.join([{ sourceId: SOURCE, number: '40', url: 'udp://239.0.0.1:1234' }], viewer().consumer),
+    ).rejects.toBeInstanceOf(StreamUnavailableError);
     expect(hub.usage().get(SOURCE) ?? 0).toBe(0);
     const seen = viewer();
     const subscription = await hub.join([target('after-udp')], seen.consumer);
@@ -345,7 +492,12 @@ describe('stopping', () => {
     const path = join(work, 'stopped.ts');
     const start = Date.now();
     const recorder = new Recorder(plan(path, 'stop', start, start + 60_000), { hub });
-    await until(() => streams.connections('stop'), (n) => n === 1, 2000, 'connected');
+    await until(
+      () => streams.connections('stop'),
+      (n) => n === 1,
+      2000,
+      'connected',
+    );
     await sleep(1500);
     recorder.stop('user');
     const outcome: RecordingOutcome = await recorder.done;
@@ -354,8 +506,19 @@ describe('stopping', () => {
     expect(outcome).toMatchObject({ stoppedBy: 'user', reachedEnd: false, lostForGood: false, damaged: false });
     expect(outcome.bytes).toBe(statSync(path).size);
     expect(secondsOf(outcome.bytes)).toBeGreaterThan(1);
-    await until(() => streams.connections('stop'), (n) => n === 0, 2000, 'connection closed');
-    expect(judgeRecording(outcome, start)).toMatchObject({ cancelled: true, completed: false, failed: false, corrupted: false, error: 'stopped by the user' });
+    await until(
+      () => streams.connections('stop'),
+      (n) => n === 0,
+      2000,
+      'connection closed',
+    );
+    expect(judgeRecording(outcome, start)).toMatchObject({
+      cancelled: true,
+      completed: false,
+      failed: false,
+      corrupted: false,
+      error: 'stopped by the user',
+    });
   });
 });
 
@@ -365,10 +528,21 @@ describe('the recorder’s bookkeeping', () => {
     const start = Date.now();
     const opener: StreamTarget[] = [];
     const joiner: StreamTarget[] = [];
-    const first = new Recorder(plan(join(work, 'first-bytes-a.ts'), 'first-bytes', start, start + 2000), { hub, onFirstBytes: (t) => opener.push(t) });
-    await until(() => streams.connections('first-bytes'), (n) => n === 1, 2000, 'connected');
+    const first = new Recorder(plan(join(work, 'first-bytes-a.ts'), 'first-bytes', start, start + 2000), {
+      hub,
+      onFirstBytes: (t) => opener.push(t),
+    });
+    await until(
+      () => streams.connections('first-bytes'),
+      (n) => n === 1,
+      2000,
+      'connected',
+    );
     await sleep(300);
-    const second = new Recorder(plan(join(work, 'first-bytes-b.ts'), 'first-bytes', start, start + 2000), { hub, onFirstBytes: (t) => joiner.push(t) });
+    const second = new Recorder(plan(join(work, 'first-bytes-b.ts'), 'first-bytes', start, start + 2000), {
+      hub,
+      onFirstBytes: (t) => joiner.push(t),
+    });
     const [one, two] = await Promise.all([first.done, second.done]);
     expect(one.firstByteAt).toBeDefined();
     expect(two.firstByteAt).toBeDefined();

@@ -19,7 +19,11 @@ import { tempDir } from '../support/temp-library.js';
 import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
 
 function ffprobeDuration(path: string): number {
-  return Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]).toString().trim());
+  return Number(
+    execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path])
+      .toString()
+      .trim(),
+  );
 }
 
 let work: string;
@@ -55,10 +59,17 @@ function writeGuide(cupFinalEnd: number): void {
         start: T,
         stop: T + 8,
         title: 'Harbour Lights',
-        extra: '<sub-title>Fog</sub-title><desc>Fog rolls in.</desc><episode-num system="xmltv_ns">0.1.</episode-num><episode-num system="dd_progid">EP00000001.0002</episode-num><new/>',
+        extra:
+          '<sub-title>Fog</sub-title><desc>Fog rolls in.</desc><episode-num system="xmltv_ns">0.1.</episode-num><episode-num system="dd_progid">EP00000001.0002</episode-num><new/>',
       },
       { channel: 'two.test', start: T + 8, stop: T + 3600, title: 'Late News' },
-      { channel: 'three.test', start: T, stop: T + 6, title: 'Night Movie', extra: '<category>Movie</category><date>1999</date>' },
+      {
+        channel: 'three.test',
+        start: T,
+        stop: T + 6,
+        title: 'Night Movie',
+        extra: '<category>Movie</category><date>1999</date>',
+      },
       { channel: 'four.test', start: T, stop: T + 5, title: 'Broken Web Page' },
       { channel: 'five.test', start: T + 1, stop: T + 5, title: 'Broken Garbage' },
       { channel: 'six.test', start: T + 2, stop: T + 5, title: 'Broken Missing' },
@@ -68,7 +79,13 @@ function writeGuide(cupFinalEnd: number): void {
       { channel: 'nine.test', start: T, stop: T + 5, title: 'Twin Peaks Live' },
       { channel: 'ten.test', start: T, stop: T + 5, title: 'Twin Falls Tonight' },
       // Extended by the guide while it records (see its test).
-      { channel: 'eleven.test', start: T, stop: cupFinalEnd, title: 'Cup Final', extra: '<episode-num system="dd_progid">SP00000009.0001</episode-num>' },
+      {
+        channel: 'eleven.test',
+        start: T,
+        stop: cupFinalEnd,
+        title: 'Cup Final',
+        extra: '<episode-num system="dd_progid">SP00000009.0001</episode-num>',
+      },
       { channel: 'not-a-channel', start: T, stop: T - 10, title: 'Bad times' },
     ],
   );
@@ -83,7 +100,9 @@ beforeAll(async () => {
   streams.set('missing', { kind: 'status', status: 404 });
   // Cut after ~2 s of video: the recorder must reconnect and carry on.
   streams.set('flaky', { dropAfterBytes: 500_000 });
-  tuner = await startFakeHdHomeRun([{ number: '7.1', name: 'WTUN', url: streams.url('tuner'), hd: true }], { tunerCount: 1 });
+  tuner = await startFakeHdHomeRun([{ number: '7.1', name: 'WTUN', url: streams.url('tuner'), hd: true }], {
+    tunerCount: 1,
+  });
   const m3u = [
     '#EXTM3U',
     `#EXTINF:-1 tvg-id="two.test" tvg-chno="2" tvg-logo="http://logo/2.png",Two HD\n${streams.url('two')}`,
@@ -115,7 +134,12 @@ beforeAll(async () => {
   ]);
   server = await startServer(config, pino({ level: 'silent' }));
   // The first refresh runs in the background: wait for the guide.
-  await until(() => call('GET', '/dvr/guides'), (r) => (r.json[0]?.programmes as number) > 0, 15_000, 'guide read');
+  await until(
+    () => call('GET', '/dvr/guides'),
+    (r) => (r.json[0]?.programmes as number) > 0,
+    15_000,
+    'guide read',
+  );
   const add = async (name: string, body: Json) => {
     const response = await call('POST', '/dvr/rules', body);
     expect(response.status).toBe(201);
@@ -137,7 +161,8 @@ afterAll(async () => {
   await tuner?.close();
 });
 
-// Its waits are for a shared timeline of recordings, post-processing included: longer than the default on a busy machine.
+// Its waits are for a shared timeline of recordings, post-processing included: longer than the default on a busy
+// machine.
 describe('DVR end to end', { timeout: 90_000 }, () => {
   it('reads channels from the M3U and the tuner, skipping the malformed entry', async () => {
     const channels = (await call('GET', '/api/v1/channels')).json;
@@ -153,8 +178,23 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
 
   it('plans jobs with interface-A ids, channels and items before they start', async () => {
     const harbour = await job(`${T}-${rules.harbour}`);
-    expect(harbour).toMatchObject({ name: 'Harbour Lights', start_time: T, end_time: T + 8, duration: 8, channels: ['2'], channel: '2', skipped: false, failed: false });
-    expect(harbour.item).toMatchObject({ title: 'Harbour Lights', episode_title: 'Fog', season_number: 1, episode_number: 2, program_id: 'EP000000010002' });
+    expect(harbour).toMatchObject({
+      name: 'Harbour Lights',
+      start_time: T,
+      end_time: T + 8,
+      duration: 8,
+      channels: ['2'],
+      channel: '2',
+      skipped: false,
+      failed: false,
+    });
+    expect(harbour.item).toMatchObject({
+      title: 'Harbour Lights',
+      episode_title: 'Fog',
+      season_number: 1,
+      episode_number: 2,
+      program_id: 'EP000000010002',
+    });
     const movie = await job(`${T}-${rules.movie}`);
     expect(movie.item).toMatchObject({ title: 'Night Movie', release_year: 1999 });
     expect(movie.item).not.toHaveProperty('show_id');
@@ -163,7 +203,11 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
   });
 
   it('shows a recording in interface A while it records, and shares the stream with a live viewer', async () => {
-    await until(() => Date.now() / 1000, (now) => now >= T + 3, 20_000);
+    await until(
+      () => Date.now() / 1000,
+      (now) => now >= T + 3,
+      20_000,
+    );
     const episodes = (await call('GET', '/api/v1/episodes?source=recordings')).json;
     const recording = episodes.find((e) => e.title === 'Harbour Lights');
     expect(recording).toMatchObject({ episode_title: 'Fog', completed: false, channel: '2' });
@@ -176,22 +220,37 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
     while (bytes.length < 188 * 20) bytes = Buffer.concat([bytes, Buffer.from((await reader.read()).value!)]);
     expect(streams.connections('two')).toBe(1);
     viewer.abort();
-    const live = (await call('GET', '/devices/ANY/channels/99/stream.mpg'));
+    const live = await call('GET', '/devices/ANY/channels/99/stream.mpg');
     expect(live.status).toBe(404);
   });
 
   it('records the episode whole, names it, flags it completed, and post-processes it', async () => {
     const harbourId = `${T}-${rules.harbour}`;
-    const finished = await until(() => job(harbourId), (j) => (j.item as Json).completed === true, 30_000, 'harbour finished');
+    const finished = await until(
+      () => job(harbourId),
+      (j) => (j.item as Json).completed === true,
+      30_000,
+      'harbour finished',
+    );
     expect(finished).toMatchObject({ failed: false });
-    const path = join(work, 'data', 'recordings', 'TV', 'Harbour Lights', `Harbour Lights S01E02 ${localDate(T)} Fog.ts`);
+    const path = join(
+      work,
+      'data',
+      'recordings',
+      'TV',
+      'Harbour Lights',
+      `Harbour Lights S01E02 ${localDate(T)} Fog.ts`,
+    );
     expect(existsSync(path)).toBe(true);
     const seconds = statSync(path).size / streams.byteRate;
     expect(seconds).toBeGreaterThan(6.5);
     expect(seconds).toBeLessThan(10);
     expect(ffprobeDuration(path)).toBeGreaterThan(6);
     const episode = await until(
-      async () => ((await call('GET', '/api/v1/episodes?source=recordings')).json as Json[]).find((e) => e.title === 'Harbour Lights') ?? {},
+      async () =>
+        ((await call('GET', '/api/v1/episodes?source=recordings')).json as Json[]).find(
+          (e) => e.title === 'Harbour Lights',
+        ) ?? {},
       (e) => e.processed === true,
       60_000,
       'post-processed',
@@ -208,27 +267,47 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
   }, 100_000);
 
   it('records the movie under Movies/ and the tuner channel through the HDHomeRun', async () => {
-    await until(() => job(`${T}-${rules.movie}`), (j) => (j.item as Json).completed === true, 30_000, 'movie finished');
+    await until(
+      () => job(`${T}-${rules.movie}`),
+      (j) => (j.item as Json).completed === true,
+      30_000,
+      'movie finished',
+    );
     expect(existsSync(join(work, 'data', 'recordings', 'Movies', 'Night Movie (1999).ts'))).toBe(true);
     const movies = (await call('GET', '/api/v1/movies?source=recordings')).json;
     expect(movies.map((m) => m.title)).toContain('Night Movie');
-    const tunerJob = await until(() => job(`${T}-${rules.tuner}`), (j) => (j.item as Json).completed === true, 30_000, 'tuner finished');
+    const tunerJob = await until(
+      () => job(`${T}-${rules.tuner}`),
+      (j) => (j.item as Json).completed === true,
+      30_000,
+      'tuner finished',
+    );
     expect(tunerJob.channel).toBe('7.1');
     expect(tuner.requests.some((path) => path.endsWith('lineup.json'))).toBe(true);
   });
 
   it('fails, with a clear error, a job whose source sends a web page, garbage or 404, and keeps nothing of it', async () => {
-    const ids = ((await call('GET', '/api/v1/jobs')).json as Json[]).filter((j) => String(j.id).endsWith(`-${rules.broken}`)).map((j) => String(j.id));
+    const ids = ((await call('GET', '/api/v1/jobs')).json as Json[])
+      .filter((j) => String(j.id).endsWith(`-${rules.broken}`))
+      .map((j) => String(j.id));
     const errors: Record<string, string> = {};
     for (const id of ids) {
-      const done = await until(() => job(id), (j) => j.failed === true, 30_000, `${id} failed`);
+      const done = await until(
+        () => job(id),
+        (j) => j.failed === true,
+        30_000,
+        `${id} failed`,
+      );
       errors[String(done.channel)] = String(done.error);
     }
     expect(errors['4']).toMatch(/web page/);
     expect(errors['5']).toMatch(/not an MPEG-TS/);
     expect(errors['6']).toMatch(/HTTP 404/);
     const on6 = ids.find((id) => id.startsWith(`${T + 2}-`))!;
-    expect((await call('GET', `/dvr/jobs/${on6}/why`)).json).toMatchObject({ outcome: 'failed', why: expect.stringMatching(/^“Broken Missing” was not recorded: .*HTTP 404/) });
+    expect((await call('GET', `/dvr/jobs/${on6}/why`)).json).toMatchObject({
+      outcome: 'failed',
+      why: expect.stringMatching(/^“Broken Missing” was not recorded: .*HTTP 404/),
+    });
     const titles = ((await call('GET', '/api/v1/all?source=recordings')).json as Json[]).map((i) => i.title);
     expect(titles.filter((t) => String(t).startsWith('Broken'))).toEqual([]);
     // Nor the shows the DVR filed them under.
@@ -239,12 +318,23 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
   it('records two programmes of one keyword rule that start at the same second on two channels, each a job of its own', async () => {
     const first = `${T}-${rules.twin}`;
     const second = `${T}-${Number(rules.twin) + 2 ** 32}`;
-    const jobs = await Promise.all([first, second].map((id) => until(() => job(id), (j) => (j.item as Json | undefined)?.completed === true, 30_000, `${id} recorded`)));
+    const jobs = await Promise.all(
+      [first, second].map((id) =>
+        until(
+          () => job(id),
+          (j) => (j.item as Json | undefined)?.completed === true,
+          30_000,
+          `${id} recorded`,
+        ),
+      ),
+    );
     expect(jobs.map((j) => [j.channel, (j.item as Json).title, j.failed])).toEqual([
       ['9', 'Twin Peaks Live', false],
       ['10', 'Twin Falls Tonight', false],
     ]);
-    const titles = ((await call('GET', '/api/v1/all?source=recordings')).json as Json[]).map((item) => String(item.title));
+    const titles = ((await call('GET', '/api/v1/all?source=recordings')).json as Json[]).map((item) =>
+      String(item.title),
+    );
     expect(titles).toEqual(expect.arrayContaining(['Twin Peaks Live', 'Twin Falls Tonight']));
   });
 
@@ -252,16 +342,33 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
     const id = `${T}-${rules.final}`;
     const recordings = async () => (await call('GET', '/api/v1/all?source=recordings')).json as Json[];
     // Its recording is in the library from its first moment: the guide changes after that.
-    await until(recordings, (items) => items.some((item) => item.title === 'Cup Final'), 20_000, 'the Cup Final recording');
+    await until(
+      recordings,
+      (items) => items.some((item) => item.title === 'Cup Final'),
+      20_000,
+      'the Cup Final recording',
+    );
     expect(await job(id)).toMatchObject({ end_time: T + 50 });
     expect(Date.now() / 1000).toBeLessThan(T + 47);
     writeGuide(T + 54);
     expect((await call('POST', '/dvr/refresh')).status).toBeLessThan(300);
-    await until(() => job(id), (j) => j.end_time === T + 54, 10_000, 'the job extended');
+    await until(
+      () => job(id),
+      (j) => j.end_time === T + 54,
+      10_000,
+      'the job extended',
+    );
     // Pausing its rule now stops nothing already recording.
-    expect((await call('PUT', `/dvr/rules/${rules.final}`, { type: 'series', title: 'Cup Final', paused: true })).status).toBe(200);
+    expect(
+      (await call('PUT', `/dvr/rules/${rules.final}`, { type: 'series', title: 'Cup Final', paused: true })).status,
+    ).toBe(200);
     expect((await call('GET', `/dvr/jobs/${id}/why`)).json).toMatchObject({ outcome: 'recording' });
-    const done = await until(() => job(id), (j) => (j.item as Json | undefined)?.completed === true, 75_000, 'the Cup Final recorded');
+    const done = await until(
+      () => job(id),
+      (j) => (j.item as Json | undefined)?.completed === true,
+      75_000,
+      'the Cup Final recorded',
+    );
     expect(done).toMatchObject({ end_time: T + 54, failed: false });
     const folder = join(work, 'data', 'recordings', 'TV', 'Cup Final');
     const files = readdirSync(folder);
@@ -273,7 +380,12 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
   }, 120_000);
 
   it('reconnects a dropped stream and flags the recording corrupted but completed', async () => {
-    const done = await until(() => job(`${T}-${rules.flaky}`), (j) => (j.item as Json).completed === true, 30_000, 'flaky finished');
+    const done = await until(
+      () => job(`${T}-${rules.flaky}`),
+      (j) => (j.item as Json).completed === true,
+      30_000,
+      'flaky finished',
+    );
     expect(done.item).toMatchObject({ corrupted: true, completed: true });
     expect(done.error).toMatch(/interruption/);
     expect(streams.totalConnections('flaky')).toBeGreaterThan(1);
@@ -287,12 +399,20 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
     expect(again.json.id).toBe(started.json.id);
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await call('DELETE', '/dvr/channels/2/recording')).status).toBe(204);
-    const done = await until(() => job(String(started.json.id)), (j) => j.error !== undefined, 15_000, 'record-now stopped');
+    const done = await until(
+      () => job(String(started.json.id)),
+      (j) => j.error !== undefined,
+      15_000,
+      'record-now stopped',
+    );
     expect(done.item).toMatchObject({ cancelled: true, completed: false });
     expect(done.error).toBe('stopped by the user');
     expect((await call('DELETE', '/dvr/channels/2/recording')).status).toBe(404);
     // Two presses at once make one recording.
-    const [first, second] = await Promise.all([call('POST', '/dvr/channels/3/recording'), call('POST', '/dvr/channels/3/recording')]);
+    const [first, second] = await Promise.all([
+      call('POST', '/dvr/channels/3/recording'),
+      call('POST', '/dvr/channels/3/recording'),
+    ]);
     expect(first.status).toBe(201);
     expect(second.json.id).toBe(first.json.id);
     expect((await call('DELETE', '/dvr/channels/3/recording')).status).toBe(204);
@@ -302,7 +422,18 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
 
 describe('antenna rule', () => {
   it('adds, lists and removes rules on a running server', async () => {
-    const added = await runAntenna(['rule', 'add', 'keyword', 'zebra crossing', '--new-only', '--keep', '3', '--server', server.url, '--json']).done;
+    const added = await runAntenna([
+      'rule',
+      'add',
+      'keyword',
+      'zebra crossing',
+      '--new-only',
+      '--keep',
+      '3',
+      '--server',
+      server.url,
+      '--json',
+    ]).done;
     expect(added.code, added.stderr).toBe(0);
     const rule = JSON.parse(added.stdout) as Json;
     expect(rule).toMatchObject({ type: 'keyword', keyword: 'zebra crossing', new_only: true, keep: 3 });
@@ -322,10 +453,19 @@ describe('antenna channels', () => {
     const lineup = (await call('GET', '/dvr/lineup')).json as unknown as Json[];
     const six = lineup.find((c) => c.number === '6');
     const id = String(six?.id);
-    const renamed = await runAntenna(['channels', 'edit', id, '--name', 'Six (mine)', '--server', server.url, '--json']).done;
+    const renamed = await runAntenna(['channels', 'edit', id, '--name', 'Six (mine)', '--server', server.url, '--json'])
+      .done;
     expect(renamed.code, renamed.stderr).toBe(0);
-    expect(JSON.parse(renamed.stdout)).toMatchObject({ id, number: '6', name: 'Six (mine)', edited: ['name'], source: { name: 'Six' } });
-    expect(((await call('GET', '/api/v1/channels')).json as unknown as Json[]).find((c) => c.number === '6')?.name).toBe('Six (mine)');
+    expect(JSON.parse(renamed.stdout)).toMatchObject({
+      id,
+      number: '6',
+      name: 'Six (mine)',
+      edited: ['name'],
+      source: { name: 'Six' },
+    });
+    expect(
+      ((await call('GET', '/api/v1/channels')).json as unknown as Json[]).find((c) => c.number === '6')?.name,
+    ).toBe('Six (mine)');
     const listed = await runAntenna(['channels', 'list', '--server', server.url]).done;
     expect(listed.stdout).toContain(`6\tSix (mine)\t(you changed: name)\t${id}`);
     const refused = await runAntenna(['channels', 'edit', id, '--number', '2', '--server', server.url]).done;
@@ -339,12 +479,25 @@ describe('antenna channels', () => {
 describe('DVR across a restart', () => {
   it('resumes a recording after the server stops in the middle, losing nothing already written', async () => {
     const config = resolveServerConfig([
-      { data: join(work, 'data2'), host: '127.0.0.1', port: 0, sample: false, m3u: [join(work, 'channels.m3u')], m3uStreams: 10, logLevel: 'silent' },
+      {
+        data: join(work, 'data2'),
+        host: '127.0.0.1',
+        port: 0,
+        sample: false,
+        m3u: [join(work, 'channels.m3u')],
+        m3uStreams: 10,
+        logLevel: 'silent',
+      },
     ]);
     mkdirSync(join(work, 'data2'), { recursive: true });
     let running = await startServer(config, pino({ level: 'silent' }));
     const start = Math.floor(Date.now() / 1000) + 2;
-    await until(async () => (await (await fetch(`${running.url}/api/v1/channels`)).json()) as Json[], (c) => c.length > 0, 15_000, 'channels');
+    await until(
+      async () => (await (await fetch(`${running.url}/api/v1/channels`)).json()) as Json[],
+      (c) => c.length > 0,
+      15_000,
+      'channels',
+    );
     const created = await fetch(`${running.url}/dvr/rules`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -352,11 +505,25 @@ describe('DVR across a restart', () => {
     });
     const id = `${start}-${((await created.json()) as Json).id as string}`;
     const jobOf = async () => (await (await fetch(`${running.url}/api/v1/jobs/${id}`)).json()) as Json;
-    const recordingItem = async () => ((await (await fetch(`${running.url}/api/v1/episodes?source=recordings`)).json()) as Json[])[0] ?? {};
-    await until(() => Date.now() / 1000, (now) => now >= start + 3, 20_000);
+    const recordingItem = async () =>
+      ((await (await fetch(`${running.url}/api/v1/episodes?source=recordings`)).json()) as Json[])[0] ?? {};
+    await until(
+      () => Date.now() / 1000,
+      (now) => now >= start + 3,
+      20_000,
+    );
     // Its file has five seconds of the stream before the stop (on a busy machine the first bytes may come late).
     const firstRun = 5 * streams.byteRate;
-    const path = String((await until(recordingItem, (item) => typeof item.path === 'string' && existsSync(item.path) && statSync(item.path).size > firstRun, 20_000, 'the recording written')).path);
+    const path = String(
+      (
+        await until(
+          recordingItem,
+          (item) => typeof item.path === 'string' && existsSync(item.path) && statSync(item.path).size > firstRun,
+          20_000,
+          'the recording written',
+        )
+      ).path,
+    );
     await running.stop();
     const sizeAtStop = statSync(path).size;
     expect(sizeAtStop).toBeGreaterThan(0);
@@ -364,7 +531,12 @@ describe('DVR across a restart', () => {
     try {
       // Shorten the wait: the job's end is a minute out, so cancel it after some more seconds.
       // Five seconds more: the new connection starts the clip, and its clock, from the beginning.
-      await until(() => statSync(path).size, (size) => size > sizeAtStop + 5 * streams.byteRate, 20_000, 'file grows after restart');
+      await until(
+        () => statSync(path).size,
+        (size) => size > sizeAtStop + 5 * streams.byteRate,
+        20_000,
+        'file grows after restart',
+      );
       // The gap shows while it still records, not only once it ends.
       expect((await jobOf()).item).toMatchObject({ corrupted: true });
       expect(await recordingItem()).toMatchObject({ corrupted: true });
@@ -376,7 +548,12 @@ describe('DVR across a restart', () => {
       expect(item).toMatchObject({ corrupted: true, cancelled: true });
       expect(statSync(path).size).toBeGreaterThan(sizeAtStop);
       // Its duration is what both runs play (the stream's bytes at its pace), not its last timestamp minus its first.
-      const processed = await until(recordingItem, (recording) => recording.processed === true, 30_000, 'the resumed recording processed');
+      const processed = await until(
+        recordingItem,
+        (recording) => recording.processed === true,
+        30_000,
+        'the resumed recording processed',
+      );
       expect(Math.abs(Number(processed.duration) - statSync(path).size / streams.byteRate)).toBeLessThan(2);
     } finally {
       await running.stop();

@@ -14,7 +14,9 @@ import { until, writeXmltv } from '../support/dvr-app.js';
 import { createTempLibrary, type TempLibrary } from '../support/temp-library.js';
 
 type Thread = typeof import('../../src/dvr/sources/guide-refresh.thread.js');
-const thread = (await import(pathToFileURL(join(import.meta.dirname, '../../dist/dvr/sources/guide-refresh.thread.js')).href)) as Thread;
+const thread = (await import(
+  pathToFileURL(join(import.meta.dirname, '../../dist/dvr/sources/guide-refresh.thread.js')).href
+)) as Thread;
 
 const T0 = 1_900_000_000;
 let temp: TempLibrary;
@@ -28,19 +30,42 @@ afterEach(() => temp.close());
 /** A guide of 3 channels × `count` hour-long programmes titled `<title> <n>`. */
 function guideFile(name: string, title: string, count: number): string {
   const path = join(temp.dir, name);
-  const channels: [string, string][] = [['a', 'A'], ['b', 'B'], ['c', 'C']];
-  writeXmltv(path, channels, channels.flatMap(([id]) => Array.from({ length: count }, (_, i) => ({ channel: id, start: T0 + i * 3600, stop: T0 + (i + 1) * 3600, title: `${title} ${i}` }))));
+  const channels: [string, string][] = [
+    ['a', 'A'],
+    ['b', 'B'],
+    ['c', 'C'],
+  ];
+  writeXmltv(
+    path,
+    channels,
+    channels.flatMap(([id]) =>
+      Array.from({ length: count }, (_, i) => ({
+        channel: id,
+        start: T0 + i * 3600,
+        stop: T0 + (i + 1) * 3600,
+        title: `${title} ${i}`,
+      })),
+    ),
+  );
   return path;
 }
 
-const request = (location: string) => ({ guideId: 'g', location, now: (T0 - 3600) * 1000, maxRemovedShare: 0.5, accept: false });
+const request = (location: string) => ({
+  guideId: 'g',
+  location,
+  now: (T0 - 3600) * 1000,
+  maxRemovedShare: 0.5,
+  accept: false,
+});
 const rows = () => temp.db.prepare('SELECT count(*) FROM programmes').pluck().get() as number;
 const titlesOn = (channel: string) => programmesBetween(temp.db, 'g', channel, 0, T0 * 2).map((p) => p.title);
 
 describe('a guide refresh in its thread', () => {
   it('places unseen, swaps in whole, and deletes the replaced rows when told', async () => {
     let wrote = 0;
-    const first = await thread.runGuideRefresh(temp.db, request(guideFile('one.xml', 'Old', 200)), { wrote: () => wrote++ });
+    const first = await thread.runGuideRefresh(temp.db, request(guideFile('one.xml', 'Old', 200)), {
+      wrote: () => wrote++,
+    });
     expect(first.outcome).toEqual({ programmes: 600, skipped: 0 });
     expect(wrote).toBeGreaterThan(0);
     expect(titlesOn('b')).toHaveLength(200);
@@ -75,7 +100,9 @@ describe('a guide refresh in its thread', () => {
   it('starts no thread for a refresh asked for after the stop', async () => {
     const stopped = new AbortController();
     stopped.abort();
-    await expect(thread.runGuideRefresh(temp.db, request(guideFile('late.xml', 'Late', 20)), { signal: stopped.signal })).rejects.toThrow();
+    await expect(
+      thread.runGuideRefresh(temp.db, request(guideFile('late.xml', 'Late', 20)), { signal: stopped.signal }),
+    ).rejects.toThrow();
     await thread.guideThreadsStopped();
     expect(titlesOn('a')).toEqual([]);
     expect(rows()).toBe(0);
@@ -101,7 +128,9 @@ describe('a guide refresh in its thread', () => {
 
   it('stops when aborted: nothing applied, the thread gone', async () => {
     const abort = new AbortController();
-    const running = thread.runGuideRefresh(temp.db, request(guideFile('big.xml', 'Big', 3000)), { signal: abort.signal });
+    const running = thread.runGuideRefresh(temp.db, request(guideFile('big.xml', 'Big', 3000)), {
+      signal: abort.signal,
+    });
     abort.abort();
     await expect(running).rejects.toThrow();
     await thread.guideThreadsStopped();

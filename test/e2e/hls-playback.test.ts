@@ -36,19 +36,63 @@ beforeAll(async () => {
   media = tempDir('antenna-hls-e2e-');
   mkdirSync(join(media, 'Videos', 'Clips'), { recursive: true });
   mkdirSync(SHOTS, { recursive: true });
-  const pattern = (seconds: number) => ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=640x360:rate=25:duration=${seconds}`, '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`, '-shortest'];
-  execFileSync('ffmpeg', [...pattern(120), '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-c:a', 'aac', join(media, 'Videos', 'Clips', 'Modern.mp4')]);
-  execFileSync('ffmpeg', [...pattern(40), '-c:v', 'mpeg2video', '-b:v', '2M', '-c:a', 'ac3', '-f', 'mpegts', join(media, 'Videos', 'Clips', 'Broadcast.ts')]);
+  const pattern = (seconds: number) => [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=640x360:rate=25:duration=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:duration=${seconds}`,
+    '-shortest',
+  ];
+  execFileSync('ffmpeg', [
+    ...pattern(120),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '50',
+    '-c:a',
+    'aac',
+    join(media, 'Videos', 'Clips', 'Modern.mp4'),
+  ]);
+  execFileSync('ffmpeg', [
+    ...pattern(40),
+    '-c:v',
+    'mpeg2video',
+    '-b:v',
+    '2M',
+    '-c:a',
+    'ac3',
+    '-f',
+    'mpegts',
+    join(media, 'Videos', 'Clips', 'Broadcast.ts'),
+  ]);
   // Longer than any recording here: a channel's clock does not jump back as a looped clip's does.
   const clip = await makeTsClip(join(media, 'live.ts'), { seconds: 40, size: '320x240' });
   streams = await startStreamServer(clip.path);
   writeFileSync(join(media, 'channels.m3u'), `#EXTM3U\n#EXTINF:-1 tvg-chno="5",Five\n${streams.url('five')}\n`);
   server = await startAntennaServer([
-    '--data', join(media, 'data'), '--videos', join(media, 'Videos'), '--no-sample', '--m3u', join(media, 'channels.m3u'),
+    '--data',
+    join(media, 'data'),
+    '--videos',
+    join(media, 'Videos'),
+    '--no-sample',
+    '--m3u',
+    join(media, 'channels.m3u'),
   ]);
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const status = (await (await fetch(`${server.url}/status`)).json()) as { scan?: { running: boolean; last?: unknown } };
+    const status = (await (await fetch(`${server.url}/status`)).json()) as {
+      scan?: { running: boolean; last?: unknown };
+    };
     const channels = (await (await fetch(`${server.url}/api/v1/channels`)).json()) as unknown[];
     if (status.scan?.last && !status.scan.running && channels.length > 0) break;
     if (Date.now() > deadline) throw new Error('scan or channel refresh did not finish');
@@ -82,7 +126,11 @@ interface Played {
  * (0.25 unless given) past the step before or the seek's target, at most 20 s more: on a
  * busy machine a transcode or the live edge may stall a while, which is not a failure.
  */
-async function play(page: Page, url: string, steps: { seek?: number; waitMs: number; advance?: number }[]): Promise<Played> {
+async function play(
+  page: Page,
+  url: string,
+  steps: { seek?: number; waitMs: number; advance?: number }[],
+): Promise<Played> {
   await page.goto(pageUrl);
   return page.evaluate(
     async (url, steps) => {
@@ -101,7 +149,10 @@ async function play(page: Page, url: string, steps: { seek?: number; waitMs: num
       const Hls = page.Hls;
       const hls = new Hls();
       const fatal: string[] = [];
-      hls.on(Hls.Events.ERROR, (_event: unknown, data: { fatal: boolean; details: string }) => data.fatal && fatal.push(data.details));
+      hls.on(
+        Hls.Events.ERROR,
+        (_event: unknown, data: { fatal: boolean; details: string }) => data.fatal && fatal.push(data.details),
+      );
       hls.loadSource(url);
       hls.attachMedia(video);
       const parsed = await new Promise((resolve) => {
@@ -134,11 +185,21 @@ async function play(page: Page, url: string, steps: { seek?: number; waitMs: num
           await seeked;
         }
         await new Promise((resolve) => setTimeout(resolve, step.waitMs));
-        for (const until = Date.now() + 20_000; video.currentTime < from + (step.advance ?? 0.25) && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 100));
+        for (
+          const until = Date.now() + 20_000;
+          video.currentTime < from + (step.advance ?? 0.25) && Date.now() < until;
+        )
+          await new Promise((resolve) => setTimeout(resolve, 100));
         times.push(video.currentTime);
         pictures.push(picture());
       }
-      return { levels: hls.levels.map((l: { name: string }) => l.name), level: hls.levels[hls.currentLevel]?.name ?? '', fatal, times, pictures };
+      return {
+        levels: hls.levels.map((l: { name: string }) => l.name),
+        level: hls.levels[hls.currentLevel]?.name ?? '',
+        fatal,
+        times,
+        pictures,
+      };
     },
     url,
     steps,
@@ -153,7 +214,12 @@ describe('HLS in Chromium', () => {
   it('plays an H.264 file as remux and seeks to its middle and its last minute', async () => {
     const file = (await items()).find((item) => item.video_title === 'Modern');
     const page = await browser.newPage();
-    const played = await play(page, `${server.url}/dvr/files/${file?.id}/hls/master.m3u8`, [{ waitMs: 1500 }, { waitMs: 1500 }, { seek: 60, waitMs: 2000 }, { seek: 100, waitMs: 2500 }]);
+    const played = await play(page, `${server.url}/dvr/files/${file?.id}/hls/master.m3u8`, [
+      { waitMs: 1500 },
+      { waitMs: 1500 },
+      { seek: 60, waitMs: 2000 },
+      { seek: 100, waitMs: 2500 },
+    ]);
     await page.screenshot({ path: join(SHOTS, 'remux.png') });
     expect(played.fatal).toEqual([]);
     expect(played.levels).toContain('remux');
@@ -161,7 +227,10 @@ describe('HLS in Chromium', () => {
     expect(played.times[2]).toBeGreaterThan(60.2);
     expect(played.times[3]).toBeGreaterThan(100.2);
     expect(new Set(played.pictures).size).toBe(4);
-    const sessions = (await (await fetch(`${server.url}/api/v1/sessions`)).json()) as { FileID?: string; Encoder: string }[];
+    const sessions = (await (await fetch(`${server.url}/api/v1/sessions`)).json()) as {
+      FileID?: string;
+      Encoder: string;
+    }[];
     expect(sessions.some((s) => s.FileID === file?.id && s.Encoder === 'remux')).toBe(true);
     await page.close();
   }, 180_000);
@@ -169,7 +238,11 @@ describe('HLS in Chromium', () => {
   it('transcodes an MPEG-2 + AC-3 transport stream, which no browser decodes', async () => {
     const file = (await items()).find((item) => item.video_title === 'Broadcast');
     const page = await browser.newPage();
-    const played = await play(page, `${server.url}/dvr/files/${file?.id}/hls/master.m3u8`, [{ waitMs: 2500 }, { waitMs: 1500 }, { seek: 20, waitMs: 3000 }]);
+    const played = await play(page, `${server.url}/dvr/files/${file?.id}/hls/master.m3u8`, [
+      { waitMs: 2500 },
+      { waitMs: 1500 },
+      { seek: 20, waitMs: 3000 },
+    ]);
     await page.screenshot({ path: join(SHOTS, 'transcode.png') });
     expect(played.fatal).toEqual([]);
     expect(played.levels).not.toContain('remux');
@@ -181,20 +254,31 @@ describe('HLS in Chromium', () => {
 
   it('plays a live channel, sharing its connection', async () => {
     const page = await browser.newPage();
-    const played = await play(page, `${server.url}/devices/ANY/channels/5/hls/master.m3u8`, [{ waitMs: 1500 }, { waitMs: 2500, advance: 1.25 }]);
+    const played = await play(page, `${server.url}/devices/ANY/channels/5/hls/master.m3u8`, [
+      { waitMs: 1500 },
+      { waitMs: 2500, advance: 1.25 },
+    ]);
     await page.screenshot({ path: join(SHOTS, 'live.png') });
     expect(played.fatal).toEqual([]);
     expect(played.times[1]).toBeGreaterThan(played.times[0]! + 1);
     expect(played.pictures[1]).not.toBe(played.pictures[0]);
-    const sessions = (await (await fetch(`${server.url}/api/v1/sessions`)).json()) as { ID: string; Channel?: { Number: string } }[];
+    const sessions = (await (await fetch(`${server.url}/api/v1/sessions`)).json()) as {
+      ID: string;
+      Channel?: { Number: string };
+    }[];
     const live = sessions.find((s) => s.Channel?.Number === '5');
     expect(live).toBeDefined();
     await page.close();
     // The client says it stopped watching: the session ends and the tuner is let go.
     expect((await fetch(`${server.url}/api/v1/sessions/${live?.ID}`, { method: 'DELETE' })).status).toBe(204);
-    expect(((await (await fetch(`${server.url}/api/v1/sessions`)).json()) as { ID: string }[]).some((s) => s.ID === live?.ID)).toBe(false);
+    expect(
+      ((await (await fetch(`${server.url}/api/v1/sessions`)).json()) as { ID: string }[]).some(
+        (s) => s.ID === live?.ID,
+      ),
+    ).toBe(false);
     const deadline = Date.now() + 5000;
-    while (streams.connections('five') > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (streams.connections('five') > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(streams.connections('five')).toBe(0);
   }, 120_000);
 
@@ -203,7 +287,7 @@ describe('HLS in Chromium', () => {
     let recording: Item | undefined;
     const deadline = Date.now() + 10_000;
     while (!recording && Date.now() < deadline) {
-      recording = (await (await fetch(`${server.url}/api/v1/all?source=recordings`)).json() as Item[])[0];
+      recording = ((await (await fetch(`${server.url}/api/v1/all?source=recordings`)).json()) as Item[])[0];
       if (!recording) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(recording, 'the recording in the library').toBeDefined();
@@ -218,8 +302,21 @@ describe('HLS in Chromium', () => {
     expect(growing.pictures[1]).not.toBe(growing.pictures[0]);
     expect((await fetch(`${server.url}/dvr/channels/5/recording`, { method: 'DELETE' })).status).toBe(204);
     // The recording is finished asynchronously: its playlist turns VOD within moments.
-    const playlistText = async () => (await fetch(`${server.url}/${(await (await fetch(master)).text()).split('\n').find((line) => line.endsWith('.m3u8'))}`.replace(/\/s\//, `/dvr/files/${recording?.id}/hls/s/`))).text();
-    await until(playlistText, (playlist) => playlist.includes('#EXT-X-PLAYLIST-TYPE:VOD'), 15_000, 'the finished playlist');
+    const playlistText = async () =>
+      (
+        await fetch(
+          `${server.url}/${(await (await fetch(master)).text()).split('\n').find((line) => line.endsWith('.m3u8'))}`.replace(
+            /\/s\//,
+            `/dvr/files/${recording?.id}/hls/s/`,
+          ),
+        )
+      ).text();
+    await until(
+      playlistText,
+      (playlist) => playlist.includes('#EXT-X-PLAYLIST-TYPE:VOD'),
+      15_000,
+      'the finished playlist',
+    );
     const finished = await play(page, master, [{ waitMs: 1500 }, { seek: 8, waitMs: 2000 }]);
     expect(finished.fatal).toEqual([]);
     expect(finished.times[1]).toBeGreaterThan(8);
@@ -249,6 +346,8 @@ describe('HLS requests that cannot be served', () => {
       expect(((await answer.json()) as { status: number }).status).toBe(status);
     }
     expect((await fetch(`${server.url}/dvr/files/${file?.id}/hls/master.m3u8`, { method: 'HEAD' })).status).toBe(200);
-    expect((await fetch(`${server.url}/devices/ANY/channels/5/hls/master.m3u8`, { method: 'HEAD' })).status).not.toBe(405);
+    expect((await fetch(`${server.url}/devices/ANY/channels/5/hls/master.m3u8`, { method: 'HEAD' })).status).not.toBe(
+      405,
+    );
   }, 60_000);
 });

@@ -37,11 +37,48 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   const plain = join(temp.dir, 'plain.mp4');
   const ffmpeg = (args: string[]) => execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
-  ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=25:duration=12', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=12', '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-c:a', 'aac', plain]);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=320x180:rate=25:duration=12',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=12',
+    '-shortest',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '25',
+    '-c:a',
+    'aac',
+    plain,
+  ]);
   const srt = join(temp.dir, 'english.srt');
   writeFileSync(srt, `1\n00:00:02,000 --> 00:00:08,000\n${CUE_TEXT}\n`);
   const subbed = join(temp.dir, 'Beach Day.mkv');
-  ffmpeg(['-i', plain, '-i', srt, '-map', '0', '-map', '1', '-c', 'copy', '-c:s', 'srt', '-metadata:s:s:0', 'language=eng', '-metadata:s:s:0', 'title=English', subbed]);
+  ffmpeg([
+    '-i',
+    plain,
+    '-i',
+    srt,
+    '-map',
+    '0',
+    '-map',
+    '1',
+    '-c',
+    'copy',
+    '-c:s',
+    'srt',
+    '-metadata:s:s:0',
+    'language=eng',
+    '-metadata:s:s:0',
+    'title=English',
+    subbed,
+  ]);
   hls = new HlsService({
     dir: join(temp.dir, 'hls'),
     ffmpeg: 'ffmpeg',
@@ -106,7 +143,10 @@ async function load(page: Page, url: string): Promise<Loaded> {
     const Hls = page.Hls;
     const hls = new Hls();
     const fatal: string[] = [];
-    hls.on(Hls.Events.ERROR, (_event: unknown, data: { fatal: boolean; details: string }) => data.fatal && fatal.push(data.details));
+    hls.on(
+      Hls.Events.ERROR,
+      (_event: unknown, data: { fatal: boolean; details: string }) => data.fatal && fatal.push(data.details),
+    );
     hls.loadSource(url);
     hls.attachMedia(video);
     const parsed = await new Promise((resolve) => {
@@ -117,11 +157,15 @@ async function load(page: Page, url: string): Promise<Loaded> {
     if (!parsed) return { fatal, level: '', tracks, cues: [] };
     hls.subtitleDisplay = true;
     hls.subtitleTrack = 0;
-    const subtitles = () => [...video.textTracks].find((t: Untyped) => t.kind === 'subtitles' && t.cues && t.cues.length > 0);
-    for (const deadline = Date.now() + 10_000; !subtitles() && Date.now() < deadline && fatal.length === 0; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    const subtitles = () =>
+      [...video.textTracks].find((t: Untyped) => t.kind === 'subtitles' && t.cues && t.cues.length > 0);
+    for (const deadline = Date.now() + 10_000; !subtitles() && Date.now() < deadline && fatal.length === 0; )
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const track = subtitles();
     page.player = { video, hls, track, fatal };
-    const cues = track ? [...track.cues].map((c: Untyped) => ({ start: c.startTime, end: c.endTime, text: c.text })) : [];
+    const cues = track
+      ? [...track.cues].map((c: Untyped) => ({ start: c.startTime, end: c.endTime, text: c.text }))
+      : [];
     return { fatal, level: hls.levels[hls.currentLevel]?.name ?? hls.levels[0]?.name ?? '', tracks, cues };
   }, url);
 }
@@ -150,7 +194,8 @@ async function watch(page: Page, from: number, until: number): Promise<Watched> 
       video.addEventListener('timeupdate', onTime);
       track.addEventListener('cuechange', onChange);
       await video.play();
-      for (const deadline = Date.now() + 10_000; video.currentTime < until && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const deadline = Date.now() + 10_000; video.currentTime < until && Date.now() < deadline; )
+        await new Promise((resolve) => setTimeout(resolve, 20));
       video.pause();
       video.removeEventListener('timeupdate', onTime);
       track.removeEventListener('cuechange', onChange);

@@ -39,12 +39,18 @@ async function get<T = Json>(server: StartedServer, path: string): Promise<T> {
 }
 
 /** Polls until `ok`; returns the value and how long it took. */
-async function within<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number, what: string): Promise<{ value: T; ms: number }> {
+async function within<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<{ value: T; ms: number }> {
   const started = Date.now();
   for (;;) {
     const value = await read();
     if (ok(value)) return { value, ms: Date.now() - started };
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms (last: ${JSON.stringify(value).slice(0, 300)})`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`${what}: not within ${timeoutMs} ms (last: ${JSON.stringify(value).slice(0, 300)})`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -56,7 +62,8 @@ async function timed(server: StartedServer, path: string): Promise<number> {
   return performance.now() - started;
 }
 
-const showNames = (server: StartedServer) => get<Json[]>(server, '/api/v1/shows').then((shows) => shows.map((show) => String(show.name)));
+const showNames = (server: StartedServer) =>
+  get<Json[]>(server, '/api/v1/shows').then((shows) => shows.map((show) => String(show.name)));
 
 describe('a first scan of 20,000 files with probing on', () => {
   let dir: string;
@@ -90,12 +97,22 @@ describe('a first scan of 20,000 files with probing on', () => {
 
   it('shows a copied file, drops a deleted one and follows a moved one, mid-scan, and answers at once throughout', async () => {
     // Mid-scan: the walk has named some files; probing 20,000 files takes many minutes.
-    await within(() => get(server, '/status'), (status) => Number((status.scan as Json).files_seen) > 0, 30_000, 'the scan starts');
+    await within(
+      () => get(server, '/status'),
+      (status) => Number((status.scan as Json).files_seen) > 0,
+      30_000,
+      'the scan starts',
+    );
 
     const target = join(dir, 'TV', 'Night Ferry', 'Season 02', 'Night Ferry - S02E05 - Fog.mp4');
     mkdirSync(join(dir, 'TV', 'Night Ferry', 'Season 02'), { recursive: true });
     copyFileSync(clip, target);
-    const added = await within(() => showNames(server), (names) => names.includes('Night Ferry'), CHANGE_MS, 'the copied file shows');
+    const added = await within(
+      () => showNames(server),
+      (names) => names.includes('Night Ferry'),
+      CHANGE_MS,
+      'the copied file shows',
+    );
     expect(added.ms).toBeLessThanOrEqual(CHANGE_MS);
 
     // A file the scan imported, deleted: gone within seconds (the target: 5 s).
@@ -111,7 +128,8 @@ describe('a first scan of 20,000 files with probing on', () => {
     );
     expect(gone.ms).toBeLessThanOrEqual(CHANGE_MS);
 
-    // A file the scan imported, moved to another folder: the same item at its new path within seconds (the target: 5 s).
+    // A file the scan imported, moved to another folder: the same item at its new path within seconds (the target: 5
+    // s).
     const [moving] = await get<Json[]>(server, `/api/v1/shows/${String(show.id)}/episodes`);
     const movedTo = join(dir, 'TV', String(show.name), 'Season 02', 'moved.mp4');
     mkdirSync(join(dir, 'TV', String(show.name), 'Season 02'));
@@ -176,19 +194,37 @@ describe('a walk stuck in a dead share', () => {
   it('leaves the API answering and other roots importing, stops cleanly, and imports the share once it is back', async () => {
     // The share dies before the server starts: the first walk blocks in its readdir.
     process.kill(bindfs as number, 'SIGSTOP');
-    server = await startAntennaServer(['--data', join(dir, 'data'), '--tv', join(dir, 'TV'), '--videos', join(dir, 'Videos')]);
+    server = await startAntennaServer([
+      '--data',
+      join(dir, 'data'),
+      '--tv',
+      join(dir, 'TV'),
+      '--videos',
+      join(dir, 'Videos'),
+    ]);
     const live = server;
     // The first walk waits for the watcher to be ready, at most 10 s: here it never is (it is stuck in the share too).
-    await within(() => showNames(live), (names) => names.includes('Harbour Lights'), 25_000, 'the healthy root imports');
+    await within(
+      () => showNames(live),
+      (names) => names.includes('Harbour Lights'),
+      25_000,
+      'the healthy root imports',
+    );
     const status = (await get(live, '/status')).scan as Json;
     expect(status.running).toBe(true);
-    for (const path of ['/api/v1/shows', '/api/v1/videos', '/status', '/dvr']) expect(await timed(live, path)).toBeLessThan(ANSWER_MS);
+    for (const path of ['/api/v1/shows', '/api/v1/videos', '/status', '/dvr'])
+      expect(await timed(live, path)).toBeLessThan(ANSWER_MS);
 
     // A change under the healthy root imports while the walk waits on the share.
     const copied = join(dir, 'TV', 'Night Ferry', 'Season 01', 'Night Ferry - S01E01.mp4');
     mkdirSync(join(dir, 'TV', 'Night Ferry', 'Season 01'), { recursive: true });
     copyFileSync(join(dir, 'TV', 'Harbour Lights', 'Season 01', 'Harbour Lights - S01E01.mp4'), copied);
-    const added = await within(() => showNames(live), (names) => names.includes('Night Ferry'), CHANGE_MS, 'a change beside the stuck walk');
+    const added = await within(
+      () => showNames(live),
+      (names) => names.includes('Night Ferry'),
+      CHANGE_MS,
+      'a change beside the stuck walk',
+    );
     expect(added.ms).toBeLessThanOrEqual(CHANGE_MS);
 
     // The server stops cleanly with its walk and watcher stuck in the share (they are killed).
@@ -199,7 +235,14 @@ describe('a walk stuck in a dead share', () => {
 
     // The share comes back: the next start walks it and its files come in.
     process.kill(bindfs as number, 'SIGCONT');
-    server = await startAntennaServer(['--data', join(dir, 'data'), '--tv', join(dir, 'TV'), '--videos', join(dir, 'Videos')]);
+    server = await startAntennaServer([
+      '--data',
+      join(dir, 'data'),
+      '--tv',
+      join(dir, 'TV'),
+      '--videos',
+      join(dir, 'Videos'),
+    ]);
     const again = server;
     const videos = await within(
       () => get<Json[]>(again, '/api/v1/videos'),

@@ -37,12 +37,17 @@ async function scanSettled(predicate: (status: Json) => boolean = () => true, ti
   }
 }
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<{ value: T; ms: number }> {
+async function until<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<{ value: T; ms: number }> {
   const started = Date.now();
   for (;;) {
     const value = await read();
     if (ok(value)) return { value, ms: Date.now() - started };
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -57,7 +62,10 @@ beforeAll(async () => {
     join(show, 'Season 01/Harbour Lights - S01E01 - Arrival.nfo'),
     '<episodedetails><title>Arrival</title><plot>The keepers arrive.</plot><aired>2019-04-02</aired><director>J. Doe</director></episodedetails>',
   );
-  writeText(join(show, 'tvshow.nfo'), '<tvshow><title>Harbour Lights</title><plot>Two keepers.</plot><genre>Drama</genre><premiered>2019-04-02</premiered></tvshow>');
+  writeText(
+    join(show, 'tvshow.nfo'),
+    '<tvshow><title>Harbour Lights</title><plot>Two keepers.</plot><genre>Drama</genre><premiered>2019-04-02</premiered></tvshow>',
+  );
   makeImage(join(show, 'poster.jpg'));
   makeClip(join(media, 'Movies/Quiet Harbor (1999)/Quiet Harbor (1999).mkv'), { audio: 'ac3-5.1' });
   writeText(
@@ -78,10 +86,14 @@ beforeAll(async () => {
   before = snapshotTree(media);
 
   server = await startAntennaServer([
-    '--data', data,
-    '--tv', join(media, 'TV'),
-    '--movies', join(media, 'Movies'),
-    '--videos', join(media, 'Videos'),
+    '--data',
+    data,
+    '--tv',
+    join(media, 'TV'),
+    '--movies',
+    join(media, 'Movies'),
+    '--videos',
+    join(media, 'Videos'),
   ]);
 }, 120_000);
 
@@ -168,11 +180,24 @@ describe('a scanned library in interface A', () => {
     expect(titles).toEqual(['Broken', 'Empty', 'Quiet Harbor']);
     expect(movies.find((m) => m.title === 'Empty')).toMatchObject({ corrupted: true, processed: true });
     const movie = movies.find((m) => m.title === 'Quiet Harbor') as Json;
-    expect(movie).toMatchObject({ release_year: 1999, summary: 'A calm film.', content_rating: 'PG', genres: ['Drama'], labels: ['calm'], corrupted: false });
+    expect(movie).toMatchObject({
+      release_year: 1999,
+      summary: 'A calm film.',
+      content_rating: 'PG',
+      genres: ['Drama'],
+      labels: ['calm'],
+      corrupted: false,
+    });
     expect(movie.tags).toEqual(['SD', 'Dolby Digital', '5.1']);
     // What the file holds, as the probe read it (in-process: ts-ebml for Matroska), for players and the app.
     const file = await get<{ file: Json }>(`/dvr/files/${encodeURIComponent(String(movie.id))}`);
-    expect(file.file.media).toMatchObject({ container: 'matroska', video: { codec: 'h264' }, audio: [{ codec: 'ac3', channels: 6 }], subtitles: [], closedCaptions: false });
+    expect(file.file.media).toMatchObject({
+      container: 'matroska',
+      video: { codec: 'h264' },
+      audio: [{ codec: 'ac3', channels: 6 }],
+      subtitles: [],
+      closedCaptions: false,
+    });
     expect((await fetch(String(movie.image_url))).status).toBe(200);
     const broken = movies.find((m) => m.title === 'Broken') as Json;
     expect(broken).toMatchObject({ corrupted: true, processed: true });
@@ -205,7 +230,8 @@ describe('watching the roots', () => {
     expect(Date.now() - copied).toBeLessThanOrEqual(5_000);
     expect(seen.value).toContain('Harbour walk');
 
-    const idOf = async (title: string) => ((await get<Json[]>('/api/v1/videos')).find((v) => v.video_title === title) as Json).id;
+    const idOf = async (title: string) =>
+      ((await get<Json[]>('/api/v1/videos')).find((v) => v.video_title === title) as Json).id;
     const id = await idOf('Beach day');
     renameSync(join(media, 'Videos/Holidays/Beach day.mp4'), join(media, 'Videos/Holidays/Beach day (2024).mp4'));
     await until(titles, (list) => list.includes('Beach day (2024)') && !list.includes('Beach day'), 8_000);
@@ -219,7 +245,8 @@ describe('watching the roots', () => {
     const hidden = join(media, 'Videos/Holidays/.replacing.mp4'); // hidden: neither watched nor imported
     makeClip(hidden, { seconds: 3 });
     renameSync(hidden, replaced);
-    const duration = async () => Number(((await get<Json[]>('/api/v1/videos')).find((v) => v.id === id) as Json | undefined)?.duration);
+    const duration = async () =>
+      Number(((await get<Json[]>('/api/v1/videos')).find((v) => v.id === id) as Json | undefined)?.duration);
     await until(duration, (seconds) => seconds > 2.5, 8_000);
   });
 

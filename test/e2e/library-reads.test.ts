@@ -18,7 +18,14 @@ import { type StartedServer, startAntennaServer } from '../support/server-proces
 import { tempDir } from '../support/temp-library.js';
 
 type Json = Record<string, unknown>;
-type Movie = { id: string; title: string; duration?: number; corrupted?: boolean; thumbnail_url?: string; image_url?: string };
+type Movie = {
+  id: string;
+  title: string;
+  duration?: number;
+  corrupted?: boolean;
+  thumbnail_url?: string;
+  image_url?: string;
+};
 
 const MARKER = 'ANTENNA-SECRET-7F3A';
 const SECRET_SIZE = { width: 320, height: 80 };
@@ -49,7 +56,17 @@ function pictureOf(bytes: Buffer): { width: number; height: number } | undefined
   const file = join(base, `probe-${createHash('sha1').update(bytes).digest('hex')}`);
   writeFileSync(file, bytes);
   try {
-    const out = execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'json', file]).toString();
+    const out = execFileSync('ffprobe', [
+      '-v',
+      'error',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'stream=width,height',
+      '-of',
+      'json',
+      file,
+    ]).toString();
     const stream = (JSON.parse(out) as { streams?: { width: number; height: number }[] }).streams?.[0];
     return stream ? { width: stream.width, height: stream.height } : undefined;
   } catch {
@@ -65,7 +82,11 @@ function expectNotSecret(bytes: Buffer, what: string): void {
   // Playlists, subtitles and JSON are text: their marker check is the whole check.
   if (/^(#EXTM3U|WEBVTT|\{)/.test(bytes.subarray(0, 8).toString('latin1'))) return;
   const picture = pictureOf(bytes);
-  if (picture) expect(picture.width / picture.height, `${what} shows the secret's picture`).not.toBeCloseTo(SECRET_SIZE.width / SECRET_SIZE.height, 1);
+  if (picture)
+    expect(picture.width / picture.height, `${what} shows the secret's picture`).not.toBeCloseTo(
+      SECRET_SIZE.width / SECRET_SIZE.height,
+      1,
+    );
 }
 
 async function scanned(): Promise<Json> {
@@ -104,13 +125,45 @@ beforeAll(async () => {
   mkdirSync(join(base, 'outside'), { recursive: true });
   mkdirSync(join(movies, 'Long Film (2015)'), { recursive: true });
   // The secret: a picture no library file has, and a marker in its bytes (its title tag is stored as text).
-  ffmpeg(['-f', 'lavfi', '-i', `color=c=red:size=${SECRET_SIZE.width}x${SECRET_SIZE.height}:rate=2:duration=600`, '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '10', '-metadata', `title=${MARKER}`, secret]);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=red:size=${SECRET_SIZE.width}x${SECRET_SIZE.height}:rate=2:duration=600`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '10',
+    '-metadata',
+    `title=${MARKER}`,
+    secret,
+  ]);
   // Ten minutes: segment 90 exists, far enough ahead of a transcode that asking for it restarts ffmpeg there.
-  ffmpeg(['-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=5:duration=600', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '30', join(movies, 'Long Film (2015)', 'Long Film (2015).mkv')]);
-  writeText(join(movies, 'Playlist (2013).ts'), `#EXTM3U\n#EXT-X-TARGETDURATION:600\n#EXTINF:600,\nfile:${secret}\n#EXTINF:600,\n${secret}\n#EXT-X-ENDLIST\n`);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=320x240:rate=5:duration=600',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '30',
+    join(movies, 'Long Film (2015)', 'Long Film (2015).mkv'),
+  ]);
+  writeText(
+    join(movies, 'Playlist (2013).ts'),
+    `#EXTM3U\n#EXT-X-TARGETDURATION:600\n#EXTINF:600,\nfile:${secret}\n#EXTINF:600,\n${secret}\n#EXT-X-ENDLIST\n`,
+  );
   writeText(join(movies, 'Concat (2014).mkv'), `ffconcat version 1.0\nfile '${secret}'\n`);
   writeText(join(movies, 'Listed (2012).mp4'), `#EXTM3U\n#EXTINF:40,secret\n${secret}\n`);
-  writeText(join(movies, 'Session (2016).mp4'), `v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nt=0 0\nm=video 5004 RTP/AVP 96\na=rtpmap:96 H264/90000\n`);
+  writeText(
+    join(movies, 'Session (2016).mp4'),
+    `v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nt=0 0\nm=video 5004 RTP/AVP 96\na=rtpmap:96 H264/90000\n`,
+  );
   // A 20 s film of which only the first 60 KB arrived.
   const whole = join(base, 'whole.mkv');
   makeClip(whole, { seconds: 20 });
@@ -119,9 +172,33 @@ beforeAll(async () => {
   const plain = join(base, 'plain.mkv');
   makeClip(plain, { seconds: 12 });
   writeText(join(base, 'subs.srt'), '1\n00:00:01,000 --> 00:00:05,000\nHello\n');
-  ffmpeg(['-i', plain, '-i', join(base, 'subs.srt'), '-map', '0', '-map', '1', '-c', 'copy', '-c:s', 'srt', join(movies, 'Swapped (2019).mkv')]);
+  ffmpeg([
+    '-i',
+    plain,
+    '-i',
+    join(base, 'subs.srt'),
+    '-map',
+    '0',
+    '-map',
+    '1',
+    '-c',
+    'copy',
+    '-c:s',
+    'srt',
+    join(movies, 'Swapped (2019).mkv'),
+  ]);
 
-  server = await startAntennaServer(['--data', join(base, 'data'), '--movies', movies, '--no-sample', '--guide-refresh', '0', '--rescan-interval', '0']);
+  server = await startAntennaServer([
+    '--data',
+    join(base, 'data'),
+    '--movies',
+    movies,
+    '--no-sample',
+    '--guide-refresh',
+    '0',
+    '--rescan-interval',
+    '0',
+  ]);
   status = await scanned();
 }, 180_000);
 
@@ -166,19 +243,24 @@ describe('a live HLS session reads the file it opened', () => {
 });
 
 describe('files that point at other files', () => {
-  it.each(['Playlist', 'Concat', 'Listed', 'Session'])('imports %s as not media, saying it is a playlist or reference file, and serves nothing of it', async (title) => {
-    const movie = await movieNamed(title);
-    expect(movie.corrupted).toBe(true);
-    expect(movie.duration ?? 0).toBe(0);
-    expect(movie.thumbnail_url).toBeUndefined();
-    const notMedia = (status.scan as { not_media: { files: { id: string; reason: string }[] } }).not_media.files;
-    expect(notMedia.find((file) => file.id === movie.id)?.reason).toMatch(/playlist or reference file|could not read it/);
-    for (const route of [`/dvr/files/${movie.id}/stream`, `/dvr/files/${movie.id}/hls/master.m3u8`]) {
-      const answer = await get(route);
-      expect(answer.status, route).toBe(409);
-      expect(answer.json).toMatchObject({ code: 'not_media' });
-    }
-  });
+  it.each(['Playlist', 'Concat', 'Listed', 'Session'])(
+    'imports %s as not media, saying it is a playlist or reference file, and serves nothing of it',
+    async (title) => {
+      const movie = await movieNamed(title);
+      expect(movie.corrupted).toBe(true);
+      expect(movie.duration ?? 0).toBe(0);
+      expect(movie.thumbnail_url).toBeUndefined();
+      const notMedia = (status.scan as { not_media: { files: { id: string; reason: string }[] } }).not_media.files;
+      expect(notMedia.find((file) => file.id === movie.id)?.reason).toMatch(
+        /playlist or reference file|could not read it/,
+      );
+      for (const route of [`/dvr/files/${movie.id}/stream`, `/dvr/files/${movie.id}/hls/master.m3u8`]) {
+        const answer = await get(route);
+        expect(answer.status, route).toBe(409);
+        expect(answer.json).toMatchObject({ code: 'not_media' });
+      }
+    },
+  );
 
   it('names the HLS playlist for what it is', async () => {
     const movie = await movieNamed('Playlist');
@@ -195,33 +277,45 @@ describe('a copy cut short', () => {
     expect(movie.duration).toBeLessThan(10);
     const problems = ((status.scan as Json).last as { problems: { path: string; reason: string }[] }).problems;
     expect(problems.find((p) => p.path.endsWith('Cut Short (2018).mkv'))?.reason).toMatch(/cut short/);
-    expect((status.scan as { not_media: { files: { id: string }[] } }).not_media.files.map((f) => f.id)).not.toContain(movie.id);
+    expect((status.scan as { not_media: { files: { id: string }[] } }).not_media.files.map((f) => f.id)).not.toContain(
+      movie.id,
+    );
   });
 
-  it.each(['remux', 'transcode'])('plays as HLS (%s) only as far as its data goes: no empty and no repeated segments', async (mode) => {
-    const movie = await movieNamed('Cut Short');
-    const masterUrl = `${server.url}/dvr/files/${movie.id}/hls/master.m3u8${mode === 'remux' ? '?encoder=remux' : ''}`;
-    const master = await get(masterUrl);
-    expect(master.status).toBe(200);
-    const variants = listed(master.body.toString(), masterUrl);
-    const variantUrl = (mode === 'remux' ? variants[0] : variants.find((url) => !url.includes('/remux/'))) as string;
-    const playlist = (await get(variantUrl)).body.toString();
-    const listedSeconds = [...playlist.matchAll(/#EXTINF:([\d.]+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
-    expect(listedSeconds).toBeLessThanOrEqual((movie.duration ?? 0) + 0.5);
-    expect(playlist).toContain('#EXT-X-ENDLIST');
-    const hashes = new Set<string>();
-    for (const url of listed(playlist, variantUrl)) {
-      const segment = await get(url);
-      expect(segment.status, url).toBe(200);
-      expect(segment.body.length, url).toBeGreaterThan(1000);
-      hashes.add(createHash('sha1').update(segment.body).digest('hex'));
-    }
-    expect(hashes.size).toBe(listed(playlist, variantUrl).length);
-  }, 60_000);
+  it.each(['remux', 'transcode'])(
+    'plays as HLS (%s) only as far as its data goes: no empty and no repeated segments',
+    async (mode) => {
+      const movie = await movieNamed('Cut Short');
+      const masterUrl = `${server.url}/dvr/files/${movie.id}/hls/master.m3u8${mode === 'remux' ? '?encoder=remux' : ''}`;
+      const master = await get(masterUrl);
+      expect(master.status).toBe(200);
+      const variants = listed(master.body.toString(), masterUrl);
+      const variantUrl = (mode === 'remux' ? variants[0] : variants.find((url) => !url.includes('/remux/'))) as string;
+      const playlist = (await get(variantUrl)).body.toString();
+      const listedSeconds = [...playlist.matchAll(/#EXTINF:([\d.]+)/g)].reduce(
+        (sum, match) => sum + Number(match[1]),
+        0,
+      );
+      expect(listedSeconds).toBeLessThanOrEqual((movie.duration ?? 0) + 0.5);
+      expect(playlist).toContain('#EXT-X-ENDLIST');
+      const hashes = new Set<string>();
+      for (const url of listed(playlist, variantUrl)) {
+        const segment = await get(url);
+        expect(segment.status, url).toBe(200);
+        expect(segment.body.length, url).toBeGreaterThan(1000);
+        hashes.add(createHash('sha1').update(segment.body).digest('hex'));
+      }
+      expect(hashes.size).toBe(listed(playlist, variantUrl).length);
+    },
+    60_000,
+  );
 });
 
 describe('every route that reads a library file, for every item, after a file became a link to the secret', () => {
-  /** The bodies a client can get for an item: its file, its HLS (master, variants, first and last segments, subtitles), its images. */
+  /**
+   * The bodies a client can get for an item: its file, its HLS (master, variants, first and last segments, subtitles),
+   * its images.
+   */
   async function everythingOf(id: string): Promise<{ what: string; status: number; body: Buffer }[]> {
     const answers: { what: string; status: number; body: Buffer }[] = [];
     const take = async (what: string, url: string) => {
@@ -252,9 +346,18 @@ describe('every route that reads a library file, for every item, after a file be
 
   it('never answers with the secret or anything made of it', async () => {
     const swapped = join(movies, 'Swapped (2019).mkv');
-    // Listed before the swap, the swapped one first: the watcher drops it from the library within seconds (its link leads out).
+    // Listed before the swap, the swapped one first: the watcher drops it from the library within seconds (its link
+    // leads out).
     const items = (await movieList()).sort((a, b) => Number(b.title === 'Swapped') - Number(a.title === 'Swapped'));
-    expect(items.map((item) => item.title)).toEqual(['Swapped', 'Concat', 'Cut Short', 'Listed', 'Long Film', 'Playlist', 'Session']);
+    expect(items.map((item) => item.title)).toEqual([
+      'Swapped',
+      'Concat',
+      'Cut Short',
+      'Listed',
+      'Long Film',
+      'Playlist',
+      'Session',
+    ]);
     renameSync(swapped, `${swapped}.away`);
     symlinkSync(secret, swapped);
     try {

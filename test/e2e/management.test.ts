@@ -40,9 +40,19 @@ afterAll(async () => {
 
 describe('request builders', () => {
   it('build the paths and bodies the server expects', () => {
-    expect(requests.position('a b', '12.5')).toMatchObject({ method: 'PUT', path: '/dvr/files/a%20b/playback_time/12.5' });
-    expect(requests.playlistAdd('pl', ['x', 'y'], 2)).toMatchObject({ method: 'POST', path: '/dvr/playlists/pl/items', body: { item_ids: ['x', 'y'], position: 2 } });
-    expect(requests.edit('video-group', 'g', { favorited: true })).toMatchObject({ method: 'PATCH', path: '/dvr/video_groups/g' });
+    expect(requests.position('a b', '12.5')).toMatchObject({
+      method: 'PUT',
+      path: '/dvr/files/a%20b/playback_time/12.5',
+    });
+    expect(requests.playlistAdd('pl', ['x', 'y'], 2)).toMatchObject({
+      method: 'POST',
+      path: '/dvr/playlists/pl/items',
+      body: { item_ids: ['x', 'y'], position: 2 },
+    });
+    expect(requests.edit('video-group', 'g', { favorited: true })).toMatchObject({
+      method: 'PATCH',
+      path: '/dvr/video_groups/g',
+    });
     expect(editFields({ favorite: false, labels: 'a, b,,c' })).toEqual({ favorited: false, labels: ['a', 'b', 'c'] });
     expect(editFields({ labels: false })).toEqual({ labels: null });
   });
@@ -57,19 +67,31 @@ describe('antenna subcommands against a running server', () => {
     expect(watched.stdout).toMatch(/^Watched: /);
     expect((await cli('position', id, '2.5', '--json')).stdout).toContain('"playback_time":2.5');
     expect((await cli('edit', 'file', id, '--favorite', '--labels', 'calm,blue')).code).toBe(0);
-    expect(await get<Json>(`/api/v1/movies/${id}`)).toMatchObject({ watched: true, playback_time: 2.5, favorited: true, labels: ['calm', 'blue'] });
+    expect(await get<Json>(`/api/v1/movies/${id}`)).toMatchObject({
+      watched: true,
+      playback_time: 2.5,
+      favorited: true,
+      labels: ['calm', 'blue'],
+    });
     expect((await cli('unwatch', id)).stdout).toMatch(/^Not watched: /);
   });
 
   it('builds a collection and a playlist', async () => {
     const movies = await get<Json[]>('/api/v1/movies');
-    const created = JSON.parse((await cli('collection', 'create', 'Evening', '--type', 'movies', '--json')).stdout) as Json;
+    const created = JSON.parse(
+      (await cli('collection', 'create', 'Evening', '--type', 'movies', '--json')).stdout,
+    ) as Json;
     const collection = String(created.id);
     for (const movie of movies) expect((await cli('collection', 'add', collection, String(movie.id))).code).toBe(0);
-    expect(await get<Json>(`/api/v1/collections/${collection}`)).toMatchObject({ name: 'Evening', content_count: movies.length });
+    expect(await get<Json>(`/api/v1/collections/${collection}`)).toMatchObject({
+      name: 'Evening',
+      content_count: movies.length,
+    });
 
     const episodes = await get<Json[]>('/api/v1/episodes');
-    const playlist = JSON.parse((await cli('playlist', 'create', 'Marathon', ...episodes.map((e) => String(e.id)), '--json')).stdout) as Json;
+    const playlist = JSON.parse(
+      (await cli('playlist', 'create', 'Marathon', ...episodes.map((e) => String(e.id)), '--json')).stdout,
+    ) as Json;
     const pl = String(playlist.id);
     expect((await cli('playlist', 'add', pl, String(movies[0]?.id), '--at', '0')).stdout).toMatch(/now has 4 items/);
     expect((await cli('playlist', 'remove', pl, '0')).code).toBe(0);
@@ -98,7 +120,16 @@ describe('mpv and the stream', () => {
     // No window, no sound card: decode everything, seek 2 s in, stop at 3.5 s.
     const { stdout, stderr } = await execFileAsync(
       'mpv',
-      ['--no-config', '--vo=null', '--ao=null', '--start=2', '--end=3.5', '--msg-level=all=v', '--term-playing-msg=PLAYING ${time-pos}', url],
+      [
+        '--no-config',
+        '--vo=null',
+        '--ao=null',
+        '--start=2',
+        '--end=3.5',
+        '--msg-level=all=v',
+        '--term-playing-msg=PLAYING ${time-pos}',
+        url,
+      ],
       { timeout: 60_000 },
     );
     const log = stdout + stderr;

@@ -48,13 +48,16 @@ function page(): Page {
   if (!shown) throw new Error('the app page is not open');
   return shown;
 }
-const inPage = <T,>(expression: string) => page().evaluate(expression) as Promise<T>;
+const inPage = <T>(expression: string) => page().evaluate(expression) as Promise<T>;
 const video = () =>
   inPage<VideoState | null>(
     `(() => { const v = document.querySelector('video'); return v && { paused: v.paused, time: v.currentTime, muted: v.muted, tracks: [...v.textTracks].map((t) => ({ kind: t.kind, mode: t.mode, cues: [...(t.cues ?? [])].map((c) => c.text) })) }; })()`,
   );
 const path = () => inPage<string>('location.pathname');
-/** The page's address once it is `expected`: a command answers within 850 ms, the router may paint a little later on a busy machine. */
+/**
+ * The page's address once it is `expected`: a command answers within 850 ms, the router may paint a little later on a
+ * busy machine.
+ */
 const pathBecomes = (expected: string) => until(path, (shown) => shown === expected, 5000, `the page at ${expected}`);
 const post = (command: string, body?: unknown) => callJson(running.url, 'POST', `/api/${command}`, body);
 const status = async () => (await callJson(running.url, 'GET', '/api/status')).json;
@@ -62,7 +65,14 @@ const serverJson = async (route: string) => (await callJson(serverUrl, 'GET', ro
 /** Waits until the page's video plays; a failure says what the page showed (an error message, the path). */
 const playing = () =>
   until(
-    async () => ({ video: await video(), path: await path(), error: await inPage<string>(`document.querySelector('.player-error')?.innerText ?? ''`), requests: await inPage<string[]>(`performance.getEntriesByType('resource').filter((e) => e.name.includes('/hls/')).slice(-14).map((e) => e.name.replace(location.origin, '') + ' ' + e.responseStatus)`) }),
+    async () => ({
+      video: await video(),
+      path: await path(),
+      error: await inPage<string>(`document.querySelector('.player-error')?.innerText ?? ''`),
+      requests: await inPage<string[]>(
+        `performance.getEntriesByType('resource').filter((e) => e.name.includes('/hls/')).slice(-14).map((e) => e.name.replace(location.origin, '') + ' ' + e.responseStatus)`,
+      ),
+    }),
     (shown) => shown.video !== null && !shown.video.paused && shown.video.time > 0.3,
     25_000,
     'the video playing in the page',
@@ -70,15 +80,41 @@ const playing = () =>
 
 /** The screen as one byte of brightness per pixel. */
 function grab(): Buffer {
-  return execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'x11grab', '-video_size', `${WIDTH}x${HEIGHT}`, '-i', display, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], {
-    maxBuffer: WIDTH * HEIGHT * 2,
-  });
+  return execFileSync(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'x11grab',
+      '-video_size',
+      `${WIDTH}x${HEIGHT}`,
+      '-i',
+      display,
+      '-frames:v',
+      '1',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'gray',
+      '-',
+    ],
+    {
+      maxBuffer: WIDTH * HEIGHT * 2,
+    },
+  );
 }
 
 /** Pixels brighter than `over` in the rectangle. */
-function brightIn(screen: Buffer, box: { left: number; top: number; right: number; bottom: number }, over = 230): number {
+function brightIn(
+  screen: Buffer,
+  box: { left: number; top: number; right: number; bottom: number },
+  over = 230,
+): number {
   let count = 0;
-  for (let y = box.top; y < box.bottom; y++) for (let x = box.left; x < box.right; x++) if ((screen[y * WIDTH + x] ?? 0) > over) count++;
+  for (let y = box.top; y < box.bottom; y++)
+    for (let x = box.left; x < box.right; x++) if ((screen[y * WIDTH + x] ?? 0) > over) count++;
   return count;
 }
 
@@ -91,22 +127,57 @@ beforeAll(async () => {
   media = await makePlayerMedia({ episodeSeconds: 60, captions: CAPTION });
   server = await startAntennaServer([
     ...['--data', join(media.dir, 'data'), '--no-sample', '--no-mdns', '--guide-refresh', '0'],
-    ...['--tv', media.roots.tv, '--movies', media.roots.movies, '--videos', media.roots.videos, '--m3u', media.m3u, '--xmltv', media.xmltv],
+    ...[
+      '--tv',
+      media.roots.tv,
+      '--movies',
+      media.roots.movies,
+      '--videos',
+      media.roots.videos,
+      '--m3u',
+      media.m3u,
+      '--xmltv',
+      media.xmltv,
+    ],
   ]);
   serverUrl = server.url.replace('localhost', '127.0.0.1');
-  await until(() => serverJson('/status'), (s) => Boolean((s.scan as Json | undefined)?.last) && !(s.scan as Json).running, 60_000, 'the first scan');
-  await until(() => serverJson('/api/v1/channels'), (channels) => channels.length === 3, 30_000, 'the channels');
+  await until(
+    () => serverJson('/status'),
+    (s) => Boolean((s.scan as Json | undefined)?.last) && !(s.scan as Json).running,
+    60_000,
+    'the first scan',
+  );
+  await until(
+    () => serverJson('/api/v1/channels'),
+    (channels) => channels.length === 3,
+    30_000,
+    'the channels',
+  );
   const episodes = await callJson(serverUrl, 'GET', '/api/v1/episodes');
   const movies = await callJson(serverUrl, 'GET', '/api/v1/movies');
   if (!episodes.json?.[0] || !movies.json?.[0]) {
     const scan = await serverJson('/status');
-    throw new Error(`the first scan ended without the episode or the movie: episodes ${episodes.status} ${JSON.stringify(episodes.json)}, movies ${movies.status} ${JSON.stringify(movies.json)}, status ${JSON.stringify(scan)}, server output ${JSON.stringify(server.output())}`);
+    throw new Error(
+      `the first scan ended without the episode or the movie: episodes ${episodes.status} ${JSON.stringify(episodes.json)}, movies ${movies.status} ${JSON.stringify(movies.json)}, status ${JSON.stringify(scan)}, server output ${JSON.stringify(server.output())}`,
+    );
   }
   episode = String(episodes.json[0].id);
   movie = String(movies.json[0].id);
-  running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, backend: 'browser', chromium: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' }]), silent, {
-    serverUrl: () => serverUrl,
-  });
+  running = await startPlayer(
+    resolvePlayerConfig([
+      {
+        host: '127.0.0.1',
+        port: 0,
+        mdns: false,
+        backend: 'browser',
+        chromium: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      },
+    ]),
+    silent,
+    {
+      serverUrl: () => serverUrl,
+    },
+  );
   await until(() => running.backend.state().available, Boolean, 30_000, 'the app on screen');
 }, 180_000);
 
@@ -147,7 +218,12 @@ describe('the browser backend on a display', () => {
       await pathBecomes(SECTION_PATHS[section]);
       expect(await inPage<string>(`document.querySelector('[aria-current=page]')?.textContent ?? ''`)).toBe(label);
       if (section === 'Guide') {
-        await until(() => inPage<string>('document.body.innerText'), (text) => text.includes('Evening News'), 10_000, 'the guide grid');
+        await until(
+          () => inPage<string>('document.body.innerText'),
+          (text) => text.includes('Evening News'),
+          10_000,
+          'the guide grid',
+        );
         await page().screenshot({ path: join(SHOTS, 'player-browser-guide.png') });
       }
     }
@@ -160,8 +236,12 @@ describe('the browser backend on a display', () => {
   it('plays a recording in the player view and pauses, seeks, mutes and stops it, each read back from the page', async () => {
     const started = await post(`play/recording/${episode}`);
     expect(started.status).toBe(200);
-    // Answered within the window: playing, or on a busy machine the state as it stands while the play goes on (as interface B says).
-    const begun = started.json.status === 'playing' ? started.json : await until(status, (now) => now.status === 'playing', 20_000, 'the play under way');
+    // Answered within the window: playing, or on a busy machine the state as it stands while the play goes on (as
+    // interface B says).
+    const begun =
+      started.json.status === 'playing'
+        ? started.json
+        : await until(status, (now) => now.status === 'playing', 20_000, 'the play under way');
     expect(begun).toMatchObject({ status: 'playing', now_playing: { title: 'Harbour Lights', type: 'episode' } });
     await pathBecomes(`/tv/watch/${episode}`);
     await playing();
@@ -196,7 +276,12 @@ describe('the browser backend on a display', () => {
     // Back to the section it was opened from, and the position is the resume point on the server.
     await pathBecomes(SECTION_PATHS.Library);
     expect(await video()).toBeNull();
-    await until(() => serverJson(`/api/v1/episodes/${episode}`), (item) => Math.abs(Number(item.playback_time) - shownAt) < 3, 10_000, 'the position on the server');
+    await until(
+      () => serverJson(`/api/v1/episodes/${episode}`),
+      (item) => Math.abs(Number(item.playback_time) - shownAt) < 3,
+      10_000,
+      'the position on the server',
+    );
   }, 60_000);
 
   it("skips between a movie's chapter marks", async () => {
@@ -218,18 +303,27 @@ describe('the browser backend on a display', () => {
     await post(`play/recording/${beachDay}`);
     await playing();
     await post('toggle_cc');
-    await until(video, (v) => v?.tracks.some((t) => t.mode === 'showing' && t.cues.some((cue) => cue.includes('Hello from the captions'))) === true, 15_000, 'subtitles showing');
+    await until(
+      video,
+      (v) =>
+        v?.tracks.some((t) => t.mode === 'showing' && t.cues.some((cue) => cue.includes('Hello from the captions'))) ===
+        true,
+      15_000,
+      'subtitles showing',
+    );
     await page().screenshot({ path: join(SHOTS, 'player-browser-subtitles.png') });
     await post('toggle_cc');
     await until(video, (v) => v?.tracks.every((t) => t.mode !== 'showing') === true, 5000, 'subtitles hidden');
     await post('stop');
   }, 60_000);
 
-  it("plays what is asked right after a stop whose Back the page has not finished (a busy TV box)", async () => {
+  it('plays what is asked right after a stop whose Back the page has not finished (a busy TV box)', async () => {
     await post(`play/recording/${movie}`);
     await playing();
     // The page's Back lands 3 s late: well after stop has answered (it waits 1 s at most).
-    await inPage(`(() => { const back = history.back.bind(history); history.back = () => { setTimeout(back, 3000); }; })()`);
+    await inPage(
+      `(() => { const back = history.back.bind(history); history.back = () => { setTimeout(back, 3000); }; })()`,
+    );
     try {
       const stopAt = Date.now();
       expect((await post('stop')).status).toBe(200);
@@ -268,24 +362,39 @@ describe('the browser backend on a display', () => {
     const before = brightIn(grab(), corner);
     const answer = await post('notify', { title: 'Doorbell', message: 'Someone is at the front door' });
     expect(answer.status).toBe(200);
-    const shown = await until(grab, (screen) => brightIn(screen, corner) > before + 20_000, 3000, 'the notification in the corner');
+    const shown = await until(
+      grab,
+      (screen) => brightIn(screen, corner) > before + 20_000,
+      3000,
+      'the notification in the corner',
+    );
     // Only the corner: the rest of the top of the screen is as it was.
     expect(brightIn(shown, { left: 0, top: 300, right: WIDTH, bottom: HEIGHT })).toBeLessThan(brightIn(shown, corner));
-    expect(await inPage<string>(`document.querySelector('.player-notice')?.innerText ?? ''`)).toContain('Someone is at the front door');
+    expect(await inPage<string>(`document.querySelector('.player-notice')?.innerText ?? ''`)).toContain(
+      'Someone is at the front door',
+    );
     await page().screenshot({ path: join(SHOTS, 'player-browser-notify.png') });
     await until(grab, (screen) => brightIn(screen, corner) <= before + 500, 9000, 'the notification gone');
   }, 20_000);
 
   it('tunes channels, walks them, shows their CEA-608 captions and records the one watched', async () => {
     const tuned = await post('play/channel/2');
-    expect(tuned.json).toMatchObject({ channel: { number: '2', name: 'News Two' }, now_playing: { title: 'Evening News', type: 'live' } });
+    expect(tuned.json).toMatchObject({
+      channel: { number: '2', name: 'News Two' },
+      now_playing: { title: 'Evening News', type: 'live' },
+    });
     await pathBecomes('/tv/watch/channel/2');
     await playing();
 
     // hls.js turns the captions in the stream's video into a text track.
     await until(video, (v) => (v?.tracks.length ?? 0) > 0, 20_000, 'the caption track');
     await post('toggle_cc');
-    const captioned = await until(video, (v) => v?.tracks.some((t) => t.mode === 'showing' && t.cues.some((cue) => cue.includes(CAPTION))) === true, 20_000, 'captions showing');
+    const captioned = await until(
+      video,
+      (v) => v?.tracks.some((t) => t.mode === 'showing' && t.cues.some((cue) => cue.includes(CAPTION))) === true,
+      20_000,
+      'captions showing',
+    );
     expect(captioned?.tracks[0]?.kind).toBe('captions');
     await page().screenshot({ path: join(SHOTS, 'player-browser-captions.png') });
     await post('toggle_cc');
@@ -323,17 +432,37 @@ describe('the browser backend on a display', () => {
     // Back on the remote leaves the player: stopped, and the position reported as a stop would.
     await page().keyboard.press('Escape');
     await until(status, (s) => s.status === 'stopped', 5000, 'stopped from the remote');
-    await until(() => serverJson(`/api/v1/episodes/${episode}`), (item) => Math.abs(Number(item.playback_time) - at) < 1.5, 10_000, 'the position on the server');
+    await until(
+      () => serverJson(`/api/v1/episodes/${episode}`),
+      (item) => Math.abs(Number(item.playback_time) - at) < 1.5,
+      10_000,
+      'the position on the server',
+    );
 
     // A play the person starts in the app is what the status shows, and commands act on it.
     await post('navigate/Library');
     await page().evaluate(`document.querySelector('a[href="/tv/library/movies"]').click()`);
-    await until(() => inPage<boolean>(`Boolean(document.querySelector('a[href^="/tv/library/items/"]'))`), Boolean, 10_000, 'the movies');
+    await until(
+      () => inPage<boolean>(`Boolean(document.querySelector('a[href^="/tv/library/items/"]'))`),
+      Boolean,
+      10_000,
+      'the movies',
+    );
     await page().evaluate(`document.querySelector('a[href^="/tv/library/items/"]').click()`);
     // The item's page: its first choice (Play, or Resume) has the remote's focus, and Enter plays it.
-    await until(() => inPage<string>('document.activeElement?.innerText ?? ""'), (label) => /^(Play|Resume)/.test(label), 10_000, "the item's page");
+    await until(
+      () => inPage<string>('document.activeElement?.innerText ?? ""'),
+      (label) => /^(Play|Resume)/.test(label),
+      10_000,
+      "the item's page",
+    );
     await page().keyboard.press('Enter');
-    await until(status, (s) => s.status === 'playing' && (s.now_playing as Json | undefined)?.title === 'Chapter House', 10_000, "the person's play in the status");
+    await until(
+      status,
+      (s) => s.status === 'playing' && (s.now_playing as Json | undefined)?.title === 'Chapter House',
+      10_000,
+      "the person's play in the status",
+    );
     expect((await post('pause')).json.status).toBe('paused');
     expect((await video())?.paused).toBe(true);
     await page().keyboard.press('Escape');
@@ -350,7 +479,12 @@ describe('the browser backend on a display', () => {
     // Meanwhile a command says why it cannot play, as JSON.
     const meanwhile = await post(`play/recording/${episode}`);
     if (meanwhile.status !== 200) expect(meanwhile.json).toMatchObject({ status: 503, code: 'player_unavailable' });
-    await until(() => backend().pid, (p) => p !== undefined && p !== pid, 20_000, 'Chromium restarted');
+    await until(
+      () => backend().pid,
+      (p) => p !== undefined && p !== pid,
+      20_000,
+      'Chromium restarted',
+    );
     await until(() => running.backend.state().available, Boolean, 30_000, 'the app on screen again');
     expect(await path()).toMatch(/^\/tv\//);
     await post(`play/recording/${episode}`);
@@ -381,13 +515,23 @@ describe('the browser backend on a display', () => {
       'stop',
     ];
     for (const command of commands) {
-      const response = await fetch(`${running.url}/api/${command}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '', signal: AbortSignal.timeout(1000) });
+      const response = await fetch(`${running.url}/api/${command}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '',
+        signal: AbortSignal.timeout(1000),
+      });
       const body = (await response.json()) as Json;
       expect(response.status, command).toBe(200);
       expect(['playing', 'paused', 'stopped'], command).toContain(body.status);
       expect(typeof body.muted, command).toBe('boolean');
     }
-    const notify = await fetch(`${running.url}/api/notify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Hello', message: 'Hi' }), signal: AbortSignal.timeout(1000) });
+    const notify = await fetch(`${running.url}/api/notify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Hello', message: 'Hi' }),
+      signal: AbortSignal.timeout(1000),
+    });
     expect(((await notify.json()) as Json).status).toBe('stopped');
   }, 60_000);
 });

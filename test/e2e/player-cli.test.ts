@@ -14,12 +14,35 @@ import { tempDir } from '../support/temp-library.js';
 describe('antenna start', () => {
   it('runs the server with its sample library and a player that plays from it, and stops both on SIGTERM, reporting the position', async () => {
     const data = join(tempDir('antenna-start-'), 'data');
-    const started = await startAntennaProcess(['start', '--host', '127.0.0.1', '--port', '0', '--player-host', '127.0.0.1', '--player-port', '0', '--headless', '--data', data]);
+    const started = await startAntennaProcess([
+      'start',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--player-host',
+      '127.0.0.1',
+      '--player-port',
+      '0',
+      '--headless',
+      '--data',
+      data,
+    ]);
     const stdout = started.output().stdout;
     const server = /Antenna server is running at (http:\/\/\S+) /.exec(stdout)?.[1] as string;
-    const player = await until(() => /Antenna player is running at (http:\/\/\S+) /.exec(started.output().stdout)?.[1], Boolean, 10_000, 'the player line');
+    const player = await until(
+      () => /Antenna player is running at (http:\/\/\S+) /.exec(started.output().stdout)?.[1],
+      Boolean,
+      10_000,
+      'the player line',
+    );
     expect(server).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const episodes = await until(() => callJson(server, 'GET', '/api/v1/episodes'), (a) => (a.json as Json[]).length === 3, 60_000, 'the sample library');
+    const episodes = await until(
+      () => callJson(server, 'GET', '/api/v1/episodes'),
+      (a) => (a.json as Json[]).length === 3,
+      60_000,
+      'the sample library',
+    );
     const id = String((episodes.json as Json[])[0]?.id);
     const played = await callJson(player as string, 'POST', `/api/play/recording/${id}`);
     expect(played.json).toMatchObject({ status: 'playing', now_playing: { type: 'episode' } });
@@ -41,12 +64,15 @@ describe('antenna player refuses to start, in one line', () => {
   it('without mpv (exit 1), on a port in use (exit 1), with a bad setting (exit 2)', async () => {
     const noMpv = await runAntenna(['player', '--no-mdns', '--port', '0', '--mpv', '/nonexistent/mpv']).done;
     expect(noMpv.code).toBe(1);
-    expect(noMpv.stderr.trim()).toMatch(/^antenna: mpv is not installed \(\/nonexistent\/mpv not found\): install it with `sudo apt-get install mpv`\.$/);
+    expect(noMpv.stderr.trim()).toMatch(
+      /^antenna: mpv is not installed \(\/nonexistent\/mpv not found\): install it with `sudo apt-get install mpv`\.$/,
+    );
 
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as net.AddressInfo).port;
-    const busy = await runAntenna(['player', '--no-mdns', '--headless', '--host', '127.0.0.1', '--port', String(port)]).done;
+    const busy = await runAntenna(['player', '--no-mdns', '--headless', '--host', '127.0.0.1', '--port', String(port)])
+      .done;
     taken.close();
     expect(busy.code).toBe(1);
     expect(busy.stderr.trim()).toBe(`antenna: Port ${port} is in use (another player?): stop it, or give --port.`);

@@ -27,15 +27,41 @@ let socket: string;
 
 /** The screen as one byte of brightness per pixel. */
 function grab(): Buffer {
-  return execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'x11grab', '-video_size', `${WIDTH}x${HEIGHT}`, '-i', display, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], {
-    maxBuffer: WIDTH * HEIGHT * 2,
-  });
+  return execFileSync(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'x11grab',
+      '-video_size',
+      `${WIDTH}x${HEIGHT}`,
+      '-i',
+      display,
+      '-frames:v',
+      '1',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'gray',
+      '-',
+    ],
+    {
+      maxBuffer: WIDTH * HEIGHT * 2,
+    },
+  );
 }
 
-const brightPixels = (screen: Buffer, top = 0, bottom = HEIGHT) => screen.subarray(top * WIDTH, bottom * WIDTH).filter((value) => value > 200).length;
+const brightPixels = (screen: Buffer, top = 0, bottom = HEIGHT) =>
+  screen.subarray(top * WIDTH, bottom * WIDTH).filter((value) => value > 200).length;
 const pixel = (screen: Buffer, x: number, y: number) => screen[y * WIDTH + x] ?? 0;
 const post = async (path: string, body?: unknown) => {
-  const response = await running.app.inject({ method: 'POST', url: `/api/${path}`, ...(body ? { payload: body as object } : {}) });
+  const response = await running.app.inject({
+    method: 'POST',
+    url: `/api/${path}`,
+    ...(body ? { payload: body as object } : {}),
+  });
   return { status: response.statusCode, json: response.json() as Json };
 };
 
@@ -45,15 +71,40 @@ beforeAll(async () => {
   // This file runs in a process of its own: the player takes its display from the environment, as it would on a TV.
   process.env.DISPLAY = display;
   media = await makePlayerMedia();
-  server = await startServer(resolveServerConfig([{ data: join(media.dir, 'data'), host: '127.0.0.1', port: 0, movies: [media.roots.movies], sample: false, mdns: false }]), silent);
+  server = await startServer(
+    resolveServerConfig([
+      {
+        data: join(media.dir, 'data'),
+        host: '127.0.0.1',
+        port: 0,
+        movies: [media.roots.movies],
+        sample: false,
+        mdns: false,
+      },
+    ]),
+    silent,
+  );
   const base = server.url.replace('localhost', '127.0.0.1');
-  await until(() => callJson(base, 'GET', '/api/v1/movies'), (a) => (a.json as Json[]).length === 1, 60_000, 'the movie imported');
+  await until(
+    () => callJson(base, 'GET', '/api/v1/movies'),
+    (a) => (a.json as Json[]).length === 1,
+    60_000,
+    'the movie imported',
+  );
   socket = join(media.dir, 'mpv.sock');
-  running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, mpvIpc: socket, backend: 'mpv' }]), silent, { serverUrl: () => base });
+  running = await startPlayer(
+    resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, mpvIpc: socket, backend: 'mpv' }]),
+    silent,
+    { serverUrl: () => base },
+  );
   // mpv may not answer while it opens its window on a busy machine (a full CI run once took
   // over 30 s, the file alone ~1 s): asked again until it does, with what it said last.
   const window = async () => {
-    const asked = await Promise.all(['osd-width', 'current-vo', 'vo-configured'].map((name) => mpvProperty(socket, name).catch((error: Error) => error.message)));
+    const asked = await Promise.all(
+      ['osd-width', 'current-vo', 'vo-configured'].map((name) =>
+        mpvProperty(socket, name).catch((error: Error) => error.message),
+      ),
+    );
     return { osdWidth: asked[0], vo: asked[1], configured: asked[2], mpv: running.backend.state() };
   };
   await until(window, (shown) => Number(shown.osdWidth) > 0, 90_000, 'the window');
@@ -78,16 +129,27 @@ describe('the player on a display', () => {
   }, 20_000);
 
   it('puts the video in a small always-on-top window in the lower right corner, and back', async () => {
-    const movies = (await callJson(server.url.replace('localhost', '127.0.0.1'), 'GET', '/api/v1/movies')).json as Json[];
+    const movies = (await callJson(server.url.replace('localhost', '127.0.0.1'), 'GET', '/api/v1/movies'))
+      .json as Json[];
     await post(`play/recording/${String(movies[0]?.id)}`);
     await post('pause');
     const pip = await post('toggle_pip');
     expect(pip.status).toBe(200);
     expect(await mpvProperty(socket, 'ontop')).toBe(true);
     expect(await mpvProperty(socket, 'fullscreen')).toBe(false);
-    await until(() => mpvProperty(socket, 'osd-width').catch(() => 0), (width) => width === WIDTH / 4, 15_000, 'the small window');
+    await until(
+      () => mpvProperty(socket, 'osd-width').catch(() => 0),
+      (width) => width === WIDTH / 4,
+      15_000,
+      'the small window',
+    );
     expect(await mpvProperty(socket, 'osd-height')).toBe(HEIGHT / 4);
-    const screen = await until(grab, (s) => pixel(s, WIDTH - 32 - 160, HEIGHT - 32 - 90) > 20, 15_000, 'the picture in the corner');
+    const screen = await until(
+      grab,
+      (s) => pixel(s, WIDTH - 32 - 160, HEIGHT - 32 - 90) > 20,
+      15_000,
+      'the picture in the corner',
+    );
     // Nothing drawn outside the small window.
     expect(pixel(screen, 100, 100)).toBe(0);
     expect(pixel(screen, WIDTH / 2, HEIGHT / 2)).toBe(0);

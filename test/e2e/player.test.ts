@@ -58,7 +58,12 @@ beforeAll(async () => {
     ...['--m3u', media.m3u, '--xmltv', media.xmltv, '--mdns-type', serverType],
   ];
   server = await startServer();
-  await until(() => callJson(serverBase(), 'GET', '/status'), (s) => Boolean((s.json.scan as Json | undefined)?.last) && !(s.json.scan as Json).running, 60_000, 'the first scan');
+  await until(
+    () => callJson(serverBase(), 'GET', '/status'),
+    (s) => Boolean((s.json.scan as Json | undefined)?.last) && !(s.json.scan as Json).running,
+    60_000,
+    'the first scan',
+  );
   await callJson(serverBase(), 'POST', '/dvr/refresh');
   await callJson(serverBase(), 'PUT', '/dvr/channels/7/favorite');
   episode = String(((await callJson(serverBase(), 'GET', '/api/v1/episodes')).json as Json[])[0]?.id);
@@ -66,7 +71,10 @@ beforeAll(async () => {
   bonjour = new Bonjour();
   browser = bonjour.find({ type: playerType.slice(1, -5), protocol: 'tcp' });
   // No --server: the player has to find the server on the network.
-  player = await startAntennaPlayer(['--mpv-ipc', socket, '--name', playerName, '--mdns-type', playerType, '--server-type', serverType], { ANTENNA_MDNS: 'true' });
+  player = await startAntennaPlayer(
+    ['--mpv-ipc', socket, '--name', playerName, '--mdns-type', playerType, '--server-type', serverType],
+    { ANTENNA_MDNS: 'true' },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -96,21 +104,44 @@ describe('antenna player on the network', () => {
   it('finds the server on the network and plays an episode where it was left, reporting progress every 10 s', async () => {
     await callJson(serverBase(), 'PUT', `/dvr/files/${episode}/playback_time/5`);
     // The server is found within a few seconds of both starting.
-    const answer = await until(() => command(`play/recording/${episode}`), (a) => a.status === 200, 20_000, 'the server found');
-    expect(answer.json).toMatchObject({ status: 'playing', now_playing: { title: 'Harbour Lights', episode_title: 'Pilot', type: 'episode' } });
+    const answer = await until(
+      () => command(`play/recording/${episode}`),
+      (a) => a.status === 200,
+      20_000,
+      'the server found',
+    );
+    expect(answer.json).toMatchObject({
+      status: 'playing',
+      now_playing: { title: 'Harbour Lights', episode_title: 'Pilot', type: 'episode' },
+    });
     expect(String(await prop('path'))).toBe(`${serverBase()}/dvr/files/${episode}/stream`);
     // Resumed from 5 s: the first position mpv tells (the answer may come while it still opens the file, without one).
-    const resumedAt = Number(await until(() => prop('time-pos'), (time) => typeof time === 'number', 10_000, 'a position'));
+    const resumedAt = Number(
+      await until(
+        () => prop('time-pos'),
+        (time) => typeof time === 'number',
+        10_000,
+        'a position',
+      ),
+    );
     expect(resumedAt).toBeGreaterThanOrEqual(5);
     expect(resumedAt).toBeLessThan(8);
     // No pause, no stop: the periodic report alone moves the resume point on.
-    const reported = await until(() => serverItem(episode), (item) => Number(item.playback_time) > 12, 30_000, 'a periodic progress report');
+    const reported = await until(
+      () => serverItem(episode),
+      (item) => Number(item.playback_time) > 12,
+      30_000,
+      'a periodic progress report',
+    );
     expect(reported.watched).toBe(false);
     expect((await api('/api/status')).json).toMatchObject({ status: 'playing', playback_time: expect.any(Number) });
   }, 80_000);
 
   it('walks the channels and lists the favorites', async () => {
-    expect((await command('play/channel/4.1')).json).toMatchObject({ status: 'playing', channel: { number: '4.1', name: 'Four One' } });
+    expect((await command('play/channel/4.1')).json).toMatchObject({
+      status: 'playing',
+      channel: { number: '4.1', name: 'Four One' },
+    });
     expect(((await command('channel_down')).json.channel as Json).number).toBe('2');
     expect(((await command('channel_down')).json.channel as Json).number).toBe('7');
     expect(((await command('previous_channel')).json.channel as Json).number).toBe('2');
@@ -121,16 +152,36 @@ describe('antenna player on the network', () => {
 
   it('notices mpv dying, answers stopped meanwhile, and plays again once it is back', async () => {
     await command(`play/recording/${episode}`);
-    const pid = Number(execFileSync('pgrep', ['-f', `input-ipc-server=${socket}`]).toString().trim().split('\n')[0]);
+    const pid = Number(
+      execFileSync('pgrep', ['-f', `input-ipc-server=${socket}`])
+        .toString()
+        .trim()
+        .split('\n')[0],
+    );
     process.kill(pid, 'SIGKILL');
-    await until(() => api('/api/status'), (s) => s.json.status === 'stopped', 5000, 'stopped');
-    const again = await until(() => command(`play/recording/${episode}`), (a) => a.status === 200, 15_000, 'mpv back');
+    await until(
+      () => api('/api/status'),
+      (s) => s.json.status === 'stopped',
+      5000,
+      'stopped',
+    );
+    const again = await until(
+      () => command(`play/recording/${episode}`),
+      (a) => a.status === 200,
+      15_000,
+      'mpv back',
+    );
     expect(again.json.status).toBe('playing');
     expect(await prop('idle-active')).toBe(false);
   });
 
   it('keeps playing when the server goes away, and reports the position once it is back', async () => {
-    await until(() => prop('time-pos'), (t) => Number(t) > 1, 10_000, 'playing');
+    await until(
+      () => prop('time-pos'),
+      (t) => Number(t) > 1,
+      10_000,
+      'playing',
+    );
     expect((await server.stop()).code).toBe(0);
     const before = Number(await prop('time-pos'));
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -141,7 +192,12 @@ describe('antenna player on the network', () => {
     expect(paused.status).toBe(200);
     const at = Number(paused.json.playback_time);
     server = await startServer();
-    const item = await until(() => serverItem(episode), (i) => Math.abs(Number(i.playback_time) - at) < 0.5, 40_000, 'the report retried');
+    const item = await until(
+      () => serverItem(episode),
+      (i) => Math.abs(Number(i.playback_time) - at) < 0.5,
+      40_000,
+      'the report retried',
+    );
     expect(item.watched).toBe(false);
   }, 60_000);
 

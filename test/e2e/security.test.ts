@@ -46,7 +46,9 @@ async function scanned(): Promise<Json> {
   }
 }
 
-/** Sends raw bytes and collects what comes back until the server (by default `antenna server`) closes the connection. */
+/**
+ * Sends raw bytes and collects what comes back until the server (by default `antenna server`) closes the connection.
+ */
 function rawExchange(bytes: string, url = server.url): Promise<{ answer: string; ms: number }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
@@ -87,11 +89,25 @@ beforeAll(async () => {
   // A link that stays inside a root is the user's own arrangement: followed.
   symlinkSync(join(movies, 'Real Movie (2010)/Real Movie (2010).mkv'), join(movies, 'Alias (2010).mkv'));
   writeText(join(movies, 'Not Media (2013).mkv'), 'this is a text file, not a video\n');
-  writeText(join(feeds, 'guide.xml'), '<?xml version="1.0"?><tv><channel id="a"><display-name>A</display-name></channel></tv>');
+  writeText(
+    join(feeds, 'guide.xml'),
+    '<?xml version="1.0"?><tv><channel id="a"><display-name>A</display-name></channel></tv>',
+  );
 
   server = await startAntennaServer([
-    '--data', join(base, 'data'), '--tv', tv, '--movies', movies, '--no-sample',
-    '--allow-local-source', feeds, '--allow-origin', 'http://dashboard.local:8123', '--guide-refresh', '0',
+    '--data',
+    join(base, 'data'),
+    '--tv',
+    tv,
+    '--movies',
+    movies,
+    '--no-sample',
+    '--allow-local-source',
+    feeds,
+    '--allow-origin',
+    'http://dashboard.local:8123',
+    '--guide-refresh',
+    '0',
   ]);
   status = await scanned();
 }, 120_000);
@@ -103,7 +119,13 @@ afterAll(async () => {
 describe('what is imported and served', () => {
   it('imports neither a video-named link to a file outside nor a linked folder outside, and lists both as problems', async () => {
     const movies = (await call('/api/v1/movies')).json as unknown as { title: string }[];
-    expect(movies.map((m) => m.title).sort()).toEqual(['Alias', 'Kept Poster', 'Not Media', 'Poster Thief', 'Real Movie']);
+    expect(movies.map((m) => m.title).sort()).toEqual([
+      'Alias',
+      'Kept Poster',
+      'Not Media',
+      'Poster Thief',
+      'Real Movie',
+    ]);
     const shows = (await call('/api/v1/shows')).json as unknown as { name: string }[];
     expect(shows.map((s) => s.name)).toEqual(['Harbour']);
     const problems = ((status.scan as Json).last as { problems: { path: string; reason: string }[] }).problems;
@@ -127,7 +149,11 @@ describe('what is imported and served', () => {
   });
 
   it('never serves the bytes of a file that is not media, and lists it in /status', async () => {
-    const movies = (await call('/api/v1/movies')).json as unknown as { id: string; title: string; corrupted?: boolean }[];
+    const movies = (await call('/api/v1/movies')).json as unknown as {
+      id: string;
+      title: string;
+      corrupted?: boolean;
+    }[];
     const notMedia = movies.find((m) => m.title === 'Not Media');
     expect(notMedia?.corrupted).toBe(true);
     const answer = await call(`/dvr/files/${notMedia?.id}/stream`);
@@ -136,11 +162,18 @@ describe('what is imported and served', () => {
     expect(answer.body).not.toContain('text file');
     const listed = (status.scan as { not_media: { count: number; files: { id: string; path: string }[] } }).not_media;
     expect(listed.count).toBe(1);
-    expect(listed.files[0]).toMatchObject({ id: notMedia?.id, path: expect.stringMatching(/Not Media \(2013\)\.mkv$/) });
+    expect(listed.files[0]).toMatchObject({
+      id: notMedia?.id,
+      path: expect.stringMatching(/Not Media \(2013\)\.mkv$/),
+    });
   });
 
   it('serves artwork only from inside the roots: a poster link to a file outside gives no image', async () => {
-    const movies = (await call('/api/v1/movies')).json as unknown as { id: string; title: string; image_url?: string }[];
+    const movies = (await call('/api/v1/movies')).json as unknown as {
+      id: string;
+      title: string;
+      image_url?: string;
+    }[];
     const thief = movies.find((m) => m.title === 'Poster Thief');
     expect(thief?.image_url).toBeUndefined();
     const stolen = await call(`/artwork/${thief?.id}`);
@@ -168,28 +201,52 @@ describe('writes from web pages', () => {
   });
 
   it('takes a page the user allowed with --allow-origin, and the server’s own page', async () => {
-    expect((await call('/dvr/refresh', { method: 'POST', headers: { origin: 'http://dashboard.local:8123' } })).status).toBe(200);
-    expect((await call('/dvr/refresh', { method: 'POST', headers: { origin: new URL(server.url).origin } })).status).toBe(200);
+    expect(
+      (await call('/dvr/refresh', { method: 'POST', headers: { origin: 'http://dashboard.local:8123' } })).status,
+    ).toBe(200);
+    expect(
+      (await call('/dvr/refresh', { method: 'POST', headers: { origin: new URL(server.url).origin } })).status,
+    ).toBe(200);
   });
 
   it('counts the scheme: an https page at the server’s host and port is another origin than this http server', async () => {
     const { host } = new URL(server.url);
     const refused = await call('/dvr/refresh', { method: 'POST', headers: { origin: `https://${host}` } });
     expect(refused.status).toBe(403);
-    expect(refused.json).toMatchObject({ status: 403, code: 'forbidden_origin', message: expect.stringContaining(`--allow-origin https://${host}`) });
+    expect(refused.json).toMatchObject({
+      status: 403,
+      code: 'forbidden_origin',
+      message: expect.stringContaining(`--allow-origin https://${host}`),
+    });
   });
 });
 
 describe('sources and guides through the API', () => {
   it('refuses a local path outside the allowed folders, and takes one inside', async () => {
-    for (const location of ['/etc/passwd', join(base, 'outside', 'shadow'), join(base, 'feeds', '..', 'outside', 'shadow')]) {
-      const refused = await call('/dvr/guides', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ location }) });
+    for (const location of [
+      '/etc/passwd',
+      join(base, 'outside', 'shadow'),
+      join(base, 'feeds', '..', 'outside', 'shadow'),
+    ]) {
+      const refused = await call('/dvr/guides', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ location }),
+      });
       expect(refused.status, location).toBe(400);
       expect(refused.json).toMatchObject({ code: 'invalid_parameter', parameter: 'location' });
     }
-    const m3u = await call('/dvr/sources', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'm3u', location: '/etc/passwd' }) });
+    const m3u = await call('/dvr/sources', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'm3u', location: '/etc/passwd' }),
+    });
     expect(m3u.status).toBe(400);
-    const added = await call('/dvr/guides', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ location: join(base, 'feeds', 'guide.xml') }) });
+    const added = await call('/dvr/guides', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ location: join(base, 'feeds', 'guide.xml') }),
+    });
     expect(added.status).toBe(201);
   });
 });
@@ -208,7 +265,11 @@ describe('what Node’s HTTP layer answers', () => {
     const hostless = await rawExchange('GET /status HTTP/1.1\r\n\r\n');
     expect(hostless.answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(hostless.answer).toMatch(/\r\nconnection: close\r\n/i);
-    expect(jsonBodyOf(hostless.answer)).toMatchObject({ status: 400, code: 'missing_host', message: expect.stringContaining('Host') });
+    expect(jsonBodyOf(hostless.answer)).toMatchObject({
+      status: 400,
+      code: 'missing_host',
+      message: expect.stringContaining('Host'),
+    });
     const old = await rawExchange('GET /health/live HTTP/1.0\r\n\r\n');
     expect(old.answer).toMatch(/^HTTP\/1\.1 200 /);
   });
@@ -262,21 +323,30 @@ describe('the player (interface B) as a process', () => {
   it('takes commands from its own http page, not from an https page at its host and port', async () => {
     const { origin, host } = new URL(player.url);
     expect((await fetch(`${player.url}/api/toggle_mute`, { method: 'POST', headers: { origin } })).status).toBe(200);
-    const refused = await fetch(`${player.url}/api/toggle_mute`, { method: 'POST', headers: { origin: `https://${host}` } });
+    const refused = await fetch(`${player.url}/api/toggle_mute`, {
+      method: 'POST',
+      headers: { origin: `https://${host}` },
+    });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ code: 'forbidden_origin' });
     await fetch(`${player.url}/api/toggle_mute`, { method: 'POST' });
   });
 
   it('refuses an id that is not one (400), answers 502 for a server that answers nonsense, and logs no token a command carried', async () => {
-    const dots = await rawExchange('POST /api/play/recording/..?token=SECRET-DOTS HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', player.url);
+    const dots = await rawExchange(
+      'POST /api/play/recording/..?token=SECRET-DOTS HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+      player.url,
+    );
     expect(dots.answer).toMatch(/^HTTP\/1\.1 400 /);
-    const item = await fetch(`${player.url}/api/play/recording/imp-0123456789abcdef?token=SECRET-ITEM`, { method: 'POST' });
+    const item = await fetch(`${player.url}/api/play/recording/imp-0123456789abcdef?token=SECRET-ITEM`, {
+      method: 'POST',
+    });
     expect(item.status).toBe(502);
     expect(await item.json()).toMatchObject({ code: 'bad_server_answer' });
     // The line comes through the process's stdout pipe, maybe after the answer.
     const deadline = Date.now() + 5000;
-    while (!player.output().stdout.includes('?token=[Redacted]') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!player.output().stdout.includes('?token=[Redacted]') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const { stdout, stderr } = player.output();
     expect(stdout).toContain('/api/play/recording/imp-0123456789abcdef?token=[Redacted]');
     expect(stdout + stderr).not.toContain('SECRET');

@@ -28,7 +28,10 @@ function sha256(file: string): string {
 async function sampleImported(url: string): Promise<{ library: Record<string, number> }> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const status = (await (await fetch(`${url}/status`)).json()) as { library: Record<string, number>; scan?: { running: boolean; last?: unknown } };
+    const status = (await (await fetch(`${url}/status`)).json()) as {
+      library: Record<string, number>;
+      scan?: { running: boolean; last?: unknown };
+    };
     if (status.scan?.last && !status.scan.running) return status;
     if (Date.now() > deadline) throw new Error(`the sample library was not imported: ${JSON.stringify(status)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -42,11 +45,21 @@ describe('antenna server as a process', () => {
     servers.push(server);
 
     const status = await sampleImported(server.url);
-    expect(status.library).toMatchObject({ shows: 1, episodes: 3, movies: 2, video_groups: 1, videos: 2, collections: 1 });
+    expect(status.library).toMatchObject({
+      shows: 1,
+      episodes: 3,
+      movies: 2,
+      video_groups: 1,
+      videos: 2,
+      collections: 1,
+    });
     const shows = (await (await fetch(`${server.url}/api/v1/shows`)).json()) as { name: string; image_url: string }[];
     expect(shows.map((s) => s.name)).toEqual(['The Lighthouse Keepers']);
     expect((await fetch(shows[0]?.image_url ?? '')).status).toBe(200);
-    const episodes = (await (await fetch(`${server.url}/api/v1/episodes`)).json()) as { duration: number; thumbnail_url?: string }[];
+    const episodes = (await (await fetch(`${server.url}/api/v1/episodes`)).json()) as {
+      duration: number;
+      thumbnail_url?: string;
+    }[];
     expect(episodes.every((e) => e.duration > 3 && e.thumbnail_url !== undefined)).toBe(true);
     expect(existsSync(join(data, 'sample-media', 'TV', 'The Lighthouse Keepers (2021)', 'tvshow.nfo'))).toBe(true);
 
@@ -72,7 +85,14 @@ describe('antenna server as a process', () => {
     const second = await startAntennaServer(['--data', data, '--tv', tv, '--movies', join(base, 'movies')]);
     servers.push(second);
     const status = (await (await fetch(`${second.url}/status`)).json()) as { library: Record<string, number> };
-    expect(status.library).toMatchObject({ shows: 0, episodes: 0, movies: 0, videos: 0, video_groups: 0, collections: 0 });
+    expect(status.library).toMatchObject({
+      shows: 0,
+      episodes: 0,
+      movies: 0,
+      videos: 0,
+      video_groups: 0,
+      collections: 0,
+    });
     expect((await second.stop()).code).toBe(0);
 
     const db = new Database(join(data, 'antenna.db'), { readonly: true });
@@ -114,7 +134,10 @@ describe('antenna server as a process', () => {
 
   it('takes settings from ANTENNA_* variables, below flags', async () => {
     // The flag's port wins over the unusable one in the environment; the environment turns the sample off.
-    const server = await startAntennaServer(['--data', freshDir()], { ANTENNA_PORT: 'eighty', ANTENNA_SAMPLE: 'false' });
+    const server = await startAntennaServer(['--data', freshDir()], {
+      ANTENNA_PORT: 'eighty',
+      ANTENNA_SAMPLE: 'false',
+    });
     servers.push(server);
     const status = (await (await fetch(`${server.url}/status`)).json()) as { library: Record<string, number> };
     expect(Object.values(status.library).every((count) => count === 0)).toBe(true);

@@ -28,7 +28,11 @@ const answers = new Map<string, Answer>();
 const T = Math.floor(Date.now() / 60_000) * 60 + 3600;
 const NOWHERE = 'http://127.0.0.1:9/stream';
 
-const m3u = (numbers: string[]) => ['#EXTM3U', ...numbers.flatMap((n) => [`#EXTINF:-1 tvg-id="ch${n}.test" tvg-chno="${n}",Channel ${n}`, `${NOWHERE}/${n}`])].join('\n') + '\n';
+const m3u = (numbers: string[]) =>
+  [
+    '#EXTM3U',
+    ...numbers.flatMap((n) => [`#EXTINF:-1 tvg-id="ch${n}.test" tvg-chno="${n}",Channel ${n}`, `${NOWHERE}/${n}`]),
+  ].join('\n') + '\n';
 
 function xmltv(count: number): string {
   const programmes = Array.from({ length: count }, (_, i) => {
@@ -54,7 +58,8 @@ const ok = (body: string): Answer => ({ status: 200, body });
 const call = (method: string, path: string) => callJson(antenna.url, method, path);
 const source = async () => (await call('GET', '/dvr/sources')).json[0] as Json;
 const guide = async () => (await call('GET', '/dvr/guides')).json[0] as Json;
-const jobIds = async () => ((await call('GET', '/api/v1/jobs')).json as Json[]).filter((job) => job.skipped !== true).map((job) => job.id);
+const jobIds = async () =>
+  ((await call('GET', '/api/v1/jobs')).json as Json[]).filter((job) => job.skipped !== true).map((job) => job.id);
 
 /** The server's JSON log lines at warn level (stdout, not a terminal). */
 function warnings(): Json[] {
@@ -106,45 +111,95 @@ afterAll(async () => {
 describe('a source or guide that fails in every way', () => {
   const FAULTS: ['source' | 'guide', string, Answer, string, RegExp][] = [
     ['source', 'an HTTP 500', { status: 500, body: 'Internal Server Error' }, 'unreadable', /answered HTTP 500/],
-    ['source', 'a web page with a 200', ok('<!DOCTYPE html>\n<html><body><h1>Your subscription has expired</h1></body></html>'), 'not_recognised', /web page/],
+    [
+      'source',
+      'a web page with a 200',
+      ok('<!DOCTYPE html>\n<html><body><h1>Your subscription has expired</h1></body></html>'),
+      'not_recognised',
+      /web page/,
+    ],
     ['source', 'an empty body', ok(''), 'not_recognised', /the playlist is empty \(0 bytes\)/],
     ['source', 'an empty playlist', ok('#EXTM3U\n'), 'empty', /lists no channels, where the last good refresh gave 4/],
     ['source', 'a playlist that drops most channels', ok(m3u(['2'])), 'shrinks', /would remove 3 of the 4 channels/],
     ['guide', 'an HTTP 500', { status: 500, body: 'Internal Server Error' }, 'unreadable', /answered HTTP 500/],
-    ['guide', 'a web page with a 200', ok('<!DOCTYPE html><html><body>502 Bad Gateway</body></html>'), 'not_recognised', /Not an XMLTV document: the root element is <html>/],
+    [
+      'guide',
+      'a web page with a 200',
+      ok('<!DOCTYPE html><html><body>502 Bad Gateway</body></html>'),
+      'not_recognised',
+      /Not an XMLTV document: the root element is <html>/,
+    ],
     ['guide', 'an empty body', ok(''), 'not_recognised', /Not an XMLTV document: it is empty/],
-    ['guide', 'a truncated guide', ok(GOOD_GUIDE.slice(0, Math.floor(GOOD_GUIDE.length * 0.6))), 'incomplete', /XMLTV document cut short/],
-    ['guide', 'an empty, well-formed guide', ok(xmltv(0)), 'empty', /no programmes, where the last good refresh gave 16/],
-    ['guide', 'a guide that drops most programmes', ok(xmltv(4)), 'shrinks', /4 programmes still to come where the guide has 16/],
+    [
+      'guide',
+      'a truncated guide',
+      ok(GOOD_GUIDE.slice(0, Math.floor(GOOD_GUIDE.length * 0.6))),
+      'incomplete',
+      /XMLTV document cut short/,
+    ],
+    [
+      'guide',
+      'an empty, well-formed guide',
+      ok(xmltv(0)),
+      'empty',
+      /no programmes, where the last good refresh gave 16/,
+    ],
+    [
+      'guide',
+      'a guide that drops most programmes',
+      ok(xmltv(4)),
+      'shrinks',
+      /4 programmes still to come where the guide has 16/,
+    ],
   ];
 
-  it.each(FAULTS)('%s: %s is not applied, the job survives, the reason is stored and logged', async (what, _name, answer, kind, message) => {
-    const jobs = await jobIds();
-    expect(jobs.length).toBeGreaterThan(0);
-    const before = what === 'source' ? await source() : await guide();
-    const warned = warnings().length;
-    answers.set(what === 'source' ? '/channels.m3u' : '/guide.xml', answer);
-    const response = await call('POST', `/dvr/${what}s/${String(before.id)}/refresh`);
-    expect(response.status).toBe(200);
-    expect(response.json).toMatchObject({ id: before.id, rejected: kind, error: expect.stringMatching(message) });
-    const after = what === 'source' ? await source() : await guide();
-    // The list says what the answer said: the reason, its kind, and whether confirming would apply it.
-    const { needs_confirmation: _held, ...rest } = before;
-    expect(after).toEqual({ ...rest, error: response.json.error, rejected: kind, ...(kind === 'empty' || kind === 'shrinks' ? { needs_confirmation: true } : {}) });
-    expect(await jobIds()).toEqual(jobs);
-    await until(() => warnings().slice(warned), (lines) => lines.some((line) => line.reason === kind && line.err === response.json.error), 5000, 'the warning');
-    if (kind === 'empty' || kind === 'shrinks') expect(response.json.error).toContain(`POST /dvr/${what}s/${String(before.id)}/refresh?accept=true`);
-  });
+  it.each(FAULTS)(
+    '%s: %s is not applied, the job survives, the reason is stored and logged',
+    async (what, _name, answer, kind, message) => {
+      const jobs = await jobIds();
+      expect(jobs.length).toBeGreaterThan(0);
+      const before = what === 'source' ? await source() : await guide();
+      const warned = warnings().length;
+      answers.set(what === 'source' ? '/channels.m3u' : '/guide.xml', answer);
+      const response = await call('POST', `/dvr/${what}s/${String(before.id)}/refresh`);
+      expect(response.status).toBe(200);
+      expect(response.json).toMatchObject({ id: before.id, rejected: kind, error: expect.stringMatching(message) });
+      const after = what === 'source' ? await source() : await guide();
+      // The list says what the answer said: the reason, its kind, and whether confirming would apply it.
+      const { needs_confirmation: _held, ...rest } = before;
+      expect(after).toEqual({
+        ...rest,
+        error: response.json.error,
+        rejected: kind,
+        ...(kind === 'empty' || kind === 'shrinks' ? { needs_confirmation: true } : {}),
+      });
+      expect(await jobIds()).toEqual(jobs);
+      await until(
+        () => warnings().slice(warned),
+        (lines) => lines.some((line) => line.reason === kind && line.err === response.json.error),
+        5000,
+        'the warning',
+      );
+      if (kind === 'empty' || kind === 'shrinks')
+        expect(response.json.error).toContain(`POST /dvr/${what}s/${String(before.id)}/refresh?accept=true`);
+    },
+  );
 
   it('a source and a guide that never answer: not applied after the time limit (30 s), the job survives', async () => {
     const jobs = await jobIds();
     const [s, g] = [await source(), await guide()];
     answers.set('/channels.m3u', 'hang');
     answers.set('/guide.xml', 'hang');
-    const [bySource, byGuide] = await Promise.all([call('POST', `/dvr/sources/${String(s.id)}/refresh`), call('POST', `/dvr/guides/${String(g.id)}/refresh`)]);
+    const [bySource, byGuide] = await Promise.all([
+      call('POST', `/dvr/sources/${String(s.id)}/refresh`),
+      call('POST', `/dvr/guides/${String(g.id)}/refresh`),
+    ]);
     for (const response of [bySource, byGuide]) {
       expect(response.status).toBe(200);
-      expect(response.json).toMatchObject({ rejected: 'unreadable', error: expect.stringMatching(/did not answer within 30 s/) });
+      expect(response.json).toMatchObject({
+        rejected: 'unreadable',
+        error: expect.stringMatching(/did not answer within 30 s/),
+      });
     }
     const { needs_confirmation: _sourceHeld, ...sourceRest } = s;
     const { needs_confirmation: _guideHeld, ...guideRest } = g;
@@ -159,8 +214,14 @@ describe('a source or guide that fails in every way', () => {
     answers.set('/channels.m3u', ok(m3u(['2'])));
     answers.set('/guide.xml', ok(xmltv(4)));
     // Not confirmed: nothing changes.
-    expect((await call('POST', `/dvr/sources/${String(s.id)}/refresh`)).json).toMatchObject({ rejected: 'shrinks', needs_confirmation: true });
-    expect((await call('POST', '/dvr/refresh')).json).toMatchObject({ sources: [{ rejected: 'shrinks' }], guides: [{ rejected: 'shrinks' }] });
+    expect((await call('POST', `/dvr/sources/${String(s.id)}/refresh`)).json).toMatchObject({
+      rejected: 'shrinks',
+      needs_confirmation: true,
+    });
+    expect((await call('POST', '/dvr/refresh')).json).toMatchObject({
+      sources: [{ rejected: 'shrinks' }],
+      guides: [{ rejected: 'shrinks' }],
+    });
     expect(await source()).toMatchObject({ channels: 4, refreshed_at: s.refreshed_at });
 
     const source2 = await call('POST', `/dvr/sources/${String(s.id)}/refresh?accept=true`);
@@ -176,6 +237,11 @@ describe('a source or guide that fails in every way', () => {
     expect(((await call('GET', '/api/v1/channels')).json as Json[]).map((c) => c.number)).toEqual(['2']);
     // The guide now lists one Harbour Lights: its job is the first of those planned before.
     expect(await jobIds()).toEqual(jobs.slice(0, 1));
-    expect(warnings().map((line) => line.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^source refresh applied as the user confirmed: /), expect.stringMatching(/^guide refresh applied as the user confirmed: /)]));
+    expect(warnings().map((line) => line.msg)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^source refresh applied as the user confirmed: /),
+        expect.stringMatching(/^guide refresh applied as the user confirmed: /),
+      ]),
+    );
   });
 });

@@ -44,13 +44,14 @@ interface Job {
 const text = pageText;
 const path = pagePath;
 const rules = async () => (await web.api('GET', '/dvr/rules')).json as unknown as Rule[];
-const jobsOf = async (ruleId: string) => ((await web.api('GET', '/api/v1/jobs')).json as unknown as Job[]).filter((job) => job.id.endsWith(`-${ruleId}`));
-
-
+const jobsOf = async (ruleId: string) =>
+  ((await web.api('GET', '/api/v1/jobs')).json as unknown as Job[]).filter((job) => job.id.endsWith(`-${ruleId}`));
 
 /** Types into the field labelled `label` (its whole text replaced). */
 async function fill(page: Page, label: string, value: string): Promise<void> {
-  const id = (await page.evaluate(`[...document.querySelectorAll('label')].find((l) => l.innerText.trim() === ${JSON.stringify(label)})?.htmlFor ?? ''`)) as string;
+  const id = (await page.evaluate(
+    `[...document.querySelectorAll('label')].find((l) => l.innerText.trim() === ${JSON.stringify(label)})?.htmlFor ?? ''`,
+  )) as string;
   expect(id, `a field labelled "${label}"`).not.toBe('');
   const selector = `[id="${id}"]`;
   await page.click(selector, { clickCount: 3 });
@@ -73,7 +74,12 @@ describe('the DVR section', () => {
     await fill(page, 'Priority', '5000');
     await clickText(page, 'button', 'Create pass');
     await page.waitForSelector('.field-invalid .field-error');
-    expect(await page.$eval('.field-invalid .field-error', (element) => (element as unknown as { innerText: string }).innerText)).toMatch(/priority.*1000/i);
+    expect(
+      await page.$eval(
+        '.field-invalid .field-error',
+        (element) => (element as unknown as { innerText: string }).innerText,
+      ),
+    ).toMatch(/priority.*1000/i);
     expect(await rules()).toEqual([]);
     await page.evaluate('window.scrollTo(0, 0)');
     await web.shot(page, 'schedule-pass-form');
@@ -83,21 +89,41 @@ describe('the DVR section', () => {
     await fill(page, 'Keep recording after the end (minutes)', '2');
     expect(await page.$('.field-invalid')).toBeNull();
     await clickText(page, 'button', 'Create pass');
-    await until(() => path(page), (p) => p === '/schedule/passes', 10_000, 'back to Passes');
+    await until(
+      () => path(page),
+      (p) => p === '/schedule/passes',
+      10_000,
+      'back to Passes',
+    );
 
     const [rule] = await rules();
     expect(rule).toMatchObject({ type: 'series', title: 'Harbour Watch', priority: 5, keep: 3, padding_after: 120 });
-    const jobs = await until(() => jobsOf(rule!.id), (list) => list.length > 10, 15_000, 'the pass planned');
+    const jobs = await until(
+      () => jobsOf(rule!.id),
+      (list) => list.length > 10,
+      15_000,
+      'the pass planned',
+    );
     expect(jobs.every((job) => job.name === 'Harbour Watch' && job.channel === '5')).toBe(true);
     await waitForText(page, 'Next:');
     await web.shot(page, 'schedule-passes');
     expect(await web.seriousViolations(page)).toEqual([]);
 
     await clickText(page, 'button', 'Pause');
-    await until(async () => (await rules())[0]?.paused, (paused) => paused === true, 10_000, 'the pass paused');
+    await until(
+      async () => (await rules())[0]?.paused,
+      (paused) => paused === true,
+      10_000,
+      'the pass paused',
+    );
     await waitForText(page, 'Paused: plans nothing');
     await clickText(page, 'button', 'Resume');
-    await until(async () => (await rules())[0]?.paused, (paused) => !paused, 10_000, 'the pass resumed');
+    await until(
+      async () => (await rules())[0]?.paused,
+      (paused) => !paused,
+      10_000,
+      'the pass resumed',
+    );
 
     // Upcoming lists its jobs by day; one is skipped, with the reason shown.
     await page.goto(`${web.url}/schedule/upcoming`, { waitUntil: 'networkidle0' });
@@ -107,7 +133,12 @@ describe('the DVR section', () => {
     expect(await web.seriousViolations(page)).toEqual([]);
     await clickText(page, 'button', 'Skip');
     await confirm(page, 'Skip it');
-    const skipped = await until(async () => (await jobsOf(rule!.id)).filter((job) => job.skipped), (list) => list.length === 1, 10_000, 'a job skipped');
+    const skipped = await until(
+      async () => (await jobsOf(rule!.id)).filter((job) => job.skipped),
+      (list) => list.length === 1,
+      10_000,
+      'a job skipped',
+    );
     expect(skipped[0]!.error).toBe('skipped by the user');
     await waitForText(page, 'Skipped: you cancelled it.');
 
@@ -133,7 +164,12 @@ describe('the DVR section', () => {
     await fill(page, 'Length (minutes)', '30');
     await clickText(page, 'label', 'Every week at this time');
     await clickText(page, 'button', 'Create pass');
-    await until(() => path(page), (p) => p === '/schedule/passes', 10_000, 'back to Passes');
+    await until(
+      () => path(page),
+      (p) => p === '/schedule/passes',
+      10_000,
+      'back to Passes',
+    );
     const [rule] = await rules();
     expect(rule).toMatchObject({ type: 'slot', channel: '5', start_time: start, duration: 1800, weekly: true });
     await waitForText(page, 'for 30 min, weekly');
@@ -151,12 +187,26 @@ describe('the DVR section', () => {
     // The pass's airing in progress on channel 5 may record too (a deleted pass's recording goes on).
     await page.click('button[aria-label*="on channel 7"]');
     await confirm(page, 'Stop recording');
-    await until(async () => (await web.api('GET', '/dvr/channels/7/recording')).status, (status) => status === 404, 10_000, 'the recording stopped');
-    await until(() => text(page), (body) => !body.includes('Channel 7'), 10_000, 'channel 7 gone from Recording now');
+    await until(
+      async () => (await web.api('GET', '/dvr/channels/7/recording')).status,
+      (status) => status === 404,
+      10_000,
+      'the recording stopped',
+    );
+    await until(
+      () => text(page),
+      (body) => !body.includes('Channel 7'),
+      10_000,
+      'channel 7 gone from Recording now',
+    );
     // Upcoming lists it with the finished jobs, as stopped.
     await page.goto(`${web.url}/schedule/upcoming`, { waitUntil: 'networkidle0' });
     await waitForText(page, 'Stopped');
-    expect(await page.evaluate(`[...document.querySelectorAll('.job')].find((row) => row.innerText.includes('Channel 7'))?.innerText ?? ''`)).toMatch(/Stopped/);
+    expect(
+      await page.evaluate(
+        `[...document.querySelectorAll('.job')].find((row) => row.innerText.includes('Channel 7'))?.innerText ?? ''`,
+      ),
+    ).toMatch(/Stopped/);
     await page.close();
   }, 60_000);
 

@@ -30,16 +30,21 @@ beforeAll(async () => {
   const stream = text.split('\n').find((line) => line.startsWith('http'))!;
   writeFileSync(m3u, `${text}#EXTINF:-1 tvg-chno="11",Eleven\n${stream}\n`);
   const [source] = (await web.api('GET', '/dvr/sources')).json as unknown as Array<{ id: string }>;
-  expect((await web.api('POST', `/dvr/sources/${source!.id}/refresh`)).json).toMatchObject({ channels: CHANNELS.length + 1 });
+  expect((await web.api('POST', `/dvr/sources/${source!.id}/refresh`)).json).toMatchObject({
+    channels: CHANNELS.length + 1,
+  });
 }, 120_000);
 
 afterAll(async () => {
   await web?.close();
 });
 
-const focused = async (page: Page) => ((await page.evaluate('document.activeElement?.innerText ?? ""')) as string).replace(/\s+/g, ' ').trim();
+const focused = async (page: Page) =>
+  ((await page.evaluate('document.activeElement?.innerText ?? ""')) as string).replace(/\s+/g, ' ').trim();
 const texts = (page: Page, selector: string) =>
-  page.$$eval(selector, (elements) => elements.map((e) => (e as unknown as Shown).innerText.replace(/\s+/g, ' ').trim())) as Promise<string[]>;
+  page.$$eval(selector, (elements) =>
+    elements.map((e) => (e as unknown as Shown).innerText.replace(/\s+/g, ' ').trim()),
+  ) as Promise<string[]>;
 const clock = (epoch: number) => new Date(epoch * 1000).toTimeString().slice(0, 5);
 const HOUR = 3600;
 
@@ -47,21 +52,37 @@ describe('a channel no guide describes, in the guide', () => {
   it('shows hour blocks saying so, and records one hour by its time only', async () => {
     const page = await web.open('/guide');
     await waitForText(page, 'No guide data');
-    expect(await texts(page, '.guide-label')).toEqual([...CHANNELS.map((c) => `Watch channel ${c.number} ${c.name}`), 'Watch channel 11 Eleven']);
-    // Every block is channel 11's, named after it, on the hour, an hour wide (7 px a minute) unless the grid's left edge cuts it.
+    expect(await texts(page, '.guide-label')).toEqual([
+      ...CHANNELS.map((c) => `Watch channel ${c.number} ${c.name}`),
+      'Watch channel 11 Eleven',
+    ]);
+    // Every block is channel 11's, named after it, on the hour, an hour wide (7 px a minute) unless the grid's left
+    // edge cuts it.
     const blocks = (await page.$$eval('.guide-cell.placeholder', (cells) =>
-      cells.map((c) => ({ text: (c as unknown as Shown).innerText.replace(/\s+/g, ' ').trim(), width: (c as unknown as { offsetWidth: number }).offsetWidth })),
+      cells.map((c) => ({
+        text: (c as unknown as Shown).innerText.replace(/\s+/g, ' ').trim(),
+        width: (c as unknown as { offsetWidth: number }).offsetWidth,
+      })),
     )) as { text: string; width: number }[];
     expect(blocks.length).toBeGreaterThan(1);
-    for (const block of blocks) expect(block.text).toMatch(/^Eleven \d\d:00 No guide data , channel 11, until \d\d:00$/);
+    for (const block of blocks)
+      expect(block.text).toMatch(/^Eleven \d\d:00 No guide data , channel 11, until \d\d:00$/);
     expect(blocks.slice(1).map((block) => block.width)).toEqual(blocks.slice(1).map(() => 60 * 7));
-    // The first is whole or cut to its last half hour by the grid's origin; none that ended before the origin is in the page.
+    // The first is whole or cut to its last half hour by the grid's origin; none that ended before the origin is in the
+    // page.
     expect([30 * 7, 60 * 7]).toContain(blocks[0]!.width);
     // No real programme is marked as a placeholder.
-    expect((await texts(page, '.guide-cell:not(.placeholder)')).some((text) => text.includes('No guide data'))).toBe(false);
+    expect((await texts(page, '.guide-cell:not(.placeholder)')).some((text) => text.includes('No guide data'))).toBe(
+      false,
+    );
 
     // The remote: from what is on now on channel 5, Down three times to channel 11's hour on now, Right to the next.
-    await until(() => focused(page), (label) => label.startsWith('Harbour Watch'), 10_000, 'channel 5 focused');
+    await until(
+      () => focused(page),
+      (label) => label.startsWith('Harbour Watch'),
+      10_000,
+      'channel 5 focused',
+    );
     const hour = Math.floor(Date.now() / 1000 / HOUR) * HOUR;
     await press(page, 'ArrowDown', 3);
     expect(await focused(page)).toBe(`Eleven ${clock(hour)} No guide data , channel 11, until ${clock(hour + HOUR)}`);
@@ -84,10 +105,21 @@ describe('a channel no guide describes, in the guide', () => {
     await waitForText(page, `“Eleven ${clock(next)}–${clock(next + HOUR)}” will be recorded.`);
     expect(await page.$('[role="dialog"]')).toBeNull();
     // A program rule at the block's start, and its job: channel 11, that hour.
-    const rules = (await web.api('GET', '/dvr/rules')).json as unknown as Array<{ type: string; channel?: string; start_time?: number }>;
-    expect(rules.filter((rule) => rule.channel === '11').map(({ type, start_time }) => ({ type, start_time }))).toEqual([{ type: 'program', start_time: next }]);
+    const rules = (await web.api('GET', '/dvr/rules')).json as unknown as Array<{
+      type: string;
+      channel?: string;
+      start_time?: number;
+    }>;
+    expect(rules.filter((rule) => rule.channel === '11').map(({ type, start_time }) => ({ type, start_time }))).toEqual(
+      [{ type: 'program', start_time: next }],
+    );
     const jobs = await until(
-      async () => (await web.api('GET', '/api/v1/jobs')).json as unknown as Array<{ channel?: string; start_time?: number; end_time?: number }>,
+      async () =>
+        (await web.api('GET', '/api/v1/jobs')).json as unknown as Array<{
+          channel?: string;
+          start_time?: number;
+          end_time?: number;
+        }>,
       (list) => list.some((job) => job.channel === '11'),
       10_000,
       'the hour planned',
@@ -98,14 +130,21 @@ describe('a channel no guide describes, in the guide', () => {
     expect(planned[0]!.end_time).toBeGreaterThanOrEqual(next + HOUR);
     // The grid marks that block, and only it; its details now say it will be recorded and offer "Don't record".
     await page.waitForSelector('.guide-cell.placeholder.has-job', { timeout: 10_000 });
-    expect(await texts(page, '.guide-cell.has-job')).toEqual([`Eleven ${clock(next)} No guide data , channel 11, until ${clock(next + HOUR)}, Will record`]);
+    expect(await texts(page, '.guide-cell.has-job')).toEqual([
+      `Eleven ${clock(next)} No guide data , channel 11, until ${clock(next + HOUR)}, Will record`,
+    ]);
     await web.shot(page, 'guide-placeholder');
     expect(await web.seriousViolations(page)).toEqual([]);
     await page.click('.guide-cell.placeholder.has-job');
     await waitForText(page, '● Will be recorded');
     expect(await texts(page, '[role="dialog"] button')).toEqual(["Don't record", 'Close']);
     await press(page, 'Escape');
-    await until(() => page.$('[role="dialog"]'), (shown) => shown === null, 5_000, 'the details closed');
+    await until(
+      () => page.$('[role="dialog"]'),
+      (shown) => shown === null,
+      5_000,
+      'the details closed',
+    );
     await page.close();
     expect(web.pageErrors).toEqual([]);
   }, 60_000);
@@ -125,7 +164,12 @@ describe('a channel no guide describes, in the guide', () => {
   it('shows and opens the blocks in TV mode', async () => {
     const page = await web.open('/tv/guide');
     await waitForText(page, 'No guide data');
-    await until(() => focused(page), (label) => label.startsWith('Harbour Watch'), 10_000, 'channel 5 focused');
+    await until(
+      () => focused(page),
+      (label) => label.startsWith('Harbour Watch'),
+      10_000,
+      'channel 5 focused',
+    );
     await press(page, 'ArrowDown', 3);
     expect(await focused(page)).toMatch(/^Eleven \d\d:00 No guide data , channel 11, until \d\d:00$/);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -137,7 +181,12 @@ describe('a channel no guide describes, in the guide', () => {
     expect(await texts(page, '[role="dialog"] button')).toEqual(['Record this hour', 'Close']);
     await web.shot(page, 'tv-guide-placeholder-details');
     await press(page, 'Escape');
-    await until(() => focused(page), (label) => label.startsWith('Eleven'), 5_000, 'the block focused again');
+    await until(
+      () => focused(page),
+      (label) => label.startsWith('Eleven'),
+      5_000,
+      'the block focused again',
+    );
     await page.close();
     expect(web.pageErrors).toEqual([]);
   }, 30_000);

@@ -24,20 +24,26 @@ afterAll(async () => {
 });
 
 /** What the focused element says (a programme's visible text and the part for screen readers), spaces collapsed. */
-const focused = async (page: Page) => ((await page.evaluate('document.activeElement?.innerText ?? ""')) as string).replace(/\s+/g, ' ').trim();
+const focused = async (page: Page) =>
+  ((await page.evaluate('document.activeElement?.innerText ?? ""')) as string).replace(/\s+/g, ' ').trim();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-
 
 describe('the guide', () => {
   it('shows every channel’s programmes, opens one with the keyboard and records its series', async () => {
     const page = await web.open('/guide');
     for (const channel of CHANNELS) await waitForText(page, channel.series);
-    expect(await page.$$eval('.guide-label', (labels) => labels.map((l) => (l as unknown as Shown).innerText.replace(/\s+/g, ' ').trim()))).toEqual(
-      CHANNELS.map((c) => `Watch channel ${c.number} ${c.name}`),
-    );
+    expect(
+      await page.$$eval('.guide-label', (labels) =>
+        labels.map((l) => (l as unknown as Shown).innerText.replace(/\s+/g, ' ').trim()),
+      ),
+    ).toEqual(CHANNELS.map((c) => `Watch channel ${c.number} ${c.name}`));
     // The grid opens on what is on now on the first channel; one step down is channel 7's.
-    await until(() => focused(page), (label) => label.startsWith('Harbour Watch'), 10_000, 'channel 5 focused');
+    await until(
+      () => focused(page),
+      (label) => label.startsWith('Harbour Watch'),
+      10_000,
+      'channel 5 focused',
+    );
     await press(page, 'ArrowDown');
     expect(await focused(page)).toMatch(/^Kitchen Nights \d\d:\d\d S01E\d+ Episode \d+ , channel 7, until \d\d:\d\d$/);
     await press(page, 'Enter');
@@ -58,12 +64,18 @@ describe('the guide', () => {
       'the series planned',
     );
     expect(jobs.filter((job) => job.name === 'Kitchen Nights').every((job) => job.channel === '7')).toBe(true);
-    expect(JSON.stringify((await web.api('GET', '/dvr/rules')).json)).toMatch(/"type":"series".*"title":"Kitchen Nights"|"title":"Kitchen Nights".*"type":"series"/);
+    expect(JSON.stringify((await web.api('GET', '/dvr/rules')).json)).toMatch(
+      /"type":"series".*"title":"Kitchen Nights"|"title":"Kitchen Nights".*"type":"series"/,
+    );
     // The grid marks the airings the new jobs record, on channel 7 only.
     await page.waitForSelector('.guide-cell.has-job', { timeout: 10_000 });
-    const marked = (await page.$$eval('.guide-cell.has-job', (cells) => cells.map((c) => (c as unknown as Shown).innerText))) as string[];
+    const marked = (await page.$$eval('.guide-cell.has-job', (cells) =>
+      cells.map((c) => (c as unknown as Shown).innerText),
+    )) as string[];
     expect(marked.length).toBeGreaterThan(0);
-    expect(marked.filter((label) => !/^Kitchen Nights[^]*(Will record|Recording now)$/.test(label.replace(/\s+/g, ' ')))).toEqual([]);
+    expect(
+      marked.filter((label) => !/^Kitchen Nights[^]*(Will record|Recording now)$/.test(label.replace(/\s+/g, ' '))),
+    ).toEqual([]);
     await web.shot(page, 'guide');
     expect(await web.seriousViolations(page)).toEqual([]);
     // Scrolling through the day fetches later windows: programmes 20 hours on are in the grid.
@@ -93,13 +105,19 @@ describe('the guide, with a clock set at a time that tripped it', () => {
     );
     await page.setRequestInterception(true);
     page.on('request', (request) => {
-      const later = request.url().includes('/dvr/guide?') && new URL(request.url()).searchParams.get('start') === String(boundary);
+      const later =
+        request.url().includes('/dvr/guide?') && new URL(request.url()).searchParams.get('start') === String(boundary);
       if (later) setTimeout(() => void request.continue(), 1_500);
       else void request.continue();
     });
     await page.goto(`${web.url}/guide`);
     const clock = new Date(boundary * 1000).toTimeString().slice(0, 5);
-    await until(() => focused(page), (label) => label.startsWith(`Harbour Watch ${clock} `), 10_000, `channel 5 at ${clock} focused`);
+    await until(
+      () => focused(page),
+      (label) => label.startsWith(`Harbour Watch ${clock} `),
+      10_000,
+      `channel 5 at ${clock} focused`,
+    );
     await press(page, 'ArrowLeft');
     const before = new Date((boundary - 1800) * 1000).toTimeString().slice(0, 5);
     expect(await focused(page)).toMatch(new RegExp(`^Harbour Watch ${before} `));
@@ -123,17 +141,28 @@ describe('live TV', () => {
     expect(await web.seriousViolations(page)).toEqual([]);
     await page.click('button[aria-label="Favorite channel 9 Nine"]');
     await until(
-      async () => (await web.api('GET', '/api/v1/channels')).json as unknown as { number: string; favorited?: boolean }[],
+      async () =>
+        (await web.api('GET', '/api/v1/channels')).json as unknown as { number: string; favorited?: boolean }[],
       (channels) => channels.some((c) => c.number === '9' && c.favorited === true),
       10_000,
       'channel 9 a favorite',
     );
     await page.click('button[role="tab"]:not([aria-selected="true"])');
-    await until(() => page.$$eval('.live-name', (names) => names.map((n) => (n as unknown as Shown).innerText)), (names) => names.join() === 'Nine', 10_000, 'favorites only');
+    await until(
+      () => page.$$eval('.live-name', (names) => names.map((n) => (n as unknown as Shown).innerText)),
+      (names) => names.join() === 'Nine',
+      10_000,
+      'favorites only',
+    );
     await page.click('button[role="tab"]:not([aria-selected="true"])');
     await page.waitForSelector('a[href="/watch/channel/5"]');
     await page.click('a[href="/watch/channel/5"]');
-    await until(() => new URL(page.url()).pathname, (p) => p === '/watch/channel/5', 10_000, 'the player');
+    await until(
+      () => new URL(page.url()).pathname,
+      (p) => p === '/watch/channel/5',
+      10_000,
+      'the player',
+    );
     await page.waitForSelector('video');
     await waitForPlayback(page, 1.5, 30_000, 'channel 5 playing');
     await web.shot(page, 'live-playing');
@@ -145,7 +174,12 @@ describe('TV mode', () => {
   it('lays the guide out for a television', async () => {
     const page = await web.open('/tv/guide');
     await waitForText(page, 'Harbour Watch');
-    await until(() => focused(page), (label) => label.startsWith('Harbour Watch'), 10_000, 'channel 5 focused');
+    await until(
+      () => focused(page),
+      (label) => label.startsWith('Harbour Watch'),
+      10_000,
+      'channel 5 focused',
+    );
     await pause(300);
     await web.shot(page, 'tv-guide');
     expect(await web.seriousViolations(page)).toEqual([]);

@@ -3,12 +3,20 @@
  * server (test/support/web-app-fixture.ts): each library list renders what the API
  * holds; playing a movie and pausing it reports its position to interface A; a
  * recording being made is marked in Recordings, plays while it records (its position
- * reaching interface A too) and can be deleted (after a confirmation); TV mode is walked with the keyboard alone; axe-core finds no serious
+ * reaching interface A too) and can be deleted (after a confirmation); TV mode is walked with the keyboard alone;
+ * axe-core finds no serious
  * violation; an item's page says what its file holds. Screenshots: test-output/web/library-*.png, player.png, tv-*.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/dvr-app.js';
-import { type WebApp, startWebApp, waitForText, clickText, pagePath, waitForPlayback } from '../support/web-app-fixture.js';
+import {
+  type WebApp,
+  startWebApp,
+  waitForText,
+  clickText,
+  pagePath,
+  waitForPlayback,
+} from '../support/web-app-fixture.js';
 
 let web: WebApp;
 
@@ -21,8 +29,6 @@ afterAll(async () => {
 });
 
 const path = pagePath;
-
-
 
 describe('the library in the app', () => {
   it('lists what interface A holds in each list, each page with no serious accessibility violation', async () => {
@@ -67,7 +73,11 @@ describe('the library in the app', () => {
     await web.shot(page, 'player');
     await clickText(page, 'button', 'Pause');
     const reported = await until(
-      async () => (await web.api('GET', `/api/v1/movies/${movie.id}`)).json as unknown as { playback_time: number; watched?: boolean },
+      async () =>
+        (await web.api('GET', `/api/v1/movies/${movie.id}`)).json as unknown as {
+          playback_time: number;
+          watched?: boolean;
+        },
       (m) => m.playback_time > 1 || m.watched === true,
       10_000,
       'the position reported',
@@ -108,7 +118,12 @@ describe('the library in the app', () => {
     await web.shot(page, 'library-delete-confirm');
     expect(await web.seriousViolations(page)).toEqual([]);
     await clickText(page, '[role="alertdialog"] button', 'Delete');
-    await until(() => path(page), (p) => p === '/library/recordings', 10_000, 'back to Recordings');
+    await until(
+      () => path(page),
+      (p) => p === '/library/recordings',
+      10_000,
+      'back to Recordings',
+    );
     expect((await web.api('GET', `/dvr/files/${id}`)).status).toBe(404);
     await waitForText(page, 'No recordings yet');
     await page.close();
@@ -127,7 +142,9 @@ describe('TV mode', () => {
       }
     };
     // Up to the header, then along it: every section opens with Enter.
-    const sections = (await page.evaluate('[...document.querySelectorAll("nav[aria-label=Sections] a")].map((a) => a.innerText.trim())')) as string[];
+    const sections = (await page.evaluate(
+      '[...document.querySelectorAll("nav[aria-label=Sections] a")].map((a) => a.innerText.trim())',
+    )) as string[];
     expect(sections.length).toBeGreaterThanOrEqual(1);
     for (const [index, section] of sections.entries()) {
       await press('ArrowUp', 4);
@@ -135,7 +152,15 @@ describe('TV mode', () => {
       await press('ArrowRight', index);
       expect(await focused()).toBe(section);
       await press('Enter');
-      await until(() => page.evaluate('document.querySelector("nav[aria-label=Sections] a[aria-current=page]")?.innerText?.trim()') as Promise<string>, (active) => active === section, 10_000, `${section} open`);
+      await until(
+        () =>
+          page.evaluate(
+            'document.querySelector("nav[aria-label=Sections] a[aria-current=page]")?.innerText?.trim()',
+          ) as Promise<string>,
+        (active) => active === section,
+        10_000,
+        `${section} open`,
+      );
       expect(path(page).startsWith('/tv/')).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 500));
       await web.shot(page, `tv-walk-${section.toLowerCase().replace(/\W+/g, '-')}`);
@@ -146,15 +171,30 @@ describe('TV mode', () => {
     await press('ArrowDown', 2);
     expect(await focused()).toContain('Northern Lights');
     await press('Enter');
-    await until(() => path(page), (p) => p.startsWith('/tv/library/items/'), 10_000, 'the movie page');
+    await until(
+      () => path(page),
+      (p) => p.startsWith('/tv/library/items/'),
+      10_000,
+      'the movie page',
+    );
     await waitForText(page, 'Play');
     await web.shot(page, 'tv-item');
     expect(await focused()).toMatch(/Play|Resume/);
     await press('Enter');
-    await until(() => path(page), (p) => p.startsWith('/tv/watch/'), 10_000, 'the player');
+    await until(
+      () => path(page),
+      (p) => p.startsWith('/tv/watch/'),
+      10_000,
+      'the player',
+    );
     await page.waitForSelector('video');
     await press('Backspace');
-    await until(() => path(page), (p) => p.startsWith('/tv/library/items/'), 10_000, 'back to the movie page');
+    await until(
+      () => path(page),
+      (p) => p.startsWith('/tv/library/items/'),
+      10_000,
+      'back to the movie page',
+    );
     expect(await web.seriousViolations(page)).toEqual([]);
     await page.close();
   }, 90_000);

@@ -39,14 +39,19 @@ const GROUPS = [
 
 beforeAll(async () => {
   web = await startWebApp();
-  // The fixture's three channels (5, 7, 9, no group) and 1,000 more in groups: nothing is removed, so the refresh applies.
+  // The fixture's three channels (5, 7, 9, no group) and 1,000 more in groups: nothing is removed, so the refresh
+  // applies.
   const lines = ['#EXTM3U'];
   const entry = (number: number | string, name: string, group?: string) =>
-    lines.push(`#EXTINF:-1 tvg-chno="${number}"${group ? ` group-title="${group}"` : ''},${name}`, `http://127.0.0.1:9/${number}.ts`);
+    lines.push(
+      `#EXTINF:-1 tvg-chno="${number}"${group ? ` group-title="${group}"` : ''},${name}`,
+      `http://127.0.0.1:9/${number}.ts`,
+    );
   entry(5, 'Five');
   entry(7, 'Seven');
   entry(9, 'Nine');
-  for (const group of GROUPS) for (let i = 0; i < group.count; i++) entry(group.first + i, `${group.name} ${i + 1}`, group.name);
+  for (const group of GROUPS)
+    for (let i = 0; i < group.count; i++) entry(group.first + i, `${group.name} ${i + 1}`, group.name);
   writeFileSync(join(web.dir, 'channels.m3u'), `${lines.join('\n')}\n`);
   const [source] = (await web.api('GET', '/dvr/sources')).json as unknown as Array<{ id: string }>;
   const refreshed = await web.api('POST', `/dvr/sources/${source!.id}/refresh`);
@@ -59,7 +64,10 @@ afterAll(async () => {
 
 const lineup = async () => (await web.api('GET', '/dvr/lineup')).json as unknown as Channel[];
 const channel = async (sourceNumber: string) => (await lineup()).find((c) => c.source.number === sourceNumber)!;
-const focused = (page: Page) => page.evaluate('document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.tagName ?? ""') as Promise<string>;
+const focused = (page: Page) =>
+  page.evaluate(
+    'document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.tagName ?? ""',
+  ) as Promise<string>;
 const rowsInPage = (page: Page) => page.evaluate('document.querySelectorAll(".lineup-row").length') as Promise<number>;
 
 /** Opens the in-place field of the button whose label begins `label`, and types `value` over what is there. */
@@ -82,7 +90,12 @@ describe('the lineup editor', () => {
     // Rename: Enter saves; the source's name is shown with Reset.
     await editInPlace(page, 'Name of channel 7:', 'Seven <b>HD</b>');
     await page.keyboard.press('Enter');
-    await until(() => channel('7'), (c) => c.name === 'Seven <b>HD</b>' && c.edited.includes('name'), 10_000, 'channel 7 renamed');
+    await until(
+      () => channel('7'),
+      (c) => c.name === 'Seven <b>HD</b>' && c.edited.includes('name'),
+      10_000,
+      'channel 7 renamed',
+    );
     await waitForText(page, 'Source: Seven');
     // Data is text, never markup.
     expect(await page.$('.lineup-row b')).toBeNull();
@@ -92,9 +105,19 @@ describe('the lineup editor', () => {
     await editInPlace(page, 'Number of channel Nine:', '5');
     await page.keyboard.press('Enter');
     await page.waitForSelector('.lineup-status [role="alert"]');
-    const refused = await page.$eval('.lineup-status [role="alert"]', (element) => (element as unknown as { innerText: string }).innerText);
-    expect(refused).toMatch(/Not saved \(9 Nine\): 9 “Nine” \(.+\) would be 5, which 5 “Five” \(.+\) has\. Renumber or hide the other channel first/);
-    expect(await page.$eval('input.inline-input', (input) => [(input as unknown as { value: string }).value, input.getAttribute('aria-invalid')])).toEqual(['5', 'true']);
+    const refused = await page.$eval(
+      '.lineup-status [role="alert"]',
+      (element) => (element as unknown as { innerText: string }).innerText,
+    );
+    expect(refused).toMatch(
+      /Not saved \(9 Nine\): 9 “Nine” \(.+\) would be 5, which 5 “Five” \(.+\) has\. Renumber or hide the other channel first/,
+    );
+    expect(
+      await page.$eval('input.inline-input', (input) => [
+        (input as unknown as { value: string }).value,
+        input.getAttribute('aria-invalid'),
+      ]),
+    ).toEqual(['5', 'true']);
     await web.shot(page, 'channels-number-taken');
     expect(await web.seriousViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
@@ -105,13 +128,28 @@ describe('the lineup editor', () => {
     // A free number: saved, the row moves after 7 and the focus goes with it.
     await editInPlace(page, 'Number of channel Nine:', '8');
     await page.keyboard.press('Enter');
-    await until(() => channel('9'), (c) => c.number === '8' && c.edited.includes('number'), 10_000, 'channel 9 renumbered');
-    await until(() => focused(page), (label) => label.startsWith('Number of channel Nine: 8.'), 5_000, 'the focus on the moved channel');
+    await until(
+      () => channel('9'),
+      (c) => c.number === '8' && c.edited.includes('number'),
+      10_000,
+      'channel 9 renumbered',
+    );
+    await until(
+      () => focused(page),
+      (label) => label.startsWith('Number of channel Nine: 8.'),
+      5_000,
+      'the focus on the moved channel',
+    );
     await waitForText(page, 'Source: 9');
 
     // Reset gives the name back to the source.
     await page.click('button[aria-label^="Reset the name of channel 7"]');
-    await until(() => channel('7'), (c) => c.name === 'Seven' && !c.edited.includes('name'), 10_000, 'channel 7 named by its source again');
+    await until(
+      () => channel('7'),
+      (c) => c.name === 'Seven' && !c.edited.includes('name'),
+      10_000,
+      'channel 7 named by its source again',
+    );
     await waitForText(page, 'Channel 7 has its source’s name again: Seven.');
     await web.shot(page, 'channels-edited');
 
@@ -132,21 +170,33 @@ describe('the lineup editor', () => {
     await clickText(page, 'button', 'Hide group');
     await waitForText(page, 'Shopping: its 30 channels hidden.');
     await waitForText(page, 'Shopping: 30 channels, all hidden');
-    const groups = (await web.api('GET', '/dvr/lineup/groups')).json as unknown as Array<{ name: string; hidden: number }>;
+    const groups = (await web.api('GET', '/dvr/lineup/groups')).json as unknown as Array<{
+      name: string;
+      hidden: number;
+    }>;
     expect(groups.find((g) => g.name === 'Shopping')).toMatchObject({ hidden: 30 });
     expect(((await web.api('GET', '/api/v1/channels')).json as unknown as unknown[]).length).toBe(visibleBefore - 30);
-    expect(await page.$$eval('.lineup-row', (rows) => rows.filter((row) => row.classList.contains('lineup-hidden')).length)).toBeGreaterThan(0);
+    expect(
+      await page.$$eval('.lineup-row', (rows) => rows.filter((row) => row.classList.contains('lineup-hidden')).length),
+    ).toBeGreaterThan(0);
     await web.shot(page, 'channels-group-hidden');
     expect(await web.seriousViolations(page)).toEqual([]);
 
     // Sports from 101 would take News's numbers (News is shown): refused, said in words; from 2000 it is done.
     await clickText(page, 'button', 'Sports (50)');
     await clickText(page, 'button', 'Renumber from…');
-    const field = (await page.evaluate(`[...document.querySelectorAll('label')].find((l) => l.innerText.trim() === 'First number')?.htmlFor ?? ''`)) as string;
+    const field = (await page.evaluate(
+      `[...document.querySelectorAll('label')].find((l) => l.innerText.trim() === 'First number')?.htmlFor ?? ''`,
+    )) as string;
     await page.type(`[id="${field}"]`, '101');
     await clickText(page, 'button', 'Renumber');
     await page.waitForSelector('.lineup-group-actions [role="alert"]');
-    expect(await page.$eval('.lineup-group-actions [role="alert"]', (element) => (element as unknown as { innerText: string }).innerText)).toMatch(/would be 101, which 101 “News 1” \(.+\) has/);
+    expect(
+      await page.$eval(
+        '.lineup-group-actions [role="alert"]',
+        (element) => (element as unknown as { innerText: string }).innerText,
+      ),
+    ).toMatch(/would be 101, which 101 “News 1” \(.+\) has/);
     await web.shot(page, 'channels-renumber-taken');
     expect((await channel('301')).number).toBe('301');
     await page.click(`[id="${field}"]`, { clickCount: 3 });
@@ -186,23 +236,52 @@ describe('the lineup editor', () => {
     await page.keyboard.type(' East');
     await web.shot(page, 'tv-channels');
     await page.keyboard.press('Enter');
-    await until(() => channel('5'), (c) => c.name === 'Five East', 10_000, 'channel 5 renamed by remote');
-    await until(() => focused(page), (label) => label.startsWith('Name of channel 5: Five East.'), 5_000, 'the focus back on the name');
+    await until(
+      () => channel('5'),
+      (c) => c.name === 'Five East',
+      10_000,
+      'channel 5 renamed by remote',
+    );
+    await until(
+      () => focused(page),
+      (label) => label.startsWith('Name of channel 5: Five East.'),
+      5_000,
+      'the focus back on the name',
+    );
     expect(await web.seriousViolations(page)).toEqual([]);
-    // Down goes to the Reset under the new name, then row by row, past the rows first drawn: the list draws the next ones as the focus reaches them.
+    // Down goes to the Reset under the new name, then row by row, past the rows first drawn: the list draws the next
+    // ones as the focus reaches them.
     await page.keyboard.press('ArrowDown');
-    await until(() => focused(page), (label) => /^Reset the name of channel 5 Five East/.test(label), 5_000, 'the focus on Reset');
+    await until(
+      () => focused(page),
+      (label) => /^Reset the name of channel 5 Five East/.test(label),
+      5_000,
+      'the focus on Reset',
+    );
     await page.keyboard.press('ArrowDown');
-    await until(() => focused(page), (label) => /^Name of channel 7: /.test(label), 5_000, 'the focus on channel 7');
-    // Each press once the one before has moved the focus (a press while the next rows are drawn is not lost on a busy machine).
+    await until(
+      () => focused(page),
+      (label) => /^Name of channel 7: /.test(label),
+      5_000,
+      'the focus on channel 7',
+    );
+    // Each press once the one before has moved the focus (a press while the next rows are drawn is not lost on a busy
+    // machine).
     for (let i = 0; i < 30; i++) {
       const before = await focused(page);
       await page.keyboard.press('ArrowDown');
-      await until(() => focused(page), (label) => label !== before, 5_000, `press ${i + 1} moving the focus from ${before}`);
+      await until(
+        () => focused(page),
+        (label) => label !== before,
+        5_000,
+        `press ${i + 1} moving the focus from ${before}`,
+      );
     }
     // 7, then 8 (Nine), News's 20 (101–120) and Shopping's first 9 (hidden, still listed here): one row a press.
     expect(await focused(page)).toMatch(/^Name of channel 209: Shopping 9\./);
-    expect(await page.evaluate('document.activeElement.getBoundingClientRect().bottom <= window.innerHeight')).toBe(true);
+    expect(await page.evaluate('document.activeElement.getBoundingClientRect().bottom <= window.innerHeight')).toBe(
+      true,
+    );
     await web.shot(page, 'tv-channels-scrolled');
     expect(web.pageErrors).toEqual([]);
     await page.close();

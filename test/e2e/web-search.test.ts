@@ -26,10 +26,17 @@ afterAll(async () => {
 const text = pageText;
 const location = (page: Page) => new URL(page.url());
 const groupText = (page: Page, heading: string) =>
-  page.evaluate(`[...document.querySelectorAll('.search-group')].find((g) => g.querySelector('h2')?.innerText.startsWith(${JSON.stringify(heading)}))?.innerText ?? ''`) as Promise<string>;
+  page.evaluate(
+    `[...document.querySelectorAll('.search-group')].find((g) => g.querySelector('h2')?.innerText.startsWith(${JSON.stringify(heading)}))?.innerText ?? ''`,
+  ) as Promise<string>;
 
 async function waitForGroup(page: Page, heading: string, wanted: string): Promise<string> {
-  return until(() => groupText(page, heading), (body) => body.includes(wanted), 10_000, `"${wanted}" under ${heading}`);
+  return until(
+    () => groupText(page, heading),
+    (body) => body.includes(wanted),
+    10_000,
+    `"${wanted}" under ${heading}`,
+  );
 }
 
 /** Replaces what the search field holds by typing, as a person would. */
@@ -43,7 +50,12 @@ describe('search in the app', () => {
   it('finds the show, the movie and the guide programme, keeps the query in the address, and records', async () => {
     const page = await web.open('/search');
     expect(await page.evaluate('document.activeElement?.id')).toBe('search-field');
-    await until(() => text(page), (body) => body.includes('Type the name of a show'), 10_000, 'the empty state');
+    await until(
+      () => text(page),
+      (body) => body.includes('Type the name of a show'),
+      10_000,
+      'the empty state',
+    );
     await web.shot(page, 'search');
     expect(await web.seriousViolations(page)).toEqual([]);
 
@@ -58,11 +70,26 @@ describe('search in the app', () => {
     await typeQuery(page, 'northern LIGHTS');
     await waitForGroup(page, 'Movies', 'Northern Lights');
     expect(await groupText(page, 'TV shows')).toBe('');
-    await until(() => location(page).searchParams.get('q'), (q) => q === 'northern LIGHTS', 5_000, 'the query in the address');
+    await until(
+      () => location(page).searchParams.get('q'),
+      (q) => q === 'northern LIGHTS',
+      5_000,
+      'the query in the address',
+    );
     // Open it, then Back: the same search, field and results.
     await page.click('.search-group .card-link');
-    await until(() => location(page).pathname, (p) => p.startsWith('/library/items/'), 10_000, 'the movie page');
-    await until(() => text(page), (body) => body.includes('Play'), 10_000, 'the movie page loaded');
+    await until(
+      () => location(page).pathname,
+      (p) => p.startsWith('/library/items/'),
+      10_000,
+      'the movie page',
+    );
+    await until(
+      () => text(page),
+      (body) => body.includes('Play'),
+      10_000,
+      'the movie page loaded',
+    );
     await page.goBack();
     await waitForGroup(page, 'Movies', 'Northern Lights');
     expect(await page.evaluate('document.querySelector("#search-field").value')).toBe('northern LIGHTS');
@@ -73,16 +100,29 @@ describe('search in the app', () => {
     expect(guide).toContain('Watch');
     expect(await page.$('.search-airing-now a[href="/watch/channel/5"]')).not.toBeNull();
     // The next airing (not the one on now): Record, then the job is planned.
-    const found = (await web.api('GET', '/dvr/search?q=harbour%20watch')).json as unknown as { programmes: Array<{ start_time: number; on_now: boolean; channel: string }> };
+    const found = (await web.api('GET', '/dvr/search?q=harbour%20watch')).json as unknown as {
+      programmes: Array<{ start_time: number; on_now: boolean; channel: string }>;
+    };
     const next = found.programmes.find((p) => !p.on_now);
     expect(next?.channel).toBe('5');
     const rows = await page.$$('.search-airing');
     const row = rows[found.programmes.indexOf(next!)];
     await (await row!.$('button'))!.click();
-    await until(() => row!.evaluate((element) => (element as unknown as { innerText: string }).innerText), (body) => body.includes('Will record'), 10_000, 'the airing marked');
+    await until(
+      () => row!.evaluate((element) => (element as unknown as { innerText: string }).innerText),
+      (body) => body.includes('Will record'),
+      10_000,
+      'the airing marked',
+    );
     await web.shot(page, 'search-guide');
-    const jobs = (await web.api('GET', '/api/v1/jobs')).json as unknown as Array<{ id: string; start_time: number; channels?: string[] }>;
-    expect(jobs.some((job) => job.start_time === next!.start_time && job.id.startsWith(`${next!.start_time}-`))).toBe(true);
+    const jobs = (await web.api('GET', '/api/v1/jobs')).json as unknown as Array<{
+      id: string;
+      start_time: number;
+      channels?: string[];
+    }>;
+    expect(jobs.some((job) => job.start_time === next!.start_time && job.id.startsWith(`${next!.start_time}-`))).toBe(
+      true,
+    );
     expect(await web.seriousViolations(page)).toEqual([]);
     await page.close();
     expect(web.pageErrors).toEqual([]);
@@ -97,13 +137,33 @@ describe('search in the app', () => {
     await web.shot(page, 'tv-search');
     expect(await web.seriousViolations(page)).toEqual([]);
     await page.keyboard.press('ArrowDown');
-    await until(() => page.evaluate('document.activeElement?.innerText ?? ""') as Promise<string>, (focused) => focused.includes('Northern Lights'), 5_000, 'the result focused');
+    await until(
+      () => page.evaluate('document.activeElement?.innerText ?? ""') as Promise<string>,
+      (focused) => focused.includes('Northern Lights'),
+      5_000,
+      'the result focused',
+    );
     await page.keyboard.press('Enter');
-    await until(() => location(page).pathname, (p) => p.startsWith('/tv/library/items/'), 10_000, 'the movie page');
+    await until(
+      () => location(page).pathname,
+      (p) => p.startsWith('/tv/library/items/'),
+      10_000,
+      'the movie page',
+    );
     // Backspace is the remote's Back: the search again.
-    await until(() => text(page), (body) => body.includes('Play'), 10_000, 'the movie page loaded');
+    await until(
+      () => text(page),
+      (body) => body.includes('Play'),
+      10_000,
+      'the movie page loaded',
+    );
     await page.keyboard.press('Backspace');
-    await until(() => location(page).pathname + location(page).search, (p) => p === '/tv/search?q=north', 10_000, 'back to the search');
+    await until(
+      () => location(page).pathname + location(page).search,
+      (p) => p === '/tv/search?q=north',
+      10_000,
+      'back to the search',
+    );
     // A bookmarked search of the guide, laid out for the TV.
     await page.goto(`${web.url}/tv/search?q=harbour`, { waitUntil: 'networkidle0' });
     await waitForGroup(page, 'On TV', 'Harbour Watch');

@@ -43,7 +43,10 @@ const channelCount = async () => ((await web.api('GET', '/api/v1/channels')).jso
 
 /** Presses `key` until the focused element satisfies `test` (a page expression over `el`), as a remote would. */
 async function pressUntil(page: Page, key: string, test: string, most = 40): Promise<void> {
-  const there = () => page.evaluate(`(() => { const el = document.activeElement; return Boolean(el && (${test})); })()`) as Promise<boolean>;
+  const there = () =>
+    page.evaluate(
+      `(() => { const el = document.activeElement; return Boolean(el && (${test})); })()`,
+    ) as Promise<boolean>;
   for (let i = 0; i < most && !(await there()); i++) {
     await page.keyboard.press(key as never);
     await new Promise((resolve) => setTimeout(resolve, 60));
@@ -72,7 +75,12 @@ describe('a refresh held back for confirmation', () => {
     expect(held).not.toMatch(/POST \/dvr|antenna refresh/);
     // Nothing applied: the lineup and the count are as they were, the reason stored.
     expect(await channelCount()).toBe(3);
-    expect((await sources())[0]).toMatchObject({ channels: 3, error: expect.stringMatching(/would remove 2 of the 3 channels/), rejected: 'shrinks', needs_confirmation: true });
+    expect((await sources())[0]).toMatchObject({
+      channels: 3,
+      error: expect.stringMatching(/would remove 2 of the 3 channels/),
+      rejected: 'shrinks',
+      needs_confirmation: true,
+    });
     // The list itself says it is held: a page opened afresh offers Apply anyway too.
     await page.reload();
     await waitForText(page, 'This refresh was held back');
@@ -82,7 +90,9 @@ describe('a refresh held back for confirmation', () => {
     // Cancelling changes nothing; Apply anyway in the dialog applies it.
     await clickText(page, 'button', 'Apply anyway');
     await page.waitForSelector('[role="alertdialog"]');
-    expect(await page.$eval('[role="alertdialog"]', (element) => (element as unknown as { innerText: string }).innerText)).toMatch(/would remove 2 of the 3 channels/);
+    expect(
+      await page.$eval('[role="alertdialog"]', (element) => (element as unknown as { innerText: string }).innerText),
+    ).toMatch(/would remove 2 of the 3 channels/);
     await clickText(page, '[role="alertdialog"] button', 'Cancel');
     await page.waitForFunction('!document.querySelector("[role=alertdialog]")');
     expect(await channelCount()).toBe(3);
@@ -91,10 +101,20 @@ describe('a refresh held back for confirmation', () => {
     await web.shot(page, 'settings-refresh-confirm');
     expect(await web.seriousViolations(page)).toEqual([]);
     await clickText(page, '[role="alertdialog"] button', 'Apply anyway');
-    await until(sources, (list) => list[0]?.channels === 1 && list[0].error === undefined, 15_000, 'the refresh applied');
+    await until(
+      sources,
+      (list) => list[0]?.channels === 1 && list[0].error === undefined,
+      15_000,
+      'the refresh applied',
+    );
     expect(await channelCount()).toBe(1);
     await waitForText(page, 'Refreshed: 1 channel.');
-    await until(() => pageText(page), (body) => !body.includes('held back') && !body.includes('Apply anyway'), 10_000, 'the hold gone from the page');
+    await until(
+      () => pageText(page),
+      (body) => !body.includes('held back') && !body.includes('Apply anyway'),
+      10_000,
+      'the hold gone from the page',
+    );
     await page.waitForFunction('!document.querySelector("[role=alertdialog]")');
     await web.shot(page, 'settings-refresh-applied');
     expect(web.pageErrors).toEqual([]);
@@ -113,7 +133,12 @@ describe('a refresh held back for confirmation', () => {
     writeXmltv(
       guideFile,
       [[five.id, five.name]],
-      Array.from({ length: 52 }, (_, slot) => ({ channel: five.id, start: start + slot * 1800, stop: start + (slot + 1) * 1800, title: five.series })),
+      Array.from({ length: 52 }, (_, slot) => ({
+        channel: five.id,
+        start: start + slot * 1800,
+        stop: start + (slot + 1) * 1800,
+        title: five.series,
+      })),
     );
 
     const page = await web.open('/tv/settings');
@@ -124,18 +149,37 @@ describe('a refresh held back for confirmation', () => {
     expect(await pageText(page)).toMatch(/held back: it has \d+ programmes still to come where the guide has \d+/);
     expect((await guides())[0]).toMatchObject({ programmes: before, error: expect.stringMatching(/not applied/) });
 
-    await pressUntil(page, 'ArrowDown', `el.getAttribute('aria-label') === 'Apply anyway: the refresh of ${guide!.location}'`);
+    await pressUntil(
+      page,
+      'ArrowDown',
+      `el.getAttribute('aria-label') === 'Apply anyway: the refresh of ${guide!.location}'`,
+    );
     await web.shot(page, 'tv-settings-guide-held');
     expect(await web.seriousViolations(page)).toEqual([]);
     await page.keyboard.press('Enter');
     await page.waitForSelector('[role="alertdialog"]');
     // The dialog holds the focus: Right goes from Cancel to Apply anyway.
-    await pressUntil(page, 'ArrowRight', `el.closest('[role=alertdialog]') && el.innerText.trim() === 'Apply anyway'`, 4);
+    await pressUntil(
+      page,
+      'ArrowRight',
+      `el.closest('[role=alertdialog]') && el.innerText.trim() === 'Apply anyway'`,
+      4,
+    );
     await page.keyboard.press('Enter');
-    await until(guides, (list) => list[0]?.programmes === 52 && list[0].error === undefined, 15_000, 'the guide refresh applied');
+    await until(
+      guides,
+      (list) => list[0]?.programmes === 52 && list[0].error === undefined,
+      15_000,
+      'the guide refresh applied',
+    );
     await waitForText(page, 'Refreshed: 52 programmes.');
     // Focus comes back to the entry's Refresh, so the remote goes on from there.
-    await until(() => page.evaluate('document.activeElement?.getAttribute("aria-label") ?? ""') as Promise<string>, (label) => label === `Refresh guide ${guide!.location}`, 5_000, 'focus on the guide’s Refresh');
+    await until(
+      () => page.evaluate('document.activeElement?.getAttribute("aria-label") ?? ""') as Promise<string>,
+      (label) => label === `Refresh guide ${guide!.location}`,
+      5_000,
+      'focus on the guide’s Refresh',
+    );
     expect(web.pageErrors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -155,9 +199,19 @@ describe('a refresh held back for confirmation', () => {
     await page.evaluate('document.querySelector("input.inline-input").select()');
     await page.keyboard.type('3');
     await page.keyboard.press('Enter');
-    await until(guides, (list) => (list[0] as { priority?: number } | undefined)?.priority === 3, 10_000, 'the priority saved');
+    await until(
+      guides,
+      (list) => (list[0] as { priority?: number } | undefined)?.priority === 3,
+      10_000,
+      'the priority saved',
+    );
     await page.waitForFunction('!document.querySelector("input.inline-input")');
-    await until(() => pageText(page), (body) => !body.includes('A priority is a whole number'), 5_000, 'the message gone');
+    await until(
+      () => pageText(page),
+      (body) => !body.includes('A priority is a whole number'),
+      5_000,
+      'the message gone',
+    );
     await web.shot(page, 'settings-guide-priority');
     expect(web.pageErrors).toEqual([]);
     await page.close();

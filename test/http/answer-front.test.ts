@@ -23,13 +23,27 @@ let temp: TempLibrary;
 let app: FastifyInstance;
 let port: number;
 
-function send(path: string, options: { method?: string; headers?: Record<string, string>; port?: number } = {}): Promise<Answer> {
+function send(
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; port?: number } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: options.port ?? port, path, method: options.method ?? 'GET', headers: options.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: options.port ?? port,
+        path,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -59,17 +73,20 @@ afterAll(async () => {
 });
 
 describe('the answer front', () => {
-  it.each(ROUTES.map((route) => [pathFor(route)]))('answers a repeat of GET %s exactly as the route did, as a cache hit', async (path) => {
-    const first = await send(path);
-    expect(first.status).toBe(200);
-    const before = await cacheStats();
-    const second = await send(path);
-    const after = await cacheStats();
-    expect(comparable(second)).toEqual(comparable(first));
-    expect(after.hits).toBe(before.hits + 1);
-    expect(after.front_hits).toBe(before.front_hits + 1);
-    expect(after.misses).toBe(before.misses);
-  });
+  it.each(ROUTES.map((route) => [pathFor(route)]))(
+    'answers a repeat of GET %s exactly as the route did, as a cache hit',
+    async (path) => {
+      const first = await send(path);
+      expect(first.status).toBe(200);
+      const before = await cacheStats();
+      const second = await send(path);
+      const after = await cacheStats();
+      expect(comparable(second)).toEqual(comparable(first));
+      expect(after.hits).toBe(before.hits + 1);
+      expect(after.front_hits).toBe(before.front_hits + 1);
+      expect(after.misses).toBe(before.misses);
+    },
+  );
 
   it('answers HEAD, a matching If-None-Match and a compressed repeat as the route does', async () => {
     const path = '/api/v1/episodes?sort=title';
@@ -153,7 +170,8 @@ describe('the answer front, for a list kept in pieces', () => {
 
   it('sends the pieces, and the gzip made of them, exactly as the route did', async () => {
     const gzip = { 'accept-encoding': 'gzip' };
-    const frontHits = async () => JSON.parse((await send('/status', { port: piecesPort })).body.toString()).cache.front_hits as number;
+    const frontHits = async () =>
+      JSON.parse((await send('/status', { port: piecesPort })).body.toString()).cache.front_hits as number;
     // Each list's first request goes to the route (the front knows no request yet): one plain, one taking gzip,
     // whose every piece is deflated off the event loop and waited for.
     const routed = await send('/api/v1/episodes', { port: piecesPort });

@@ -34,7 +34,10 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
-async function serve(handler: http.RequestListener, options: http.ServerOptions = {}): Promise<{ port: number; server: http.Server }> {
+async function serve(
+  handler: http.RequestListener,
+  options: http.ServerOptions = {},
+): Promise<{ port: number; server: http.Server }> {
   const server = http.createServer(options, handler);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -76,17 +79,26 @@ describe('bench HTTP client', () => {
     });
     const connection = connect(port);
     expect(await connection.get('/a')).toMatchObject({ status: 200, bytes: 2 });
-    expect(await connection.get('/a', { 'if-none-match': '"v1"' })).toMatchObject({ status: 304, etag: '"v1"', bytes: 0 });
+    expect(await connection.get('/a', { 'if-none-match': '"v1"' })).toMatchObject({
+      status: 304,
+      etag: '"v1"',
+      bytes: 0,
+    });
     expect(await connection.get('/a')).toMatchObject({ status: 200, bytes: 2 });
     expect(sockets.size).toBe(1);
   });
 
   it('opens a new connection when the server closed the last one (idle timeout, Connection: close)', async () => {
-    const { port } = await serve((_request, response) => response.writeHead(200, { 'content-length': 3, connection: 'close' }).end('abc'), { keepAliveTimeout: 50 });
+    const { port } = await serve(
+      (_request, response) => response.writeHead(200, { 'content-length': 3, connection: 'close' }).end('abc'),
+      { keepAliveTimeout: 50 },
+    );
     const connection = connect(port);
     expect(await connection.get('/a')).toMatchObject({ status: 200, bytes: 3 });
     expect(await connection.get('/b')).toMatchObject({ status: 200, bytes: 3 });
-    const idle = await serve((_request, response) => response.writeHead(200, { 'content-length': 1 }).end('z'), { keepAliveTimeout: 50 });
+    const idle = await serve((_request, response) => response.writeHead(200, { 'content-length': 1 }).end('z'), {
+      keepAliveTimeout: 50,
+    });
     const kept = connect(idle.port);
     expect(await kept.get('/a')).toMatchObject({ bytes: 1 });
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -143,17 +155,29 @@ describe('bench HTTP client', () => {
         fc.boolean(),
         (status, length, etag, upper, close) => {
           const name = (text: string) => (upper ? text.toUpperCase() : text);
-          const lines = [`HTTP/1.1 ${status} Whatever`, `${name('etag')}: ${etag}`, `${name('content-length')}:${length}`, ...(close ? [`${name('connection')}: close`] : [])];
+          const lines = [
+            `HTTP/1.1 ${status} Whatever`,
+            `${name('etag')}: ${etag}`,
+            `${name('content-length')}:${length}`,
+            ...(close ? [`${name('connection')}: close`] : []),
+          ];
           expect(parseHead(lines.join('\r\n'))).toEqual({ status, etag, contentLength: length, close });
         },
       ),
     );
-    expect(parseHead('HTTP/1.1 304 Not Modified\r\nETag: "a"')).toEqual({ status: 304, etag: '"a"', contentLength: 0, close: false });
+    expect(parseHead('HTTP/1.1 304 Not Modified\r\nETag: "a"')).toEqual({
+      status: 304,
+      etag: '"a"',
+      contentLength: 0,
+      close: false,
+    });
     expect(() => parseHead('HTTP/1.1 200 OK\r\netag: "a"')).toThrow(/without a Content-Length/);
     expect(() => parseHead('SSH-2.0-OpenSSH')).toThrow(/not an HTTP\/1.1 status line/);
   });
 
   it('requestBytes: a GET with its Host and headers, ended by a blank line', () => {
-    expect(requestBytes('127.0.0.1:8089', '/api/v1/shows', { 'accept-encoding': 'gzip' })).toBe('GET /api/v1/shows HTTP/1.1\r\nHost: 127.0.0.1:8089\r\naccept-encoding: gzip\r\n\r\n');
+    expect(requestBytes('127.0.0.1:8089', '/api/v1/shows', { 'accept-encoding': 'gzip' })).toBe(
+      'GET /api/v1/shows HTTP/1.1\r\nHost: 127.0.0.1:8089\r\naccept-encoding: gzip\r\n\r\n',
+    );
   });
 });

@@ -17,7 +17,16 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryEditsService } from '../../src/management/library-edits.service.js';
 import { MediaFilesService } from '../../src/management/media-files.service.js';
-import { COLLECTIONS, EPISODES, MOVIES, PLAYLISTS, seedLibrary, SHOWS, VIDEO_GROUPS, VIDEOS } from '../support/seed-library.js';
+import {
+  COLLECTIONS,
+  EPISODES,
+  MOVIES,
+  PLAYLISTS,
+  seedLibrary,
+  SHOWS,
+  VIDEO_GROUPS,
+  VIDEOS,
+} from '../support/seed-library.js';
 import { until } from '../support/dvr-app.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
 
@@ -32,7 +41,11 @@ beforeAll(async () => {
   seedLibrary(temp.db);
   const stateLog = temp.library.stateLog;
   const management = {
-    files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), boundary: PathBoundary.closed(), ...(stateLog ? { stateLog } : {}) }),
+    files: new MediaFilesService(temp.db, {
+      recordingsDir: join(temp.dir, 'recordings'),
+      boundary: PathBoundary.closed(),
+      ...(stateLog ? { stateLog } : {}),
+    }),
     edits: new LibraryEditsService(temp.db, stateLog),
     token: undefined,
     roots: () => [],
@@ -88,9 +101,18 @@ const READS = [
 ];
 
 const write = fc.oneof(
-  fc.record({ kind: fc.constant('position' as const), id: fc.constantFrom(...itemIds), seconds: fc.integer({ min: 0, max: 5000 }) }),
+  fc.record({
+    kind: fc.constant('position' as const),
+    id: fc.constantFrom(...itemIds),
+    seconds: fc.integer({ min: 0, max: 5000 }),
+  }),
   fc.record({ kind: fc.constantFrom('watch' as const, 'unwatch' as const), id: fc.constantFrom(...itemIds) }),
-  fc.record({ kind: fc.constant('edit' as const), id: fc.constantFrom(...itemIds), favorited: fc.boolean(), labels: fc.option(fc.array(fc.constantFrom('kids', 'news', 'later'), { maxLength: 2 }), { nil: null }) }),
+  fc.record({
+    kind: fc.constant('edit' as const),
+    id: fc.constantFrom(...itemIds),
+    favorited: fc.boolean(),
+    labels: fc.option(fc.array(fc.constantFrom('kids', 'news', 'later'), { maxLength: 2 }), { nil: null }),
+  }),
 );
 type Write = typeof write extends fc.Arbitrary<infer T> ? T : never;
 
@@ -107,9 +129,13 @@ async function apply(w: Write, app = cached): Promise<void> {
 
 describe('the cache under item state writes', () => {
   it('answers every read as a fresh render would, after any run of writes', async () => {
-    // Reads as plain clients, gzip clients and browsers (brotli or gzip) make them: a patched list is gzipped piece by piece.
+    // Reads as plain clients, gzip clients and browsers (brotli or gzip) make them: a patched list is gzipped piece by
+    // piece.
     const accept = fc.constantFrom(undefined, 'gzip', 'br, gzip');
-    const step = fc.oneof(write.map((w) => ({ write: w })), fc.tuple(fc.constantFrom(...READS), accept).map(([read, encoding]) => ({ read, encoding })));
+    const step = fc.oneof(
+      write.map((w) => ({ write: w })),
+      fc.tuple(fc.constantFrom(...READS), accept).map(([read, encoding]) => ({ read, encoding })),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
         const etags = new Map<string, { etag: string; body: string }>();
@@ -130,10 +156,13 @@ describe('the cache under item state writes', () => {
           if (before) expect(body).toBe(before.body);
           etags.set(etag, { etag, body });
           // A client holding the ETag it was just given is answered 304.
-          expect((await cached.inject({ url: s.read, headers: { ...headers, 'if-none-match': etag } })).statusCode).toBe(304);
+          expect(
+            (await cached.inject({ url: s.read, headers: { ...headers, 'if-none-match': etag } })).statusCode,
+          ).toBe(304);
         }
       }),
-      // The whole run, shrinking a failure included, ends (as a failure) after a minute: a property driving an app must not spin for long.
+      // The whole run, shrinking a failure included, ends (as a failure) after a minute: a property driving an app must
+      // not spin for long.
       { numRuns: 60, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
     );
   }, 90_000);
@@ -147,9 +176,14 @@ describe('the cache under item state writes', () => {
 
     const patched = await cached.inject({ url: '/api/v1/episodes' });
     expect(patched.headers.etag).not.toBe(episodes.headers.etag);
-    expect(patched.json<{ id: string; playback_time: number }[]>().find((e) => e.id === episodeId)?.playback_time).toBe(321);
+    expect(patched.json<{ id: string; playback_time: number }[]>().find((e) => e.id === episodeId)?.playback_time).toBe(
+      321,
+    );
     // The movies list does not hold it: same bytes, same ETag, a 304 for its holders.
-    const sameMovies = await cached.inject({ url: '/api/v1/movies', headers: { 'if-none-match': String(movies.headers.etag) } });
+    const sameMovies = await cached.inject({
+      url: '/api/v1/movies',
+      headers: { 'if-none-match': String(movies.headers.etag) },
+    });
     expect(sameMovies.statusCode).toBe(304);
     // Neither read was a cache miss: nothing was built again.
     const missesAfter = (await cached.inject({ url: '/status' })).json<{ cache: { misses: number } }>().cache.misses;
@@ -158,10 +192,20 @@ describe('the cache under item state writes', () => {
 
   it('gzips a patched list at once, deflating again only the pieces it changed; brotli once the list has stayed current', async () => {
     const gzip = { 'accept-encoding': 'gzip' };
-    // The first gzip of a list in pieces deflates every piece off the event loop (answered as it is meanwhile, when patched).
-    await until(async () => (await cached.inject({ url: '/api/v1/episodes', headers: gzip })).headers['content-encoding'], (encoding) => encoding === 'gzip', 10_000, 'the first gzip', 20);
+    // The first gzip of a list in pieces deflates every piece off the event loop (answered as it is meanwhile, when
+    // patched).
+    await until(
+      async () => (await cached.inject({ url: '/api/v1/episodes', headers: gzip })).headers['content-encoding'],
+      (encoding) => encoding === 'gzip',
+      10_000,
+      'the first gzip',
+      20,
+    );
     for (const seconds of [12, 13]) {
-      await cached.inject({ method: 'PUT', url: `/dvr/files/${EPISODES[2]?.id ?? ''}/playback_time/${String(seconds)}` });
+      await cached.inject({
+        method: 'PUT',
+        url: `/dvr/files/${EPISODES[2]?.id ?? ''}/playback_time/${String(seconds)}`,
+      });
       const fresh = (await uncached.inject({ url: '/api/v1/episodes' })).body;
       // A browser (brotli or gzip) is given the gzip made at once rather than wait for brotli.
       for (const headers of [gzip, { 'accept-encoding': 'br, gzip' }]) {
@@ -170,20 +214,35 @@ describe('the cache under item state writes', () => {
         expect(gunzipSync(patched.rawPayload).toString()).toBe(fresh);
       }
     }
-    // A client taking brotli alone is sent the bytes as they are until the list has stayed current a second, then brotli.
+    // A client taking brotli alone is sent the bytes as they are until the list has stayed current a second, then
+    // brotli.
     const brOnly = { 'accept-encoding': 'br' };
-    expect((await cached.inject({ url: '/api/v1/episodes', headers: brOnly })).headers['content-encoding']).toBeUndefined();
+    expect(
+      (await cached.inject({ url: '/api/v1/episodes', headers: brOnly })).headers['content-encoding'],
+    ).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    // Brotli is made in the background from the read after that second: asked until it is there (zlib's pool may be busy).
-    const br = await until(() => cached.inject({ url: '/api/v1/episodes', headers: brOnly }), (answer) => answer.headers['content-encoding'] === 'br', 10_000, 'brotli', 100);
-    expect(brotliDecompressSync(br.rawPayload).toString()).toBe((await uncached.inject({ url: '/api/v1/episodes' })).body);
+    // Brotli is made in the background from the read after that second: asked until it is there (zlib's pool may be
+    // busy).
+    const br = await until(
+      () => cached.inject({ url: '/api/v1/episodes', headers: brOnly }),
+      (answer) => answer.headers['content-encoding'] === 'br',
+      10_000,
+      'brotli',
+      100,
+    );
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(
+      (await uncached.inject({ url: '/api/v1/episodes' })).body,
+    );
   });
 
   it('sends a patched list in pieces over a real port, through the router and the answer front alike', async () => {
     const address = await cached.listen({ port: 0, host: '127.0.0.1' });
     const episodeId = EPISODES[3]?.id ?? '';
     for (const seconds of [7, 604_000]) {
-      expect((await cached.inject({ method: 'PUT', url: `/dvr/files/${episodeId}/playback_time/${String(seconds)}` })).statusCode).toBe(200);
+      expect(
+        (await cached.inject({ method: 'PUT', url: `/dvr/files/${episodeId}/playback_time/${String(seconds)}` }))
+          .statusCode,
+      ).toBe(200);
       // Rendered for the same host: image URLs carry it.
       const fresh = (await uncached.inject({ url: '/api/v1/episodes', headers: { host: new URL(address).host } })).body;
       // The first read goes through the router (and patches); the second is answered before routing.
@@ -210,11 +269,16 @@ const PARENTS = new Map<string, string>([
  * (their position and times, their show's or group's times), and the items whose
  * position differs.
  */
-function differences(got: unknown, fresh: unknown, reported: ReadonlySet<string>): { other: string[]; positions: string[] } {
+function differences(
+  got: unknown,
+  fresh: unknown,
+  reported: ReadonlySet<string>,
+): { other: string[]; positions: string[] } {
   const touched = new Set([...reported, ...[...reported].map((id) => PARENTS.get(id) ?? id)]);
   const other: string[] = [];
   const positions: string[] = [];
-  if (!Array.isArray(got) || !Array.isArray(fresh) || got.length !== fresh.length) return { other: ['shape'], positions };
+  if (!Array.isArray(got) || !Array.isArray(fresh) || got.length !== fresh.length)
+    return { other: ['shape'], positions };
   got.forEach((item: Record<string, unknown>, i) => {
     const now = fresh[i] as Record<string, unknown>;
     for (const key of new Set([...Object.keys(item), ...Object.keys(now)])) {
@@ -230,7 +294,8 @@ describe('lists under a stream of progress reports', () => {
   async function put(url: string): Promise<void> {
     expect((await holding.inject({ method: 'PUT', url })).statusCode).toBe(200);
   }
-  const episodesOf = async (app: FastifyInstance) => (await app.inject({ url: '/api/v1/episodes' })).json<{ id: string; playback_time: number; watched: boolean }[]>();
+  const episodesOf = async (app: FastifyInstance) =>
+    (await app.inject({ url: '/api/v1/episodes' })).json<{ id: string; playback_time: number; watched: boolean }[]>();
 
   it('shows a report made after a quiet while at once, holds the next ones, and never holds a mark or a single item', async () => {
     const [first, second] = [EPISODES[4]?.id ?? '', EPISODES[5]?.id ?? ''];
@@ -247,7 +312,10 @@ describe('lists under a stream of progress reports', () => {
     expect(positionOf(await item())).toBe(100);
     // The next report within the hold (a position no random write makes): the list is answered as it was, ETag and all.
     await put(`/dvr/files/${second}/playback_time/200.5`);
-    const held = await holding.inject({ url: '/api/v1/episodes', headers: { 'if-none-match': String(shown.headers.etag) } });
+    const held = await holding.inject({
+      url: '/api/v1/episodes',
+      headers: { 'if-none-match': String(shown.headers.etag) },
+    });
     expect(held.statusCode).toBe(304);
     expect((await episodesOf(holding)).find((e) => e.id === second)?.playback_time).toBe(100);
     // The item itself is current.
@@ -261,7 +329,10 @@ describe('lists under a stream of progress reports', () => {
   });
 
   it('differs from a fresh render only in the positions and times of items reported since the last mark, after any run of writes', async () => {
-    const step = fc.oneof(write.map((w) => ({ write: w })), fc.constantFrom(...READS).map((read) => ({ read })));
+    const step = fc.oneof(
+      write.map((w) => ({ write: w })),
+      fc.constantFrom(...READS).map((read) => ({ read })),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
         // A mark first: every list is current when the run starts.
@@ -291,10 +362,10 @@ describe('lists under a stream of progress reports', () => {
         }
         // A mark brings every answer up to date.
         await put(`/dvr/files/${itemIds[0] ?? ''}/watch`);
-        for (const read of READS) expect((await holding.inject({ url: read })).body, read).toBe((await uncached.inject({ url: read })).body);
+        for (const read of READS)
+          expect((await holding.inject({ url: read })).body, read).toBe((await uncached.inject({ url: read })).body);
       }),
       { numRuns: 40, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
     );
   }, 90_000);
 });
-

@@ -46,7 +46,12 @@ beforeAll(async () => {
   const numbers = Array.from({ length: COUNT }, (_, i) => String(i + 1));
   writeM3u(
     join(feeds, 'channels.m3u'),
-    numbers.map((number) => ({ number, name: `Channel ${number}`, tvgId: `c${number}.test`, url: `http://127.0.0.1:9/${number}` })),
+    numbers.map((number) => ({
+      number,
+      name: `Channel ${number}`,
+      tvgId: `c${number}.test`,
+      url: `http://127.0.0.1:9/${number}`,
+    })),
   );
   const now = Math.floor(Date.now() / 1000);
   T0 = now - (now % 1800) - 3600;
@@ -63,7 +68,10 @@ beforeAll(async () => {
       })),
     ),
   );
-  dvr = createDvr(temp, { sources: [{ kind: 'm3u', location: join(feeds, 'channels.m3u'), streams: 2 }], guides: [join(feeds, 'guide.xml')] });
+  dvr = createDvr(temp, {
+    sources: [{ kind: 'm3u', location: join(feeds, 'channels.m3u'), streams: 2 }],
+    guides: [join(feeds, 'guide.xml')],
+  });
   await dvr.sources.refreshAll();
   dvr.schedule.replan();
   app = await buildDvrApp(temp, dvr);
@@ -105,13 +113,20 @@ describe('GET /dvr/guide', () => {
 
   it('pages channels by offset and limit, and windows of time by start and end', async () => {
     const start = T0 + 3 * 3600 + 600;
-    const pages = await Promise.all([0, 100].map((offset) => page(`start=${start}&end=${start + 2 * 3600}&offset=${offset}&limit=100`)));
+    const pages = await Promise.all(
+      [0, 100].map((offset) => page(`start=${start}&end=${start + 2 * 3600}&offset=${offset}&limit=100`)),
+    );
     expect(pages.map((p) => p.channels.length)).toEqual([100, COUNT - 100]);
     expect(pages[1]!.channels[0]!.number).toBe('101');
     const channel = pages[0]!.channels[6]!;
     expect(channel.number).toBe('7');
     expect(channel.airings.map((a) => a.start_time)).toEqual([0, 1, 2, 3, 4].map((i) => T0 + 3 * 3600 + i * 1800));
-    expect(channel.airings[0]).toMatchObject({ title: 'Show 7', episode_title: 'Part 6', season_number: 1, episode_number: 7 });
+    expect(channel.airings[0]).toMatchObject({
+      title: 'Show 7',
+      episode_title: 'Part 6',
+      season_number: 1,
+      episode_number: 7,
+    });
     expect((await page(`start=${start}&end=${start + 60}&offset=500`)).channels).toEqual([]);
   });
 
@@ -127,11 +142,18 @@ describe('GET /dvr/guide', () => {
   });
 
   it('marks the airings a rule records', async () => {
-    const created = await app.inject({ method: 'POST', url: '/dvr/rules', payload: { type: 'series', title: 'Show 12' } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/dvr/rules',
+      payload: { type: 'series', title: 'Show 12' },
+    });
     expect(created.statusCode, created.body).toBe(201);
     const result = await page(`start=${T0 + 86400}&end=${T0 + 86400 + 3600}&offset=10&limit=3`);
     const [eleven, twelve, thirteen] = result.channels;
-    expect(twelve!.airings.map((a) => a.job_id)).toEqual([`${T0 + 86400}-${created.json<Json>().id}`, `${T0 + 86400 + 1800}-${created.json<Json>().id}`]);
+    expect(twelve!.airings.map((a) => a.job_id)).toEqual([
+      `${T0 + 86400}-${created.json<Json>().id}`,
+      `${T0 + 86400 + 1800}-${created.json<Json>().id}`,
+    ]);
     expect([...eleven!.airings, ...thirteen!.airings].some((a) => a.job_id)).toBe(false);
   });
 
@@ -144,13 +166,18 @@ describe('GET /dvr/guide', () => {
   });
 
   it('answers any query with 200 or a 400 JSON error, never 500', async () => {
-    const value = fc.oneof(fc.string({ maxLength: 8 }), fc.integer({ min: -10, max: 2_000_000_000 }).map(String), fc.constantFrom('true', 'false', '', '1e3', '0x10', '253402300800'));
+    const value = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.integer({ min: -10, max: 2_000_000_000 }).map(String),
+      fc.constantFrom('true', 'false', '', '1e3', '0x10', '253402300800'),
+    );
     const key = fc.constantFrom('start', 'end', 'offset', 'limit', 'favorites', 'other');
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(key, value), { maxLength: 5 }), async (pairs) => {
         const response = await get(`/dvr/guide?${new URLSearchParams(pairs).toString()}`);
         expect([200, 400]).toContain(response.statusCode);
-        if (response.statusCode === 400) expect(response.json()).toMatchObject({ status: 400, message: expect.any(String) });
+        if (response.statusCode === 400)
+          expect(response.json()).toMatchObject({ status: 400, message: expect.any(String) });
       }),
       { numRuns: 150 },
     );

@@ -65,7 +65,8 @@ function writeGuide(path: string): void {
         start: T,
         stop: T + 1800,
         title: 'Harbour Lights',
-        extra: '<sub-title>Fog</sub-title><desc>Fog rolls in.</desc><episode-num system="dd_progid">EP00000001.0002</episode-num>',
+        extra:
+          '<sub-title>Fog</sub-title><desc>Fog rolls in.</desc><episode-num system="dd_progid">EP00000001.0002</episode-num>',
       },
       { channel: 'two.test', start: T + 1800, stop: T + 3600, title: 'Late News' },
       { channel: 'three.test', start: T, stop: T + 3600, title: 'Night Movie', extra: '<category>Movie</category>' },
@@ -116,7 +117,11 @@ afterEach(async () => {
 });
 
 const send = (method: Method, url: string, payload?: unknown, app: FastifyInstance = f.app) =>
-  app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }) } as InjectOptions);
+  app.inject({
+    method,
+    url,
+    ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }),
+  } as InjectOptions);
 /** A raw JSON text as the body, whatever it holds. */
 const sendJson = (method: Method, url: string, text: string) =>
   f.app.inject({ method, url, payload: text, headers: { 'content-type': 'application/json' } });
@@ -154,7 +159,11 @@ describe('rules', () => {
       const body = response.json<Json>();
       expect(body.id).toMatch(/^[0-9]+$/);
       // A program rule keeps what the guide says of its airing (here a film without a programme id: its title).
-      expect(body).toEqual({ id: body.id, ...definition, ...(definition.type === 'program' ? { title: 'Night Movie' } : {}) });
+      expect(body).toEqual({
+        id: body.id,
+        ...definition,
+        ...(definition.type === 'program' ? { title: 'Night Movie' } : {}),
+      });
       created.push(body);
     }
     expect(new Set(created.map((r) => r.id)).size).toBe(4);
@@ -184,7 +193,11 @@ describe('rules', () => {
 
   it('answers an unknown rule id with a 404 JSON error on GET, PUT and DELETE', async () => {
     for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-      const response = await send(method, '/dvr/rules/424242', method === 'PUT' ? { type: 'keyword', keyword: 'news' } : undefined);
+      const response = await send(
+        method,
+        '/dvr/rules/424242',
+        method === 'PUT' ? { type: 'keyword', keyword: 'news' } : undefined,
+      );
       const body = expectJsonError(response, 404);
       expect(body.code, method).toBe('not_found');
       expect(body.message).toMatch(/424242/);
@@ -197,7 +210,11 @@ describe('rules', () => {
     ['a one-character keyword', { type: 'keyword', keyword: 'a' }, 'keyword'],
     ['a slot without a duration', { type: 'slot', channel: '3', start_time: 1_900_000_000 }, 'duration'],
     ['padding out of range', { type: 'series', title: 'Harbour Lights', padding_before: 99_999 }, 'padding_before'],
-    ['a program rule with a malformed channel', { type: 'program', channel: 'two', start_time: 1_900_000_000 }, 'channel'],
+    [
+      'a program rule with a malformed channel',
+      { type: 'program', channel: 'two', start_time: 1_900_000_000 },
+      'channel',
+    ],
   ])('refuses %s with a 400 whose message names the field', async (_what, body, field) => {
     for (const [method, url] of [
       ['POST', '/dvr/rules'],
@@ -231,7 +248,8 @@ describe('rules', () => {
     );
     // Close to real rules: each type with its own fields, mostly valid values, on channels no source carries
     // (so nothing starts recording).
-    const maybe = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: value });
+    const maybe = <T>(valid: fc.Arbitrary<T>) =>
+      fc.oneof({ weight: 4, arbitrary: valid }, { weight: 1, arbitrary: value });
     const common = {
       name: maybe(fc.string({ minLength: 1, maxLength: 8 })),
       channels: maybe(fc.array(fc.constantFrom('99', '99.1', '12-1'), { maxLength: 3 })),
@@ -245,23 +263,50 @@ describe('rules', () => {
     const channel = maybe(fc.constantFrom('99', '99.1', '12-1', '98765'));
     const startTime = maybe(fc.integer({ min: 0, max: 253402300799 }));
     const fields: Record<string, Record<string, fc.Arbitrary<unknown>>> = {
-      series: { series_id: maybe(fc.string({ minLength: 1, maxLength: 8 })), title: maybe(fc.string({ minLength: 1, maxLength: 8 })) },
+      series: {
+        series_id: maybe(fc.string({ minLength: 1, maxLength: 8 })),
+        title: maybe(fc.string({ minLength: 1, maxLength: 8 })),
+      },
       keyword: { keyword: maybe(fc.string({ minLength: 2, maxLength: 8 })) },
-      slot: { channel, start_time: startTime, duration: maybe(fc.integer({ min: 60, max: 86400 })), weekly: maybe(fc.boolean()) },
+      slot: {
+        channel,
+        start_time: startTime,
+        duration: maybe(fc.integer({ min: 60, max: 86400 })),
+        weekly: maybe(fc.boolean()),
+      },
       program: { channel, start_time: startTime },
     };
-    const required: Record<string, string[]> = { series: [], keyword: ['keyword'], slot: ['channel', 'start_time', 'duration'], program: ['channel', 'start_time'] };
-    const ruleLike = fc
-      .constantFrom('series', 'keyword', 'slot', 'program')
-      .chain((type) => {
-        const model: Record<string, fc.Arbitrary<unknown>> = { type: maybe(fc.constant(type)), ...fields[type], ...common };
-        return fc.record(model, { requiredKeys: ['type', ...(required[type] ?? [])] });
-      });
-    const misfit = fc.record({ type: fc.oneof(fc.constantFrom('series', 'keyword', 'slot', 'program', 'Series', ''), value), title: value, keyword: value, channel: value, duration: value, id: value }, { requiredKeys: [] });
+    const required: Record<string, string[]> = {
+      series: [],
+      keyword: ['keyword'],
+      slot: ['channel', 'start_time', 'duration'],
+      program: ['channel', 'start_time'],
+    };
+    const ruleLike = fc.constantFrom('series', 'keyword', 'slot', 'program').chain((type) => {
+      const model: Record<string, fc.Arbitrary<unknown>> = {
+        type: maybe(fc.constant(type)),
+        ...fields[type],
+        ...common,
+      };
+      return fc.record(model, { requiredKeys: ['type', ...(required[type] ?? [])] });
+    });
+    const misfit = fc.record(
+      {
+        type: fc.oneof(fc.constantFrom('series', 'keyword', 'slot', 'program', 'Series', ''), value),
+        title: value,
+        keyword: value,
+        channel: value,
+        duration: value,
+        id: value,
+      },
+      { requiredKeys: [] },
+    );
     const body = fc.oneof(
       { weight: 3, arbitrary: ruleLike.map((rule) => JSON.stringify(rule)) },
       misfit.map((rule) => JSON.stringify(rule)),
-      fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }).map((d) => JSON.stringify(d)),
+      fc
+        .dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 })
+        .map((d) => JSON.stringify(d)),
       fc.anything().map((v) => JSON.stringify(v) ?? 'null'),
       fc.string({ maxLength: 40 }),
     );
@@ -269,10 +314,13 @@ describe('rules', () => {
       fc.asyncProperty(fc.constantFrom('POST', 'PUT'), body, async (method, text) => {
         const url = method === 'POST' ? '/dvr/rules' : `/dvr/rules/${existing}`;
         const response = await sendJson(method, url, text);
-        expect([method === 'POST' ? 201 : 200, 400], `${method} ${text}: ${response.body}`).toContain(response.statusCode);
+        expect([method === 'POST' ? 201 : 200, 400], `${method} ${text}: ${response.body}`).toContain(
+          response.statusCode,
+        );
         outcomes.add(response.statusCode);
         const answer = response.json<Json>();
-        if (response.statusCode === 400) expect(answer).toMatchObject({ status: 400, code: expect.any(String), message: expect.any(String) });
+        if (response.statusCode === 400)
+          expect(answer).toMatchObject({ status: 400, code: expect.any(String), message: expect.any(String) });
         else expect(answer.id).toMatch(/^[0-9]+$/);
       }),
       { numRuns: 300 },
@@ -282,16 +330,23 @@ describe('rules', () => {
   });
 
   it('never answers 500 to any rule id: a 400 or a 404', async () => {
-    const id = fc.oneof(
-      fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
-      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map(encodeURIComponent),
-      fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
-      fc.constantFrom('%', '%zz', '0', '-1', '1.5', '1e3', '9'.repeat(16), '9'.repeat(15), 'a'.repeat(3000), '%00'),
-      // "/dvr/rules/." and "/dvr/rules/.." are dot segments: the URL resolves to the rule list or to GET /dvr (200s), not to an id.
-    ).filter((raw) => raw !== '.' && raw !== '..');
+    const id = fc
+      .oneof(
+        fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map(encodeURIComponent),
+        fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
+        fc.constantFrom('%', '%zz', '0', '-1', '1.5', '1e3', '9'.repeat(16), '9'.repeat(15), 'a'.repeat(3000), '%00'),
+        // "/dvr/rules/." and "/dvr/rules/.." are dot segments: the URL resolves to the rule list or to GET /dvr (200s),
+        // not to an id.
+      )
+      .filter((raw) => raw !== '.' && raw !== '..');
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('GET', 'PUT', 'DELETE'), id, async (method, raw) => {
-        const response = await send(method, `/dvr/rules/${raw}`, method === 'PUT' ? { type: 'keyword', keyword: 'news' } : undefined);
+        const response = await send(
+          method,
+          `/dvr/rules/${raw}`,
+          method === 'PUT' ? { type: 'keyword', keyword: 'news' } : undefined,
+        );
         expect([400, 404], `${method} ${raw}: ${response.body}`).toContain(response.statusCode);
         expect(response.json()).toMatchObject({ status: response.statusCode, code: expect.any(String) });
       }),
@@ -307,8 +362,20 @@ describe('jobs', () => {
     const movie = await addRule({ type: 'program', channel: '3', start_time: T });
     const list = await jobs();
     expect(list.map((j) => j.id)).toEqual([`${T - 120}-${series}`, `${T}-${movie}`]);
-    expect(list[0]).toMatchObject({ name: 'Harbour Lights', start_time: T - 120, end_time: T + 1800, channels: ['2'], channel: '2', skipped: false, failed: false });
-    expect(list[0]?.item).toMatchObject({ title: 'Harbour Lights', episode_title: 'Fog', program_id: 'EP000000010002' });
+    expect(list[0]).toMatchObject({
+      name: 'Harbour Lights',
+      start_time: T - 120,
+      end_time: T + 1800,
+      channels: ['2'],
+      channel: '2',
+      skipped: false,
+      failed: false,
+    });
+    expect(list[0]?.item).toMatchObject({
+      title: 'Harbour Lights',
+      episode_title: 'Fog',
+      program_id: 'EP000000010002',
+    });
     expect(list[1]).toMatchObject({ name: 'Night Movie', channel: '3', start_time: T, end_time: T + 3600 });
     // A rule's removal takes its planned jobs with it.
     expect((await send('DELETE', `/dvr/rules/${series}`)).statusCode).toBe(204);
@@ -323,9 +390,20 @@ describe('jobs', () => {
     expect(skipped.statusCode).toBe(204);
     expect(await get(`/api/v1/jobs/${id}`)).toMatchObject({ id, skipped: true, error: 'skipped by the user' });
     expect((await send('POST', '/dvr/refresh')).statusCode).toBe(200);
-    expect((await send('PUT', `/dvr/rules/${rule}`, { type: 'series', title: 'Harbour Lights', name: 'Renamed' })).statusCode).toBe(200);
-    expect(await get(`/api/v1/jobs/${id}`)).toMatchObject({ name: 'Renamed', skipped: true, error: 'skipped by the user' });
-    expect(await get(`/dvr/jobs/${id}/why`)).toEqual({ id, outcome: 'skipped', why: '“Renamed” will not be recorded: you skipped it.' });
+    expect(
+      (await send('PUT', `/dvr/rules/${rule}`, { type: 'series', title: 'Harbour Lights', name: 'Renamed' }))
+        .statusCode,
+    ).toBe(200);
+    expect(await get(`/api/v1/jobs/${id}`)).toMatchObject({
+      name: 'Renamed',
+      skipped: true,
+      error: 'skipped by the user',
+    });
+    expect(await get(`/dvr/jobs/${id}/why`)).toEqual({
+      id,
+      outcome: 'skipped',
+      why: '“Renamed” will not be recorded: you skipped it.',
+    });
     // Skipping twice is still a 204.
     expect((await send('DELETE', `/dvr/jobs/${id}`)).statusCode).toBe(204);
   });
@@ -339,26 +417,38 @@ describe('jobs', () => {
       [slot, T + 1800],
       [series, T],
     ] as const) {
-      expect(await get(`/api/v1/jobs/${start}-${rule}`), `rule ${rule}`).toMatchObject({ channel: '7.1', skipped: false });
+      expect(await get(`/api/v1/jobs/${start}-${rule}`), `rule ${rule}`).toMatchObject({
+        channel: '7.1',
+        skipped: false,
+      });
     }
   });
 
   it('refuses a malformed job id with a 400 and answers an unknown one with a 404', async () => {
     for (const bad of ['abc', '123', '1-2-3', `${T}-`, `-${T}`, '1234567890123-1', `${T}-1x`]) {
-      expect(expectJsonError(await send('DELETE', `/dvr/jobs/${encodeURIComponent(bad)}`), 400).code, bad).toBe('invalid_parameter');
+      expect(expectJsonError(await send('DELETE', `/dvr/jobs/${encodeURIComponent(bad)}`), 400).code, bad).toBe(
+        'invalid_parameter',
+      );
     }
     const unknown = expectJsonError(await send('DELETE', `/dvr/jobs/${T}-99999`), 404);
     expect(unknown.code).toBe('not_found');
-    for (const bad of ['abc', '1-2-3', `${T}-`]) expect(expectJsonError(await send('GET', `/dvr/jobs/${encodeURIComponent(bad)}/why`), 400).code, bad).toBe('invalid_parameter');
+    for (const bad of ['abc', '1-2-3', `${T}-`])
+      expect(expectJsonError(await send('GET', `/dvr/jobs/${encodeURIComponent(bad)}/why`), 400).code, bad).toBe(
+        'invalid_parameter',
+      );
     expect(expectJsonError(await send('GET', `/dvr/jobs/${T}-99999/why`), 404).code).toBe('not_found');
   });
 
   it('never answers 500 to any job id: a 400 or a 404', async () => {
-    const id = fc.oneof(
-      fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
-      fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 16n }), fc.bigInt({ min: 0n, max: 10n ** 17n })).map(([a, b]) => `${a}-${b}`),
-      fc.constantFrom('%', '%zz', '0-0', '-1-1', '1.5-2', `${T}-${2 ** 53}`, 'a'.repeat(3000), '%00'),
-    ).filter((raw) => raw !== '.' && raw !== '..');
+    const id = fc
+      .oneof(
+        fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
+        fc
+          .tuple(fc.bigInt({ min: 0n, max: 10n ** 16n }), fc.bigInt({ min: 0n, max: 10n ** 17n }))
+          .map(([a, b]) => `${a}-${b}`),
+        fc.constantFrom('%', '%zz', '0-0', '-1-1', '1.5-2', `${T}-${2 ** 53}`, 'a'.repeat(3000), '%00'),
+      )
+      .filter((raw) => raw !== '.' && raw !== '..');
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('GET', 'DELETE'), id, async (method, raw) => {
         const response = await send(method, method === 'GET' ? `/dvr/jobs/${raw}/why` : `/dvr/jobs/${raw}`);
@@ -373,7 +463,9 @@ describe('jobs', () => {
     const rule = await addRule({ type: 'series', series_id: 'SH00000001' });
     const why = await get(`/dvr/jobs/${T}-${rule}/why`);
     expect(why).toMatchObject({ id: `${T}-${rule}`, outcome: 'will_record' });
-    expect(why.why).toMatch(/^“Harbour Lights” will record on channel 2 \(.+\) from \w{3} \d{1,2} \w{3}, \d\d:\d\d to \w{3} \d{1,2} \w{3}, \d\d:\d\d\.$/);
+    expect(why.why).toMatch(
+      /^“Harbour Lights” will record on channel 2 \(.+\) from \w{3} \d{1,2} \w{3}, \d\d:\d\d to \w{3} \d{1,2} \w{3}, \d\d:\d\d\.$/,
+    );
   });
 });
 
@@ -408,11 +500,21 @@ describe('sources', () => {
     const response = await send('POST', '/dvr/sources', { kind: 'm3u', location: path, streams: 3 });
     expect(response.statusCode, response.body).toBe(201);
     const source = response.json<Json>();
-    expect(source).toMatchObject({ kind: 'm3u', location: path, streams: 3, origin: 'managed', skipped: 1, refreshed_at: expect.any(Number) });
+    expect(source).toMatchObject({
+      kind: 'm3u',
+      location: path,
+      streams: 3,
+      origin: 'managed',
+      skipped: 1,
+      refreshed_at: expect.any(Number),
+    });
     expect(source).not.toHaveProperty('error');
     const numbers = async () => (await get<Json[]>('/api/v1/channels')).map((c) => c.number);
     expect(await numbers()).toEqual(['2', '3', '4', '6', '7.1', '20', '21']);
-    expect((await get<Json[]>('/api/v1/channels')).find((c) => c.number === '21')).toMatchObject({ name: 'Twenty-One HD', hd: true });
+    expect((await get<Json[]>('/api/v1/channels')).find((c) => c.number === '21')).toMatchObject({
+      name: 'Twenty-One HD',
+      hd: true,
+    });
     expect(await get<Json[]>('/dvr/sources')).toHaveLength(2);
 
     expect((await send('DELETE', `/dvr/sources/${String(source.id)}`)).statusCode).toBe(204);
@@ -427,7 +529,13 @@ describe('sources', () => {
   });
 
   it('refuses malformed source bodies with a 400', async () => {
-    for (const body of [{ kind: 'rtsp', location: 'x' }, { kind: 'm3u' }, { kind: 'm3u', location: '' }, { kind: 'm3u', location: 'x', streams: 0 }, { kind: 'm3u', location: 'x', extra: 1 }]) {
+    for (const body of [
+      { kind: 'rtsp', location: 'x' },
+      { kind: 'm3u' },
+      { kind: 'm3u', location: '' },
+      { kind: 'm3u', location: 'x', streams: 0 },
+      { kind: 'm3u', location: 'x', extra: 1 },
+    ]) {
       expectJsonError(await send('POST', '/dvr/sources', body), 400);
     }
     expect(await get<Json[]>('/dvr/sources')).toHaveLength(1);
@@ -464,7 +572,11 @@ describe('sources', () => {
     // A new source that cannot be read is still added: a 201 that carries the error.
     const added = await send('POST', '/dvr/sources', { kind: 'm3u', location: join(f.feeds, 'nowhere.m3u') });
     expect(added.statusCode).toBe(201);
-    expect(added.json()).toMatchObject({ streams: 2, origin: 'managed', error: expect.stringMatching(/does not exist/) });
+    expect(added.json()).toMatchObject({
+      streams: 2,
+      origin: 'managed',
+      error: expect.stringMatching(/does not exist/),
+    });
     expect(added.json()).not.toHaveProperty('refreshed_at');
   });
 
@@ -475,8 +587,15 @@ describe('sources', () => {
     writeM3u(f.m3u, lineup().slice(0, 1));
     const refused = await send('POST', `/dvr/sources/${String(source?.id)}/refresh`);
     expect(refused.statusCode).toBe(200);
-    expect(refused.json()).toEqual({ id: source?.id, error: expect.stringMatching(/would remove 4 of the 5 channels/), rejected: 'shrinks', needs_confirmation: true });
-    expect(await get<Json[]>('/dvr/sources')).toEqual([{ ...source, error: refused.json<Json>().error, rejected: 'shrinks', needs_confirmation: true }]);
+    expect(refused.json()).toEqual({
+      id: source?.id,
+      error: expect.stringMatching(/would remove 4 of the 5 channels/),
+      rejected: 'shrinks',
+      needs_confirmation: true,
+    });
+    expect(await get<Json[]>('/dvr/sources')).toEqual([
+      { ...source, error: refused.json<Json>().error, rejected: 'shrinks', needs_confirmation: true },
+    ]);
     expect((await jobs()).map((j) => j.channel)).toEqual(['2']);
     // POST /dvr/refresh says the same, and never confirms.
     expect((await send('POST', '/dvr/refresh')).json<{ sources: Json[] }>().sources).toEqual([refused.json()]);
@@ -486,14 +605,26 @@ describe('sources', () => {
     expect((await get<Json[]>('/api/v1/channels')).map((c) => c.number)).toEqual(['2']);
 
     writeXmltv(f.guide, [], []);
-    expect((await send('POST', `/dvr/guides/${String(guide?.id)}/refresh`)).json()).toMatchObject({ rejected: 'empty', needs_confirmation: true, error: expect.stringMatching(/no programmes/) });
+    expect((await send('POST', `/dvr/guides/${String(guide?.id)}/refresh`)).json()).toMatchObject({
+      rejected: 'empty',
+      needs_confirmation: true,
+      error: expect.stringMatching(/no programmes/),
+    });
     expect((await jobs()).map((j) => j.channel)).toEqual(['2']);
-    expect((await send('POST', `/dvr/guides/${String(guide?.id)}/refresh?accept=true`)).json()).toEqual({ id: guide?.id, programmes: 0, skipped: 0 });
-    expect((await jobs()).map((j) => [j.skipped, j.error])).toEqual([[true, expect.stringMatching(/the guide no longer lists this programme/)]]);
+    expect((await send('POST', `/dvr/guides/${String(guide?.id)}/refresh?accept=true`)).json()).toEqual({
+      id: guide?.id,
+      programmes: 0,
+      skipped: 0,
+    });
+    expect((await jobs()).map((j) => [j.skipped, j.error])).toEqual([
+      [true, expect.stringMatching(/the guide no longer lists this programme/)],
+    ]);
 
     expectJsonError(await send('POST', `/dvr/guides/${String(guide?.id)}/refresh?accept=perhaps`), 400);
     expect(expectJsonError(await send('POST', '/dvr/sources/m3u-000000000000/refresh'), 404).code).toBe('not_found');
-    expect(expectJsonError(await send('POST', '/dvr/guides/xmltv-000000000000/refresh?accept=true'), 404).code).toBe('not_found');
+    expect(expectJsonError(await send('POST', '/dvr/guides/xmltv-000000000000/refresh?accept=true'), 404).code).toBe(
+      'not_found',
+    );
   });
 });
 
@@ -512,7 +643,15 @@ describe('guides', () => {
     const response = await send('POST', '/dvr/guides', { location: path });
     expect(response.statusCode, response.body).toBe(201);
     const guide = response.json<Json>();
-    expect(guide).toEqual({ id: expect.stringMatching(/^xmltv-/), location: path, origin: 'managed', programmes: 2, skipped: 1, priority: 100, refreshed_at: expect.any(Number) });
+    expect(guide).toEqual({
+      id: expect.stringMatching(/^xmltv-/),
+      location: path,
+      origin: 'managed',
+      programmes: 2,
+      skipped: 1,
+      priority: 100,
+      refreshed_at: expect.any(Number),
+    });
     expect(await get<Json[]>('/dvr/guides')).toHaveLength(2);
     expect((await send('DELETE', `/dvr/guides/${String(guide.id)}`)).statusCode).toBe(204);
     expect((await get<Json[]>('/dvr/guides')).map((g) => g.location)).toEqual([f.guide]);
@@ -524,7 +663,12 @@ describe('guides', () => {
     expect(await jobs()).toHaveLength(1);
     const [guide] = await get<Json[]>('/dvr/guides');
     expect((await send('DELETE', `/dvr/guides/${String(guide?.id)}`)).statusCode).toBe(204);
-    expect(await jobs()).toEqual([expect.objectContaining({ skipped: true, error: expect.stringMatching(/^the guide no longer lists this programme/) })]);
+    expect(await jobs()).toEqual([
+      expect.objectContaining({
+        skipped: true,
+        error: expect.stringMatching(/^the guide no longer lists this programme/),
+      }),
+    ]);
     // No guide describes channel 2 now: its guide is placeholder hours named after it.
     const hours = await get<Json[]>(`/dvr/channels/2/guide?from=${T}&to=${T + 3600}`);
     expect(hours.length).toBeGreaterThan(0);
@@ -533,7 +677,10 @@ describe('guides', () => {
 
   it('adds a malformed guide (an HTML page) with a 201 that carries the error, not a 500', async () => {
     const path = join(f.feeds, 'login.xml');
-    writeFileSync(path, '<!doctype html>\n<html><head><title>Sign in</title></head><body><p>Sign in</p></body></html>\n');
+    writeFileSync(
+      path,
+      '<!doctype html>\n<html><head><title>Sign in</title></head><body><p>Sign in</p></body></html>\n',
+    );
     const response = await send('POST', '/dvr/guides', { location: path });
     expect(response.statusCode, response.body).toBe(201);
     expect(response.json()).toMatchObject({ location: path, programmes: 0, error: expect.stringMatching(/XMLTV/) });
@@ -544,7 +691,13 @@ describe('guides', () => {
   });
 
   it('refuses malformed guide bodies with a 400', async () => {
-    for (const body of [{}, { location: '' }, { location: {} }, { location: 'x'.repeat(2049) }, { location: 'x', kind: 'xmltv' }]) {
+    for (const body of [
+      {},
+      { location: '' },
+      { location: {} },
+      { location: 'x'.repeat(2049) },
+      { location: 'x', kind: 'xmltv' },
+    ]) {
       expectJsonError(await send('POST', '/dvr/guides', body), 400);
     }
     expect(await get<Json[]>('/dvr/guides')).toHaveLength(1);
@@ -552,7 +705,8 @@ describe('guides', () => {
 });
 
 describe('channels', () => {
-  const favorited = async () => (await get<Json[]>('/api/v1/channels')).filter((c) => c.favorited === true).map((c) => c.number);
+  const favorited = async () =>
+    (await get<Json[]>('/api/v1/channels')).filter((c) => c.favorited === true).map((c) => c.number);
 
   it('favorites and un-favorites a channel (204), and interface A shows it', async () => {
     expect(await favorited()).toEqual([]);
@@ -594,10 +748,16 @@ describe('channels', () => {
       { start_time: T + 1800, end_time: T + 3600, title: 'Late News', new: false },
     ]);
     // Programmes overlapping [from, to): one that ends at `from` is not in it.
-    expect((await get<Json[]>(`/dvr/channels/2/guide?from=${T + 1800}&to=${T + 3600}`)).map((a) => a.title)).toEqual(['Late News']);
-    expect((await get<Json[]>(`/dvr/channels/3/guide?from=${T + 100}&to=${T + 200}`)).map((a) => a.title)).toEqual(['Night Movie']);
+    expect((await get<Json[]>(`/dvr/channels/2/guide?from=${T + 1800}&to=${T + 3600}`)).map((a) => a.title)).toEqual([
+      'Late News',
+    ]);
+    expect((await get<Json[]>(`/dvr/channels/3/guide?from=${T + 100}&to=${T + 200}`)).map((a) => a.title)).toEqual([
+      'Night Movie',
+    ]);
     expect(await get(`/dvr/channels/2/guide?from=${T - 7200}&to=${T - 3600}`)).toEqual([]);
-    expect((await get<Json[]>('/dvr/channels/7-1/guide?from=' + T + '&to=' + (T + 60))).map((a) => a.title)).toEqual(['Tuner Show']);
+    expect((await get<Json[]>('/dvr/channels/7-1/guide?from=' + T + '&to=' + (T + 60))).map((a) => a.title)).toEqual([
+      'Tuner Show',
+    ]);
   });
 
   it('refuses a guide window that is empty, reversed or longer than 15 days with a 400; an unknown channel is a 404', async () => {
@@ -605,11 +765,16 @@ describe('channels', () => {
       [T, T],
       [T, T - 1],
     ]) {
-      expect(expectJsonError(await send('GET', `/dvr/channels/2/guide?from=${from}&to=${to}`), 400).parameter).toBe('to');
+      expect(expectJsonError(await send('GET', `/dvr/channels/2/guide?from=${from}&to=${to}`), 400).parameter).toBe(
+        'to',
+      );
     }
-    expect(expectJsonError(await send('GET', `/dvr/channels/2/guide?from=${T}&to=${T + 15 * 86400 + 1}`), 400).parameter).toBe('to');
+    expect(
+      expectJsonError(await send('GET', `/dvr/channels/2/guide?from=${T}&to=${T + 15 * 86400 + 1}`), 400).parameter,
+    ).toBe('to');
     expect((await send('GET', `/dvr/channels/2/guide?from=${T}&to=${T + 15 * 86400}`)).statusCode).toBe(200);
-    for (const query of ['from=abc', 'from=-1', 'to=1.5', 'since=1']) expectJsonError(await send('GET', `/dvr/channels/2/guide?${query}`), 400);
+    for (const query of ['from=abc', 'from=-1', 'to=1.5', 'since=1'])
+      expectJsonError(await send('GET', `/dvr/channels/2/guide?${query}`), 400);
     expectJsonError(await send('GET', `/dvr/channels/42/guide?from=${T}&to=${T + 60}`), 404);
   });
 });
@@ -662,9 +827,15 @@ describe('live TV', () => {
   it('answers 503 JSON when the source answers 404 or a web page', async () => {
     const missing = await send('GET', '/devices/ANY/channels/6/stream.mpg');
     expect(missing.headers['content-type']).toMatch(/application\/json/);
-    expect(expectJsonError(missing, 503)).toMatchObject({ code: 'stream_unavailable', message: expect.stringMatching(/HTTP 404/) });
+    expect(expectJsonError(missing, 503)).toMatchObject({
+      code: 'stream_unavailable',
+      message: expect.stringMatching(/HTTP 404/),
+    });
     const page = await send('GET', '/devices/ANY/channels/4/stream.mpg');
-    expect(expectJsonError(page, 503)).toMatchObject({ code: 'stream_unavailable', message: expect.stringMatching(/web page/) });
+    expect(expectJsonError(page, 503)).toMatchObject({
+      code: 'stream_unavailable',
+      message: expect.stringMatching(/web page/),
+    });
   });
 
   it('refuses a malformed channel number with a 400', async () => {
@@ -684,7 +855,8 @@ describe('live TV', () => {
     expect(streams.connections('seven')).toBe(1);
     viewer.abort();
     const deadline = Date.now() + 5000;
-    while (streams.connections('seven') > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (streams.connections('seven') > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(streams.connections('seven')).toBe(0);
   });
 });
@@ -702,7 +874,12 @@ describe('write access', () => {
     const without = await send('POST', '/dvr/rules', rule, guarded.app);
     expect(expectJsonError(without, 401).code).toBe('unauthorized');
     expect(without.headers['www-authenticate']).toBe('Bearer');
-    const wrong = await guarded.app.inject({ method: 'POST', url: '/dvr/rules', payload: rule, headers: { authorization: 'Bearer nope' } });
+    const wrong = await guarded.app.inject({
+      method: 'POST',
+      url: '/dvr/rules',
+      payload: rule,
+      headers: { authorization: 'Bearer nope' },
+    });
     expect(wrong.statusCode).toBe(401);
     for (const [method, url] of [
       ['DELETE', '/dvr/jobs/1-1'],
@@ -715,7 +892,12 @@ describe('write access', () => {
       expect((await send(method, url, undefined, guarded.app)).statusCode, `${method} ${url}`).toBe(401);
     }
     expect((await send('GET', '/dvr/rules', undefined, guarded.app)).json()).toEqual([]);
-    const allowed = await guarded.app.inject({ method: 'POST', url: '/dvr/rules', payload: rule, headers: { authorization: `Bearer ${TOKEN}` } });
+    const allowed = await guarded.app.inject({
+      method: 'POST',
+      url: '/dvr/rules',
+      payload: rule,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(allowed.statusCode).toBe(201);
     expect((await send('GET', '/dvr/rules', undefined, guarded.app)).json()).toHaveLength(1);
   });
@@ -732,8 +914,13 @@ describe('the routes desktop clients call', () => {
   it('describes the DVR at GET /dvr: its recordings folder, version and free space', async () => {
     mkdirSync(join(f.temp.dir, 'recordings'), { recursive: true });
     const body = await get('/dvr');
-    expect(body).toMatchObject({ path: expect.stringMatching(/recordings$/), version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
-    expect((body.disk as { free: number; total: number }).free).toBeLessThanOrEqual((body.disk as { total: number }).total);
+    expect(body).toMatchObject({
+      path: expect.stringMatching(/recordings$/),
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
+    expect((body.disk as { free: number; total: number }).free).toBeLessThanOrEqual(
+      (body.disk as { total: number }).total,
+    );
   });
 
   it("lists the guides' channels with their ids, names and numbers", async () => {
@@ -743,10 +930,34 @@ describe('the routes desktop clients call', () => {
   });
 
   it("gives a file record the PascalCase fields clients read: a recording's rule and job, an import's empty ones", async () => {
-    upsertMovie(f.temp.db, { id: 'rec-1', source: 'recordings', title: 'Night Movie', path: '/recordings/Movies/Night Movie.ts', program_id: 'MV000000010000', duration: 5400 });
-    insertRecording(f.temp.db, { item_id: 'rec-1', job_id: `${T}-4`, rule_id: 4, channel: '3', source_id: null, episode_key: 'pid:MV000000010000', started_at: Date.now() });
+    upsertMovie(f.temp.db, {
+      id: 'rec-1',
+      source: 'recordings',
+      title: 'Night Movie',
+      path: '/recordings/Movies/Night Movie.ts',
+      program_id: 'MV000000010000',
+      duration: 5400,
+    });
+    insertRecording(f.temp.db, {
+      item_id: 'rec-1',
+      job_id: `${T}-4`,
+      rule_id: 4,
+      channel: '3',
+      source_id: null,
+      episode_key: 'pid:MV000000010000',
+      started_at: Date.now(),
+    });
     const record = await get('/dvr/files/rec-1');
-    expect(record).toMatchObject({ id: 'rec-1', ID: 'rec-1', RuleID: '4', JobID: `${T}-4`, GroupID: '', Path: '/recordings/Movies/Night Movie.ts', Duration: 5400, CreatedAt: expect.any(Number) });
+    expect(record).toMatchObject({
+      id: 'rec-1',
+      ID: 'rec-1',
+      RuleID: '4',
+      JobID: `${T}-4`,
+      GroupID: '',
+      Path: '/recordings/Movies/Night Movie.ts',
+      Duration: 5400,
+      CreatedAt: expect.any(Number),
+    });
     expect(record.file).toMatchObject({ available: false });
     upsertMovie(f.temp.db, { id: 'imp-1', source: 'imports', title: 'Own Film', path: '/media/Own Film.mkv' });
     expect(await get('/dvr/files/imp-1')).toMatchObject({ ID: 'imp-1', RuleID: '', JobID: '', Duration: 0 });

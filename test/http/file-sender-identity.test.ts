@@ -22,8 +22,28 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'film.mkv'), 'the film that was checked');
   writeFileSync(join(dir, 'secret.mkv'), 'SECRET-BYTES '.repeat(1000));
   // As if the check had been made of film.mkv, and secret.mkv had been swapped in at its path since.
-  app.get('/swapped', (request, reply) => sendKnownFile(request, reply, join(dir, 'secret.mkv'), 'no-cache', 'gone', 'film.mkv', identityOf(join(dir, 'film.mkv'))));
-  app.get('/same', (request, reply) => sendKnownFile(request, reply, join(dir, 'film.mkv'), 'no-cache', 'gone', 'film.mkv', identityOf(join(dir, 'film.mkv'))));
+  app.get('/swapped', (request, reply) =>
+    sendKnownFile(
+      request,
+      reply,
+      join(dir, 'secret.mkv'),
+      'no-cache',
+      'gone',
+      'film.mkv',
+      identityOf(join(dir, 'film.mkv')),
+    ),
+  );
+  app.get('/same', (request, reply) =>
+    sendKnownFile(
+      request,
+      reply,
+      join(dir, 'film.mkv'),
+      'no-cache',
+      'gone',
+      'film.mkv',
+      identityOf(join(dir, 'film.mkv')),
+    ),
+  );
   await app.listen({ port: 0, host: '127.0.0.1' });
 });
 

@@ -47,9 +47,14 @@ function parseMetrics(text: string): Sample[] {
     const match = LINE.exec(line);
     if (!match) throw new Error(`not a Prometheus line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL)) labels[name as string] = (value as string).replace(/\\(.)/g, (_, ch: string) => (ch === 'n' ? '\n' : ch));
+    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL))
+      labels[name as string] = (value as string).replace(/\\(.)/g, (_, ch: string) => (ch === 'n' ? '\n' : ch));
     const raw = match[3] as string;
-    samples.push({ name: match[1] as string, labels, value: raw === 'NaN' ? NaN : raw === '+Inf' ? Infinity : Number(raw) });
+    samples.push({
+      name: match[1] as string,
+      labels,
+      value: raw === 'NaN' ? NaN : raw === '+Inf' ? Infinity : Number(raw),
+    });
   }
   return samples;
 }
@@ -121,14 +126,30 @@ describe('GET /health', () => {
         running: false,
         last: {
           finishedAt: Date.now(),
-          summary: { added: 3, updated: 0, moved: 0, removed: 0, unchanged: 0, ignored: 0, probed: 3, probeMs: 1, thumbnails: 0, failed: [], skippedRoots: [{ path: '/secret/share', reason: 'missing' }], durationMs: 5 },
+          summary: {
+            added: 3,
+            updated: 0,
+            moved: 0,
+            removed: 0,
+            unchanged: 0,
+            ignored: 0,
+            probed: 3,
+            probeMs: 1,
+            thumbnails: 0,
+            failed: [],
+            skippedRoots: [{ path: '/secret/share', reason: 'missing' }],
+            durationMs: 5,
+          },
         },
       }),
     });
     try {
       const answer = await degraded.inject({ url: '/health' });
       expect(answer.statusCode).toBe(200);
-      expect(answer.json()).toMatchObject({ code: 'degraded', checks: { scan: { status: 'warn', roots_skipped: 1, phase: 'done', running: false } } });
+      expect(answer.json()).toMatchObject({
+        code: 'degraded',
+        checks: { scan: { status: 'warn', roots_skipped: 1, phase: 'done', running: false } },
+      });
       expect(answer.body).not.toContain('/secret/share');
     } finally {
       await degraded.close();
@@ -153,7 +174,11 @@ describe('GET /health on a database that cannot be read', () => {
       const answer = await app.inject({ url: '/health' });
       const took = performance.now() - started;
       expect(answer.statusCode).toBe(503);
-      expect(answer.json()).toMatchObject({ status: 503, code: 'unavailable', checks: { database: { status: 'fail', message: 'the database cannot be read (SQLITE_BUSY)' } } });
+      expect(answer.json()).toMatchObject({
+        status: 503,
+        code: 'unavailable',
+        checks: { database: { status: 'fail', message: 'the database cannot be read (SQLITE_BUSY)' } },
+      });
       expect(answer.body).not.toContain(dir);
       // About the check's 100 ms of busy timeout, not the connection's 5 s.
       expect(took).toBeLessThan(2000);
@@ -175,7 +200,11 @@ describe('GET /health on a database that cannot be read', () => {
       temp.db.close();
       const answer = await app.inject({ url: '/health' });
       expect(answer.statusCode).toBe(503);
-      expect(answer.json()).toMatchObject({ status: 503, code: 'unavailable', checks: { database: { status: 'fail', message: 'the database cannot be read (not_open)' } } });
+      expect(answer.json()).toMatchObject({
+        status: 503,
+        code: 'unavailable',
+        checks: { database: { status: 'fail', message: 'the database cannot be read (not_open)' } },
+      });
       expect((await app.inject({ url: '/health/live' })).statusCode).toBe(200);
       const samples = await scrape(app);
       expect(samples.some((s) => s.name === 'antenna_dvr_jobs')).toBe(false);
@@ -220,9 +249,21 @@ describe('GET /metrics', () => {
     app = await buildTestApp(temp, {
       processMetrics: true,
       hls,
-      scanStatus: () => ({ phase: 'probing', filesSeen: 12, probed: 5, thumbnails: 0, toProbe: 7, toThumbnail: 12, running: true, perSecond: 2.5 }),
+      scanStatus: () => ({
+        phase: 'probing',
+        filesSeen: 12,
+        probed: 5,
+        thumbnails: 0,
+        toProbe: 7,
+        toThumbnail: 12,
+        running: true,
+        perSecond: 2.5,
+      }),
       management: {
-        files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), boundary: new PathBoundary(() => [join(temp.dir, 'recordings')]) }),
+        files: new MediaFilesService(temp.db, {
+          recordingsDir: join(temp.dir, 'recordings'),
+          boundary: new PathBoundary(() => [join(temp.dir, 'recordings')]),
+        }),
         edits: new LibraryEditsService(temp.db),
         token: undefined,
         roots: () => [],
@@ -241,7 +282,12 @@ describe('GET /metrics', () => {
   it('is Prometheus text with the process metrics and the service gauges', async () => {
     const samples = await scrape(app);
     const names = new Set(samples.map((s) => s.name));
-    for (const name of ['process_cpu_user_seconds_total', 'nodejs_eventloop_lag_seconds', 'process_resident_memory_bytes']) expect(names, name).toContain(name);
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'nodejs_eventloop_lag_seconds',
+      'process_resident_memory_bytes',
+    ])
+      expect(names, name).toContain(name);
     expect(valueOf(samples, 'antenna_build_info')).toBe(1);
     expect(valueOf(samples, 'antenna_hls_sessions', { kind: 'file' })).toBe(0);
     expect(valueOf(samples, 'antenna_hls_sessions', { kind: 'live' })).toBe(0);
@@ -255,7 +301,8 @@ describe('GET /metrics', () => {
     // The seed's two jobs: one scheduled, one skipped (marked failed too, but never finished); every state listed.
     expect(valueOf(samples, 'antenna_dvr_jobs', { state: 'scheduled' })).toBe(1);
     expect(valueOf(samples, 'antenna_dvr_jobs', { state: 'skipped' })).toBe(1);
-    for (const state of ['recording', 'finished', 'failed']) expect(valueOf(samples, 'antenna_dvr_jobs', { state }), state).toBe(0);
+    for (const state of ['recording', 'finished', 'failed'])
+      expect(valueOf(samples, 'antenna_dvr_jobs', { state }), state).toBe(0);
     expect(valueOf(samples, 'antenna_scan_running')).toBe(1);
     expect(valueOf(samples, 'antenna_scan_phase', { phase: 'probing' })).toBe(1);
     expect(valueOf(samples, 'antenna_scan_phase', { phase: 'walking' })).toBe(0);
@@ -276,17 +323,28 @@ describe('GET /metrics', () => {
     const after = await scrape(app);
     expect(requests(after, '/api/v1/shows/:id', '200') - requests(before, '/api/v1/shows/:id', '200')).toBe(2);
     expect(requests(after, '/api/v1/shows/:id', '404') - requests(before, '/api/v1/shows/:id', '404')).toBe(1);
-    expect(requests(after, '/api/v1/shows/:id', '405', 'DELETE') - requests(before, '/api/v1/shows/:id', '405', 'DELETE')).toBe(1);
+    expect(
+      requests(after, '/api/v1/shows/:id', '405', 'DELETE') - requests(before, '/api/v1/shows/:id', '405', 'DELETE'),
+    ).toBe(1);
     expect(requests(after, 'unmatched', '404') - requests(before, 'unmatched', '404')).toBe(1);
-    const count = valueOf(after, 'antenna_http_request_duration_seconds_count', { route: '/api/v1/shows/:id', method: 'GET' }) ?? 0;
+    const count =
+      valueOf(after, 'antenna_http_request_duration_seconds_count', { route: '/api/v1/shows/:id', method: 'GET' }) ?? 0;
     expect(count).toBeGreaterThanOrEqual(3);
     const labels = after.flatMap((s) => Object.values(s.labels));
-    for (const raw of ['show-a', 'show-b', 'no-such-show', 'path-xyz', 'x=1']) expect(labels.some((v) => v.includes(raw)), raw).toBe(false);
+    for (const raw of ['show-a', 'show-b', 'no-such-show', 'path-xyz', 'x=1'])
+      expect(
+        labels.some((v) => v.includes(raw)),
+        raw,
+      ).toBe(false);
   });
 
-  it('counts cache misses and hits per route: a repeated list is a hit, and on a real port the answer front\'s too', async () => {
+  it("counts cache misses and hits per route: a repeated list is a hit, and on a real port the answer front's too", async () => {
     const lookups = (samples: Sample[], result: string, by: string) =>
-      valueOf(samples, 'antenna_response_cache_lookups_total', { route: '/api/v1/episodes', result, answered_by: by }) ?? 0;
+      valueOf(samples, 'antenna_response_cache_lookups_total', {
+        route: '/api/v1/episodes',
+        result,
+        answered_by: by,
+      }) ?? 0;
     const before = await scrape(app);
     await app.inject({ url: '/api/v1/episodes?sort=title' });
     await app.inject({ url: '/api/v1/episodes?sort=title' });
@@ -294,7 +352,8 @@ describe('GET /metrics', () => {
     expect(lookups(afterInject, 'miss', 'router') - lookups(before, 'miss', 'router')).toBe(1);
     expect(lookups(afterInject, 'hit', 'router') - lookups(before, 'hit', 'router')).toBe(1);
 
-    // On the socket: the first is the route's (a miss: another Host is another base URL in the payload), the second the front's.
+    // On the socket: the first is the route's (a miss: another Host is another base URL in the payload), the second the
+    // front's.
     const url = `http://127.0.0.1:${port}/api/v1/episodes?sort=title`;
     expect((await fetch(url)).status).toBe(200);
     expect((await fetch(url)).status).toBe(200);
@@ -311,15 +370,28 @@ describe('the server as `antenna server` starts it', () => {
   it('is ready once started, every gauge wired, and says stopping (503) while it stops', async () => {
     const dir = tempDir();
     const server = await startServer(
-      resolveServerConfig([{ data: join(dir, 'data'), host: '127.0.0.1', port: 0, sample: false, mdns: false, guideRefresh: 0 }]),
+      resolveServerConfig([
+        { data: join(dir, 'data'), host: '127.0.0.1', port: 0, sample: false, mdns: false, guideRefresh: 0 },
+      ]),
       pino({ level: 'silent' }),
     );
     try {
       const ready = await server.app.inject({ url: '/health' });
       expect(ready.statusCode).toBe(200);
-      expect(ready.json()).toMatchObject({ code: 'ok', checks: { database: { status: 'ok' }, scan: { status: 'ok' }, dvr: { status: 'ok', sources: 0, recording: 0 } } });
+      expect(ready.json()).toMatchObject({
+        code: 'ok',
+        checks: { database: { status: 'ok' }, scan: { status: 'ok' }, dvr: { status: 'ok', sources: 0, recording: 0 } },
+      });
       const names = new Set((await scrape(server.app)).map((s) => s.name));
-      for (const name of ['antenna_scan_running', 'antenna_recordings_active', 'antenna_dvr_jobs', 'antenna_hls_sessions', 'antenna_transcodes_limit', 'process_cpu_user_seconds_total']) expect(names, name).toContain(name);
+      for (const name of [
+        'antenna_scan_running',
+        'antenna_recordings_active',
+        'antenna_dvr_jobs',
+        'antenna_hls_sessions',
+        'antenna_transcodes_limit',
+        'process_cpu_user_seconds_total',
+      ])
+        expect(names, name).toContain(name);
       // Asked the moment stop() has begun: 503 'stopping' while the services stop (should the
       // HTTP server already be closing by the time the request is routed, Fastify's own 503).
       const stopping = server.stop();
@@ -350,7 +422,11 @@ describe('health and metrics under any path or query', () => {
   });
 
   /** Text a client may send, percent-encoded or raw (light-my-request sends what it is given). */
-  const piece = fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.stringMatching(/^[A-Za-z0-9%._~!$&'()*+,;=:@-]{1,16}$/), fc.constantFrom('..', '%', '%zz', '%00', '%2F', '?', '#', '//', '\u00e9'));
+  const piece = fc.oneof(
+    fc.string({ minLength: 1, maxLength: 12 }),
+    fc.stringMatching(/^[A-Za-z0-9%._~!$&'()*+,;=:@-]{1,16}$/),
+    fc.constantFrom('..', '%', '%zz', '%00', '%2F', '?', '#', '//', '\u00e9'),
+  );
   const encoded = piece.map((text) => (/^[\x21-\x7e]*$/.test(text) ? text : encodeURIComponent(text)));
 
   it('never answers 500, and no label holds what the client sent', async () => {
@@ -369,7 +445,12 @@ describe('health and metrics under any path or query', () => {
           if (suffix && answer.statusCode === 404) sent.push(suffix);
           expect(answer.statusCode, url).not.toBe(500);
           expect([200, 400, 404, 503], url).toContain(answer.statusCode);
-          if (answer.statusCode !== 200 && method === 'GET') expect(answer.json(), url).toMatchObject({ status: answer.statusCode, code: expect.any(String), message: expect.any(String) });
+          if (answer.statusCode !== 200 && method === 'GET')
+            expect(answer.json(), url).toMatchObject({
+              status: answer.statusCode,
+              code: expect.any(String),
+              message: expect.any(String),
+            });
         },
       ),
       { numRuns: 300, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
@@ -381,12 +462,18 @@ describe('health and metrics under any path or query', () => {
     expect(series.length).toBeGreaterThan(0);
     for (const { labels } of series) {
       const { route = '', method = '' } = labels;
-      expect(route === 'unmatched' || app.hasRoute({ url: route, method: method as 'GET' }), `${method} ${route}`).toBe(true);
+      expect(route === 'unmatched' || app.hasRoute({ url: route, method: method as 'GET' }), `${method} ${route}`).toBe(
+        true,
+      );
     }
     // So what the client sent never reached a label: of the suffixes sent, none is a route label.
     const routes = new Set(samples.filter((s) => s.name.startsWith('antenna_')).map((s) => s.labels.route));
     expect(sent.length).toBeGreaterThan(0);
-    for (const raw of sent) expect([...routes].some((route) => route?.endsWith(`/${raw}`)), raw).toBe(false);
+    for (const raw of sent)
+      expect(
+        [...routes].some((route) => route?.endsWith(`/${raw}`)),
+        raw,
+      ).toBe(false);
     expect([...routes].some((route) => route?.includes('?'))).toBe(false);
   });
 });

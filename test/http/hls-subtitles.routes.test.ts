@@ -13,7 +13,12 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/common/errors.js';
-import { type ProgramOutcome, type ProgramRunner, type RunOptions, spawnRunner } from '../../src/common/external-program.js';
+import {
+  type ProgramOutcome,
+  type ProgramRunner,
+  type RunOptions,
+  spawnRunner,
+} from '../../src/common/external-program.js';
 import { HlsService } from '../../src/streaming/hls-sessions.service.js';
 import { itemFiles } from '../support/hls-items.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
@@ -28,16 +33,60 @@ const ffmpeg = (args: string[]) => execFileSync('ffmpeg', ['-hide_banner', '-log
 beforeAll(() => {
   temp = createTempLibrary();
   const plain = join(temp.dir, 'plain.mp4');
-  ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25:duration=20', '-f', 'lavfi', '-i', 'sine=duration=20', '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-c:a', 'aac', plain]);
+  ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=160x120:rate=25:duration=20',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=duration=20',
+    '-shortest',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-g',
+    '25',
+    '-c:a',
+    'aac',
+    plain,
+  ]);
   const english = join(temp.dir, 'english.srt');
-  writeFileSync(english, '1\n00:00:02,000 --> 00:00:08,000\nHello from "the" subtitles\n\n2\n00:00:10,000 --> 00:00:12,500\nA <i>second</i> cue\n');
+  writeFileSync(
+    english,
+    '1\n00:00:02,000 --> 00:00:08,000\nHello from "the" subtitles\n\n2\n00:00:10,000 --> 00:00:12,500\nA <i>second</i> cue\n',
+  );
   const french = join(temp.dir, 'french.srt');
   writeFileSync(french, '1\n00:00:03,000 --> 00:00:04,000\nBonjour\n');
   // Copied, not encoded, beside the video: the cues keep their exact times.
   const subbed = join(temp.dir, 'Beach Day.mkv');
   ffmpeg([
-    '-i', plain, '-i', english, '-i', french, '-map', '0', '-map', '1', '-map', '2', '-c', 'copy', '-c:s', 'srt',
-    '-metadata:s:s:0', 'language=eng', '-metadata:s:s:0', 'title=English', '-metadata:s:s:1', 'language=fre', '-disposition:s:1', 'forced',
+    '-i',
+    plain,
+    '-i',
+    english,
+    '-i',
+    french,
+    '-map',
+    '0',
+    '-map',
+    '1',
+    '-map',
+    '2',
+    '-c',
+    'copy',
+    '-c:s',
+    'srt',
+    '-metadata:s:s:0',
+    'language=eng',
+    '-metadata:s:s:0',
+    'title=English',
+    '-metadata:s:s:1',
+    'language=fre',
+    '-disposition:s:1',
+    'forced',
     subbed,
   ]);
   files = { subbed, plain };
@@ -64,7 +113,10 @@ function countingRunner(fake?: (options: RunOptions) => Promise<ProgramOutcome>)
 }
 
 async function serve(runner: ProgramRunner): Promise<{ app: FastifyInstance; hls: HlsService }> {
-  const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line) as (typeof logs)[number]) });
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => logs.push(JSON.parse(line) as (typeof logs)[number]) },
+  );
   const hls = new HlsService({
     dir: join(temp.dir, `hls-${apps.length}`),
     ffmpeg: 'ffmpeg',
@@ -105,8 +157,12 @@ describe('subtitle renditions', () => {
     const { app } = await serve(runner);
     const { master, base } = await session(app, 'subbed');
     const id = base.split('/').at(-1);
-    expect(master).toContain(`#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,AUTOSELECT=YES,FORCED=NO,URI="s/${id}/subs/0/stream.m3u8"`);
-    expect(master).toContain(`#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="French (forced)",LANGUAGE="fr",DEFAULT=NO,AUTOSELECT=YES,FORCED=YES,URI="s/${id}/subs/1/stream.m3u8"`);
+    expect(master).toContain(
+      `#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,AUTOSELECT=YES,FORCED=NO,URI="s/${id}/subs/0/stream.m3u8"`,
+    );
+    expect(master).toContain(
+      `#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="French (forced)",LANGUAGE="fr",DEFAULT=NO,AUTOSELECT=YES,FORCED=YES,URI="s/${id}/subs/1/stream.m3u8"`,
+    );
     expect(master).toMatch(/#EXT-X-STREAM-INF:[^\n]*NAME="remux",SUBTITLES="subs"\n/);
 
     const playlist = await app.inject({ method: 'GET', url: `${base}/subs/0/stream.m3u8` });
@@ -114,12 +170,17 @@ describe('subtitle renditions', () => {
     expect(playlist.headers['content-type']).toBe('application/vnd.apple.mpegurl');
     expect(playlist.headers['access-control-allow-origin']).toBe('*');
     // One segment as long as the file (20 s and the AAC encoder's few milliseconds), the target its whole seconds.
-    const [, target, length] = /^#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:(\d+)\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:(\d+\.\d{3}),\nall\.vtt\n#EXT-X-ENDLIST\n$/.exec(playlist.body) ?? [];
+    const [, target, length] =
+      /^#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:(\d+)\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:(\d+\.\d{3}),\nall\.vtt\n#EXT-X-ENDLIST\n$/.exec(
+        playlist.body,
+      ) ?? [];
     expect(Number(length)).toBeCloseTo(20, 1);
     expect(Number(target)).toBe(Math.ceil(Number(length)));
 
     // Many players' requests at once (and the run the playlist started): one ffmpeg.
-    const answers = await Promise.all(Array.from({ length: 8 }, () => app.inject({ method: 'GET', url: `${base}/subs/0/all.vtt` })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => app.inject({ method: 'GET', url: `${base}/subs/0/all.vtt` })),
+    );
     for (const answer of answers) {
       expect(answer.statusCode).toBe(200);
       expect(answer.headers['content-type']).toBe('text/vtt; charset=utf-8');
@@ -166,7 +227,10 @@ describe('subtitle renditions', () => {
       expect([url, answer.statusCode]).toEqual([url, status]);
       expect(answer.json()).toMatchObject({ ...ERROR_BODY, status });
     }
-    expect((await app.inject({ method: 'GET', url: `${base}/subs/2/all.vtt` })).json()).toMatchObject({ code: 'not_found', message: "No subtitle rendition with id '2'." });
+    expect((await app.inject({ method: 'GET', url: `${base}/subs/2/all.vtt` })).json()).toMatchObject({
+      code: 'not_found',
+      message: "No subtitle rendition with id '2'.",
+    });
     // The video's routes beside them are untouched.
     expect((await app.inject({ method: 'GET', url: `${base}/remux/stream.m3u8` })).body).toContain('seg-3.ts');
     expect((await app.inject({ method: 'GET', url: `${base}/remux/seg-0.ts` })).statusCode).toBe(200);
@@ -180,28 +244,57 @@ describe('subtitle renditions', () => {
       expect(master).toContain('#EXT-X-STREAM-INF:');
       expect(master).not.toContain('#EXT-X-MEDIA');
       expect(master).not.toContain('SUBTITLES=');
-      expect((await app.inject({ method: 'GET', url: `${base}/subs/0/stream.m3u8` })).json()).toMatchObject({ status: 404, code: 'not_found' });
+      expect((await app.inject({ method: 'GET', url: `${base}/subs/0/stream.m3u8` })).json()).toMatchObject({
+        status: 404,
+        code: 'not_found',
+      });
     }
   });
 
   it('answers a failed ffmpeg with a 502 it remembers and a timed-out one with a 503 it tries again, the video playing on', async () => {
-    let outcome: ProgramOutcome = { kind: 'failed', exitCode: 1, reason: 'exit status 1', stdout: '', stderrTail: 'Error while decoding stream #0:2: Invalid data found\n' };
+    let outcome: ProgramOutcome = {
+      kind: 'failed',
+      exitCode: 1,
+      reason: 'exit status 1',
+      stdout: '',
+      stderrTail: 'Error while decoding stream #0:2: Invalid data found\n',
+    };
     const runner = countingRunner(() => Promise.resolve(outcome));
     const { app } = await serve(runner);
     const { base } = await session(app, 'subbed');
     const failed = await app.inject({ method: 'GET', url: `${base}/subs/0/all.vtt` });
     expect(failed.statusCode).toBe(502);
-    expect(failed.json()).toEqual({ status: 502, code: 'subtitles_failed', message: expect.stringContaining('Invalid data found') });
-    expect(logs.some((l) => l.msg?.startsWith('ffmpeg could not make WebVTT subtitles; play without this track') === true && l.reason?.includes('Invalid data found'))).toBe(true);
+    expect(failed.json()).toEqual({
+      status: 502,
+      code: 'subtitles_failed',
+      message: expect.stringContaining('Invalid data found'),
+    });
+    expect(
+      logs.some(
+        (l) =>
+          l.msg?.startsWith('ffmpeg could not make WebVTT subtitles; play without this track') === true &&
+          l.reason?.includes('Invalid data found'),
+      ),
+    ).toBe(true);
     expect((await app.inject({ method: 'GET', url: `${base}/subs/0/all.vtt` })).statusCode).toBe(502);
     expect(runner.runs).toHaveLength(1);
     // Its playlist is still there (the player may ask again), and so is the video.
     expect((await app.inject({ method: 'GET', url: `${base}/subs/0/stream.m3u8` })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: `${base}/remux/seg-1.ts` })).statusCode).toBe(200);
 
-    outcome = { kind: 'transient', cause: 'timeout', reason: 'did not finish within 120000 ms', stdout: '', stderrTail: '' };
+    outcome = {
+      kind: 'transient',
+      cause: 'timeout',
+      reason: 'did not finish within 120000 ms',
+      stdout: '',
+      stderrTail: '',
+    };
     const slow = await app.inject({ method: 'GET', url: `${base}/subs/1/all.vtt` });
-    expect(slow.json()).toEqual({ status: 503, code: 'subtitles_not_ready', message: expect.stringContaining('took too long') });
+    expect(slow.json()).toEqual({
+      status: 503,
+      code: 'subtitles_not_ready',
+      message: expect.stringContaining('took too long'),
+    });
     expect((await app.inject({ method: 'GET', url: `${base}/subs/1/all.vtt` })).statusCode).toBe(503);
     expect(runner.runs).toHaveLength(3);
   });
@@ -210,7 +303,11 @@ describe('subtitle renditions', () => {
     const runner = countingRunner(
       (options) =>
         new Promise((resolve) => {
-          options.signal?.addEventListener('abort', () => resolve({ kind: 'transient', cause: 'aborted', reason: 'stopped', stdout: '', stderrTail: '' }), { once: true });
+          options.signal?.addEventListener(
+            'abort',
+            () => resolve({ kind: 'transient', cause: 'aborted', reason: 'stopped', stdout: '', stderrTail: '' }),
+            { once: true },
+          );
         }),
     );
     const { app, hls } = await serve(runner);

@@ -25,7 +25,28 @@ let master: string;
 beforeAll(async () => {
   temp = createTempLibrary();
   const clip = join(temp.dir, 'clip.mp4');
-  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25:duration=13', '-f', 'lavfi', '-i', 'sine=duration=13', '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', clip]);
+  execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=160x120:rate=25:duration=13',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=duration=13',
+    '-shortest',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    clip,
+  ]);
   hls = new HlsService({
     dir: join(temp.dir, 'hls'),
     ffmpeg: 'ffmpeg',
@@ -42,8 +63,14 @@ beforeAll(async () => {
     joinChannel: () => Promise.reject(new Error('unused')),
   });
   hls.start();
-  const files = new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), boundary: PathBoundary.forLibrary([], join(temp.dir, 'recordings'), false) });
-  app = await buildTestApp(temp, { hls, management: { files, edits: new LibraryEditsService(temp.db), token: 'a-token-of-sixteen-chars', roots: () => [] } });
+  const files = new MediaFilesService(temp.db, {
+    recordingsDir: join(temp.dir, 'recordings'),
+    boundary: PathBoundary.forLibrary([], join(temp.dir, 'recordings'), false),
+  });
+  app = await buildTestApp(temp, {
+    hls,
+    management: { files, edits: new LibraryEditsService(temp.db), token: 'a-token-of-sixteen-chars', roots: () => [] },
+  });
   master = (await app.inject({ method: 'GET', url: '/dvr/files/clip/hls/master.m3u8' })).body;
 }, 60_000);
 
@@ -74,26 +101,65 @@ describe('HLS routes', () => {
   });
 
   it('lists sessions, and ends one only for a caller that may write', async () => {
-    const listed = (await app.inject({ method: 'GET', url: '/api/v1/sessions' })).json() as { ID: string; FileID?: string }[];
+    const listed = (await app.inject({ method: 'GET', url: '/api/v1/sessions' })).json() as {
+      ID: string;
+      FileID?: string;
+    }[];
     expect(listed.map((s) => s.FileID)).toContain('clip');
     const id = listed[0]!.ID;
-    expect((await app.inject({ method: 'DELETE', url: `/api/v1/sessions/${id}`, remoteAddress: '203.0.113.9' })).statusCode).toBe(401);
-    expect((await app.inject({ method: 'DELETE', url: `/api/v1/sessions/${id}`, headers: { authorization: 'Bearer a-token-of-sixteen-chars' } })).statusCode).toBe(204);
-    expect((await app.inject({ method: 'DELETE', url: `/api/v1/sessions/${id}`, headers: { authorization: 'Bearer a-token-of-sixteen-chars' } })).json()).toMatchObject({ status: 404, code: 'not_found' });
+    expect(
+      (await app.inject({ method: 'DELETE', url: `/api/v1/sessions/${id}`, remoteAddress: '203.0.113.9' })).statusCode,
+    ).toBe(401);
+    expect(
+      (
+        await app.inject({
+          method: 'DELETE',
+          url: `/api/v1/sessions/${id}`,
+          headers: { authorization: 'Bearer a-token-of-sixteen-chars' },
+        })
+      ).statusCode,
+    ).toBe(204);
+    expect(
+      (
+        await app.inject({
+          method: 'DELETE',
+          url: `/api/v1/sessions/${id}`,
+          headers: { authorization: 'Bearer a-token-of-sixteen-chars' },
+        })
+      ).json(),
+    ).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('answers any segment, variant, session or query with 200, 400, 404 or 503, as JSON when not 200', async () => {
     master = (await app.inject({ method: 'GET', url: '/dvr/files/clip/hls/master.m3u8' })).body;
-    const part = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('seg-1.ts', 'seg-99.ts', '..', '%2e%2e', 'remux', '360p', '120p', sessionId(), 'stream.m3u8'));
+    const part = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom('seg-1.ts', 'seg-99.ts', '..', '%2e%2e', 'remux', '360p', '120p', sessionId(), 'stream.m3u8'),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('clip', 'other', '..%2F..%2Fetc'), part, part, part, fc.dictionary(fc.constantFrom('encoder', 'bitrate', 'max_height', 'x'), fc.string({ maxLength: 6 })), async (item, session, variant, segment, query) => {
-        const enc = encodeURIComponent;
-        for (const url of [`/dvr/files/${enc(item)}/hls/master.m3u8?${new URLSearchParams(query)}`, `/dvr/files/${enc(item)}/hls/s/${enc(session)}/${enc(variant)}/${enc(segment)}`]) {
-          const answer = await app.inject({ method: 'GET', url });
-          expect([200, 400, 404, 503]).toContain(answer.statusCode);
-          if (answer.statusCode !== 200) expect(answer.json()).toMatchObject({ status: answer.statusCode, code: expect.any(String), message: expect.any(String) });
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('clip', 'other', '..%2F..%2Fetc'),
+        part,
+        part,
+        part,
+        fc.dictionary(fc.constantFrom('encoder', 'bitrate', 'max_height', 'x'), fc.string({ maxLength: 6 })),
+        async (item, session, variant, segment, query) => {
+          const enc = encodeURIComponent;
+          for (const url of [
+            `/dvr/files/${enc(item)}/hls/master.m3u8?${new URLSearchParams(query)}`,
+            `/dvr/files/${enc(item)}/hls/s/${enc(session)}/${enc(variant)}/${enc(segment)}`,
+          ]) {
+            const answer = await app.inject({ method: 'GET', url });
+            expect([200, 400, 404, 503]).toContain(answer.statusCode);
+            if (answer.statusCode !== 200)
+              expect(answer.json()).toMatchObject({
+                status: answer.statusCode,
+                code: expect.any(String),
+                message: expect.any(String),
+              });
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   }, 60_000);

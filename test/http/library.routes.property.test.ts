@@ -48,9 +48,7 @@ const component = (text: string) => {
 };
 /** Printable ASCII left as it is except the characters that would end the query or the path. */
 const light = (text: string) =>
-  [...text]
-    .map((ch) => (/^[\x21-\x7e]$/.test(ch) && !'#?&=/'.includes(ch) ? ch : percentAll(ch)))
-    .join('');
+  [...text].map((ch) => (/^[\x21-\x7e]$/.test(ch) && !'#?&=/'.includes(ch) ? ch : percentAll(ch))).join('');
 
 type Encoder = (text: string) => string;
 const encoder: fc.Arbitrary<Encoder> = fc.constantFrom<Encoder>(component, percentAll, light);
@@ -89,7 +87,18 @@ const KNOWN_VALUES = [
   'null',
   '1',
 ];
-const TRICKY_NAMES = ['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf', 'sort[]', 'watched[0]', 'a.b', '', ' '];
+const TRICKY_NAMES = [
+  '__proto__',
+  'constructor',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  'sort[]',
+  'watched[0]',
+  'a.b',
+  '',
+  ' ',
+];
 
 const textUnits = fc.oneof(
   fc.string({ maxLength: 12 }),
@@ -119,7 +128,11 @@ const validQueryFor = (route: RouteInfo): fc.Arbitrary<string> => {
   if (names.length === 0) return fc.constant('');
   return fc
     .uniqueArray(fc.constantFrom(...names), { maxLength: names.length })
-    .chain((picked) => fc.tuple(...picked.map((name) => fc.constantFrom(...(route.params[name] ?? [])).map((value) => `${name}=${value}`))))
+    .chain((picked) =>
+      fc.tuple(
+        ...picked.map((name) => fc.constantFrom(...(route.params[name] ?? [])).map((value) => `${name}=${value}`)),
+      ),
+    )
     .map((pairs) => pairs.join('&'));
 };
 
@@ -127,7 +140,10 @@ const queryFor = (route: RouteInfo): fc.Arbitrary<string> =>
   fc.oneof(
     { weight: 3, arbitrary: randomQuery },
     { weight: 2, arbitrary: validQueryFor(route) },
-    { weight: 1, arbitrary: fc.tuple(validQueryFor(route), randomQuery).map(([a, b]) => [a, b].filter(Boolean).join('&')) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(validQueryFor(route), randomQuery).map(([a, b]) => [a, b].filter(Boolean).join('&')),
+    },
   );
 
 // ---------------------------------------------------------------------------
@@ -136,15 +152,36 @@ const queryFor = (route: RouteInfo): fc.Arbitrary<string> =>
 const idFor = (route: RouteInfo): fc.Arbitrary<string> =>
   fc.oneof(
     { weight: 4, arbitrary: fc.constant(route.sampleId ?? '') },
-    { weight: 1, arbitrary: fc.constantFrom('show-a', 'ep-a1', 'mov-1', 'vid-1', 'videos-00aa', 'col-shows', 'pl-empty', '1699990000-7') },
-    { weight: 4, arbitrary: encodedText(fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 20 }))) },
-    { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 40 }).map((bytes) => [...bytes].map(hex).join('')) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'show-a',
+        'ep-a1',
+        'mov-1',
+        'vid-1',
+        'videos-00aa',
+        'col-shows',
+        'pl-empty',
+        '1699990000-7',
+      ),
+    },
+    {
+      weight: 4,
+      arbitrary: encodedText(fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 20 }))),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ minLength: 1, maxLength: 40 }).map((bytes) => [...bytes].map(hex).join('')),
+    },
   );
 
 // ---------------------------------------------------------------------------
 // Headers
 
-const acceptEncoding = fc.option(fc.constantFrom('gzip', 'br', 'gzip, br', 'identity', 'br;q=0, gzip;q=0.5', '*', 'compress;q=x'), { nil: undefined });
+const acceptEncoding = fc.option(
+  fc.constantFrom('gzip', 'br', 'gzip, br', 'identity', 'br;q=0, gzip;q=0.5', '*', 'compress;q=x'),
+  { nil: undefined },
+);
 const ifNoneMatch = fc.option(
   fc.oneof(
     { weight: 3, arbitrary: fc.constant('*') },
@@ -224,7 +261,9 @@ describe('every endpoint answers any request with 200, 304, 400 or 404 and JSON'
 });
 
 describe('filters combine with AND and keep the order of what remains', () => {
-  const LISTS = ROUTES.filter((r) => Object.keys(r.params).some((p) => ['watched', 'favorited', 'verified', 'source'].includes(p)));
+  const LISTS = ROUTES.filter((r) =>
+    Object.keys(r.params).some((p) => ['watched', 'favorited', 'verified', 'source'].includes(p)),
+  );
 
   async function listIds(url: string): Promise<string[]> {
     const res = await app.inject({ url });
@@ -236,7 +275,13 @@ describe('filters combine with AND and keep the order of what remains', () => {
     const filterNames = Object.keys(route.params).filter((p) => !['sort', 'order'].includes(p));
     const filterArb = fc
       .uniqueArray(fc.constantFrom(...filterNames), { maxLength: filterNames.length })
-      .chain((picked) => fc.tuple(...picked.map((name) => fc.constantFrom(...(route.params[name] ?? [])).map((value) => [name, value] as const))));
+      .chain((picked) =>
+        fc.tuple(
+          ...picked.map((name) =>
+            fc.constantFrom(...(route.params[name] ?? [])).map((value) => [name, value] as const),
+          ),
+        ),
+      );
     const sortArb = fc.option(fc.constantFrom(...(route.params.sort ?? [])), { nil: undefined });
     const orderArb = fc.option(fc.constantFrom(...(route.params.order ?? [])), { nil: undefined });
 

@@ -86,7 +86,8 @@ function summary(failures: readonly string[]): string[] {
 function nullPaths(value: unknown, path = '$'): string[] {
   if (value === null) return [path];
   if (Array.isArray(value)) return value.flatMap((member, i) => nullPaths(member, `${path}[${i}]`));
-  if (typeof value === 'object') return Object.entries(value).flatMap(([key, member]) => nullPaths(member, `${path}.${key}`));
+  if (typeof value === 'object')
+    return Object.entries(value).flatMap(([key, member]) => nullPaths(member, `${path}.${key}`));
   return [];
 }
 
@@ -267,7 +268,12 @@ const naturalOrder = (rows: RefItem[]) =>
 const showNaturalOrder = (rows: RefItem[]) =>
   ordered(
     rows,
-    [(r) => lower(r.kind === 'episode' ? r.parent_name : r.own_title), (r) => r.season, (r) => r.episode, (r) => r.original_air_date],
+    [
+      (r) => lower(r.kind === 'episode' ? r.parent_name : r.own_title),
+      (r) => r.season,
+      (r) => r.episode,
+      (r) => r.original_air_date,
+    ],
     'asc',
   );
 
@@ -352,7 +358,10 @@ const ITEM_LISTS: ItemList[] = [
   },
   {
     url: '/api/v1/collections/col-shows/content',
-    rows: () => REF_ITEMS.filter((i) => i.kind === 'episode' && (COLLECTION_MEMBERS['col-shows'] ?? []).includes(i.parent_id ?? '')),
+    rows: () =>
+      REF_ITEMS.filter(
+        (i) => i.kind === 'episode' && (COLLECTION_MEMBERS['col-shows'] ?? []).includes(i.parent_id ?? ''),
+      ),
     sortKeys: ITEM_SORT_KEYS,
     filters: ITEM_FILTERS,
     // A shows collection: by show name, then season and episode.
@@ -385,9 +394,27 @@ const withQuery = (url: string, query: string) => (query ? `${url}?${query}` : u
 describe('the reference model agrees with hand-checked orders', () => {
   // Guards the model itself: if these fail, fix the model, not the server.
   it('shows', () => {
-    expect(idsOf(ordered(REF_SHOWS, [(r) => lower(r.name)], 'asc'))).toEqual(['show-a', 'show-b', 'show-e', 'show-c', 'show-d']);
-    expect(idsOf(ordered(REF_SHOWS, [(r) => lower(r.name)], 'desc'))).toEqual(['show-d', 'show-c', 'show-b', 'show-e', 'show-a']);
-    expect(idsOf(ordered(REF_SHOWS, [(r) => r.created_at], 'desc'))).toEqual(['show-d', 'show-b', 'show-c', 'show-a', 'show-e']);
+    expect(idsOf(ordered(REF_SHOWS, [(r) => lower(r.name)], 'asc'))).toEqual([
+      'show-a',
+      'show-b',
+      'show-e',
+      'show-c',
+      'show-d',
+    ]);
+    expect(idsOf(ordered(REF_SHOWS, [(r) => lower(r.name)], 'desc'))).toEqual([
+      'show-d',
+      'show-c',
+      'show-b',
+      'show-e',
+      'show-a',
+    ]);
+    expect(idsOf(ordered(REF_SHOWS, [(r) => r.created_at], 'desc'))).toEqual([
+      'show-d',
+      'show-b',
+      'show-c',
+      'show-a',
+      'show-e',
+    ]);
     expect(idsOf(ordered(REF_SHOWS, [releasedKey], 'asc'))).toEqual(['show-a', 'show-d', 'show-b', 'show-e', 'show-c']);
     expect(idsOf(REF_SHOWS.filter((s) => parentMatches(s, 'watched', 'true')))).toEqual(['show-a', 'show-c', 'show-e']);
   });
@@ -426,7 +453,23 @@ describe('default orders', () => {
     ['/api/v1/videos', ['vid-2', 'vid-1', 'vid-3']],
     [
       '/api/v1/all',
-      ['vid-2', 'vid-1', 'vid-3', 'mov-2', 'mov-3', 'mov-1', 'mov-4', 'ep-d2', 'ep-d1', 'ep-b1', 'ep-b2', 'ep-a2', 'ep-a1', 'ep-b3', 'ep-e1'],
+      [
+        'vid-2',
+        'vid-1',
+        'vid-3',
+        'mov-2',
+        'mov-3',
+        'mov-1',
+        'mov-4',
+        'ep-d2',
+        'ep-d1',
+        'ep-b1',
+        'ep-b2',
+        'ep-a2',
+        'ep-a1',
+        'ep-b3',
+        'ep-e1',
+      ],
     ],
     ['/api/v1/shows/show-b/episodes', ['ep-b1', 'ep-b2', 'ep-b3']],
     ['/api/v1/shows/show-d/episodes', ['ep-d1', 'ep-d2']],
@@ -487,22 +530,54 @@ describe('sorting of item lists (every sort, both orders, nulls last, ties by id
     expect(await ids('/api/v1/movies?sort=duration&order=desc')).toEqual(['mov-1', 'mov-4', 'mov-2', 'mov-3']);
     expect(await ids('/api/v1/movies?sort=date_released&order=asc')).toEqual(['mov-2', 'mov-4', 'mov-1', 'mov-3']);
     expect(await ids('/api/v1/movies?sort=date_released&order=desc')).toEqual(['mov-1', 'mov-4', 'mov-2', 'mov-3']);
-    expect(await ids('/api/v1/shows/show-b/episodes?sort=episode_title&order=asc')).toEqual(['ep-b2', 'ep-b1', 'ep-b3']);
-    expect(await ids('/api/v1/shows/show-b/episodes?sort=episode_title&order=desc')).toEqual(['ep-b1', 'ep-b2', 'ep-b3']);
+    expect(await ids('/api/v1/shows/show-b/episodes?sort=episode_title&order=asc')).toEqual([
+      'ep-b2',
+      'ep-b1',
+      'ep-b3',
+    ]);
+    expect(await ids('/api/v1/shows/show-b/episodes?sort=episode_title&order=desc')).toEqual([
+      'ep-b1',
+      'ep-b2',
+      'ep-b3',
+    ]);
   });
 
   it('hand-checked: ties broken by id ascending in both directions', async () => {
     // ep-b1 and ep-b2 share created_at; ep-a1 and ep-b3 share a duration.
     expect(await ids('/api/v1/shows/show-b/episodes?sort=date_added&order=desc')).toEqual(['ep-b1', 'ep-b2', 'ep-b3']);
     expect(await ids('/api/v1/shows/show-b/episodes?sort=date_added&order=asc')).toEqual(['ep-b3', 'ep-b1', 'ep-b2']);
-    expect(await ids('/api/v1/episodes?sort=duration&order=asc')).toEqual(['ep-e1', 'ep-a2', 'ep-a1', 'ep-b3', 'ep-d1', 'ep-b1', 'ep-b2', 'ep-d2']);
+    expect(await ids('/api/v1/episodes?sort=duration&order=asc')).toEqual([
+      'ep-e1',
+      'ep-a2',
+      'ep-a1',
+      'ep-b3',
+      'ep-d1',
+      'ep-b1',
+      'ep-b2',
+      'ep-d2',
+    ]);
     // Episodes sort by their show's name under `title`: 'Bravo' and 'BRAVO' tie.
-    expect(await ids('/api/v1/episodes?sort=title&order=desc')).toEqual(['ep-d1', 'ep-d2', 'ep-b1', 'ep-b2', 'ep-b3', 'ep-e1', 'ep-a1', 'ep-a2']);
+    expect(await ids('/api/v1/episodes?sort=title&order=desc')).toEqual([
+      'ep-d1',
+      'ep-d2',
+      'ep-b1',
+      'ep-b2',
+      'ep-b3',
+      'ep-e1',
+      'ep-a1',
+      'ep-a2',
+    ]);
   });
 
   it('a sort on playlist content replaces the playlist order, keeping duplicates', async () => {
     // 'alien' (mov-2, twice), 'alpha Show' (ep-a1), 'Bravo' (ep-b1), 'concerts' (vid-2).
-    expect(await ids('/api/v1/playlists/pl-mix/content?sort=title&order=asc')).toEqual(['mov-2', 'mov-2', 'ep-a1', 'ep-b1', 'vid-2']);
+    expect(await ids('/api/v1/playlists/pl-mix/content?sort=title&order=asc')).toEqual([
+      'mov-2',
+      'mov-2',
+      'ep-a1',
+      'ep-b1',
+      'vid-2',
+    ]);
   });
 });
 
@@ -527,15 +602,47 @@ describe('sorting of shows and video groups', () => {
 
   it('hand-checked shows', async () => {
     expect(await ids('/api/v1/shows?order=desc')).toEqual(['show-d', 'show-c', 'show-b', 'show-e', 'show-a']);
-    expect(await ids('/api/v1/shows?sort=date_added&order=desc')).toEqual(['show-d', 'show-b', 'show-c', 'show-a', 'show-e']);
-    expect(await ids('/api/v1/shows?sort=date_added&order=asc')).toEqual(['show-e', 'show-a', 'show-b', 'show-c', 'show-d']);
-    expect(await ids('/api/v1/shows?sort=date_released&order=desc')).toEqual(['show-e', 'show-b', 'show-d', 'show-a', 'show-c']);
-    expect(await ids('/api/v1/shows?sort=date_released&order=asc')).toEqual(['show-a', 'show-d', 'show-b', 'show-e', 'show-c']);
+    expect(await ids('/api/v1/shows?sort=date_added&order=desc')).toEqual([
+      'show-d',
+      'show-b',
+      'show-c',
+      'show-a',
+      'show-e',
+    ]);
+    expect(await ids('/api/v1/shows?sort=date_added&order=asc')).toEqual([
+      'show-e',
+      'show-a',
+      'show-b',
+      'show-c',
+      'show-d',
+    ]);
+    expect(await ids('/api/v1/shows?sort=date_released&order=desc')).toEqual([
+      'show-e',
+      'show-b',
+      'show-d',
+      'show-a',
+      'show-c',
+    ]);
+    expect(await ids('/api/v1/shows?sort=date_released&order=asc')).toEqual([
+      'show-a',
+      'show-d',
+      'show-b',
+      'show-e',
+      'show-c',
+    ]);
   });
 
   it('hand-checked video groups', async () => {
-    expect(await ids('/api/v1/video_groups?sort=date_added&order=desc')).toEqual(['videos-ffee99', 'videos-00aa', 'videos-0a1b2c3d']);
-    expect(await ids('/api/v1/video_groups?sort=date_released&order=asc')).toEqual(['videos-ffee99', 'videos-00aa', 'videos-0a1b2c3d']);
+    expect(await ids('/api/v1/video_groups?sort=date_added&order=desc')).toEqual([
+      'videos-ffee99',
+      'videos-00aa',
+      'videos-0a1b2c3d',
+    ]);
+    expect(await ids('/api/v1/video_groups?sort=date_released&order=asc')).toEqual([
+      'videos-ffee99',
+      'videos-00aa',
+      'videos-0a1b2c3d',
+    ]);
   });
 });
 
@@ -597,7 +704,12 @@ describe('filters', () => {
     expect(await ids('/api/v1/episodes?source=imports')).toEqual(['ep-d2', 'ep-a2', 'ep-b3', 'ep-e1']);
     expect(await ids('/api/v1/movies?verified=true')).toEqual(['mov-1']);
     expect(await ids('/api/v1/all?favorited=true')).toEqual(['vid-3', 'mov-1', 'mov-4', 'ep-b1']);
-    expect(await ids('/api/v1/playlists/pl-mix/content?source=recordings')).toEqual(['mov-2', 'ep-b1', 'ep-a1', 'mov-2']);
+    expect(await ids('/api/v1/playlists/pl-mix/content?source=recordings')).toEqual([
+      'mov-2',
+      'ep-b1',
+      'ep-a1',
+      'mov-2',
+    ]);
     expect(await ids('/api/v1/collections/col-shows/content?watched=true')).toEqual(['ep-a1', 'ep-a2']);
   });
 
@@ -765,7 +877,9 @@ describe('payloads', () => {
 
   it('a movie in collection or playlist content has locked, and no channel or full_summary', async () => {
     const expected = { ...MATRIX_COMMON, locked: true };
-    const inCollection = (await getJson<Json[]>('/api/v1/collections/col-movies/content')).find((m) => m.id === 'mov-1');
+    const inCollection = (await getJson<Json[]>('/api/v1/collections/col-movies/content')).find(
+      (m) => m.id === 'mov-1',
+    );
     expect(inCollection).toStrictEqual(expected);
     const mov2 = { id: 'mov-2', title: 'alien', duration: 7020, playback_time: 0, release_year: 1979, locked: false };
     const content = await getJson<Json[]>('/api/v1/playlists/pl-mix/content');
@@ -858,8 +972,23 @@ describe('payloads', () => {
 
   it('collections', async () => {
     const expected = [
-      { id: 'col-shows', collection_type: 'shows', name: 'comedy', content_count: 5, last_watched_at: T + 60_000, created_at: T + 51_000, updated_at: T + 51_500 },
-      { id: 'col-empty', collection_type: 'movies', name: 'Empty collection', content_count: 0, created_at: T + 52_000, updated_at: T + 52_000 },
+      {
+        id: 'col-shows',
+        collection_type: 'shows',
+        name: 'comedy',
+        content_count: 5,
+        last_watched_at: T + 60_000,
+        created_at: T + 51_000,
+        updated_at: T + 51_500,
+      },
+      {
+        id: 'col-empty',
+        collection_type: 'movies',
+        name: 'Empty collection',
+        content_count: 0,
+        created_at: T + 52_000,
+        updated_at: T + 52_000,
+      },
       {
         id: 'col-movies',
         collection_type: 'movies',
@@ -880,7 +1009,15 @@ describe('payloads', () => {
   it('playlists', async () => {
     const expected = [
       { id: 'pl-empty', name: 'empty list', content_count: 0, created_at: T + 61_000, updated_at: T + 61_000 },
-      { id: 'pl-mix', name: 'Weekend mix', labels: ['weekend'], content_count: 5, last_watched_at: T + 50_000, created_at: T + 60_000, updated_at: T + 60_500 },
+      {
+        id: 'pl-mix',
+        name: 'Weekend mix',
+        labels: ['weekend'],
+        content_count: 5,
+        last_watched_at: T + 50_000,
+        created_at: T + 60_000,
+        updated_at: T + 60_500,
+      },
     ];
     expect(await getJson('/api/v1/playlists')).toStrictEqual(expected);
     expect(await getJson('/api/v1/playlists/pl-mix')).toStrictEqual(expected[1]);
@@ -934,7 +1071,14 @@ describe('payloads', () => {
 
   it('channels, in channel-number order', async () => {
     expect(await getJson('/api/v1/channels')).toStrictEqual([
-      { id: 'ch-2-1', number: '2.1', name: 'Two One', image_url: 'https://logos.example.com/21.png', hd: true, favorited: false },
+      {
+        id: 'ch-2-1',
+        number: '2.1',
+        name: 'Two One',
+        image_url: 'https://logos.example.com/21.png',
+        hd: true,
+        favorited: false,
+      },
       { id: 'ch-2-10', number: '2.10', name: 'Two Ten', hd: false, favorited: false },
       { id: 'ch-4', number: '4', name: 'Four', image_url: `${BASE}/logos/4.png`, hd: false, favorited: true },
       { id: 'ch-10', number: '10', name: 'Ten', call_sign: 'KTEN', hd: true, favorited: false },
@@ -942,7 +1086,10 @@ describe('payloads', () => {
   });
 
   it('shows and video groups have a name and no title', async () => {
-    for (const parent of [...(await getJson<Json[]>('/api/v1/shows')), ...(await getJson<Json[]>('/api/v1/video_groups'))]) {
+    for (const parent of [
+      ...(await getJson<Json[]>('/api/v1/shows')),
+      ...(await getJson<Json[]>('/api/v1/video_groups')),
+    ]) {
       expect(typeof parent.name).toBe('string');
       expect(parent).not.toHaveProperty('title');
     }
@@ -1011,28 +1158,66 @@ describe('null omission and types, on every endpoint', () => {
       const isJob = 'start_time' in object;
       for (const [key, member] of Object.entries(object)) {
         const where = `${url} ${path}.${key}=${JSON.stringify(member)}`;
-        if (['id', 'show_id', 'video_group_id', 'program_id', 'channel', 'number'].includes(key) && typeof member !== 'string') problems.push(where);
+        if (
+          ['id', 'show_id', 'video_group_id', 'program_id', 'channel', 'number'].includes(key) &&
+          typeof member !== 'string'
+        )
+          problems.push(where);
         if (/_at$/.test(key) && !(Number.isInteger(member) && String(member).length === 13)) problems.push(where);
-        if (['release_year', 'season_number', 'episode_number', 'episode_count', 'video_count', 'number_unwatched', 'content_count'].includes(key)) {
+        if (
+          [
+            'release_year',
+            'season_number',
+            'episode_number',
+            'episode_count',
+            'video_count',
+            'number_unwatched',
+            'content_count',
+          ].includes(key)
+        ) {
           if (!Number.isInteger(member)) problems.push(where);
         }
-        if (['release_date', 'original_air_date'].includes(key) && !(typeof member === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(member))) {
+        if (
+          ['release_date', 'original_air_date'].includes(key) &&
+          !(typeof member === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(member))
+        ) {
           problems.push(where);
         }
         if (['genres', 'tags', 'categories', 'cast', 'directors', 'labels', 'channels'].includes(key)) {
           if (!(Array.isArray(member) && member.every((m) => typeof m === 'string'))) problems.push(where);
         }
-        if (key === 'commercials' && !(Array.isArray(member) && member.every((m) => typeof m === 'number'))) problems.push(where);
+        if (key === 'commercials' && !(Array.isArray(member) && member.every((m) => typeof m === 'number')))
+          problems.push(where);
         if (['duration', 'playback_time'].includes(key) && typeof member !== 'number') problems.push(where);
-        if (isJob && ['start_time', 'end_time'].includes(key) && !(Number.isInteger(member) && String(member).length === 10)) {
+        if (
+          isJob &&
+          ['start_time', 'end_time'].includes(key) &&
+          !(Number.isInteger(member) && String(member).length === 10)
+        ) {
           problems.push(where);
         }
-        if (['watched', 'favorited', 'delayed', 'cancelled', 'corrupted', 'completed', 'processed', 'locked', 'verified', 'skipped', 'failed', 'hd'].includes(key)) {
+        if (
+          [
+            'watched',
+            'favorited',
+            'delayed',
+            'cancelled',
+            'corrupted',
+            'completed',
+            'processed',
+            'locked',
+            'verified',
+            'skipped',
+            'failed',
+            'hd',
+          ].includes(key)
+        ) {
           if (typeof member !== 'boolean') problems.push(where);
         }
         check(url, member, `${path}.${key}`);
       }
-      if (isJob && object.duration !== Number(object.end_time) - Number(object.start_time)) problems.push(`${url} ${path}: job duration`);
+      if (isJob && object.duration !== Number(object.end_time) - Number(object.start_time))
+        problems.push(`${url} ${path}: job duration`);
     };
     for (const [url, body] of await everyBody()) check(url, body, '$');
     expect(problems).toEqual([]);
@@ -1042,7 +1227,9 @@ describe('null omission and types, on every endpoint', () => {
 describe('image URLs', () => {
   it('server-relative paths become absolute with the Host header; absolute URLs are left alone', async () => {
     expect((await getJson('/api/v1/shows/show-a')).image_url).toBe('http://tv.local:8089/images/alpha.jpg');
-    expect((await getJson('/api/v1/shows/show-a', { host: 'media-box:9000' })).image_url).toBe('http://media-box:9000/images/alpha.jpg');
+    expect((await getJson('/api/v1/shows/show-a', { host: 'media-box:9000' })).image_url).toBe(
+      'http://media-box:9000/images/alpha.jpg',
+    );
     expect((await getJson('/api/v1/shows/show-b')).image_url).toBe('https://cdn.example.com/bravo.jpg');
     expect(await getJson('/api/v1/episodes/ep-b1')).toMatchObject({
       image_url: 'https://cdn.example.com/b1.jpg',
@@ -1055,7 +1242,9 @@ describe('image URLs', () => {
   });
 
   it('an IPv6 Host header is kept as it is', async () => {
-    expect((await getJson('/api/v1/shows/show-a', { host: '[::1]:8089' })).image_url).toBe('http://[::1]:8089/images/alpha.jpg');
+    expect((await getJson('/api/v1/shows/show-a', { host: '[::1]:8089' })).image_url).toBe(
+      'http://[::1]:8089/images/alpha.jpg',
+    );
   });
 
   it('a malformed Host header falls back to the configured base', async () => {
@@ -1077,7 +1266,8 @@ describe('image URLs', () => {
       if (Array.isArray(value)) value.forEach((v) => walk(url, v));
       else if (typeof value === 'object' && value !== null) {
         for (const [key, member] of Object.entries(value)) {
-          if (key === 'image_url' && !(typeof member === 'string' && /^https?:\/\//.test(member))) bad.push(`${url}: ${String(member)}`);
+          if (key === 'image_url' && !(typeof member === 'string' && /^https?:\/\//.test(member)))
+            bad.push(`${url}: ${String(member)}`);
           walk(url, member);
         }
       }
@@ -1179,7 +1369,12 @@ describe('errors', () => {
       } catch {
         body = undefined;
       }
-      if (res.statusCode !== 404 || body?.status !== 404 || body.code !== 'not_found' || typeof body.message !== 'string') {
+      if (
+        res.statusCode !== 404 ||
+        body?.status !== 404 ||
+        body.code !== 'not_found' ||
+        typeof body.message !== 'string'
+      ) {
         failures.push(`${route.route}: ${res.statusCode} ${res.body.slice(0, 120)}`);
       }
     }
@@ -1187,7 +1382,13 @@ describe('errors', () => {
   });
 
   it('an unknown route answers 404 JSON', async () => {
-    for (const url of ['/api/v1/nope', '/api/v2/shows', '/api/v1/shows/show-a/nope', '/nope', '/api/v1/episodes/ep-a1/episodes']) {
+    for (const url of [
+      '/api/v1/nope',
+      '/api/v2/shows',
+      '/api/v1/shows/show-a/nope',
+      '/nope',
+      '/api/v1/episodes/ep-a1/episodes',
+    ]) {
       expectNotFound(await get(url), url);
     }
   });
@@ -1268,17 +1469,25 @@ describe('methods', () => {
     expect(typeof res.json<Json>().message, what).toBe('string');
   };
 
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)('%s on every interface-A path answers 405 with Allow: GET, HEAD', async (method) => {
-    for (const route of ROUTES) {
-      const url = pathFor(route);
-      expect405(await app.inject({ method, url }), `${method} ${url}`);
-    }
-  });
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'] as const)(
+    '%s on every interface-A path answers 405 with Allow: GET, HEAD',
+    async (method) => {
+      for (const route of ROUTES) {
+        const url = pathFor(route);
+        expect405(await app.inject({ method, url }), `${method} ${url}`);
+      }
+    },
+  );
 
   it('405 whatever the request body: a JSON object', async () => {
     for (const route of ROUTES) {
       const url = pathFor(route);
-      const res = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{"name":"x"}' });
+      const res = await app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: '{"name":"x"}',
+      });
       expect405(res, `POST ${url}`);
     }
   });
@@ -1289,7 +1498,8 @@ describe('methods', () => {
       for (const route of ROUTES) {
         const url = pathFor(route);
         const res = await app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: '' });
-        if (res.statusCode !== 405 || res.headers.allow !== 'GET, HEAD') failures.push(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 100)}`);
+        if (res.statusCode !== 405 || res.headers.allow !== 'GET, HEAD')
+          failures.push(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 100)}`);
       }
     }
     expect(summary(failures)).toEqual([]);
@@ -1304,7 +1514,8 @@ describe('methods', () => {
         ['application/xml', '<show/>'],
       ] as const) {
         const res = await app.inject({ method: 'PUT', url, headers: { 'content-type': type }, payload });
-        if (res.statusCode !== 405 || res.headers.allow !== 'GET, HEAD') failures.push(`PUT ${url} (${type}): ${res.statusCode} ${res.body.slice(0, 100)}`);
+        if (res.statusCode !== 405 || res.headers.allow !== 'GET, HEAD')
+          failures.push(`PUT ${url} (${type}): ${res.statusCode} ${res.body.slice(0, 100)}`);
       }
     }
     expect(summary(failures)).toEqual([]);
@@ -1313,7 +1524,12 @@ describe('methods', () => {
   it('writes by HTTP change nothing', async () => {
     const before = await get('/api/v1/shows');
     await app.inject({ method: 'DELETE', url: '/api/v1/shows/show-a' });
-    await app.inject({ method: 'POST', url: '/api/v1/shows', headers: { 'content-type': 'application/json' }, payload: '{"id":"x","name":"x"}' });
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/shows',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"id":"x","name":"x"}',
+    });
     const after = await get('/api/v1/shows');
     expect(after.headers.etag).toBe(before.headers.etag);
     expect(after.body).toBe(before.body);
@@ -1417,7 +1633,9 @@ describe('conditional requests and the response cache', () => {
       expect(next.statusCode).toBe(200);
       expect(next.headers.etag).not.toBe(stale);
       expect(next.json<Json>().name).toBe('Alpha, renamed');
-      expect((await ownGet('/api/v1/shows/show-a', { 'if-none-match': String(next.headers.etag) })).statusCode).toBe(304);
+      expect((await ownGet('/api/v1/shows/show-a', { 'if-none-match': String(next.headers.etag) })).statusCode).toBe(
+        304,
+      );
     });
 
     it('lists and derived fields reflect the write at once', async () => {
@@ -1426,7 +1644,11 @@ describe('conditional requests and the response cache', () => {
       await ownGet('/api/v1/collections/col-shows');
       upsertEpisode(own.db, { id: 'ep-c1', show_id: 'show-c', source: 'recordings', created_at: T + 999_000 });
       expect((await ownGet('/api/v1/shows?watched=true')).json<Json[]>().map((s) => s.id)).not.toContain('show-c');
-      expect((await ownGet('/api/v1/shows/show-c')).json<Json>()).toMatchObject({ episode_count: 1, number_unwatched: 1, last_recorded_at: T + 999_000 });
+      expect((await ownGet('/api/v1/shows/show-c')).json<Json>()).toMatchObject({
+        episode_count: 1,
+        number_unwatched: 1,
+        last_recorded_at: T + 999_000,
+      });
       expect((await ownGet('/api/v1/collections/col-shows')).json<Json>().content_count).toBe(6);
       expect((await ownGet('/api/v1/episodes')).json<Json[]>()[0]?.id).toBe('ep-c1');
       upsertMovie(own.db, { id: 'mov-2', source: 'recordings', title: 'Alien' });
@@ -1487,24 +1709,27 @@ describe('compression', () => {
   it.each([
     ['gzip', gunzipSync],
     ['br', brotliDecompressSync],
-  ] as const)('Accept-Encoding: %s gives a body that decompresses to the identical JSON, under its own ETag', async (encoding, decompress) => {
-    for (const url of ['/api/v1/all', '/api/v1/episodes', '/api/v1/shows']) {
-      const plain = await get(url);
-      expect(plain.headers['content-encoding'], url).toBeUndefined();
-      const packed = await get(url, { 'accept-encoding': encoding });
-      expect(packed.statusCode, url).toBe(200);
-      expect(packed.headers['content-encoding'], url).toBe(encoding);
-      expect(String(packed.headers.vary).toLowerCase(), url).toContain('accept-encoding');
-      expect(decompress(packed.rawPayload).toString('utf8'), url).toBe(plain.body);
-      expect(packed.rawPayload.length, url).toBeLessThan(plain.rawPayload.length);
-      expect(Number(packed.headers['content-length']), url).toBe(packed.rawPayload.length);
-      const etag = String(packed.headers.etag);
-      expect(etag, url).toMatch(/^"[^"]+"$/);
-      expect(etag, url).not.toBe(plain.headers.etag);
-      const again = await get(url, { 'accept-encoding': encoding, 'if-none-match': etag });
-      expect(again.statusCode, url).toBe(304);
-    }
-  });
+  ] as const)(
+    'Accept-Encoding: %s gives a body that decompresses to the identical JSON, under its own ETag',
+    async (encoding, decompress) => {
+      for (const url of ['/api/v1/all', '/api/v1/episodes', '/api/v1/shows']) {
+        const plain = await get(url);
+        expect(plain.headers['content-encoding'], url).toBeUndefined();
+        const packed = await get(url, { 'accept-encoding': encoding });
+        expect(packed.statusCode, url).toBe(200);
+        expect(packed.headers['content-encoding'], url).toBe(encoding);
+        expect(String(packed.headers.vary).toLowerCase(), url).toContain('accept-encoding');
+        expect(decompress(packed.rawPayload).toString('utf8'), url).toBe(plain.body);
+        expect(packed.rawPayload.length, url).toBeLessThan(plain.rawPayload.length);
+        expect(Number(packed.headers['content-length']), url).toBe(packed.rawPayload.length);
+        const etag = String(packed.headers.etag);
+        expect(etag, url).toMatch(/^"[^"]+"$/);
+        expect(etag, url).not.toBe(plain.headers.etag);
+        const again = await get(url, { 'accept-encoding': encoding, 'if-none-match': etag });
+        expect(again.statusCode, url).toBe(304);
+      }
+    },
+  );
 
   it('prefers br, honours q-values and refusals', async () => {
     const url = '/api/v1/all';
@@ -1590,9 +1815,10 @@ describe('documentation', () => {
       for (const [name, allowed] of Object.entries(route.params)) {
         const declared = parameters.find((p) => p.name === name && p.in === 'query');
         expect(declared, `${route.route} ${name}`).toBeDefined();
-        expect(((declared?.schema as Json | undefined)?.enum as string[] | undefined)?.slice().sort(), `${route.route} ${name}`).toEqual(
-          [...allowed].sort(),
-        );
+        expect(
+          ((declared?.schema as Json | undefined)?.enum as string[] | undefined)?.slice().sort(),
+          `${route.route} ${name}`,
+        ).toEqual([...allowed].sort());
       }
     }
   });
@@ -1614,7 +1840,8 @@ describe('sort and order values are the documented ones', () => {
   it('item, movie and parent sorts and orders are all accepted', async () => {
     for (const sort of ITEM_SORT_VALUES) expect((await get(`/api/v1/episodes?sort=${sort}`)).statusCode).toBe(200);
     for (const sort of MOVIE_SORT_VALUES) expect((await get(`/api/v1/movies?sort=${sort}`)).statusCode).toBe(200);
-    for (const sort of PARENT_SORT_VALUES) expect((await get(`/api/v1/video_groups?sort=${sort}`)).statusCode).toBe(200);
+    for (const sort of PARENT_SORT_VALUES)
+      expect((await get(`/api/v1/video_groups?sort=${sort}`)).statusCode).toBe(200);
     for (const order of ORDER_VALUES) expect((await get(`/api/v1/videos?order=${order}`)).statusCode).toBe(200);
   });
 });

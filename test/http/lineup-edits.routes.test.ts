@@ -26,8 +26,19 @@ let guide: string;
 
 const id = (number: string) => `${sourceIdFor('m3u', playlist)}-${number}`;
 const patch = (channel: string, payload: unknown, headers: Record<string, string> = AUTH) =>
-  app.inject({ method: 'PATCH', url: `/dvr/lineup/${encodeURIComponent(channel)}`, headers, payload: payload as Record<string, unknown> });
-const post = (url: string, payload?: unknown) => app.inject({ method: 'POST', url, headers: AUTH, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+  app.inject({
+    method: 'PATCH',
+    url: `/dvr/lineup/${encodeURIComponent(channel)}`,
+    headers,
+    payload: payload as Record<string, unknown>,
+  });
+const post = (url: string, payload?: unknown) =>
+  app.inject({
+    method: 'POST',
+    url,
+    headers: AUTH,
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
 const getJson = async (url: string) => (await app.inject({ url, headers: AUTH })).json();
 
 beforeAll(async () => {
@@ -40,7 +51,17 @@ beforeAll(async () => {
     ['3', 'Three', 'three.tv', 'Shopping'],
     ['4', 'Four', 'four.tv', 'Shopping'],
   ];
-  writeFileSync(playlist, ['#EXTM3U', ...entries.flatMap(([n, name, tvg, group]) => [`#EXTINF:-1 tvg-id="${tvg}" tvg-chno="${n}" group-title="${group}",${name}`, `http://127.0.0.1:9/${n}`]), ''].join('\n'));
+  writeFileSync(
+    playlist,
+    [
+      '#EXTM3U',
+      ...entries.flatMap(([n, name, tvg, group]) => [
+        `#EXTINF:-1 tvg-id="${tvg}" tvg-chno="${n}" group-title="${group}",${name}`,
+        `http://127.0.0.1:9/${n}`,
+      ]),
+      '',
+    ].join('\n'),
+  );
   writeXmltv(guide, [['one.tv', 'One']], [{ channel: 'one.tv', start: T0, stop: T0 + 1800, title: 'Morning' }]);
   dvr = createDvr(temp, { sources: [{ kind: 'm3u', location: playlist }], guides: [guide] });
   await dvr.sources.refreshAll();
@@ -82,7 +103,12 @@ describe('PATCH /dvr/lineup/:id', () => {
   it('renames and renumbers; /api/v1/channels, the guide and the M3U export show it', async () => {
     const response = await patch(id('1'), { name: 'One HD', number: '101', logo: 'https://logos.test/one.png' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ number: '101', name: 'One HD', logo: 'https://logos.test/one.png', edited: ['number', 'name', 'logo'] });
+    expect(response.json()).toMatchObject({
+      number: '101',
+      name: 'One HD',
+      logo: 'https://logos.test/one.png',
+      edited: ['number', 'name', 'logo'],
+    });
     const listed = (await app.inject({ url: '/api/v1/channels' })).json() as { number: string; name: string }[];
     expect(listed.map((c) => [c.number, c.name])).toEqual([
       ['2', 'Two'],
@@ -90,22 +116,42 @@ describe('PATCH /dvr/lineup/:id', () => {
       ['4', 'Four'],
       ['101', 'One HD'],
     ]);
-    const airings = (await app.inject({ url: `/dvr/channels/101/guide?from=${T0}&to=${T0 + 3600}`, headers: AUTH })).json() as { title: string }[];
+    const airings = (
+      await app.inject({ url: `/dvr/channels/101/guide?from=${T0}&to=${T0 + 3600}`, headers: AUTH })
+    ).json() as { title: string }[];
     expect(airings.map((a) => a.title)).toEqual(['Morning']);
-    expect((await app.inject({ url: '/devices/ANY/channels.m3u' })).body).toContain('tvg-chno="101" tvg-name="One HD" tvg-logo="https://logos.test/one.png"');
+    expect((await app.inject({ url: '/devices/ANY/channels.m3u' })).body).toContain(
+      'tvg-chno="101" tvg-name="One HD" tvg-logo="https://logos.test/one.png"',
+    );
     await patch(id('1'), { name: null, number: null, logo: null });
   });
 
   it('answers a number another visible channel has with a 409 naming both', async () => {
     const response = await patch(id('2'), { number: '3' });
     expect(response.statusCode).toBe(409);
-    expect(response.json()).toEqual({ status: 409, code: 'number_taken', message: expect.stringMatching(/^2 “Two” \(.+-2\) would be 3, which 3 “Three” \(.+-3\) has\. /) });
+    expect(response.json()).toEqual({
+      status: 409,
+      code: 'number_taken',
+      message: expect.stringMatching(/^2 “Two” \(.+-2\) would be 3, which 3 “Three” \(.+-3\) has\. /),
+    });
   });
 
   it('answers an unknown channel or guide with a 404, a bad body with a 400, a write without the token with a 401', async () => {
-    expect((await patch('m3u-000000000000-9', { hidden: true })).json()).toMatchObject({ status: 404, code: 'not_found' });
-    expect((await patch(id('2'), { guide_channel: { guide_id: guideIdFor(guide), xmltv_id: 'nope' } })).statusCode).toBe(404);
-    for (const body of [{}, { number: 'ten' }, { number: '1.2.3' }, { hidden: 'yes' }, { logo: 'javascript:alert(1)' }, { colour: 'red' }]) {
+    expect((await patch('m3u-000000000000-9', { hidden: true })).json()).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
+    expect(
+      (await patch(id('2'), { guide_channel: { guide_id: guideIdFor(guide), xmltv_id: 'nope' } })).statusCode,
+    ).toBe(404);
+    for (const body of [
+      {},
+      { number: 'ten' },
+      { number: '1.2.3' },
+      { hidden: 'yes' },
+      { logo: 'javascript:alert(1)' },
+      { colour: 'red' },
+    ]) {
       const response = await patch(id('2'), body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json()).toMatchObject({ status: 400, code: expect.any(String), message: expect.any(String) });
@@ -117,20 +163,58 @@ describe('PATCH /dvr/lineup/:id', () => {
   });
 
   it('never answers 500 to any body', async () => {
-    const value = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom('7', '7.1', '7-1', '999999'), fc.jsonValue({ maxDepth: 2 }));
-    const body = fc.dictionary(fc.constantFrom('number', 'name', 'logo', 'group', 'hidden', 'favorite', 'guide_channel', 'guide_priority', 'other'), value, { maxKeys: 4 });
+    const value = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constantFrom('7', '7.1', '7-1', '999999'),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    const body = fc.dictionary(
+      fc.constantFrom(
+        'number',
+        'name',
+        'logo',
+        'group',
+        'hidden',
+        'favorite',
+        'guide_channel',
+        'guide_priority',
+        'other',
+      ),
+      value,
+      { maxKeys: 4 },
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(id('3'), id('4'), 'nope', '%00'), body, async (channel, payload) => {
         const response = await patch(channel, payload);
         expect(response.statusCode, JSON.stringify(payload)).toBeLessThan(500);
-        if (response.statusCode >= 400) expect(response.json()).toMatchObject({ status: response.statusCode, code: expect.any(String), message: expect.any(String) });
+        if (response.statusCode >= 400)
+          expect(response.json()).toMatchObject({
+            status: response.statusCode,
+            code: expect.any(String),
+            message: expect.any(String),
+          });
       }),
       { numRuns: 150 },
     );
     // Whatever it did, no two visible channels share a number the user gave.
-    const visible = ((await getJson('/dvr/lineup')) as { number: string; hidden: boolean; edited: string[] }[]).filter((c) => !c.hidden);
+    const visible = ((await getJson('/dvr/lineup')) as { number: string; hidden: boolean; edited: string[] }[]).filter(
+      (c) => !c.hidden,
+    );
     expect(new Set(visible.map((c) => c.number)).size).toBe(visible.length);
-    for (const n of ['3', '4']) await patch(id(n), { number: null, name: null, logo: null, group: null, hidden: false, favorite: false, guide_channel: null, guide_priority: null });
+    for (const n of ['3', '4'])
+      await patch(id(n), {
+        number: null,
+        name: null,
+        logo: null,
+        group: null,
+        hidden: false,
+        favorite: false,
+        guide_channel: null,
+        guide_priority: null,
+      });
   });
 });
 
@@ -145,9 +229,26 @@ describe('groups and guides', () => {
     expect((await post('/dvr/lineup/groups/News/renumber', { start: 3 })).statusCode).toBe(409);
     expect((await post('/dvr/lineup/groups/News/renumber', { start: 0 })).statusCode).toBe(400);
     expect((await post('/dvr/lineup/groups/Nobody/hide')).statusCode).toBe(404);
-    const priority = await app.inject({ method: 'PATCH', url: `/dvr/guides/${guideIdFor(guide)}`, headers: AUTH, payload: { priority: 5 } });
+    const priority = await app.inject({
+      method: 'PATCH',
+      url: `/dvr/guides/${guideIdFor(guide)}`,
+      headers: AUTH,
+      payload: { priority: 5 },
+    });
     expect(priority.json()).toMatchObject({ id: guideIdFor(guide), priority: 5 });
-    expect((await app.inject({ method: 'PATCH', url: '/dvr/guides/xmltv-nope', headers: AUTH, payload: { priority: 5 } })).statusCode).toBe(404);
-    expect((await app.inject({ method: 'PATCH', url: `/dvr/guides/${guideIdFor(guide)}`, headers: AUTH, payload: { priority: -1 } })).statusCode).toBe(400);
+    expect(
+      (await app.inject({ method: 'PATCH', url: '/dvr/guides/xmltv-nope', headers: AUTH, payload: { priority: 5 } }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (
+        await app.inject({
+          method: 'PATCH',
+          url: `/dvr/guides/${guideIdFor(guide)}`,
+          headers: AUTH,
+          payload: { priority: -1 },
+        })
+      ).statusCode,
+    ).toBe(400);
   });
 });

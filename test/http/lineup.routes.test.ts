@@ -67,11 +67,17 @@ beforeAll(async () => {
         // Written as XML: the guide's text is Harbour Lights & <Co>, Fog "at" dawn.
         title: 'Harbour Lights &amp; &lt;Co&gt;',
         extra:
-          '<sub-title>Fog &quot;at&quot; dawn</sub-title><desc>It rolls in; nobody\'s home.</desc><category>Drama</category><category>Series</category>' +
+          "<sub-title>Fog &quot;at&quot; dawn</sub-title><desc>It rolls in; nobody's home.</desc><category>Drama</category><category>Series</category>" +
           '<episode-num system="xmltv_ns">1.4.</episode-num><episode-num system="dd_progid">EP00000001.0005</episode-num><new/><rating><value>TV-PG</value></rating>',
       },
       { channel: 'two.test', start: T + 1800, stop: T + 5400, title: 'Late News' },
-      { channel: 'three.test', start: T, stop: T + 7200, title: 'Film du soir', extra: '<date>1999</date><category>Movie</category>' },
+      {
+        channel: 'three.test',
+        start: T,
+        stop: T + 7200,
+        title: 'Film du soir',
+        extra: '<date>1999</date><category>Movie</category>',
+      },
       { channel: 'three.test', start: T + 3 * 86_400, stop: T + 3 * 86_400 + 3600, title: 'In three days' },
     ],
   );
@@ -90,13 +96,18 @@ afterAll(async () => {
 const HOST = { host: 'antenna.test:8089' };
 const BASE = 'http://antenna.test:8089';
 
-async function exportedGuide(query = ''): Promise<{ channels: XmltvChannel[]; programmes: XmltvProgramme[]; text: string }> {
+async function exportedGuide(
+  query = '',
+): Promise<{ channels: XmltvChannel[]; programmes: XmltvProgramme[]; text: string }> {
   const response = await app.inject({ url: `/devices/ANY/guide/xmltv${query}`, headers: HOST });
   expect(response.statusCode, response.body).toBe(200);
   expect(response.headers['content-type']).toMatch(/^application\/xml/);
   const channels: XmltvChannel[] = [];
   const programmes: XmltvProgramme[] = [];
-  await parseXmltv(Readable.from([response.body]), { channel: (c) => channels.push(c), programme: (p) => programmes.push(p) });
+  await parseXmltv(Readable.from([response.body]), {
+    channel: (c) => channels.push(c),
+    programme: (p) => programmes.push(p),
+  });
   return { channels, programmes, text: response.body };
 }
 
@@ -109,9 +120,31 @@ describe('the lineup as M3U', () => {
       expect(parseM3u(response.body)).toEqual({
         skipped: 0,
         channels: [
-          { number: '2', name: 'Two & "Friends"', guideId: '2.antenna', guideName: 'Two &  Friends', logo: 'http://logos.example/two.png?a=1&b=2', hd: false, url: `${BASE}/devices/ANY/channels/2/stream.mpg` },
-          { number: '3', name: 'Trois Télé', guideId: '3.antenna', guideName: 'Trois Télé', hd: false, url: `${BASE}/devices/ANY/channels/3/stream.mpg` },
-          { number: '9.1', name: 'No Guide', guideId: '9.1.antenna', guideName: 'No Guide', hd: false, url: `${BASE}/devices/ANY/channels/9.1/stream.mpg` },
+          {
+            number: '2',
+            name: 'Two & "Friends"',
+            guideId: '2.antenna',
+            guideName: 'Two &  Friends',
+            logo: 'http://logos.example/two.png?a=1&b=2',
+            hd: false,
+            url: `${BASE}/devices/ANY/channels/2/stream.mpg`,
+          },
+          {
+            number: '3',
+            name: 'Trois Télé',
+            guideId: '3.antenna',
+            guideName: 'Trois Télé',
+            hd: false,
+            url: `${BASE}/devices/ANY/channels/3/stream.mpg`,
+          },
+          {
+            number: '9.1',
+            name: 'No Guide',
+            guideId: '9.1.antenna',
+            guideName: 'No Guide',
+            hd: false,
+            url: `${BASE}/devices/ANY/channels/9.1/stream.mpg`,
+          },
         ],
       });
     }
@@ -148,14 +181,25 @@ describe('the guide as XMLTV', () => {
       isNew: true,
       rating: 'TV-PG',
     });
-    expect(programmes.find((p) => p.title === 'Film du soir')).toMatchObject({ channel: '3.antenna', year: 1999, categories: ['Movie'], start: T, stop: T + 7200 });
+    expect(programmes.find((p) => p.title === 'Film du soir')).toMatchObject({
+      channel: '3.antenna',
+      year: 1999,
+      categories: ['Movie'],
+      start: T,
+      stop: T + 7200,
+    });
     expect(programmes.filter((p) => p.channel !== '9.1.antenna')).toHaveLength(4);
   });
 
   it('gives a channel no guide describes hour blocks named after it, on the hour, over the whole duration', async () => {
     const { programmes } = await exportedGuide('?duration=86400');
     const blocks = programmes.filter((p) => p.channel === '9.1.antenna');
-    expect(blocks.every((p) => p.title === 'No Guide' && p.stop! - p.start === 3600 && p.start % 3600 === 0 && p.programId === undefined)).toBe(true);
+    expect(
+      blocks.every(
+        (p) =>
+          p.title === 'No Guide' && p.stop! - p.start === 3600 && p.start % 3600 === 0 && p.programId === undefined,
+      ),
+    ).toBe(true);
     const now = Math.floor(Date.now() / 1000);
     expect(blocks[0]!.start).toBeLessThanOrEqual(now);
     expect(blocks.at(-1)!.stop).toBeGreaterThanOrEqual(now + 86_400);
@@ -164,7 +208,12 @@ describe('the guide as XMLTV', () => {
 
   it('gives `duration` seconds of guide from now, and answers a duration out of range with a 400', async () => {
     const { programmes } = await exportedGuide('?duration=86400');
-    expect(programmes.filter((p) => p.title !== 'No Guide').map((p) => p.title).sort()).toEqual(['Film du soir', 'Harbour Lights & <Co>', 'Late News']);
+    expect(
+      programmes
+        .filter((p) => p.title !== 'No Guide')
+        .map((p) => p.title)
+        .sort(),
+    ).toEqual(['Film du soir', 'Harbour Lights & <Co>', 'Late News']);
     for (const duration of ['0', '10', '-5', 'week', `${29 * 86_400}`, '1.5']) {
       expect((await app.inject({ url: `/devices/ANY/guide/xmltv?duration=${duration}` })).statusCode).toBe(400);
     }
@@ -192,14 +241,27 @@ describe('the guide as XMLTV', () => {
 describe('an HDHomeRun tuner’s face', () => {
   it('describes a tuner with as many tuners as the sources allow streams, and its lineup', async () => {
     const discover = (await app.inject({ url: '/discover.json', headers: HOST })).json<Record<string, unknown>>();
-    expect(discover).toMatchObject({ FriendlyName: 'Antenna', BaseURL: BASE, LineupURL: `${BASE}/lineup.json`, TunerCount: 3, DeviceID: expect.stringMatching(/^[0-9A-F]{8}$/) });
-    expect((await app.inject({ url: '/discover.json' })).json<Record<string, unknown>>().DeviceID).toBe(discover.DeviceID);
+    expect(discover).toMatchObject({
+      FriendlyName: 'Antenna',
+      BaseURL: BASE,
+      LineupURL: `${BASE}/lineup.json`,
+      TunerCount: 3,
+      DeviceID: expect.stringMatching(/^[0-9A-F]{8}$/),
+    });
+    expect((await app.inject({ url: '/discover.json' })).json<Record<string, unknown>>().DeviceID).toBe(
+      discover.DeviceID,
+    );
     expect((await app.inject({ url: '/lineup.json', headers: HOST })).json()).toEqual([
       { GuideNumber: '2', GuideName: 'Two & "Friends"', URL: `${BASE}/devices/ANY/channels/2/stream.mpg` },
       { GuideNumber: '3', GuideName: 'Trois Télé', URL: `${BASE}/devices/ANY/channels/3/stream.mpg` },
       { GuideNumber: '9.1', GuideName: 'No Guide', URL: `${BASE}/devices/ANY/channels/9.1/stream.mpg` },
     ]);
-    expect((await app.inject({ url: '/lineup_status.json' })).json()).toEqual({ ScanInProgress: 0, ScanPossible: 0, Source: 'Cable', SourceList: ['Cable'] });
+    expect((await app.inject({ url: '/lineup_status.json' })).json()).toEqual({
+      ScanInProgress: 0,
+      ScanPossible: 0,
+      Source: 'Cable',
+      SourceList: ['Cable'],
+    });
   });
 });
 
@@ -209,7 +271,23 @@ describe('over a real port', () => {
     const playlist = parseM3u(await (await fetch(`${address}/devices/ANY/channels.m3u`)).text());
     const lineup = (await (await fetch(`${address}/lineup.json`)).json()) as { URL: string }[];
     for (const url of [playlist.channels[0]?.url ?? '', lineup[1]?.URL ?? '']) {
-      const { stdout } = await run('ffprobe', ['-v', 'error', '-probesize', '200000', '-analyzeduration', '1000000', '-show_entries', 'stream=codec_type', '-of', 'csv=p=0', url], { timeout: 30_000 });
+      const { stdout } = await run(
+        'ffprobe',
+        [
+          '-v',
+          'error',
+          '-probesize',
+          '200000',
+          '-analyzeduration',
+          '1000000',
+          '-show_entries',
+          'stream=codec_type',
+          '-of',
+          'csv=p=0',
+          url,
+        ],
+        { timeout: 30_000 },
+      );
       expect(stdout.split('\n')).toContain('video');
     }
   }, 70_000);
@@ -217,13 +295,21 @@ describe('over a real port', () => {
 
 describe('bad input', () => {
   it('answers any query with the document or a JSON 400, never a 500', async () => {
-    const value = fc.oneof(fc.string({ maxLength: 12 }), fc.integer().map(String), fc.constantFrom('ts', 'copy', '3600', '86400'));
+    const value = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.integer().map(String),
+      fc.constantFrom('ts', 'copy', '3600', '86400'),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/devices/ANY/channels.m3u', '/devices/ANY/guide/xmltv'), fc.dictionary(fc.constantFrom('format', 'codec', 'duration', 'x'), value), async (path, query) => {
-        const response = await app.inject({ url: path, query });
-        expect([200, 400]).toContain(response.statusCode);
-        if (response.statusCode === 400) expect(response.json()).toMatchObject({ status: 400 });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('/devices/ANY/channels.m3u', '/devices/ANY/guide/xmltv'),
+        fc.dictionary(fc.constantFrom('format', 'codec', 'duration', 'x'), value),
+        async (path, query) => {
+          const response = await app.inject({ url: path, query });
+          expect([200, 400]).toContain(response.statusCode);
+          if (response.statusCode === 400) expect(response.json()).toMatchObject({ status: 400 });
+        },
+      ),
       { numRuns: 150 },
     );
   });

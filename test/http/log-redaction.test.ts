@@ -73,7 +73,13 @@ describe('the player’s log', () => {
   // A stand-in for a server: channels fail (500), and an item is something else (GET /dvr's answer).
   const standIn = http.createServer((request, response) => {
     response.writeHead(request.url === '/api/v1/channels' ? 500 : 200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(request.url === '/api/v1/channels' ? { status: 500, code: 'internal_error', message: 'failed' } : { recordings: '/srv/recordings', roots: [] }));
+    response.end(
+      JSON.stringify(
+        request.url === '/api/v1/channels'
+          ? { status: 500, code: 'internal_error', message: 'failed' }
+          : { recordings: '/srv/recordings', roots: [] },
+      ),
+    );
   });
   afterAll(() => {
     standIn.closeAllConnections();
@@ -84,7 +90,13 @@ describe('the player’s log', () => {
     await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
     const { logger, text } = capturedLogger();
-    const player = new PlayerService({ backend: new IdleBackend(), server: new AntennaServerClient({ locate: () => base }), logger, seekForwardSeconds: 30, seekBackwardSeconds: 10 });
+    const player = new PlayerService({
+      backend: new IdleBackend(),
+      server: new AntennaServerClient({ locate: () => base }),
+      logger,
+      seekForwardSeconds: 30,
+      seekBackwardSeconds: 10,
+    });
     const app = await buildPlayerHttpApp({ player, logger });
     try {
       const item = await app.inject({ method: 'POST', url: '/api/play/recording/imp-0123456789abcdef?token=SECRET-D' });
@@ -105,11 +117,21 @@ describe('the player’s log', () => {
     const { logger, text } = capturedLogger();
     // Port 9 (discard) has nobody listening: the call fails, naming the server.
     const server = new AntennaServerClient({ locate: () => 'http://viewer:SECRET-F@127.0.0.1:9' });
-    const player = new PlayerService({ backend: new IdleBackend(), server, logger, seekForwardSeconds: 30, seekBackwardSeconds: 10 });
+    const player = new PlayerService({
+      backend: new IdleBackend(),
+      server,
+      logger,
+      seekForwardSeconds: 30,
+      seekBackwardSeconds: 10,
+    });
     const app = await buildPlayerHttpApp({ player, logger });
     try {
       const answer = await app.inject({ method: 'POST', url: '/api/channel_up' });
-      expect(answer.json()).toMatchObject({ status: 502, code: 'server_unreachable', message: expect.stringContaining('http://[Redacted]@127.0.0.1:9') });
+      expect(answer.json()).toMatchObject({
+        status: 502,
+        code: 'server_unreachable',
+        message: expect.stringContaining('http://[Redacted]@127.0.0.1:9'),
+      });
       expect(answer.body).not.toContain('SECRET');
       expect(text()).toContain('http://[Redacted]@127.0.0.1:9');
       expect(text()).not.toContain('SECRET');

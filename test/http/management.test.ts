@@ -71,12 +71,20 @@ afterAll(async () => {
 
 describe('watch state', () => {
   it('marks watched and unwatched, and interface A shows it at once, derived fields included', async () => {
-    const show = () => open.inject({ url: '/api/v1/shows/show-b' }).then((r) => r.json<{ number_unwatched: number; last_watched_at?: number }>());
+    const show = () =>
+      open
+        .inject({ url: '/api/v1/shows/show-b' })
+        .then((r) => r.json<{ number_unwatched: number; last_watched_at?: number }>());
     const before = await show();
     const episodeId = EPISODES.find((e) => e.show_id === 'show-b' && !e.watched)?.id ?? '';
     const watched = await open.inject({ method: 'PUT', url: `/dvr/files/${episodeId}/watch` });
     expect(watched.statusCode).toBe(200);
-    expect(watched.json()).toMatchObject({ id: episodeId, watched: true, playback_time: 0, last_watched_at: 1_800_000_000_000 });
+    expect(watched.json()).toMatchObject({
+      id: episodeId,
+      watched: true,
+      playback_time: 0,
+      last_watched_at: 1_800_000_000_000,
+    });
     const after = await show();
     expect(after.number_unwatched).toBe(before.number_unwatched - 1);
     expect(after.last_watched_at).toBe(1_800_000_000_000);
@@ -120,7 +128,10 @@ describe('watch state', () => {
   it('never answers 500 to any position text', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 30 }), async (text) => {
-        const response = await open.inject({ method: 'PUT', url: `/dvr/files/mov-1/playback_time/${encodeURIComponent(text)}` });
+        const response = await open.inject({
+          method: 'PUT',
+          url: `/dvr/files/mov-1/playback_time/${encodeURIComponent(text)}`,
+        });
         expect([200, 400, 404]).toContain(response.statusCode);
         expect(() => response.json()).not.toThrow();
       }),
@@ -135,7 +146,12 @@ describe('file facts and deletes', () => {
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({
       id: 'mov-1',
-      file: { size: BYTES.length, available: true, stream_url: 'http://tv.local:8089/dvr/files/mov-1/stream', chapters: [] },
+      file: {
+        size: BYTES.length,
+        available: true,
+        stream_url: 'http://tv.local:8089/dvr/files/mov-1/stream',
+        chapters: [],
+      },
     });
     const missing = await open.inject({ url: '/dvr/files/mov-2' });
     expect(missing.json().file).toMatchObject({ available: false });
@@ -163,18 +179,35 @@ describe('scans', () => {
     const all = await open.inject({ method: 'POST', url: '/dvr/scans', payload: {} });
     expect(all.statusCode).toBe(202);
     expect(all.json()).toEqual({ roots: ROOTS });
-    expect((await open.inject({ method: 'POST', url: '/dvr/scans', payload: { root: '/media/movies' } })).statusCode).toBe(202);
+    expect(
+      (await open.inject({ method: 'POST', url: '/dvr/scans', payload: { root: '/media/movies' } })).statusCode,
+    ).toBe(202);
     const other = await open.inject({ method: 'POST', url: '/dvr/scans', payload: { root: '/elsewhere' } });
     expect(other.statusCode).toBe(400);
     expect(other.json()).toMatchObject({ parameter: 'root', allowed: ['/media/movies'] });
-    expect((await open.inject({ method: 'POST', url: '/dvr/scans', payload: '{bad json', headers: { 'content-type': 'application/json' } })).statusCode).toBe(400);
-    expect((await open.inject({ method: 'POST', url: '/dvr/scans', payload: { root: 'x'.repeat(2 * 1024 * 1024) } })).statusCode).toBe(413);
+    expect(
+      (
+        await open.inject({
+          method: 'POST',
+          url: '/dvr/scans',
+          payload: '{bad json',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).statusCode,
+    ).toBe(400);
+    expect(
+      (await open.inject({ method: 'POST', url: '/dvr/scans', payload: { root: 'x'.repeat(2 * 1024 * 1024) } }))
+        .statusCode,
+    ).toBe(413);
   });
 });
 
 describe('streaming', () => {
-  const stream = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET', url = '/dvr/files/mov-1/stream') =>
-    open.inject({ method, url, headers });
+  const stream = (
+    headers: Record<string, string> = {},
+    method: 'GET' | 'HEAD' = 'GET',
+    url = '/dvr/files/mov-1/stream',
+  ) => open.inject({ method, url, headers });
 
   it('serves the whole file with its type and Accept-Ranges, also under an extension', async () => {
     for (const url of ['/dvr/files/mov-1/stream', '/dvr/files/mov-1/stream.mkv']) {
@@ -234,7 +267,15 @@ describe('streaming', () => {
 
 describe('who may write', () => {
   it('accepts writes from loopback and private addresses when there is no token, and refuses public ones', async () => {
-    for (const remoteAddress of ['127.0.0.1', '::1', '192.168.1.20', '10.1.2.3', '172.20.0.5', '::ffff:192.168.0.9', 'fd00::1']) {
+    for (const remoteAddress of [
+      '127.0.0.1',
+      '::1',
+      '192.168.1.20',
+      '10.1.2.3',
+      '172.20.0.5',
+      '::ffff:192.168.0.9',
+      'fd00::1',
+    ]) {
       const response = await open.inject({ method: 'PUT', url: '/dvr/files/mov-1/playback_time/1', remoteAddress });
       expect(response.statusCode, remoteAddress).toBe(200);
     }
@@ -248,27 +289,52 @@ describe('who may write', () => {
   it('needs the token when there is one, from any address, and keeps reads open', async () => {
     const url = '/dvr/files/mov-1/playback_time/2';
     expect((await guarded.inject({ method: 'PUT', url })).statusCode).toBe(401);
-    expect((await guarded.inject({ method: 'PUT', url, headers: { authorization: 'Bearer wrong-token-wrong-token-xx' } })).statusCode).toBe(401);
-    const ok = await guarded.inject({ method: 'PUT', url, remoteAddress: '8.8.8.8', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(
+      (await guarded.inject({ method: 'PUT', url, headers: { authorization: 'Bearer wrong-token-wrong-token-xx' } }))
+        .statusCode,
+    ).toBe(401);
+    const ok = await guarded.inject({
+      method: 'PUT',
+      url,
+      remoteAddress: '8.8.8.8',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(ok.statusCode).toBe(200);
     expect((await guarded.inject({ url: '/dvr/files/mov-1', remoteAddress: '8.8.8.8' })).statusCode).toBe(200);
     expect((await guarded.inject({ url: '/api/v1/movies', remoteAddress: '8.8.8.8' })).statusCode).toBe(200);
   });
 
   it('refuses before reading the body', async () => {
-    const response = await guarded.inject({ method: 'POST', url: '/dvr/scans', payload: '{broken', headers: { 'content-type': 'application/json' } });
+    const response = await guarded.inject({
+      method: 'POST',
+      url: '/dvr/scans',
+      payload: '{broken',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.statusCode).toBe(401);
   });
 
   it('refuses a write from another site’s web page with 403, with or without the token, and takes its own pages and native clients', async () => {
     const url = '/dvr/files/mov-1/playback_time/3';
     const evil = { origin: 'http://evil.example', host: '192.168.1.20:8089' };
-    for (const [method, target] of [['PUT', url], ['DELETE', '/dvr/files/mov-1'], ['POST', '/dvr/scans']] as const) {
+    for (const [method, target] of [
+      ['PUT', url],
+      ['DELETE', '/dvr/files/mov-1'],
+      ['POST', '/dvr/scans'],
+    ] as const) {
       const refused = await open.inject({ method, url: target, headers: evil });
       expect(refused.statusCode, method).toBe(403);
-      expect(refused.json()).toMatchObject({ status: 403, code: 'forbidden_origin', message: expect.stringContaining('--allow-origin') });
+      expect(refused.json()).toMatchObject({
+        status: 403,
+        code: 'forbidden_origin',
+        message: expect.stringContaining('--allow-origin'),
+      });
     }
-    const withToken = await guarded.inject({ method: 'PUT', url, headers: { ...evil, authorization: `Bearer ${TOKEN}` } });
+    const withToken = await guarded.inject({
+      method: 'PUT',
+      url,
+      headers: { ...evil, authorization: `Bearer ${TOKEN}` },
+    });
     expect(withToken.statusCode).toBe(403);
     // The scan was not queued: refused before anything ran.
     const before = scansRequested.length;
@@ -276,8 +342,20 @@ describe('who may write', () => {
     expect(scansRequested.length).toBe(before);
 
     expect((await open.inject({ method: 'PUT', url, headers: { host: '192.168.1.20:8089' } })).statusCode).toBe(200);
-    expect((await open.inject({ method: 'PUT', url, headers: { origin: 'http://192.168.1.20:8089', host: '192.168.1.20:8089' } })).statusCode).toBe(200);
-    const rebound = await open.inject({ method: 'PUT', url, headers: { origin: 'http://tv.attacker.example:8089', host: 'tv.attacker.example:8089' } });
+    expect(
+      (
+        await open.inject({
+          method: 'PUT',
+          url,
+          headers: { origin: 'http://192.168.1.20:8089', host: '192.168.1.20:8089' },
+        })
+      ).statusCode,
+    ).toBe(200);
+    const rebound = await open.inject({
+      method: 'PUT',
+      url,
+      headers: { origin: 'http://tv.attacker.example:8089', host: 'tv.attacker.example:8089' },
+    });
     expect(rebound.json()).toMatchObject({ status: 403, code: 'forbidden_host' });
     // Reads stay open to any page.
     expect((await open.inject({ url: '/dvr/files/mov-1', headers: evil })).statusCode).toBe(200);
@@ -290,7 +368,9 @@ describe('what is served', () => {
     expect(response.statusCode).toBe(206);
     expect(response.headers['content-range']).toBe(`bytes 0-${BYTES.length - 1}/${BYTES.length}`);
     expect(response.rawPayload.equals(BYTES)).toBe(true);
-    expect((await open.inject({ url: '/dvr/files/mov-1/stream', headers: { range: 'bytes=-0' } })).statusCode).toBe(416);
+    expect((await open.inject({ url: '/dvr/files/mov-1/stream', headers: { range: 'bytes=-0' } })).statusCode).toBe(
+      416,
+    );
   });
 
   it('never serves an imported file ffprobe could not read (409 not_media)', async () => {

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatOpenApiDocument, generateOpenApiDocument, generatePlayerOpenApiDocument } from '../../src/app/openapi-document.js';
+import {
+  formatOpenApiDocument,
+  generateOpenApiDocument,
+  generatePlayerOpenApiDocument,
+} from '../../src/app/openapi-document.js';
 
 describe('docs/openapi.json', () => {
   it('is exactly what the route schemas generate (run `npm run openapi` after changing a route)', async () => {
@@ -15,7 +19,9 @@ describe('docs/openapi.json', () => {
     };
     expect(document.openapi).toBe('3.1.0');
     // Interface A: /api/v1 but the streaming sessions (Media), which clients of HLS call there.
-    const paths = Object.keys(document.paths).filter((path) => path.startsWith('/api/v1/') && !path.startsWith('/api/v1/sessions'));
+    const paths = Object.keys(document.paths).filter(
+      (path) => path.startsWith('/api/v1/') && !path.startsWith('/api/v1/sessions'),
+    );
     expect(paths).toHaveLength(22);
     for (const path of paths) {
       expect(document.paths[path]?.get?.responses).toHaveProperty('200');
@@ -26,10 +32,26 @@ describe('docs/openapi.json', () => {
   });
 
   it('documents the fully wired server: management, DVR, media and status routes too, each in one of five groups', async () => {
-    const document = (await generateOpenApiDocument()) as { tags: { name: string }[]; paths: Record<string, Record<string, { tags?: string[] }>> };
+    const document = (await generateOpenApiDocument()) as {
+      tags: { name: string }[];
+      paths: Record<string, Record<string, { tags?: string[] }>>;
+    };
     const groups = ['Library', 'Management', 'DVR', 'Media', 'Status'];
     expect(document.tags.map((tag) => tag.name)).toEqual(groups);
-    for (const path of ['/dvr/files/{id}', '/dvr/files/{id}/stream', '/dvr/playlists', '/dvr/rules', '/dvr/sources', '/devices/ANY/channels/{number}/stream.mpg', '/artwork/{id}', '/status', '/dvr/files/{id}/hls/master.m3u8', '/devices/{source}/channels/{number}/hls/master.m3u8', '/api/v1/sessions', '/api/v1/sessions/{id}']) {
+    for (const path of [
+      '/dvr/files/{id}',
+      '/dvr/files/{id}/stream',
+      '/dvr/playlists',
+      '/dvr/rules',
+      '/dvr/sources',
+      '/devices/ANY/channels/{number}/stream.mpg',
+      '/artwork/{id}',
+      '/status',
+      '/dvr/files/{id}/hls/master.m3u8',
+      '/devices/{source}/channels/{number}/hls/master.m3u8',
+      '/api/v1/sessions',
+      '/api/v1/sessions/{id}',
+    ]) {
       expect(document.paths, path).toHaveProperty([path]);
     }
     for (const [path, operations] of Object.entries(document.paths)) {
@@ -39,7 +61,9 @@ describe('docs/openapi.json', () => {
   });
 
   it('names the answers of a write the data directory could not take (507 disk_full, 503 storage_error) on every route that writes', async () => {
-    const document = (await generateOpenApiDocument()) as { paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>> };
+    const document = (await generateOpenApiDocument()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>>;
+    };
     const writes = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
         .filter(([method]) => ['put', 'post', 'patch', 'delete'].includes(method))
@@ -57,9 +81,17 @@ describe('docs/openapi.json', () => {
     const committed = readFileSync(new URL('../../docs/openapi-player.json', import.meta.url), 'utf8');
     const generated = await generatePlayerOpenApiDocument();
     expect(committed).toBe(formatOpenApiDocument(generated));
-    const paths = (generated as { paths: Record<string, { get?: unknown; post?: { responses: Record<string, unknown> } }> }).paths;
+    const paths = (
+      generated as { paths: Record<string, { get?: unknown; post?: { responses: Record<string, unknown> } }> }
+    ).paths;
     expect(Object.keys(paths).filter((path) => path.startsWith('/api/'))).toHaveLength(22);
-    for (const path of ['/api/pause', '/api/seek/{seconds}', '/api/play/recording/{id}', '/api/notify', '/api/navigate/{section}']) {
+    for (const path of [
+      '/api/pause',
+      '/api/seek/{seconds}',
+      '/api/play/recording/{id}',
+      '/api/notify',
+      '/api/navigate/{section}',
+    ]) {
       expect(paths[path]?.post?.responses, path).toHaveProperty('200');
       expect(paths[path]?.post?.responses, path).toHaveProperty('409');
     }

@@ -32,7 +32,11 @@ let serverBase = '';
 
 type Answer = { status: number; json: Json; headers: Record<string, unknown> };
 
-async function call(method: string, url: string, options: { body?: string; headers?: Record<string, string>; remoteAddress?: string } = {}): Promise<Answer> {
+async function call(
+  method: string,
+  url: string,
+  options: { body?: string; headers?: Record<string, string>; remoteAddress?: string } = {},
+): Promise<Answer> {
   const response = await running.app.inject({
     method: method as 'POST',
     url,
@@ -44,7 +48,8 @@ async function call(method: string, url: string, options: { body?: string; heade
   return { status: response.statusCode, json: response.json() as Json, headers: response.headers };
 }
 
-const post = (path: string, body?: string, headers?: Record<string, string>) => call('POST', `/api/${path}`, { ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
+const post = (path: string, body?: string, headers?: Record<string, string>) =>
+  call('POST', `/api/${path}`, { ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
 
 /** A POST whose path goes out exactly as written (no dot segments resolved), over a socket to the running player. */
 function rawPost(path: string): Promise<{ status: number; json: Json }> {
@@ -61,7 +66,8 @@ function rawPost(path: string): Promise<{ status: number; json: Json }> {
 }
 const prop = (name: string) => mpvProperty(socket, name);
 const position = async () => Number(await prop('time-pos'));
-const serverItem = async (id: string) => (await callJson(server.url.replace('localhost', '127.0.0.1'), 'GET', `/dvr/files/${id}`)).json;
+const serverItem = async (id: string) =>
+  (await callJson(server.url.replace('localhost', '127.0.0.1'), 'GET', `/dvr/files/${id}`)).json;
 
 beforeAll(async () => {
   media = await makePlayerMedia();
@@ -85,7 +91,12 @@ beforeAll(async () => {
     silent,
   );
   const base = server.url.replace('localhost', '127.0.0.1');
-  await until(() => callJson(base, 'GET', '/status'), (s) => Boolean((s.json.scan as Json | undefined)?.last) && !(s.json.scan as Json).running, 60_000, 'the first scan');
+  await until(
+    () => callJson(base, 'GET', '/status'),
+    (s) => Boolean((s.json.scan as Json | undefined)?.last) && !(s.json.scan as Json).running,
+    60_000,
+    'the first scan',
+  );
   await callJson(base, 'POST', '/dvr/refresh');
   await callJson(base, 'PUT', '/dvr/channels/4.1/favorite');
   ids.episode = String(((await callJson(base, 'GET', '/api/v1/episodes')).json as Json[])[0]?.id);
@@ -93,9 +104,22 @@ beforeAll(async () => {
   ids.video = String(((await callJson(base, 'GET', '/api/v1/videos')).json as Json[])[0]?.id);
   socket = join(media.dir, 'mpv.sock');
   serverBase = base;
-  running = await startPlayer(resolvePlayerConfig([{ host: '127.0.0.1', port: 0, mdns: false, headless: true, mpvIpc: socket, allowOrigins: ['http://dashboard.local:8123'] }]), silent, {
-    serverUrl: () => serverBase,
-  });
+  running = await startPlayer(
+    resolvePlayerConfig([
+      {
+        host: '127.0.0.1',
+        port: 0,
+        mdns: false,
+        headless: true,
+        mpvIpc: socket,
+        allowOrigins: ['http://dashboard.local:8123'],
+      },
+    ]),
+    silent,
+    {
+      serverUrl: () => serverBase,
+    },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -125,7 +149,21 @@ describe('interface B: status and bodies', () => {
 
   it('answers every command that has nothing to do with 200 and the status as it stands, as the specification says', async () => {
     const before = (await call('GET', '/api/status')).json;
-    for (const path of ['pause', 'resume', 'toggle_pause', 'seek/10', 'seek/-10', 'seek_forward', 'seek_backward', 'skip_forward', 'skip_backward', 'toggle_cc', 'toggle_record', 'previous_channel', 'stop']) {
+    for (const path of [
+      'pause',
+      'resume',
+      'toggle_pause',
+      'seek/10',
+      'seek/-10',
+      'seek_forward',
+      'seek_backward',
+      'skip_forward',
+      'skip_backward',
+      'toggle_cc',
+      'toggle_record',
+      'previous_channel',
+      'stop',
+    ]) {
       const answer = await post(path);
       expect([path, answer.status]).toEqual([path, 200]);
       expect(answer.json).toMatchObject({ status: 'stopped' });
@@ -158,7 +196,13 @@ describe('interface B: playing items', () => {
     expect(answer.json).toMatchObject({
       status: 'playing',
       muted: false,
-      now_playing: { title: 'Harbour Lights', episode_title: 'Pilot', season_number: 1, episode_number: 1, type: 'episode' },
+      now_playing: {
+        title: 'Harbour Lights',
+        episode_title: 'Pilot',
+        season_number: 1,
+        episode_number: 1,
+        type: 'episode',
+      },
     });
     expect(answer.json.channel).toBeUndefined();
     expect(String(await prop('path'))).toBe(`${base}/dvr/files/${ids.episode}/stream`);
@@ -170,7 +214,12 @@ describe('interface B: playing items', () => {
     expect(await prop('pause')).toBe(true);
     const at = await position();
     expect(paused.json.playback_time).toBeCloseTo(at, 0);
-    const reported = await until(() => serverItem(ids.episode), (item) => Math.abs(Number(item.playback_time) - at) < 0.5, 5000, 'the pause reported');
+    const reported = await until(
+      () => serverItem(ids.episode),
+      (item) => Math.abs(Number(item.playback_time) - at) < 0.5,
+      5000,
+      'the pause reported',
+    );
     expect(reported.watched).toBe(false);
     expect((await post('resume')).json.status).toBe('playing');
     expect(await prop('pause')).toBe(false);
@@ -201,8 +250,18 @@ describe('interface B: playing items', () => {
     await post('seek/-100');
     await post('resume');
     await post('seek/1000');
-    await until(() => call('GET', '/api/status'), (s) => s.json.status === 'stopped', 5000, 'the end');
-    const item = await until(() => serverItem(ids.episode), (i) => i.watched === true, 5000, 'watched');
+    await until(
+      () => call('GET', '/api/status'),
+      (s) => s.json.status === 'stopped',
+      5000,
+      'the end',
+    );
+    const item = await until(
+      () => serverItem(ids.episode),
+      (i) => i.watched === true,
+      5000,
+      'watched',
+    );
     expect(item.playback_time).toBe(0);
     expect(await prop('idle-active')).toBe(true);
   });
@@ -259,7 +318,12 @@ describe('interface B: playing items', () => {
     const stopped = await post('stop');
     expect(stopped.json).toEqual({ status: 'stopped', muted: false });
     expect(await prop('idle-active')).toBe(true);
-    const item = await until(() => serverItem(ids.video), (i) => Number(i.playback_time) > 5, 5000, 'the stop reported');
+    const item = await until(
+      () => serverItem(ids.video),
+      (i) => Number(i.playback_time) > 5,
+      5000,
+      'the stop reported',
+    );
     expect(item.watched).toBe(false);
   });
 
@@ -270,26 +334,57 @@ describe('interface B: playing items', () => {
 
   it('answers 400 for ids that are not ids, before asking the server: dot segments, slashes, empty, over-long', async () => {
     // Sent as written, over a socket: inject() and fetch() would resolve the dot segments themselves.
-    for (const id of ['..', '%2e%2e', '%2E.', '.', '%2e', 'a%2Fb', '..%2Fstatus', '%00', 'x%20y', 'x'.repeat(129), 'x'.repeat(3000)]) {
+    for (const id of [
+      '..',
+      '%2e%2e',
+      '%2E.',
+      '.',
+      '%2e',
+      'a%2Fb',
+      '..%2Fstatus',
+      '%00',
+      'x%20y',
+      'x'.repeat(129),
+      'x'.repeat(3000),
+    ]) {
       const answer = await rawPost(`/api/play/recording/${id}`);
       expect([id.slice(0, 20), answer.status]).toEqual([id.slice(0, 20), 400]);
-      expect(answer.json).toMatchObject({ status: 400, code: 'invalid_parameter', parameter: 'id', message: expect.stringMatching(/letters, digits/) });
+      expect(answer.json).toMatchObject({
+        status: 400,
+        code: 'invalid_parameter',
+        parameter: 'id',
+        message: expect.stringMatching(/letters, digits/),
+      });
     }
     for (const path of ['/api/play/recording/', '/api/play/recording']) {
-      expect((await rawPost(path)).json, path).toMatchObject({ status: 400, code: 'invalid_parameter', parameter: 'id', message: expect.stringMatching(/is missing/) });
+      expect((await rawPost(path)).json, path).toMatchObject({
+        status: 400,
+        code: 'invalid_parameter',
+        parameter: 'id',
+        message: expect.stringMatching(/is missing/),
+      });
     }
     expect((await rawPost('/api/play/channel/')).json).toMatchObject({ status: 400, parameter: 'number' });
     // a/b is two segments: no such route.
     expect((await rawPost('/api/play/recording/a/b')).json).toMatchObject({ status: 404, code: 'not_found' });
     // Every form of id the server makes is taken, and asked of the server.
-    for (const id of ['imp-0123456789abcdef', 'rec-1767312000-4', 'rec-1767312000-4294967300', 'sample-ep-1', 'x', 'A.b_c-1', 'x'.repeat(128)]) {
+    for (const id of [
+      'imp-0123456789abcdef',
+      'rec-1767312000-4',
+      'rec-1767312000-4294967300',
+      'sample-ep-1',
+      'x',
+      'A.b_c-1',
+      'x'.repeat(128),
+    ]) {
       expect((await rawPost(`/api/play/recording/${id}`)).json, id).toMatchObject({ status: 404, code: 'not_found' });
     }
     expect(await prop('idle-active')).toBe(true);
   });
 
   it('answers 502 bad_server_answer, not 500, when its server answers something that is not the item', async () => {
-    // A stand-in that answers with what another route gives (what `..` used to reach), with nothing, or with another item.
+    // A stand-in that answers with what another route gives (what `..` used to reach), with nothing, or with another
+    // item.
     const answers: Record<string, unknown> = {
       '/dvr/files/dvr-info': { recordings: '/srv/recordings', roots: [] },
       '/dvr/files/a-list': [],
@@ -309,12 +404,25 @@ describe('interface B: playing items', () => {
     try {
       for (const id of ['dvr-info', 'a-list', 'no-file', 'bad-chapters', 'other-item', 'not-json']) {
         const answer = await post(`play/recording/${id}`);
-        expect(answer.json, id).toMatchObject({ status: 502, code: 'bad_server_answer', message: expect.stringContaining(`${serverBase} answered GET /dvr/files/${id} with something other than the recording '${id}'`) });
+        expect(answer.json, id).toMatchObject({
+          status: 502,
+          code: 'bad_server_answer',
+          message: expect.stringContaining(
+            `${serverBase} answered GET /dvr/files/${id} with something other than the recording '${id}'`,
+          ),
+        });
       }
       for (const command of ['play/channel/2', 'channel_up']) {
-        expect((await post(command)).json, command).toMatchObject({ status: 502, code: 'bad_server_answer', message: expect.stringContaining('a list of channels') });
+        expect((await post(command)).json, command).toMatchObject({
+          status: 502,
+          code: 'bad_server_answer',
+          message: expect.stringContaining('a list of channels'),
+        });
       }
-      expect((await call('GET', '/api/favorite_channels')).json).toMatchObject({ status: 502, code: 'bad_server_answer' });
+      expect((await call('GET', '/api/favorite_channels')).json).toMatchObject({
+        status: 502,
+        code: 'bad_server_answer',
+      });
     } finally {
       serverBase = server.url.replace('localhost', '127.0.0.1');
       standIn.closeAllConnections();
@@ -331,17 +439,31 @@ describe('interface B: channels', () => {
     expect(two.json).toMatchObject({
       status: 'playing',
       channel: { number: '2', name: 'News Two' },
-      now_playing: { title: 'Evening News', episode_title: 'Harbour report', summary: 'The day in the harbour.', type: 'live', duration: 3 * 3600 + 600 },
+      now_playing: {
+        title: 'Evening News',
+        episode_title: 'Harbour report',
+        summary: 'The day in the harbour.',
+        type: 'live',
+        duration: 3 * 3600 + 600,
+      },
     });
     expect(String(await prop('path'))).toBe(`${base}/devices/ANY/channels/2/stream.mpg`);
-    await until(() => prop('idle-active'), (idle) => idle === false, 5000, 'live playback');
+    await until(
+      () => prop('idle-active'),
+      (idle) => idle === false,
+      5000,
+      'live playback',
+    );
     const walk = [];
     for (const command of ['channel_up', 'channel_up', 'channel_up', 'channel_down', 'channel_down']) {
       walk.push(((await post(command)).json.channel as Json | undefined)?.number);
     }
     expect(walk).toEqual(['4.1', '7', '2', '7', '4.1']);
     expect(String(await prop('path'))).toContain('/channels/4.1/stream.mpg');
-    expect((await call('GET', '/api/status')).json).toMatchObject({ channel: { number: '4.1', name: 'Four One' }, now_playing: { title: 'Four One', type: 'live' } });
+    expect((await call('GET', '/api/status')).json).toMatchObject({
+      channel: { number: '4.1', name: 'Four One' },
+      now_playing: { title: 'Four One', type: 'live' },
+    });
   });
 
   it('swaps with the previous channel', async () => {
@@ -367,7 +489,12 @@ describe('interface B: channels', () => {
     expect((await post('toggle_record')).status).toBe(200);
     expect((await callJson(base, 'GET', '/dvr/channels/4.1/recording')).status).toBe(404);
 
-    const recorded = await until(() => callJson(base, 'GET', '/api/v1/all?source=recordings'), (a) => (a.json as Json[]).length === 1, 10_000, 'the recording in the library');
+    const recorded = await until(
+      () => callJson(base, 'GET', '/api/v1/all?source=recordings'),
+      (a) => (a.json as Json[]).length === 1,
+      10_000,
+      'the recording in the library',
+    );
     const id = String((recorded.json as Json[])[0]?.id);
     const played = await post(`play/recording/${id}`);
     expect(played.json).toMatchObject({ status: 'playing' });
@@ -385,17 +512,33 @@ describe('interface B: channels', () => {
 
 describe('interface B: notify and navigate', () => {
   it('shows a notification, and refuses missing, non-string and overlong fields', async () => {
-    const shown = await post('notify', JSON.stringify({ title: 'Doorbell', message: 'Someone is at the front door' }), { 'content-type': 'application/json' });
+    const shown = await post('notify', JSON.stringify({ title: 'Doorbell', message: 'Someone is at the front door' }), {
+      'content-type': 'application/json',
+    });
     expect(shown.status).toBe(200);
     expect(shown.json).toHaveProperty('status');
     const json = { 'content-type': 'application/json' };
-    expect((await post('notify', JSON.stringify({ title: 'x' }), json)).json).toMatchObject({ status: 400, parameter: 'message' });
-    expect((await post('notify', JSON.stringify({ title: 5, message: 'm' }), json)).json).toMatchObject({ status: 400, parameter: 'title' });
-    expect((await post('notify', JSON.stringify({ title: 't', message: 'm'.repeat(501) }), json)).json).toMatchObject({ status: 400, parameter: 'message' });
-    expect((await post('notify', JSON.stringify({ title: 't'.repeat(101), message: 'm' }), json)).json).toMatchObject({ status: 400, parameter: 'title' });
+    expect((await post('notify', JSON.stringify({ title: 'x' }), json)).json).toMatchObject({
+      status: 400,
+      parameter: 'message',
+    });
+    expect((await post('notify', JSON.stringify({ title: 5, message: 'm' }), json)).json).toMatchObject({
+      status: 400,
+      parameter: 'title',
+    });
+    expect((await post('notify', JSON.stringify({ title: 't', message: 'm'.repeat(501) }), json)).json).toMatchObject({
+      status: 400,
+      parameter: 'message',
+    });
+    expect((await post('notify', JSON.stringify({ title: 't'.repeat(101), message: 'm' }), json)).json).toMatchObject({
+      status: 400,
+      parameter: 'title',
+    });
     expect((await post('notify', '{"title":', json)).status).toBe(400);
     expect((await post('notify')).status).toBe(400);
-    expect((await post('notify', 'title=a&message=b', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(400);
+    expect(
+      (await post('notify', 'title=a&message=b', { 'content-type': 'application/x-www-form-urlencoded' })).status,
+    ).toBe(400);
   });
 
   it('refuses unknown sections with 400 and says that mpv cannot navigate', async () => {
@@ -404,14 +547,19 @@ describe('interface B: notify and navigate', () => {
       expect(answer.json, section).toMatchObject({ status: 501, code: 'navigation_unsupported' });
       expect(String(answer.json.message)).toMatch(/--backend browser/);
     }
-    expect((await post('navigate/Settings')).json).toMatchObject({ status: 400, parameter: 'section', allowed: ['Guide', 'Library', 'Live TV', 'Search'] });
+    expect((await post('navigate/Settings')).json).toMatchObject({
+      status: 400,
+      parameter: 'section',
+      allowed: ['Guide', 'Library', 'Live TV', 'Search'],
+    });
   });
 });
 
 describe('interface B: order, speed and faults', () => {
   it('applies commands that arrive together one after another', async () => {
     const before = Boolean(await prop('mute'));
-    // 10 (not more): each answer must come within its own 850 ms while they run one after another, on a busy machine too.
+    // 10 (not more): each answer must come within its own 850 ms while they run one after another, on a busy machine
+    // too.
     const answers = await Promise.all(Array.from({ length: 10 }, () => post('toggle_mute')));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     // Each answer is the state after its own toggle: half say muted, half not, and 10 toggles end where they began.
@@ -440,9 +588,24 @@ describe('interface B: order, speed and faults', () => {
     const pid = running.backend.pid;
     expect(pid).toBeGreaterThan(0);
     process.kill(pid as number, 'SIGKILL');
-    await until(() => call('GET', '/api/status'), (s) => s.json.status === 'stopped', 5000, 'stopped after mpv died');
-    await until(() => running.backend.pid, (p) => p !== undefined && p !== pid, 10_000, 'mpv restarted');
-    await until(() => running.backend.state().available, (up) => up, 10_000, 'mpv taking commands');
+    await until(
+      () => call('GET', '/api/status'),
+      (s) => s.json.status === 'stopped',
+      5000,
+      'stopped after mpv died',
+    );
+    await until(
+      () => running.backend.pid,
+      (p) => p !== undefined && p !== pid,
+      10_000,
+      'mpv restarted',
+    );
+    await until(
+      () => running.backend.state().available,
+      (up) => up,
+      10_000,
+      'mpv taking commands',
+    );
     expect((await post(`play/recording/${ids.episode}`)).json.status).toBe('playing');
     expect(await prop('idle-active')).toBe(false);
     await post('stop');
@@ -466,7 +629,13 @@ describe('interface B: order, speed and faults', () => {
       [() => stallingUrl, 504, 'server_timeout'],
       [() => undefined, 503, 'no_server'],
     ] as const) {
-      const player = new PlayerService({ backend: running.backend, server: new AntennaServerClient({ locate }), logger: silent, seekForwardSeconds: 30, seekBackwardSeconds: 10 });
+      const player = new PlayerService({
+        backend: running.backend,
+        server: new AntennaServerClient({ locate }),
+        logger: silent,
+        seekForwardSeconds: 30,
+        seekBackwardSeconds: 10,
+      });
       const app = await buildPlayerHttpApp({ player, logger: silent });
       for (const url of ['/api/play/recording/x', '/api/play/channel/2', '/api/channel_up']) {
         const started = Date.now();
@@ -493,7 +662,15 @@ describe('interface B: order, speed and faults', () => {
     const standIn = http.createServer((request, response) => {
       if (request.method === 'GET' && request.url === '/dvr/files/cut') {
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ id: 'cut', title: 'Cut Short', duration: 600, playback_time: 0, file: { available: true, chapters: [] } }));
+        response.end(
+          JSON.stringify({
+            id: 'cut',
+            title: 'Cut Short',
+            duration: 600,
+            playback_time: 0,
+            file: { available: true, chapters: [] },
+          }),
+        );
       } else if (request.method === 'GET' && request.url === '/dvr/files/cut/stream') {
         response.writeHead(200, { 'content-type': 'video/x-matroska', 'content-length': movie.length });
         response.write(movie.subarray(0, Math.floor(movie.length * 0.3)), () => response.destroy());
@@ -506,9 +683,22 @@ describe('interface B: order, speed and faults', () => {
     await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
     serverBase = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
     try {
-      expect((await post('play/recording/cut')).json).toMatchObject({ status: 'playing', now_playing: { title: 'Cut Short', duration: 600 } });
-      await until(() => call('GET', '/api/status'), (s) => s.json.status === 'stopped', 30_000, 'the end of what came');
-      await until(() => reports, (r) => r.length > 0, 5000, 'a report');
+      expect((await post('play/recording/cut')).json).toMatchObject({
+        status: 'playing',
+        now_playing: { title: 'Cut Short', duration: 600 },
+      });
+      await until(
+        () => call('GET', '/api/status'),
+        (s) => s.json.status === 'stopped',
+        30_000,
+        'the end of what came',
+      );
+      await until(
+        () => reports,
+        (r) => r.length > 0,
+        5000,
+        'a report',
+      );
       // Positions only (the 10-second report may come too), never watched.
       for (const report of reports) expect(report).toMatch(/^PUT \/dvr\/files\/cut\/playback_time\/\d+(\.\d+)?$/);
     } finally {
@@ -527,10 +717,17 @@ describe('interface B: order, speed and faults', () => {
   });
 
   it('takes commands from the local network, to its address or a local name, from its own pages or allowed origins only', async () => {
-    const toggle = (headers: Record<string, string>, remoteAddress?: string) => call('POST', '/api/toggle_mute', { headers, ...(remoteAddress ? { remoteAddress } : {}) });
+    const toggle = (headers: Record<string, string>, remoteAddress?: string) =>
+      call('POST', '/api/toggle_mute', { headers, ...(remoteAddress ? { remoteAddress } : {}) });
     const before = await prop('mute');
-    expect((await toggle({ host: 'evil.example.com:57000' })).json).toMatchObject({ status: 403, code: 'forbidden_host' });
-    expect((await toggle({ host: '192.168.1.20:57000', origin: 'http://evil.example.com' })).json).toMatchObject({ status: 403, code: 'forbidden_origin' });
+    expect((await toggle({ host: 'evil.example.com:57000' })).json).toMatchObject({
+      status: 403,
+      code: 'forbidden_host',
+    });
+    expect((await toggle({ host: '192.168.1.20:57000', origin: 'http://evil.example.com' })).json).toMatchObject({
+      status: 403,
+      code: 'forbidden_origin',
+    });
     expect(await prop('mute')).toBe(before);
     const accepted: Record<string, string>[] = [
       { host: '192.168.1.20:57000' },
@@ -549,7 +746,23 @@ describe('interface B: order, speed and faults', () => {
 describe('interface B: play routes', () => {
   it('never answers 500 to any id or channel number, and takes every id of the server’s form (property)', async () => {
     const pathSegment = fc.oneof(
-      fc.constantFrom('..', '.', '%2e%2e', '%2E%2e', '.%2e', '%2e', '%2F', '..%2F..%2Fdvr', '%00', '%E0%A4%A', '%', '?', '#', 'imp-0123456789abcdef', 'rec-1767312000-4'),
+      fc.constantFrom(
+        '..',
+        '.',
+        '%2e%2e',
+        '%2E%2e',
+        '.%2e',
+        '%2e',
+        '%2F',
+        '..%2F..%2Fdvr',
+        '%00',
+        '%E0%A4%A',
+        '%',
+        '?',
+        '#',
+        'imp-0123456789abcdef',
+        'rec-1767312000-4',
+      ),
       fc.string({ maxLength: 40 }).map(encodeURIComponent),
       fc.string({ unit: 'grapheme', maxLength: 20 }).map(encodeURIComponent),
       fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/),
@@ -559,9 +772,14 @@ describe('interface B: play routes', () => {
         const answer = await rawPost(`/api/play/${kind}/${segment}`);
         expect(answer.status).not.toBe(500);
         expect([400, 404, 200, 502, 503, 504]).toContain(answer.status);
-        if (answer.status === 400) expect(answer.json).toMatchObject({ code: 'invalid_parameter', parameter: kind === 'recording' ? 'id' : 'number' });
+        if (answer.status === 400)
+          expect(answer.json).toMatchObject({
+            code: 'invalid_parameter',
+            parameter: kind === 'recording' ? 'id' : 'number',
+          });
         // An id of the server's form is the server's to know: never refused here.
-        if (kind === 'recording' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(segment)) expect(answer.status).not.toBe(400);
+        if (kind === 'recording' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(segment))
+          expect(answer.status).not.toBe(400);
       }),
       { numRuns: 200 },
     );
@@ -572,12 +790,37 @@ describe('interface B: play routes', () => {
 describe('interface B: any request', () => {
   it('never answers 500 and always answers JSON, whatever the path, method and body', async () => {
     const segment = fc.oneof(
-      fc.constantFrom('api', 'status', 'seek', 'play', 'channel', 'recording', 'navigate', 'notify', 'toggle_mute', 'pause', 'stop', 'favorite_channels', 'guide', 'live_tv', '-5', '2', '4.1', '..', '%2e%2e', '%00', '%E0%A4%A'),
+      fc.constantFrom(
+        'api',
+        'status',
+        'seek',
+        'play',
+        'channel',
+        'recording',
+        'navigate',
+        'notify',
+        'toggle_mute',
+        'pause',
+        'stop',
+        'favorite_channels',
+        'guide',
+        'live_tv',
+        '-5',
+        '2',
+        '4.1',
+        '..',
+        '%2e%2e',
+        '%00',
+        '%E0%A4%A',
+      ),
       fc.string({ maxLength: 12 }).map(encodeURIComponent),
     );
     const path = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/api/${parts.join('/')}`);
     const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD');
-    const body = fc.option(fc.oneof(fc.json(), fc.string({ maxLength: 200 }), fc.constant('{"title":"t","message":"m"}')), { nil: undefined });
+    const body = fc.option(
+      fc.oneof(fc.json(), fc.string({ maxLength: 200 }), fc.constant('{"title":"t","message":"m"}')),
+      { nil: undefined },
+    );
     const type = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', undefined);
     await fc.assert(
       fc.asyncProperty(path, method, body, type, async (url, verb, payload, contentType) => {
@@ -590,7 +833,8 @@ describe('interface B: any request', () => {
         });
         // 5xx only where something outside the request is at fault or missing, never a crash.
         expect(response.statusCode).not.toBe(500);
-        if (response.statusCode >= 500) expect(['navigation_unsupported', 'player_unavailable', 'media_unavailable']).toContain(response.json().code);
+        if (response.statusCode >= 500)
+          expect(['navigation_unsupported', 'player_unavailable', 'media_unavailable']).toContain(response.json().code);
         if (verb !== 'HEAD') {
           expect(response.headers['content-type']).toMatch(/^application\/json/);
           expect(() => JSON.parse(response.body)).not.toThrow();

@@ -18,13 +18,22 @@ vi.mock('../../src/dvr/planning/rules/rule-type-list.js', async (importOriginal)
   const { ruleOptions } = await import('../../src/model/rule.schemas.js');
   const { normaliseOptions } = await import('../../src/dvr/planning/rules/rule-type.js');
   const schema = Type.Object(
-    { type: Type.Literal('prefix'), prefix: Type.String({ minLength: 1, maxLength: 100, description: 'the first words of the title' }), ...ruleOptions },
+    {
+      type: Type.Literal('prefix'),
+      prefix: Type.String({ minLength: 1, maxLength: 100, description: 'the first words of the title' }),
+      ...ruleOptions,
+    },
     { additionalProperties: false, title: 'Prefix rule' },
   );
   type PrefixRule = { type: 'prefix'; prefix: string };
   const prefixRule = {
     type: 'prefix',
-    form: { label: 'Title start', help: 'Every airing whose title begins with these words.', fields: [{ name: 'prefix', input: 'text', label: 'Title begins with' }], summaries: ['Titles beginning “{prefix}”'] },
+    form: {
+      label: 'Title start',
+      help: 'Every airing whose title begins with these words.',
+      fields: [{ name: 'prefix', input: 'text', label: 'Title begins with' }],
+      summaries: ['Titles beginning “{prefix}”'],
+    },
     recordsByTime: false,
     jobsAreTheirTime: false,
     schema,
@@ -35,15 +44,27 @@ vi.mock('../../src/dvr/planning/rules/rule-type-list.js', async (importOriginal)
     guideNeeds: (rules: { definition: PrefixRule }[]) => ({
       channels: [],
       needsSummary: false,
-      matches: (title: string) => rules.some((rule) => title.toLowerCase().startsWith(rule.definition.prefix.toLowerCase())),
+      matches: (title: string) =>
+        rules.some((rule) => title.toLowerCase().startsWith(rule.definition.prefix.toLowerCase())),
     }),
-    planner: (rules: { definition: PrefixRule }[], sink: { airing(rule: unknown, airing: { title: string; channels: string[] }, channels: string[], dedupe: boolean): void }) => ({
+    planner: (
+      rules: { definition: PrefixRule }[],
+      sink: {
+        airing(rule: unknown, airing: { title: string; channels: string[] }, channels: string[], dedupe: boolean): void;
+      },
+    ) => ({
       see(airing: { title: string; channels: string[] }) {
-        for (const rule of rules) if (airing.title.toLowerCase().startsWith(rule.definition.prefix.toLowerCase())) sink.airing(rule, airing, airing.channels, true);
+        for (const rule of rules)
+          if (airing.title.toLowerCase().startsWith(rule.definition.prefix.toLowerCase()))
+            sink.airing(rule, airing, airing.channels, true);
       },
       finish: () => undefined,
     }),
-    cli: { usage: 'prefix <words>', body: (value: string | undefined) => ({ prefix: value }), describe: (d: PrefixRule) => `prefix ${d.prefix}` },
+    cli: {
+      usage: 'prefix <words>',
+      body: (value: string | undefined) => ({ prefix: value }),
+      describe: (d: PrefixRule) => `prefix ${d.prefix}`,
+    },
   };
   return { RULE_TYPES: [...real.RULE_TYPES, prefixRule] };
 });
@@ -80,14 +101,19 @@ afterAll(async () => {
 
 describe('a rule type added to the list alone', () => {
   it('is offered to the app with its form, after the built-in types', async () => {
-    const types = (await app.inject({ method: 'GET', url: '/dvr/rule-types' })).json() as { type: string; fields: unknown[] }[];
+    const types = (await app.inject({ method: 'GET', url: '/dvr/rule-types' })).json() as {
+      type: string;
+      fields: unknown[];
+    }[];
     expect(types.map((t) => t.type)).toEqual(['series', 'keyword', 'slot', 'program', 'prefix']);
     expect(types.at(-1)).toEqual({
       type: 'prefix',
       label: 'Title start',
       help: 'Every airing whose title begins with these words.',
       records_by_time: false,
-      fields: [{ name: 'prefix', input: 'text', label: 'Title begins with', required: true, min_length: 1, max_length: 100 }],
+      fields: [
+        { name: 'prefix', input: 'text', label: 'Title begins with', required: true, min_length: 1, max_length: 100 },
+      ],
       summaries: ['Titles beginning “{prefix}”'],
     });
   });
@@ -96,8 +122,20 @@ describe('a rule type added to the list alone', () => {
     const missing = await app.inject({ method: 'POST', url: '/dvr/rules', payload: { type: 'prefix' } });
     expect(missing.statusCode).toBe(400);
     expect(missing.json()).toMatchObject({ code: 'invalid_parameter', message: expect.stringMatching(/prefix/) });
-    expect((await app.inject({ method: 'POST', url: '/dvr/rules', payload: { type: 'prefix', prefix: 'Harbour', weekly: true } })).statusCode).toBe(400);
-    const made = await app.inject({ method: 'POST', url: '/dvr/rules', payload: { type: 'prefix', prefix: 'Harbour', priority: 3 } });
+    expect(
+      (
+        await app.inject({
+          method: 'POST',
+          url: '/dvr/rules',
+          payload: { type: 'prefix', prefix: 'Harbour', weekly: true },
+        })
+      ).statusCode,
+    ).toBe(400);
+    const made = await app.inject({
+      method: 'POST',
+      url: '/dvr/rules',
+      payload: { type: 'prefix', prefix: 'Harbour', priority: 3 },
+    });
     expect(made.statusCode).toBe(201);
     const rule = made.json() as { id: string };
     expect(rule).toEqual({ id: rule.id, type: 'prefix', prefix: 'Harbour', priority: 3 });

@@ -23,7 +23,15 @@ let app: FastifyInstance;
 beforeAll(async () => {
   temp = createTempLibrary({ externalCheckIntervalMs: 0 });
   upsertShow(temp.db, { id: 'show-light', name: 'The Lighthouse Keepers' });
-  for (let e = 1; e <= 25; e++) upsertEpisode(temp.db, { id: `ep-${e}`, show_id: 'show-light', source: 'imports', season_number: 1, episode_number: e, episode_title: `Lights ${e}` });
+  for (let e = 1; e <= 25; e++)
+    upsertEpisode(temp.db, {
+      id: `ep-${e}`,
+      show_id: 'show-light',
+      source: 'imports',
+      season_number: 1,
+      episode_number: e,
+      episode_title: `Lights ${e}`,
+    });
   upsertMovie(temp.db, { id: 'mov-north', title: 'Northern Lights', source: 'imports', release_year: 2001 });
   upsertVideoGroup(temp.db, { id: 'grp-lights', name: 'Lights Out' });
   upsertVideo(temp.db, { id: 'vid-1', video_group_id: 'grp-lights', source: 'imports', video_title: 'Candle' });
@@ -35,7 +43,13 @@ beforeAll(async () => {
     [['five', 'Five']],
     [
       { channel: 'five', start: NOW - 7200, stop: NOW - 3600, title: 'Harbour Lights' },
-      { channel: 'five', start: NOW + 3600, stop: NOW + 5400, title: 'Harbour Lights', extra: '<sub-title>Fog</sub-title>' },
+      {
+        channel: 'five',
+        start: NOW + 3600,
+        stop: NOW + 5400,
+        title: 'Harbour Lights',
+        extra: '<sub-title>Fog</sub-title>',
+      },
     ],
   );
   dvr = createDvr(temp, { sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [guide] });
@@ -56,7 +70,16 @@ describe('GET /dvr/search', () => {
     const response = await get('/dvr/search?q=LIGHTS');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('application/json');
-    const body = response.json<Json & { episodes: Json[]; movies: Json[]; videos: Json[]; shows: Json[]; video_groups: Json[]; programmes: Json[] }>();
+    const body = response.json<
+      Json & {
+        episodes: Json[];
+        movies: Json[];
+        videos: Json[];
+        shows: Json[];
+        video_groups: Json[];
+        programmes: Json[];
+      }
+    >();
     expect(Object.keys(body)).toEqual(['query', 'shows', 'video_groups', 'episodes', 'movies', 'videos', 'programmes']);
     expect(body.query).toBe('LIGHTS');
     expect(body.movies).toEqual([(await get('/api/v1/movies/mov-north')).json()]);
@@ -66,7 +89,16 @@ describe('GET /dvr/search', () => {
     expect(body.episodes).toHaveLength(20);
     expect(body.episodes[0]).toEqual((await get(`/api/v1/episodes/${String(body.episodes[0]?.id)}`)).json());
     expect(body.programmes).toEqual([
-      { start_time: NOW + 3600, end_time: NOW + 5400, title: 'Harbour Lights', episode_title: 'Fog', new: false, channel: '5', channel_name: 'Five', on_now: false },
+      {
+        start_time: NOW + 3600,
+        end_time: NOW + 5400,
+        title: 'Harbour Lights',
+        episode_title: 'Fog',
+        new: false,
+        channel: '5',
+        channel_name: 'Five',
+        on_now: false,
+      },
     ]);
   });
 
@@ -78,7 +110,11 @@ describe('GET /dvr/search', () => {
   });
 
   it('says which job records a programme once a program rule is added', async () => {
-    const rule = await app.inject({ method: 'POST', url: '/dvr/rules', payload: { type: 'program', channel: '5', start_time: NOW + 3600 } });
+    const rule = await app.inject({
+      method: 'POST',
+      url: '/dvr/rules',
+      payload: { type: 'program', channel: '5', start_time: NOW + 3600 },
+    });
     expect(rule.statusCode, rule.body).toBe(201);
     const [programme] = (await get('/dvr/search?q=harbour%20fog')).json<{ programmes: Json[] }>().programmes;
     expect(programme?.job).toEqual({ id: `${NOW + 3600}-${rule.json<Json>().id}`, state: 'scheduled', skipped: false });
@@ -87,10 +123,23 @@ describe('GET /dvr/search', () => {
   });
 
   it('refuses a missing, empty or too long q, and a limit out of range, with a JSON 400 naming it', async () => {
-    for (const url of ['/dvr/search', '/dvr/search?q=', `/dvr/search?q=${'a'.repeat(201)}`, '/dvr/search?q=a&limit=0', '/dvr/search?q=a&limit=101', '/dvr/search?q=a&limit=ten', '/dvr/search?q=a&sort=x']) {
+    for (const url of [
+      '/dvr/search',
+      '/dvr/search?q=',
+      `/dvr/search?q=${'a'.repeat(201)}`,
+      '/dvr/search?q=a&limit=0',
+      '/dvr/search?q=a&limit=101',
+      '/dvr/search?q=a&limit=ten',
+      '/dvr/search?q=a&sort=x',
+    ]) {
       const response = await get(url);
       expect(response.statusCode, url).toBe(400);
-      expect(response.json(), url).toMatchObject({ status: 400, code: 'invalid_parameter', message: expect.any(String), parameter: expect.any(String) });
+      expect(response.json(), url).toMatchObject({
+        status: 400,
+        code: 'invalid_parameter',
+        message: expect.any(String),
+        parameter: expect.any(String),
+      });
     }
     expect((await get(`/dvr/search?q=${'a'.repeat(200)}`)).statusCode).toBe(200);
     expect((await get('/dvr/search?q=%20%20')).json()).toMatchObject({ shows: [], episodes: [], programmes: [] });
@@ -99,8 +148,35 @@ describe('GET /dvr/search', () => {
   it('answers any q and limit with a 200 or a JSON 400, never anything else', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.option(fc.string({ maxLength: 220, unit: fc.constantFrom('a', 'L', 'é', '"', '*', ' ', '-', '(', ')', ':', '^', 'ß', '漢', '\u0301', '%', 'N', 'O', 'R') }), { nil: undefined }),
-        fc.option(fc.oneof(fc.integer({ min: -5, max: 200 }).map(String), fc.string({ maxLength: 6 })), { nil: undefined }),
+        fc.option(
+          fc.string({
+            maxLength: 220,
+            unit: fc.constantFrom(
+              'a',
+              'L',
+              'é',
+              '"',
+              '*',
+              ' ',
+              '-',
+              '(',
+              ')',
+              ':',
+              '^',
+              'ß',
+              '漢',
+              '\u0301',
+              '%',
+              'N',
+              'O',
+              'R',
+            ),
+          }),
+          { nil: undefined },
+        ),
+        fc.option(fc.oneof(fc.integer({ min: -5, max: 200 }).map(String), fc.string({ maxLength: 6 })), {
+          nil: undefined,
+        }),
         async (q, limit) => {
           const params = new URLSearchParams();
           if (q !== undefined) params.set('q', q);

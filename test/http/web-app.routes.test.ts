@@ -16,7 +16,8 @@ import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/te
 let temp: TempLibrary;
 let app: FastifyInstance;
 let unbuilt: FastifyInstance;
-const PAGE = '<!doctype html><title>Antenna</title><div id="root"></div><script type="module" src="/assets/index-abc123.js"></script>';
+const PAGE =
+  '<!doctype html><title>Antenna</title><div id="root"></div><script type="module" src="/assets/index-abc123.js"></script>';
 
 beforeAll(async () => {
   temp = createTempLibrary();
@@ -38,7 +39,15 @@ afterAll(async () => {
 
 describe('the web app', () => {
   it('sends the page for / and for every section, deep links and TV mode included, never cached', async () => {
-    for (const url of ['/', '/library/recordings', '/library/shows/imp-show-1', '/watch/imp-1?start=30', '/tv', '/tv/library/movies', ...APP_SECTIONS.map((section) => `/${section}`)]) {
+    for (const url of [
+      '/',
+      '/library/recordings',
+      '/library/shows/imp-show-1',
+      '/watch/imp-1?start=30',
+      '/tv',
+      '/tv/library/movies',
+      ...APP_SECTIONS.map((section) => `/${section}`),
+    ]) {
       const response = await app.inject({ url });
       expect(response.statusCode, url).toBe(200);
       expect(response.headers['content-type'], url).toBe('text/html; charset=utf-8');
@@ -72,14 +81,21 @@ describe('the web app', () => {
   });
 
   it('answers any path under a section or /assets with the page, an asset or a 404: never a file outside the build, never a 500', async () => {
-    const segment = fc.oneof(fc.constantFrom('..', '%2e%2e', '%2F', 'secret.txt', '..%2f..%2fsecret.txt', '%00', 'index.html'), fc.stringMatching(/^[A-Za-z0-9._~%-]{1,12}$/));
+    const segment = fc.oneof(
+      fc.constantFrom('..', '%2e%2e', '%2F', 'secret.txt', '..%2f..%2fsecret.txt', '%00', 'index.html'),
+      fc.stringMatching(/^[A-Za-z0-9._~%-]{1,12}$/),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/assets', ...APP_SECTIONS.map((section) => `/${section}`)), fc.array(segment, { minLength: 1, maxLength: 4 }), async (prefix, parts) => {
-        const response = await app.inject({ url: `${prefix}/${parts.join('/')}` });
-        expect([200, 400, 403, 404]).toContain(response.statusCode);
-        expect(response.body).not.toContain('not for the web');
-        if (response.statusCode >= 400) expect(response.headers['content-type']).toMatch(/json/);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('/assets', ...APP_SECTIONS.map((section) => `/${section}`)),
+        fc.array(segment, { minLength: 1, maxLength: 4 }),
+        async (prefix, parts) => {
+          const response = await app.inject({ url: `${prefix}/${parts.join('/')}` });
+          expect([200, 400, 403, 404]).toContain(response.statusCode);
+          expect(response.body).not.toContain('not for the web');
+          if (response.statusCode >= 400) expect(response.headers['content-type']).toMatch(/json/);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -5,17 +5,40 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync, copyFileSync } from 'node:fs';
+import {
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+  copyFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { backupToFile } from '../../src/cli/backup.commands.js';
-import { backupFileName, backupsDir, beforeRestoreFileName, isBeforeRestoreName, parseBackupName } from '../../src/db/backup-names.js';
+import {
+  backupFileName,
+  backupsDir,
+  beforeRestoreFileName,
+  isBeforeRestoreName,
+  parseBackupName,
+} from '../../src/db/backup-names.js';
 import { BackupScheduler } from '../../src/db/backup-scheduler.js';
 import { BackupDeferred, BackupError } from '../../src/db/database-backup.js';
 import { restoreDatabase } from '../../src/db/database-restore.js';
-import { type Db, StartupError, databasePath, loadMigrations, openDatabase, prepareDataDir } from '../../src/db/database.js';
+import {
+  type Db,
+  StartupError,
+  databasePath,
+  loadMigrations,
+  openDatabase,
+  prepareDataDir,
+} from '../../src/db/database.js';
 import { lockDataDirForServer } from '../../src/db/data-dir-lock.js';
 import { until } from '../support/dvr-app.js';
 import { tempDir } from '../support/temp-library.js';
@@ -28,7 +51,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A migrated library in a fresh data directory, with a table of ~10 MB whose row count a second table mirrors in the same transactions. */
+/**
+ * A migrated library in a fresh data directory, with a table of ~10 MB whose row count a second table mirrors in the
+ * same transactions.
+ */
 function makeData(): { dir: string; db: Db } {
   const dir = tempDir('antenna-backup-');
   prepareDataDir(dir);
@@ -112,7 +138,12 @@ describe('a backup while others write', () => {
     const own = setInterval(() => db.transaction(() => (insert.run(), bump.run()))(), 1);
     cleanups.push(() => clearInterval(own));
     const before = committed(db);
-    const scheduler = new BackupScheduler(db, { dir: backupsDir(dir), keep: 7, logger: silentLogger(), pagesPerStep: 10 });
+    const scheduler = new BackupScheduler(db, {
+      dir: backupsDir(dir),
+      keep: 7,
+      logger: silentLogger(),
+      pagesPerStep: 10,
+    });
     const result = await scheduler.backupNow();
     clearInterval(own);
     writer.kill('SIGKILL');
@@ -127,7 +158,12 @@ describe('automatic backups', () => {
     const now = Date.now();
     const hour = 3_600_000;
     const old = [25, 26, 27, 50].map((hours) => backupFileName(now - hours * hour));
-    const others = ['notes.txt', beforeRestoreFileName(now - 100 * hour), 'antenna-latest.db', `${backupFileName(now - hour)}.123.partial`];
+    const others = [
+      'notes.txt',
+      beforeRestoreFileName(now - 100 * hour),
+      'antenna-latest.db',
+      `${backupFileName(now - hour)}.123.partial`,
+    ];
     prepareDataDir(backups);
     for (const name of [...old, ...others]) writeFileSync(join(backups, name), 'x');
     const logger = silentLogger();
@@ -135,9 +171,18 @@ describe('automatic backups', () => {
     cleanups.push(() => scheduler.stop());
     scheduler.start();
     const fresh = backupFileName(now);
-    const listing = await until(() => readdirSync(backups).sort(), (names) => names.includes(fresh) && !names.includes(old[2]!), 10_000, 'the old backups pruned', 10);
+    const listing = await until(
+      () => readdirSync(backups).sort(),
+      (names) => names.includes(fresh) && !names.includes(old[2]!),
+      10_000,
+      'the old backups pruned',
+      10,
+    );
     expect(listing).toEqual([fresh, old[0]!, old[1]!, ...others].sort());
-    expect(logger.info).toHaveBeenCalledWith(expect.objectContaining({ file: join(backups, fresh), removed: [old[2], old[3]] }), 'database backup written');
+    expect(logger.info).toHaveBeenCalledWith(
+      expect.objectContaining({ file: join(backups, fresh), removed: [old[2], old[3]] }),
+      'database backup written',
+    );
     expect(logger.warn).not.toHaveBeenCalled();
   });
 
@@ -164,7 +209,13 @@ describe('automatic backups', () => {
     const logger = silentLogger();
     const scheduler = new BackupScheduler(db, { dir: backups, keep: 3, logger, pagesPerStep: 1 });
     scheduler.start();
-    await until(() => (existsSync(backups) ? readdirSync(backups) : []), (names) => names.some((name) => name.endsWith('.partial')), 10_000, 'a backup under way', 10);
+    await until(
+      () => (existsSync(backups) ? readdirSync(backups) : []),
+      (names) => names.some((name) => name.endsWith('.partial')),
+      10_000,
+      'a backup under way',
+      10,
+    );
     const stopping = Date.now();
     await scheduler.stop();
     expect(Date.now() - stopping).toBeLessThan(1000);
@@ -189,9 +240,21 @@ describe('automatic backups', () => {
       other.close();
     });
     writing = false;
-    const slow = new BackupScheduler(db, { dir: backups, keep: 3, logger, pagesPerStep: 1, othersWriting: () => writing });
+    const slow = new BackupScheduler(db, {
+      dir: backups,
+      keep: 3,
+      logger,
+      pagesPerStep: 1,
+      othersWriting: () => writing,
+    });
     const copying = slow.backupNow();
-    await until(() => readdirSync(backups), (names) => names.some((name) => name.endsWith('.partial')), 10_000, 'a copy under way', 10);
+    await until(
+      () => readdirSync(backups),
+      (names) => names.some((name) => name.endsWith('.partial')),
+      10_000,
+      'a copy under way',
+      10,
+    );
     writing = true;
     other.transaction(() => {
       other.prepare('INSERT INTO tick (pad) VALUES (randomblob(400))').run();
@@ -213,9 +276,17 @@ describe('automatic backups', () => {
     const scheduler = new BackupScheduler(db, { dir: notAFolder, keep: 3, logger });
     cleanups.push(() => scheduler.stop());
     scheduler.start();
-    await until(() => logger.warn.mock.calls.length, (calls) => calls > 0, 10_000, 'the warning', 10);
+    await until(
+      () => logger.warn.mock.calls.length,
+      (calls) => calls > 0,
+      10_000,
+      'the warning',
+      10,
+    );
     const message = String(logger.warn.mock.calls[0]?.[1]);
-    expect(message).toMatch(/^automatic database backup failed: the backups folder .*backups cannot be made \(.*\): make sure that path is a folder Antenna may write to\. The server keeps running and tries again in 60 min\.$/);
+    expect(message).toMatch(
+      /^automatic database backup failed: the backups folder .*backups cannot be made \(.*\): make sure that path is a folder Antenna may write to\. The server keeps running and tries again in 60 min\.$/,
+    );
     expect(db.prepare('SELECT count(*) FROM tick').pluck().get()).toBe(PREFILL);
   });
 });
@@ -227,10 +298,20 @@ describe('restore', () => {
     const lock = lockDataDirForServer(dir);
     cleanups.push(() => lock.release());
     // A second server is refused the same way.
-    expect(() => lockDataDirForServer(dir)).toThrow(new StartupError(`Another Antenna process (pid ${process.pid}) is using the data directory ${dir} (a server, or antenna restore): stop it first, or give this server another --data.`));
-    await expect(restoreDatabase(dir, file)).rejects.toThrow(new BackupError(`An Antenna server (pid ${process.pid}) is running on ${dir}: stop it, then run antenna restore again (a running server's database cannot be replaced).`));
+    expect(() => lockDataDirForServer(dir)).toThrow(
+      new StartupError(
+        `Another Antenna process (pid ${process.pid}) is using the data directory ${dir} (a server, or antenna restore): stop it first, or give this server another --data.`,
+      ),
+    );
+    await expect(restoreDatabase(dir, file)).rejects.toThrow(
+      new BackupError(
+        `An Antenna server (pid ${process.pid}) is running on ${dir}: stop it, then run antenna restore again (a running server's database cannot be replaced).`,
+      ),
+    );
     lock.release();
-    await expect(restoreDatabase(dir, file)).rejects.toThrow(/antenna\.db is open in another program \(an antenna scan or backup, or a sqlite3 shell\): let it finish or close it, then run antenna restore again\./);
+    await expect(restoreDatabase(dir, file)).rejects.toThrow(
+      /antenna\.db is open in another program \(an antenna scan or backup, or a sqlite3 shell\): let it finish or close it, then run antenna restore again\./,
+    );
     db.close();
     const before = sha256(databasePath(dir));
     expect(existsSync(databasePath(dir))).toBe(true);
@@ -246,7 +327,9 @@ describe('restore', () => {
     writeFileSync(`${databasePath(dir)}-shm`, Buffer.alloc(32768, 7));
     const old = join(dir, 'old-antenna.db');
     const legacy = new Database(old);
-    legacy.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    legacy.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
     for (const migration of loadMigrations().slice(0, 5)) {
       legacy.exec(migration.sql);
       legacy.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
@@ -255,7 +338,13 @@ describe('restore', () => {
     legacy.close();
 
     const result = await restoreDatabase(dir, old, () => Date.UTC(2025, 4, 6, 7, 8, 9));
-    expect(result).toMatchObject({ file: old, schema: 5, latest: loadMigrations().at(-1)?.version, database: databasePath(dir), keptAs: join(backupsDir(dir), 'antenna-2025-05-06T07-08-09Z.before-restore.db') });
+    expect(result).toMatchObject({
+      file: old,
+      schema: 5,
+      latest: loadMigrations().at(-1)?.version,
+      database: databasePath(dir),
+      keptAs: join(backupsDir(dir), 'antenna-2025-05-06T07-08-09Z.before-restore.db'),
+    });
     expect(isBeforeRestoreName(result.keptAs?.split('/').at(-1) ?? '')).toBe(true);
     expect(readdirSync(dir).filter((name) => name.startsWith('antenna.db'))).toEqual(['antenna.db']);
     const kept = new Database(result.keptAs!, { readonly: true });
@@ -264,7 +353,9 @@ describe('restore', () => {
 
     const reopened = openDatabase(databasePath(dir));
     cleanups.push(() => void reopened.close());
-    expect(reopened.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(loadMigrations().at(-1)?.version);
+    expect(reopened.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(
+      loadMigrations().at(-1)?.version,
+    );
     expect(reopened.prepare('SELECT name FROM shows').pluck().all()).toEqual(['Old Show']);
   });
 
@@ -283,10 +374,16 @@ describe('restore', () => {
     const future = new Database(newer);
     future.prepare("INSERT INTO schema_migrations VALUES (999, 'from-the-future', 0)").run();
     future.close();
-    await expect(restoreDatabase(dir, join(dir, 'missing.db'))).rejects.toThrow(/missing\.db does not exist: give the path of a backup/);
-    await expect(restoreDatabase(dir, text)).rejects.toThrow(/notes\.txt is not a readable SQLite database \(.*\): give a backup Antenna made/);
+    await expect(restoreDatabase(dir, join(dir, 'missing.db'))).rejects.toThrow(
+      /missing\.db does not exist: give the path of a backup/,
+    );
+    await expect(restoreDatabase(dir, text)).rejects.toThrow(
+      /notes\.txt is not a readable SQLite database \(.*\): give a backup Antenna made/,
+    );
     await expect(restoreDatabase(dir, foreign)).rejects.toThrow(/other\.db is a SQLite database but not Antenna's/);
-    await expect(restoreDatabase(dir, newer)).rejects.toThrow(/newer\.db was written by a newer Antenna \(schema 999, this one knows \d+\): upgrade Antenna first/);
+    await expect(restoreDatabase(dir, newer)).rejects.toThrow(
+      /newer\.db was written by a newer Antenna \(schema 999, this one knows \d+\): upgrade Antenna first/,
+    );
     await expect(restoreDatabase(dir, databasePath(dir))).rejects.toThrow(/is the database itself/);
     expect(sha256(databasePath(dir))).toBe(before);
     expect(existsSync(backupsDir(dir))).toBe(false);
@@ -313,8 +410,12 @@ describe('start-up on a damaged database', () => {
     }
     expect(error).toBeInstanceOf(StartupError);
     const message = (error as Error).message;
-    expect(message).toMatch(/^Database .*antenna\.db is damaged \(quick_check: .+\)\. It was left untouched: the newest backup is /);
-    expect(message).toContain(`${newest.file} (taken 2025-01-02 03:04 UTC); restore it with: antenna restore ${newest.file} --data ${dir} `);
+    expect(message).toMatch(
+      /^Database .*antenna\.db is damaged \(quick_check: .+\)\. It was left untouched: the newest backup is /,
+    );
+    expect(message).toContain(
+      `${newest.file} (taken 2025-01-02 03:04 UTC); restore it with: antenna restore ${newest.file} --data ${dir} `,
+    );
     expect(sha256(file)).toBe(damaged);
 
     const restored = await restoreDatabase(dir, newest.file);
@@ -332,11 +433,15 @@ describe('start-up on a damaged database', () => {
     db.close();
     const file = databasePath(dir);
     damagePage(file, root, pageSize);
-    expect(() => openDatabase(file)).toThrow(/is damaged .* there is no backup in .*backups; move it away to start with an empty library, or try \.recover in the sqlite3 shell on a copy of it\.$/);
+    expect(() => openDatabase(file)).toThrow(
+      /is damaged .* there is no backup in .*backups; move it away to start with an empty library, or try \.recover in the sqlite3 shell on a copy of it\.$/,
+    );
     prepareDataDir(backupsDir(dir));
     writeFileSync(join(backupsDir(dir), backupFileName(Date.UTC(2024, 11, 24))), '');
     writeFileSync(file, 'not a database'.repeat(1000));
-    expect(() => openDatabase(file)).toThrow(/cannot be read \(.*\)\. It was left untouched: the newest backup is .*antenna-2024-12-24T00-00-00Z\.db/);
+    expect(() => openDatabase(file)).toThrow(
+      /cannot be read \(.*\)\. It was left untouched: the newest backup is .*antenna-2024-12-24T00-00-00Z\.db/,
+    );
   });
 });
 

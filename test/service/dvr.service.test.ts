@@ -47,7 +47,12 @@ function dvrOf(setup: Partial<DvrSetup> & Pick<DvrSetup, 'sources' | 'guides'>):
   return dvr;
 }
 
-const entry = (number: string, tvgId: string): M3uEntry => ({ number, name: `Channel ${number}`, tvgId, url: `${NOWHERE}/${number}` });
+const entry = (number: string, tvgId: string): M3uEntry => ({
+  number,
+  name: `Channel ${number}`,
+  tvgId,
+  url: `${NOWHERE}/${number}`,
+});
 
 /** One M3U with channels 2 and 3, one guide with three Harbour Lights episodes and a film. */
 async function standard(): Promise<{ dvr: DvrService; m3u: string; guide: string }> {
@@ -117,8 +122,14 @@ describe('planning', () => {
     const { dvr } = await standard();
     const series = dvr.rules.create({ type: 'series', title: 'Harbour Lights' });
     const film = dvr.rules.create({ type: 'keyword', keyword: 'movie', channels: ['3'] });
-    expect(jobsOf(series.id).map((j) => j.id)).toEqual([`${T0}-${series.id}`, `${T0 + 1800}-${series.id}`, `${T0 + 7200}-${series.id}`]);
-    expect(jobsOf(film.id)).toMatchObject([{ id: `${T0}-${film.id}`, name: 'Night Movie', channel: '3', start_time: T0, end_time: T0 + 5400, skipped: 0 }]);
+    expect(jobsOf(series.id).map((j) => j.id)).toEqual([
+      `${T0}-${series.id}`,
+      `${T0 + 1800}-${series.id}`,
+      `${T0 + 7200}-${series.id}`,
+    ]);
+    expect(jobsOf(film.id)).toMatchObject([
+      { id: `${T0}-${film.id}`, name: 'Night Movie', channel: '3', start_time: T0, end_time: T0 + 5400, skipped: 0 },
+    ]);
   });
 
   it('is idempotent: planning again gives the same jobs, each keeping its updated_at', async () => {
@@ -149,14 +160,20 @@ describe('planning', () => {
   it('a program rule keeps its airing’s programme id and title, follows the airing when a refresh moves it, and an edit keeps them', async () => {
     const { dvr, guide } = await standard();
     const second = dvr.rules.create({ type: 'program', channel: '2', start_time: T0 + 1800 });
-    expect(getRule(temp.db, second.id)?.definition).toMatchObject({ title: 'Harbour Lights', program_id: expect.stringMatching(/^EP0*1/) });
+    expect(getRule(temp.db, second.id)?.definition).toMatchObject({
+      title: 'Harbour Lights',
+      program_id: expect.stringMatching(/^EP0*1/),
+    });
     // Nothing in the guide at that time: nothing to keep, it records whatever is there.
     const nothing = dvr.rules.create({ type: 'program', channel: '3', start_time: T0 + 86400 });
     expect(getRule(temp.db, nothing.id)?.definition).toEqual({ type: 'program', channel: '3', start_time: T0 + 86400 });
     // The guide moves episode 2 an hour later and puts a film in its slot.
     writeXmltv(
       guide,
-      [['two.test', 'Two'], ['three.test', 'Three']],
+      [
+        ['two.test', 'Two'],
+        ['three.test', 'Three'],
+      ],
       [
         { channel: 'two.test', start: T0, stop: T0 + 1800, title: 'Harbour Lights', extra: episode(1) },
         { channel: 'two.test', start: T0 + 1800, stop: T0 + 3600, title: 'Short Film' },
@@ -166,7 +183,9 @@ describe('planning', () => {
     clock += 60_000;
     await dvr.sources.refreshAll();
     dvr.schedule.replan();
-    expect(jobsOf(second.id)).toMatchObject([{ id: `${T0 + 3600}-${second.id}`, name: 'Harbour Lights', start_time: T0 + 3600, end_time: T0 + 4200 }]);
+    expect(jobsOf(second.id)).toMatchObject([
+      { id: `${T0 + 3600}-${second.id}`, name: 'Harbour Lights', start_time: T0 + 3600, end_time: T0 + 4200 },
+    ]);
     // An edit that does not send them back keeps what the rule learnt (the guide no longer has it at the rule's time).
     dvr.rules.replace(second.id, { type: 'program', channel: '2', start_time: T0 + 1800, padding_after: 60 });
     expect(getRule(temp.db, second.id)?.definition).toMatchObject({ title: 'Harbour Lights', padding_after: 60 });
@@ -181,7 +200,12 @@ describe('planning', () => {
     const slot = dvr.rules.create({ type: 'slot', channel: '2', start_time: T0 + 600, duration: 600 });
     dvr.rules.delete(film.id);
     const incremental = listJobs(temp.db);
-    expect(incremental.map((j) => j.id)).toEqual([`${T0}-${series.id}`, `${T0 + 600}-${slot.id}`, `${T0 + 1800}-${series.id}`, `${T0 + 7200}-${series.id}`]);
+    expect(incremental.map((j) => j.id)).toEqual([
+      `${T0}-${series.id}`,
+      `${T0 + 600}-${slot.id}`,
+      `${T0 + 1800}-${series.id}`,
+      `${T0 + 7200}-${series.id}`,
+    ]);
     dvr.schedule.replan();
     expect(listJobs(temp.db)).toEqual(incremental);
     // Past the time the candidates are kept for, a rule change is a full re-plan (the guide read again).
@@ -197,12 +221,21 @@ describe('planning', () => {
     const rewrite = (second: { start: number; stop: number } | undefined) =>
       writeXmltv(
         guide,
-        [['two.test', 'Two'], ['three.test', 'Three']],
+        [
+          ['two.test', 'Two'],
+          ['three.test', 'Three'],
+        ],
         [
           { channel: 'two.test', start: T0, stop: T0 + 1800, title: 'Harbour Lights', extra: episode(1) },
           ...(second ? [{ channel: 'two.test', ...second, title: 'Harbour Lights', extra: episode(2) }] : []),
           { channel: 'two.test', start: T0 + 7200, stop: T0 + 9000, title: 'Harbour Lights', extra: episode(3) },
-          { channel: 'three.test', start: T0, stop: T0 + 5400, title: 'Night Movie', extra: '<category>Movie</category>' },
+          {
+            channel: 'three.test',
+            start: T0,
+            stop: T0 + 5400,
+            title: 'Night Movie',
+            extra: '<category>Movie</category>',
+          },
         ],
       );
     rewrite(undefined);
@@ -239,7 +272,8 @@ describe('planning', () => {
     dvr.sources.removeSource(sourceIdFor('m3u', m3u));
     dvr.schedule.replan();
     expect(jobsOf(series.id)).toHaveLength(3);
-    for (const j of jobsOf(series.id)) expect(j).toMatchObject({ skipped: 1, error: expect.stringMatching(/^no source offers channel 2 any more/) });
+    for (const j of jobsOf(series.id))
+      expect(j).toMatchObject({ skipped: 1, error: expect.stringMatching(/^no source offers channel 2 any more/) });
     // The pause re-plans after the rule's change only (no full re-plan here): its kept jobs go all the same.
     dvr.rules.replace(series.id, { type: 'series', title: 'Harbour Lights', paused: true });
     expect(jobsOf(series.id)).toEqual([]);
@@ -291,7 +325,12 @@ describe('a restart', () => {
     clock = (T0 + 3600) * 1000;
     const again = dvrOf({ sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [guide] });
     again.start();
-    expect(job(missed)).toMatchObject({ state: 'finished', failed: 1, error: 'Antenna was not running at the time', updated_at: clock });
+    expect(job(missed)).toMatchObject({
+      state: 'finished',
+      failed: 1,
+      error: 'Antenna was not running at the time',
+      updated_at: clock,
+    });
     // A job the user skipped did not fail (it ended unplanned, so it is simply no longer listed).
     expect(getDvrJob(temp.db, skipped)?.failed ?? 0).toBe(0);
     expect(job(later)).toMatchObject({ state: 'scheduled', failed: 0, skipped: 0 });
@@ -349,7 +388,10 @@ describe('failed refreshes', () => {
     const film = dvr.rules.create({ type: 'program', channel: '3', start_time: T0 });
     const [source] = dvr.sources.listSources();
     // What an IPTV provider or a captive portal sends with a 200 when the account has lapsed.
-    writeFileSync(m3u, '<!doctype html>\n<html>\n<head><title>Sign in</title></head>\n<body><p>Your subscription has expired.</p></body>\n</html>\n');
+    writeFileSync(
+      m3u,
+      '<!doctype html>\n<html>\n<head><title>Sign in</title></head>\n<body><p>Your subscription has expired.</p></body>\n</html>\n',
+    );
     const result = await dvr.sources.refreshSource(source!.id);
     expect(result.error).toEqual(expect.any(String));
     expect(dvr.live.channels().map((c) => c.number)).toEqual(['2', '3']);
@@ -365,8 +407,22 @@ describe('recordings and rules', () => {
     expect(jobsOf(series.id)).toHaveLength(3);
     const path = join(temp.dir, 'recordings', 'Harbour Lights.ts');
     writeFileSync(path, 'recorded');
-    upsertMovie(temp.db, { id: 'rec-old', source: 'recordings', title: 'Harbour Lights', path, program_id: 'EP000000010003' });
-    insertRecording(temp.db, { item_id: 'rec-old', job_id: `${T0 - 86400}-${series.id}`, rule_id: series.id, channel: '2', source_id: null, episode_key: 'pid:EP000000010003', started_at: clock });
+    upsertMovie(temp.db, {
+      id: 'rec-old',
+      source: 'recordings',
+      title: 'Harbour Lights',
+      path,
+      program_id: 'EP000000010003',
+    });
+    insertRecording(temp.db, {
+      item_id: 'rec-old',
+      job_id: `${T0 - 86400}-${series.id}`,
+      rule_id: series.id,
+      channel: '2',
+      source_id: null,
+      episode_key: 'pid:EP000000010003',
+      started_at: clock,
+    });
     dvr.schedule.replan();
     expect(jobsOf(series.id).map((j) => j.start_time)).toEqual([T0, T0 + 1800]);
 
@@ -392,7 +448,12 @@ describe('tuner limits', () => {
         ['four.test', 'Four'],
         ['five.test', 'Five'],
       ],
-      ['Two', 'Three', 'Four', 'Five'].map((name) => ({ channel: `${name.toLowerCase()}.test`, start: T0, stop: T0 + 1800, title: `${name} Show` })),
+      ['Two', 'Three', 'Four', 'Five'].map((name) => ({
+        channel: `${name.toLowerCase()}.test`,
+        start: T0,
+        stop: T0 + 1800,
+        title: `${name} Show`,
+      })),
     );
     const dvr = dvrOf({
       sources: [
@@ -413,16 +474,27 @@ describe('tuner limits', () => {
 
     const one = (rule: { id: number }) => jobsOf(rule.id)[0] as DvrJobRow;
     expect(one(two)).toMatchObject({ channel: '2', source_id: sourceA, skipped: 0 });
-    expect(one(three)).toMatchObject({ skipped: 1, channel: null, error: expect.stringMatching(/^no free tuner on M3U .*a\.m3u: already recording Two Show/) });
+    expect(one(three)).toMatchObject({
+      skipped: 1,
+      channel: null,
+      error: expect.stringMatching(/^no free tuner on M3U .*a\.m3u: already recording Two Show/),
+    });
     expect(one(five)).toMatchObject({ channel: '5', source_id: sourceB, skipped: 0 });
-    expect(one(four)).toMatchObject({ skipped: 1, error: expect.stringMatching(/^no free tuner on M3U .*b\.m3u: already recording Five Show/) });
+    expect(one(four)).toMatchObject({
+      skipped: 1,
+      error: expect.stringMatching(/^no free tuner on M3U .*b\.m3u: already recording Five Show/),
+    });
     expect(one(twoAgain)).toMatchObject({ channel: '2', source_id: sourceA, skipped: 0 });
 
     // A higher priority takes the tuner; what it displaces is skipped instead.
     dvr.rules.replace(three.id, { type: 'series', title: 'Three Show', priority: 10 });
     expect(one(three)).toMatchObject({ channel: '3', source_id: sourceA, skipped: 0 });
-    expect(one(two)).toMatchObject({ skipped: 1, error: expect.stringMatching(/no free tuner.*already recording Three Show/) });
-    // Only what the change reached was written (placeAgain's changes): the jobs as a full re-plan writes them, each updated_at kept.
+    expect(one(two)).toMatchObject({
+      skipped: 1,
+      error: expect.stringMatching(/no free tuner.*already recording Three Show/),
+    });
+    // Only what the change reached was written (placeAgain's changes): the jobs as a full re-plan writes them, each
+    // updated_at kept.
     const incremental = listJobs(temp.db);
     dvr.schedule.replan();
     expect(listJobs(temp.db)).toEqual(incremental);
@@ -442,7 +514,11 @@ describe('review fixes', () => {
     }
     one.commit({ skipped: 0 });
     two.commit({ skipped: 0 });
-    const stored = temp.db.prepare('SELECT guide_id, count(*) AS n, min(title) AS first FROM programmes GROUP BY guide_id ORDER BY guide_id').all();
+    const stored = temp.db
+      .prepare(
+        'SELECT guide_id, count(*) AS n, min(title) AS first FROM programmes GROUP BY guide_id ORDER BY guide_id',
+      )
+      .all();
     expect(stored).toEqual([
       { guide_id: 'g1', n: 5, first: 'One 0' },
       { guide_id: 'g2', n: 5, first: 'Two 0' },
@@ -456,10 +532,23 @@ describe('review fixes', () => {
     const blocked = feed('not-a-dir');
     writeFileSync(blocked, '');
     const { DvrService: Dvr } = await import('../../src/dvr/dvr.service.js');
-    const dvr = new Dvr(temp.db, { recordingsDir: blocked, thumbnailsDir: feed('th'), workDir: feed('w'), sources: { sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [] }, now, refreshInterval: 0, comskip: false });
+    const dvr = new Dvr(temp.db, {
+      recordingsDir: blocked,
+      thumbnailsDir: feed('th'),
+      workDir: feed('w'),
+      sources: { sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [] },
+      now,
+      refreshInterval: 0,
+      comskip: false,
+    });
     started.push(dvr);
     await dvr.sources.refreshAll();
-    const rule = dvr.rules.create({ type: 'slot', channel: '2', start_time: Math.floor(clock / 1000) - 10, duration: 600 });
+    const rule = dvr.rules.create({
+      type: 'slot',
+      channel: '2',
+      start_time: Math.floor(clock / 1000) - 10,
+      duration: 600,
+    });
     const job = getDvrJob(temp.db, `${Math.floor(clock / 1000) - 10}-${rule.id}`);
     expect(job).toMatchObject({ state: 'finished', failed: 1 });
     expect(job?.error).toMatch(/could not start/);

@@ -23,19 +23,39 @@ let dvr: DvrService;
 
 beforeAll(() => {
   temp = createTempLibrary({ externalCheckIntervalMs: 0 });
-  saveSource(temp.db, { id: 'm3u-big', kind: 'm3u', location: '/big.m3u', name: 'Big', stream_limit: 2, origin: 'managed' });
+  saveSource(temp.db, {
+    id: 'm3u-big',
+    kind: 'm3u',
+    location: '/big.m3u',
+    name: 'Big',
+    stream_limit: 2,
+    origin: 'managed',
+  });
   // Numbers given out of order, with a subchannel: the page orders them as a person would.
   const numbers = Array.from({ length: CHANNELS - 1 }, (_, i) => String(CHANNELS - 1 - i)).concat('2.1');
   replaceSourceChannels(temp.db, 'm3u-big', {
     skipped: 0,
-    channels: numbers.map((number) => ({ number, name: `Channel ${number}`, hd: false, stream_url: `http://127.0.0.1:9/${number}`, guide_id: `c${number}` })),
+    channels: numbers.map((number) => ({
+      number,
+      name: `Channel ${number}`,
+      hd: false,
+      stream_url: `http://127.0.0.1:9/${number}`,
+      guide_id: `c${number}`,
+    })),
   });
   saveGuide(temp.db, { id: 'g', location: '/guide.xml', origin: 'managed' });
   const writer = new GuideWriter(temp.db, 'g');
   for (const number of numbers) {
     writer.channel({ id: `c${number}`, displayNames: [`Channel ${number}`] });
     for (let slot = 0; slot < SLOTS; slot++) {
-      writer.programme({ channel: `c${number}`, start: T0 + slot * 1800, stop: T0 + (slot + 1) * 1800, title: `Show ${number}`, episodeTitle: `Part ${slot}`, seriesId: `S${number}` });
+      writer.programme({
+        channel: `c${number}`,
+        start: T0 + slot * 1800,
+        stop: T0 + (slot + 1) * 1800,
+        title: `Show ${number}`,
+        episodeTitle: `Part ${slot}`,
+        seriesId: `S${number}`,
+      });
     }
   }
   writer.commit({ skipped: 0 });
@@ -47,7 +67,8 @@ afterAll(async () => {
   temp?.close();
 });
 
-const page = (start: number, end: number, offset = 0, limit = 100, favorites = false) => dvr.live.guidePage({ start, end, offset, limit, favorites });
+const page = (start: number, end: number, offset = 0, limit = 100, favorites = false) =>
+  dvr.live.guidePage({ start, end, offset, limit, favorites });
 
 describe('guide pages', () => {
   it('pages the channels in channel-number order, with a total', () => {
@@ -55,7 +76,8 @@ describe('guide pages', () => {
     expect(first.total).toBe(CHANNELS);
     expect(first.channels.map((c) => c.number).slice(0, 4)).toEqual(['1', '2', '2.1', '3']);
     const numbers: string[] = [];
-    for (let offset = 0; offset < CHANNELS; offset += 100) numbers.push(...page(T0, T0 + 3600, offset, 100).channels.map((c) => c.number));
+    for (let offset = 0; offset < CHANNELS; offset += 100)
+      numbers.push(...page(T0, T0 + 3600, offset, 100).channels.map((c) => c.number));
     expect(numbers).toHaveLength(CHANNELS);
     expect(new Set(numbers).size).toBe(CHANNELS);
     expect(page(T0, T0 + 3600, CHANNELS, 100).channels).toEqual([]);
@@ -69,11 +91,21 @@ describe('guide pages', () => {
       // 06:15 to 12:15 from a half hour's boundary: 13 programmes, the first started before the window.
       expect(channel.airings).toHaveLength(13);
       expect(channel.airings[0]!.start_time).toBe(start - 900);
-      expect(channel.airings.every((a) => a.start_time < start + 6 * 3600 && a.end_time > start && a.title === `Show ${channel.number}`)).toBe(true);
-      expect(channel.airings.map((a) => a.start_time)).toEqual([...channel.airings.map((a) => a.start_time)].sort((a, b) => a - b));
+      expect(
+        channel.airings.every(
+          (a) => a.start_time < start + 6 * 3600 && a.end_time > start && a.title === `Show ${channel.number}`,
+        ),
+      ).toBe(true);
+      expect(channel.airings.map((a) => a.start_time)).toEqual(
+        [...channel.airings.map((a) => a.start_time)].sort((a, b) => a - b),
+      );
     }
     // What is on at one instant: one programme per channel.
-    expect(page(start, start + 1).channels.every((c) => c.airings.length === 1 && c.airings[0]!.series_id === `S${c.number}`)).toBe(true);
+    expect(
+      page(start, start + 1).channels.every(
+        (c) => c.airings.length === 1 && c.airings[0]!.series_id === `S${c.number}`,
+      ),
+    ).toBe(true);
     // Past the guide's end: channels, no programmes.
     expect(page(T0 + 15 * 86400, T0 + 15 * 86400 + 3600).channels.every((c) => c.airings.length === 0)).toBe(true);
   });
@@ -89,7 +121,15 @@ describe('guide pages', () => {
 
   it('marks the airings a job records, and only on its channel', () => {
     const start = T0 + 86400;
-    upsertJob(temp.db, { id: `${start - 60}-1`, name: 'Show 5', start_time: start - 60, end_time: start + 1800 + 120, channels: ['5'], channel: '5', item: { title: 'Show 5' } });
+    upsertJob(temp.db, {
+      id: `${start - 60}-1`,
+      name: 'Show 5',
+      start_time: start - 60,
+      end_time: start + 1800 + 120,
+      channels: ['5'],
+      channel: '5',
+      item: { title: 'Show 5' },
+    });
     const result = page(start - 1800, start + 3600, 0, 10);
     const five = result.channels.find((c) => c.number === '5')!;
     expect(five.airings.map((a) => a.job_id ?? null)).toEqual([null, `${start - 60}-1`, null]);
@@ -109,7 +149,9 @@ describe('guide pages', () => {
 
   it('reads programmes and jobs through their indexes', () => {
     const plan = (sql: string, ...args: unknown[]) =>
-      (temp.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((row) => row.detail).join('\n');
+      (temp.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[])
+        .map((row) => row.detail)
+        .join('\n');
     const programmes = plan(
       `SELECT p.start FROM json_each(?) k JOIN programmes p ON p.guide_id = json_extract(k.value, '$[0]') AND p.xmltv_channel = json_extract(k.value, '$[1]')
         WHERE p.start >= ? AND p.start < ? AND p.stop > ? ORDER BY k.key, p.start`,
@@ -118,8 +160,15 @@ describe('guide pages', () => {
       1,
       0,
     );
-    expect(programmes).toMatch(/SEARCH p USING INDEX programmes_channel_start \(guide_id=\? AND xmltv_channel=\? AND start>\? AND start<\?\)/);
-    const jobs = plan('SELECT id FROM jobs WHERE start_time >= ? AND start_time < ? AND end_time > ? AND skipped = 0 AND failed = 0 ORDER BY start_time', 0, 1, 0);
+    expect(programmes).toMatch(
+      /SEARCH p USING INDEX programmes_channel_start \(guide_id=\? AND xmltv_channel=\? AND start>\? AND start<\?\)/,
+    );
+    const jobs = plan(
+      'SELECT id FROM jobs WHERE start_time >= ? AND start_time < ? AND end_time > ? AND skipped = 0 AND failed = 0 ORDER BY start_time',
+      0,
+      1,
+      0,
+    );
     expect(jobs).toMatch(/USING INDEX jobs_start/);
   });
 });

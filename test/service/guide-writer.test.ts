@@ -30,11 +30,21 @@ beforeEach(() => {
 });
 afterEach(() => temp.close());
 
-/** A writer holding `count` hour-long programmes on c1 titled `<title> <n>`; batches of 7, so staging is flushed many times. */
+/**
+ * A writer holding `count` hour-long programmes on c1 titled `<title> <n>`; batches of 7, so staging is flushed many
+ * times.
+ */
 function writerOf(title: string, count: number): GuideWriter {
   const writer = new GuideWriter(temp.db, 'g', { batchSize: 7 });
   writer.channel({ id: 'c1', displayNames: ['One'] });
-  for (let i = 0; i < count; i++) writer.programme({ channel: 'c1', start: T0 + i * 3600, stop: T0 + (i + 1) * 3600, title: `${title} ${i}`, seriesId: title });
+  for (let i = 0; i < count; i++)
+    writer.programme({
+      channel: 'c1',
+      start: T0 + i * 3600,
+      stop: T0 + (i + 1) * 3600,
+      title: `${title} ${i}`,
+      seriesId: title,
+    });
   return writer;
 }
 
@@ -49,12 +59,29 @@ function titlesRead(): Record<string, string[]> {
     grid: sorted(programmesOfChannels(db, [['g', 'c1']], T0, T0 + 1000 * 3600).map((p) => p.title)),
     on: sorted([...iterateProgrammeTuplesOn(db, 0, [KEY])].map(tupleTitle)),
     of: sorted(programmeTuplesOf(db, KEY, 0, T0 * 2).map(tupleTitle)),
-    matching: sorted([...iterateProgrammeTuplesMatching(db, 0, { channelKeys: [], seriesIds: ['Old', 'New'], titles: [], substrings: [] })].map(tupleTitle)),
+    matching: sorted(
+      [
+        ...iterateProgrammeTuplesMatching(db, 0, {
+          channelKeys: [],
+          seriesIds: ['Old', 'New'],
+          titles: [],
+          substrings: [],
+        }),
+      ].map(tupleTitle),
+    ),
     search: sorted(searchProgrammes(temp.db, 'old OR new', 0, [KEY], 1000).map((p) => p.title)),
   };
 }
 
-const everywhere = (titles: string[]) => ({ all: titles, between: titles, grid: titles, on: titles, of: titles, matching: titles, search: titles });
+const everywhere = (titles: string[]) => ({
+  all: titles,
+  between: titles,
+  grid: titles,
+  on: titles,
+  of: titles,
+  matching: titles,
+  search: titles,
+});
 const titled = (title: string, count: number) => Array.from({ length: count }, (_, i) => `${title} ${i}`).sort();
 
 describe('GuideWriter', () => {
@@ -81,7 +108,8 @@ describe('GuideWriter', () => {
 
   it('leaves nothing of a refresh not applied, staged or placed', async () => {
     writerOf('Old', 10).commit({ skipped: 0 });
-    const tables = () => temp.db.prepare("SELECT count(*) FROM temp.sqlite_master WHERE name LIKE 'programmes_staging%'").pluck().get();
+    const tables = () =>
+      temp.db.prepare("SELECT count(*) FROM temp.sqlite_master WHERE name LIKE 'programmes_staging%'").pluck().get();
 
     const staged = writerOf('New', 15);
     staged.flush();

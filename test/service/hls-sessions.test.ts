@@ -27,12 +27,42 @@ beforeAll(() => {
   mkdirSync(join(media, 'in'));
   h264 = join(media, 'in', 'h264.mp4');
   mpeg2 = join(media, 'in', 'broadcast.ts');
-  const source = ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25:duration=40', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=40', '-shortest'];
+  const source = [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=320x240:rate=25:duration=40',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=40',
+    '-shortest',
+  ];
   execFileSync('ffmpeg', [...source, '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-c:a', 'aac', h264]);
   execFileSync('ffmpeg', [...source, '-c:v', 'mpeg2video', '-b:v', '1M', '-c:a', 'ac3', '-f', 'mpegts', mpeg2]);
   // Matroska written to a pipe has no duration (nothing to seek back to write it): ffprobe reports none.
   unknownLength = join(media, 'in', 'piped.mkv');
-  const piped = execFileSync('ffmpeg', [...source.slice(0, 7), 'testsrc2=size=320x240:rate=25:duration=14', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-f', 'matroska', 'pipe:1'], { maxBuffer: 64 * 1024 * 1024 });
+  const piped = execFileSync(
+    'ffmpeg',
+    [
+      ...source.slice(0, 7),
+      'testsrc2=size=320x240:rate=25:duration=14',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-g',
+      '25',
+      '-f',
+      'matroska',
+      'pipe:1',
+    ],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
   writeFileSync(unknownLength, piped);
 }, 60_000);
 
@@ -47,7 +77,10 @@ const logs: Record<string, unknown>[] = [];
 
 function service(options: Partial<HlsServiceOptions> = {}): HlsService {
   const items: Record<string, string> = { h264, mpeg2, unknownLength };
-  const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   const hls = new HlsService({
     dir: join(media, `hls-${services.length}-${Math.random().toString(36).slice(2)}`),
     ffmpeg: 'ffmpeg',
@@ -75,7 +108,11 @@ function service(options: Partial<HlsServiceOptions> = {}): HlsService {
 /** The ffmpeg processes writing into a session's folder. */
 function ffmpegsOf(sessionId: string): number[] {
   try {
-    return execFileSync('pgrep', ['-f', `ffmpeg.*/${sessionId}/`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-f', `ffmpeg.*/${sessionId}/`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -89,7 +126,10 @@ describe('HLS sessions', () => {
     expect(await hls.fileMaster('h264', {}, '10.0.0.5')).toMatch(/NAME="remux"[\s\S]*NAME="240p"/);
     const broadcast = await hls.fileMaster('mpeg2', {}, '10.0.0.5');
     expect(broadcast).not.toContain('remux');
-    await expect(hls.fileMaster('mpeg2', { encoder: 'remux' }, '10.0.0.5')).rejects.toMatchObject({ status: 503, code: 'remux_unavailable' });
+    await expect(hls.fileMaster('mpeg2', { encoder: 'remux' }, '10.0.0.5')).rejects.toMatchObject({
+      status: 503,
+      code: 'remux_unavailable',
+    });
     await expect(hls.fileMaster('nothing', {}, '10.0.0.5')).rejects.toBeInstanceOf(NotFoundError);
     expect(hls.list().map((s) => [s.FileID, s.ClientAddress, s.Encoder])).toEqual([
       ['h264', '10.0.0.5', 'none'],
@@ -171,7 +211,11 @@ describe('HLS sessions', () => {
     const second = hls.session(sessionIdIn(await hls.fileMaster('mpeg2', {}, 'b')), { itemId: 'mpeg2' });
     const refused = await second.segment('240p', 0).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UnavailableError);
-    expect(refused).toMatchObject({ status: 503, code: 'too_many_transcodes', message: expect.stringMatching(/--max-transcodes/) });
+    expect(refused).toMatchObject({
+      status: 503,
+      code: 'too_many_transcodes',
+      message: expect.stringMatching(/--max-transcodes/),
+    });
     const remux = hls.session(sessionIdIn(await hls.fileMaster('h264', {}, 'c')), { itemId: 'h264' });
     expect(existsSync(await remux.segment('remux', 0))).toBe(true);
     await hls.endSession(first.id);
@@ -182,7 +226,13 @@ describe('HLS sessions', () => {
     const hls = service({ encoder: 'vaapi' });
     const id = sessionIdIn(await hls.fileMaster('mpeg2', {}, '127.0.0.1'));
     expect(existsSync(await hls.session(id, { itemId: 'mpeg2' }).segment('240p', 0))).toBe(true);
-    expect(logs.find((l) => String(l.msg).startsWith('the hardware encoder failed: transcoding in software from now on; the reason says why'))).toMatchObject({ encoder: 'vaapi', reason: expect.any(String) });
+    expect(
+      logs.find((l) =>
+        String(l.msg).startsWith(
+          'the hardware encoder failed: transcoding in software from now on; the reason says why',
+        ),
+      ),
+    ).toMatchObject({ encoder: 'vaapi', reason: expect.any(String) });
     expect(hls.list()[0]?.Encoder).toBe('software');
   });
 });
@@ -269,7 +319,11 @@ describe('HLS sessions under pressure', () => {
   it('plays a live channel: one ffmpeg for concurrent first requests, started again when killed, the channel left at the end', async () => {
     const channel = fileChannel();
     const dir = join(media, 'live-hls');
-    const hls = service({ dir, resolveChannel: (number) => ({ number, id: `ch-${number}` }), joinChannel: channel.join });
+    const hls = service({
+      dir,
+      resolveChannel: (number) => ({ number, id: `ch-${number}` }),
+      joinChannel: channel.join,
+    });
     const master = await hls.liveMaster('5', 'ANY', {}, '127.0.0.1');
     expect(master).not.toContain('remux');
     const id = sessionIdIn(master);
@@ -307,7 +361,9 @@ describe('HLS sessions under pressure', () => {
     expect(hls.list()).toEqual([]);
     expect(() => hls.session(id, { number: '5' })).toThrow(NotFoundError);
     await expect(session.playlist('240p')).rejects.toBeInstanceOf(NotFoundError);
-    expect(logs.find((l) => l.session === id && l.msg === 'HLS session ended')).toMatchObject({ reason: 'the channel ended: the source closed the connection' });
+    expect(logs.find((l) => l.session === id && l.msg === 'HLS session ended')).toMatchObject({
+      reason: 'the channel ended: the source closed the connection',
+    });
     expect(ffmpegsOf(id)).toEqual([]);
   }, 60_000);
 

@@ -25,14 +25,23 @@ function put(relative: string, content = 'x'.repeat(100)): string {
   return path;
 }
 
-const scan = (): Promise<ScanSummary> => new ImportService(temp.db, { logger: pino({ level: 'silent' }), probe: false }).scan(roots);
-const itemOf = (relative: string) => temp.db.prepare('SELECT item_id FROM import_files WHERE path = ?').pluck().get(join(media, relative)) as string | undefined;
-const importedPaths = () => (temp.db.prepare('SELECT path FROM import_files ORDER BY path').pluck().all() as string[]).map((path) => path.slice(media.length + 1));
+const scan = (): Promise<ScanSummary> =>
+  new ImportService(temp.db, { logger: pino({ level: 'silent' }), probe: false }).scan(roots);
+const itemOf = (relative: string) =>
+  temp.db.prepare('SELECT item_id FROM import_files WHERE path = ?').pluck().get(join(media, relative)) as
+    | string
+    | undefined;
+const importedPaths = () =>
+  (temp.db.prepare('SELECT path FROM import_files ORDER BY path').pluck().all() as string[]).map((path) =>
+    path.slice(media.length + 1),
+  );
 
 /** Writes of this file's record (a new one, or a moved one's) fail, as a constraint would make them. */
 function refuse(relative: string): void {
   for (const event of ['INSERT', 'UPDATE']) {
-    temp.db.exec(`CREATE TEMP TRIGGER refuse_${event} BEFORE ${event} ON import_files WHEN NEW.path = '${join(media, relative)}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+    temp.db.exec(
+      `CREATE TEMP TRIGGER refuse_${event} BEFORE ${event} ON import_files WHEN NEW.path = '${join(media, relative)}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+    );
   }
 }
 
@@ -63,7 +72,10 @@ it('leaves out only the file whose write fails, writing its show again, each fil
   refuse('TV/Harbour (2020)/Season 01/Harbour - S01E02 - Two.mkv');
 
   const summary = await scan();
-  expect(importedPaths()).toEqual(['TV/Harbour (2020)/Season 01/Harbour - S01E01 - One.mkv', 'TV/Harbour (2020)/Season 01/Harbour - S01E03 - Three.mkv']);
+  expect(importedPaths()).toEqual([
+    'TV/Harbour (2020)/Season 01/Harbour - S01E01 - One.mkv',
+    'TV/Harbour (2020)/Season 01/Harbour - S01E03 - Three.mkv',
+  ]);
   expect(summary).toMatchObject({ added: 2, updated: 0, moved: 0, removed: 0 });
   expect(summary.failed.map(({ path, reason }) => [path.slice(media.length + 1), reason.replace(/:.*/, '')])).toEqual([
     ['TV/Harbour (2020)/Season 01/Harbour - S01E01 - One.nfo', expect.any(String)],
@@ -71,7 +83,9 @@ it('leaves out only the file whose write fails, writing its show again, each fil
   ]);
   expect(summary.failed[1]?.reason).toContain('refused by the test');
   // The show the first episode wrote in the rolled-back attempt was written again: both episodes hang from it.
-  const shows = temp.db.prepare("SELECT s.name, count(i.id) AS episodes FROM shows s JOIN items i ON i.show_id = s.id GROUP BY s.id").all();
+  const shows = temp.db
+    .prepare('SELECT s.name, count(i.id) AS episodes FROM shows s JOIN items i ON i.show_id = s.id GROUP BY s.id')
+    .all();
   expect(shows).toEqual([{ name: 'Harbour', episodes: 2 }]);
 
   // Once the write is accepted, the next scan imports it.

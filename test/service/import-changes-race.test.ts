@@ -48,7 +48,13 @@ function put(relative: string, content: string): string {
   return path;
 }
 
-const paths = () => (temp.db.prepare('SELECT f.path FROM import_files f JOIN items i ON i.id = f.item_id ORDER BY f.path').pluck().all() as string[]).map((path) => path.slice(media.length));
+const paths = () =>
+  (
+    temp.db
+      .prepare('SELECT f.path FROM import_files f JOIN items i ON i.id = f.item_id ORDER BY f.path')
+      .pluck()
+      .all() as string[]
+  ).map((path) => path.slice(media.length));
 
 beforeEach(() => {
   temp = createTempLibrary({ externalCheckIntervalMs: 0 });

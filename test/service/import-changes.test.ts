@@ -26,7 +26,9 @@ function put(relative: string, content = 'x'.repeat(100)): string {
 }
 
 function items(): { id: string; path: string; duration: number | null }[] {
-  return temp.db.prepare('SELECT i.id, f.path, i.duration FROM import_files f JOIN items i ON i.id = f.item_id ORDER BY f.path').all() as never;
+  return temp.db
+    .prepare('SELECT i.id, f.path, i.duration FROM import_files f JOIN items i ON i.id = f.item_id ORDER BY f.path')
+    .all() as never;
 }
 
 beforeEach(() => {
@@ -49,7 +51,10 @@ describe('ImportService.applyChanges', () => {
     const lake = items().find((item) => item.path.endsWith('Lake.mp4'));
 
     const added = put('Videos/Trips/Forest.mp4', 'forest');
-    expect(await importer.applyChanges([{ root: videos, path: added, folder: false }])).toMatchObject({ added: 1, removed: 0 });
+    expect(await importer.applyChanges([{ root: videos, path: added, folder: false }])).toMatchObject({
+      added: 1,
+      removed: 0,
+    });
 
     mkdirSync(join(media, 'Videos/Lakes'));
     renameSync(join(media, 'Videos/Trips/Lake.mp4'), join(media, 'Videos/Lakes/Lake.mp4'));
@@ -60,7 +65,10 @@ describe('ImportService.applyChanges', () => {
       { root: videos, path: join(media, 'Videos/Trips/Coast.mp4'), folder: undefined },
     ]);
     expect(summary).toMatchObject({ moved: 1, removed: 1, added: 0 });
-    expect(items().map((item) => item.path.slice(media.length))).toEqual(['/Videos/Lakes/Lake.mp4', '/Videos/Trips/Forest.mp4']);
+    expect(items().map((item) => item.path.slice(media.length))).toEqual([
+      '/Videos/Lakes/Lake.mp4',
+      '/Videos/Trips/Forest.mp4',
+    ]);
     expect(items()[0]?.id).toBe(lake?.id);
   });
 
@@ -120,7 +128,9 @@ describe('ImportService.applyChanges', () => {
     const showNames = () => temp.db.prepare('SELECT name FROM shows').pluck().all();
     expect(showNames()).toEqual(['Harbour Lights']);
     put('TV/harbour/Season 02/harbour - S02E01.mkv', 'two');
-    expect(await importer.applyChanges([{ root: tv, path: join(media, 'TV/harbour/Season 02'), folder: true }])).toMatchObject({ added: 1 });
+    expect(
+      await importer.applyChanges([{ root: tv, path: join(media, 'TV/harbour/Season 02'), folder: true }]),
+    ).toMatchObject({ added: 1 });
     expect(showNames()).toEqual(['Harbour Lights']);
 
     linkSync(join(media, 'Videos/Trips/Lake.mp4'), join(media, 'Videos/Trips/Lake again.mp4'));
@@ -132,7 +142,11 @@ describe('ImportService.applyChanges', () => {
       { root: videos, path: join(media, 'Videos/Trips/Lake again.mp4'), folder: false },
     ]);
     expect(removed.removed).toBe(2);
-    expect(items().map((item) => item.path.slice(media.length))).toEqual(['/TV/harbour/Season 01/harbour - S01E01.mkv', '/TV/harbour/Season 02/harbour - S02E01.mkv', '/Videos/Trips/Coast.mp4']);
+    expect(items().map((item) => item.path.slice(media.length))).toEqual([
+      '/TV/harbour/Season 01/harbour - S01E01.mkv',
+      '/TV/harbour/Season 02/harbour - S02E01.mkv',
+      '/Videos/Trips/Coast.mp4',
+    ]);
   });
 
   it('reads names in any script whole, however the walk’s output is cut into chunks', async () => {

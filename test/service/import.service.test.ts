@@ -45,7 +45,9 @@ interface EpisodeJson {
 
 function episodes(): EpisodeJson[] {
   const all = read<EpisodeJson[]>(temp.library.listEpisodes({} as never, { baseUrl: 'http://x' }));
-  return all.sort((a, b) => (a.season_number ?? 0) - (b.season_number ?? 0) || (a.episode_number ?? 0) - (b.episode_number ?? 0));
+  return all.sort(
+    (a, b) => (a.season_number ?? 0) - (b.season_number ?? 0) || (a.episode_number ?? 0) - (b.episode_number ?? 0),
+  );
 }
 
 beforeEach(() => {
@@ -73,7 +75,15 @@ afterEach(() => {
 describe('a first scan', () => {
   it('adds episodes under their show, movies and videos under their groups, and counts what it skipped', async () => {
     const summary = await scan();
-    expect(summary).toMatchObject({ added: 5, updated: 0, removed: 0, moved: 0, ignored: 1, failed: [], skippedRoots: [] });
+    expect(summary).toMatchObject({
+      added: 5,
+      updated: 0,
+      removed: 0,
+      moved: 0,
+      ignored: 1,
+      failed: [],
+      skippedRoots: [],
+    });
 
     const shows = temp.library.listShows({} as never, { baseUrl: 'http://x' });
     expect(shows).toHaveLength(1);
@@ -83,9 +93,13 @@ describe('a first scan', () => {
       [1, 2, 'Second'],
     ]);
     expect(episodes()[0]).toMatchObject({ completed: true, processed: false });
-    expect(read<unknown[]>(temp.library.listEpisodes({ source: 'imports' } as never, { baseUrl: 'http://x' }))).toHaveLength(2);
+    expect(
+      read<unknown[]>(temp.library.listEpisodes({ source: 'imports' } as never, { baseUrl: 'http://x' })),
+    ).toHaveLength(2);
 
-    const movies = read<{ title: string; release_year: number }[]>(temp.library.listMovies({} as never, { baseUrl: 'http://x' }));
+    const movies = read<{ title: string; release_year: number }[]>(
+      temp.library.listMovies({} as never, { baseUrl: 'http://x' }),
+    );
     expect(movies.map((m) => [m.title, m.release_year])).toEqual([['Quiet Harbor', 1999]]);
 
     const groups = temp.library.listVideoGroups({} as never, { baseUrl: 'http://x' });
@@ -94,22 +108,37 @@ describe('a first scan', () => {
   });
 
   it("gives every item a program_id: its NFO's unique id when there is one, else its own id", async () => {
-    put('Movies/Quiet Harbor (1999)/Quiet Harbor (1999).nfo', '<movie><uniqueid type="tmdb">4412</uniqueid><uniqueid type="imdb" default="true">tt0000042</uniqueid></movie>');
+    put(
+      'Movies/Quiet Harbor (1999)/Quiet Harbor (1999).nfo',
+      '<movie><uniqueid type="tmdb">4412</uniqueid><uniqueid type="imdb" default="true">tt0000042</uniqueid></movie>',
+    );
     await scan();
-    const [movie] = read<{ id: string; program_id: string }[]>(temp.library.listMovies({} as never, { baseUrl: 'http://x' }));
+    const [movie] = read<{ id: string; program_id: string }[]>(
+      temp.library.listMovies({} as never, { baseUrl: 'http://x' }),
+    );
     expect(movie?.program_id).toBe('tt0000042');
-    const pilot = read<{ id: string; program_id: string; episode_title: string; duration: number }[]>(temp.library.listEpisodes({} as never, { baseUrl: 'http://x' })).find((e) => e.episode_title === 'Pilot');
+    const pilot = read<{ id: string; program_id: string; episode_title: string; duration: number }[]>(
+      temp.library.listEpisodes({} as never, { baseUrl: 'http://x' }),
+    ).find((e) => e.episode_title === 'Pilot');
     expect(pilot?.program_id).toBe(pilot?.id);
     expect(pilot?.duration).toBe(0);
   });
 
   it('gives the same folder the same video group id in another library', async () => {
     await scan();
-    const first = temp.library.listVideoGroups({} as never, { baseUrl: 'http://x' }).map((g) => g.id).sort();
+    const first = temp.library
+      .listVideoGroups({} as never, { baseUrl: 'http://x' })
+      .map((g) => g.id)
+      .sort();
     const other = createTempLibrary();
     try {
       await new ImportService(other.db, { logger: pino({ level: 'silent' }), probe: false }).scan(roots);
-      expect(other.library.listVideoGroups({} as never, { baseUrl: 'http://x' }).map((g) => g.id).sort()).toEqual(first);
+      expect(
+        other.library
+          .listVideoGroups({} as never, { baseUrl: 'http://x' })
+          .map((g) => g.id)
+          .sort(),
+      ).toEqual(first);
     } finally {
       other.close();
     }
@@ -147,7 +176,12 @@ describe('a rescan', () => {
     );
     const summary = await scan();
     expect(summary).toMatchObject({ moved: 1, added: 0, removed: 0 });
-    expect(episodes()[0]).toMatchObject({ id: pilot?.id, watched: true, playback_time: 42, episode_title: 'The Pilot' });
+    expect(episodes()[0]).toMatchObject({
+      id: pilot?.id,
+      watched: true,
+      playback_time: 42,
+      episode_title: 'The Pilot',
+    });
   });
 
   it('recognises a copy to another folder and back as the same content', async () => {
@@ -209,7 +243,11 @@ describe('bad input', () => {
 
   it('imports names with newlines and invalid UTF-8 without failing', async () => {
     put('Videos/odd/line\nbreak.mp4');
-    const invalid = Buffer.concat([Buffer.from(join(media, 'Videos/odd/')), Buffer.from([0xff, 0xfe]), Buffer.from('.mp4')]);
+    const invalid = Buffer.concat([
+      Buffer.from(join(media, 'Videos/odd/')),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('.mp4'),
+    ]);
     writeFileSync(invalid, 'bytes');
     const summary = await scan();
     expect(summary.added).toBe(6);
@@ -223,7 +261,10 @@ describe('bad input', () => {
 describe('files that change kind, and folders that cannot be read', () => {
   it('makes a file moved from a TV root into a movies root a new movie, and scans on', async () => {
     await scan();
-    renameSync(join(media, 'TV/Show Name (2005)/Season 01/Show Name - S01E02 - Second.mkv'), join(media, 'Movies/Second (2010).mkv'));
+    renameSync(
+      join(media, 'TV/Show Name (2005)/Season 01/Show Name - S01E02 - Second.mkv'),
+      join(media, 'Movies/Second (2010).mkv'),
+    );
     const summary = await scan();
     expect(summary).toMatchObject({ added: 1, removed: 1, moved: 0 });
     expect(summary.failed).toEqual([]);
@@ -239,7 +280,9 @@ describe('files that change kind, and folders that cannot be read', () => {
     const summary = await scan();
     expect(summary.failed).toEqual([]);
     // A movie in a folder without a year is named after the folder; one in the root after its file.
-    const titles = read<{ title: string }[]>(temp.library.listMovies({} as never, { baseUrl: 'http://x' })).map((m) => m.title);
+    const titles = read<{ title: string }[]>(temp.library.listMovies({} as never, { baseUrl: 'http://x' })).map(
+      (m) => m.title,
+    );
     expect(titles.sort()).toEqual(['Holidays', 'Quiet Harbor', 'loose clip']);
     expect(read<unknown[]>(temp.library.listVideos({} as never, { baseUrl: 'http://x' }))).toEqual([]);
     expect(temp.library.listVideoGroups({} as never, { baseUrl: 'http://x' })).toEqual([]);

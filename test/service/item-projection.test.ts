@@ -38,7 +38,15 @@ describe('item JSON written by SQLite', () => {
         fc.option(fc.integer({ min: 1, max: 3000 }), { nil: null }),
         (text, list, duration, year) => {
           const id = `m${n++}`;
-          upsertMovie(temp.db, { id, source: 'imports', title: text, summary: text, genres: list, duration, release_year: year });
+          upsertMovie(temp.db, {
+            id,
+            source: 'imports',
+            title: text,
+            summary: text,
+            genres: list,
+            duration,
+            release_year: year,
+          });
           const movie = movieJson(id);
           expect(movie.title).toBe(text);
           expect(movie.summary).toBe(text);
@@ -62,7 +70,9 @@ describe('item JSON written by SQLite', () => {
 
   it('writes whole numbers as JavaScript does', () => {
     upsertMovie(temp.db, { id: 'whole', source: 'imports', title: 'x', duration: 5400, playback_time: 0 });
-    expect(getItemJson(temp.db, 'whole', 'movie', 'http://h')?.toString('utf8')).toContain('"duration":5400,"playback_time":0,');
+    expect(getItemJson(temp.db, 'whole', 'movie', 'http://h')?.toString('utf8')).toContain(
+      '"duration":5400,"playback_time":0,',
+    );
   });
 
   it('leaves out a number that has no JSON form instead of writing invalid JSON (a required one is 0)', () => {
@@ -71,12 +81,25 @@ describe('item JSON written by SQLite', () => {
   });
 
   it('writes fields in the schema’s order, booleans as booleans, and no nulls', () => {
-    upsertEpisode(temp.db, { id: 'ep', show_id: 'show', source: 'recordings', episode_title: 'E', watched: true, season_number: 2 });
+    upsertEpisode(temp.db, {
+      id: 'ep',
+      show_id: 'show',
+      source: 'recordings',
+      episode_title: 'E',
+      watched: true,
+      season_number: 2,
+    });
     const text = getItemJson(temp.db, 'ep', 'episode', 'http://h')?.toString('utf8') ?? '';
     const episode = JSON.parse(text) as Record<string, unknown>;
     const schemaOrder = Object.keys(EpisodeSchema.properties);
     expect(Object.keys(episode)).toEqual(schemaOrder.filter((key) => key in episode));
-    expect(episode).toMatchObject({ title: 'Show "quoted" \\ name', episode_title: 'E', watched: true, favorited: false, season_number: 2 });
+    expect(episode).toMatchObject({
+      title: 'Show "quoted" \\ name',
+      episode_title: 'E',
+      watched: true,
+      favorited: false,
+      season_number: 2,
+    });
     expect(text).not.toContain('null');
   });
 
@@ -98,13 +121,19 @@ describe('the items table refuses values the JSON projection could not write', (
     ['a fractional timestamp', { last_watched_at: 1.5 }],
     ['a text release year', { release_year: '1999x' }],
   ])('%s', (_name, fields) => {
-    const input = { id: `bad-${Math.random()}`, source: 'imports' as const, title: 'x', ...fields } as Parameters<typeof upsertMovie>[1];
+    const input = { id: `bad-${Math.random()}`, source: 'imports' as const, title: 'x', ...fields } as Parameters<
+      typeof upsertMovie
+    >[1];
     expect(() => upsertMovie(temp.db, input)).toThrow(/CHECK constraint failed/);
   });
 
   it('a list column that is not a JSON array', () => {
     expect(() =>
-      temp.db.prepare("INSERT INTO items (id, kind, source, title, genres, created_at, updated_at) VALUES ('b', 'movie', 'imports', 'x', '{\"a\":1}', 1, 1)").run(),
+      temp.db
+        .prepare(
+          "INSERT INTO items (id, kind, source, title, genres, created_at, updated_at) VALUES ('b', 'movie', 'imports', 'x', '{\"a\":1}', 1, 1)",
+        )
+        .run(),
     ).toThrow(/CHECK constraint failed/);
   });
 });

@@ -56,7 +56,10 @@ describe('PathBoundary.open', () => {
     symlinkSync(join(outside, 'secret'), join(inside, 'out.mkv'));
     symlinkSync(join(inside, 'film.mkv'), join(inside, 'alias.mkv'));
     expect(await open(join(inside, 'out.mkv'))).toMatchObject({ ok: false, reason: 'outside' });
-    expect(await open(join(inside, 'alias.mkv'))).toMatchObject({ ok: true, file: { realPath: join(inside, 'film.mkv'), knownAs: join(inside, 'alias.mkv') } });
+    expect(await open(join(inside, 'alias.mkv'))).toMatchObject({
+      ok: true,
+      file: { realPath: join(inside, 'film.mkv'), knownAs: join(inside, 'alias.mkv') },
+    });
     expect(await open(join(inside, 'out.mkv'), new PathBoundary(() => [inside], true))).toMatchObject({ ok: true });
   });
 
@@ -104,12 +107,26 @@ describe('probing reads only what the boundary admits now', () => {
 
     const problems: { path: string; reason: string }[] = [];
     const thumbnails = join(base, 'thumbnails');
-    const queue = new MediaQueue(temp.db, { logger: pino({ level: 'silent' }), boundary: PathBoundary.forLibrary(roots, join(base, 'recordings'), false), thumbnailsDir: thumbnails });
+    const queue = new MediaQueue(temp.db, {
+      logger: pino({ level: 'silent' }),
+      boundary: PathBoundary.forLibrary(roots, join(base, 'recordings'), false),
+      thumbnailsDir: thumbnails,
+    });
     queue.onProblem((path, reason) => problems.push({ path, reason }));
     queue.wake([movies]);
     await queue.idle();
 
-    const rows = temp.db.prepare('SELECT f.path, i.duration, i.corrupted, f.problem, f.thumbnail FROM import_files f JOIN items i ON i.id = f.item_id ORDER BY f.path').all() as { path: string; duration: number | null; corrupted: number; problem: string | null; thumbnail: string | null }[];
+    const rows = temp.db
+      .prepare(
+        'SELECT f.path, i.duration, i.corrupted, f.problem, f.thumbnail FROM import_files f JOIN items i ON i.id = f.item_id ORDER BY f.path',
+      )
+      .all() as {
+      path: string;
+      duration: number | null;
+      corrupted: number;
+      problem: string | null;
+      thumbnail: string | null;
+    }[];
     const [kept, swapped] = rows;
     expect(kept).toMatchObject({ corrupted: 0, problem: null, thumbnail: expect.stringContaining(thumbnails) });
     expect(kept?.duration).toBeCloseTo(1, 0);

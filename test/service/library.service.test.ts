@@ -88,7 +88,11 @@ describe('derived fields of the seeded library', () => {
   afterAll(() => temp.close());
 
   it('shows: episode_count, number_unwatched, last_watched_at, last_recorded_at', () => {
-    const shows = Object.fromEntries(read(temp.library).listShows({}, ctx).map((s) => [s.id, s]));
+    const shows = Object.fromEntries(
+      read(temp.library)
+        .listShows({}, ctx)
+        .map((s) => [s.id, s]),
+    );
     const derived = (id: string) => {
       const s = shows[id];
       return {
@@ -99,14 +103,39 @@ describe('derived fields of the seeded library', () => {
       };
     };
     // show-a: ep-a2 (imports) is newer than ep-a1 (recordings): only recordings count.
-    expect(derived('show-a')).toEqual({ episode_count: 2, number_unwatched: 0, last_watched_at: T + 60_000, last_recorded_at: T + 10_000 });
+    expect(derived('show-a')).toEqual({
+      episode_count: 2,
+      number_unwatched: 0,
+      last_watched_at: T + 60_000,
+      last_recorded_at: T + 10_000,
+    });
     // show-b: ep-b3 (imports) is older, the two recordings share T+12_000.
-    expect(derived('show-b')).toEqual({ episode_count: 3, number_unwatched: 3, last_watched_at: undefined, last_recorded_at: T + 12_000 });
-    expect(derived('show-c')).toEqual({ episode_count: 0, number_unwatched: 0, last_watched_at: undefined, last_recorded_at: undefined });
+    expect(derived('show-b')).toEqual({
+      episode_count: 3,
+      number_unwatched: 3,
+      last_watched_at: undefined,
+      last_recorded_at: T + 12_000,
+    });
+    expect(derived('show-c')).toEqual({
+      episode_count: 0,
+      number_unwatched: 0,
+      last_watched_at: undefined,
+      last_recorded_at: undefined,
+    });
     // show-d: ep-d2 (imports, T+14_000) is newer than the recording ep-d1 (T+13_000).
-    expect(derived('show-d')).toEqual({ episode_count: 2, number_unwatched: 1, last_watched_at: T + 70_000, last_recorded_at: T + 13_000 });
+    expect(derived('show-d')).toEqual({
+      episode_count: 2,
+      number_unwatched: 1,
+      last_watched_at: T + 70_000,
+      last_recorded_at: T + 13_000,
+    });
     // show-e: watched without a timestamp, imports only.
-    expect(derived('show-e')).toEqual({ episode_count: 1, number_unwatched: 0, last_watched_at: undefined, last_recorded_at: undefined });
+    expect(derived('show-e')).toEqual({
+      episode_count: 1,
+      number_unwatched: 0,
+      last_watched_at: undefined,
+      last_recorded_at: undefined,
+    });
   });
 
   it('absent derived timestamps are omitted, not null', () => {
@@ -123,15 +152,27 @@ describe('derived fields of the seeded library', () => {
   });
 
   it('video groups: video_count, number_unwatched, last_watched_at', () => {
-    const groups = Object.fromEntries(read(temp.library).listVideoGroups({}, ctx).map((g) => [g.id, g]));
-    expect(groups['videos-0a1b2c3d']).toMatchObject({ video_count: 2, number_unwatched: 1, last_watched_at: T + 90_000 });
+    const groups = Object.fromEntries(
+      read(temp.library)
+        .listVideoGroups({}, ctx)
+        .map((g) => [g.id, g]),
+    );
+    expect(groups['videos-0a1b2c3d']).toMatchObject({
+      video_count: 2,
+      number_unwatched: 1,
+      last_watched_at: T + 90_000,
+    });
     expect(groups['videos-ffee99']).toMatchObject({ video_count: 1, number_unwatched: 0, last_watched_at: T + 95_000 });
     expect(groups['videos-00aa']).toMatchObject({ video_count: 0, number_unwatched: 0 });
     expect(groups['videos-00aa']).not.toHaveProperty('last_watched_at');
   });
 
   it("collections: a movies collection counts its movies, a shows collection its shows' episodes", () => {
-    const collections = Object.fromEntries(read(temp.library).listCollections(undefined, ctx).map((c) => [c.id, c]));
+    const collections = Object.fromEntries(
+      read(temp.library)
+        .listCollections(undefined, ctx)
+        .map((c) => [c.id, c]),
+    );
     expect(collections['col-movies']).toMatchObject({ content_count: 3, last_watched_at: T + 80_000 });
     // show-a (2 episodes) + show-b (3) + show-c (0): five episodes, not three shows.
     expect(collections['col-shows']).toMatchObject({ content_count: 5, last_watched_at: T + 60_000 });
@@ -141,9 +182,21 @@ describe('derived fields of the seeded library', () => {
   });
 
   it('collections are listed alphabetically, ignoring case, and filter by type', () => {
-    expect(read(temp.library).listCollections(undefined, ctx).map((c) => c.id)).toEqual(['col-shows', 'col-empty', 'col-movies']);
-    expect(read(temp.library).listCollections('movies', ctx).map((c) => c.id)).toEqual(['col-empty', 'col-movies']);
-    expect(read(temp.library).listCollections('shows', ctx).map((c) => c.id)).toEqual(['col-shows']);
+    expect(
+      read(temp.library)
+        .listCollections(undefined, ctx)
+        .map((c) => c.id),
+    ).toEqual(['col-shows', 'col-empty', 'col-movies']);
+    expect(
+      read(temp.library)
+        .listCollections('movies', ctx)
+        .map((c) => c.id),
+    ).toEqual(['col-empty', 'col-movies']);
+    expect(
+      read(temp.library)
+        .listCollections('shows', ctx)
+        .map((c) => c.id),
+    ).toEqual(['col-shows']);
   });
 
   it('playlists: content_count counts duplicates, last_watched_at is the latest of its items', () => {
@@ -218,7 +271,11 @@ describe('derived fields of the seeded library', () => {
   });
 
   it('channels are in channel-number order', () => {
-    expect(read(temp.library).listChannels(ctx).map((c) => c.number)).toEqual(['2.1', '2.10', '4', '10']);
+    expect(
+      read(temp.library)
+        .listChannels(ctx)
+        .map((c) => c.number),
+    ).toEqual(['2.1', '2.10', '4', '10']);
   });
 });
 
@@ -230,8 +287,18 @@ describe('derived fields after writes are never stale', () => {
     const { db } = t;
     const library = read(t.library);
     expect(library.getShow('show-c', ctx)).toMatchObject({ episode_count: 0, number_unwatched: 0 });
-    upsertEpisode(db, { id: 'ep-c1', show_id: 'show-c', source: 'recordings', episode_title: 'One', created_at: T + 99_000 });
-    expect(library.getShow('show-c', ctx)).toMatchObject({ episode_count: 1, number_unwatched: 1, last_recorded_at: T + 99_000 });
+    upsertEpisode(db, {
+      id: 'ep-c1',
+      show_id: 'show-c',
+      source: 'recordings',
+      episode_title: 'One',
+      created_at: T + 99_000,
+    });
+    expect(library.getShow('show-c', ctx)).toMatchObject({
+      episode_count: 1,
+      number_unwatched: 1,
+      last_recorded_at: T + 99_000,
+    });
     expect(library.getCollection('col-shows', ctx).content_count).toBe(6);
     expect(library.listCollectionContent('col-shows', {}, ctx).map((i) => i.id)).toContain('ep-c1');
   });
@@ -240,7 +307,13 @@ describe('derived fields after writes are never stale', () => {
     const t = lib();
     const { db } = t;
     const library = read(t.library);
-    upsertEpisode(db, { id: 'ep-b1', show_id: 'show-b', source: 'recordings', watched: true, last_watched_at: T + 500_000 });
+    upsertEpisode(db, {
+      id: 'ep-b1',
+      show_id: 'show-b',
+      source: 'recordings',
+      watched: true,
+      last_watched_at: T + 500_000,
+    });
     expect(library.getShow('show-b', ctx)).toMatchObject({ number_unwatched: 2, last_watched_at: T + 500_000 });
     expect(library.getCollection('col-shows', ctx).last_watched_at).toBe(T + 500_000);
     expect(library.getPlaylist('pl-mix').last_watched_at).toBe(T + 500_000);
@@ -270,8 +343,17 @@ describe('derived fields after writes are never stale', () => {
     expect(library.getCollection('col-movies', ctx).last_watched_at).toBe(T + 700_000);
     expect(library.getPlaylist('pl-mix').last_watched_at).toBe(T + 700_000);
 
-    upsertVideo(db, { id: 'vid-2', video_group_id: 'videos-0a1b2c3d', source: 'imports', watched: true, last_watched_at: T + 800_000 });
-    expect(library.getVideoGroup('videos-0a1b2c3d', ctx)).toMatchObject({ number_unwatched: 0, last_watched_at: T + 800_000 });
+    upsertVideo(db, {
+      id: 'vid-2',
+      video_group_id: 'videos-0a1b2c3d',
+      source: 'imports',
+      watched: true,
+      last_watched_at: T + 800_000,
+    });
+    expect(library.getVideoGroup('videos-0a1b2c3d', ctx)).toMatchObject({
+      number_unwatched: 0,
+      last_watched_at: T + 800_000,
+    });
     expect(library.getPlaylist('pl-mix').last_watched_at).toBe(T + 800_000);
   });
 
@@ -298,7 +380,13 @@ describe('derived fields after writes are never stale', () => {
     const t = lib();
     const { db } = t;
     const library = read(t.library);
-    upsertVideo(db, { id: 'vid-9', video_group_id: 'videos-00aa', source: 'imports', video_title: 'New', created_at: T + 999_000 });
+    upsertVideo(db, {
+      id: 'vid-9',
+      video_group_id: 'videos-00aa',
+      source: 'imports',
+      video_title: 'New',
+      created_at: T + 999_000,
+    });
     expect(library.getVideoGroup('videos-00aa', ctx)).toMatchObject({ video_count: 1, number_unwatched: 1 });
     expect(library.listVideos({}, ctx)[0]?.id).toBe('vid-9');
     expect(library.listVideoGroups({ watched: true }, ctx).map((g) => g.id)).not.toContain('videos-00aa');
@@ -323,7 +411,14 @@ describe('upsert semantics', () => {
     const t = lib();
     const { db } = t;
     const library = read(t.library);
-    upsertShow(db, { id: 'show-a', name: 'alpha Show', summary: null, genres: null, image_url: null, release_year: null });
+    upsertShow(db, {
+      id: 'show-a',
+      name: 'alpha Show',
+      summary: null,
+      genres: null,
+      image_url: null,
+      release_year: null,
+    });
     const show = library.getShow('show-a', ctx);
     for (const field of ['summary', 'genres', 'image_url', 'release_year']) expect(show).not.toHaveProperty(field);
     expect(show.release_date).toBe('2010-05-01');
@@ -347,10 +442,22 @@ describe('upsert semantics', () => {
     const { db } = t;
     const library = read(t.library);
     const before = library.getEpisode('ep-a1', ctx);
-    upsertEpisode(db, { id: 'ep-a1', show_id: 'show-a', source: 'recordings', path: '/new/path.mpg', updated_at: T + 10_600 });
+    upsertEpisode(db, {
+      id: 'ep-a1',
+      show_id: 'show-a',
+      source: 'recordings',
+      path: '/new/path.mpg',
+      updated_at: T + 10_600,
+    });
     const after = library.getEpisode('ep-a1', ctx);
     expect(after).toEqual({ ...before, path: '/new/path.mpg', updated_at: T + 10_600 });
-    expect(after).toMatchObject({ watched: true, locked: true, verified: true, playback_time: 12.5, last_watched_at: T + 50_000 });
+    expect(after).toMatchObject({
+      watched: true,
+      locked: true,
+      verified: true,
+      playback_time: 12.5,
+      last_watched_at: T + 50_000,
+    });
   });
 
   it('episode fields can be cleared and flags turned off', () => {
@@ -381,26 +488,50 @@ describe('upsert semantics', () => {
     const { db } = t;
     const library = read(t.library);
     upsertMovie(db, { id: 'mov-1', source: 'imports', title: 'The Matrix', updated_at: T + 1 });
-    expect(library.getMovie('mov-1', ctx)).toMatchObject({ release_date: '1999-03-31', watched: true, duration: 8160, created_at: T + 20_000 });
+    expect(library.getMovie('mov-1', ctx)).toMatchObject({
+      release_date: '1999-03-31',
+      watched: true,
+      duration: 8160,
+      created_at: T + 20_000,
+    });
 
     upsertVideo(db, { id: 'vid-1', video_group_id: 'videos-0a1b2c3d', source: 'imports', duration: 601 });
     expect(library.getVideo('vid-1', ctx)).toMatchObject({ video_title: 'Live at Rome', duration: 601, watched: true });
 
     upsertVideoGroup(db, { id: 'videos-0a1b2c3d', name: 'Concerts' });
-    expect(library.getVideoGroup('videos-0a1b2c3d', ctx)).toMatchObject({ name: 'Concerts', favorited: true, labels: ['music'] });
+    expect(library.getVideoGroup('videos-0a1b2c3d', ctx)).toMatchObject({
+      name: 'Concerts',
+      favorited: true,
+      labels: ['music'],
+    });
 
     upsertCollection(db, { id: 'col-movies', collection_type: 'movies', name: 'Renamed' });
-    expect(library.getCollection('col-movies', ctx)).toMatchObject({ name: 'Renamed', labels: ['sf'], content_count: 3, created_at: T + 50_000 });
+    expect(library.getCollection('col-movies', ctx)).toMatchObject({
+      name: 'Renamed',
+      labels: ['sf'],
+      content_count: 3,
+      created_at: T + 50_000,
+    });
 
     upsertPlaylist(db, { id: 'pl-mix', name: 'Renamed mix' });
     expect(library.getPlaylist('pl-mix')).toMatchObject({ name: 'Renamed mix', labels: ['weekend'], content_count: 5 });
 
     upsertChannel(db, { id: 'ch-10', number: '10', name: 'Ten again' });
-    expect(library.listChannels(ctx).find((c) => c.id === 'ch-10')).toMatchObject({ name: 'Ten again', call_sign: 'KTEN', hd: true });
+    expect(library.listChannels(ctx).find((c) => c.id === 'ch-10')).toMatchObject({
+      name: 'Ten again',
+      call_sign: 'KTEN',
+      hd: true,
+    });
 
     const job = JOBS[0];
     if (!job) throw new Error('seed has jobs');
-    upsertJob(db, { id: job.id, name: job.name, start_time: job.start_time, end_time: job.end_time + 60, item: job.item });
+    upsertJob(db, {
+      id: job.id,
+      name: job.name,
+      start_time: job.start_time,
+      end_time: job.end_time + 60,
+      item: job.item,
+    });
     expect(library.getJob(job.id, ctx)).toMatchObject({ channel: '2.1', channels: ['2.1', '2.10'], duration: 1860 });
   });
 });
@@ -457,7 +588,13 @@ describe('collection membership', () => {
   it('a movies collection lists its movies in title order; a shows collection the episodes of its shows', () => {
     const library = read(lib().library);
     expect(library.listCollectionContent('col-movies', {}, ctx).map((i) => i.id)).toEqual(['mov-2', 'mov-1', 'mov-3']);
-    expect(library.listCollectionContent('col-shows', {}, ctx).map((i) => i.id)).toEqual(['ep-a1', 'ep-a2', 'ep-b1', 'ep-b2', 'ep-b3']);
+    expect(library.listCollectionContent('col-shows', {}, ctx).map((i) => i.id)).toEqual([
+      'ep-a1',
+      'ep-a2',
+      'ep-b1',
+      'ep-b2',
+      'ep-b3',
+    ]);
     expect(library.listCollectionContent('col-empty', {}, ctx)).toEqual([]);
   });
 });
@@ -476,7 +613,12 @@ describe('playlists', () => {
     const [movie, episode, video] = library.listPlaylistContent('pl-mix', {}, ctx);
     expect(movie).toMatchObject({ id: 'mov-2', title: 'alien' });
     expect(episode).toMatchObject({ id: 'ep-b1', show_id: 'show-b', title: 'Bravo', episode_title: 'Zed' });
-    expect(video).toMatchObject({ id: 'vid-2', video_group_id: 'videos-0a1b2c3d', title: 'concerts', video_title: 'Arena' });
+    expect(video).toMatchObject({
+      id: 'vid-2',
+      video_group_id: 'videos-0a1b2c3d',
+      title: 'concerts',
+      video_title: 'Arena',
+    });
   });
 
   it('a sort overrides the playlist order', () => {
@@ -497,7 +639,13 @@ describe('playlists', () => {
     setPlaylistItems(db, 'pl-empty', ['vid-3', 'ep-e1', 'vid-3']);
     expect(library.listPlaylistContent('pl-empty', {}, ctx).map((i) => i.id)).toEqual(['vid-3', 'ep-e1', 'vid-3']);
     appendPlaylistItems(db, 'pl-empty', ['mov-4', 'ep-e1']);
-    expect(library.listPlaylistContent('pl-empty', {}, ctx).map((i) => i.id)).toEqual(['vid-3', 'ep-e1', 'vid-3', 'mov-4', 'ep-e1']);
+    expect(library.listPlaylistContent('pl-empty', {}, ctx).map((i) => i.id)).toEqual([
+      'vid-3',
+      'ep-e1',
+      'vid-3',
+      'mov-4',
+      'ep-e1',
+    ]);
     expect(library.getPlaylist('pl-empty')).toMatchObject({ content_count: 5, last_watched_at: T + 95_000 });
     setPlaylistItems(db, 'pl-empty', ['mov-1']);
     expect(library.listPlaylistContent('pl-empty', {}, ctx).map((i) => i.id)).toEqual(['mov-1']);
@@ -506,7 +654,12 @@ describe('playlists', () => {
 
   it('filters apply to playlist content without changing its order', () => {
     const library = read(lib().library);
-    expect(library.listPlaylistContent('pl-mix', { source: 'recordings' }, ctx).map((i) => i.id)).toEqual(['mov-2', 'ep-b1', 'ep-a1', 'mov-2']);
+    expect(library.listPlaylistContent('pl-mix', { source: 'recordings' }, ctx).map((i) => i.id)).toEqual([
+      'mov-2',
+      'ep-b1',
+      'ep-a1',
+      'mov-2',
+    ]);
     expect(library.listPlaylistContent('pl-mix', { watched: true }, ctx).map((i) => i.id)).toEqual(['ep-a1']);
   });
 });
@@ -554,7 +707,10 @@ describe('generation()', () => {
       ['upsertShow (update)', () => upsertShow(db, { id: 'show-n', name: 'New' })],
       ['upsertVideoGroup', () => upsertVideoGroup(db, { id: 'videos-99', name: 'New group' })],
       ['upsertEpisode', () => upsertEpisode(db, { id: 'ep-n', show_id: 'show-n', source: 'imports' })],
-      ['upsertEpisode (update)', () => upsertEpisode(db, { id: 'ep-n', show_id: 'show-n', source: 'imports', watched: true })],
+      [
+        'upsertEpisode (update)',
+        () => upsertEpisode(db, { id: 'ep-n', show_id: 'show-n', source: 'imports', watched: true }),
+      ],
       ['upsertMovie', () => upsertMovie(db, { id: 'mov-n', source: 'imports', title: 'New movie' })],
       ['upsertVideo', () => upsertVideo(db, { id: 'vid-n', video_group_id: 'videos-99', source: 'imports' })],
       ['upsertCollection', () => upsertCollection(db, { id: 'col-n', collection_type: 'shows', name: 'New' })],
@@ -567,7 +723,14 @@ describe('generation()', () => {
       ['setPlaylistItems (empty)', () => setPlaylistItems(db, 'pl-n', [])],
       [
         'upsertJob',
-        () => upsertJob(db, { id: '1800000000-1', name: 'Job', start_time: 1_800_000_000, end_time: 1_800_000_060, item: { title: 'Job' } }),
+        () =>
+          upsertJob(db, {
+            id: '1800000000-1',
+            name: 'Job',
+            start_time: 1_800_000_000,
+            end_time: 1_800_000_060,
+            item: { title: 'Job' },
+          }),
       ],
       ['upsertChannel', () => upsertChannel(db, { id: 'ch-n', number: '99', name: 'New' })],
       ['deleteJob', () => deleteJob(db, '1800000000-1')],
@@ -630,7 +793,11 @@ describe('generation()', () => {
     const other = new Database(databasePath(t.dir));
     try {
       // What the guide thread writes: rows of a generation no reader takes yet.
-      other.prepare("INSERT INTO dvr_guides (id, location, origin, created_at, updated_at) VALUES ('g', '/g.xml', 'managed', 0, 0)").run();
+      other
+        .prepare(
+          "INSERT INTO dvr_guides (id, location, origin, created_at, updated_at) VALUES ('g', '/g.xml', 'managed', 0, 0)",
+        )
+        .run();
       service.externalWritesUnseen();
       expect(library.generation()).toBe(before);
       // Its swap: seen.
@@ -657,13 +824,23 @@ describe('jobsGeneration()', () => {
     // A guide refresh thread's commits, its swap said to be seen: no job changed.
     const thread = new Database(databasePath(t.dir));
     try {
-      thread.prepare("INSERT INTO dvr_guides (id, location, origin, created_at, updated_at) VALUES ('g', '/g.xml', 'managed', 0, 0)").run();
+      thread
+        .prepare(
+          "INSERT INTO dvr_guides (id, location, origin, created_at, updated_at) VALUES ('g', '/g.xml', 'managed', 0, 0)",
+        )
+        .run();
       service.externalWritesSeen();
     } finally {
       thread.close();
     }
     expect(service.jobsGeneration()).toBe(before);
-    upsertJob(t.db, { id: '1900000000-77', name: 'Job', start_time: 1_900_000_000, end_time: 1_900_001_800, item: { title: 'Job' } });
+    upsertJob(t.db, {
+      id: '1900000000-77',
+      name: 'Job',
+      start_time: 1_900_000_000,
+      end_time: 1_900_001_800,
+      item: { title: 'Job' },
+    });
     const written = service.jobsGeneration();
     expect(written).not.toBe(before);
     // A write that changes no row of it leaves it.

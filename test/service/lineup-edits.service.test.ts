@@ -34,7 +34,13 @@ let playlist: string;
 function writePlaylist(entries: readonly Entry[]): void {
   const lines = ['#EXTM3U'];
   for (const e of entries) {
-    const attributes = [e.tvgId ? `tvg-id="${e.tvgId}"` : '', `tvg-chno="${e.number}"`, e.group ? `group-title="${e.group}"` : ''].filter(Boolean).join(' ');
+    const attributes = [
+      e.tvgId ? `tvg-id="${e.tvgId}"` : '',
+      `tvg-chno="${e.number}"`,
+      e.group ? `group-title="${e.group}"` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     lines.push(`#EXTINF:-1 ${attributes},${e.name}`, `http://127.0.0.1:9/${encodeURIComponent(e.name)}`);
   }
   writeFileSync(playlist, `${lines.join('\n')}\n`);
@@ -59,7 +65,11 @@ beforeEach(async () => {
   temp = createTempLibrary({ externalCheckIntervalMs: 0 });
   playlist = join(temp.dir, 'channels.m3u');
   writePlaylist(FIRST);
-  dvr = createDvr(temp, { sources: [{ kind: 'm3u', location: playlist, streams: 2 }], guides: [], now: () => (T0 - 3600) * 1000 });
+  dvr = createDvr(temp, {
+    sources: [{ kind: 'm3u', location: playlist, streams: 2 }],
+    guides: [],
+    now: () => (T0 - 3600) * 1000,
+  });
   await refresh(false);
 });
 
@@ -112,9 +122,25 @@ describe('edits kept across refreshes', () => {
       ['104', 'Delta'],
     ]);
     const gamma = dvr.lineupEdits.list().find((c) => c.source.name === 'Gamma');
-    expect(gamma).toMatchObject({ id: channelId('13'), number: '13', hidden: true, edited: ['hidden'], source: { number: '13', guide_id: 'gamma.tv' } });
-    expect(dvr.lineupEdits.get(channelId('12'))).toMatchObject({ number: '102', name: 'Beta 2', favorite: true, edited: ['number', 'favorite'], source: { number: '12', name: 'Beta 2' } });
-    expect(dvr.lineupEdits.get(channelId('4'))).toMatchObject({ number: '104', group: 'Mine', source: { group: 'Sports' } });
+    expect(gamma).toMatchObject({
+      id: channelId('13'),
+      number: '13',
+      hidden: true,
+      edited: ['hidden'],
+      source: { number: '13', guide_id: 'gamma.tv' },
+    });
+    expect(dvr.lineupEdits.get(channelId('12'))).toMatchObject({
+      number: '102',
+      name: 'Beta 2',
+      favorite: true,
+      edited: ['number', 'favorite'],
+      source: { number: '12', name: 'Beta 2' },
+    });
+    expect(dvr.lineupEdits.get(channelId('4'))).toMatchObject({
+      number: '104',
+      group: 'Mine',
+      source: { group: 'Sports' },
+    });
     // The rule still names 102: the channel kept the user's number.
     expect(listJobs(temp.db).map((j) => j.channel)).toEqual(['102']);
   });
@@ -150,14 +176,20 @@ describe('edits kept across refreshes', () => {
     dvr.rules.create({ type: 'slot', channel: '3', start_time: T0, duration: 1800 });
     expect(listJobs(temp.db).map((j) => [j.channel, j.skipped])).toEqual([['3', 0]]);
     dvr.lineupEdits.edit(channelId('3'), { hidden: true });
-    expect(listJobs(temp.db).map((j) => [j.skipped, j.error])).toEqual([[1, 'you hid channel 3 in the lineup: show it again to record from it']]);
+    expect(listJobs(temp.db).map((j) => [j.skipped, j.error])).toEqual([
+      [1, 'you hid channel 3 in the lineup: show it again to record from it'],
+    ]);
     dvr.lineupEdits.edit(channelId('3'), { hidden: false });
     expect(listJobs(temp.db).map((j) => [j.channel, j.skipped, j.error])).toEqual([['3', 0, null]]);
   });
 
   it('gives a field back to the source with null', () => {
     dvr.lineupEdits.edit(channelId('1'), { name: 'Mine', number: '100' });
-    expect(dvr.lineupEdits.edit(channelId('1'), { name: null, number: null })).toMatchObject({ number: '1', name: 'Alpha', edited: [] });
+    expect(dvr.lineupEdits.edit(channelId('1'), { name: null, number: null })).toMatchObject({
+      number: '1',
+      name: 'Alpha',
+      edited: [],
+    });
   });
 });
 
@@ -181,7 +213,9 @@ describe('bad edits', () => {
   it('answers an unknown channel, guide or guide channel with a 404', () => {
     expect(() => dvr.lineupEdits.edit('m3u-nope-1', { hidden: true })).toThrow(NotFoundError);
     expect(() => dvr.lineupEdits.edit(channelId('1'), { guide_priority: ['xmltv-nope'] })).toThrow(NotFoundError);
-    expect(() => dvr.lineupEdits.edit(channelId('1'), { guide_channel: { guide_id: 'xmltv-nope', xmltv_id: 'x' } })).toThrow(NotFoundError);
+    expect(() =>
+      dvr.lineupEdits.edit(channelId('1'), { guide_channel: { guide_id: 'xmltv-nope', xmltv_id: 'x' } }),
+    ).toThrow(NotFoundError);
     expect(() => dvr.lineupEdits.setGroupHidden('Nobody', true)).toThrow(NotFoundError);
     expect(() => dvr.lineupEdits.setFavorite('99', true)).toThrow(NotFoundError);
   });
@@ -191,27 +225,44 @@ describe('numbers two channels may not share', () => {
   it('refuses to show a hidden channel whose number another channel of its source took meanwhile, alone or with its group', () => {
     dvr.lineupEdits.edit(channelId('1'), { hidden: true });
     dvr.lineupEdits.edit(channelId('2'), { number: '1' });
-    expect(() => dvr.lineupEdits.edit(channelId('1'), { hidden: false })).toThrow(/1 “Alpha” \(.*-1\) would be 1, which 1 “Beta” \(.*-2\) has/);
+    expect(() => dvr.lineupEdits.edit(channelId('1'), { hidden: false })).toThrow(
+      /1 “Alpha” \(.*-1\) would be 1, which 1 “Beta” \(.*-2\) has/,
+    );
     expect(() => dvr.lineupEdits.setGroupHidden('News', false)).toThrow(ConflictError);
     expect(listed().map(([number, name]) => `${number} ${name}`)).toEqual(['1 Beta', '3 Gamma', '4 Delta', '5 Echo']);
   });
 
   it('moves a channel two sources carry as one: both copies renumbered, its rule with them', async () => {
     const other = join(temp.dir, 'other.m3u');
-    writeFileSync(other, '#EXTM3U\n#EXTINF:-1 tvg-chno="3",Gamma backup\nhttp://127.0.0.1:9/g2\n#EXTINF:-1 tvg-chno="50",Fifty\nhttp://127.0.0.1:9/50\n');
+    writeFileSync(
+      other,
+      '#EXTM3U\n#EXTINF:-1 tvg-chno="3",Gamma backup\nhttp://127.0.0.1:9/g2\n#EXTINF:-1 tvg-chno="50",Fifty\nhttp://127.0.0.1:9/50\n',
+    );
     const second = dvr.sources.addSource({ kind: 'm3u', location: other });
     await dvr.refreshSource(second.id);
     dvr.rules.create({ type: 'slot', channel: '3', start_time: T0, duration: 600 });
     const moved = dvr.lineupEdits.edit(channelId('3'), { number: '33' });
     expect(moved.number).toBe('33');
-    expect(dvr.lineupEdits.list().filter((c) => c.number === '33').map((c) => c.source_id).sort()).toEqual([source(), second.id].sort());
+    expect(
+      dvr.lineupEdits
+        .list()
+        .filter((c) => c.number === '33')
+        .map((c) => c.source_id)
+        .sort(),
+    ).toEqual([source(), second.id].sort());
     expect(dvr.rules.list().map((r) => (r.definition as { channel: string }).channel)).toEqual(['33']);
     // A number the user gives that another source's channel has from its source: refused.
     expect(() => dvr.lineupEdits.edit(channelId('1'), { number: '50' })).toThrow(/would be 50, which 50 “Fifty”/);
     // The group renumbers each number once, the other source's copy with it.
     // In number order: Delta (4) gets 300, Gamma (33, on both sources) 301.
     dvr.lineupEdits.renumberGroup('Sports', 300);
-    expect(dvr.lineupEdits.list().filter((c) => c.number === '301').map((c) => c.source_id).sort()).toEqual([source(), second.id].sort());
+    expect(
+      dvr.lineupEdits
+        .list()
+        .filter((c) => c.number === '301')
+        .map((c) => c.source_id)
+        .sort(),
+    ).toEqual([source(), second.id].sort());
     expect(dvr.rules.list().map((r) => (r.definition as { channel: string }).channel)).toEqual(['301']);
   });
 
@@ -246,7 +297,9 @@ describe('groups', () => {
     dvr.rules.create({ type: 'slot', channel: '3', start_time: T0, duration: 600 });
     dvr.rules.create({ type: 'slot', channel: '4', start_time: T0 + 3600, duration: 600 });
     // From 4: Gamma would be 4 (Delta's, which moves too), Delta 5, which Echo has outside the group.
-    expect(() => dvr.lineupEdits.renumberGroup('Sports', 4)).toThrow(/4 “Delta” \(.*\) would be 5, which 5 “Echo” \(.*\) has/);
+    expect(() => dvr.lineupEdits.renumberGroup('Sports', 4)).toThrow(
+      /4 “Delta” \(.*\) would be 5, which 5 “Echo” \(.*\) has/,
+    );
     expect(listed().map(([number]) => number)).toEqual(['1', '2', '3', '4', '5']);
     expect(dvr.lineupEdits.renumberGroup('Sports', 30).map((c) => c.number)).toEqual(['30', '31']);
     expect(listed().map(([number]) => number)).toEqual(['1', '2', '5', '30', '31']);
@@ -267,7 +320,9 @@ describe('groups', () => {
 describe('the migration from favorites kept by number', () => {
   it('makes each channel carrying a favorite number an edit that keeps it', () => {
     const db = new Database(':memory:');
-    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    db.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
     for (const migration of loadMigrations().filter((m) => m.version < 12)) {
       db.exec(migration.sql);
       db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
@@ -276,11 +331,15 @@ describe('the migration from favorites kept by number', () => {
       INSERT INTO channels (id, number, name, source_id, stream_url, created_at, updated_at) VALUES ('s-4', '4', 'Four', 's', 'http://x/4', 0, 0), ('s-5', '5', 'Five', 's', 'http://x/5', 0, 0);
       INSERT INTO channel_favorites (number) VALUES ('4'), ('99');`);
     expect(migrate(db)).toContain(12);
-    expect(db.prepare('SELECT id, favorited, source_number, edit_id IS NOT NULL AS edited FROM channels ORDER BY id').all()).toEqual([
+    expect(
+      db.prepare('SELECT id, favorited, source_number, edit_id IS NOT NULL AS edited FROM channels ORDER BY id').all(),
+    ).toEqual([
       { id: 's-4', favorited: 1, source_number: '4', edited: 1 },
       { id: 's-5', favorited: 0, source_number: '5', edited: 0 },
     ]);
-    expect(db.prepare('SELECT source_id, source_number, source_name, favorite FROM channel_edits').all()).toEqual([{ source_id: 's', source_number: '4', source_name: 'Four', favorite: 1 }]);
+    expect(db.prepare('SELECT source_id, source_number, source_name, favorite FROM channel_edits').all()).toEqual([
+      { source_id: 's', source_number: '4', source_name: 'Four', favorite: 1 },
+    ]);
     db.close();
   });
 });

@@ -34,10 +34,21 @@ beforeEach(async () => {
   second = join(temp.dir, 'second.xml');
   writeFileSync(
     playlist,
-    ['#EXTM3U', '#EXTINF:-1 tvg-id="alpha.tv" tvg-chno="1",Alpha', 'http://127.0.0.1:9/1', '#EXTINF:-1 tvg-chno="2",Quiet Channel', 'http://127.0.0.1:9/2', ''].join('\n'),
+    [
+      '#EXTM3U',
+      '#EXTINF:-1 tvg-id="alpha.tv" tvg-chno="1",Alpha',
+      'http://127.0.0.1:9/1',
+      '#EXTINF:-1 tvg-chno="2",Quiet Channel',
+      'http://127.0.0.1:9/2',
+      '',
+    ].join('\n'),
   );
   // Both guides describe Alpha; only the second lists a channel that could stand in for it by hand.
-  writeXmltv(first, [['alpha.tv', 'Alpha']], [{ channel: 'alpha.tv', start: T0, stop: T0 + 3600, title: 'First guide show' }]);
+  writeXmltv(
+    first,
+    [['alpha.tv', 'Alpha']],
+    [{ channel: 'alpha.tv', start: T0, stop: T0 + 3600, title: 'First guide show' }],
+  );
   writeXmltv(
     second,
     [
@@ -49,7 +60,11 @@ beforeEach(async () => {
       { channel: 'alpha-east', start: T0, stop: T0 + 3600, title: 'East coast show' },
     ],
   );
-  dvr = createDvr(temp, { sources: [{ kind: 'm3u', location: playlist }], guides: [first, second], now: () => (T0 - 1800) * 1000 });
+  dvr = createDvr(temp, {
+    sources: [{ kind: 'm3u', location: playlist }],
+    guides: [first, second],
+    now: () => (T0 - 1800) * 1000,
+  });
   const summary = await dvr.sources.refreshAll();
   expect([...summary.sources, ...summary.guides].every((r) => r.error === undefined)).toBe(true);
 });
@@ -76,7 +91,10 @@ describe('which guide describes a channel', () => {
     expect(titlesOn('1')).toEqual(['Second guide show']);
     dvr.lineupEdits.edit(`${source()}-1`, { guide_channel: { guide_id: guideIdFor(second), xmltv_id: 'alpha-east' } });
     expect(titlesOn('1')).toEqual(['East coast show']);
-    expect(dvr.lineupEdits.get(`${source()}-1`)).toMatchObject({ guide: { xmltv_id: 'alpha-east' }, edited: ['guide_channel', 'guide_priority'] });
+    expect(dvr.lineupEdits.get(`${source()}-1`)).toMatchObject({
+      guide: { xmltv_id: 'alpha-east' },
+      edited: ['guide_channel', 'guide_priority'],
+    });
     dvr.lineupEdits.edit(`${source()}-1`, { guide_channel: null, guide_priority: null });
     expect(titlesOn('1')).toEqual(['First guide show']);
   });
@@ -108,16 +126,31 @@ describe('placeholder hours for a channel no guide describes', () => {
     const rule = dvr.rules.create({ type: 'program', channel: '2', start_time: T0 + 3600 });
     // Nothing learnt from a placeholder: the rule records what is at its channel and time.
     expect(rule.definition).not.toHaveProperty('title');
-    expect(listJobs(temp.db).map((j) => [j.channel, j.start_time - T0, j.end_time - T0, j.name])).toEqual([['2', 3600, 7200, 'Quiet Channel']]);
+    expect(listJobs(temp.db).map((j) => [j.channel, j.start_time - T0, j.end_time - T0, j.name])).toEqual([
+      ['2', 3600, 7200, 'Quiet Channel'],
+    ]);
     const page = dvr.live.guidePage({ start: T0 + 3600, end: T0 + 7200, offset: 0, limit: 10, favorites: false });
-    expect(page.channels.find((c) => c.number === '2')?.airings[0]).toMatchObject({ placeholder: true, job_id: listJobs(temp.db)[0]!.id });
+    expect(page.channels.find((c) => c.number === '2')?.airings[0]).toMatchObject({
+      placeholder: true,
+      job_id: listJobs(temp.db)[0]!.id,
+    });
   });
 
   it('go once a guide describes the channel', () => {
-    writeXmltv(first, [['alpha.tv', 'Alpha'], ['quiet', 'Quiet Channel']], [{ channel: 'quiet', start: T0, stop: T0 + 1800, title: 'Real programme' }]);
+    writeXmltv(
+      first,
+      [
+        ['alpha.tv', 'Alpha'],
+        ['quiet', 'Quiet Channel'],
+      ],
+      [{ channel: 'quiet', start: T0, stop: T0 + 1800, title: 'Real programme' }],
+    );
     return dvr.refreshGuide(guideIdFor(first), true).then(() => {
       expect(titlesOn('2')).toEqual(['Real programme']);
-      expect(dvr.lineupEdits.get(`${source()}-2`)).toMatchObject({ placeholder: false, guide: { guide_id: guideIdFor(first), xmltv_id: 'quiet' } });
+      expect(dvr.lineupEdits.get(`${source()}-2`)).toMatchObject({
+        placeholder: false,
+        guide: { guide_id: guideIdFor(first), xmltv_id: 'quiet' },
+      });
     });
   });
 });

@@ -9,7 +9,14 @@ import { EventEmitter } from 'node:events';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AntennaServerClient, ServerChannel, ServerItem } from '../../src/player/antenna-server.client.js';
-import { type BackendEvents, IDLE_STATE, type LoadOptions, type MediaRef, type MediaState, type PlayerBackend } from '../../src/player/player-backend.js';
+import {
+  type BackendEvents,
+  IDLE_STATE,
+  type LoadOptions,
+  type MediaRef,
+  type MediaState,
+  type PlayerBackend,
+} from '../../src/player/player-backend.js';
 import { PlayerService } from '../../src/player/player.service.js';
 
 class ScriptedBackend extends EventEmitter<BackendEvents> implements PlayerBackend {
@@ -44,7 +51,14 @@ class ScriptedBackend extends EventEmitter<BackendEvents> implements PlayerBacke
 }
 
 const ITEMS: Record<string, ServerItem> = {
-  ep1: { id: 'ep1', show_id: 's1', title: 'Harbour Lights', episode_title: 'Pilot', duration: 600, file: { available: true, chapters: [] } },
+  ep1: {
+    id: 'ep1',
+    show_id: 's1',
+    title: 'Harbour Lights',
+    episode_title: 'Pilot',
+    duration: 600,
+    file: { available: true, chapters: [] },
+  },
 };
 const CHANNELS: ServerChannel[] = [
   { id: 'c2', number: '2', name: 'News Two' },
@@ -75,7 +89,14 @@ afterEach(async () => {
 function setUp() {
   const backend = new ScriptedBackend();
   const { server, positions } = stubServer();
-  player = new PlayerService({ backend, server, logger: pino({ level: 'silent' }), seekForwardSeconds: 30, seekBackwardSeconds: 10, progressIntervalMs: 20 });
+  player = new PlayerService({
+    backend,
+    server,
+    logger: pino({ level: 'silent' }),
+    seekForwardSeconds: 30,
+    seekBackwardSeconds: 10,
+    progressIntervalMs: 20,
+  });
   player.start();
   return { backend, positions, service: player };
 }
@@ -87,7 +108,11 @@ describe('plays and stops made on the device', () => {
     const { backend, positions, service } = setUp();
     backend.playOnDevice({ kind: 'item', id: 'ep1' }, -1, 42);
     await settle();
-    expect(service.status()).toMatchObject({ status: 'playing', playback_time: 42, now_playing: { title: 'Harbour Lights', episode_title: 'Pilot', type: 'episode' } });
+    expect(service.status()).toMatchObject({
+      status: 'playing',
+      playback_time: 42,
+      now_playing: { title: 'Harbour Lights', episode_title: 'Pilot', type: 'episode' },
+    });
     expect(positions.some(([id, seconds]) => id === 'ep1' && seconds === 42)).toBe(true);
     // Commands act on it: a pause is the device's.
     expect((await service.pause()).status).toBe('paused');
@@ -118,7 +143,10 @@ describe('plays and stops made on the device', () => {
     const { backend, service } = setUp();
     backend.playOnDevice({ kind: 'channel', number: '2' }, -1);
     await settle();
-    expect(service.status()).toMatchObject({ channel: { number: '2', name: 'News Two' }, now_playing: { title: 'News Two', type: 'live' } });
+    expect(service.status()).toMatchObject({
+      channel: { number: '2', name: 'News Two' },
+      now_playing: { title: 'News Two', type: 'live' },
+    });
     backend.playOnDevice({ kind: 'channel', number: '7' }, -2);
     await settle();
     // previous_channel goes back to the one tuned on the device before, by a command's load.

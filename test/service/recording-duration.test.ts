@@ -20,21 +20,57 @@ import { type TempLibrary, createTempLibrary } from '../support/temp-library.js'
 let temp: TempLibrary;
 let recordings: string;
 /** ffmpeg-made pieces, as a source sends them: 15 s and 12 s from 1.4 s, 12 s from 1001.4 s. */
-const piece: Record<'first' | 'second' | 'ahead', Buffer> = { first: Buffer.alloc(0), second: Buffer.alloc(0), ahead: Buffer.alloc(0) };
+const piece: Record<'first' | 'second' | 'ahead', Buffer> = {
+  first: Buffer.alloc(0),
+  second: Buffer.alloc(0),
+  ahead: Buffer.alloc(0),
+};
 
 function makePiece(path: string, seconds: number, offset: number): Buffer {
   execFileSync('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
-    '-f', 'lavfi', '-i', `testsrc=size=320x240:rate=25:duration=${seconds}`,
-    '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', '25',
-    '-c:a', 'aac', '-b:a', '64k', '-ac', '2', '-shortest', '-output_ts_offset', String(offset), '-f', 'mpegts', path,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=320x240:rate=25:duration=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:duration=${seconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-g',
+    '25',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '64k',
+    '-ac',
+    '2',
+    '-shortest',
+    '-output_ts_offset',
+    String(offset),
+    '-f',
+    'mpegts',
+    path,
   ]);
   return readFileSync(path);
 }
 
 function ffprobeDuration(path: string): number {
-  return Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]).toString().trim());
+  return Number(
+    execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path])
+      .toString()
+      .trim(),
+  );
 }
 
 beforeAll(() => {
@@ -53,21 +89,35 @@ function finishedRecording(name: string, bytes: Buffer): string {
   const path = join(recordings, `${name}.ts`);
   writeFileSync(path, bytes);
   upsertMovie(temp.db, { id: `rec-${name}`, source: 'recordings', title: name, path });
-  insertRecording(temp.db, { item_id: `rec-${name}`, job_id: `1-${name}`, rule_id: null, channel: '5', source_id: null, episode_key: null, started_at: Date.now() });
+  insertRecording(temp.db, {
+    item_id: `rec-${name}`,
+    job_id: `1-${name}`,
+    rule_id: null,
+    channel: '5',
+    source_id: null,
+    episode_key: null,
+    started_at: Date.now(),
+  });
   finishRecording(temp.db, `rec-${name}`, { bytes: bytes.length, endedAt: Date.now() });
   return path;
 }
 
 async function postProcessAll(): Promise<void> {
   const hub = new StreamHub({ limitOf: () => 1 });
-  const service = new RecordingsService(temp.db, hub, { recordingsDir: recordings, thumbnailsDir: join(temp.dir, 'thumbnails'), workDir: join(temp.dir, 'work'), comskip: false });
+  const service = new RecordingsService(temp.db, hub, {
+    recordingsDir: recordings,
+    thumbnailsDir: join(temp.dir, 'thumbnails'),
+    workDir: join(temp.dir, 'work'),
+    comskip: false,
+  });
   service.resumePostProcessing();
   await service.whenPostProcessed();
   await service.stop();
   hub.stop();
 }
 
-const durationOf = (name: string) => temp.db.prepare('SELECT duration FROM items WHERE id = ?').pluck().get(`rec-${name}`) as number | null;
+const durationOf = (name: string) =>
+  temp.db.prepare('SELECT duration FROM items WHERE id = ?').pluck().get(`rec-${name}`) as number | null;
 
 describe('the duration of a resumed recording', () => {
   it('is the time its pieces play, whichever way the second connection’s clock went', async () => {
@@ -100,7 +150,11 @@ describe('the duration of a resumed recording', () => {
     expect(walkedSecond!.seconds).toBeCloseTo(ffprobeDuration(second), 1);
     const joined = join(temp.dir, 'joined.ts');
     writeFileSync(joined, Buffer.concat([piece.first, piece.second]));
-    expect(await measureRecordingDuration(joined)).toEqual({ stream: 'video', seconds: walkedFirst!.seconds + walkedSecond!.seconds, runs: 2 });
+    expect(await measureRecordingDuration(joined)).toEqual({
+      stream: 'video',
+      seconds: walkedFirst!.seconds + walkedSecond!.seconds,
+      runs: 2,
+    });
     expect(await measureRecordingDuration(join(temp.dir, 'missing.ts'))).toBeUndefined();
   });
 });

@@ -23,16 +23,31 @@ beforeEach(async () => {
   clock = (T0 - 3600) * 1000;
   const m3u = join(temp.dir, 'channels.m3u');
   const guide = join(temp.dir, 'guide.xml');
-  const channels = Array.from({ length: 6 }, (_, c) => ({ number: String(c + 1), name: `Channel ${c + 1}`, tvgId: `c${c}.test`, url: `http://127.0.0.1:9/${c}` }));
+  const channels = Array.from({ length: 6 }, (_, c) => ({
+    number: String(c + 1),
+    name: `Channel ${c + 1}`,
+    tvgId: `c${c}.test`,
+    url: `http://127.0.0.1:9/${c}`,
+  }));
   writeM3u(m3u, channels);
   // 6 channels × 1,200 half-hour programmes: 7,200 rows (more than one slice), their titles cycling through the words.
   const programmes = channels.flatMap((_, c) =>
-    Array.from({ length: 1200 }, (_, i) => ({ channel: `c${c}.test`, start: T0 + i * 1800, stop: T0 + (i + 1) * 1800, title: `The ${WORDS[(i + c) % WORDS.length]} hour ${i}` })),
+    Array.from({ length: 1200 }, (_, i) => ({
+      channel: `c${c}.test`,
+      start: T0 + i * 1800,
+      stop: T0 + (i + 1) * 1800,
+      title: `The ${WORDS[(i + c) % WORDS.length]} hour ${i}`,
+    })),
   );
-  writeXmltv(guide, channels.map((c) => [c.tvgId, c.name] as [string, string]), programmes);
+  writeXmltv(
+    guide,
+    channels.map((c) => [c.tvgId, c.name] as [string, string]),
+    programmes,
+  );
   dvr = createDvr(temp, { now: () => clock, sources: [{ kind: 'm3u', location: m3u, streams: 6 }], guides: [guide] });
   await dvr.sources.refreshAll();
-  // Five keyword rules: more words than one indexed query takes, so the plan passes over the whole guide (the sliced reading).
+  // Five keyword rules: more words than one indexed query takes, so the plan passes over the whole guide (the sliced
+  // reading).
   for (const word of WORDS.slice(0, 5)) dvr.rules.create({ type: 'keyword', keyword: word, channels: ['1', '2'] });
 });
 

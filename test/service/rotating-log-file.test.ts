@@ -1,5 +1,14 @@
 /** The rotated log file on a real disk: size, names, how many are kept, nothing lost, and failures that never throw. */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -12,7 +21,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '') : []);
+const lines = (file: string) =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+    : [];
 
 describe('RotatingLogFile', () => {
   it('rotates before FILE passes its size, keeps FILE.1 to FILE.<keep>, and loses nothing of the newest files', () => {
@@ -23,8 +37,14 @@ describe('RotatingLogFile', () => {
     for (let n = 0; n < 500; n++) logger.info({ n }, `line ${n}`.padEnd(40, '.'));
     log.close();
 
-    expect(readdirSync(join(dir, 'logs')).sort()).toEqual(['antenna.log', 'antenna.log.1', 'antenna.log.2', 'antenna.log.3']);
-    for (const name of ['antenna.log', 'antenna.log.1', 'antenna.log.2', 'antenna.log.3']) expect(statSync(join(dir, 'logs', name)).size).toBeLessThanOrEqual(1000);
+    expect(readdirSync(join(dir, 'logs')).sort()).toEqual([
+      'antenna.log',
+      'antenna.log.1',
+      'antenna.log.2',
+      'antenna.log.3',
+    ]);
+    for (const name of ['antenna.log', 'antenna.log.1', 'antenna.log.2', 'antenna.log.3'])
+      expect(statSync(join(dir, 'logs', name)).size).toBeLessThanOrEqual(1000);
     // Oldest to newest, the kept files hold consecutive lines ending with the last one written.
     const kept = [3, 2, 1].flatMap((n) => lines(`${file}.${n}`)).concat(lines(file));
     const numbers = kept.map((line) => (JSON.parse(line) as { n: number }).n);
@@ -66,16 +86,24 @@ describe('RotatingLogFile', () => {
     log.close();
     expect(lines(file)).toHaveLength(20);
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^antenna: cannot rotate the log file .*antenna\.log \(E[A-Z]+\); it grows until it can: let this user rename files in /);
+    expect(problems[0]).toMatch(
+      /^antenna: cannot rotate the log file .*antenna\.log \(E[A-Z]+\); it grows until it can: let this user rename files in /,
+    );
   });
 
   it('never throws when the disk is full, and says so once with what to do', () => {
     const problems: string[] = [];
-    const log = new RotatingLogFile('/dev/full', { maxBytes: 1_000_000, keep: 1, onProblem: (message) => problems.push(message) });
+    const log = new RotatingLogFile('/dev/full', {
+      maxBytes: 1_000_000,
+      keep: 1,
+      onProblem: (message) => problems.push(message),
+    });
     expect(() => {
       for (let n = 0; n < 5; n++) log.write('a line\n');
     }).not.toThrow();
     log.close();
-    expect(problems).toEqual(['antenna: cannot write the log file /dev/full (ENOSPC); lines are lost until it can: free space on its disk or give --log-file a file this user can write.']);
+    expect(problems).toEqual([
+      'antenna: cannot write the log file /dev/full (ENOSPC); lines are lost until it can: free space on its disk or give --log-file a file this user can write.',
+    ]);
   });
 });

@@ -33,13 +33,34 @@ function seed(): void {
   const db = temp.db;
   upsertShow(db, { id: 'show-light', name: 'The Lighthouse Keepers', summary: 'Keepers of a light.' });
   upsertShow(db, { id: 'show-elan', name: 'Élan Vital' });
-  upsertEpisode(db, { id: 'ep-storm', show_id: 'show-light', source: 'imports', season_number: 1, episode_number: 1, episode_title: 'Storm at the Café', duration: 60 });
-  upsertEpisode(db, { id: 'ep-calm', show_id: 'show-light', source: 'imports', season_number: 1, episode_number: 2, episode_title: 'Calm', duration: 60 });
+  upsertEpisode(db, {
+    id: 'ep-storm',
+    show_id: 'show-light',
+    source: 'imports',
+    season_number: 1,
+    episode_number: 1,
+    episode_title: 'Storm at the Café',
+    duration: 60,
+  });
+  upsertEpisode(db, {
+    id: 'ep-calm',
+    show_id: 'show-light',
+    source: 'imports',
+    season_number: 1,
+    episode_number: 2,
+    episode_title: 'Calm',
+    duration: 60,
+  });
   upsertEpisode(db, { id: 'ep-elan', show_id: 'show-elan', source: 'recordings', episode_title: 'Pilot' });
   upsertMovie(db, { id: 'mov-north', title: 'Northern Lights', source: 'imports', release_year: 2001, duration: 5400 });
   upsertMovie(db, { id: 'mov-cafe', title: 'CAFÉ SOCIETY', source: 'imports' });
   upsertVideoGroup(db, { id: 'grp-concerts', name: 'Concerts' });
-  upsertVideo(db, { id: 'vid-wembley', video_group_id: 'grp-concerts', source: 'imports', video_title: 'Live at Wembley' });
+  upsertVideo(db, {
+    id: 'vid-wembley',
+    video_group_id: 'grp-concerts',
+    source: 'imports',
+    video_title: 'Live at Wembley',
+  });
 }
 
 beforeEach(() => {
@@ -84,7 +105,13 @@ describe('library search', () => {
   });
 
   it('needs every word, each anywhere in the show name or the title, and takes the starts of words', () => {
-    expect(search('lighthouse storm')).toEqual({ shows: [], video_groups: [], episodes: ['ep-storm'], movies: [], videos: [] });
+    expect(search('lighthouse storm')).toEqual({
+      shows: [],
+      video_groups: [],
+      episodes: ['ep-storm'],
+      movies: [],
+      videos: [],
+    });
     expect(search('storm lighthouse').episodes).toEqual(['ep-storm']);
     expect(search('lighthouse').episodes.sort()).toEqual(['ep-calm', 'ep-storm']);
     expect(search('northern storm')).toEqual({ shows: [], video_groups: [], episodes: [], movies: [], videos: [] });
@@ -95,26 +122,56 @@ describe('library search', () => {
   });
 
   it('finds each kind, items in their interface-A shapes', () => {
-    expect(search('light')).toEqual({ shows: ['show-light'], video_groups: [], episodes: expect.arrayContaining(['ep-storm', 'ep-calm']), movies: ['mov-north'], videos: [] });
-    expect(search('concerts')).toEqual({ shows: [], video_groups: ['grp-concerts'], episodes: [], movies: [], videos: ['vid-wembley'] });
+    expect(search('light')).toEqual({
+      shows: ['show-light'],
+      video_groups: [],
+      episodes: expect.arrayContaining(['ep-storm', 'ep-calm']),
+      movies: ['mov-north'],
+      videos: [],
+    });
+    expect(search('concerts')).toEqual({
+      shows: [],
+      video_groups: ['grp-concerts'],
+      episodes: [],
+      movies: [],
+      videos: ['vid-wembley'],
+    });
     expect(search('wembley').videos).toEqual(['vid-wembley']);
     const found = temp.library.search('storm', 20, ctx);
     expect(found.episodes[0]?.toString()).toBe(temp.library.getEpisode('ep-storm', ctx).toString());
-    expect(temp.library.search('northern', 20, ctx).movies[0]?.toString()).toBe(temp.library.getMovie('mov-north', ctx).toString());
-    expect(temp.library.search('wembley', 20, ctx).videos[0]?.toString()).toBe(temp.library.getVideo('vid-wembley', ctx).toString());
+    expect(temp.library.search('northern', 20, ctx).movies[0]?.toString()).toBe(
+      temp.library.getMovie('mov-north', ctx).toString(),
+    );
+    expect(temp.library.search('wembley', 20, ctx).videos[0]?.toString()).toBe(
+      temp.library.getVideo('vid-wembley', ctx).toString(),
+    );
     expect(found.shows).toEqual([]);
     expect(temp.library.search('lighthouse', 20, ctx).shows).toEqual([temp.library.getShow('show-light', ctx)]);
-    expect(temp.library.search('concerts', 20, ctx).video_groups).toEqual([temp.library.getVideoGroup('grp-concerts', ctx)]);
+    expect(temp.library.search('concerts', 20, ctx).video_groups).toEqual([
+      temp.library.getVideoGroup('grp-concerts', ctx),
+    ]);
   });
 
   it('gives at most `limit` of each kind, the closest match first', () => {
     upsertShow(temp.db, { id: 'show-bulk', name: 'Bulk' });
-    for (let i = 0; i < 30; i++) upsertEpisode(temp.db, { id: `bulk-${i}`, show_id: 'show-bulk', source: 'imports', episode_title: `Part ${i} of a very long story told slowly` });
+    for (let i = 0; i < 30; i++)
+      upsertEpisode(temp.db, {
+        id: `bulk-${i}`,
+        show_id: 'show-bulk',
+        source: 'imports',
+        episode_title: `Part ${i} of a very long story told slowly`,
+      });
     upsertEpisode(temp.db, { id: 'bulk-short', show_id: 'show-bulk', source: 'imports', episode_title: 'Story' });
     const found = search('bulk story', 5);
     expect(found.episodes).toHaveLength(5);
     expect(found.episodes[0]).toBe('bulk-short');
-    expect(search('bulk', 1)).toEqual({ shows: ['show-bulk'], video_groups: [], episodes: [expect.any(String)], movies: [], videos: [] });
+    expect(search('bulk', 1)).toEqual({
+      shows: ['show-bulk'],
+      video_groups: [],
+      episodes: [expect.any(String)],
+      movies: [],
+      videos: [],
+    });
     expect(search('bulk', 100).episodes).toHaveLength(31);
   });
 
@@ -143,7 +200,12 @@ describe('library search', () => {
     expect(search('harbour')).toEqual({ shows: [], video_groups: [], episodes: [], movies: [], videos: [] });
     deleteParent(temp.db, 'video_group', 'grp-concerts');
     expect(search('wembley').videos).toEqual([]);
-    expect(temp.db.prepare("SELECT count(*) FROM search_docs WHERE ref IN ('ep-storm', 'show-light', 'vid-wembley')").pluck().get()).toBe(0);
+    expect(
+      temp.db
+        .prepare("SELECT count(*) FROM search_docs WHERE ref IN ('ep-storm', 'show-light', 'vid-wembley')")
+        .pluck()
+        .get(),
+    ).toBe(0);
   });
 
   it('answers nothing for a query without a word', () => {
@@ -171,14 +233,42 @@ describe('guide search', () => {
         ['nowhere', 'No channel'],
       ],
       [
-        { channel: 'five', start: NOW - 7200, stop: NOW - 3600, title: 'Harbour Watch', extra: '<sub-title>Over</sub-title>' },
-        { channel: 'five', start: NOW - 600, stop: NOW + 1200, title: 'Harbour Watch', extra: '<sub-title>Now</sub-title>' },
-        { channel: 'five', start: NOW + 7200, stop: NOW + 9000, title: 'Harbour Watch', extra: '<sub-title>Later</sub-title>' },
-        { channel: 'seven', start: NOW + 3600, stop: NOW + 5400, title: 'Kitchen Nights', extra: '<sub-title>Harbour Special</sub-title>' },
+        {
+          channel: 'five',
+          start: NOW - 7200,
+          stop: NOW - 3600,
+          title: 'Harbour Watch',
+          extra: '<sub-title>Over</sub-title>',
+        },
+        {
+          channel: 'five',
+          start: NOW - 600,
+          stop: NOW + 1200,
+          title: 'Harbour Watch',
+          extra: '<sub-title>Now</sub-title>',
+        },
+        {
+          channel: 'five',
+          start: NOW + 7200,
+          stop: NOW + 9000,
+          title: 'Harbour Watch',
+          extra: '<sub-title>Later</sub-title>',
+        },
+        {
+          channel: 'seven',
+          start: NOW + 3600,
+          stop: NOW + 5400,
+          title: 'Kitchen Nights',
+          extra: '<sub-title>Harbour Special</sub-title>',
+        },
         { channel: 'nowhere', start: NOW + 3600, stop: NOW + 5400, title: 'Harbour Watch' },
       ],
     );
-    dvr = createDvr(temp, { sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [guide], now: () => NOW * 1000 });
+    dvr = createDvr(temp, {
+      sources: [{ kind: 'm3u', location: m3u, streams: 2 }],
+      guides: [guide],
+      now: () => NOW * 1000,
+    });
     await dvr.sources.refreshAll();
   });
   afterEach(async () => {
@@ -201,7 +291,13 @@ describe('guide search', () => {
 
   it('says which job records an airing', () => {
     expect(dvr.guideSearch.search('later', 20)[0]?.job).toBeUndefined();
-    const rule = dvr.rules.create({ type: 'program', channel: '5', start_time: NOW + 7200, padding_before: 60, padding_after: 120 });
+    const rule = dvr.rules.create({
+      type: 'program',
+      channel: '5',
+      start_time: NOW + 7200,
+      padding_before: 60,
+      padding_after: 120,
+    });
     const [later] = dvr.guideSearch.search('later', 20);
     expect(later?.job).toEqual({ id: `${NOW + 7200 - 60}-${rule.id}`, state: 'scheduled', skipped: false });
     // The next programme on the same channel is not recorded by this one's padding.
@@ -211,7 +307,11 @@ describe('guide search', () => {
   });
 
   it('follows a refreshed guide: removed programmes are no longer found', async () => {
-    writeXmltv(join(temp.dir, 'guide.xml'), [['five', 'Five']], [{ channel: 'five', start: NOW + 600, stop: NOW + 1200, title: 'Lantern Hour' }]);
+    writeXmltv(
+      join(temp.dir, 'guide.xml'),
+      [['five', 'Five']],
+      [{ channel: 'five', start: NOW + 600, stop: NOW + 1200, title: 'Lantern Hour' }],
+    );
     // One programme where four are still to come: applied only as the user confirms it.
     const [guide] = dvr.sources.listGuides();
     expect(await dvr.sources.refreshGuide(guide!.id)).toMatchObject({ rejected: 'shrinks' });

@@ -34,14 +34,17 @@ beforeAll(async () => {
   mkdirSync(outside);
   const boundary = new PathBoundary(() => [root]);
   library = new LibraryService(temp.db, { boundary });
-  app = await buildTestApp({ ...temp, library }, {
-    management: {
-      files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), boundary }),
-      edits: new LibraryEditsService(temp.db),
-      token: undefined,
-      roots: () => [{ kind: 'movies', path: root }],
+  app = await buildTestApp(
+    { ...temp, library },
+    {
+      management: {
+        files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'recordings'), boundary }),
+        edits: new LibraryEditsService(temp.db),
+        token: undefined,
+        roots: () => [{ kind: 'movies', path: root }],
+      },
     },
-  });
+  );
 });
 
 afterAll(async () => {
@@ -105,7 +108,11 @@ describe('the type of what is sent', () => {
   });
 
   it('lets a page of an allowed origin send every method a change needs (preflight)', async () => {
-    const preflight = await app.inject({ method: 'OPTIONS', url: '/dvr/files/mov-1/watch', headers: { origin: 'http://dash.local:8123', 'access-control-request-method': 'PUT' } });
+    const preflight = await app.inject({
+      method: 'OPTIONS',
+      url: '/dvr/files/mov-1/watch',
+      headers: { origin: 'http://dash.local:8123', 'access-control-request-method': 'PUT' },
+    });
     expect(preflight.statusCode).toBe(204);
     expect(String(preflight.headers['access-control-allow-methods'])).toMatch(/PUT.*PATCH.*DELETE/);
   });

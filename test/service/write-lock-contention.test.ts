@@ -66,7 +66,10 @@ async function holdWriteLock(): Promise<{ released: Promise<void>; waitedMs: () 
   const begun = new Int32Array(new SharedArrayBuffer(4));
   let beganAt = 0;
   let releasedAt = 0;
-  const worker = new Worker(HOLDER, { eval: true, workerData: { module: BETTER_SQLITE3, file: databasePath(temp.dir), holdMs: HOLD_MS, begun } });
+  const worker = new Worker(HOLDER, {
+    eval: true,
+    workerData: { module: BETTER_SQLITE3, file: databasePath(temp.dir), holdMs: HOLD_MS, begun },
+  });
   const transaction = temp.db.transaction.bind(temp.db);
   const spy = vi.spyOn(temp.db, 'transaction').mockImplementation((fn) => {
     if (beganAt === 0) {
@@ -110,7 +113,7 @@ it("imports every file of a scan that meets the guide thread's write lock, waiti
   expect(temp.db.prepare('SELECT count(*) FROM import_files').pluck().get()).toBe(3);
 });
 
-it("edits a playlist (read, change, write) while the guide thread holds the write lock, waiting for it", async () => {
+it('edits a playlist (read, change, write) while the guide thread holds the write lock, waiting for it', async () => {
   await new ImportService(temp.db, { logger: pino({ level: 'silent' }), probe: false }).reconcile([videos]);
   const ids = temp.db.prepare('SELECT item_id FROM import_files ORDER BY path').pluck().all() as string[];
   const edits = new LibraryEditsService(temp.db);
@@ -119,5 +122,7 @@ it("edits a playlist (read, change, write) while the guide thread holds the writ
   edits.addItems(playlist, [ids[1] as string, ids[2] as string], 0);
   await lock.released;
   expect(lock.waitedMs()).toBeGreaterThan(HOLD_MS / 2);
-  expect(temp.db.prepare('SELECT item_id FROM playlist_items WHERE playlist_id = ? ORDER BY position').pluck().all(playlist)).toEqual([ids[1], ids[2], ids[0]]);
+  expect(
+    temp.db.prepare('SELECT item_id FROM playlist_items WHERE playlist_id = ? ORDER BY position').pluck().all(playlist),
+  ).toEqual([ids[1], ids[2], ids[0]]);
 });

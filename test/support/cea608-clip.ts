@@ -60,20 +60,32 @@ export const CC1 = {
 } as const;
 
 /** Characters of the CEA-608 basic set that are not the ASCII character of the same code. */
-const SPECIAL: Readonly<Record<string, number>> = { á: 0x2a, é: 0x5c, í: 0x5e, ó: 0x5f, ú: 0x60, ç: 0x7b, '÷': 0x7c, Ñ: 0x7d, ñ: 0x7e };
+const SPECIAL: Readonly<Record<string, number>> = {
+  á: 0x2a,
+  é: 0x5c,
+  í: 0x5e,
+  ó: 0x5f,
+  ú: 0x60,
+  ç: 0x7b,
+  '÷': 0x7c,
+  Ñ: 0x7d,
+  ñ: 0x7e,
+};
 const NOT_ASCII = new Set(['*', '\\', '^', '_', '`', '{', '|', '}', '~']);
 
 function basicCode(char: string): number {
   const special = SPECIAL[char];
   if (special !== undefined) return special;
   const code = char.codePointAt(0) ?? 0;
-  if (code < 0x20 || code > 0x7e || NOT_ASCII.has(char)) throw new Error(`CEA-608 basic characters cannot show ${JSON.stringify(char)}`);
+  if (code < 0x20 || code > 0x7e || NOT_ASCII.has(char))
+    throw new Error(`CEA-608 basic characters cannot show ${JSON.stringify(char)}`);
   return code;
 }
 
 /** The text as byte pairs of basic characters, two to a pair, the last padded with 0x00 (a null character). */
 export function textPairs(text: string): BytePair[] {
-  if (text.length === 0 || text.length > MAX_COLUMNS) throw new Error(`caption text must be 1 to ${MAX_COLUMNS} characters, got ${text.length}`);
+  if (text.length === 0 || text.length > MAX_COLUMNS)
+    throw new Error(`caption text must be 1 to ${MAX_COLUMNS} characters, got ${text.length}`);
   const codes = [...text].map(basicCode);
   const pairs: BytePair[] = [];
   for (let i = 0; i < codes.length; i += 2) pairs.push(pair(codes[i] ?? 0, codes[i + 1] ?? 0));
@@ -88,7 +100,8 @@ export function textPairs(text: string): BytePair[] {
 export function captionCycle(text: string, frames: number): BytePair[] {
   const controls = [CC1.EDM, CC1.RU2, CC1.CR, CC1.PAC_ROW15].flatMap((code) => [code, code]);
   const pairs = [...controls, ...textPairs(text)];
-  if (pairs.length > frames) throw new Error(`the caption needs ${pairs.length} frames, more than the ${frames} of a repetition`);
+  if (pairs.length > frames)
+    throw new Error(`the caption needs ${pairs.length} frames, more than the ${frames} of a repetition`);
   return [...pairs, ...Array.from({ length: frames - pairs.length }, () => NULL_PAIR)];
 }
 
@@ -97,11 +110,18 @@ export function captionCycle(text: string, frames: number): BytePair[] {
  * pair (cc_type 0) and an empty field 2 pair (cc_type 1), both cc_valid.
  */
 export function ccDataPayload(field1: BytePair): Uint8Array {
-  const ccData = [[0xfc, ...field1], [0xfd, ...NULL_PAIR]];
+  const ccData = [
+    [0xfc, ...field1],
+    [0xfd, ...NULL_PAIR],
+  ];
   return Uint8Array.from([
     0xb5, // itu_t_t35_country_code: United States
-    0x00, 0x31, // itu_t_t35_provider_code: ATSC
-    0x47, 0x41, 0x39, 0x34, // user_identifier 'GA94'
+    0x00,
+    0x31, // itu_t_t35_provider_code: ATSC
+    0x47,
+    0x41,
+    0x39,
+    0x34, // user_identifier 'GA94'
     0x03, // user_data_type_code: cc_data
     0x40 | ccData.length, // process_cc_data_flag, cc_count
     0xff, // em_data (reserved)
@@ -110,7 +130,10 @@ export function ccDataPayload(field1: BytePair): Uint8Array {
   ]);
 }
 
-/** Inserts emulation prevention bytes: 00 00 followed by 00..03 becomes 00 00 03 xx, so no start code appears inside a NAL unit. */
+/**
+ * Inserts emulation prevention bytes: 00 00 followed by 00..03 becomes 00 00 03 xx, so no start code appears inside a
+ * NAL unit.
+ */
 export function addEmulationPrevention(rbsp: Uint8Array): Uint8Array {
   const out: number[] = [];
   let zeros = 0;
@@ -134,7 +157,12 @@ const SEI_USER_DATA_REGISTERED = 4;
 export function seiNalUnit(payload: Uint8Array, payloadType = SEI_USER_DATA_REGISTERED): Uint8Array {
   // payloadType and payloadSize are coded as runs of 0xff plus a last byte.
   const coded = (value: number) => [...Array.from({ length: Math.floor(value / 255) }, () => 0xff), value % 255];
-  const rbsp = Uint8Array.from([...coded(payloadType), ...coded(payload.length), ...payload, 0x80 /* rbsp_trailing_bits */]);
+  const rbsp = Uint8Array.from([
+    ...coded(payloadType),
+    ...coded(payload.length),
+    ...payload,
+    0x80 /* rbsp_trailing_bits */,
+  ]);
   return Uint8Array.from([NAL_SEI /* nal_ref_idc 0 */, ...addEmulationPrevention(rbsp)]);
 }
 
@@ -169,15 +197,29 @@ export function isFirstSlice(unit: Uint8Array): boolean {
 }
 
 /** The NAL units with `seiFor(n)` before the first slice of picture n (after its AUD, SPS, PPS and other SEI). */
-export function insertBeforePictures(units: readonly Uint8Array[], seiFor: (picture: number) => Uint8Array): Uint8Array[] {
+export function insertBeforePictures(
+  units: readonly Uint8Array[],
+  seiFor: (picture: number) => Uint8Array,
+): Uint8Array[] {
   let picture = 0;
   return units.flatMap((unit) => (isFirstSlice(unit) ? [seiFor(picture++), unit] : [unit]));
 }
 
-/** An Annex B H.264 stream (no B-frames) with the caption's byte pairs in an SEI of each picture, the cycle repeating. */
-export function addCaptions(stream: Uint8Array, text: string, framesPerCycle = FRAME_RATE * REPEAT_SECONDS): Uint8Array {
+/**
+ * An Annex B H.264 stream (no B-frames) with the caption's byte pairs in an SEI of each picture, the cycle repeating.
+ */
+export function addCaptions(
+  stream: Uint8Array,
+  text: string,
+  framesPerCycle = FRAME_RATE * REPEAT_SECONDS,
+): Uint8Array {
   const cycle = captionCycle(text, framesPerCycle).map((field1) => seiNalUnit(ccDataPayload(field1)));
-  return joinAnnexB(insertBeforePictures(splitAnnexB(stream), (picture) => cycle[picture % cycle.length] ?? seiNalUnit(ccDataPayload(NULL_PAIR))));
+  return joinAnnexB(
+    insertBeforePictures(
+      splitAnnexB(stream),
+      (picture) => cycle[picture % cycle.length] ?? seiNalUnit(ccDataPayload(NULL_PAIR)),
+    ),
+  );
 }
 
 export interface CaptionedClip {
@@ -202,35 +244,99 @@ export interface CaptionedClipOptions {
 const FFMPEG = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'];
 
 /** Test pattern as raw H.264 (Annex B) and a tone as ADTS AAC, in two files. */
-async function encodeSources(work: string, seconds: number, size: string, videoKbps: number): Promise<{ video: string; audio: string }> {
+async function encodeSources(
+  work: string,
+  seconds: number,
+  size: string,
+  videoKbps: number,
+): Promise<{ video: string; audio: string }> {
   const video = join(work, 'video.h264');
   const audio = join(work, 'audio.aac');
   await run('ffmpeg', [
     ...FFMPEG,
-    '-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${FRAME_RATE}:duration=${seconds}`,
-    '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
-    // No B-frames: a picture's caption pair then goes out in display order. A fixed one-second GOP, so HLS can cut anywhere on a second.
-    '-map', '0:v', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-bf', '0',
-    '-x264-params', `keyint=${FRAME_RATE}:min-keyint=${FRAME_RATE}:scenecut=0:aud=1`,
-    '-b:v', `${videoKbps}k`, '-maxrate', `${videoKbps}k`, '-bufsize', `${videoKbps}k`,
-    '-bsf:v', 'h264_mp4toannexb', '-f', 'h264', `file:${video}`,
-    '-map', '1:a', '-c:a', 'aac', '-b:a', '64k', '-ac', '2', '-f', 'adts', `file:${audio}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=${size}:rate=${FRAME_RATE}:duration=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
+    // No B-frames: a picture's caption pair then goes out in display order. A fixed one-second GOP, so HLS can cut
+    // anywhere on a second.
+    '-map',
+    '0:v',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-bf',
+    '0',
+    '-x264-params',
+    `keyint=${FRAME_RATE}:min-keyint=${FRAME_RATE}:scenecut=0:aud=1`,
+    '-b:v',
+    `${videoKbps}k`,
+    '-maxrate',
+    `${videoKbps}k`,
+    '-bufsize',
+    `${videoKbps}k`,
+    '-bsf:v',
+    'h264_mp4toannexb',
+    '-f',
+    'h264',
+    `file:${video}`,
+    '-map',
+    '1:a',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '64k',
+    '-ac',
+    '2',
+    '-f',
+    'adts',
+    `file:${audio}`,
   ]);
   return { video, audio };
 }
 
-/** The captioned video and the audio in MPEG-TS at a constant mux rate; the raw H.264 demuxer is told the frame rate, as it has no timestamps. */
+/**
+ * The captioned video and the audio in MPEG-TS at a constant mux rate; the raw H.264 demuxer is told the frame rate, as
+ * it has no timestamps.
+ */
 async function muxTs(video: string, audio: string, path: string, muxrateKbps: number): Promise<void> {
   await run('ffmpeg', [
     ...FFMPEG,
-    '-fflags', '+genpts', '-f', 'h264', '-framerate', String(FRAME_RATE), '-i', `file:${video}`,
-    '-i', `file:${audio}`,
-    '-map', '0:v', '-map', '1:a', '-c', 'copy',
-    '-f', 'mpegts', '-muxrate', `${muxrateKbps}k`, `file:${path}`,
+    '-fflags',
+    '+genpts',
+    '-f',
+    'h264',
+    '-framerate',
+    String(FRAME_RATE),
+    '-i',
+    `file:${video}`,
+    '-i',
+    `file:${audio}`,
+    '-map',
+    '0:v',
+    '-map',
+    '1:a',
+    '-c',
+    'copy',
+    '-f',
+    'mpegts',
+    '-muxrate',
+    `${muxrateKbps}k`,
+    `file:${path}`,
   ]);
 }
 
-/** An MPEG-TS clip (seconds long, size WxH, constant mux rate muxrateKbps default 2000) whose video carries CEA-608 CC1 captions showing `text`, repeated every couple of seconds. */
+/**
+ * An MPEG-TS clip (seconds long, size WxH, constant mux rate muxrateKbps default 2000) whose video carries CEA-608 CC1
+ * captions showing `text`, repeated every couple of seconds.
+ */
 export async function makeCaptionedTsClip(path: string, options: CaptionedClipOptions): Promise<CaptionedClip> {
   const { seconds = 6, size = '320x240', text, muxrateKbps = 2000 } = options;
   textPairs(text); // fail before running ffmpeg when the text cannot be captioned

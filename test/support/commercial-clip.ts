@@ -48,11 +48,28 @@ function segmentsGraph(segments: Segment[]): string {
 
 async function makeSegmentClip(path: string, segments: Segment[]): Promise<void> {
   await run('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
-    '-filter_complex', segmentsGraph(segments),
-    '-map', '[v]', '-map', '[a]',
-    '-c:v', 'mpeg2video', '-b:v', '800k', '-c:a', 'mp2', '-b:a', '128k',
-    '-f', 'mpegts', `file:${path}`,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
+    '-filter_complex',
+    segmentsGraph(segments),
+    '-map',
+    '[v]',
+    '-map',
+    '[a]',
+    '-c:v',
+    'mpeg2video',
+    '-b:v',
+    '800k',
+    '-c:a',
+    'mp2',
+    '-b:a',
+    '128k',
+    '-f',
+    'mpegts',
+    `file:${path}`,
   ]);
 }
 

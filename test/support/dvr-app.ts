@@ -14,7 +14,8 @@ import { MediaFilesService } from '../../src/management/media-files.service.js';
 import { type TempLibrary, buildTestApp } from './temp-library.js';
 
 /** XMLTV time: `YYYYMMDDhhmmss +0000`. */
-export const xmlTime = (epoch: number) => `${new Date(epoch * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14)} +0000`;
+export const xmlTime = (epoch: number) =>
+  `${new Date(epoch * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14)} +0000`;
 
 export interface GuideProgramme {
   channel: string;
@@ -31,7 +32,8 @@ export function writeXmltv(path: string, channels: [id: string, name: string][],
     '<tv generator-info-name="antenna-test">',
     ...channels.map(([id, name]) => `<channel id="${id}"><display-name>${name}</display-name></channel>`),
     ...programmes.map(
-      (p) => `<programme start="${xmlTime(p.start)}" stop="${xmlTime(p.stop)}" channel="${p.channel}"><title>${p.title}</title>${p.extra ?? ''}</programme>`,
+      (p) =>
+        `<programme start="${xmlTime(p.start)}" stop="${xmlTime(p.stop)}" channel="${p.channel}"><title>${p.title}</title>${p.extra ?? ''}</programme>`,
     ),
     '</tv>',
   ].join('\n');
@@ -39,12 +41,19 @@ export function writeXmltv(path: string, channels: [id: string, name: string][],
 }
 
 /** Polls `read` until `ok` says yes; fails after `timeoutMs` showing the last value. */
-export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs: number, what = 'condition', everyMs = 200): Promise<T> {
+export async function until<T>(
+  read: () => Promise<T> | T,
+  ok: (value: T) => boolean,
+  timeoutMs: number,
+  what = 'condition',
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not met in ${timeoutMs} ms: ${JSON.stringify(value)?.slice(0, 2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} not met in ${timeoutMs} ms: ${JSON.stringify(value)?.slice(0, 2000)}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
@@ -52,7 +61,12 @@ export async function until<T>(read: () => Promise<T> | T, ok: (value: T) => boo
 export type Json = Record<string, unknown>;
 
 /** A JSON request to a running server: the status and the parsed answer (null for an empty body). */
-export async function callJson(baseUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Json & Json[] }> {
+export async function callJson(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json & Json[] }> {
   const response = await fetch(baseUrl + path, {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
@@ -70,7 +84,8 @@ export interface M3uEntry {
 
 export function writeM3u(path: string, entries: M3uEntry[]): void {
   const lines = ['#EXTM3U'];
-  for (const e of entries) lines.push(`#EXTINF:-1${e.tvgId ? ` tvg-id="${e.tvgId}"` : ''} tvg-chno="${e.number}",${e.name}`, e.url);
+  for (const e of entries)
+    lines.push(`#EXTINF:-1${e.tvgId ? ` tvg-id="${e.tvgId}"` : ''} tvg-chno="${e.number}",${e.name}`, e.url);
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
 

@@ -25,7 +25,10 @@ export interface FakeHdHomeRun {
   requests: string[];
 }
 
-export async function startFakeHdHomeRun(channels: FakeChannel[], opts: { tunerCount?: number; deviceId?: string } = {}): Promise<FakeHdHomeRun> {
+export async function startFakeHdHomeRun(
+  channels: FakeChannel[],
+  opts: { tunerCount?: number; deviceId?: string } = {},
+): Promise<FakeHdHomeRun> {
   const tunerCount = opts.tunerCount ?? 2;
   const deviceId = opts.deviceId ?? '1050A1B2';
   const requests: string[] = [];
@@ -44,7 +47,13 @@ export async function startFakeHdHomeRun(channels: FakeChannel[], opts: { tunerC
       LineupURL: `${base}/lineup.json`,
       TunerCount: tunerCount,
     }),
-    '/lineup.json': () => channels.map((c) => ({ GuideNumber: c.number, GuideName: c.name, ...(c.hd ? { HD: 1 } : {}), URL: `${base}/auto/v${c.number}` })),
+    '/lineup.json': () =>
+      channels.map((c) => ({
+        GuideNumber: c.number,
+        GuideName: c.name,
+        ...(c.hd ? { HD: 1 } : {}),
+        URL: `${base}/auto/v${c.number}`,
+      })),
     '/lineup_status.json': () => ({ ScanInProgress: 0, ScanPossible: 1, Source: 'Cable', SourceList: ['Cable'] }),
   };
 

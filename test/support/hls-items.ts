@@ -7,7 +7,10 @@ import { ForbiddenError } from '../../src/common/errors.js';
 import { PathBoundary } from '../../src/common/path-boundary.js';
 import type { HlsServiceOptions } from '../../src/streaming/hls-sessions.service.js';
 
-export function itemFiles(resolve: (id: string) => { path: string; growing: boolean; playableSeconds?: number }, boundary = new PathBoundary(() => ['/'])): Pick<HlsServiceOptions, 'checkItem' | 'openItem'> {
+export function itemFiles(
+  resolve: (id: string) => { path: string; growing: boolean; playableSeconds?: number },
+  boundary = new PathBoundary(() => ['/']),
+): Pick<HlsServiceOptions, 'checkItem' | 'openItem'> {
   return {
     checkItem: (id) => void resolve(id),
     openItem: async (id) => {

@@ -22,11 +22,18 @@ export async function startHlsJsPage(): Promise<HlsJsPage> {
   const hlsJs = readFileSync(HLS_JS);
   const server = createServer((request, response) => {
     if (request.url === '/hls.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(hlsJs);
-    else response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>player</title><script src="/hls.js"></script><body></body>');
+    else
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>player</title><script src="/hls.js"></script><body></body>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
-  const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'] });
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
+  });
   return {
     url,
     browser,

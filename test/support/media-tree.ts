@@ -35,8 +35,27 @@ export function makeClip(out: string, options: ClipOptions = {}): void {
     const plain = `${out}.plain.mkv`;
     execFileSync('ffmpeg', clipArgs(plain, options));
     const meta = `${out}.chapters.txt`;
-    writeFileSync(meta, ';FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=500\ntitle=Cold open\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=500\nEND=1000\ntitle=Story\n');
-    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', plain, '-i', meta, '-map_metadata', '1', '-map_chapters', '1', '-c', 'copy', out]);
+    writeFileSync(
+      meta,
+      ';FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=500\ntitle=Cold open\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=500\nEND=1000\ntitle=Story\n',
+    );
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      plain,
+      '-i',
+      meta,
+      '-map_metadata',
+      '1',
+      '-map_chapters',
+      '1',
+      '-c',
+      'copy',
+      out,
+    ]);
     execFileSync('rm', ['-f', plain, meta]);
     return;
   }
@@ -45,7 +64,19 @@ export function makeClip(out: string, options: ClipOptions = {}): void {
 
 export function makeImage(out: string, width = 200, height = 300): void {
   mkdirSync(dirname(out), { recursive: true });
-  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=size=${width}x${height}`, '-frames:v', '1', out]);
+  execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=${width}x${height}`,
+    '-frames:v',
+    '1',
+    out,
+  ]);
 }
 
 export function writeText(out: string, text: string): void {

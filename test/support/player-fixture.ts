@@ -34,13 +34,18 @@ function clip(out: string, seconds: number): void {
 }
 
 /** `captions`: the channels' stream carries CEA-608 captions with this text (as broadcasts do). */
-export async function makePlayerMedia(options: { episodeSeconds?: number; captions?: string } = {}): Promise<PlayerMedia> {
+export async function makePlayerMedia(
+  options: { episodeSeconds?: number; captions?: string } = {},
+): Promise<PlayerMedia> {
   const dir = tempDir('antenna-player-');
   const tv = join(dir, 'media', 'tv');
   const movies = join(dir, 'media', 'movies');
   const videos = join(dir, 'media', 'videos');
 
-  clip(join(tv, 'Harbour Lights (2020)', 'Season 01', 'Harbour Lights - S01E01 - Pilot.mkv'), options.episodeSeconds ?? 30);
+  clip(
+    join(tv, 'Harbour Lights (2020)', 'Season 01', 'Harbour Lights - S01E01 - Pilot.mkv'),
+    options.episodeSeconds ?? 30,
+  );
 
   // A movie with chapters at 0, 5 and 12 seconds.
   const moviePlain = join(dir, 'movie-plain.mkv');
@@ -58,7 +63,19 @@ export async function makePlayerMedia(options: { episodeSeconds?: number; captio
         .join(''),
   );
   mkdirSync(join(movies, 'Chapter House (2019)'), { recursive: true });
-  ffmpeg(['-i', moviePlain, '-i', chapters, '-map_metadata', '1', '-map_chapters', '1', '-c', 'copy', join(movies, 'Chapter House (2019)', 'Chapter House (2019).mkv')]);
+  ffmpeg([
+    '-i',
+    moviePlain,
+    '-i',
+    chapters,
+    '-map_metadata',
+    '1',
+    '-map_chapters',
+    '1',
+    '-c',
+    'copy',
+    join(movies, 'Chapter House (2019)', 'Chapter House (2019).mkv'),
+  ]);
 
   // A video with a subtitle track that is not selected by default.
   const videoPlain = join(dir, 'video-plain.mkv');
@@ -66,12 +83,33 @@ export async function makePlayerMedia(options: { episodeSeconds?: number; captio
   const srt = join(dir, 'subs.srt');
   writeFileSync(srt, '1\n00:00:00,500 --> 00:00:19,000\nHello from the captions\n');
   mkdirSync(join(videos, 'Home Movies'), { recursive: true });
-  ffmpeg(['-i', videoPlain, '-i', srt, '-map', '0', '-map', '1', '-c', 'copy', '-c:s', 'srt', '-disposition:s:0', '0', join(videos, 'Home Movies', 'Beach Day.mkv')]);
+  ffmpeg([
+    '-i',
+    videoPlain,
+    '-i',
+    srt,
+    '-map',
+    '0',
+    '-map',
+    '1',
+    '-c',
+    'copy',
+    '-c:s',
+    'srt',
+    '-disposition:s:0',
+    '0',
+    join(videos, 'Home Movies', 'Beach Day.mkv'),
+  ]);
   rmSync(moviePlain);
   rmSync(videoPlain);
 
   const ts = options.captions
-    ? await makeCaptionedTsClip(join(dir, 'channel.ts'), { seconds: 6, muxrateKbps: 600, size: '160x120', text: options.captions })
+    ? await makeCaptionedTsClip(join(dir, 'channel.ts'), {
+        seconds: 6,
+        muxrateKbps: 600,
+        size: '160x120',
+        text: options.captions,
+      })
     : await makeTsClip(join(dir, 'channel.ts'), { seconds: 2, muxrateKbps: 600, size: '160x120' });
   const streams = await startStreamServer(ts.path);
   const channels = ['2', '4.1', '7'];
@@ -95,7 +133,8 @@ export async function makePlayerMedia(options: { episodeSeconds?: number; captio
         start: now - 600,
         stop: now + 3 * 3600,
         title: 'Evening News',
-        extra: '<sub-title>Harbour report</sub-title><desc>The day in the harbour.</desc><episode-num system="xmltv_ns">1.4.</episode-num>',
+        extra:
+          '<sub-title>Harbour report</sub-title><desc>The day in the harbour.</desc><episode-num system="xmltv_ns">1.4.</episode-num>',
       },
     ],
   );

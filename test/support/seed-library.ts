@@ -37,7 +37,12 @@ import {
   upsertVideo,
 } from '../../src/repositories/items.repository.js';
 import type { JobItem } from '../../src/model/library.schemas.js';
-import { type ParentInput, type ShowInput, upsertShow, upsertVideoGroup } from '../../src/repositories/parents.repository.js';
+import {
+  type ParentInput,
+  type ShowInput,
+  upsertShow,
+  upsertVideoGroup,
+} from '../../src/repositories/parents.repository.js';
 
 /** 2023-11-14T22:13:20Z in epoch milliseconds. */
 export const BASE_TIME = 1_700_000_000_000;
@@ -381,7 +386,13 @@ export const COLLECTIONS: readonly CollectionInput[] = [
     updated_at: T + 50_500,
   },
   { id: 'col-shows', collection_type: 'shows', name: 'comedy', created_at: T + 51_000, updated_at: T + 51_500 },
-  { id: 'col-empty', collection_type: 'movies', name: 'Empty collection', created_at: T + 52_000, updated_at: T + 52_000 },
+  {
+    id: 'col-empty',
+    collection_type: 'movies',
+    name: 'Empty collection',
+    created_at: T + 52_000,
+    updated_at: T + 52_000,
+  },
 ];
 
 export const COLLECTION_MEMBERS: Readonly<Record<string, readonly string[]>> = {

@@ -19,7 +19,10 @@ export interface StartedServer {
   stop(signal?: NodeJS.Signals): Promise<Finished>;
 }
 
-export function runAntenna(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<Finished> } {
+export function runAntenna(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; done: Promise<Finished> } {
   const child = spawn(process.execPath, [ANTENNA_BIN, ...args], {
     env: { ...process.env, ANTENNA_LOG_LEVEL: 'warn', ANTENNA_MDNS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,7 +56,10 @@ export async function startAntennaProcess(args: string[], env: NodeJS.ProcessEnv
   const { child, done } = runAntenna(args, env);
   const output = () => (child as unknown as { collected: { stdout: string; stderr: string } }).collected;
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`antenna ${args[0]} did not start: ${JSON.stringify(output())}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`antenna ${args[0]} did not start: ${JSON.stringify(output())}`)),
+      15_000,
+    );
     const check = () => {
       const match = /running at (http:\/\/\S+?) /.exec(output().stdout);
       if (match?.[1]) {

@@ -45,7 +45,8 @@ export async function buildTestApp(
     library: temp.library,
     logger: pino({ level: 'silent' }),
     fallbackBaseUrl: 'http://localhost:8089',
-    // Node's process metrics (an event-loop histogram, a GC observer) are never removed: hundreds of test apps would pile them up.
+    // Node's process metrics (an event-loop histogram, a GC observer) are never removed: hundreds of test apps would
+    // pile them up.
     processMetrics: false,
     ...options,
   });

@@ -57,7 +57,9 @@ export interface StreamServer {
   readonly byteRate: number;
 }
 
-/** Makes a real MPEG-TS clip with ffmpeg: test pattern + tone, constant mux rate so pacing by bytes == pacing by time. */
+/**
+ * Makes a real MPEG-TS clip with ffmpeg: test pattern + tone, constant mux rate so pacing by bytes == pacing by time.
+ */
 export function makeTsClip(path: string, options?: TsClipOptions): Promise<TsClip> {
   return impl.makeTsClip(path, options);
 }

@@ -48,7 +48,12 @@ export async function startWebApp(options: { serverArgs?: string[]; env?: NodeJS
   const streams: StreamServer = await startStreamServer(clip.path);
   writeM3u(
     join(dir, 'channels.m3u'),
-    CHANNELS.map((channel) => ({ number: channel.number, name: channel.name, url: streams.url(channel.id), tvgId: channel.id })),
+    CHANNELS.map((channel) => ({
+      number: channel.number,
+      name: channel.name,
+      url: streams.url(channel.id),
+      tvgId: channel.id,
+    })),
   );
   const now = Math.floor(Date.now() / 1000);
   const start = now - (now % 1800) - 3600;
@@ -66,7 +71,18 @@ export async function startWebApp(options: { serverArgs?: string[]; env?: NodeJS
     CHANNELS.map((channel) => [channel.id, channel.name]),
     programmes,
   );
-  const server = await startAntennaServer(['--data', join(dir, 'data'), '--m3u', join(dir, 'channels.m3u'), '--xmltv', join(dir, 'guide.xml'), ...(options.serverArgs ?? [])], options.env);
+  const server = await startAntennaServer(
+    [
+      '--data',
+      join(dir, 'data'),
+      '--m3u',
+      join(dir, 'channels.m3u'),
+      '--xmltv',
+      join(dir, 'guide.xml'),
+      ...(options.serverArgs ?? []),
+    ],
+    options.env,
+  );
   const url = server.url;
   await until(
     async () => {
@@ -106,7 +122,9 @@ export async function startWebApp(options: { serverArgs?: string[]; env?: NodeJS
       // A string, so this file needs no DOM types: it runs in the page, where axe now is.
       return page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))`) as Promise<Array<{ id: string; impact: string; help: string; nodes: number }>>;
+        .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))`) as Promise<
+        Array<{ id: string; impact: string; help: string; nodes: number }>
+      >;
     },
     api: (method, path, body) => callJson(url, method, path, body),
     async close() {
@@ -127,7 +145,12 @@ export const pageText = (page: Page) => page.evaluate('document.body.innerText')
 export const pagePath = (page: Page) => new URL(page.url()).pathname;
 
 export async function waitForText(page: Page, wanted: string, timeoutMs = 10_000): Promise<void> {
-  await until(() => pageText(page), (body) => body.includes(wanted), timeoutMs, `"${wanted}" on ${page.url()}`);
+  await until(
+    () => pageText(page),
+    (body) => body.includes(wanted),
+    timeoutMs,
+    `"${wanted}" on ${page.url()}`,
+  );
 }
 
 /**

@@ -22,7 +22,16 @@ const sequences = fc.integer({ min: 1, max: 9999 });
 /** Names a backups folder may hold besides Antenna's: anything, near misses included. */
 const otherNames = fc.oneof(
   fc.string(),
-  fc.constantFrom('notes.txt', 'antenna.db', 'antenna-latest.db', 'antenna-2025-02-30T00-00-00Z.db', 'antenna-2025-01-01T00-00-00Z.db.123.partial', 'antenna-2025-01-01T00-00-00Z-0.db', 'antenna-2025-01-01T25-00-00Z.db', 'Antenna-2025-01-01T00-00-00Z.db'),
+  fc.constantFrom(
+    'notes.txt',
+    'antenna.db',
+    'antenna-latest.db',
+    'antenna-2025-02-30T00-00-00Z.db',
+    'antenna-2025-01-01T00-00-00Z.db.123.partial',
+    'antenna-2025-01-01T00-00-00Z-0.db',
+    'antenna-2025-01-01T25-00-00Z.db',
+    'Antenna-2025-01-01T00-00-00Z.db',
+  ),
   times.map((at) => beforeRestoreFileName(at)),
   times.map((at) => `${backupFileName(at)}.bak`),
 );
@@ -47,7 +56,14 @@ describe('backup names', () => {
   });
 
   it('match nothing else: near misses, impossible dates, other cases, partial files and kept copies', () => {
-    for (const name of ['antenna-2025-02-30T00-00-00Z.db', 'antenna-2025-01-01T25-00-00Z.db', 'antenna-2025-01-01T00-00-00Z-0.db', 'Antenna-2025-01-01T00-00-00Z.db', 'antenna-2025-01-01T00-00-00.db', 'antenna.db']) {
+    for (const name of [
+      'antenna-2025-02-30T00-00-00Z.db',
+      'antenna-2025-01-01T25-00-00Z.db',
+      'antenna-2025-01-01T00-00-00Z-0.db',
+      'Antenna-2025-01-01T00-00-00Z.db',
+      'antenna-2025-01-01T00-00-00.db',
+      'antenna.db',
+    ]) {
       expect(parseBackupName(name), name).toBeUndefined();
     }
     expect(parseBackupName(beforeRestoreFileName(0))).toBeUndefined();
@@ -58,7 +74,9 @@ describe('backup names', () => {
     const at = Date.UTC(2025, 0, 1);
     expect(freshBackupName([], at)).toBe(backupFileName(at));
     expect(freshBackupName([backupFileName(at), backupFileName(at, 2)], at)).toBe(backupFileName(at, 3));
-    expect(newestBackup([backupFileName(at), backupFileName(at, 2), backupFileName(at - 1000, 7)])?.name).toBe(backupFileName(at, 2));
+    expect(newestBackup([backupFileName(at), backupFileName(at, 2), backupFileName(at - 1000, 7)])?.name).toBe(
+      backupFileName(at, 2),
+    );
   });
 });
 
@@ -89,7 +107,8 @@ describe('retention', () => {
           const parsed = parseBackupName(name)!;
           return parsed.takenAt * 10_000 + parsed.sequence;
         };
-        if (removed.length > 0 && kept.length > 0) expect(Math.min(...kept.map(key))).toBeGreaterThan(Math.max(...removed.map(key)));
+        if (removed.length > 0 && kept.length > 0)
+          expect(Math.min(...kept.map(key))).toBeGreaterThan(Math.max(...removed.map(key)));
       }),
     );
   });
@@ -101,7 +120,9 @@ describe('when a backup is due', () => {
   it('at once without backups or with the newest a day old, else when it will be', () => {
     expect(untilDue(['notes.txt'], now, DAY)).toBe(0);
     expect(untilDue([backupFileName(now - DAY)], now, DAY)).toBe(0);
-    expect(untilDue([backupFileName(now - DAY - 5000), backupFileName(now - 3_600_000)], now, DAY)).toBe(DAY - 3_600_000);
+    expect(untilDue([backupFileName(now - DAY - 5000), backupFileName(now - 3_600_000)], now, DAY)).toBe(
+      DAY - 3_600_000,
+    );
   });
 
   it('not held back by a backup dated far ahead by a wrong clock', () => {
@@ -112,7 +133,11 @@ describe('when a backup is due', () => {
   it('never negative, never more than the interval after the newest', () => {
     fc.assert(
       fc.property(fc.array(times), times, (stamps, at) => {
-        const wait = untilDue(stamps.map((t) => backupFileName(t)), at, DAY);
+        const wait = untilDue(
+          stamps.map((t) => backupFileName(t)),
+          at,
+          DAY,
+        );
         expect(wait).toBeGreaterThanOrEqual(0);
         expect(wait).toBeLessThanOrEqual(DAY + DAY);
       }),
@@ -122,7 +147,9 @@ describe('when a backup is due', () => {
 
 describe('the restore command in messages', () => {
   it('quotes what a shell would split or expand', () => {
-    expect(restoreCommand('/data/backups/antenna-2025-03-01T02-00-00Z.db', '/data')).toBe('antenna restore /data/backups/antenna-2025-03-01T02-00-00Z.db --data /data');
+    expect(restoreCommand('/data/backups/antenna-2025-03-01T02-00-00Z.db', '/data')).toBe(
+      'antenna restore /data/backups/antenna-2025-03-01T02-00-00Z.db --data /data',
+    );
     expect(shellWord("/srv/my data/it's.db")).toBe(`'/srv/my data/it'\\''s.db'`);
     expect(shellWord('$HOME')).toBe(`'$HOME'`);
   });

@@ -6,7 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type BodySegments, type ChunkedBody, chunkAtItems, describedArray, patchSegments } from '../../src/common/body-segments.js';
+import {
+  type BodySegments,
+  type ChunkedBody,
+  chunkAtItems,
+  describedArray,
+  patchSegments,
+} from '../../src/common/body-segments.js';
 
 /** The list rendered from scratch from `values`, as the repositories do. */
 function rendered(ids: readonly string[], values: Map<string, string>): { body: Buffer; segments: BodySegments } {
@@ -46,7 +52,11 @@ describe('patching a list many times in a row', () => {
       fc.property(
         // Short lists are scanned, longer ones indexed: both, with ids held twice.
         fc.oneof(fc.array(id, { maxLength: 20 }), fc.array(id, { minLength: 32, maxLength: 160, size: 'max' })),
-        fc.array(fc.tuple(fc.uniqueArray(id, { minLength: 1, maxLength: 4 }), value), { minLength: 1, maxLength: 60, size: 'medium' }),
+        fc.array(fc.tuple(fc.uniqueArray(id, { minLength: 1, maxLength: 4 }), value), {
+          minLength: 1,
+          maxLength: 60,
+          size: 'medium',
+        }),
         fc.integer({ min: 1, max: 600 }),
         (ids, writes, chunkBytes) => {
           const values = new Map(pool.map((name) => [name, name.length.toString()]));
@@ -93,8 +103,12 @@ describe('patching a list many times in a row', () => {
     const patched = patchSegments(chunkAtItems(first.body, first.segments, 64), first.segments, new Set(['item-3']));
     expect(patched && whole(patched.body).equals(rendered(pool, values).body)).toBe(true);
     values.delete('item-70');
-    expect(patchSegments(patched?.body as ChunkedBody, patched?.segments as BodySegments, new Set(['item-70']))).toBeUndefined();
+    expect(
+      patchSegments(patched?.body as ChunkedBody, patched?.segments as BodySegments, new Set(['item-70'])),
+    ).toBeUndefined();
     // An id it does not hold changes nothing, whether or not it could be rendered.
-    expect(patchSegments(patched?.body as ChunkedBody, patched?.segments as BodySegments, new Set(['elsewhere']))?.body).toBe(patched?.body);
+    expect(
+      patchSegments(patched?.body as ChunkedBody, patched?.segments as BodySegments, new Set(['elsewhere']))?.body,
+    ).toBe(patched?.body);
   });
 });

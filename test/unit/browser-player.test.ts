@@ -4,7 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { chromiumArguments } from '../../src/player/chromium-args.js';
 import { DevToolsPipe } from '../../src/player/devtools-pipe.js';
 import { SECTIONS, matchSection } from '../../src/player/sections.js';
-import { type TvPageState, SECTION_PATHS, isPageState, isTvPageEvent, isTvResult, mediaStateOf, sameMedia, sectionOfPath, watchPath } from '../../src/player/tv-page-protocol.js';
+import {
+  type TvPageState,
+  SECTION_PATHS,
+  isPageState,
+  isTvPageEvent,
+  isTvResult,
+  mediaStateOf,
+  sameMedia,
+  sectionOfPath,
+  watchPath,
+} from '../../src/player/tv-page-protocol.js';
 
 describe('chromiumArguments', () => {
   const base = { userDataDir: '/tmp/antenna-chromium-x', headless: false, noSandbox: false };
@@ -22,13 +32,21 @@ describe('chromiumArguments', () => {
 
   it('downloads nothing of its own and is never throttled as a background window', () => {
     const args = chromiumArguments(base);
-    for (const flag of ['--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-renderer-backgrounding', '--disable-background-timer-throttling']) {
+    for (const flag of [
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-renderer-backgrounding',
+      '--disable-background-timer-throttling',
+    ]) {
       expect(args).toContain(flag);
     }
   });
 
   it('takes the screen size when it cannot go full screen by itself, runs headless without a display, and without its sandbox as root', () => {
-    expect(chromiumArguments({ ...base, windowSize: { width: 1920, height: 1080 } })).toContain('--window-size=1920,1080');
+    expect(chromiumArguments({ ...base, windowSize: { width: 1920, height: 1080 } })).toContain(
+      '--window-size=1920,1080',
+    );
     const headless = chromiumArguments({ ...base, headless: true });
     expect(headless).toContain('--headless=new');
     expect(headless).not.toContain('--kiosk');
@@ -47,20 +65,27 @@ describe('DevToolsPipe', () => {
 
   it('gives back every message whole, however the bytes are cut into chunks', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'grapheme' }).map((text) => JSON.stringify({ text })), { maxLength: 8 }), fc.array(fc.nat(40), { maxLength: 10 }), (messages, cuts) => {
-        const fromBrowser = new PassThrough();
-        const pipe = new DevToolsPipe(new PassThrough(), fromBrowser);
-        const received: string[] = [];
-        pipe.onmessage = (message) => received.push(message);
-        const bytes = Buffer.from(messages.map((message) => `${message}\0`).join(''));
-        let at = 0;
-        for (const cut of cuts) {
-          fromBrowser.emit('data', bytes.subarray(at, Math.min(bytes.length, at + cut)));
-          at = Math.min(bytes.length, at + cut);
-        }
-        fromBrowser.emit('data', bytes.subarray(at));
-        expect(received).toEqual(messages);
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ unit: 'grapheme' }).map((text) => JSON.stringify({ text })),
+          { maxLength: 8 },
+        ),
+        fc.array(fc.nat(40), { maxLength: 10 }),
+        (messages, cuts) => {
+          const fromBrowser = new PassThrough();
+          const pipe = new DevToolsPipe(new PassThrough(), fromBrowser);
+          const received: string[] = [];
+          pipe.onmessage = (message) => received.push(message);
+          const bytes = Buffer.from(messages.map((message) => `${message}\0`).join(''));
+          let at = 0;
+          for (const cut of cuts) {
+            fromBrowser.emit('data', bytes.subarray(at, Math.min(bytes.length, at + cut)));
+            at = Math.min(bytes.length, at + cut);
+          }
+          fromBrowser.emit('data', bytes.subarray(at));
+          expect(received).toEqual(messages);
+        },
+      ),
     );
   });
 
@@ -89,15 +114,36 @@ describe('the TV page protocol', () => {
   });
 
   it('addresses a play in TV mode, with its start and the command ticket', () => {
-    expect(watchPath({ kind: 'item', id: 'a b/c' }, { start: 61.7, ticket: 4 })).toBe('/tv/watch/a%20b%2Fc?start=61&t=4');
+    expect(watchPath({ kind: 'item', id: 'a b/c' }, { start: 61.7, ticket: 4 })).toBe(
+      '/tv/watch/a%20b%2Fc?start=61&t=4',
+    );
     expect(watchPath({ kind: 'item', id: 'x' })).toBe('/tv/watch/x');
     expect(watchPath({ kind: 'channel', number: '7.1' }, { start: 30, ticket: 2 })).toBe('/tv/watch/channel/7.1?t=2');
   });
 
-  const state: TvPageState = { seq: 7, path: '/tv/watch/x', playing: { kind: 'item', id: 'x', playId: 1 }, loaded: true, paused: true, muted: true, position: 12, duration: 60, captions: false, pip: false };
+  const state: TvPageState = {
+    seq: 7,
+    path: '/tv/watch/x',
+    playing: { kind: 'item', id: 'x', playId: 1 },
+    loaded: true,
+    paused: true,
+    muted: true,
+    position: 12,
+    duration: 60,
+    captions: false,
+    pip: false,
+  };
 
   it('reports the media state as every backend does: nothing loaded while unavailable, no position when idle', () => {
-    expect(mediaStateOf(state, true)).toEqual({ available: true, loaded: true, paused: true, muted: true, position: 12, duration: 60, pip: false });
+    expect(mediaStateOf(state, true)).toEqual({
+      available: true,
+      loaded: true,
+      paused: true,
+      muted: true,
+      position: 12,
+      duration: 60,
+      pip: false,
+    });
     expect(mediaStateOf(state, false)).toMatchObject({ available: false, loaded: false });
     const idle = mediaStateOf({ ...state, playing: undefined, loaded: false } as TvPageState, true);
     expect(idle).toEqual({ available: true, loaded: false, paused: false, muted: true, pip: false });
@@ -112,7 +158,9 @@ describe('the TV page protocol', () => {
 
   it('accepts the events the app sends and nothing else a page could send', () => {
     expect(isTvPageEvent({ type: 'state', state })).toBe(true);
-    expect(isTvPageEvent({ type: 'started', playId: 2, media: { kind: 'channel', number: '5' }, ticket: 3 })).toBe(true);
+    expect(isTvPageEvent({ type: 'started', playId: 2, media: { kind: 'channel', number: '5' }, ticket: 3 })).toBe(
+      true,
+    );
     expect(isTvPageEvent({ type: 'ended', playId: 2, reason: 'stopped', position: 3.5 })).toBe(true);
     expect(isTvPageEvent({ type: 'ended', playId: 2, reason: 'exploded' })).toBe(false);
     expect(isTvPageEvent({ type: 'started', playId: '2', media: { kind: 'item', id: 'x' } })).toBe(false);
@@ -130,9 +178,18 @@ describe('the TV page protocol', () => {
       }),
     );
     fc.assert(
-      fc.property(fc.record({ type: fc.constantFrom('state', 'started', 'ended'), playId: fc.anything(), media: fc.anything(), state: fc.anything(), reason: fc.anything() }), (value) => {
-        expect(typeof isTvPageEvent(value)).toBe('boolean');
-      }),
+      fc.property(
+        fc.record({
+          type: fc.constantFrom('state', 'started', 'ended'),
+          playId: fc.anything(),
+          media: fc.anything(),
+          state: fc.anything(),
+          reason: fc.anything(),
+        }),
+        (value) => {
+          expect(typeof isTvPageEvent(value)).toBe('boolean');
+        },
+      ),
     );
   });
 });

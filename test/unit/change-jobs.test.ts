@@ -7,22 +7,41 @@ import { mergedKind } from '../../src/importer/scan-scheduler.js';
 
 const tv: ImportRoot = { kind: 'tv', path: '/media/TV' };
 const movies: ImportRoot = { kind: 'movies', path: '/media/Movies' };
-const jobsOf = (changes: ChangedPath[]) => changeJobs(changes).map((job) => `${job.start}${job.recursive ? '/**' : ''}`);
+const jobsOf = (changes: ChangedPath[]) =>
+  changeJobs(changes).map((job) => `${job.start}${job.recursive ? '/**' : ''}`);
 
 describe('changeJobs', () => {
   it('walks a media file’s folder alone, with the root’s and the show folder’s listings', () => {
-    expect(jobsOf([{ root: tv, path: '/media/TV/Show/Season 01/Show - S01E01.mkv', folder: false }])).toEqual(['/media/TV', '/media/TV/Show', '/media/TV/Show/Season 01']);
-    expect(jobsOf([{ root: movies, path: '/media/Movies/Heat (1995)/Heat (1995).mkv', folder: false }])).toEqual(['/media/Movies', '/media/Movies/Heat (1995)']);
+    expect(jobsOf([{ root: tv, path: '/media/TV/Show/Season 01/Show - S01E01.mkv', folder: false }])).toEqual([
+      '/media/TV',
+      '/media/TV/Show',
+      '/media/TV/Show/Season 01',
+    ]);
+    expect(jobsOf([{ root: movies, path: '/media/Movies/Heat (1995)/Heat (1995).mkv', folder: false }])).toEqual([
+      '/media/Movies',
+      '/media/Movies/Heat (1995)',
+    ]);
   });
 
   it('walks below a folder, an NFO or artwork change, and a path that is gone and may have been a folder', () => {
     expect(jobsOf([{ root: tv, path: '/media/TV/Show', folder: true }])).toEqual(['/media/TV', '/media/TV/Show/**']);
-    expect(jobsOf([{ root: tv, path: '/media/TV/Show/tvshow.nfo', folder: false }])).toEqual(['/media/TV', '/media/TV/Show/**']);
-    expect(jobsOf([{ root: movies, path: '/media/Movies/Heat (1995)', folder: undefined }])).toEqual(['/media/Movies', '/media/Movies/Heat (1995)/**']);
+    expect(jobsOf([{ root: tv, path: '/media/TV/Show/tvshow.nfo', folder: false }])).toEqual([
+      '/media/TV',
+      '/media/TV/Show/**',
+    ]);
+    expect(jobsOf([{ root: movies, path: '/media/Movies/Heat (1995)', folder: undefined }])).toEqual([
+      '/media/Movies',
+      '/media/Movies/Heat (1995)/**',
+    ]);
   });
 
   it('walks the whole root when the root itself changed, and covers nothing twice', () => {
-    expect(jobsOf([{ root: tv, path: '/media/TV', folder: true }, { root: tv, path: '/media/TV/Show/Season 01/a.mkv', folder: false }])).toEqual(['/media/TV/**']);
+    expect(
+      jobsOf([
+        { root: tv, path: '/media/TV', folder: true },
+        { root: tv, path: '/media/TV/Show/Season 01/a.mkv', folder: false },
+      ]),
+    ).toEqual(['/media/TV/**']);
     expect(
       jobsOf([
         { root: tv, path: '/media/TV/Show/Season 01/a.mkv', folder: false },
@@ -47,10 +66,20 @@ describe('changeJobs', () => {
         for (const { path } of changes) {
           const parent = path.slice(0, path.lastIndexOf('/'));
           // The path itself walked below, or its folder listed.
-          expect(jobs.some((job) => (job.recursive && inside(path, job.start)) || (job.recursive && inside(parent, job.start)) || job.start === parent || job.start === path)).toBe(true);
+          expect(
+            jobs.some(
+              (job) =>
+                (job.recursive && inside(path, job.start)) ||
+                (job.recursive && inside(parent, job.start)) ||
+                job.start === parent ||
+                job.start === path,
+            ),
+          ).toBe(true);
         }
         for (const job of jobs) {
-          expect(jobs.filter((other) => other !== job && other.recursive && inside(job.start, other.start))).toEqual([]);
+          expect(jobs.filter((other) => other !== job && other.recursive && inside(job.start, other.start))).toEqual(
+            [],
+          );
           expect(changes.some((c) => c.root.path === job.root && inside(job.start, job.root))).toBe(true);
         }
         const depths = jobs.map((job) => job.start.split('/').length);
@@ -60,6 +89,12 @@ describe('changeJobs', () => {
   });
 
   it('takes what either of two events says a path is, and nothing when they disagree', () => {
-    expect([mergedKind(undefined, false), mergedKind(true, undefined), mergedKind(false, false), mergedKind(true, false), mergedKind(undefined, undefined)]).toEqual([false, true, false, undefined, undefined]);
+    expect([
+      mergedKind(undefined, false),
+      mergedKind(true, undefined),
+      mergedKind(false, false),
+      mergedKind(true, false),
+      mergedKind(undefined, undefined),
+    ]).toEqual([false, true, false, undefined, undefined]);
   });
 });

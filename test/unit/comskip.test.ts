@@ -5,7 +5,11 @@ import { COMSKIP_INI, comskipArgs, parseEdl } from '../../src/dvr/recording/coms
 describe('comskipArgs', () => {
   it('names the settings, the output folder and a fixed output name, and keeps a dash-led input an input', () => {
     expect(comskipArgs('/rec/-odd name.ts', '/work/comskip-1', '/work/comskip-1/comskip.ini')).toEqual([
-      '--ini=/work/comskip-1/comskip.ini', '--output=/work/comskip-1', '--output-filename=commercials', '--', '/rec/-odd name.ts',
+      '--ini=/work/comskip-1/comskip.ini',
+      '--output=/work/comskip-1',
+      '--output-filename=commercials',
+      '--',
+      '/rec/-odd name.ts',
     ]);
   });
 });
@@ -13,7 +17,9 @@ describe('comskipArgs', () => {
 describe('COMSKIP_INI', () => {
   it('asks for an EDL of cuts only, black frames and silence among the cut points, and no waiting for the file to grow', () => {
     const settings = new Map(
-      COMSKIP_INI.split('\n').filter((line) => line && !line.startsWith(';')).map((line) => line.split('=') as [string, string]),
+      COMSKIP_INI.split('\n')
+        .filter((line) => line && !line.startsWith(';'))
+        .map((line) => line.split('=') as [string, string]),
     );
     expect(settings.get('output_edl')).toBe('1');
     expect(settings.get('edl_skip_field')).toBe('0');
@@ -26,7 +32,7 @@ describe('COMSKIP_INI', () => {
 });
 
 describe('parseEdl', () => {
-  it('reads comskip\'s cut lines, sorted and rounded to hundredths', () => {
+  it("reads comskip's cut lines, sorted and rounded to hundredths", () => {
     expect(parseEdl('600.48\t720.44\t0\n65.48\t110.443\t0\n')).toEqual([65.48, 110.44, 600.48, 720.44]);
   });
 
@@ -60,12 +66,14 @@ describe('parseEdl', () => {
   });
 
   it('reads back any set of separate ranges it is given, in any order', () => {
-    const ranges = fc.uniqueArray(fc.integer({ min: 0, max: 1_000_000 }), { minLength: 0, maxLength: 40 }).map((points) => {
-      const sorted = [...points].sort((a, b) => a - b);
-      const pairs: [number, number][] = [];
-      for (let i = 0; i + 1 < sorted.length; i += 3) pairs.push([sorted[i]! / 100, sorted[i + 1]! / 100]);
-      return pairs;
-    });
+    const ranges = fc
+      .uniqueArray(fc.integer({ min: 0, max: 1_000_000 }), { minLength: 0, maxLength: 40 })
+      .map((points) => {
+        const sorted = [...points].sort((a, b) => a - b);
+        const pairs: [number, number][] = [];
+        for (let i = 0; i + 1 < sorted.length; i += 3) pairs.push([sorted[i]! / 100, sorted[i + 1]! / 100]);
+        return pairs;
+      });
     fc.assert(
       fc.property(ranges, fc.context(), (pairs, ctx) => {
         const shuffled = [...pairs].reverse();
@@ -79,8 +87,12 @@ describe('parseEdl', () => {
   it('never throws and always answers ascending start/end pairs', () => {
     const line = fc.oneof(
       fc.string(),
-      fc.tuple(fc.double({ noNaN: false }), fc.double(), fc.constantFrom('0', '1', '2', '3', '')).map(([a, b, t]) => `${a} ${b} ${t}`),
-      fc.tuple(fc.float({ min: 0, max: 10_000, noNaN: true }), fc.float({ min: 0, max: 10_000, noNaN: true })).map(([a, b]) => `${a}\t${b}\t0`),
+      fc
+        .tuple(fc.double({ noNaN: false }), fc.double(), fc.constantFrom('0', '1', '2', '3', ''))
+        .map(([a, b, t]) => `${a} ${b} ${t}`),
+      fc
+        .tuple(fc.float({ min: 0, max: 10_000, noNaN: true }), fc.float({ min: 0, max: 10_000, noNaN: true }))
+        .map(([a, b]) => `${a}\t${b}\t0`),
     );
     fc.assert(
       fc.property(fc.array(line, { maxLength: 30 }), fc.constantFrom('\n', '\r\n'), (lines, eol) => {

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PLAYER_SERVICE_TYPE, SERVER_SERVICE_TYPE, serviceTypeName, serviceUrl, stableId } from '../../src/discovery/dns-sd.js';
+import {
+  PLAYER_SERVICE_TYPE,
+  SERVER_SERVICE_TYPE,
+  serviceTypeName,
+  serviceUrl,
+  stableId,
+} from '../../src/discovery/dns-sd.js';
 
 describe('serviceTypeName', () => {
   it('gives the bare name of a _name._tcp type, lower-cased', () => {
@@ -37,7 +43,9 @@ describe('serviceTypeName', () => {
     const inner = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_');
     const name = fc.oneof(
       edge,
-      fc.tuple(edge, fc.array(inner, { maxLength: 13 }), edge).map(([first, middle, last]) => `${first}${middle.join('')}${last}`),
+      fc
+        .tuple(edge, fc.array(inner, { maxLength: 13 }), edge)
+        .map(([first, middle, last]) => `${first}${middle.join('')}${last}`),
     );
     fc.assert(
       fc.property(name, (bare) => {
@@ -50,14 +58,22 @@ describe('serviceTypeName', () => {
 
 describe('serviceUrl', () => {
   it('prefers an IPv4 address', () => {
-    expect(serviceUrl({ addresses: ['2001:db8::5', '192.168.1.4'], host: 'tv.local', port: 8089 })).toBe('http://192.168.1.4:8089');
-    expect(serviceUrl({ addresses: ['fe80::1', '10.0.0.2', '10.0.0.3'], host: 'tv.local', port: 57000 })).toBe('http://10.0.0.2:57000');
+    expect(serviceUrl({ addresses: ['2001:db8::5', '192.168.1.4'], host: 'tv.local', port: 8089 })).toBe(
+      'http://192.168.1.4:8089',
+    );
+    expect(serviceUrl({ addresses: ['fe80::1', '10.0.0.2', '10.0.0.3'], host: 'tv.local', port: 57000 })).toBe(
+      'http://10.0.0.2:57000',
+    );
   });
 
   it('brackets an IPv6 address and skips link-local ones', () => {
     expect(serviceUrl({ addresses: ['2001:db8::5'], host: 'tv.local', port: 8089 })).toBe('http://[2001:db8::5]:8089');
-    expect(serviceUrl({ addresses: ['fe80::1', '2001:db8::5'], host: 'tv.local', port: 8089 })).toBe('http://[2001:db8::5]:8089');
-    expect(serviceUrl({ addresses: ['FE80::1', '2001:db8::6'], host: 'tv.local', port: 8089 })).toBe('http://[2001:db8::6]:8089');
+    expect(serviceUrl({ addresses: ['fe80::1', '2001:db8::5'], host: 'tv.local', port: 8089 })).toBe(
+      'http://[2001:db8::5]:8089',
+    );
+    expect(serviceUrl({ addresses: ['FE80::1', '2001:db8::6'], host: 'tv.local', port: 8089 })).toBe(
+      'http://[2001:db8::6]:8089',
+    );
   });
 
   it('falls back to the host name', () => {
@@ -86,7 +102,14 @@ describe('stableId', () => {
   });
 
   it('differs for different parts', () => {
-    const ids = [stableId('player', '57000'), stableId('player', '57001'), stableId('server', '57000'), stableId('player'), stableId(), stableId('')];
+    const ids = [
+      stableId('player', '57000'),
+      stableId('player', '57001'),
+      stableId('server', '57000'),
+      stableId('player'),
+      stableId(),
+      stableId(''),
+    ];
     expect(new Set(ids).size).toBe(ids.length);
   });
 

@@ -6,15 +6,82 @@ import { AiringSchema, GuideSchema, JobRef, SourceSchema } from '../../src/model
 
 describe('DVR resource mappers', () => {
   it('shows a source without the credentials its URL carries, and only the values it has', () => {
-    const source = sourceOut({ id: 'm3u-1', kind: 'm3u', location: 'http://user:pass@iptv.example/get.php?username=u&password=secret', name: 'M3U iptv.example', stream_limit: 2, origin: 'managed', refreshed_at: null, error: null, rejected: 'shrinks', skipped: 0, channels: 12 });
-    expect(source).toEqual({ id: 'm3u-1', kind: 'm3u', location: 'http://iptv.example/get.php', name: 'M3U iptv.example', streams: 2, origin: 'managed', skipped: 0, channels: 12 });
+    const source = sourceOut({
+      id: 'm3u-1',
+      kind: 'm3u',
+      location: 'http://user:pass@iptv.example/get.php?username=u&password=secret',
+      name: 'M3U iptv.example',
+      stream_limit: 2,
+      origin: 'managed',
+      refreshed_at: null,
+      error: null,
+      rejected: 'shrinks',
+      skipped: 0,
+      channels: 12,
+    });
+    expect(source).toEqual({
+      id: 'm3u-1',
+      kind: 'm3u',
+      location: 'http://iptv.example/get.php',
+      name: 'M3U iptv.example',
+      streams: 2,
+      origin: 'managed',
+      skipped: 0,
+      channels: 12,
+    });
     expect(Value.Check(SourceSchema, source)).toBe(true);
-    const guide = guideOut({ id: 'xmltv-1', location: '/srv/guide.xml', origin: 'config', refreshed_at: 5, error: 'bad', rejected: 'shrinks', programmes: 3, skipped: 1, priority: 100 });
-    expect(guide).toEqual({ id: 'xmltv-1', location: '/srv/guide.xml', origin: 'config', programmes: 3, skipped: 1, priority: 100, refreshed_at: 5, error: 'bad', rejected: 'shrinks', needs_confirmation: true });
+    const guide = guideOut({
+      id: 'xmltv-1',
+      location: '/srv/guide.xml',
+      origin: 'config',
+      refreshed_at: 5,
+      error: 'bad',
+      rejected: 'shrinks',
+      programmes: 3,
+      skipped: 1,
+      priority: 100,
+    });
+    expect(guide).toEqual({
+      id: 'xmltv-1',
+      location: '/srv/guide.xml',
+      origin: 'config',
+      programmes: 3,
+      skipped: 1,
+      priority: 100,
+      refreshed_at: 5,
+      error: 'bad',
+      rejected: 'shrinks',
+      needs_confirmation: true,
+    });
     expect(Value.Check(GuideSchema, guide)).toBe(true);
-    // A kind that would not be applied by confirming: said, without needs_confirmation; none without an error (the source's, above).
-    expect(guideOut({ id: 'g', location: '/g.xml', origin: 'config', refreshed_at: null, error: 'HTTP 500', rejected: 'unreadable', programmes: 0, skipped: 0, priority: 1 })).toMatchObject({ rejected: 'unreadable' });
-    expect(guideOut({ id: 'g', location: '/g.xml', origin: 'config', refreshed_at: null, error: 'HTTP 500', rejected: 'unreadable', programmes: 0, skipped: 0, priority: 1 })).not.toHaveProperty('needs_confirmation');
+    // A kind that would not be applied by confirming: said, without needs_confirmation; none without an error (the
+    // source's, above).
+    expect(
+      guideOut({
+        id: 'g',
+        location: '/g.xml',
+        origin: 'config',
+        refreshed_at: null,
+        error: 'HTTP 500',
+        rejected: 'unreadable',
+        programmes: 0,
+        skipped: 0,
+        priority: 1,
+      }),
+    ).toMatchObject({ rejected: 'unreadable' });
+    expect(
+      guideOut({
+        id: 'g',
+        location: '/g.xml',
+        origin: 'config',
+        refreshed_at: null,
+        error: 'HTTP 500',
+        rejected: 'unreadable',
+        programmes: 0,
+        skipped: 0,
+        priority: 1,
+      }),
+    ).not.toHaveProperty('needs_confirmation');
   });
 
   it('gives a programme and a job reference in the schemas’ shape, absent values left out', () => {

@@ -22,7 +22,17 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, findCandidates, MAX_EXTENSION, placeAll, type PlannerInput, type Placing, plan, programmeKeyOf, type RunningJob } from '../../src/dvr/planning/job-planner.js';
+import {
+  type Airing,
+  findCandidates,
+  MAX_EXTENSION,
+  placeAll,
+  type PlannerInput,
+  type Placing,
+  plan,
+  programmeKeyOf,
+  type RunningJob,
+} from '../../src/dvr/planning/job-planner.js';
 import { placeAgain } from '../../src/dvr/planning/job-placing-again.js';
 import type { RuleDefinition, StoredRule } from '../../src/dvr/planning/rules/rule-types.js';
 import type { PlannedJob } from '../../src/model/planned-job.js';
@@ -45,37 +55,63 @@ interface Scenario {
 
 /** Each channel's evening: programmes back to back, 30 to 120 minutes, episodes 1-3 of a few titles (reruns happen). */
 const channelEvening = (channel: string) =>
-  fc.array(fc.record({ slots: fc.integer({ min: 1, max: 4 }), title: fc.constantFrom(...TITLES), episode: fc.integer({ min: 1, max: 3 }), simulcast: fc.boolean() }), {
-    minLength: 4,
-    maxLength: 12,
-  }).map((shows) => {
-    let start = T0;
-    return shows.map(({ slots, title, episode, simulcast }) => {
-      const airing: Airing = { channels: channel === '1' && simulcast ? ['1', '4'] : [channel], start, stop: start + slots * 1800, title, programId: `EP-${title}-${episode}` };
-      start = airing.stop;
-      return airing;
+  fc
+    .array(
+      fc.record({
+        slots: fc.integer({ min: 1, max: 4 }),
+        title: fc.constantFrom(...TITLES),
+        episode: fc.integer({ min: 1, max: 3 }),
+        simulcast: fc.boolean(),
+      }),
+      {
+        minLength: 4,
+        maxLength: 12,
+      },
+    )
+    .map((shows) => {
+      let start = T0;
+      return shows.map(({ slots, title, episode, simulcast }) => {
+        const airing: Airing = {
+          channels: channel === '1' && simulcast ? ['1', '4'] : [channel],
+          start,
+          stop: start + slots * 1800,
+          title,
+          programId: `EP-${title}-${episode}`,
+        };
+        start = airing.stop;
+        return airing;
+      });
     });
-  });
 
 const ruleArb = (airings: Airing[]) =>
-  fc.record({
-    kind: fc.constantFrom('series', 'keyword', 'program', 'slot'),
-    title: fc.constantFrom(...TITLES),
-    pick: fc.nat(),
-    channel: fc.constantFrom(...CHANNELS),
-    startTick: fc.integer({ min: 0, max: TICKS }),
-    priority: fc.integer({ min: -1, max: 2 }),
-    paddingBefore: fc.constantFrom(0, 0, TICK),
-    paddingAfter: fc.constantFrom(0, TICK),
-  }).map(({ kind, title, pick, channel, startTick, priority, paddingBefore, paddingAfter }): RuleDefinition => {
-    const options = { priority, padding_before: paddingBefore, padding_after: paddingAfter };
-    if (kind === 'series') return { type: 'series', title, ...options };
-    if (kind === 'keyword') return { type: 'keyword', keyword: title.split(' ')[1]!, ...options };
-    if (kind === 'slot') return { type: 'slot', channel, start_time: T0 + startTick * TICK, duration: 3600, ...options };
-    // As the server makes it: the airing's programme id and title kept (program.rule.ts complete).
-    const airing = airings[pick % airings.length]!;
-    return { type: 'program', channel: airing.channels[0]!, start_time: airing.start, program_id: airing.programId!, title: airing.title, ...options };
-  });
+  fc
+    .record({
+      kind: fc.constantFrom('series', 'keyword', 'program', 'slot'),
+      title: fc.constantFrom(...TITLES),
+      pick: fc.nat(),
+      channel: fc.constantFrom(...CHANNELS),
+      startTick: fc.integer({ min: 0, max: TICKS }),
+      priority: fc.integer({ min: -1, max: 2 }),
+      paddingBefore: fc.constantFrom(0, 0, TICK),
+      paddingAfter: fc.constantFrom(0, TICK),
+    })
+    .map(({ kind, title, pick, channel, startTick, priority, paddingBefore, paddingAfter }): RuleDefinition => {
+      const options = { priority, padding_before: paddingBefore, padding_after: paddingAfter };
+      if (kind === 'series') return { type: 'series', title, ...options };
+      if (kind === 'keyword') return { type: 'keyword', keyword: title.split(' ')[1]!, ...options };
+      if (kind === 'slot')
+        return { type: 'slot', channel, start_time: T0 + startTick * TICK, duration: 3600, ...options };
+      // As the server makes it: the airing's programme id and title kept (program.rule.ts complete).
+      const airing = airings[pick % airings.length]!;
+      return {
+        type: 'program',
+        channel: airing.channels[0]!,
+        start_time: airing.start,
+        program_id: airing.programId!,
+        title: airing.title,
+        ...options,
+      };
+    });
 
 const scenarioArb: fc.Arbitrary<Scenario> = fc
   .tuple(...CHANNELS.filter((c) => c !== '4').map(channelEvening), fc.integer({ min: 1, max: 3 }))
@@ -85,9 +121,16 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
     return fc.record({
       tuners: fc.constant(tuners),
       airings: fc.constant(airings),
-      rules: fc.array(ruleArb(airings), { minLength: 1, maxLength: 6 }).map((definitions) => definitions.map((definition, i) => ({ id: i + 1, definition }))),
+      rules: fc
+        .array(ruleArb(airings), { minLength: 1, maxLength: 6 })
+        .map((definitions) => definitions.map((definition, i) => ({ id: i + 1, definition }))),
       events: fc.array(
-        fc.record({ tick: fc.integer({ min: 0, max: TICKS - 1 }), kind: fc.constantFrom('move', 'cancel', 'extend', 'pause'), target: fc.nat(), by: fc.integer({ min: -3, max: 3 }) }),
+        fc.record({
+          tick: fc.integer({ min: 0, max: TICKS - 1 }),
+          kind: fc.constantFrom('move', 'cancel', 'extend', 'pause'),
+          target: fc.nat(),
+          by: fc.integer({ min: -3, max: 3 }),
+        }),
         { maxLength: 8 },
       ),
     });
@@ -124,7 +167,8 @@ function applyEvent(event: Scenario['events'][number], guide: Airing[], rules: S
   const index = event.target % guide.length;
   const airing = guide[index]!;
   if (event.kind === 'cancel') guide.splice(index, 1);
-  else if (event.kind === 'move') guide[index] = { ...airing, start: airing.start + event.by * TICK, stop: airing.stop + event.by * TICK };
+  else if (event.kind === 'move')
+    guide[index] = { ...airing, start: airing.start + event.by * TICK, stop: airing.stop + event.by * TICK };
   else guide[index] = { ...airing, stop: airing.stop + (Math.abs(event.by) + 1) * TICK };
 }
 
@@ -141,10 +185,17 @@ interface World {
   lastPlan: PlannedJob[];
 }
 
-const programmeOf = (job: PlannedJob) => programmeKeyOf({ programId: job.item.program_id, title: job.item.title ?? job.name, episodeTitle: job.item.episode_title });
+const programmeOf = (job: PlannedJob) =>
+  programmeKeyOf({
+    programId: job.item.program_id,
+    title: job.item.title ?? job.name,
+    episodeTitle: job.item.episode_title,
+  });
 
-const dedupes = (rules: readonly StoredRule[], ruleId: number) => ['series', 'keyword'].includes(rules.find((r) => r.id === ruleId)?.definition.type ?? '');
-const priorityOf = (rules: readonly StoredRule[], ruleId: number) => rules.find((r) => r.id === ruleId)?.definition.priority ?? 0;
+const dedupes = (rules: readonly StoredRule[], ruleId: number) =>
+  ['series', 'keyword'].includes(rules.find((r) => r.id === ruleId)?.definition.type ?? '');
+const priorityOf = (rules: readonly StoredRule[], ruleId: number) =>
+  rules.find((r) => r.id === ruleId)?.definition.priority ?? 0;
 
 function selects(definition: RuleDefinition, airing: Airing): boolean {
   if (definition.paused) return false;
@@ -157,7 +208,10 @@ function tick(world: World, now: number): void {
   const { rules, guide } = world;
   for (const job of world.running.filter((j) => j.end <= now)) world.settled.add(job.id);
   world.running = world.running.filter((j) => j.end > now);
-  const knownIds = new Map([...world.lastPlan.map((job) => [job.id, programmeOf(job)] as const), ...world.started.map((job) => [job.id, job.programme] as const)]);
+  const knownIds = new Map([
+    ...world.lastPlan.map((job) => [job.id, programmeOf(job)] as const),
+    ...world.started.map((job) => [job.id, job.programme] as const),
+  ]);
   const result = plan({
     now,
     rules,
@@ -172,10 +226,25 @@ function tick(world: World, now: number): void {
     userSkips: new Set(),
   });
   world.lastPlan = result.jobs;
-  // What the scheduler does after one rule's change: each rule's candidates found alone, placed together, give the same plan.
+  // What the scheduler does after one rule's change: each rule's candidates found alone, placed together, give the same
+  // plan.
   if ((now - T0) % (4 * TICK) === 0) {
-    const input = { now, rules: [], airings: [], channelSources: SOURCES, sourceLimits: world.limits, recordedKeys: world.recordedKeys, running: world.running, settledIds: world.settled, knownIds, heldIds: new Set(world.started.map((job) => job.id)), userSkips: new Set<string>() };
-    const alone = rules.flatMap((rule) => [...findCandidates({ ...input, rules: [rule], airings: guide.filter((a) => a.stop > now) }).values()].flat());
+    const input = {
+      now,
+      rules: [],
+      airings: [],
+      channelSources: SOURCES,
+      sourceLimits: world.limits,
+      recordedKeys: world.recordedKeys,
+      running: world.running,
+      settledIds: world.settled,
+      knownIds,
+      heldIds: new Set(world.started.map((job) => job.id)),
+      userSkips: new Set<string>(),
+    };
+    const alone = rules.flatMap((rule) =>
+      [...findCandidates({ ...input, rules: [rule], airings: guide.filter((a) => a.stop > now) }).values()].flat(),
+    );
     const placing = placeAll(input, alone);
     expect(placing.plan).toEqual(result);
     checkPlacingAgain(world, input, placing, now);
@@ -203,7 +272,12 @@ function tick(world: World, now: number): void {
     if (job.episodeKey) world.recordedKeys.add(job.episodeKey);
   }
   for (const [source, limit] of world.limits) {
-    expect(peakChannels(world.running.filter((j) => j.sourceId === source).map((j) => ({ ...j, start: Math.max(j.start, now) }))), `running on ${source}`).toBeLessThanOrEqual(limit);
+    expect(
+      peakChannels(
+        world.running.filter((j) => j.sourceId === source).map((j) => ({ ...j, start: Math.max(j.start, now) })),
+      ),
+      `running on ${source}`,
+    ).toBeLessThanOrEqual(limit);
   }
 }
 
@@ -216,17 +290,33 @@ function checkPlan(world: World, jobs: readonly PlannedJob[], now: number): void
   }
   // Capacity: what is planned and what runs, per source, never more channels at once than it has.
   for (const [source, limit] of limits) {
-    const streams = [...world.running.filter((j) => j.sourceId === source), ...jobs.filter((j) => !j.skipped && j.sourceId === source).map((j) => ({ ...j, channel: j.channel! }))];
-    expect(peakChannels(streams.map((s) => ({ ...s, start: Math.max(s.start, now) }))), `planned on ${source}`).toBeLessThanOrEqual(limit);
+    const streams = [
+      ...world.running.filter((j) => j.sourceId === source),
+      ...jobs.filter((j) => !j.skipped && j.sourceId === source).map((j) => ({ ...j, channel: j.channel! })),
+    ];
+    expect(
+      peakChannels(streams.map((s) => ({ ...s, start: Math.max(s.start, now) }))),
+      `planned on ${source}`,
+    ).toBeLessThanOrEqual(limit);
   }
   // Priorities: a job without a tuner could not fit beside the running jobs and those of its priority or higher.
   for (const job of jobs.filter((j) => j.error?.startsWith('no free tuner'))) {
     const priority = priorityOf(rules, job.ruleId);
     for (const channel of job.channels) {
       for (const source of SOURCES.get(channel) ?? []) {
-        const before = [...world.running.filter((j) => j.sourceId === source), ...jobs.filter((j) => !j.skipped && j.sourceId === source && priorityOf(rules, j.ruleId) >= priority).map((j) => ({ ...j, channel: j.channel! }))];
-        const streams = [...before, { channel, start: job.start, end: job.end }].filter((s) => s.start < job.end && job.start < s.end);
-        expect(peakChannels(streams.map((s) => ({ ...s, start: Math.max(s.start, job.start, now) }))), `${job.id} skipped though ${source} had room`).toBeGreaterThan(limits.get(source)!);
+        const before = [
+          ...world.running.filter((j) => j.sourceId === source),
+          ...jobs
+            .filter((j) => !j.skipped && j.sourceId === source && priorityOf(rules, j.ruleId) >= priority)
+            .map((j) => ({ ...j, channel: j.channel! })),
+        ];
+        const streams = [...before, { channel, start: job.start, end: job.end }].filter(
+          (s) => s.start < job.end && job.start < s.end,
+        );
+        expect(
+          peakChannels(streams.map((s) => ({ ...s, start: Math.max(s.start, job.start, now) }))),
+          `${job.id} skipped though ${source} had room`,
+        ).toBeGreaterThan(limits.get(source)!);
       }
     }
   }
@@ -236,9 +326,14 @@ function checkPlan(world: World, jobs: readonly PlannedJob[], now: number): void
     for (const airing of guide) {
       if (airing.stop <= now || !selects(rule.definition, airing)) continue;
       const key = `pid:${airing.programId}`;
-      const own = jobs.some((j) => j.ruleId === rule.id && j.start === airing.start - (rule.definition.padding_before ?? 0));
+      const own = jobs.some(
+        (j) => j.ruleId === rule.id && j.start === airing.start - (rule.definition.padding_before ?? 0),
+      );
       const recording = world.running.some((j) => j.ruleId === rule.id && j.programme === key);
-      expect(own || recording || planned.has(key) || world.recordedKeys.has(key), `rule ${rule.id} selects ${airing.title} at ${airing.start - T0}: no job, no recording`).toBe(true);
+      expect(
+        own || recording || planned.has(key) || world.recordedKeys.has(key),
+        `rule ${rule.id} selects ${airing.title} at ${airing.start - T0}: no job, no recording`,
+      ).toBe(true);
     }
   }
   // A program rule is one recording at most, over the whole evening.
@@ -251,32 +346,51 @@ function checkPlan(world: World, jobs: readonly PlannedJob[], now: number): void
 
 const EDITS = ['paused', 'removed', 'priority', 'padding', 'added'] as const;
 
-/** One rule changed as a user changes it: the rules after, and the changed rule's id and definition (none when removed). */
-function editRule(rules: readonly StoredRule[], pick: number): { rules: StoredRule[]; ruleId: number; rule: StoredRule | undefined } {
+/**
+ * One rule changed as a user changes it: the rules after, and the changed rule's id and definition (none when removed).
+ */
+function editRule(
+  rules: readonly StoredRule[],
+  pick: number,
+): { rules: StoredRule[]; ruleId: number; rule: StoredRule | undefined } {
   const target = rules[pick % rules.length]!;
   const edit = EDITS[pick % EDITS.length]!;
   const others = rules.filter((rule) => rule !== target);
   if (edit === 'removed') return { rules: others, ruleId: target.id, rule: undefined };
   if (edit === 'added') {
-    const rule = { id: Math.max(...rules.map((r) => r.id)) + 1, definition: { ...target.definition, priority: (target.definition.priority ?? 0) + 1 } };
+    const rule = {
+      id: Math.max(...rules.map((r) => r.id)) + 1,
+      definition: { ...target.definition, priority: (target.definition.priority ?? 0) + 1 },
+    };
     return { rules: [...rules, rule], ruleId: rule.id, rule };
   }
   const d = target.definition;
   const definition =
-    edit === 'paused' ? { ...d, paused: !d.paused } : edit === 'priority' ? { ...d, priority: (d.priority ?? 0) + (pick % 2 === 0 ? 2 : -2) } : { ...d, padding_after: (d.padding_after ?? 0) + TICK };
+    edit === 'paused'
+      ? { ...d, paused: !d.paused }
+      : edit === 'priority'
+        ? { ...d, priority: (d.priority ?? 0) + (pick % 2 === 0 ? 2 : -2) }
+        : { ...d, padding_after: (d.padding_after ?? 0) + TICK };
   const rule = { id: target.id, definition };
   return { rules: [...others, rule], ruleId: rule.id, rule };
 }
 
-/** Two rule changes in a row placed again (placeAgain), each against all placed in full (placeAll), with the ids of the last plan known as the scheduler keeps them. */
+/**
+ * Two rule changes in a row placed again (placeAgain), each against all placed in full (placeAll), with the ids of the
+ * last plan known as the scheduler keeps them.
+ */
 function checkPlacingAgain(world: World, input: PlannerInput, placing: Placing, now: number): void {
   const airings = world.guide.filter((a) => a.stop > now);
-  const found = (rules: readonly StoredRule[], at: PlannerInput) => rules.flatMap((rule) => [...findCandidates({ ...at, rules: [rule], airings }).values()].flat());
+  const found = (rules: readonly StoredRule[], at: PlannerInput) =>
+    rules.flatMap((rule) => [...findCandidates({ ...at, rules: [rule], airings }).values()].flat());
   let rules: StoredRule[] = world.rules;
   let last = placing;
   for (const step of [0, 1]) {
     if (rules.length === 0) return;
-    const known = new Map([...(input.knownIds ?? []), ...last.plan.jobs.map((job) => [job.id, programmeOf(job)] as const)]);
+    const known = new Map([
+      ...(input.knownIds ?? []),
+      ...last.plan.jobs.map((job) => [job.id, programmeOf(job)] as const),
+    ]);
     const at = { ...input, knownIds: known };
     const pick = (now - T0) / TICK + step * 7;
     const edit = editRule(rules, pick);
@@ -289,7 +403,9 @@ function checkPlacingAgain(world: World, input: PlannerInput, placing: Placing, 
     // What the store writes: the plan before, less the jobs gone, with those added, is the plan.
     if (changes) {
       const gone = new Set(changes.gone);
-      expect(new Set([...before.filter((job) => !gone.has(job)), ...changes.added]), `${what}: its changes`).toEqual(new Set(again.jobs));
+      expect(new Set([...before.filter((job) => !gone.has(job)), ...changes.added]), `${what}: its changes`).toEqual(
+        new Set(again.jobs),
+      );
     }
   }
 }
@@ -299,18 +415,29 @@ function checkExtensions(world: World, extensions: ReadonlyMap<string, number>, 
     const rule = world.rules.find((r) => r.id === job.ruleId);
     if (!rule || rule.definition.paused || rule.definition.type === 'slot') continue;
     // The airing it records, where it was (a moved one may be followed too, but is not asked for here).
-    const airing = world.guide.find((a) => a.channels.includes(job.channel) && `pid:${a.programId}` === job.programme && a.start === job.start + (rule.definition.padding_before ?? 0) && a.stop > now);
+    const airing = world.guide.find(
+      (a) =>
+        a.channels.includes(job.channel) &&
+        `pid:${a.programId}` === job.programme &&
+        a.start === job.start + (rule.definition.padding_before ?? 0) &&
+        a.stop > now,
+    );
     if (!airing) continue;
-    const wanted = Math.min(airing.stop + (rule.definition.padding_after ?? 0), (job.plannedEnd ?? job.end) + MAX_EXTENSION);
+    const wanted = Math.min(
+      airing.stop + (rule.definition.padding_after ?? 0),
+      (job.plannedEnd ?? job.end) + MAX_EXTENSION,
+    );
     if (wanted > job.end && selectsOrFollows(rule.definition, airing)) {
-      // At least to its own channel's new end (a simulcast ending later elsewhere may take it further), never past the limit.
+      // At least to its own channel's new end (a simulcast ending later elsewhere may take it further), never past the
+      // limit.
       expect(extensions.get(job.id), `${job.id} extended`).toBeGreaterThanOrEqual(wanted);
       expect(extensions.get(job.id)).toBeLessThanOrEqual((job.plannedEnd ?? job.end) + MAX_EXTENSION);
     }
   }
 }
 
-const selectsOrFollows = (definition: RuleDefinition, airing: Airing) => selects(definition, airing) || (definition.type === 'program' && definition.program_id === airing.programId);
+const selectsOrFollows = (definition: RuleDefinition, airing: Airing) =>
+  selects(definition, airing) || (definition.type === 'program' && definition.program_id === airing.programId);
 
 function simulate(scenario: Scenario): void {
   const world: World = {

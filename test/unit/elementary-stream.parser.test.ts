@@ -1,8 +1,20 @@
-/** Video sequence headers, audio frame headers and A/53 captions as ffprobe names them (src/media-tools/elementary-stream.parser.ts). */
+/**
+ * Video sequence headers, audio frame headers and A/53 captions as ffprobe names them
+ * (src/media-tools/elementary-stream.parser.ts).
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readAudioHeader } from '../../src/media-tools/audio-frame.parser.js';
-import { type VideoCodec, hasCaptions, nalUnits, rbspOf, readH264Sps, readHevcSps, readMpegVideoSequence, readVideoHeader } from '../../src/media-tools/elementary-stream.parser.js';
+import {
+  type VideoCodec,
+  hasCaptions,
+  nalUnits,
+  rbspOf,
+  readH264Sps,
+  readHevcSps,
+  readMpegVideoSequence,
+  readVideoHeader,
+} from '../../src/media-tools/elementary-stream.parser.js';
 
 const hex = (text: string) => Buffer.from(text.replace(/\s/g, ''), 'hex');
 /** Annex B: a start code before each NAL unit. */
@@ -19,13 +31,48 @@ const SPS = {
 
 describe('video sequence headers', () => {
   it.each([
-    ['H.264 baseline, 320x240 at 25 (x264 ultrafast)', 'h264', annexB('09f0', SPS.baseline320, '68ce0fc8'), { width: 320, height: 240, frameRate: 25 }],
-    ['H.264 interlaced 1080 (coded 1088, cropped; a tick per field)', 'h264', annexB(SPS.interlaced1080), { width: 1920, height: 1080, frameRate: 30000 / 1001 }],
-    ['H.264 high profile with scaling matrices (x264 cqm=jvt)', 'h264', annexB(SPS.scalingMatrices1080), { width: 1920, height: 1080, frameRate: 25 }],
-    ['H.265 10-bit HDR10: transfer 16 (PQ) from the VUI', 'hevc', annexB('46015000', SPS.hevcVps, SPS.hevcHdr10), { width: 320, height: 240, frameRate: 25, transfer: 16 }],
-    ['MPEG-2 720p50 sequence header and extension', 'mpeg2video', hex('000001b35002d033ffffe228 000001b5146a00010000 000001b800'), { width: 1280, height: 720, frameRate: 25 }],
-    ['MPEG-2 1080i 29.97', 'mpeg2video', hex('000001b378043834ffffe458 000001b5144200010000'), { width: 1920, height: 1080, frameRate: 30000 / 1001 }],
-    ['MPEG-1: no sequence extension', 'mpeg2video', hex('000001b31400f013ffffe018 000001b800080040'), { width: 320, height: 240, frameRate: 25, mpeg1: true }],
+    [
+      'H.264 baseline, 320x240 at 25 (x264 ultrafast)',
+      'h264',
+      annexB('09f0', SPS.baseline320, '68ce0fc8'),
+      { width: 320, height: 240, frameRate: 25 },
+    ],
+    [
+      'H.264 interlaced 1080 (coded 1088, cropped; a tick per field)',
+      'h264',
+      annexB(SPS.interlaced1080),
+      { width: 1920, height: 1080, frameRate: 30000 / 1001 },
+    ],
+    [
+      'H.264 high profile with scaling matrices (x264 cqm=jvt)',
+      'h264',
+      annexB(SPS.scalingMatrices1080),
+      { width: 1920, height: 1080, frameRate: 25 },
+    ],
+    [
+      'H.265 10-bit HDR10: transfer 16 (PQ) from the VUI',
+      'hevc',
+      annexB('46015000', SPS.hevcVps, SPS.hevcHdr10),
+      { width: 320, height: 240, frameRate: 25, transfer: 16 },
+    ],
+    [
+      'MPEG-2 720p50 sequence header and extension',
+      'mpeg2video',
+      hex('000001b35002d033ffffe228 000001b5146a00010000 000001b800'),
+      { width: 1280, height: 720, frameRate: 25 },
+    ],
+    [
+      'MPEG-2 1080i 29.97',
+      'mpeg2video',
+      hex('000001b378043834ffffe458 000001b5144200010000'),
+      { width: 1920, height: 1080, frameRate: 30000 / 1001 },
+    ],
+    [
+      'MPEG-1: no sequence extension',
+      'mpeg2video',
+      hex('000001b31400f013ffffe018 000001b800080040'),
+      { width: 320, height: 240, frameRate: 25, mpeg1: true },
+    ],
   ] as const)('%s', (_name, codec, bytes, expected) => {
     const header = readVideoHeader(codec as VideoCodec, bytes);
     expect(header).toMatchObject({ ...expected, frameRate: expect.closeTo(expected.frameRate, 6) });
@@ -33,7 +80,11 @@ describe('video sequence headers', () => {
 
   it('applies MPEG-2 size extensions and frame rate extension n/d', () => {
     // horizontal_size_extension 1 (+4096), vertical_size_extension 1 (+4096).
-    expect(readMpegVideoSequence(hex('000001b35002d033ffffe228 000001b5146aa0010000'))).toMatchObject({ width: 1280 + 4096, height: 720 + 4096, frameRate: 25 });
+    expect(readMpegVideoSequence(hex('000001b35002d033ffffe228 000001b5146aa0010000'))).toMatchObject({
+      width: 1280 + 4096,
+      height: 720 + 4096,
+      frameRate: 25,
+    });
     // frame_rate_extension_n 1, _d 0: 25 × 2/1; n 2, d 1: 25 × 3/2.
     expect(readMpegVideoSequence(hex('000001b35002d033ffffe228 000001b5146a00010020'))?.frameRate).toBe(50);
     expect(readMpegVideoSequence(hex('000001b35002d033ffffe228 000001b5146a00010041'))?.frameRate).toBe(37.5);
@@ -49,19 +100,25 @@ describe('video sequence headers', () => {
 
   it('never throws on any bytes', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), fc.constantFrom<VideoCodec>('h264', 'hevc', 'mpeg2video'), (bytes, codec) => {
-        readVideoHeader(codec, Buffer.concat([hex('00000167'), bytes]));
-        readVideoHeader(codec, Buffer.concat([hex('0000014201'), bytes]));
-        readVideoHeader(codec, Buffer.concat([hex('000001b3'), bytes]));
-        hasCaptions(codec, Buffer.concat([hex('00000106'), bytes]));
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.constantFrom<VideoCodec>('h264', 'hevc', 'mpeg2video'),
+        (bytes, codec) => {
+          readVideoHeader(codec, Buffer.concat([hex('00000167'), bytes]));
+          readVideoHeader(codec, Buffer.concat([hex('0000014201'), bytes]));
+          readVideoHeader(codec, Buffer.concat([hex('000001b3'), bytes]));
+          hasCaptions(codec, Buffer.concat([hex('00000106'), bytes]));
+        },
+      ),
     );
   });
 });
 
 describe('NAL units', () => {
   it('splits an Annex B stream at its start codes and takes out emulation prevention bytes', () => {
-    expect(nalUnits(hex('00000001 0910 000001 6742 0000 0001 68')).map((nal) => Buffer.from(nal).toString('hex'))).toEqual(['0910', '6742', '68']);
+    expect(
+      nalUnits(hex('00000001 0910 000001 6742 0000 0001 68')).map((nal) => Buffer.from(nal).toString('hex')),
+    ).toEqual(['0910', '6742', '68']);
     expect(Buffer.from(rbspOf(hex('6700000301000003'))).toString('hex')).toBe('670000010000');
   });
 });
@@ -85,7 +142,12 @@ describe('A/53 captions in the video', () => {
 describe('audio frame headers', () => {
   it.each([
     ['ADTS AAC mono 44.1 kHz', 'aac', 'fff15040213ffcde02', { codec: 'aac', channels: 1, sampleRate: 44100 }],
-    ['ADTS AAC 22.05 kHz (maybe the core of HE-AAC: the caller decides)', 'aac', 'fff15c403f1ffcde02', { codec: 'aac', channels: 1, sampleRate: 22050 }],
+    [
+      'ADTS AAC 22.05 kHz (maybe the core of HE-AAC: the caller decides)',
+      'aac',
+      'fff15c403f1ffcde02',
+      { codec: 'aac', channels: 1, sampleRate: 22050 },
+    ],
     ['ADTS AAC stereo 48 kHz', 'aac', 'fff14c80117ffcde02', { codec: 'aac', channels: 2, sampleRate: 48000 }],
     ['ADTS AAC 5.1 (channel configuration 6)', 'aac', 'fff14d80117ffcde02', { codec: 'aac', channels: 6 }],
     ['AC-3 5.1 (acmod 7, LFE)', 'ac3', '0b770dce5e40ebf8403e', { codec: 'ac3', channels: 6 }],
@@ -100,7 +162,11 @@ describe('audio frame headers', () => {
 
   it('flags an E-AC-3 frame followed by a dependent substream (7.1: ffprobe counts both)', () => {
     // Frame size (frmsiz + 1) × 2 = 8 bytes, then a frame whose strmtyp is 1.
-    expect(readAudioHeader('ac3', hex('0b77000387800000 0b774003 0000000000000000'))).toMatchObject({ codec: 'eac3', channels: 4, dependent: true });
+    expect(readAudioHeader('ac3', hex('0b77000387800000 0b774003 0000000000000000'))).toMatchObject({
+      codec: 'eac3',
+      channels: 4,
+      dependent: true,
+    });
     expect(readAudioHeader('ac3', hex('0b77000387800000 0b770003 0000000000000000'))?.dependent).toBeUndefined();
   });
 

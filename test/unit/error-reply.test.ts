@@ -18,7 +18,15 @@ describe('validationErrorBody', () => {
 
   it('finds the allowed values in the schema when the error is about the type (a repeated parameter)', () => {
     const body = validationErrorBody(
-      [{ keyword: 'type', instancePath: '/watched', message: 'must be string', params: {}, parentSchema: { enum: ['true', 'false'] } }],
+      [
+        {
+          keyword: 'type',
+          instancePath: '/watched',
+          message: 'must be string',
+          params: {},
+          parentSchema: { enum: ['true', 'false'] },
+        },
+      ],
       'querystring',
     );
     expect(body.parameter).toBe('watched');
@@ -26,7 +34,10 @@ describe('validationErrorBody', () => {
   });
 
   it('explains other failures with the validator’s words', () => {
-    const body = validationErrorBody([{ keyword: 'maxLength', instancePath: '/name', message: 'must NOT have more than 5 characters', params: {} }], 'body');
+    const body = validationErrorBody(
+      [{ keyword: 'maxLength', instancePath: '/name', message: 'must NOT have more than 5 characters', params: {} }],
+      'body',
+    );
     expect(body.message).toBe("The body field 'name' is invalid: it must NOT have more than 5 characters.");
     expect(body.allowed).toBeUndefined();
   });
@@ -34,9 +45,16 @@ describe('validationErrorBody', () => {
 
 describe('storage failures', () => {
   it('answers a full disk with a 507 and a read-only or failing disk with a 503, each saying what to do', () => {
-    for (const code of ['SQLITE_FULL', 'ENOSPC', 'EDQUOT']) expect(storageFailure({ code })).toMatchObject({ status: 507, code: 'disk_full', message: expect.stringMatching(/Free some space/) });
-    for (const code of ['SQLITE_IOERR_WRITE', 'SQLITE_IOERR', 'SQLITE_READONLY_DBMOVED', 'EROFS']) expect(storageFailure({ code })).toMatchObject({ status: 503, code: 'storage_error' });
-    for (const code of [undefined, 'SQLITE_CONSTRAINT', 'ENOENT', 'FST_ERR_CTP_INVALID_MEDIA_TYPE']) expect(storageFailure({ code })).toBeUndefined();
+    for (const code of ['SQLITE_FULL', 'ENOSPC', 'EDQUOT'])
+      expect(storageFailure({ code })).toMatchObject({
+        status: 507,
+        code: 'disk_full',
+        message: expect.stringMatching(/Free some space/),
+      });
+    for (const code of ['SQLITE_IOERR_WRITE', 'SQLITE_IOERR', 'SQLITE_READONLY_DBMOVED', 'EROFS'])
+      expect(storageFailure({ code })).toMatchObject({ status: 503, code: 'storage_error' });
+    for (const code of [undefined, 'SQLITE_CONSTRAINT', 'ENOENT', 'FST_ERR_CTP_INVALID_MEDIA_TYPE'])
+      expect(storageFailure({ code })).toBeUndefined();
     // A read saved nothing, and is not told that a change was lost.
     expect(storageFailure({ code: 'ENOSPC' }, 'PUT')?.message).toMatch(/this change was not saved/);
     expect(storageFailure({ code: 'ENOSPC' }, 'GET')?.message).toMatch(/this request could not be answered/);

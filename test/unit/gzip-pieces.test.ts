@@ -32,16 +32,20 @@ describe('gzip in pieces', () => {
 
   it('inflates to the pieces joined, and again after pieces are replaced', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 8 }), fc.array(fc.tuple(fc.nat(), piece), { maxLength: 4 }), async (pieces, replacements) => {
-        const deflated = await Promise.all(pieces.map(deflatePieceAsync));
-        expect(gunzipSync(gzipOf(deflated))).toEqual(Buffer.concat(pieces));
-        for (const [at, bytes] of replacements) {
-          if (pieces.length === 0) break;
-          pieces[at % pieces.length] = bytes;
-          deflated[at % pieces.length] = await deflatePieceAsync(bytes);
-        }
-        expect(gunzipSync(gzipOf(deflated))).toEqual(Buffer.concat(pieces));
-      }),
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 8 }),
+        fc.array(fc.tuple(fc.nat(), piece), { maxLength: 4 }),
+        async (pieces, replacements) => {
+          const deflated = await Promise.all(pieces.map(deflatePieceAsync));
+          expect(gunzipSync(gzipOf(deflated))).toEqual(Buffer.concat(pieces));
+          for (const [at, bytes] of replacements) {
+            if (pieces.length === 0) break;
+            pieces[at % pieces.length] = bytes;
+            deflated[at % pieces.length] = await deflatePieceAsync(bytes);
+          }
+          expect(gunzipSync(gzipOf(deflated))).toEqual(Buffer.concat(pieces));
+        },
+      ),
       { numRuns: 200 },
     );
   });

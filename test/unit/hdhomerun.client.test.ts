@@ -40,7 +40,14 @@ function json(response: ServerResponse, body: unknown, status = 200): void {
 /** A tuner answering `discover` (BaseURL/LineupURL filled in) and `lineup` at /lineup.json. */
 function tuner(lineup: unknown, discover: Record<string, unknown> = {}): Handler {
   return (request, response, base) => {
-    if (request.url === '/discover.json') return json(response, { DeviceID: 'ABCD1234', TunerCount: 3, BaseURL: base, LineupURL: `${base}/lineup.json`, ...discover });
+    if (request.url === '/discover.json')
+      return json(response, {
+        DeviceID: 'ABCD1234',
+        TunerCount: 3,
+        BaseURL: base,
+        LineupURL: `${base}/lineup.json`,
+        ...discover,
+      });
     if (request.url === '/lineup.json') return json(response, lineup);
     response.writeHead(404).end();
   };
@@ -86,22 +93,41 @@ describe('readHdHomeRun', () => {
 
   it('uses the LineupURL and BaseURL the device reports', async () => {
     const server = await serve((request, response, base) => {
-      if (request.url === '/discover.json') return json(response, { DeviceID: 'X1', TunerCount: '2', BaseURL: `${base}/base/`, LineupURL: `${base}/custom/lineup?show=found` });
-      if (request.url === '/custom/lineup?show=found') return json(response, [{ GuideNumber: '5', GuideName: 'Five', URL: 'http://t/5' }]);
+      if (request.url === '/discover.json')
+        return json(response, {
+          DeviceID: 'X1',
+          TunerCount: '2',
+          BaseURL: `${base}/base/`,
+          LineupURL: `${base}/custom/lineup?show=found`,
+        });
+      if (request.url === '/custom/lineup?show=found')
+        return json(response, [{ GuideNumber: '5', GuideName: 'Five', URL: 'http://t/5' }]);
       response.writeHead(404).end();
     });
     const device = await readHdHomeRun(server.address);
-    expect(device).toMatchObject({ deviceId: 'X1', tunerCount: 2, baseUrl: `${server.base}/base`, channels: [{ number: '5', name: 'Five', url: 'http://t/5' }] });
+    expect(device).toMatchObject({
+      deviceId: 'X1',
+      tunerCount: 2,
+      baseUrl: `${server.base}/base`,
+      channels: [{ number: '5', name: 'Five', url: 'http://t/5' }],
+    });
     expect(device).not.toHaveProperty('friendlyName');
   });
 
   it('falls back to <address>/lineup.json and to the address as base URL', async () => {
     const server = await serve((request, response) => {
-      if (request.url === '/discover.json') return json(response, { DeviceID: 'X1', TunerCount: 1, LineupURL: 'not a url' });
+      if (request.url === '/discover.json')
+        return json(response, { DeviceID: 'X1', TunerCount: 1, LineupURL: 'not a url' });
       if (request.url === '/lineup.json') return json(response, []);
       response.writeHead(404).end();
     });
-    expect(await readHdHomeRun(server.address)).toEqual({ deviceId: 'X1', tunerCount: 1, baseUrl: server.base, channels: [], skipped: 0 });
+    expect(await readHdHomeRun(server.address)).toEqual({
+      deviceId: 'X1',
+      tunerCount: 1,
+      baseUrl: server.base,
+      channels: [],
+      skipped: 0,
+    });
   });
 
   it('skips and counts DRM channels and entries without a number or a usable URL', async () => {
@@ -136,19 +162,29 @@ describe('readHdHomeRun', () => {
       if (request.url === '/discover.json') return tuner([])(request, response, base);
       response.writeHead(500).end();
     });
-    await expect(readHdHomeRun(broken.address)).rejects.toMatchObject({ message: `HDHomeRun at ${broken.address} answered HTTP 500 for lineup.json`, status: 500 });
+    await expect(readHdHomeRun(broken.address)).rejects.toMatchObject({
+      message: `HDHomeRun at ${broken.address} answered HTTP 500 for lineup.json`,
+      status: 500,
+    });
   });
 
   it('says when a document is a web page instead of JSON', async () => {
-    const router = await serve((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>Router</title></html>'));
+    const router = await serve((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>Router</title></html>'),
+    );
     const error = await failure(readHdHomeRun(router.address));
     expect(error.reason).toBe('invalid');
-    expect(error.message).toBe(`HDHomeRun at ${router.address} sent a discover.json that is not JSON (it begins "<html><title>Router</title></html>")`);
+    expect(error.message).toBe(
+      `HDHomeRun at ${router.address} sent a discover.json that is not JSON (it begins "<html><title>Router</title></html>")`,
+    );
     const lineupPage = await serve((request, response, base) => {
       if (request.url === '/discover.json') return tuner([])(request, response, base);
       response.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops</html>');
     });
-    await expect(readHdHomeRun(lineupPage.address)).rejects.toMatchObject({ reason: 'invalid', message: expect.stringContaining('sent a lineup.json that is not JSON') });
+    await expect(readHdHomeRun(lineupPage.address)).rejects.toMatchObject({
+      reason: 'invalid',
+      message: expect.stringContaining('sent a lineup.json that is not JSON'),
+    });
   });
 
   it.each([
@@ -157,7 +193,9 @@ describe('readHdHomeRun', () => {
     [{ DeviceID: 'A', TunerCount: 'two' }, 'has no TunerCount (is it a tuner, not a DVR or storage device?)'],
     [{ DeviceID: 'A', TunerCount: -1 }, 'has no TunerCount (is it a tuner, not a DVR or storage device?)'],
   ])('refuses a discover.json shaped like %j', async (discover, problem) => {
-    const server = await serve((request, response) => (request.url === '/discover.json' ? json(response, discover) : json(response, [])));
+    const server = await serve((request, response) =>
+      request.url === '/discover.json' ? json(response, discover) : json(response, []),
+    );
     const error = await failure(readHdHomeRun(server.address));
     expect(error.reason).toBe('invalid');
     expect(error.message).toBe(`HDHomeRun at ${server.address} sent a discover.json that ${problem}`);
@@ -165,7 +203,10 @@ describe('readHdHomeRun', () => {
 
   it('refuses a lineup that is not a list', async () => {
     const server = await serve(tuner({ channels: [] }));
-    await expect(readHdHomeRun(server.address)).rejects.toMatchObject({ reason: 'invalid', message: `HDHomeRun at ${server.address} sent a lineup.json that is not a list of channels` });
+    await expect(readHdHomeRun(server.address)).rejects.toMatchObject({
+      reason: 'invalid',
+      message: `HDHomeRun at ${server.address} sent a lineup.json that is not a list of channels`,
+    });
   });
 
   it('gives up on a tuner that never answers', async () => {
@@ -182,14 +223,19 @@ describe('readHdHomeRun', () => {
     await gone.close();
     const error = await failure(readHdHomeRun(gone.address));
     expect(error.reason).toBe('unreachable');
-    expect(error.message).toBe(`HDHomeRun at ${gone.address} could not be reached (connection refused); check the address and that the tuner is on`);
+    expect(error.message).toBe(
+      `HDHomeRun at ${gone.address} could not be reached (connection refused); check the address and that the tuner is on`,
+    );
   });
 
-  it.each(['', '   ', 'ftp://10.0.0.5', 'http://', 'bad host name', 'file:///dev/null'])('refuses the address %j', async (address) => {
-    const error = await failure(readHdHomeRun(address));
-    expect(error.reason).toBe('invalid');
-    expect(error.message).toMatch(/is not an address; give a host/);
-  });
+  it.each(['', '   ', 'ftp://10.0.0.5', 'http://', 'bad host name', 'file:///dev/null'])(
+    'refuses the address %j',
+    async (address) => {
+      const error = await failure(readHdHomeRun(address));
+      expect(error.reason).toBe('invalid');
+      expect(error.message).toMatch(/is not an address; give a host/);
+    },
+  );
 
   it('stops when the caller aborts', async () => {
     const silent = await serve(() => {});
@@ -200,7 +246,9 @@ describe('readHdHomeRun', () => {
 
   it('returns every channel the tuner lists (property)', async () => {
     const channel = fc.record({
-      number: fc.tuple(fc.integer({ min: 1, max: 999 }), fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined })).map(([a, b]) => (b === undefined ? `${a}` : `${a}.${b}`)),
+      number: fc
+        .tuple(fc.integer({ min: 1, max: 999 }), fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }))
+        .map(([a, b]) => (b === undefined ? `${a}` : `${a}.${b}`)),
       name: fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() === s && s !== ''),
       hd: fc.option(fc.boolean(), { nil: undefined }),
     });
@@ -210,7 +258,14 @@ describe('readHdHomeRun', () => {
         try {
           const device = await readHdHomeRun(fake.address);
           expect(device.skipped).toBe(0);
-          expect(device.channels).toEqual(lineup.map((c) => ({ number: c.number, name: c.name, hd: c.hd === true, url: `http://${fake.address}/auto/v${c.number}` })));
+          expect(device.channels).toEqual(
+            lineup.map((c) => ({
+              number: c.number,
+              name: c.name,
+              hd: c.hd === true,
+              url: `http://${fake.address}/auto/v${c.number}`,
+            })),
+          );
         } finally {
           await fake.close();
         }
@@ -225,7 +280,13 @@ describe('readHdHomeRun', () => {
     const entry = fc.oneof(
       fc.jsonValue({ maxDepth: 2 }),
       fc.record(
-        { GuideNumber: fc.oneof(fc.string(), fc.integer()), GuideName: fc.jsonValue({ maxDepth: 0 }), URL: fc.oneof(fc.webUrl(), fc.string()), HD: fc.jsonValue({ maxDepth: 0 }), DRM: fc.constantFrom(0, 1, true) },
+        {
+          GuideNumber: fc.oneof(fc.string(), fc.integer()),
+          GuideName: fc.jsonValue({ maxDepth: 0 }),
+          URL: fc.oneof(fc.webUrl(), fc.string()),
+          HD: fc.jsonValue({ maxDepth: 0 }),
+          DRM: fc.constantFrom(0, 1, true),
+        },
         { requiredKeys: [] },
       ),
     );
@@ -259,7 +320,9 @@ describe('the fake HDHomeRun', () => {
       const timer = setInterval(() => response.write(Buffer.alloc(188, 0x47)), 10);
       response.on('close', () => clearInterval(timer));
     });
-    const fake = await startFakeHdHomeRun([{ number: '7.1', name: 'WTUN', url: `${upstream.base}/stream` }], { tunerCount: 1 });
+    const fake = await startFakeHdHomeRun([{ number: '7.1', name: 'WTUN', url: `${upstream.base}/stream` }], {
+      tunerCount: 1,
+    });
     cleanups.push(fake.close);
     const [channel] = (await readHdHomeRun(fake.address)).channels;
     const viewer = new AbortController();

@@ -33,7 +33,13 @@ describe('the item state log', () => {
   it('says whether every write since a point was a progress report', () => {
     const log = new ItemStateLog(3);
     let total = 0;
-    const write = (progress: boolean) => log.track(['a'], () => total, () => (total += 1), progress);
+    const write = (progress: boolean) =>
+      log.track(
+        ['a'],
+        () => total,
+        () => (total += 1),
+        progress,
+      );
     write(true);
     write(true);
     expect(log.onlyProgressSince(0)).toBe(true);
@@ -54,10 +60,14 @@ describe('the item state log', () => {
     const log = new ItemStateLog();
     let total = 0;
     expect(() =>
-      log.track(['a'], () => total, () => {
-        total += 1;
-        throw new Error('constraint');
-      }),
+      log.track(
+        ['a'],
+        () => total,
+        () => {
+          total += 1;
+          throw new Error('constraint');
+        },
+      ),
     ).toThrow('constraint');
     expect(log.rowsChanged).toBe(0);
     expect(log.seq).toBe(0);
@@ -78,7 +88,10 @@ function arrayOf(ids: readonly string[], values: Map<string, string>): { body: B
     ends.push(at);
   });
   const body = Buffer.from(`[${parts.map(String).join(',')}]`);
-  return { body, segments: { ids, starts, ends, patchable: true, render: (id) => (values.has(id) ? fragment(id) : undefined) } };
+  return {
+    body,
+    segments: { ids, starts, ends, patchable: true, render: (id) => (values.has(id) ? fragment(id) : undefined) },
+  };
 }
 
 describe('patching an answer made of items', () => {
@@ -107,7 +120,13 @@ describe('patching an answer made of items', () => {
             expect(patched?.segments.starts).toEqual(fresh.segments.starts);
             expect(patched?.segments.ends).toEqual(fresh.segments.ends);
             // Each piece sits where its offset says.
-            patched?.body.chunks.forEach((chunk, c) => expect(fresh.body.subarray(patched.body.offsets[c], (patched.body.offsets[c] as number) + chunk.length).equals(chunk)).toBe(true));
+            patched?.body.chunks.forEach((chunk, c) =>
+              expect(
+                fresh.body
+                  .subarray(patched.body.offsets[c], (patched.body.offsets[c] as number) + chunk.length)
+                  .equals(chunk),
+              ).toBe(true),
+            );
             // Nothing it holds changed: the very same pieces (and so the same ETag).
             if (!ids.some((i) => changed.has(i))) expect(patched?.body).toBe(body);
             body = patched?.body ?? body;

@@ -1,6 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Airing, episodeKeys, fits, guidePrefilter, isMovie, jobItemOf, MAX_EXTENSION, plan, type PlannerInput, planJobs, type RunningJob, SAME_START_STEP, slotProgramme } from '../../src/dvr/planning/job-planner.js';
+import {
+  type Airing,
+  episodeKeys,
+  fits,
+  guidePrefilter,
+  isMovie,
+  jobItemOf,
+  MAX_EXTENSION,
+  plan,
+  type PlannerInput,
+  planJobs,
+  type RunningJob,
+  SAME_START_STEP,
+  slotProgramme,
+} from '../../src/dvr/planning/job-planner.js';
 import { programRule } from '../../src/dvr/planning/rules/program.rule.js';
 import { keywordMatcher } from '../../src/dvr/planning/rules/keyword.rule.js';
 import { slotStarts } from '../../src/dvr/planning/rules/slot.rule.js';
@@ -8,7 +22,11 @@ import type { RuleDefinition, StoredRule } from '../../src/dvr/planning/rules/ru
 
 const NOW = 1_800_000_000; // a fixed clock: every decision below is a function of it
 const rule = (id: number, definition: RuleDefinition): StoredRule => ({ id, definition });
-const airing = (over: Partial<Airing> & Pick<Airing, 'title' | 'start'>): Airing => ({ channels: ['2'], stop: over.start + 1800, ...over });
+const airing = (over: Partial<Airing> & Pick<Airing, 'title' | 'start'>): Airing => ({
+  channels: ['2'],
+  stop: over.start + 1800,
+  ...over,
+});
 
 function input(over: Partial<PlannerInput>): PlannerInput {
   return {
@@ -38,11 +56,22 @@ describe('planJobs: matching', () => {
     const jobs = planJobs(
       input({
         rules: [rule(7, { type: 'series', title: 'the news hour', padding_before: 60, padding_after: 120 })],
-        airings: [airing({ title: 'The News Hour', start: NOW + 100 }), airing({ title: 'The News Hour', start: NOW + 90_000 }), airing({ title: 'Other', start: NOW + 200 })],
+        airings: [
+          airing({ title: 'The News Hour', start: NOW + 100 }),
+          airing({ title: 'The News Hour', start: NOW + 90_000 }),
+          airing({ title: 'Other', start: NOW + 200 }),
+        ],
       }),
     );
     expect(jobs.map((j) => j.id)).toEqual([`${NOW + 40}-7`, `${NOW + 89_940}-7`]);
-    expect(jobs[0]).toMatchObject({ start: NOW + 40, end: NOW + 100 + 1800 + 120, channel: '2', channels: ['2'], skipped: false, name: 'The News Hour' });
+    expect(jobs[0]).toMatchObject({
+      start: NOW + 40,
+      end: NOW + 100 + 1800 + 120,
+      channel: '2',
+      channels: ['2'],
+      skipped: false,
+      name: 'The News Hour',
+    });
   });
 
   it('a series rule by series id ignores titles; new_only and allowed channels filter', () => {
@@ -84,15 +113,23 @@ describe('planJobs: matching', () => {
 
   it('every programme a rule selects is a job, and ids are unique (property)', () => {
     const programmes = fc.array(
-      fc.record({ title: fc.constantFrom('Volcano A', 'Volcano B', 'Volcano C', 'Other'), channel: fc.constantFrom('2', '3', '4'), slot: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({
+        title: fc.constantFrom('Volcano A', 'Volcano B', 'Volcano C', 'Other'),
+        channel: fc.constantFrom('2', '3', '4'),
+        slot: fc.integer({ min: 0, max: 3 }),
+      }),
       { maxLength: 12 },
     );
     fc.assert(
       fc.property(programmes, (list) => {
-        const airings = list.map(({ title, channel, slot }) => airing({ title, programId: `EP-${title}-${slot}`, start: NOW + 600 + slot * 1800, channels: [channel] }));
+        const airings = list.map(({ title, channel, slot }) =>
+          airing({ title, programId: `EP-${title}-${slot}`, start: NOW + 600 + slot * 1800, channels: [channel] }),
+        );
         const jobs = planJobs(input({ rules: [rule(9, { type: 'keyword', keyword: 'volcano' })], airings }));
         expect(new Set(jobs.map((job) => job.id)).size).toBe(jobs.length);
-        const selected = new Set(list.filter(({ title }) => title !== 'Other').map(({ title, slot }) => `${title}@${slot}`));
+        const selected = new Set(
+          list.filter(({ title }) => title !== 'Other').map(({ title, slot }) => `${title}@${slot}`),
+        );
         expect(jobs.length).toBe(selected.size);
       }),
     );
@@ -133,7 +170,10 @@ describe('planJobs: matching', () => {
     const jobs = planJobs(
       input({
         rules: [rule(3, { type: 'program', channel: '3', start_time: NOW + 600 })],
-        airings: [airing({ title: 'Film', start: NOW + 600, channels: ['2', '3'] }), airing({ title: 'Film', start: NOW + 9600, channels: ['3'] })],
+        airings: [
+          airing({ title: 'Film', start: NOW + 600, channels: ['2', '3'] }),
+          airing({ title: 'Film', start: NOW + 9600, channels: ['3'] }),
+        ],
       }),
     );
     expect(jobs).toHaveLength(1);
@@ -143,15 +183,27 @@ describe('planJobs: matching', () => {
   describe('a program rule follows its programme when the guide moves it', () => {
     const made = { type: 'program', channel: '3', start_time: NOW + 3600 } as const;
     const plan = (definition: RuleDefinition, airings: Airing[], over: Partial<PlannerInput> = {}) =>
-      planJobs(input({ rules: [rule(3, definition)], airings, ...over })).map((job) => [job.id, job.item.title, job.channel]);
+      planJobs(input({ rules: [rule(3, definition)], airings, ...over })).map((job) => [
+        job.id,
+        job.item.title,
+        job.channel,
+      ]);
 
     it('by programme id, to the nearest airing of it on its channel within 12 hours', () => {
-      const film = (start: number, extra: Partial<Airing> = {}) => airing({ title: 'Film', programId: 'MV1', start, channels: ['3'], ...extra });
+      const film = (start: number, extra: Partial<Airing> = {}) =>
+        airing({ title: 'Film', programId: 'MV1', start, channels: ['3'], ...extra });
       const rule = { ...made, program_id: 'MV1', title: 'Film' };
       // Moved 40 minutes later; what took its old slot is not recorded.
-      expect(plan(rule, [airing({ title: 'Darts', programId: 'SP9', start: NOW + 3600, channels: ['3'] }), film(NOW + 6000)])).toEqual([[`${NOW + 6000}-3`, 'Film', '3']]);
+      expect(
+        plan(rule, [
+          airing({ title: 'Darts', programId: 'SP9', start: NOW + 3600, channels: ['3'] }),
+          film(NOW + 6000),
+        ]),
+      ).toEqual([[`${NOW + 6000}-3`, 'Film', '3']]);
       // Moved earlier; a rerun the next night (and one within reach but farther) are not it.
-      expect(plan(rule, [film(NOW + 1800), film(NOW + 3600 + 7 * 3600), film(NOW + 3600 + 86400)])).toEqual([[`${NOW + 1800}-3`, 'Film', '3']]);
+      expect(plan(rule, [film(NOW + 1800), film(NOW + 3600 + 7 * 3600), film(NOW + 3600 + 86400)])).toEqual([
+        [`${NOW + 1800}-3`, 'Film', '3'],
+      ]);
       // The same programme on another channel is not followed; nor beyond 12 hours.
       expect(plan(rule, [film(NOW + 3600, { channels: ['2'] }), film(NOW + 3600 + 13 * 3600)])).toEqual([]);
       // A title kept beside the id does not let another programme of that title in.
@@ -160,15 +212,27 @@ describe('planJobs: matching', () => {
 
     it('by title within an hour when the guide has no ids; the exact time when the rule kept nothing', () => {
       const show = (start: number, title = 'Quiz Night') => airing({ title, start, channels: ['3'] });
-      expect(plan({ ...made, title: 'quiz night' }, [show(NOW + 3600, 'Darts'), show(NOW + 3600 + 50 * 60)])).toEqual([[`${NOW + 3600 + 3000}-3`, 'Quiz Night', '3']]);
+      expect(plan({ ...made, title: 'quiz night' }, [show(NOW + 3600, 'Darts'), show(NOW + 3600 + 50 * 60)])).toEqual([
+        [`${NOW + 3600 + 3000}-3`, 'Quiz Night', '3'],
+      ]);
       expect(plan({ ...made, title: 'Quiz Night' }, [show(NOW + 3600 + 61 * 60)])).toEqual([]);
       // Two within reach: the nearer; at equal distance, the earlier.
-      expect(plan({ ...made, title: 'Quiz Night' }, [show(NOW + 3600 + 1800), show(NOW + 3600 - 1800), show(NOW + 3600 + 600)])).toEqual([[`${NOW + 4200}-3`, 'Quiz Night', '3']]);
-      expect(plan({ ...made, title: 'Quiz Night' }, [show(NOW + 3600 + 1800), show(NOW + 3600 - 1800)])).toEqual([[`${NOW + 1800}-3`, 'Quiz Night', '3']]);
+      expect(
+        plan({ ...made, title: 'Quiz Night' }, [
+          show(NOW + 3600 + 1800),
+          show(NOW + 3600 - 1800),
+          show(NOW + 3600 + 600),
+        ]),
+      ).toEqual([[`${NOW + 4200}-3`, 'Quiz Night', '3']]);
+      expect(plan({ ...made, title: 'Quiz Night' }, [show(NOW + 3600 + 1800), show(NOW + 3600 - 1800)])).toEqual([
+        [`${NOW + 1800}-3`, 'Quiz Night', '3'],
+      ]);
       // A rule made before the guide had the airing records what is there at its time.
       expect(plan(made, [show(NOW + 3600, 'Darts'), show(NOW + 4000)])).toEqual([[`${NOW + 3600}-3`, 'Darts', '3']]);
       // An id kept, and a guide that has lost its ids: the exact time only.
-      expect(plan({ ...made, program_id: 'EP5' }, [show(NOW + 3600, 'Darts'), show(NOW + 4000)])).toEqual([[`${NOW + 3600}-3`, 'Darts', '3']]);
+      expect(plan({ ...made, program_id: 'EP5' }, [show(NOW + 3600, 'Darts'), show(NOW + 4000)])).toEqual([
+        [`${NOW + 3600}-3`, 'Darts', '3'],
+      ]);
     });
 
     it('plans nothing more once its job started: a rerun within reach is not taken for it', () => {
@@ -177,40 +241,89 @@ describe('planJobs: matching', () => {
       expect(plan(rule, [rerun])).toHaveLength(1);
       expect(plan(rule, [rerun], { settledIds: new Set([`${NOW - 3600}-3`]) })).toEqual([]);
       expect(plan(rule, [rerun], { settledIds: new Set([`${NOW - 3600}-${3 + SAME_START_STEP}`]) })).toEqual([]);
-      expect(plan(rule, [rerun], { running: [{ id: `${NOW - 60}-3`, ruleId: 3, name: 'Film', start: NOW - 60, end: NOW + 60, channel: '3', sourceId: 'tuner' }] })).toEqual([]);
+      expect(
+        plan(rule, [rerun], {
+          running: [
+            {
+              id: `${NOW - 60}-3`,
+              ruleId: 3,
+              name: 'Film',
+              start: NOW - 60,
+              end: NOW + 60,
+              channel: '3',
+              sourceId: 'tuner',
+            },
+          ],
+        }),
+      ).toEqual([]);
       // Another rule's settled job does not count.
       expect(plan(rule, [rerun], { settledIds: new Set([`${NOW - 3600}-4`, 'not-a-number']) })).toHaveLength(1);
     });
   });
 
   it('a paused rule plans nothing, and airings that already ended are ignored', () => {
-    expect(planJobs(input({ rules: [rule(1, { type: 'keyword', keyword: 'news', paused: true })], airings: [airing({ title: 'news', start: NOW + 10 })] }))).toEqual([]);
-    expect(planJobs(input({ rules: [rule(1, { type: 'keyword', keyword: 'news' })], airings: [airing({ title: 'news', start: NOW - 4000 })] }))).toEqual([]);
+    expect(
+      planJobs(
+        input({
+          rules: [rule(1, { type: 'keyword', keyword: 'news', paused: true })],
+          airings: [airing({ title: 'news', start: NOW + 10 })],
+        }),
+      ),
+    ).toEqual([]);
+    expect(
+      planJobs(
+        input({
+          rules: [rule(1, { type: 'keyword', keyword: 'news' })],
+          airings: [airing({ title: 'news', start: NOW - 4000 })],
+        }),
+      ),
+    ).toEqual([]);
   });
 
   it('a simulcast that runs longer on one channel is one job, to the later end', () => {
     const jobs = planJobs(
       input({
         rules: [rule(4, { type: 'keyword', keyword: 'match' })],
-        airings: [airing({ title: 'Match', start: NOW + 10, stop: NOW + 1800, channels: ['2'] }), airing({ title: 'Match', start: NOW + 10, stop: NOW + 3600, channels: ['5'] })],
+        airings: [
+          airing({ title: 'Match', start: NOW + 10, stop: NOW + 1800, channels: ['2'] }),
+          airing({ title: 'Match', start: NOW + 10, stop: NOW + 3600, channels: ['5'] }),
+        ],
       }),
     );
     expect(jobs.map((job) => [job.channels, job.end])).toEqual([[['2', '5'], NOW + 3600]]);
   });
 
   it('a program rule edited to another airing, sent back with what it kept of the old one, learns the new one', () => {
-    const guide = (channel: string, start: number) => (start === NOW + 7200 ? { title: 'New Film', programId: 'MV9' } : undefined);
-    const before = { type: 'program', channel: '2', start_time: NOW + 600, program_id: 'MV1', title: 'Old Film' } as const;
-    expect(programRule.complete!({ ...before, start_time: NOW + 7200 }, guide, before)).toEqual({ type: 'program', channel: '2', start_time: NOW + 7200, program_id: 'MV9', title: 'New Film' });
+    const guide = (channel: string, start: number) =>
+      start === NOW + 7200 ? { title: 'New Film', programId: 'MV9' } : undefined;
+    const before = {
+      type: 'program',
+      channel: '2',
+      start_time: NOW + 600,
+      program_id: 'MV1',
+      title: 'Old Film',
+    } as const;
+    expect(programRule.complete!({ ...before, start_time: NOW + 7200 }, guide, before)).toEqual({
+      type: 'program',
+      channel: '2',
+      start_time: NOW + 7200,
+      program_id: 'MV9',
+      title: 'New Film',
+    });
     // The same airing: what it kept stays, even when the guide says otherwise now.
-    expect(programRule.complete!({ type: 'program', channel: '2', start_time: NOW + 600 }, guide, before)).toEqual(before);
+    expect(programRule.complete!({ type: 'program', channel: '2', start_time: NOW + 600 }, guide, before)).toEqual(
+      before,
+    );
   });
 
   it('a simulcast is one job listing every channel airing it', () => {
     const jobs = planJobs(
       input({
         rules: [rule(4, { type: 'series', title: 'Show' })],
-        airings: [airing({ title: 'Show', programId: 'EP1', start: NOW + 10, channels: ['2'] }), airing({ title: 'Show', programId: 'EP1', start: NOW + 10, channels: ['5'] })],
+        airings: [
+          airing({ title: 'Show', programId: 'EP1', start: NOW + 10, channels: ['2'] }),
+          airing({ title: 'Show', programId: 'EP1', start: NOW + 10, channels: ['5'] }),
+        ],
       }),
     );
     expect(jobs).toHaveLength(1);
@@ -226,7 +339,12 @@ describe('planJobs: episodes already recorded', () => {
     const jobs = planJobs(
       input({
         rules: [rule(1, { type: 'series', title: 'Show' })],
-        airings: [show(NOW + 10, 1), show(NOW + 4000, 2), show(NOW + 8000, 2), show(NOW + 12_000, 3, { programId: undefined })],
+        airings: [
+          show(NOW + 10, 1),
+          show(NOW + 4000, 2),
+          show(NOW + 8000, 2),
+          show(NOW + 12_000, 3, { programId: undefined }),
+        ],
         recordedKeys: new Set(['pid:EP00000001001', 'sxe:show|1|3']),
       }),
     );
@@ -250,11 +368,23 @@ describe('planJobs: episodes already recorded', () => {
 describe('planJobs: an airing is its programme id', () => {
   it('records three shows of one evening numbered alike by the guide but with three programme ids: two on two tuners, one skipped with its reason', () => {
     const evening = (programId: string, episodeTitle: string, channel: string) =>
-      airing({ title: 'Quiz Night', season: 3, episode: 7, programId, episodeTitle, start: NOW + 600, channels: [channel] });
+      airing({
+        title: 'Quiz Night',
+        season: 3,
+        episode: 7,
+        programId,
+        episodeTitle,
+        start: NOW + 600,
+        channels: [channel],
+      });
     const jobs = planJobs(
       input({
         rules: [rule(1, { type: 'series', title: 'Quiz Night' })],
-        airings: [evening('EP0001', 'Round One', '2'), evening('EP0002', 'Round Two', '3'), evening('EP0003', 'Final', '4')],
+        airings: [
+          evening('EP0001', 'Round One', '2'),
+          evening('EP0002', 'Round Two', '3'),
+          evening('EP0003', 'Final', '4'),
+        ],
       }),
     );
     expect(jobs).toHaveLength(3);
@@ -266,15 +396,20 @@ describe('planJobs: an airing is its programme id', () => {
   });
 
   it('still takes season and episode where one of two airings has no programme id, and the same id as one programme', () => {
-    const show = (start: number, programId: string | undefined) => airing({ title: 'Show', season: 1, episode: 4, start, programId, channels: ['2'] });
+    const show = (start: number, programId: string | undefined) =>
+      airing({ title: 'Show', season: 1, episode: 4, start, programId, channels: ['2'] });
     const plan = (airings: Airing[], recordedKeys: string[] = []) =>
-      planJobs(input({ rules: [rule(1, { type: 'series', title: 'Show' })], airings, recordedKeys: new Set(recordedKeys) })).map((job) => job.start);
+      planJobs(
+        input({ rules: [rule(1, { type: 'series', title: 'Show' })], airings, recordedKeys: new Set(recordedKeys) }),
+      ).map((job) => job.start);
     expect(plan([show(NOW + 10, 'EP1'), show(NOW + 4000, undefined)])).toEqual([NOW + 10]);
     expect(plan([show(NOW + 10, undefined), show(NOW + 4000, 'EP1')])).toEqual([NOW + 10]);
     expect(plan([show(NOW + 10, 'EP1'), show(NOW + 4000, 'EP1')])).toEqual([NOW + 10]);
     expect(plan([show(NOW + 10, 'EP1'), show(NOW + 4000, 'EP2')])).toEqual([NOW + 10, NOW + 4000]);
     // Recorded before: with another id, not this one; without an id, this one.
-    expect(plan([show(NOW + 10, 'EP2')], episodeKeys({ title: 'Show', season: 1, episode: 4, programId: 'EP1' }))).toEqual([NOW + 10]);
+    expect(
+      plan([show(NOW + 10, 'EP2')], episodeKeys({ title: 'Show', season: 1, episode: 4, programId: 'EP1' })),
+    ).toEqual([NOW + 10]);
     expect(plan([show(NOW + 10, 'EP2')], episodeKeys({ title: 'Show', season: 1, episode: 4 }))).toEqual([]);
   });
 });
@@ -283,7 +418,11 @@ describe('planJobs: tuners', () => {
   it('what cannot fit is skipped with a reason, lowest priority first', () => {
     const jobs = planJobs(
       input({
-        rules: [rule(1, { type: 'keyword', keyword: 'low', priority: -5 }), rule(2, { type: 'keyword', keyword: 'high', priority: 5 }), rule(3, { type: 'keyword', keyword: 'mid' })],
+        rules: [
+          rule(1, { type: 'keyword', keyword: 'low', priority: -5 }),
+          rule(2, { type: 'keyword', keyword: 'high', priority: 5 }),
+          rule(3, { type: 'keyword', keyword: 'mid' }),
+        ],
         airings: [
           airing({ title: 'low', start: NOW + 10, channels: ['2'] }),
           airing({ title: 'high', start: NOW + 10, channels: ['3'] }),
@@ -303,7 +442,10 @@ describe('planJobs: tuners', () => {
     const jobs = planJobs(
       input({
         sourceLimits: new Map([['tuner', 1]]),
-        rules: [rule(1, { type: 'keyword', keyword: 'a' }), rule(2, { type: 'slot', channel: '2', start_time: NOW + 10, duration: 3600 })],
+        rules: [
+          rule(1, { type: 'keyword', keyword: 'a' }),
+          rule(2, { type: 'slot', channel: '2', start_time: NOW + 10, duration: 3600 }),
+        ],
         airings: [airing({ title: 'a', start: NOW + 10, channels: ['2'] })],
       }),
     );
@@ -328,7 +470,10 @@ describe('planJobs: tuners', () => {
   it('a channel no source carries is skipped with a reason; a user skip stays skipped', () => {
     const jobs = planJobs(
       input({
-        rules: [rule(1, { type: 'slot', channel: '99', start_time: NOW + 10, duration: 600 }), rule(2, { type: 'slot', channel: '2', start_time: NOW + 10, duration: 600 })],
+        rules: [
+          rule(1, { type: 'slot', channel: '99', start_time: NOW + 10, duration: 600 }),
+          rule(2, { type: 'slot', channel: '2', start_time: NOW + 10, duration: 600 }),
+        ],
         userSkips: new Set([`${NOW + 10}-2`]),
       }),
     );
@@ -353,13 +498,17 @@ describe('planJobs: tuners', () => {
     const rules = [rule(1, { type: 'series', title: 'Cup Final' })];
 
     it('extended: the recording goes on to the new end, at most MAX_EXTENSION past the end it started with', () => {
-      expect(plan(input({ rules, running: [recording()], airings: [final(NOW + 3000)] })).extensions).toEqual(new Map([[`${NOW - 600}-1`, NOW + 3000]]));
-      expect(plan(input({ rules, running: [recording()], airings: [final(NOW + 1200 + MAX_EXTENSION + 3600)] })).extensions).toEqual(
-        new Map([[`${NOW - 600}-1`, NOW + 1200 + MAX_EXTENSION]]),
+      expect(plan(input({ rules, running: [recording()], airings: [final(NOW + 3000)] })).extensions).toEqual(
+        new Map([[`${NOW - 600}-1`, NOW + 3000]]),
       );
+      expect(
+        plan(input({ rules, running: [recording()], airings: [final(NOW + 1200 + MAX_EXTENSION + 3600)] })).extensions,
+      ).toEqual(new Map([[`${NOW - 600}-1`, NOW + 1200 + MAX_EXTENSION]]));
       // Already extended once: the limit still counts from where it started.
       const extended = recording({ end: NOW + 1200 + MAX_EXTENSION });
-      expect(plan(input({ rules, running: [extended], airings: [final(NOW + 1200 + MAX_EXTENSION + 60)] })).extensions.size).toBe(0);
+      expect(
+        plan(input({ rules, running: [extended], airings: [final(NOW + 1200 + MAX_EXTENSION + 60)] })).extensions.size,
+      ).toBe(0);
       // Shortened, or the same: nothing changes (a recording is never cut by a guide).
       expect(plan(input({ rules, running: [recording()], airings: [final(NOW + 600)] })).extensions.size).toBe(0);
       expect(plan(input({ rules, running: [recording()], airings: [final(NOW + 600)] })).jobs).toEqual([]);
@@ -369,32 +518,66 @@ describe('planJobs: tuners', () => {
       const other = [rule(2, { type: 'series', title: 'Late Film' })];
       const film = airing({ title: 'Late Film', programId: 'MV1', start: NOW + 2400, channels: ['3'] });
       const oneTuner = { sourceLimits: new Map([['tuner', 1]]) };
-      const before = plan(input({ rules: [...rules, ...other], running: [recording()], airings: [final(NOW + 1200), film], ...oneTuner }));
+      const before = plan(
+        input({ rules: [...rules, ...other], running: [recording()], airings: [final(NOW + 1200), film], ...oneTuner }),
+      );
       expect(before.jobs.map((job) => [job.item.title, job.skipped])).toEqual([['Late Film', false]]);
-      const after = plan(input({ rules: [...rules, ...other], running: [recording()], airings: [final(NOW + 3000), film], ...oneTuner }));
-      expect(after.jobs.map((job) => [job.item.title, job.skipped, job.error])).toEqual([['Late Film', true, 'no free tuner on HDHomeRun 1234: already recording Cup Final']]);
+      const after = plan(
+        input({ rules: [...rules, ...other], running: [recording()], airings: [final(NOW + 3000), film], ...oneTuner }),
+      );
+      expect(after.jobs.map((job) => [job.item.title, job.skipped, job.error])).toEqual([
+        ['Late Film', true, 'no free tuner on HDHomeRun 1234: already recording Cup Final'],
+      ]);
     });
 
     it('a time slot is one recording however many programmes it spans: no second job when the first programme ends', () => {
       const slot = [rule(5, { type: 'slot', channel: '2', start_time: NOW, duration: 5400 })];
-      const airings = [airing({ title: 'A', programId: 'EP1', start: NOW, stop: NOW + 3600 }), airing({ title: 'B', programId: 'EP2', start: NOW + 3600, stop: NOW + 7200 })];
-      const running = [{ ...recording({ id: `${NOW}-5`, ruleId: 5, name: 'channel 2', start: NOW, end: NOW + 5400, plannedEnd: NOW + 5400 }), programme: slotProgramme(5, NOW) }];
-      const later = { now: NOW + 3700, rules: slot, airings: airings.filter((a) => a.stop > NOW + 3700), running, settledIds: new Set([`${NOW}-5`]), knownIds: new Map([[`${NOW}-5`, slotProgramme(5, NOW)]]) };
+      const airings = [
+        airing({ title: 'A', programId: 'EP1', start: NOW, stop: NOW + 3600 }),
+        airing({ title: 'B', programId: 'EP2', start: NOW + 3600, stop: NOW + 7200 }),
+      ];
+      const running = [
+        {
+          ...recording({
+            id: `${NOW}-5`,
+            ruleId: 5,
+            name: 'channel 2',
+            start: NOW,
+            end: NOW + 5400,
+            plannedEnd: NOW + 5400,
+          }),
+          programme: slotProgramme(5, NOW),
+        },
+      ];
+      const later = {
+        now: NOW + 3700,
+        rules: slot,
+        airings: airings.filter((a) => a.stop > NOW + 3700),
+        running,
+        settledIds: new Set([`${NOW}-5`]),
+        knownIds: new Map([[`${NOW}-5`, slotProgramme(5, NOW)]]),
+      };
       expect(plan(input(later))).toEqual({ jobs: [], extensions: new Map() });
     });
 
     it('a program rule’s recording is extended too (its job counts as started, not finished)', () => {
-      const program = [rule(6, { type: 'program', channel: '2', start_time: NOW - 600, program_id: 'SP1', title: 'Cup Final' })];
+      const program = [
+        rule(6, { type: 'program', channel: '2', start_time: NOW - 600, program_id: 'SP1', title: 'Cup Final' }),
+      ];
       const running = [recording({ id: `${NOW - 600}-6`, ruleId: 6 })];
       // The scheduler's settled ids include the jobs recording now.
-      const result = plan(input({ rules: program, running, settledIds: new Set([`${NOW - 600}-6`]), airings: [final(NOW + 3000)] }));
+      const result = plan(
+        input({ rules: program, running, settledIds: new Set([`${NOW - 600}-6`]), airings: [final(NOW + 3000)] }),
+      );
       expect(result.extensions).toEqual(new Map([[`${NOW - 600}-6`, NOW + 3000]]));
     });
 
     it('the next programme of the rule, overlapping only by padding, is still planned', () => {
       const padded = [rule(1, { type: 'series', title: 'Cup Final', padding_after: 300 })];
       const next = airing({ title: 'Cup Final', programId: 'SP2', start: NOW + 900 });
-      const jobs = planJobs(input({ rules: padded, running: [recording({ end: NOW + 1200 })], airings: [final(NOW + 900), next] }));
+      const jobs = planJobs(
+        input({ rules: padded, running: [recording({ end: NOW + 1200 })], airings: [final(NOW + 900), next] }),
+      );
       expect(jobs.map((job) => [job.item.program_id, job.start])).toEqual([['SP2', NOW + 900]]);
     });
   });
@@ -402,7 +585,17 @@ describe('planJobs: tuners', () => {
   it('does not record again a programme the guide moved while it records', () => {
     const jobs = planJobs(
       input({
-        running: [{ id: `${NOW - 60}-1`, ruleId: 1, name: 'news', start: NOW - 60, end: NOW + 1740, channel: '2', sourceId: 'tuner' }],
+        running: [
+          {
+            id: `${NOW - 60}-1`,
+            ruleId: 1,
+            name: 'news',
+            start: NOW - 60,
+            end: NOW + 1740,
+            channel: '2',
+            sourceId: 'tuner',
+          },
+        ],
         rules: [rule(1, { type: 'keyword', keyword: 'news' })],
         // The same news, now said to start two minutes later: a new id, but the recording covers it.
         airings: [airing({ title: 'news', start: NOW + 60 }), airing({ title: 'news', start: NOW + 7200 })],
@@ -413,7 +606,11 @@ describe('planJobs: tuners', () => {
 
   it('never plans again a job that started or finished', () => {
     const jobs = planJobs(
-      input({ rules: [rule(1, { type: 'keyword', keyword: 'news' })], airings: [airing({ title: 'news', start: NOW + 10 })], settledIds: new Set([`${NOW + 10}-1`]) }),
+      input({
+        rules: [rule(1, { type: 'keyword', keyword: 'news' })],
+        airings: [airing({ title: 'news', start: NOW + 10 })],
+        settledIds: new Set([`${NOW + 10}-1`]),
+      }),
     );
     expect(jobs).toEqual([]);
   });
@@ -421,13 +618,27 @@ describe('planJobs: tuners', () => {
   it('property: at no instant does a source carry more distinct channels than its limit', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ channel: fc.constantFrom('2', '3', '4'), offset: fc.integer({ min: 0, max: 20 }), length: fc.integer({ min: 1, max: 10 }) }), { maxLength: 25 }),
+        fc.array(
+          fc.record({
+            channel: fc.constantFrom('2', '3', '4'),
+            offset: fc.integer({ min: 0, max: 20 }),
+            length: fc.integer({ min: 1, max: 10 }),
+          }),
+          { maxLength: 25 },
+        ),
         fc.integer({ min: 1, max: 3 }),
         (specs, limit) => {
           const jobs = planJobs(
             input({
               sourceLimits: new Map([['tuner', limit]]),
-              rules: specs.map((s, i) => rule(i + 1, { type: 'slot', channel: s.channel, start_time: NOW + s.offset * 600, duration: s.length * 600 })),
+              rules: specs.map((s, i) =>
+                rule(i + 1, {
+                  type: 'slot',
+                  channel: s.channel,
+                  start_time: NOW + s.offset * 600,
+                  duration: s.length * 600,
+                }),
+              ),
             }),
           );
           const placed = jobs.filter((j) => !j.skipped);
@@ -448,13 +659,31 @@ describe('keyword matching', () => {
     const letters = fc.constantFrom(...'abcAB ().+'.split(''));
     const word = fc.array(letters, { minLength: 1, maxLength: 4 }).map((chars) => chars.join(''));
     fc.assert(
-      fc.property(fc.uniqueArray(word, { minLength: 1, maxLength: 6 }), fc.array(letters, { maxLength: 40 }).map((c) => c.join('')), (words, text) => {
-        const keywords = words.map((w, i) => ({ rule: rule(i + 1, { type: 'keyword', keyword: w }), needle: w.toLowerCase() }));
-        const expected = keywords.filter((k) => text.toLowerCase().includes(k.needle)).map((k) => k.rule.id).sort();
-        const match = keywordMatcher(keywords);
-        expect(match(text, false).map((r) => r.id).sort()).toEqual(expected);
-        expect(match(text, true).map((r) => r.id).sort()).toEqual(expected);
-      }),
+      fc.property(
+        fc.uniqueArray(word, { minLength: 1, maxLength: 6 }),
+        fc.array(letters, { maxLength: 40 }).map((c) => c.join('')),
+        (words, text) => {
+          const keywords = words.map((w, i) => ({
+            rule: rule(i + 1, { type: 'keyword', keyword: w }),
+            needle: w.toLowerCase(),
+          }));
+          const expected = keywords
+            .filter((k) => text.toLowerCase().includes(k.needle))
+            .map((k) => k.rule.id)
+            .sort();
+          const match = keywordMatcher(keywords);
+          expect(
+            match(text, false)
+              .map((r) => r.id)
+              .sort(),
+          ).toEqual(expected);
+          expect(
+            match(text, true)
+              .map((r) => r.id)
+              .sort(),
+          ).toEqual(expected);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -463,8 +692,13 @@ describe('keyword matching', () => {
     const jobs = planJobs(
       input({
         sourceLimits: new Map([['tuner', 1]]),
-        rules: [rule(1, { type: 'slot', channel: '3', start_time: NOW, duration: 30 * 86400, priority: 10 }), rule(2, { type: 'series', title: 'Show' })],
-        airings: [0, 1, 2].map((day) => airing({ title: 'Show', season: 1, episode: 4, start: NOW + day * 86400 + 100 })),
+        rules: [
+          rule(1, { type: 'slot', channel: '3', start_time: NOW, duration: 30 * 86400, priority: 10 }),
+          rule(2, { type: 'series', title: 'Show' }),
+        ],
+        airings: [0, 1, 2].map((day) =>
+          airing({ title: 'Show', season: 1, episode: 4, start: NOW + day * 86400 + 100 }),
+        ),
       }),
     );
     const show = jobs.filter((j) => j.ruleId === 2);
@@ -497,9 +731,19 @@ describe('helpers', () => {
     expect(isMovie({ programId: 'MV001' })).toBe(true);
     expect(isMovie({ categories: ['Movie'], season: 1 })).toBe(false);
     const item = jobItemOf(airing({ title: 'Show', season: 2, episode: 3, episodeTitle: 'Pilot', start: NOW }));
-    expect(item).toMatchObject({ title: 'Show', season_number: 2, episode_number: 3, episode_title: 'Pilot', completed: false, duration: 1800 });
+    expect(item).toMatchObject({
+      title: 'Show',
+      season_number: 2,
+      episode_number: 3,
+      episode_title: 'Pilot',
+      completed: false,
+      duration: 1800,
+    });
     expect(item.show_id).toMatch(/^imp-show-/);
-    expect(episodeKeys({ title: 'Show', season: 2, episode: 3, programId: 'EP1' })).toEqual(['pid:EP1', 'sxe:show|2|3']);
+    expect(episodeKeys({ title: 'Show', season: 2, episode: 3, programId: 'EP1' })).toEqual([
+      'pid:EP1',
+      'sxe:show|2|3',
+    ]);
   });
 });
 
@@ -508,7 +752,11 @@ describe('what a plan asks of the guide', () => {
     const series = rule(1, { type: 'series', title: 'Nova' });
     const byId = rule(2, { type: 'series', series_id: 'SH9', title: 'Ignored' });
     const keyword = rule(3, { type: 'keyword', keyword: 'Volcano' });
-    expect(guidePrefilter([series, byId, keyword]).query).toEqual({ seriesIds: ['SH9'], titles: ['nova'], substrings: ['volcano'] });
+    expect(guidePrefilter([series, byId, keyword]).query).toEqual({
+      seriesIds: ['SH9'],
+      titles: ['nova'],
+      substrings: ['volcano'],
+    });
     // A slot or a single programme is its channel: no matcher, the guide read by channel.
     const slot = guidePrefilter([rule(4, { type: 'slot', channel: '7', start_time: NOW, duration: 60 })]);
     expect(slot.hasMatchers).toBe(false);
@@ -548,7 +796,9 @@ describe('a plan and the order the guide is read in', () => {
     const planned = (list: typeof airings) => planJobs(input({ rules, airings: list, channelSources }));
     const first = planned(airings);
     expect(planned([...airings].reverse())).toEqual(first);
-    expect(planned([airings[2], airings[0], airings[4], airings[1], airings[3]].filter((a) => a !== undefined))).toEqual(first);
+    expect(
+      planned([airings[2], airings[0], airings[4], airings[1], airings[3]].filter((a) => a !== undefined)),
+    ).toEqual(first);
     const derby = first.find((job) => job.item.program_id === 'EP9');
     expect(derby).toMatchObject({ channels: ['3', '5', '10'], end: T + 3600, item: { duration: 3600 } });
   });

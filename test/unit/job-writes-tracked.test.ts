@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = join(process.cwd(), 'src');
 const TRACKED = new Set(['repositories/jobs.repository.ts', 'repositories/sample-library.repository.ts']);
-const WRITES_JOBS = /\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+jobs\b|upsertRow\(\s*db,\s*'jobs'/i;
+const WRITES_JOBS =
+  /\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+jobs\b|upsertRow\(\s*db,\s*'jobs'/i;
 /** A write to a table named at run time: it could be the jobs table. */
 const WRITES_NAMED_TABLE = /\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM)\s+\$\{/i;
 
@@ -43,7 +44,8 @@ describe('writes of the jobs table', () => {
       const text = readFileSync(join(SRC, file), 'utf8');
       // Every exported function with a write of the table in its body wraps it.
       for (const body of text.split(/\nexport function /).slice(1)) {
-        if (WRITES_JOBS.test(body.split('\n}\n')[0] ?? '')) expect(body, body.slice(0, 80)).toContain('trackJobWrites(db');
+        if (WRITES_JOBS.test(body.split('\n}\n')[0] ?? ''))
+          expect(body, body.slice(0, 80)).toContain('trackJobWrites(db');
       }
     }
   });

@@ -36,7 +36,9 @@ describe('itemOrderBy', () => {
   });
 
   it('sorts by the payload title: the show name for episodes, the group name for videos', () => {
-    expect(itemOrderBy({ sort: 'title' }, 'date_added')).toContain("WHEN 'episode' THEN s.name WHEN 'video' THEN g.name");
+    expect(itemOrderBy({ sort: 'title' }, 'date_added')).toContain(
+      "WHEN 'episode' THEN s.name WHEN 'video' THEN g.name",
+    );
   });
 });
 
@@ -46,13 +48,17 @@ describe('parentOrderBy', () => {
   });
 
   it('sorts by release date, falling back to the year', () => {
-    expect(parentOrderBy({ sort: 'date_released', order: 'asc' })).toContain('coalesce(t.release_date, CAST(t.release_year AS TEXT)) ASC');
+    expect(parentOrderBy({ sort: 'date_released', order: 'asc' })).toContain(
+      'coalesce(t.release_date, CAST(t.release_year AS TEXT)) ASC',
+    );
   });
 });
 
 describe('item filters', () => {
   it('binds values instead of splicing them into SQL', () => {
-    const where = whereClause(itemFilterTerms({ watched: false, favorited: true, verified: false, source: 'recordings' }));
+    const where = whereClause(
+      itemFilterTerms({ watched: false, favorited: true, verified: false, source: 'recordings' }),
+    );
     expect(where.sql).toBe('WHERE (i.watched = ?) AND (i.favorited = ?) AND (i.verified = ?) AND (i.source = ?)');
     expect(where.params).toEqual([0, 1, 0, 'recordings']);
   });

@@ -12,7 +12,7 @@ describe('parseM3u', () => {
         '#KODIPROP:inputstream=inputstream.adaptive',
         'http://iptv.example/live/bbc1.ts',
         '',
-        '#EXTINF:0 TVG-ID=itv1.uk group-title=\'Ents\',ITV1',
+        "#EXTINF:0 TVG-ID=itv1.uk group-title='Ents',ITV1",
         'https://iptv.example/live/itv1.m3u8?token=abc',
         '#EXTINF:-1,Multicast One',
         '#EXTGRP:Multicast',
@@ -34,7 +34,14 @@ describe('parseM3u', () => {
           hd: true,
           url: 'http://iptv.example/live/bbc1.ts',
         },
-        { number: '1', name: 'ITV1', guideId: 'itv1.uk', group: 'Ents', hd: false, url: 'https://iptv.example/live/itv1.m3u8?token=abc' },
+        {
+          number: '1',
+          name: 'ITV1',
+          guideId: 'itv1.uk',
+          group: 'Ents',
+          hd: false,
+          url: 'https://iptv.example/live/itv1.m3u8?token=abc',
+        },
         { number: '2', name: 'Multicast One', group: 'Multicast', hd: false, url: 'udp://@239.0.0.1:1234' },
         { number: '3', name: 'Only Guide Name', guideName: 'Only Guide Name', hd: false, url: 'rtp://239.0.0.2:5000' },
       ],
@@ -43,11 +50,15 @@ describe('parseM3u', () => {
 
   it('handles CRLF, a BOM, a missing header, commas in names and empty attributes', () => {
     const playlist = parseM3u('\uFEFF#EXTINF:-1 tvg-id="" tvg-logo="",News, Live & Local\r\nhttp://a/1\r\n');
-    expect(playlist).toEqual({ skipped: 0, channels: [{ number: '1', name: 'News, Live & Local', hd: false, url: 'http://a/1' }] });
+    expect(playlist).toEqual({
+      skipped: 0,
+      channels: [{ number: '1', name: 'News, Live & Local', hd: false, url: 'http://a/1' }],
+    });
   });
 
   it('takes numbers from tvg-chno and numbers the rest around them', () => {
-    const entry = (chno: string | undefined, name: string) => `#EXTINF:-1${chno === undefined ? '' : ` tvg-chno="${chno}"`},${name}\nhttp://a/${encodeURIComponent(name)}`;
+    const entry = (chno: string | undefined, name: string) =>
+      `#EXTINF:-1${chno === undefined ? '' : ` tvg-chno="${chno}"`},${name}\nhttp://a/${encodeURIComponent(name)}`;
     const playlist = parseM3u(
       [
         entry(undefined, 'a'),
@@ -139,11 +150,14 @@ describe('parseM3u', () => {
 
   it('reads 100,000 channels and pathological lines in linear time', () => {
     const lines: string[] = ['#EXTM3U'];
-    for (let i = 0; i < 100_000; i++) lines.push(`#EXTINF:-1 tvg-id="c${i}" group-title="G",Channel ${i}`, `http://a/${i}`);
+    for (let i = 0; i < 100_000; i++)
+      lines.push(`#EXTINF:-1 tvg-id="c${i}" group-title="G",Channel ${i}`, `http://a/${i}`);
     const started = performance.now();
     const big = parseM3u(lines.join('\n'));
     const quotes = parseM3u(`#EXTINF:-1 ${'a="'.repeat(300_000)}\nhttp://a/b`);
-    const equals = parseM3u(`#EXTINF:-1 ${'a=b '.repeat(300_000)}${'='.repeat(300_000)}\nhttp://a/b\n#EXTINF:-1 tvg-chno="${'0'.repeat(500_000)}x",N\nhttp://a/c`);
+    const equals = parseM3u(
+      `#EXTINF:-1 ${'a=b '.repeat(300_000)}${'='.repeat(300_000)}\nhttp://a/b\n#EXTINF:-1 tvg-chno="${'0'.repeat(500_000)}x",N\nhttp://a/c`,
+    );
     expect(performance.now() - started).toBeLessThan(5000);
     expect(big.channels).toHaveLength(100_000);
     expect(big.channels[99_999]).toMatchObject({ number: '100000', name: 'Channel 99999' });
@@ -156,7 +170,11 @@ describe('parseM3u', () => {
 describe('parseM3u properties', () => {
   const lineText = fc.string({ maxLength: 30 }).map((s) => s.replace(/[\r\n]/g, ' '));
   const attributeValue = fc.string({ maxLength: 12 }).map((s) => s.replace(/[\r\n"]/g, ''));
-  const chno = fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 30 }).map(String), fc.constantFrom('1.1', '1-1', '02', 'x', ''));
+  const chno = fc.oneof(
+    fc.constant(undefined),
+    fc.integer({ min: 0, max: 30 }).map(String),
+    fc.constantFrom('1.1', '1-1', '02', 'x', ''),
+  );
   const entry = fc.record({
     name: lineText,
     guideName: fc.option(attributeValue, { nil: undefined }),
@@ -168,7 +186,13 @@ describe('parseM3u properties', () => {
       fc.constantFrom('udp://@239.1.1.1:1234', 'rtp://10.0.0.1:5000', 'ftp://x/y', 'http://', 'garbage'),
     ),
   });
-  const renderEntry = (e: { name: string; guideName: string | undefined; chno: string | undefined; options: string[]; url: string | undefined }) =>
+  const renderEntry = (e: {
+    name: string;
+    guideName: string | undefined;
+    chno: string | undefined;
+    options: string[];
+    url: string | undefined;
+  }) =>
     [
       `#EXTINF:-1${e.chno === undefined ? '' : ` tvg-chno="${e.chno}"`}${e.guideName === undefined ? '' : ` tvg-name="${e.guideName}"`},${e.name}`,
       ...e.options,
@@ -177,10 +201,24 @@ describe('parseM3u properties', () => {
 
   it('never throws, whatever the text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(fc.oneof(lineText, lineText.map((s) => `#EXTINF:${s}`)), { maxLength: 20 }).map((l) => l.join('\n'))), (text) => {
-        const playlist = parseM3u(text);
-        expect(playlist.skipped).toBeGreaterThanOrEqual(0);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc
+            .array(
+              fc.oneof(
+                lineText,
+                lineText.map((s) => `#EXTINF:${s}`),
+              ),
+              { maxLength: 20 },
+            )
+            .map((l) => l.join('\n')),
+        ),
+        (text) => {
+          const playlist = parseM3u(text);
+          expect(playlist.skipped).toBeGreaterThanOrEqual(0);
+        },
+      ),
     );
   });
 
@@ -205,7 +243,9 @@ describe('parseM3u properties', () => {
           return named && e.url !== undefined && /^(https?|udp|rtp):\/\/[^/\s]/.test(e.url);
         });
         expect(playlist.channels.map((c) => c.url)).toEqual(good.map((e) => e.url));
-        expect(playlist.channels.map((c) => c.name)).toEqual(good.map((e) => e.name.trim() || (e.guideName ?? '').trim()));
+        expect(playlist.channels.map((c) => c.name)).toEqual(
+          good.map((e) => e.name.trim() || (e.guideName ?? '').trim()),
+        );
         const claimed = new Set<string>();
         good.forEach((e, i) => {
           if (e.chno === undefined || !/^\d+$/.test(e.chno)) return;
@@ -235,13 +275,23 @@ describe('parseM3u properties', () => {
 describe('parseM3u: cut short and garbled', () => {
   const name = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ]{0,10}$/);
   /** A playlist whose channels all carry their own, distinct number. */
-  const playlist = fc.uniqueArray(fc.integer({ min: 1, max: 9999 }), { minLength: 1, maxLength: 30 }).chain((numbers) =>
-    fc.tuple(fc.constant(numbers), fc.array(name, { minLength: numbers.length, maxLength: numbers.length })).map(([nums, names]) =>
-      ['#EXTM3U', ...nums.flatMap((n, i) => [`#EXTINF:-1 tvg-id="ch${n}.test" tvg-chno="${n}",${names[i] ?? ''}`, `http://iptv.example/live/${n}.ts`])].join('\n'),
-    ),
-  );
+  const playlist = fc
+    .uniqueArray(fc.integer({ min: 1, max: 9999 }), { minLength: 1, maxLength: 30 })
+    .chain((numbers) =>
+      fc
+        .tuple(fc.constant(numbers), fc.array(name, { minLength: numbers.length, maxLength: numbers.length }))
+        .map(([nums, names]) =>
+          [
+            '#EXTM3U',
+            ...nums.flatMap((n, i) => [
+              `#EXTINF:-1 tvg-id="ch${n}.test" tvg-chno="${n}",${names[i] ?? ''}`,
+              `http://iptv.example/live/${n}.ts`,
+            ]),
+          ].join('\n'),
+        ),
+    );
 
-  it('reads a prefix as the first channels of the whole (the last one\'s URL possibly cut), never more', () => {
+  it("reads a prefix as the first channels of the whole (the last one's URL possibly cut), never more", () => {
     fc.assert(
       fc.property(playlist, fc.nat(), (text, at) => {
         const whole = parseM3u(text).channels;
@@ -258,7 +308,25 @@ describe('parseM3u: cut short and garbled', () => {
   });
 
   it('garbled anywhere: never throws, and every channel it reads has a stream URL and a number of its own', () => {
-    const junk = fc.string({ unit: fc.constantFrom('#', 'EXTINF:', ',', '"', '=', '\n', '\r', ' ', 'http://', 'x', '<', '>', 'tvg-chno=', '\u0000'), maxLength: 30 });
+    const junk = fc.string({
+      unit: fc.constantFrom(
+        '#',
+        'EXTINF:',
+        ',',
+        '"',
+        '=',
+        '\n',
+        '\r',
+        ' ',
+        'http://',
+        'x',
+        '<',
+        '>',
+        'tvg-chno=',
+        '\u0000',
+      ),
+      maxLength: 30,
+    });
     fc.assert(
       fc.property(playlist, fc.nat(), fc.nat(60), junk, (text, at, length, garbage) => {
         const from = at % (text.length + 1);

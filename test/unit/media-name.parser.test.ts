@@ -63,27 +63,52 @@ describe('parseMediaPath', () => {
 
   it('never takes a season or episode from a year in a release name', () => {
     const word = fc.stringMatching(/^[A-Z][a-z]{2,8}$/);
-    const tags = fc.subarray(['1080p', '720p', 'WEB-DL', 'HDTV', 'x264', 'H.264', 'DDP5.1', 'AAC2.0', '10bit'], { minLength: 0 });
+    const tags = fc.subarray(['1080p', '720p', 'WEB-DL', 'HDTV', 'x264', 'H.264', 'DDP5.1', 'AAC2.0', '10bit'], {
+      minLength: 0,
+    });
     fc.assert(
-      fc.property(fc.array(word, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1900, max: 2099 }), tags, fc.boolean(), (words, year, tagList, inFolder) => {
-        const name = [...words, String(year), ...tagList].join('.');
-        const parsed = parseMediaPath('tv', inFolder ? `${words.join(' ')}/${name}.mkv` : `${name}.mkv`);
-        expect(parsed).toMatchObject({ kind: 'episode' });
-        expect(parsed).not.toHaveProperty('season');
-        expect(parsed).not.toHaveProperty('episodes');
-      }),
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1900, max: 2099 }),
+        tags,
+        fc.boolean(),
+        (words, year, tagList, inFolder) => {
+          const name = [...words, String(year), ...tagList].join('.');
+          const parsed = parseMediaPath('tv', inFolder ? `${words.join(' ')}/${name}.mkv` : `${name}.mkv`);
+          expect(parsed).toMatchObject({ kind: 'episode' });
+          expect(parsed).not.toHaveProperty('season');
+          expect(parsed).not.toHaveProperty('episodes');
+        },
+      ),
     );
   });
 
   it('keeps the episode title that follows the numbers', () => {
     expect(parseMediaPath('tv', 'Show (2005)/Season 01/Show - S01E02 - The Title.mkv')).toEqual({
-      kind: 'episode', show: 'Show', year: 2005, season: 1, episodes: [2], title: 'The Title',
+      kind: 'episode',
+      show: 'Show',
+      year: 2005,
+      season: 1,
+      episodes: [2],
+      title: 'The Title',
     });
   });
 
   it('keeps the title of episode-only names', () => {
-    expect(parseMediaPath('tv', 'Lost/Season 04/[401] The Beginning of the End.mkv')).toMatchObject({ season: 4, episodes: [1], title: 'The Beginning of the End' });
-    expect(parseMediaPath('tv', 'Lost/Season 02/Ep. 02 - Adrift.mkv')).toMatchObject({ season: 2, episodes: [2], title: 'Adrift' });
-    expect(parseMediaPath('tv', 'Lost/Season 02/02 Adrift.mkv')).toMatchObject({ season: 2, episodes: [2], title: 'Adrift' });
+    expect(parseMediaPath('tv', 'Lost/Season 04/[401] The Beginning of the End.mkv')).toMatchObject({
+      season: 4,
+      episodes: [1],
+      title: 'The Beginning of the End',
+    });
+    expect(parseMediaPath('tv', 'Lost/Season 02/Ep. 02 - Adrift.mkv')).toMatchObject({
+      season: 2,
+      episodes: [2],
+      title: 'Adrift',
+    });
+    expect(parseMediaPath('tv', 'Lost/Season 02/02 Adrift.mkv')).toMatchObject({
+      season: 2,
+      episodes: [2],
+      title: 'Adrift',
+    });
   });
 });

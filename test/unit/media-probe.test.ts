@@ -3,13 +3,24 @@ import { describe, expect, it } from 'vitest';
 import { ffprobeArgs, readProbeOutput } from '../../src/media-tools/media-probe.js';
 import { MEDIA_DEMUXERS } from '../../src/media-tools/library-input.js';
 
-const output = (streams: object[], extra: object = {}) => JSON.stringify({ streams, format: { duration: '61.44' }, ...extra });
+const output = (streams: object[], extra: object = {}) =>
+  JSON.stringify({ streams, format: { duration: '61.44' }, ...extra });
 
 describe('ffprobeArgs', () => {
-  it('asks for JSON format, streams and chapters, keeps ffprobe to the file\'s own media, and names the file as a file', () => {
+  it("asks for JSON format, streams and chapters, keeps ffprobe to the file's own media, and names the file as a file", () => {
     expect(ffprobeArgs('/media/-odd name.mkv')).toEqual([
-      '-v', 'error', '-protocol_whitelist', 'file', '-format_whitelist', MEDIA_DEMUXERS.join(','),
-      '-print_format', 'json', '-show_format', '-show_streams', '-show_chapters', 'file:/media/-odd name.mkv',
+      '-v',
+      'error',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      MEDIA_DEMUXERS.join(','),
+      '-print_format',
+      'json',
+      '-show_format',
+      '-show_streams',
+      '-show_chapters',
+      'file:/media/-odd name.mkv',
     ]);
   });
 
@@ -37,13 +48,25 @@ describe('readProbeOutput', () => {
       ]),
     );
     expect(probe.tags).toEqual(['HD', 'CC', 'Dolby Digital', '5.1']);
-    expect(readProbeOutput(output([{ codec_type: 'audio', codec_name: 'eac3', channels: 2 }, { codec_type: 'audio', codec_name: 'ac3' }])).tags).toEqual([
-      'Dolby Digital Plus',
-    ]);
+    expect(
+      readProbeOutput(
+        output([
+          { codec_type: 'audio', codec_name: 'eac3', channels: 2 },
+          { codec_type: 'audio', codec_name: 'ac3' },
+        ]),
+      ).tags,
+    ).toEqual(['Dolby Digital Plus']);
   });
 
   it('ignores cover art when it reads the picture height', () => {
-    expect(readProbeOutput(output([{ codec_type: 'video', codec_name: 'mjpeg', height: 3000 }, { codec_type: 'audio', codec_name: 'aac' }])).tags).toEqual([]);
+    expect(
+      readProbeOutput(
+        output([
+          { codec_type: 'video', codec_name: 'mjpeg', height: 3000 },
+          { codec_type: 'audio', codec_name: 'aac' },
+        ]),
+      ).tags,
+    ).toEqual([]);
   });
 
   it('reads the duration in seconds and the chapters', () => {

@@ -1,10 +1,37 @@
 /** An MP4/MOV index (mp4box.js's reading) as MediaDetails (src/media-tools/mp4-header.parser.ts). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Mp4Summary, type Mp4Track, aacChannels, mp4AudioChannels, mp4CodecName, readMp4Header } from '../../src/media-tools/mp4-header.parser.js';
+import {
+  type Mp4Summary,
+  type Mp4Track,
+  aacChannels,
+  mp4AudioChannels,
+  mp4CodecName,
+  readMp4Header,
+} from '../../src/media-tools/mp4-header.parser.js';
 
-const video: Mp4Track = { id: 1, handler: 'vide', codec: 'avc1.64001f', language: 'und', duration: 1_502_500, timescale: 12_800, samples: 2_934, width: 1280, height: 720 };
-const audio: Mp4Track = { id: 2, handler: 'soun', codec: 'mp4a.40.2', language: 'eng', duration: 5_174_400, timescale: 44_100, samples: 5_053, channels: 2, aacConfig: '1210' };
+const video: Mp4Track = {
+  id: 1,
+  handler: 'vide',
+  codec: 'avc1.64001f',
+  language: 'und',
+  duration: 1_502_500,
+  timescale: 12_800,
+  samples: 2_934,
+  width: 1280,
+  height: 720,
+};
+const audio: Mp4Track = {
+  id: 2,
+  handler: 'soun',
+  codec: 'mp4a.40.2',
+  language: 'eng',
+  duration: 5_174_400,
+  timescale: 44_100,
+  samples: 5_053,
+  channels: 2,
+  aacConfig: '1210',
+};
 const summary = (extra: Partial<Mp4Summary> = {}): Mp4Summary => ({
   size: 50_000_000,
   brands: ['isom', 'isom', 'iso2'],
@@ -46,9 +73,18 @@ describe('readMp4Header', () => {
         ],
       }),
     )?.details;
-    expect(details).toMatchObject({ container: 'mov', video: { codec: 'hevc', hdr: 'HDR10' }, subtitles: [{ codec: 'mov_text', language: 'spa', forced: false }], closedCaptions: true });
-    expect(readMp4Header(summary({ tracks: [{ ...video, codec: 'dvh1.05.06' }] }))?.details.video?.hdr).toBe('Dolby Vision');
-    expect(readMp4Header(summary({ tracks: [{ ...video, codec: 'hev1.2.4', transfer: 18 }] }))?.details.video?.hdr).toBe('HLG');
+    expect(details).toMatchObject({
+      container: 'mov',
+      video: { codec: 'hevc', hdr: 'HDR10' },
+      subtitles: [{ codec: 'mov_text', language: 'spa', forced: false }],
+      closedCaptions: true,
+    });
+    expect(readMp4Header(summary({ tracks: [{ ...video, codec: 'dvh1.05.06' }] }))?.details.video?.hdr).toBe(
+      'Dolby Vision',
+    );
+    expect(
+      readMp4Header(summary({ tracks: [{ ...video, codec: 'hev1.2.4', transfer: 18 }] }))?.details.video?.hdr,
+    ).toBe('HLG');
   });
 
   it('leaves to the next reader a file cut short, chapters, an unknown codec, no streams, no duration', () => {
@@ -65,8 +101,38 @@ describe('readMp4Header', () => {
   });
 
   it('maps codec strings to ffprobe’s codec names', () => {
-    expect(['avc3.4d401e', 'hev1.1.6', 'av01.0.08M', 'vp09.00.10', 'mp4v.20.9', 'mp4v.61', 'mp4a.40.5', 'mp4a.6B', 'ac-3', 'ec-3', 'Opus', 'fLaC', 'wvtt', 'xyz1'].map(mp4CodecName)).toEqual([
-      'h264', 'hevc', 'av1', 'vp9', 'mpeg4', 'mpeg2video', 'aac', 'mp3', 'ac3', 'eac3', 'opus', 'flac', 'webvtt', undefined,
+    expect(
+      [
+        'avc3.4d401e',
+        'hev1.1.6',
+        'av01.0.08M',
+        'vp09.00.10',
+        'mp4v.20.9',
+        'mp4v.61',
+        'mp4a.40.5',
+        'mp4a.6B',
+        'ac-3',
+        'ec-3',
+        'Opus',
+        'fLaC',
+        'wvtt',
+        'xyz1',
+      ].map(mp4CodecName),
+    ).toEqual([
+      'h264',
+      'hevc',
+      'av1',
+      'vp9',
+      'mpeg4',
+      'mpeg2video',
+      'aac',
+      'mp3',
+      'ac3',
+      'eac3',
+      'opus',
+      'flac',
+      'webvtt',
+      undefined,
     ]);
   });
 
@@ -91,12 +157,25 @@ describe('readMp4Header', () => {
 
   it('never throws on any summary, and a reading has a finite duration (property)', () => {
     const track = fc.record(
-      { handler: fc.constantFrom('vide', 'soun', 'sbtl', 'clcp', 'hint'), codec: fc.oneof(fc.constantFrom('avc1.64', 'mp4a.40.2', 'ec-3', 'tx3g'), fc.string()), duration: fc.oneof(fc.nat(), fc.double()), timescale: fc.oneof(fc.nat(), fc.double()), samples: fc.nat(), aacConfig: fc.uint8Array({ maxLength: 6 }).map((bytes) => Buffer.from(bytes).toString('hex')), ac3: fc.record({ acmod: fc.integer({ min: -1, max: 9 }) }) },
+      {
+        handler: fc.constantFrom('vide', 'soun', 'sbtl', 'clcp', 'hint'),
+        codec: fc.oneof(fc.constantFrom('avc1.64', 'mp4a.40.2', 'ec-3', 'tx3g'), fc.string()),
+        duration: fc.oneof(fc.nat(), fc.double()),
+        timescale: fc.oneof(fc.nat(), fc.double()),
+        samples: fc.nat(),
+        aacConfig: fc.uint8Array({ maxLength: 6 }).map((bytes) => Buffer.from(bytes).toString('hex')),
+        ac3: fc.record({ acmod: fc.integer({ min: -1, max: 9 }) }),
+      },
       { requiredKeys: [] },
     );
     fc.assert(
       fc.property(fc.array(track, { maxLength: 4 }), fc.anything(), fc.anything(), (tracks, duration, timescale) => {
-        const reading = readMp4Header({ size: 1000, tracks, duration: duration as number, timescale: timescale as number });
+        const reading = readMp4Header({
+          size: 1000,
+          tracks,
+          duration: duration as number,
+          timescale: timescale as number,
+        });
         if (reading) expect(Number.isFinite(reading.duration) && reading.duration >= 0).toBe(true);
       }),
       { numRuns: 5000 },

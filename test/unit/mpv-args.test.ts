@@ -49,11 +49,26 @@ describe('mpvArguments', () => {
 });
 
 describe('mpvOptionProblem', () => {
-  it.each(['hwdec=auto', 'volume=50', 'no-border', 'sub-font-size=40', 'ytdl-format=best[height<=720]', 'af=lavfi=[loudnorm]'])('accepts %j', (option) => {
+  it.each([
+    'hwdec=auto',
+    'volume=50',
+    'no-border',
+    'sub-font-size=40',
+    'ytdl-format=best[height<=720]',
+    'af=lavfi=[loudnorm]',
+  ])('accepts %j', (option) => {
     expect(mpvOptionProblem(option)).toBeUndefined();
   });
 
-  it.each(['input-ipc-server=/x', 'idle=no', 'no-config', 'config=yes', 'keep-open=yes', 'no-terminal', 'force-window=no'])('refuses the reserved %j', (option) => {
+  it.each([
+    'input-ipc-server=/x',
+    'idle=no',
+    'no-config',
+    'config=yes',
+    'keep-open=yes',
+    'no-terminal',
+    'force-window=no',
+  ])('refuses the reserved %j', (option) => {
     expect(mpvOptionProblem(option)).toMatch(/the player sets --/);
   });
 
@@ -83,7 +98,20 @@ describe('takeMessages', () => {
   });
 
   it('skips blank lines and lines that are not JSON objects', () => {
-    const text = ['', '   ', '[1]', '42', 'garbage', 'null', '"text"', 'true', '{"event":"seek"}', '{broken', '{"request_id":3,"error":"success","data":[1]}', ''].join('\n');
+    const text = [
+      '',
+      '   ',
+      '[1]',
+      '42',
+      'garbage',
+      'null',
+      '"text"',
+      'true',
+      '{"event":"seek"}',
+      '{broken',
+      '{"request_id":3,"error":"success","data":[1]}',
+      '',
+    ].join('\n');
     const { messages, rest } = takeMessages('', text);
     expect(messages).toEqual([{ event: 'seek' }, { request_id: 3, error: 'success', data: [1] }]);
     expect(rest).toBe('');
@@ -95,7 +123,9 @@ describe('takeMessages', () => {
     fc.assert(
       fc.property(objects, fc.array(fc.nat(), { maxLength: 20 }), (sent, cuts) => {
         const text = sent.map((object) => `${JSON.stringify(object)}\n`).join('');
-        const positions = [...new Set(cuts.map((cut) => (text.length === 0 ? 0 : cut % (text.length + 1))))].sort((a, b) => a - b);
+        const positions = [...new Set(cuts.map((cut) => (text.length === 0 ? 0 : cut % (text.length + 1))))].sort(
+          (a, b) => a - b,
+        );
         const chunks: string[] = [];
         let from = 0;
         for (const position of [...positions, text.length]) {

@@ -50,7 +50,13 @@ describe('resolvePlayerConfig', () => {
   it('takes each setting from the first place that has it (flags, then environment, then file)', () => {
     const flags: PartialPlayerSettings = { port: '57010', seekForward: '15' };
     const env: PartialPlayerSettings = { port: '57020', server: 'http://env.local:8089', name: 'Kitchen' };
-    const file: PartialPlayerSettings = { port: 57030, server: 'http://file.local:8089', name: 'Den', seekBackward: 5, mdns: false };
+    const file: PartialPlayerSettings = {
+      port: 57030,
+      server: 'http://file.local:8089',
+      name: 'Den',
+      seekBackward: 5,
+      mdns: false,
+    };
     const config = resolvePlayerConfig([flags, env, file], '/srv');
     expect(config.port).toBe(57010);
     expect(config.seekForward).toBe(15);
@@ -63,11 +69,15 @@ describe('resolvePlayerConfig', () => {
   });
 
   it('reads allowed origins as origins, refusing what is not an http(s) URL', () => {
-    expect(resolvePlayerConfig([{ allowOrigins: ['http://dashboard.local:8123/lovelace', 'https://HA.lan'] }]).allowOrigins).toEqual(['http://dashboard.local:8123', 'https://ha.lan']);
+    expect(
+      resolvePlayerConfig([{ allowOrigins: ['http://dashboard.local:8123/lovelace', 'https://HA.lan'] }]).allowOrigins,
+    ).toEqual(['http://dashboard.local:8123', 'https://ha.lan']);
     expect(resolvePlayerConfig([]).allowOrigins).toEqual([]);
     expect(() => resolvePlayerConfig([{ allowOrigins: ['dashboard'] }])).toThrow(/Origin 'dashboard' is invalid/);
     expect(() => resolvePlayerConfig([{ allowOrigins: ['ftp://x'] }])).toThrow(/must use http or https/);
-    expect(playerSettingsFromEnv({ ANTENNA_PLAYER_ALLOW_ORIGINS: 'http://a.local http://b.local' }).allowOrigins).toEqual(['http://a.local', 'http://b.local']);
+    expect(
+      playerSettingsFromEnv({ ANTENNA_PLAYER_ALLOW_ORIGINS: 'http://a.local http://b.local' }).allowOrigins,
+    ).toEqual(['http://a.local', 'http://b.local']);
   });
 
   it('normalises the server URL without a trailing slash', () => {
@@ -93,7 +103,10 @@ describe('resolvePlayerConfig', () => {
   });
 
   it('reads seek amounts and refuses 0, negative, over an hour and non-numbers', () => {
-    expect(resolvePlayerConfig([{ seekForward: '2.5', seekBackward: 3600 }])).toMatchObject({ seekForward: 2.5, seekBackward: 3600 });
+    expect(resolvePlayerConfig([{ seekForward: '2.5', seekBackward: 3600 }])).toMatchObject({
+      seekForward: 2.5,
+      seekBackward: 3600,
+    });
     for (const seekForward of [0, '0', -5, '-5', 3601, '3600.5', 'abc', '1e2', Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(configError({ seekForward }).message).toMatch(/^Seek forward .* is invalid/);
     }
@@ -129,7 +142,10 @@ describe('resolvePlayerConfig', () => {
   });
 
   it('takes mpv options and refuses reserved or malformed ones', () => {
-    expect(resolvePlayerConfig([{ mpvOptions: ['hwdec=auto', 'no-border'] }]).mpvOptions).toEqual(['hwdec=auto', 'no-border']);
+    expect(resolvePlayerConfig([{ mpvOptions: ['hwdec=auto', 'no-border'] }]).mpvOptions).toEqual([
+      'hwdec=auto',
+      'no-border',
+    ]);
     expect(configError({ mpvOptions: ['hwdec=auto', 'idle=no'] }).message).toMatch(/--idle/);
     expect(configError({ mpvOptions: ['input-ipc-server=/tmp/x'] }).message).toMatch(/input-ipc-server/);
     expect(configError({ mpvOptions: ['--hwdec=auto'] }).message).toMatch(/not an mpv option/);
@@ -147,7 +163,13 @@ describe('resolvePlayerConfig', () => {
   it('checks service types and lower-cases them', () => {
     expect(resolvePlayerConfig([{ mdnsType: '_Antenna_App._tcp' }]).mdnsType).toBe('_antenna_app._tcp');
     expect(resolvePlayerConfig([{ serverType: '_My-DVR._tcp' }]).serverType).toBe('_my-dvr._tcp');
-    for (const type of ['antenna_app', '_antenna_app', '_antenna_app._udp', 'antenna_app._tcp', '_abcdefghijklmnop._tcp']) {
+    for (const type of [
+      'antenna_app',
+      '_antenna_app',
+      '_antenna_app._udp',
+      'antenna_app._tcp',
+      '_abcdefghijklmnop._tcp',
+    ]) {
       expect(configError({ mdnsType: type }).message).toMatch(/Service type/);
       expect(configError({ serverType: type }).message).toMatch(/Service type/);
     }
@@ -174,8 +196,18 @@ describe('playerSettingsFromEnv', () => {
       ANTENNA_HEADLESS: 'yes',
       PATH: '/usr/bin',
     });
-    expect(settings).toEqual({ port: '57001', server: 'http://tv.local:8089', mpvOptions: ['hwdec=auto', 'volume=50', 'no-border'], headless: 'yes' });
-    expect(resolvePlayerConfig([settings])).toMatchObject({ port: 57001, server: 'http://tv.local:8089', mpvOptions: ['hwdec=auto', 'volume=50', 'no-border'], headless: true });
+    expect(settings).toEqual({
+      port: '57001',
+      server: 'http://tv.local:8089',
+      mpvOptions: ['hwdec=auto', 'volume=50', 'no-border'],
+      headless: 'yes',
+    });
+    expect(resolvePlayerConfig([settings])).toMatchObject({
+      port: 57001,
+      server: 'http://tv.local:8089',
+      mpvOptions: ['hwdec=auto', 'volume=50', 'no-border'],
+      headless: true,
+    });
   });
 
   it('ignores empty variables', () => {
@@ -186,14 +218,24 @@ describe('playerSettingsFromEnv', () => {
 
 describe('playerSettingsFromFile', () => {
   it('makes mpvIpc relative to the config file folder', () => {
-    expect(playerSettingsFromFile({ mpvIpc: 'run/mpv.sock', port: 57002 }, '/etc/antenna/config.json')).toEqual({ mpvIpc: '/etc/antenna/run/mpv.sock', port: 57002 });
-    expect(playerSettingsFromFile({ mpvIpc: '/var/run/mpv.sock' }, '/etc/antenna/config.json').mpvIpc).toBe('/var/run/mpv.sock');
-    expect(playerSettingsFromFile({ mpvIpc: 'mpv.sock' }, 'conf/antenna.json').mpvIpc).toBe(resolve('conf', 'mpv.sock'));
+    expect(playerSettingsFromFile({ mpvIpc: 'run/mpv.sock', port: 57002 }, '/etc/antenna/config.json')).toEqual({
+      mpvIpc: '/etc/antenna/run/mpv.sock',
+      port: 57002,
+    });
+    expect(playerSettingsFromFile({ mpvIpc: '/var/run/mpv.sock' }, '/etc/antenna/config.json').mpvIpc).toBe(
+      '/var/run/mpv.sock',
+    );
+    expect(playerSettingsFromFile({ mpvIpc: 'mpv.sock' }, 'conf/antenna.json').mpvIpc).toBe(
+      resolve('conf', 'mpv.sock'),
+    );
   });
 
   it('gives nothing without a player object, and the rest as it is', () => {
     expect(playerSettingsFromFile(undefined, '/etc/antenna/config.json')).toEqual({});
-    expect(playerSettingsFromFile({ name: 'Den', mdns: false }, '/etc/antenna/config.json')).toEqual({ name: 'Den', mdns: false });
+    expect(playerSettingsFromFile({ name: 'Den', mdns: false }, '/etc/antenna/config.json')).toEqual({
+      name: 'Den',
+      mdns: false,
+    });
   });
 
   it('keeps the file-relative socket path through resolvePlayerConfig', () => {

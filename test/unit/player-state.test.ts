@@ -29,7 +29,12 @@ const media = (over: Partial<MediaState> = {}): MediaState => ({
 });
 
 const tuned = (number: string, name = `Channel ${number}`): TunedChannel => ({ number, name });
-const onChannel = (number: string, tag = 1): PlayingChannel => ({ kind: 'channel', channel: tuned(number), nowPlaying: { title: `Show on ${number}`, type: 'live' }, tag });
+const onChannel = (number: string, tag = 1): PlayingChannel => ({
+  kind: 'channel',
+  channel: tuned(number),
+  nowPlaying: { title: `Show on ${number}`, type: 'live' },
+  tag,
+});
 const onItem = (over: Partial<PlayingItem> = {}): PlayingItem => ({
   kind: 'item',
   id: 'rec-1',
@@ -42,7 +47,10 @@ const onItem = (over: Partial<PlayingItem> = {}): PlayingItem => ({
 
 describe('statusBody', () => {
   it('answers stopped with only status and muted when nothing is loaded, whatever the state says', () => {
-    const body = statusBody({ current: onChannel('2.1') }, media({ loaded: false, muted: true, position: 12, duration: 100 }));
+    const body = statusBody(
+      { current: onChannel('2.1') },
+      media({ loaded: false, muted: true, position: 12, duration: 100 }),
+    );
     expect(body).toEqual({ status: 'stopped', muted: true });
     expect(body).not.toHaveProperty('channel');
     expect(body).not.toHaveProperty('now_playing');
@@ -66,7 +74,10 @@ describe('statusBody', () => {
 
   it("takes an item's duration from the media when the item has none, and keeps the item's own otherwise", () => {
     expect(statusBody({ current: onItem() }, media({ duration: 5400 })).now_playing?.duration).toBe(5400);
-    expect(statusBody({ current: onItem({ nowPlaying: { title: 'A', duration: 3600 } }) }, media({ duration: 5400 })).now_playing?.duration).toBe(3600);
+    expect(
+      statusBody({ current: onItem({ nowPlaying: { title: 'A', duration: 3600 } }) }, media({ duration: 5400 }))
+        .now_playing?.duration,
+    ).toBe(3600);
     expect(statusBody({ current: onItem() }, media({})).now_playing).not.toHaveProperty('duration');
   });
 
@@ -119,7 +130,9 @@ describe('afterTuning and afterLeaving', () => {
   });
 
   it('makes a channel left the previous one, and keeps the previous one when an item is left', () => {
-    expect(afterLeaving({ current: onChannel('7'), previousChannel: tuned('2') })).toEqual({ previousChannel: tuned('7') });
+    expect(afterLeaving({ current: onChannel('7'), previousChannel: tuned('2') })).toEqual({
+      previousChannel: tuned('7'),
+    });
     expect(afterLeaving({ current: onItem(), previousChannel: tuned('2') })).toEqual({ previousChannel: tuned('2') });
     expect(afterLeaving({ current: onItem() })).toEqual({});
     expect(afterLeaving({})).toEqual({});
@@ -158,7 +171,9 @@ describe('compareChannelNumbers', () => {
 });
 
 /** Channel numbers as tuners and playlists give them: "7" or "7.3". */
-const channelNumber = fc.tuple(fc.integer({ min: 1, max: 999 }), fc.option(fc.integer({ min: 1, max: 99 }), { nil: undefined })).map(([major, minor]) => (minor === undefined ? `${major}` : `${major}.${minor}`));
+const channelNumber = fc
+  .tuple(fc.integer({ min: 1, max: 999 }), fc.option(fc.integer({ min: 1, max: 99 }), { nil: undefined }))
+  .map(([major, minor]) => (minor === undefined ? `${major}` : `${major}.${minor}`));
 
 describe('neighbourChannel', () => {
   const channels = ['5', '2.1', '10', '2.2', '4'].map((number) => tuned(number));
@@ -234,21 +249,31 @@ describe('seekTarget', () => {
 
   it('lands inside [0, duration] when the duration is known, and never before 0 otherwise', () => {
     fc.assert(
-      fc.property(seconds, seconds, fc.option(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { nil: undefined }), (position, delta, duration) => {
-        const target = seekTarget(position, delta, duration);
-        expect(target).toBeGreaterThanOrEqual(0);
-        if (duration !== undefined && duration > 0) expect(target).toBeLessThanOrEqual(duration);
-      }),
+      fc.property(
+        seconds,
+        seconds,
+        fc.option(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { nil: undefined }),
+        (position, delta, duration) => {
+          const target = seekTarget(position, delta, duration);
+          expect(target).toBeGreaterThanOrEqual(0);
+          if (duration !== undefined && duration > 0) expect(target).toBeLessThanOrEqual(duration);
+        },
+      ),
     );
   });
 
   it('is position + delta when that is inside', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1e5, noNaN: true }), seconds, fc.double({ min: 1e-3, max: 1e5, noNaN: true }), (position, delta, duration) => {
-        const wanted = position + delta;
-        fc.pre(wanted >= 0 && wanted <= duration);
-        expect(seekTarget(position, delta, duration)).toBe(wanted);
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 1e5, noNaN: true }),
+        seconds,
+        fc.double({ min: 1e-3, max: 1e5, noNaN: true }),
+        (position, delta, duration) => {
+          const wanted = position + delta;
+          fc.pre(wanted >= 0 && wanted <= duration);
+          expect(seekTarget(position, delta, duration)).toBe(wanted);
+        },
+      ),
     );
   });
 
@@ -272,19 +297,25 @@ describe('chapterMarks', () => {
   });
 
   it('sorts, keeps each mark once and drops 0, negative and non-finite times', () => {
-    expect(chapterMarks([900, 300, 300, 0, -5, Number.NaN, Number.POSITIVE_INFINITY, 120.5, 900], [])).toEqual([120.5, 300, 900]);
+    expect(chapterMarks([900, 300, 300, 0, -5, Number.NaN, Number.POSITIVE_INFINITY, 120.5, 900], [])).toEqual([
+      120.5, 300, 900,
+    ]);
     expect(chapterMarks(undefined, [])).toEqual([]);
   });
 
   it('answers ascending unique positive finite marks for any input', () => {
     fc.assert(
-      fc.property(fc.option(fc.array(fc.double()), { nil: undefined }), fc.array(fc.double()), (commercials, chapters) => {
-        const marks = chapterMarks(commercials, chapters);
-        for (const [index, mark] of marks.entries()) {
-          expect(Number.isFinite(mark) && mark > 0).toBe(true);
-          if (index > 0) expect(mark).toBeGreaterThan(marks[index - 1] as number);
-        }
-      }),
+      fc.property(
+        fc.option(fc.array(fc.double()), { nil: undefined }),
+        fc.array(fc.double()),
+        (commercials, chapters) => {
+          const marks = chapterMarks(commercials, chapters);
+          for (const [index, mark] of marks.entries()) {
+            expect(Number.isFinite(mark) && mark > 0).toBe(true);
+            if (index > 0) expect(mark).toBeGreaterThan(marks[index - 1] as number);
+          }
+        },
+      ),
     );
   });
 });

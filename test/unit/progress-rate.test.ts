@@ -1,4 +1,6 @@
-/** A scan's rate and time left (src/importer/progress-rate.ts) and the CLI's progress line (src/cli/scan.command.ts). */
+/**
+ * A scan's rate and time left (src/importer/progress-rate.ts) and the CLI's progress line (src/cli/scan.command.ts).
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RateMeter, secondsLeft } from '../../src/importer/progress-rate.js';
@@ -61,11 +63,36 @@ describe('the CLI progress line', () => {
     expect(progressBar(1, 4, 8)).toBe('[##......]');
     expect(progressBar(5, 0, 4)).toBe('[....]');
     expect(progressBar(9, 3, 4)).toBe('[####]');
-    expect(progressLine({ phase: 'probing', filesSeen: 20_000, probed: 5_000, toProbe: 15_000, thumbnails: 0, toThumbnail: 20_000, perSecond: 1812.3, secondsLeft: 9 })).toBe(
-      'probing    [######..................] 5,000/20,000 · 1,812 files/s · about 9 s left',
-    );
-    expect(progressLine({ phase: 'thumbnails', filesSeen: 9, probed: 9, toProbe: 0, thumbnails: 3, toThumbnail: 6 })).toBe('thumbnails [########................] 3/9');
-    expect(progressLine({ phase: 'walking', filesSeen: 12_345, probed: 0, toProbe: 0, thumbnails: 0, toThumbnail: 0, perSecond: 4000 })).toBe('walking the roots: 12,345 media files found · 4,000 files/s');
-    expect([formatSecondsLeft(59), formatSecondsLeft(185), formatSecondsLeft(3720)]).toEqual(['59 s', '3 min 05 s', '1 h 02 min']);
+    expect(
+      progressLine({
+        phase: 'probing',
+        filesSeen: 20_000,
+        probed: 5_000,
+        toProbe: 15_000,
+        thumbnails: 0,
+        toThumbnail: 20_000,
+        perSecond: 1812.3,
+        secondsLeft: 9,
+      }),
+    ).toBe('probing    [######..................] 5,000/20,000 · 1,812 files/s · about 9 s left');
+    expect(
+      progressLine({ phase: 'thumbnails', filesSeen: 9, probed: 9, toProbe: 0, thumbnails: 3, toThumbnail: 6 }),
+    ).toBe('thumbnails [########................] 3/9');
+    expect(
+      progressLine({
+        phase: 'walking',
+        filesSeen: 12_345,
+        probed: 0,
+        toProbe: 0,
+        thumbnails: 0,
+        toThumbnail: 0,
+        perSecond: 4000,
+      }),
+    ).toBe('walking the roots: 12,345 media files found · 4,000 files/s');
+    expect([formatSecondsLeft(59), formatSecondsLeft(185), formatSecondsLeft(3720)]).toEqual([
+      '59 s',
+      '3 min 05 s',
+      '1 h 02 min',
+    ]);
   });
 });

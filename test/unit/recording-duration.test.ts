@@ -7,7 +7,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PesTimestampWalk, type ReadNext, recordingDuration, walkTimestamps } from '../../src/dvr/recording/recording-duration.js';
+import {
+  PesTimestampWalk,
+  type ReadNext,
+  recordingDuration,
+  walkTimestamps,
+} from '../../src/dvr/recording/recording-duration.js';
 import { TS_PACKET_SIZE } from '../../src/dvr/recording/ts-packets.js';
 
 const CLOCK = 90_000;
@@ -29,14 +34,32 @@ interface Unit {
 function timestampField(prefix: number, t: number): number[] {
   const high = Math.floor(t / 2 ** 30) & 7;
   const low = t % 2 ** 30;
-  return [(prefix << 4) | (high << 1) | 1, (low >>> 22) & 0xff, (((low >>> 15) & 0x7f) << 1) | 1, (low >>> 7) & 0xff, ((low & 0x7f) << 1) | 1];
+  return [
+    (prefix << 4) | (high << 1) | 1,
+    (low >>> 22) & 0xff,
+    (((low >>> 15) & 0x7f) << 1) | 1,
+    (low >>> 7) & 0xff,
+    ((low & 0x7f) << 1) | 1,
+  ];
 }
 
-/** The packet that starts the unit's PES (with an adaptation field of `stuffing` bytes), and one that carries on its payload. */
+/**
+ * The packet that starts the unit's PES (with an adaptation field of `stuffing` bytes), and one that carries on its
+ * payload.
+ */
 function packetsOf(unit: Unit, stuffing = 0): Buffer[] {
-  const header = [0x47, (unit.error ? 0x80 : 0) | 0x40 | (unit.pid >> 8), unit.pid & 0xff, (unit.scrambled ? 0x80 : 0) | (stuffing > 0 ? 0x30 : 0x10)];
-  const adaptation = stuffing > 0 ? [stuffing - 1, ...(stuffing > 1 ? [0, ...Array<number>(stuffing - 2).fill(0xff)] : [])] : [];
-  const fields = unit.dts === undefined ? timestampField(2, unit.pts) : [...timestampField(3, unit.pts), ...timestampField(1, unit.dts)];
+  const header = [
+    0x47,
+    (unit.error ? 0x80 : 0) | 0x40 | (unit.pid >> 8),
+    unit.pid & 0xff,
+    (unit.scrambled ? 0x80 : 0) | (stuffing > 0 ? 0x30 : 0x10),
+  ];
+  const adaptation =
+    stuffing > 0 ? [stuffing - 1, ...(stuffing > 1 ? [0, ...Array<number>(stuffing - 2).fill(0xff)] : [])] : [];
+  const fields =
+    unit.dts === undefined
+      ? timestampField(2, unit.pts)
+      : [...timestampField(3, unit.pts), ...timestampField(1, unit.dts)];
   const pes = [0, 0, 1, unit.id, 0, 0, 0x80, unit.dts === undefined ? 0x80 : 0xc0, fields.length, ...fields];
   const start = Buffer.alloc(TS_PACKET_SIZE, 0xff);
   Buffer.from([...header, ...adaptation, ...pes]).copy(start);
@@ -47,7 +70,8 @@ function packetsOf(unit: Unit, stuffing = 0): Buffer[] {
 
 const tsOf = (units: readonly Unit[]) => Buffer.concat(units.flatMap((unit) => packetsOf(unit)));
 /** `count` video frames at 25 fps from `first`, PTS only. */
-const video = (first: number, count: number, pid = VIDEO): Unit[] => Array.from({ length: count }, (_, i) => ({ pid, id: 0xe0, pts: first + i * FRAME }));
+const video = (first: number, count: number, pid = VIDEO): Unit[] =>
+  Array.from({ length: count }, (_, i) => ({ pid, id: 0xe0, pts: first + i * FRAME }));
 
 function walk(bytes: Buffer) {
   const walker = new PesTimestampWalk();
@@ -70,26 +94,46 @@ describe('the walk over a recording’s packets', () => {
   it('follows the first video stream, by its decoding timestamps when it has them', () => {
     // B-frames: presentation order 0 3 1 2 ..., decoding order monotonic, 2 s of frames.
     const order = [0, 3, 1, 2, 6, 4, 5, 9, 7, 8];
-    const frames: Unit[] = Array.from({ length: 50 }, (_, i) => ({ pid: VIDEO, id: 0xe0, dts: 126_000 + i * FRAME, pts: 126_000 + FRAME + ((Math.floor(i / 10) * 10 + (order[i % 10] as number)) * FRAME) }));
+    const frames: Unit[] = Array.from({ length: 50 }, (_, i) => ({
+      pid: VIDEO,
+      id: 0xe0,
+      dts: 126_000 + i * FRAME,
+      pts: 126_000 + FRAME + (Math.floor(i / 10) * 10 + (order[i % 10] as number)) * FRAME,
+    }));
     const audio: Unit[] = Array.from({ length: 10 }, (_, i) => ({ pid: AUDIO, id: 0xc0, pts: 900_000 + i * 9000 }));
-    expect(walk(tsOf([...audio.slice(0, 5), ...frames, ...audio.slice(5)]))).toEqual({ stream: 'video', seconds: 2, runs: 1 });
+    expect(walk(tsOf([...audio.slice(0, 5), ...frames, ...audio.slice(5)]))).toEqual({
+      stream: 'video',
+      seconds: 2,
+      runs: 1,
+    });
   });
 
   it('reads the clock’s top bit and stuffed adaptation fields', () => {
-    const bytes = Buffer.concat(video(2 ** 33 - 10 * FRAME, 25).flatMap((unit, i) => packetsOf(unit, i % 3 === 0 ? 40 : i % 3 === 1 ? 1 : 0)));
+    const bytes = Buffer.concat(
+      video(2 ** 33 - 10 * FRAME, 25).flatMap((unit, i) => packetsOf(unit, i % 3 === 0 ? 40 : i % 3 === 1 ? 1 : 0)),
+    );
     expect(walk(bytes)).toEqual({ stream: 'video', seconds: 1, runs: 1 });
   });
 
   it('follows the first audio stream when there is no video, never private stream 1 (subtitles come and go)', () => {
     const audio: Unit[] = Array.from({ length: 30 }, (_, i) => ({ pid: AUDIO, id: 0xc0, pts: 1000 + i * 2880 }));
     const subtitles: Unit[] = [0, 20, 40].map((s) => ({ pid: 0x102, id: 0xbd, pts: s * CLOCK }));
-    expect(walk(tsOf([subtitles[0]!, ...audio, subtitles[1]!, subtitles[2]!]))).toEqual({ stream: 'audio', seconds: 0.96, runs: 1 });
+    expect(walk(tsOf([subtitles[0]!, ...audio, subtitles[1]!, subtitles[2]!]))).toEqual({
+      stream: 'audio',
+      seconds: 0.96,
+      runs: 1,
+    });
     expect(walk(tsOf(subtitles))).toBeUndefined();
   });
 
   it('does not believe a packet flagged in error or scrambled', () => {
     const units = video(0, 25);
-    units.splice(10, 0, { pid: VIDEO, id: 0xe0, pts: 5000 * CLOCK, error: true }, { pid: VIDEO, id: 0xe0, pts: 7000 * CLOCK, scrambled: true });
+    units.splice(
+      10,
+      0,
+      { pid: VIDEO, id: 0xe0, pts: 5000 * CLOCK, error: true },
+      { pid: VIDEO, id: 0xe0, pts: 7000 * CLOCK, scrambled: true },
+    );
     expect(walk(tsOf(units))).toEqual({ stream: 'video', seconds: 1, runs: 1 });
   });
 
@@ -105,14 +149,27 @@ describe('the walk over a recording’s packets', () => {
   });
 
   it('follows the video to another PID when the source changed its PIDs, and stays on its PID when another program goes on beside it', () => {
-    expect(walk(tsOf([...video(126_000, 100), ...video(900_000_000, 100, 0x200)]))).toEqual({ stream: 'video', seconds: 8, runs: 2 });
-    const two = video(126_000, 100).flatMap((unit, i) => [unit, { ...unit, pid: 0x200, pts: 900_000_000 + i * 2 * FRAME }]);
+    expect(walk(tsOf([...video(126_000, 100), ...video(900_000_000, 100, 0x200)]))).toEqual({
+      stream: 'video',
+      seconds: 8,
+      runs: 2,
+    });
+    const two = video(126_000, 100).flatMap((unit, i) => [
+      unit,
+      { ...unit, pid: 0x200, pts: 900_000_000 + i * 2 * FRAME },
+    ]);
     expect(walk(tsOf(two))).toEqual({ stream: 'video', seconds: 4, runs: 1 });
   });
 
   it('gives the same answer however the file is split into reads', async () => {
     const first = tsOf(video(126_000, 60));
-    const bytes = Buffer.concat([first, first.subarray(0, 77), tsOf(video(126_000, 40)), Buffer.from([0x47, 0x47, 0x47]), tsOf(video(5000, 60, 0x200))]);
+    const bytes = Buffer.concat([
+      first,
+      first.subarray(0, 77),
+      tsOf(video(126_000, 40)),
+      Buffer.from([0x47, 0x47, 0x47]),
+      tsOf(video(5000, 60, 0x200)),
+    ]);
     const whole = walk(bytes);
     expect(whole).toEqual({ stream: 'video', seconds: 6.4, runs: 3 });
     await fc.assert(

@@ -25,18 +25,27 @@ import { parseXmltv, XmltvDocumentError } from '../../src/dvr/sources/xmltv/xmlt
 const numbers = (count: number, from = 1) => Array.from({ length: count }, (_, i) => String(from + i));
 
 describe('playlistProblem', () => {
-  const read = (text: string) => playlistProblem(text, { channels: parseM3u(text).channels.length, skipped: parseM3u(text).skipped });
+  const read = (text: string) =>
+    playlistProblem(text, { channels: parseM3u(text).channels.length, skipped: parseM3u(text).skipped });
 
   it.each([
     ['nothing at all', '', /^the playlist is empty \(0 bytes\)$/],
     ['blank space only', ' \n\r\n\t', /^the playlist is empty \(only blank space\)$/],
     ['a BOM only', '\uFEFF', /^the playlist is empty \(only blank space\)$/],
-    ['a login page with a 200', '<!doctype html>\n<html><body>Your subscription has expired</body></html>', /^it is a web page or other markup, not an M3U playlist \(it begins "<!doctype html>/],
+    [
+      'a login page with a 200',
+      '<!doctype html>\n<html><body>Your subscription has expired</body></html>',
+      /^it is a web page or other markup, not an M3U playlist \(it begins "<!doctype html>/,
+    ],
     ['an HTML page that lists stream links', '<html>\n#EXTINF:-1,One\nhttp://a/1\n</html>', /web page or other markup/],
     ['XML', '<?xml version="1.0"?><tv></tv>', /web page or other markup/],
     ['an error text', 'Service Unavailable', /^it is not an M3U playlist \(1 line could not be read\)$/],
     ['JSON', '{"error": "expired"}\n{"code": 403}', /^it is not an M3U playlist \(2 lines could not be read\)$/],
-    ['entries that are all broken', '#EXTM3U\n#EXTINF:-1,One\nnot a url', /^it is not an M3U playlist \(1 line could not be read\)$/],
+    [
+      'entries that are all broken',
+      '#EXTM3U\n#EXTINF:-1,One\nnot a url',
+      /^it is not an M3U playlist \(1 line could not be read\)$/,
+    ],
   ])('refuses %s', (_what, text, message) => {
     expect(read(text)).toMatch(message);
   });
@@ -70,7 +79,9 @@ describe('judgeLineup', () => {
   });
 
   it('says what would go, a few numbers by name', () => {
-    expect(judgeLineup(numbers(12), numbers(2))?.detail).toBe('it would remove 10 of the 12 channels (3, 4, 5, 6, 7 and 5 more), more than 50 % of them');
+    expect(judgeLineup(numbers(12), numbers(2))?.detail).toBe(
+      'it would remove 10 of the 12 channels (3, 4, 5, 6, 7 and 5 more), more than 50 % of them',
+    );
     expect(judgeLineup(numbers(12), [])?.detail).toBe('it lists no channels, where the last good refresh gave 12');
   });
 
@@ -95,14 +106,39 @@ describe('judgeLineup', () => {
 describe('judgeGuide', () => {
   it.each([
     ['the first refresh', { programmes: 0, upcoming: 0 }, { programmes: 0, upcoming: 0 }, undefined],
-    ['the first refresh, with programmes', { programmes: 0, upcoming: 0 }, { programmes: 500, upcoming: 400 }, undefined],
+    [
+      'the first refresh, with programmes',
+      { programmes: 0, upcoming: 0 },
+      { programmes: 500, upcoming: 400 },
+      undefined,
+    ],
     ['a guide as big', { programmes: 500, upcoming: 400 }, { programmes: 520, upcoming: 410 }, undefined],
     ['half of what is to come', { programmes: 500, upcoming: 400 }, { programmes: 300, upcoming: 200 }, undefined],
     ['an empty <tv></tv>', { programmes: 500, upcoming: 400 }, { programmes: 0, upcoming: 0 }, 'empty'],
-    ['empty, where everything stored has ended', { programmes: 500, upcoming: 0 }, { programmes: 0, upcoming: 0 }, 'empty'],
-    ['only programmes that have ended', { programmes: 500, upcoming: 400 }, { programmes: 300, upcoming: 0 }, 'shrinks'],
-    ['less than half of what is to come', { programmes: 500, upcoming: 400 }, { programmes: 450, upcoming: 199 }, 'shrinks'],
-    ['smaller, where nothing stored is to come', { programmes: 500, upcoming: 0 }, { programmes: 3, upcoming: 3 }, undefined],
+    [
+      'empty, where everything stored has ended',
+      { programmes: 500, upcoming: 0 },
+      { programmes: 0, upcoming: 0 },
+      'empty',
+    ],
+    [
+      'only programmes that have ended',
+      { programmes: 500, upcoming: 400 },
+      { programmes: 300, upcoming: 0 },
+      'shrinks',
+    ],
+    [
+      'less than half of what is to come',
+      { programmes: 500, upcoming: 400 },
+      { programmes: 450, upcoming: 199 },
+      'shrinks',
+    ],
+    [
+      'smaller, where nothing stored is to come',
+      { programmes: 500, upcoming: 0 },
+      { programmes: 3, upcoming: 3 },
+      undefined,
+    ],
   ] as const)('%s', (_what, before, after, kind) => {
     expect(judgeGuide(before, after)?.kind).toBe(kind);
   });
@@ -111,7 +147,9 @@ describe('judgeGuide', () => {
     expect(judgeGuide({ programmes: 500, upcoming: 400 }, { programmes: 120, upcoming: 100 })?.detail).toBe(
       'it has 100 programmes still to come where the guide has 400: it would remove more than 50 % of them',
     );
-    expect(judgeGuide({ programmes: 500, upcoming: 400 }, { programmes: 0, upcoming: 0 })?.detail).toBe('it has no programmes, where the last good refresh gave 500');
+    expect(judgeGuide({ programmes: 500, upcoming: 400 }, { programmes: 0, upcoming: 0 })?.detail).toBe(
+      'it has no programmes, where the last good refresh gave 500',
+    );
   });
 });
 
@@ -147,8 +185,12 @@ describe('rejections', () => {
   });
 
   it('says what to do about each, and how to confirm', () => {
-    expect(confirmation('source', 'm3u-abc')).toBe('POST /dvr/sources/m3u-abc/refresh?accept=true (antenna refresh --source m3u-abc --accept)');
-    expect(advice('shrinks', 'guide', 'xmltv-1')).toBe('if the guide really changed, confirm it: POST /dvr/guides/xmltv-1/refresh?accept=true (antenna refresh --guide xmltv-1 --accept)');
+    expect(confirmation('source', 'm3u-abc')).toBe(
+      'POST /dvr/sources/m3u-abc/refresh?accept=true (antenna refresh --source m3u-abc --accept)',
+    );
+    expect(advice('shrinks', 'guide', 'xmltv-1')).toBe(
+      'if the guide really changed, confirm it: POST /dvr/guides/xmltv-1/refresh?accept=true (antenna refresh --guide xmltv-1 --accept)',
+    );
     expect(advice('unreadable', 'source', 'm3u-abc')).toMatch(/check the source's URL or file and the network/);
     for (const kind of REJECTION_KINDS) expect(advice(kind, 'guide', 'g').length).toBeGreaterThan(20);
   });
@@ -156,7 +198,11 @@ describe('rejections', () => {
 
 describe('the readers and the checks together: never a partial apply', () => {
   const channels = fc.uniqueArray(fc.integer({ min: 1, max: 999 }), { minLength: 1, maxLength: 40 });
-  const m3u = (nums: number[]) => ['#EXTM3U', ...nums.flatMap((n) => [`#EXTINF:-1 tvg-chno="${n}",Channel ${n}`, `http://iptv.example/${n}.ts`])].join('\n');
+  const m3u = (nums: number[]) =>
+    [
+      '#EXTM3U',
+      ...nums.flatMap((n) => [`#EXTINF:-1 tvg-chno="${n}",Channel ${n}`, `http://iptv.example/${n}.ts`]),
+    ].join('\n');
 
   it('applies a playlist cut short only when it still has at least half the channels', () => {
     fc.assert(
@@ -165,7 +211,12 @@ describe('the readers and the checks together: never a partial apply', () => {
         const before = parseM3u(text).channels.map((c) => c.number);
         const cutText = text.slice(0, at % (text.length + 1));
         const cut = parseM3u(cutText);
-        const refused = playlistProblem(cutText, { channels: cut.channels.length, skipped: cut.skipped }) ?? judgeLineup(before, cut.channels.map((c) => c.number));
+        const refused =
+          playlistProblem(cutText, { channels: cut.channels.length, skipped: cut.skipped }) ??
+          judgeLineup(
+            before,
+            cut.channels.map((c) => c.number),
+          );
         if (refused === undefined) expect(cut.channels.length * 2).toBeGreaterThanOrEqual(before.length);
         else expect(cut.channels.length * 2 < before.length || cut.channels.length === 0).toBe(true);
       }),
@@ -178,7 +229,12 @@ describe('the readers and the checks together: never a partial apply', () => {
         const doc = `<?xml version="1.0"?>\n<tv>\n${Array.from({ length: count }, (_, i) => `<programme start="2030010100${String(i % 60).padStart(2, '0')}00 +0000" stop="2030010101000000 +0000" channel="c"><title>P${i}</title></programme>`).join('\n')}\n</tv>\n`;
         const cut = doc.slice(0, at % doc.lastIndexOf('</tv>'));
         const handed: unknown[] = [];
-        const error = await parseXmltv((async function* () { yield cut; })(), { programme: (p) => handed.push(p) }).catch((e: unknown) => e);
+        const error = await parseXmltv(
+          (async function* () {
+            yield cut;
+          })(),
+          { programme: (p) => handed.push(p) },
+        ).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(XmltvDocumentError);
         expect(rejectionKind(error)).toMatch(/^(incomplete|not_recognised)$/);
       }),

@@ -21,7 +21,11 @@ const dir = mkdtempSync(join(tmpdir(), 'antenna-safety-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('originRefusal (the server’s writes)', () => {
-  const policy = { allowed: new Set(['http://dashboard.local:8123']), own: new Set(['https://tv.example.org']), program: 'the server' };
+  const policy = {
+    allowed: new Set(['http://dashboard.local:8123']),
+    own: new Set(['https://tv.example.org']),
+    program: 'the server',
+  };
 
   it('takes requests without an Origin: native clients, curl and scripts', () => {
     expect(originRefusal(undefined, '192.168.1.20:8089', policy)).toBeUndefined();
@@ -37,18 +41,27 @@ describe('originRefusal (the server’s writes)', () => {
 
   it('refuses other pages, the null origin, and a public name pointed at the server (DNS rebinding)', () => {
     const refused = originRefusal('http://evil.example', '192.168.1.20:8089', policy);
-    expect(refused).toMatchObject({ code: 'forbidden_origin', message: expect.stringContaining('--allow-origin http://evil.example') });
+    expect(refused).toMatchObject({
+      code: 'forbidden_origin',
+      message: expect.stringContaining('--allow-origin http://evil.example'),
+    });
     expect(originRefusal('null', '192.168.1.20:8089', policy)?.code).toBe('forbidden_origin');
     // Same scheme, host and port, but another port is another origin.
     expect(originRefusal('http://192.168.1.20:9999', '192.168.1.20:8089', policy)?.code).toBe('forbidden_origin');
-    expect(originRefusal('http://rebind.evil.example:8089', 'rebind.evil.example:8089', policy)?.code).toBe('forbidden_host');
+    expect(originRefusal('http://rebind.evil.example:8089', 'rebind.evil.example:8089', policy)?.code).toBe(
+      'forbidden_host',
+    );
   });
 
   it('counts the scheme: the Host’s page by another scheme is another origin, unless allowed or the public URL', () => {
     expect(originRefusal('https://192.168.1.20:8089', '192.168.1.20:8089', policy)?.code).toBe('forbidden_origin');
-    expect(originRefusal('https://192.168.1.20:8089', '192.168.1.20:8089', policy, 'http')?.code).toBe('forbidden_origin');
+    expect(originRefusal('https://192.168.1.20:8089', '192.168.1.20:8089', policy, 'http')?.code).toBe(
+      'forbidden_origin',
+    );
     expect(originRefusal('https://192.168.1.20:8089', '192.168.1.20:8089', policy, 'https')).toBeUndefined();
-    expect(originRefusal('http://192.168.1.20:8089', '192.168.1.20:8089', policy, 'https')?.code).toBe('forbidden_origin');
+    expect(originRefusal('http://192.168.1.20:8089', '192.168.1.20:8089', policy, 'https')?.code).toBe(
+      'forbidden_origin',
+    );
     // The --public-url's origin is the server's own whatever the request came in by.
     expect(originRefusal('https://tv.example.org', 'tv.example.org', policy, 'http')).toBeUndefined();
   });
@@ -74,7 +87,11 @@ describe('clientErrorAnswer', () => {
     expect(clientErrorAnswer('ERR_HTTP_REQUEST_TIMEOUT')).toMatchObject({ status: 408, code: 'request_timeout' });
     expect(clientErrorAnswer('HPE_HEADER_OVERFLOW')).toMatchObject({ status: 431, code: 'headers_too_large' });
     for (const code of ['HPE_INVALID_METHOD', 'HPE_INVALID_URL', undefined]) {
-      expect(clientErrorAnswer(code)).toMatchObject({ status: 400, code: 'bad_request', message: expect.stringMatching(/HTTP/) });
+      expect(clientErrorAnswer(code)).toMatchObject({
+        status: 400,
+        code: 'bad_request',
+        message: expect.stringMatching(/HTTP/),
+      });
     }
   });
 });
@@ -91,7 +108,10 @@ describe('imageTypeOf', () => {
   it('names an image only for bytes that begin with its signature (property)', () => {
     const signatures = [Buffer.from([0xff, 0xd8, 0xff]), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])];
     // Byte arrays biased to begin like a signature, so near misses are tried as well.
-    const leading = fc.oneof(fc.constantFrom(...signatures.map((s) => [...s.subarray(0, 2)]), ...signatures.map((s) => [...s])), fc.constant([]));
+    const leading = fc.oneof(
+      fc.constantFrom(...signatures.map((s) => [...s.subarray(0, 2)]), ...signatures.map((s) => [...s])),
+      fc.constant([]),
+    );
     fc.assert(
       fc.property(leading, fc.uint8Array({ maxLength: 12 }), (start, rest) => {
         const bytes = Buffer.concat([Buffer.from(start), rest]);
@@ -165,18 +185,52 @@ describe('PathBoundary', () => {
 
 describe('antenna start', () => {
   it('gives --allow-origin to the server and the player, the player its own flags, and the server the rest', () => {
-    const { server, player } = startFlags({ allowOrigin: ['http://dash.local:8123'], playerPort: '57001', tv: ['/media/tv'], token: 't'.repeat(16), headless: true, followExternalLinks: true });
-    expect(server).toEqual({ allowOrigins: ['http://dash.local:8123'], tv: ['/media/tv'], token: 't'.repeat(16), followExternalLinks: true });
-    expect(player).toEqual({ allowOrigins: ['http://dash.local:8123'], port: '57001', token: 't'.repeat(16), headless: true });
+    const { server, player } = startFlags({
+      allowOrigin: ['http://dash.local:8123'],
+      playerPort: '57001',
+      tv: ['/media/tv'],
+      token: 't'.repeat(16),
+      headless: true,
+      followExternalLinks: true,
+    });
+    expect(server).toEqual({
+      allowOrigins: ['http://dash.local:8123'],
+      tv: ['/media/tv'],
+      token: 't'.repeat(16),
+      followExternalLinks: true,
+    });
+    expect(player).toEqual({
+      allowOrigins: ['http://dash.local:8123'],
+      port: '57001',
+      token: 't'.repeat(16),
+      headless: true,
+    });
   });
 });
 
 describe('server settings for safety', () => {
   it('reads --follow-external-links, --allow-origin and --allow-local-source from each place', () => {
-    expect(resolveServerConfig([], '/srv')).toMatchObject({ followExternalLinks: false, allowOrigins: [], allowLocalSources: [] });
-    const config = resolveServerConfig([{ followExternalLinks: true, allowOrigins: ['http://Dash.local:8123/'], allowLocalSources: ['feeds'] }], '/srv');
-    expect(config).toMatchObject({ followExternalLinks: true, allowOrigins: ['http://dash.local:8123'], allowLocalSources: ['/srv/feeds'] });
-    expect(settingsFromEnv({ ANTENNA_FOLLOW_EXTERNAL_LINKS: 'true', ANTENNA_ALLOW_ORIGINS: 'http://a:1 http://b:2', ANTENNA_ALLOW_LOCAL_SOURCES: '/x:/y' })).toMatchObject({
+    expect(resolveServerConfig([], '/srv')).toMatchObject({
+      followExternalLinks: false,
+      allowOrigins: [],
+      allowLocalSources: [],
+    });
+    const config = resolveServerConfig(
+      [{ followExternalLinks: true, allowOrigins: ['http://Dash.local:8123/'], allowLocalSources: ['feeds'] }],
+      '/srv',
+    );
+    expect(config).toMatchObject({
+      followExternalLinks: true,
+      allowOrigins: ['http://dash.local:8123'],
+      allowLocalSources: ['/srv/feeds'],
+    });
+    expect(
+      settingsFromEnv({
+        ANTENNA_FOLLOW_EXTERNAL_LINKS: 'true',
+        ANTENNA_ALLOW_ORIGINS: 'http://a:1 http://b:2',
+        ANTENNA_ALLOW_LOCAL_SOURCES: '/x:/y',
+      }),
+    ).toMatchObject({
       followExternalLinks: 'true',
       allowOrigins: ['http://a:1', 'http://b:2'],
       allowLocalSources: ['/x', '/y'],

@@ -115,7 +115,8 @@ describe('ResponseCache', () => {
 });
 
 describe('AnswerFront', () => {
-  const request = (url: string, method = 'GET') => ({ method, url, headers: { host: 'h' } }) as unknown as IncomingMessage;
+  const request = (url: string, method = 'GET') =>
+    ({ method, url, headers: { host: 'h' } }) as unknown as IncomingMessage;
   function recorder() {
     const written: { status?: number; ended: boolean } = { ended: false };
     const response = {
@@ -166,7 +167,11 @@ describe('AnswerFront', () => {
     const front = new AnswerFront(cache, () => 'g');
     const body = cache.set('key', 'g', Buffer.from(JSON.stringify({ text: 'x'.repeat(4096) })));
     front.remember(request('/big'), 'key');
-    const gzipRequest = { method: 'GET', url: '/big', headers: { host: 'h', 'accept-encoding': 'gzip' } } as unknown as IncomingMessage;
+    const gzipRequest = {
+      method: 'GET',
+      url: '/big',
+      headers: { host: 'h', 'accept-encoding': 'gzip' },
+    } as unknown as IncomingMessage;
     expect(front.tryAnswer(gzipRequest, recorder().response)).toBe(false);
     await body.encoded('gzip');
     expect(front.tryAnswer(gzipRequest, recorder().response)).toBe(true);
@@ -190,8 +195,15 @@ describe('a body kept in pieces', () => {
   it('compresses to the whole of its bytes, in gzip and brotli, for a body of many megabytes', async () => {
     // Text that does not compress to nothing: numbers from a small generator, in 64 KB pieces.
     let seed = 7;
-    const pieces = Array.from({ length: 64 }, () => Buffer.from(Array.from({ length: 8_000 }, () => ((seed = (seed * 48271) % 2147483647) % 100000).toString(36)).join(',')));
-    const offsets = pieces.reduce<number[]>((list, _piece, i) => [...list, i === 0 ? 0 : (list[i - 1] as number) + (pieces[i - 1] as Buffer).length], []);
+    const pieces = Array.from({ length: 64 }, () =>
+      Buffer.from(
+        Array.from({ length: 8_000 }, () => ((seed = (seed * 48271) % 2147483647) % 100000).toString(36)).join(','),
+      ),
+    );
+    const offsets = pieces.reduce<number[]>(
+      (list, _piece, i) => [...list, i === 0 ? 0 : (list[i - 1] as number) + (pieces[i - 1] as Buffer).length],
+      [],
+    );
     const whole = Buffer.concat(pieces);
     const body = new CachedBody({ chunks: pieces, offsets, length: whole.length }, '"t"');
     expect(body.identity.equals(whole)).toBe(true);
@@ -210,8 +222,16 @@ describe('a list under a stream of progress reports', () => {
     const log = new ItemStateLog();
     let changes = 0;
     let clock = 0;
-    const cache = new ResponseCache(1024 * 1024, { stateLog: log, chunkBytes: 8, progressHoldMs: holdMs, now: () => clock });
-    const list = describedArray([...items.keys()].map((id) => [id, render(id) as Buffer] as const), { patchable: true, render });
+    const cache = new ResponseCache(1024 * 1024, {
+      stateLog: log,
+      chunkBytes: 8,
+      progressHoldMs: holdMs,
+      now: () => clock,
+    });
+    const list = describedArray(
+      [...items.keys()].map((id) => [id, render(id) as Buffer] as const),
+      { patchable: true, render },
+    );
     cache.set('list', 'g', list);
     const single = describedArray([['a', render('a') as Buffer] as const], { patchable: true, render });
     cache.set('single', 'g', single);
@@ -286,7 +306,14 @@ describe('a body patched after item state writes', () => {
     let changes = 0;
     // Pieces of a few bytes: each item in a piece of its own.
     const cache = new ResponseCache(1024 * 1024, { stateLog: log, chunkBytes: 8 });
-    const body = cache.set('k', 'g', describedArray([...items.keys()].map((id) => [id, render(id) as Buffer] as const), { patchable: true, render }));
+    const body = cache.set(
+      'k',
+      'g',
+      describedArray(
+        [...items.keys()].map((id) => [id, render(id) as Buffer] as const),
+        { patchable: true, render },
+      ),
+    );
     const write = (id: string, json?: string) =>
       log.track(
         [id],
@@ -340,7 +367,8 @@ describe('a body patched after item state writes', () => {
 
   it('keeps the positions of its items per piece when a write leaves its bytes as they were, instead of working them out again at each write', () => {
     const { cache, body, write } = library();
-    const segmentsOf = () => (cache as unknown as { entries: Map<string, { segments: unknown }> }).entries.get('k')?.segments;
+    const segmentsOf = () =>
+      (cache as unknown as { entries: Map<string, { segments: unknown }> }).entries.get('k')?.segments;
     const first = segmentsOf();
     write('a');
     expect(cache.peek('k', 'g')).toBe(body);
@@ -358,8 +386,17 @@ describe('a body patched after item state writes', () => {
     front.remember({ method: 'GET', url: '/list', headers: { host: 'h' } } as unknown as IncomingMessage, 'k');
     write('b', `{"id":"b","n":"${'5'.repeat(2000)}"}`);
     const written: unknown[] = [];
-    const response = { socket: { destroyed: true }, writeHead: () => written.push('head'), write: () => written.push('part'), end: () => written.push('end') } as unknown as ServerResponse;
-    const gzipRequest = { method: 'GET', url: '/list', headers: { host: 'h', 'accept-encoding': 'gzip' } } as unknown as IncomingMessage;
+    const response = {
+      socket: { destroyed: true },
+      writeHead: () => written.push('head'),
+      write: () => written.push('part'),
+      end: () => written.push('end'),
+    } as unknown as ServerResponse;
+    const gzipRequest = {
+      method: 'GET',
+      url: '/list',
+      headers: { host: 'h', 'accept-encoding': 'gzip' },
+    } as unknown as IncomingMessage;
     expect(front.tryAnswer(gzipRequest, response)).toBe(true);
     await (cache.peek('k', 'g') as CachedBody).encoded('gzip');
     await new Promise((resolve) => setImmediate(resolve));
@@ -386,7 +423,11 @@ describe('a body patched after item state writes', () => {
         ended();
       },
     } as unknown as ServerResponse;
-    const gzipRequest = { method: 'GET', url: '/list', headers: { host: 'h', 'accept-encoding': 'gzip' } } as unknown as IncomingMessage;
+    const gzipRequest = {
+      method: 'GET',
+      url: '/list',
+      headers: { host: 'h', 'accept-encoding': 'gzip' },
+    } as unknown as IncomingMessage;
     // Its few pieces, never deflated before, are deflated off the event loop: answered once they are.
     expect(front.tryAnswer(gzipRequest, response)).toBe(true);
     await end;

@@ -9,7 +9,16 @@ import { fileURLToPath } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/common/errors.js';
-import { asStoredRule, checkRule, isRuleTypeName, RULE_TYPES, type RuleDefinition, RuleDefinitionSchema, RuleSchema, ruleTypeOf } from '../../src/dvr/planning/rules/rule-types.js';
+import {
+  asStoredRule,
+  checkRule,
+  isRuleTypeName,
+  RULE_TYPES,
+  type RuleDefinition,
+  RuleDefinitionSchema,
+  RuleSchema,
+  ruleTypeOf,
+} from '../../src/dvr/planning/rules/rule-types.js';
 
 const NOW = 1_900_000_000;
 
@@ -39,8 +48,12 @@ describe('the rule-type table', () => {
 
   it('checks what the schema cannot say, naming the field, and stores channel numbers as sources do', () => {
     expect(() => checkRule({ type: 'series' }, NOW)).toThrow(BadRequestError);
-    expect(() => checkRule({ type: 'slot', channel: '4', start_time: NOW - 7200, duration: 3600 }, NOW)).toThrow(/time slot is over/);
-    expect(checkRule({ type: 'slot', channel: '4', start_time: NOW - 7200, duration: 3600, weekly: true }, NOW)).toMatchObject({ weekly: true });
+    expect(() => checkRule({ type: 'slot', channel: '4', start_time: NOW - 7200, duration: 3600 }, NOW)).toThrow(
+      /time slot is over/,
+    );
+    expect(
+      checkRule({ type: 'slot', channel: '4', start_time: NOW - 7200, duration: 3600, weekly: true }, NOW),
+    ).toMatchObject({ weekly: true });
     expect(() => checkRule({ type: 'program', channel: '4', start_time: NOW - 86400 }, NOW)).toThrow(/airing is over/);
     expect(checkRule({ type: 'program', channel: '7-1', start_time: NOW, channels: ['7-1', '8'] }, NOW)).toEqual({
       type: 'program',
@@ -51,7 +64,14 @@ describe('the rule-type table', () => {
   });
 
   it('says when one-time rules end, and that the others never do', () => {
-    expect(ruleTypeOf({ type: 'slot', channel: '4', start_time: NOW, duration: 600 }).endsAt({ type: 'slot', channel: '4', start_time: NOW, duration: 600 })).toBe(NOW + 600);
+    expect(
+      ruleTypeOf({ type: 'slot', channel: '4', start_time: NOW, duration: 600 }).endsAt({
+        type: 'slot',
+        channel: '4',
+        start_time: NOW,
+        duration: 600,
+      }),
+    ).toBe(NOW + 600);
     const weekly = { type: 'slot', channel: '4', start_time: NOW, duration: 600, weekly: true } as const;
     expect(ruleTypeOf(weekly).endsAt(weekly)).toBeUndefined();
     const program = { type: 'program', channel: '4', start_time: NOW } as const;
@@ -61,21 +81,34 @@ describe('the rule-type table', () => {
   });
 
   it('reads back only stored definitions of a known type', () => {
-    expect(asStoredRule({ id: 1, definition: { type: 'keyword', keyword: 'volcano' } })).toEqual({ id: 1, definition: { type: 'keyword', keyword: 'volcano' } });
-    for (const definition of [{ type: 'weather' }, { type: '__proto__' }, null, 'series', { keyword: 'x' }]) expect(asStoredRule({ id: 1, definition })).toBeUndefined();
+    expect(asStoredRule({ id: 1, definition: { type: 'keyword', keyword: 'volcano' } })).toEqual({
+      id: 1,
+      definition: { type: 'keyword', keyword: 'volcano' },
+    });
+    for (const definition of [{ type: 'weather' }, { type: '__proto__' }, null, 'series', { keyword: 'x' }])
+      expect(asStoredRule({ id: 1, definition })).toBeUndefined();
   });
   it('says what differs between types as properties of each, and no module outside the rules checks a type by name', () => {
-    expect(Object.fromEntries(RULE_TYPES.map((type) => [type.type, [type.recordsByTime, type.jobsAreTheirTime]]))).toEqual({
+    expect(
+      Object.fromEntries(RULE_TYPES.map((type) => [type.type, [type.recordsByTime, type.jobsAreTheirTime]])),
+    ).toEqual({
       series: [false, false],
       keyword: [false, false],
       slot: [true, true],
       program: [true, false],
     });
     const names = RULE_TYPES.map((type) => type.type).join('|');
-    const check = new RegExp(`((type|name) [!=]==? '(${names})'|'(${names})' [!=]==? [\\w.]*(type|name)\\b|case '(${names})':)`);
+    const check = new RegExp(
+      `((type|name) [!=]==? '(${names})'|'(${names})' [!=]==? [\\w.]*(type|name)\\b|case '(${names})':)`,
+    );
     const src = fileURLToPath(new URL('../../src/', import.meta.url));
     const offenders = readdirSync(src, { recursive: true, encoding: 'utf8' })
-      .filter((file) => /\.tsx?$/.test(file) && !file.startsWith(join('dvr', 'planning', 'rules')) && file !== join('model', 'rule.schemas.ts'))
+      .filter(
+        (file) =>
+          /\.tsx?$/.test(file) &&
+          !file.startsWith(join('dvr', 'planning', 'rules')) &&
+          file !== join('model', 'rule.schemas.ts'),
+      )
       .filter((file) => check.test(readFileSync(join(src, file), 'utf8')));
     expect(offenders).toEqual([]);
   });

@@ -29,7 +29,9 @@ describe('matchSection', () => {
         fc.infiniteStream(fc.boolean()),
         fc.infiniteStream(separator),
         (section, upper, separators) => {
-          const cased = [...section].map((char) => (upper.next().value ? char.toUpperCase() : char.toLowerCase())).join('');
+          const cased = [...section]
+            .map((char) => (upper.next().value ? char.toUpperCase() : char.toLowerCase()))
+            .join('');
           const written = cased.replace(/ /g, () => separators.next().value as string);
           expect(matchSection(written)).toBe(section);
         },

@@ -14,7 +14,16 @@ describe('resolveServerConfig', () => {
 
   it('reads the DVR settings: locations stay URLs or become absolute paths, lists from the environment split on spaces', () => {
     const config = resolveServerConfig(
-      [{ m3u: ['http://iptv.example/list.m3u', 'local.m3u'], xmltv: ['guide.xml.gz'], hdhomerun: ['10.0.0.5'], m3uStreams: '4', recordings: 'rec', guideRefresh: '60' }],
+      [
+        {
+          m3u: ['http://iptv.example/list.m3u', 'local.m3u'],
+          xmltv: ['guide.xml.gz'],
+          hdhomerun: ['10.0.0.5'],
+          m3uStreams: '4',
+          recordings: 'rec',
+          guideRefresh: '60',
+        },
+      ],
       '/srv',
     );
     expect(config).toMatchObject({
@@ -25,7 +34,10 @@ describe('resolveServerConfig', () => {
       recordings: '/srv/rec',
       guideRefresh: 60,
     });
-    expect(settingsFromEnv({ ANTENNA_M3U: 'http://a/1.m3u  http://b/2.m3u', ANTENNA_XMLTV: '' }).m3u).toEqual(['http://a/1.m3u', 'http://b/2.m3u']);
+    expect(settingsFromEnv({ ANTENNA_M3U: 'http://a/1.m3u  http://b/2.m3u', ANTENNA_XMLTV: '' }).m3u).toEqual([
+      'http://a/1.m3u',
+      'http://b/2.m3u',
+    ]);
     expect(() => resolveServerConfig([{ m3uStreams: '0' }])).toThrow(/1 to 64/);
     expect(() => resolveServerConfig([{ guideRefresh: 'often' }])).toThrow(/Guide refresh interval/);
   });
@@ -33,14 +45,25 @@ describe('resolveServerConfig', () => {
   it('reads how many daily backups to keep: 7 by default, 0 to turn them off, from each place', () => {
     expect(resolveServerConfig([], '/srv').backupKeep).toBe(7);
     expect(resolveServerConfig([{ backupKeep: '0' }]).backupKeep).toBe(0);
-    expect(resolveServerConfig([{ backupKeep: '30' }, settingsFromEnv({ ANTENNA_BACKUP_KEEP: '3' })]).backupKeep).toBe(30);
-    expect(resolveServerConfig([{}, settingsFromEnv({ ANTENNA_BACKUP_KEEP: '3' }), { backupKeep: 14 }]).backupKeep).toBe(3);
-    for (const bad of ['-1', 'seven', '1.5', '1001']) expect(() => resolveServerConfig([{ backupKeep: bad }])).toThrow(/Backup keep '.*' is invalid: .*0 turns automatic backups off/);
+    expect(resolveServerConfig([{ backupKeep: '30' }, settingsFromEnv({ ANTENNA_BACKUP_KEEP: '3' })]).backupKeep).toBe(
+      30,
+    );
+    expect(
+      resolveServerConfig([{}, settingsFromEnv({ ANTENNA_BACKUP_KEEP: '3' }), { backupKeep: 14 }]).backupKeep,
+    ).toBe(3);
+    for (const bad of ['-1', 'seven', '1.5', '1001'])
+      expect(() => resolveServerConfig([{ backupKeep: bad }])).toThrow(
+        /Backup keep '.*' is invalid: .*0 turns automatic backups off/,
+      );
   });
 
   it('refuses a recordings directory that overlaps an import root', () => {
-    expect(() => resolveServerConfig([{ tv: ['/media/tv'], recordings: '/media/tv/recorded' }], '/')).toThrow(/recordings directory/);
-    expect(() => resolveServerConfig([{ tv: ['/media/tv/shows'], recordings: '/media/tv' }], '/')).toThrow(/recordings directory/);
+    expect(() => resolveServerConfig([{ tv: ['/media/tv'], recordings: '/media/tv/recorded' }], '/')).toThrow(
+      /recordings directory/,
+    );
+    expect(() => resolveServerConfig([{ tv: ['/media/tv/shows'], recordings: '/media/tv' }], '/')).toThrow(
+      /recordings directory/,
+    );
   });
 
   it('takes each setting from the first place that gives it: flags, then env, then file', () => {
@@ -107,7 +130,10 @@ describe('config file', () => {
 
   it('resolves relative paths against the file’s folder', () => {
     const file = join(dir, 'antenna.json');
-    writeFileSync(file, JSON.stringify({ data: 'state', tv: ['media/tv'], port: 8100, publicUrl: 'http://tv.local:8100' }));
+    writeFileSync(
+      file,
+      JSON.stringify({ data: 'state', tv: ['media/tv'], port: 8100, publicUrl: 'http://tv.local:8100' }),
+    );
     expect(readConfigFile(file)).toMatchObject({ data: join(dir, 'state'), tv: [join(dir, 'media/tv')], port: 8100 });
   });
 
@@ -159,7 +185,11 @@ describe('import roots and the data directory', () => {
     const { ConfigError, resolveServerConfig } = await import('../../src/config/server-config.js');
     expect(() => resolveServerConfig([{ tv: ['/media/tv'], videos: ['/media/tv/clips'] }], '/')).toThrow(ConfigError);
     expect(() => resolveServerConfig([{ tv: ['/media'], movies: ['/media'] }], '/')).toThrow(/overlap/);
-    expect(() => resolveServerConfig([{ videos: ['/srv'], data: '/srv/antenna' }], '/')).toThrow(/never writes into your media/);
-    expect(resolveServerConfig([{ tv: ['/media/tv'], movies: ['/media/tv-movies'], data: '/var/lib/antenna' }], '/').tv).toEqual(['/media/tv']);
+    expect(() => resolveServerConfig([{ videos: ['/srv'], data: '/srv/antenna' }], '/')).toThrow(
+      /never writes into your media/,
+    );
+    expect(
+      resolveServerConfig([{ tv: ['/media/tv'], movies: ['/media/tv-movies'], data: '/var/lib/antenna' }], '/').tv,
+    ).toEqual(['/media/tv']);
   });
 });

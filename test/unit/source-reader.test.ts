@@ -117,8 +117,12 @@ describe('readSourceText over HTTP', () => {
   });
 
   it('reports an HTTP error status with the status, and keeps credentials out of the message', async () => {
-    const server = await serve((_request, response) => response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not here</h1>'));
-    const error = await failure(readSourceText(`${server.url.replace('//', '//user:hunter2@')}/get.php?username=me&password=secret`));
+    const server = await serve((_request, response) =>
+      response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not here</h1>'),
+    );
+    const error = await failure(
+      readSourceText(`${server.url.replace('//', '//user:hunter2@')}/get.php?username=me&password=secret`),
+    );
     expect(error.reason).toBe('http_status');
     expect(error.status).toBe(404);
     expect(error.message).toMatch(/answered HTTP 404 Not Found$/);
@@ -129,7 +133,9 @@ describe('readSourceText over HTTP', () => {
   it('sends user:password from the URL as Basic authentication', async () => {
     const server = await serve((request, response) => send(request.headers.authorization ?? 'none')(request, response));
     const withCredentials = server.url.replace('//', '//me:p%40ss@');
-    expect(await readSourceText(`${withCredentials}/playlist.m3u`)).toBe(`Basic ${Buffer.from('me:p@ss').toString('base64')}`);
+    expect(await readSourceText(`${withCredentials}/playlist.m3u`)).toBe(
+      `Basic ${Buffer.from('me:p@ss').toString('base64')}`,
+    );
   });
 
   it('times out on a server that never answers', async () => {
@@ -196,7 +202,10 @@ describe('readSourceText over HTTP', () => {
     expect(error.reason).toBe('too_large');
     expect(error.message).toMatch(/larger than 4096 bytes$/);
     const bomb = await serve(send(gzipSync(Buffer.alloc(64 * 1024 * 1024))));
-    await expect(readSourceText(`${bomb.url}/`, { maxBytes: 1024 * 1024 })).rejects.toMatchObject({ reason: 'too_large', message: expect.stringMatching(/1 MiB$/) });
+    await expect(readSourceText(`${bomb.url}/`, { maxBytes: 1024 * 1024 })).rejects.toMatchObject({
+      reason: 'too_large',
+      message: expect.stringMatching(/1 MiB$/),
+    });
   });
 
   it('reports a body that claims to be gzip but is not', async () => {
@@ -246,7 +255,9 @@ describe('openSource', () => {
     });
     const stream = await openSource(`${server.url}/endless`);
     for await (const _chunk of stream) break;
-    await expect(Promise.race([closed.then(() => 'closed'), sleep(2000).then(() => 'still open')])).resolves.toBe('closed');
+    await expect(Promise.race([closed.then(() => 'closed'), sleep(2000).then(() => 'still open')])).resolves.toBe(
+      'closed',
+    );
   });
 
   it('reads local files, plain or gzip, whatever their names', async () => {
@@ -261,10 +272,19 @@ describe('openSource', () => {
 
   it('refuses missing files, folders and other schemes with a reason', async () => {
     mkdirSync(join(dir, 'folder'), { recursive: true });
-    await expect(openSource(join(dir, 'missing.m3u'))).rejects.toMatchObject({ reason: 'not_found', message: `${join(dir, 'missing.m3u')} does not exist` });
+    await expect(openSource(join(dir, 'missing.m3u'))).rejects.toMatchObject({
+      reason: 'not_found',
+      message: `${join(dir, 'missing.m3u')} does not exist`,
+    });
     await expect(readSourceText(join(dir, 'plain.gz', 'below'))).rejects.toMatchObject({ reason: 'not_found' });
-    await expect(openSource(join(dir, 'folder'))).rejects.toMatchObject({ reason: 'invalid', message: expect.stringContaining('is not a file') });
-    await expect(openSource('ftp://example.com/guide.xml')).rejects.toMatchObject({ reason: 'invalid', message: expect.stringContaining('not ftp://') });
+    await expect(openSource(join(dir, 'folder'))).rejects.toMatchObject({
+      reason: 'invalid',
+      message: expect.stringContaining('is not a file'),
+    });
+    await expect(openSource('ftp://example.com/guide.xml')).rejects.toMatchObject({
+      reason: 'invalid',
+      message: expect.stringContaining('not ftp://'),
+    });
     await expect(openSource('   ')).rejects.toMatchObject({ reason: 'invalid' });
     await expect(openSource('http://exa mple.com/')).rejects.toMatchObject({ reason: 'invalid' });
   });
@@ -284,15 +304,21 @@ describe('openSource', () => {
 
 describe('fetchJson', () => {
   it('parses JSON', async () => {
-    const server = await serve(send(JSON.stringify({ DeviceID: '1234', list: [1, 2] }), { 'content-type': 'application/json' }));
+    const server = await serve(
+      send(JSON.stringify({ DeviceID: '1234', list: [1, 2] }), { 'content-type': 'application/json' }),
+    );
     expect(await fetchJson(`${server.url}/discover.json`)).toEqual({ DeviceID: '1234', list: [1, 2] });
   });
 
   it('says when the answer is a web page instead', async () => {
-    const server = await serve(send('<!DOCTYPE html><html><body>Router login</body></html>', { 'content-type': 'text/html' }));
+    const server = await serve(
+      send('<!DOCTYPE html><html><body>Router login</body></html>', { 'content-type': 'text/html' }),
+    );
     const error = await failure(fetchJson(`${server.url}/discover.json`));
     expect(error.reason).toBe('invalid');
-    expect(error.message).toBe(`${server.url}/discover.json is not JSON (it begins "<!DOCTYPE html><html><body>Router login<")`);
+    expect(error.message).toBe(
+      `${server.url}/discover.json is not JSON (it begins "<!DOCTYPE html><html><body>Router login<")`,
+    );
   });
 
   it('accepts only http(s) URLs', async () => {

@@ -11,15 +11,31 @@ import { fits, type Placement, SourceSchedule } from '../../src/dvr/planning/sou
 const HOUR = 3600;
 
 const placement = fc
-  .record({ channel: fc.constantFrom('1', '2', '3', '4', '5'), start: fc.integer({ min: 0, max: 8 * HOUR }), length: fc.integer({ min: 1, max: 3 * HOUR }) })
-  .map(({ channel, start, length }): Placement => ({ channel, sourceId: 's', start, end: start + length, name: `${channel}@${start}` }));
+  .record({
+    channel: fc.constantFrom('1', '2', '3', '4', '5'),
+    start: fc.integer({ min: 0, max: 8 * HOUR }),
+    length: fc.integer({ min: 1, max: 3 * HOUR }),
+  })
+  .map(
+    ({ channel, start, length }): Placement => ({
+      channel,
+      sourceId: 's',
+      start,
+      end: start + length,
+      name: `${channel}@${start}`,
+    }),
+  );
 
 const span = fc.record({ start: fc.integer({ min: 0, max: 9 * HOUR }), length: fc.integer({ min: 1, max: 3 * HOUR }) });
 
 /** The most channels carried at once over [start, end), counting `channel` too: checked at every placement edge. */
 function peakChannels(busy: readonly Placement[], channel: string, start: number, end: number): number {
   const instants = [start, ...busy.flatMap((p) => [p.start, p.end])].filter((t) => t >= start && t < end);
-  return Math.max(...instants.map((t) => new Set([channel, ...busy.filter((p) => p.start <= t && t < p.end).map((p) => p.channel)]).size));
+  return Math.max(
+    ...instants.map(
+      (t) => new Set([channel, ...busy.filter((p) => p.start <= t && t < p.end).map((p) => p.channel)]).size,
+    ),
+  );
 }
 
 describe('a source schedule', () => {
@@ -38,24 +54,42 @@ describe('a source schedule', () => {
 
   it('forgets a removed placement, and `some` answers as the overlapping ones would', () => {
     fc.assert(
-      fc.property(fc.array(placement, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 8 }), span, fc.constantFrom('1', '2'), (placements, removals, { start, length }, channel) => {
-        const schedule = new SourceSchedule();
-        for (const p of placements) schedule.add(p);
-        const removed = new Set(removals.flatMap((i) => (placements.length > 0 ? [placements[i % placements.length]!] : [])));
-        for (const p of removed) schedule.remove(p);
-        const left = placements.filter((p) => !removed.has(p) && p.start < start + length && start < p.end);
-        expect(new Set(schedule.overlapping(start, start + length))).toEqual(new Set(left));
-        expect(schedule.some(start, start + length, (p) => p.channel === channel)).toBe(left.some((p) => p.channel === channel));
-      }),
+      fc.property(
+        fc.array(placement, { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        span,
+        fc.constantFrom('1', '2'),
+        (placements, removals, { start, length }, channel) => {
+          const schedule = new SourceSchedule();
+          for (const p of placements) schedule.add(p);
+          const removed = new Set(
+            removals.flatMap((i) => (placements.length > 0 ? [placements[i % placements.length]!] : [])),
+          );
+          for (const p of removed) schedule.remove(p);
+          const left = placements.filter((p) => !removed.has(p) && p.start < start + length && start < p.end);
+          expect(new Set(schedule.overlapping(start, start + length))).toEqual(new Set(left));
+          expect(schedule.some(start, start + length, (p) => p.channel === channel)).toBe(
+            left.some((p) => p.channel === channel),
+          );
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('fits a stream exactly when the source never carries more channels than its limit', () => {
     fc.assert(
-      fc.property(fc.array(placement, { maxLength: 12 }), span, fc.constantFrom('1', '2', '6'), fc.integer({ min: 0, max: 4 }), (busy, { start, length }, channel, limit) => {
-        expect(fits(busy, channel, start, start + length, limit)).toBe(peakChannels(busy, channel, start, start + length) <= limit);
-      }),
+      fc.property(
+        fc.array(placement, { maxLength: 12 }),
+        span,
+        fc.constantFrom('1', '2', '6'),
+        fc.integer({ min: 0, max: 4 }),
+        (busy, { start, length }, channel, limit) => {
+          expect(fits(busy, channel, start, start + length, limit)).toBe(
+            peakChannels(busy, channel, start, start + length) <= limit,
+          );
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -10,11 +10,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { STOP_TIMEOUT_SECONDS, quotedWord, renderUnit, serviceUserProblem, unitPathProblem, unitProblems } from '../../src/cli/systemd-unit.js';
+import {
+  STOP_TIMEOUT_SECONDS,
+  quotedWord,
+  renderUnit,
+  serviceUserProblem,
+  unitPathProblem,
+  unitProblems,
+} from '../../src/cli/systemd-unit.js';
 
-const DEPLOYED = { node: '/usr/bin/node', antenna: '/opt/antenna/bin/antenna', user: 'antenna', data: '/var/lib/antenna' };
+const DEPLOYED = {
+  node: '/usr/bin/node',
+  antenna: '/opt/antenna/bin/antenna',
+  user: 'antenna',
+  data: '/var/lib/antenna',
+};
 
-/** A model of systemd's reading of a value as words (extract_first_word with quotes and C escapes, the subset the unit uses). */
+/**
+ * A model of systemd's reading of a value as words (extract_first_word with quotes and C escapes, the subset the unit
+ * uses).
+ */
 function systemdWords(value: string): string[] {
   const words: string[] = [];
   let i = 0;
@@ -36,7 +51,10 @@ function systemdWords(value: string): string[] {
   return words;
 }
 
-/** `%%` is a percent sign; any other `%x` would be a specifier systemd replaces (undefined: the value is not what was meant). */
+/**
+ * `%%` is a percent sign; any other `%x` would be a specifier systemd replaces (undefined: the value is not what was
+ * meant).
+ */
 function specifiersUndone(text: string): string | undefined {
   return /%[^%]|%$/.test(text.replace(/%%/g, '')) ? undefined : text.replace(/%%/g, '%');
 }
@@ -53,11 +71,47 @@ function unitValue(unit: string, key: string): string {
 }
 
 const refusedByRule = (path: string) =>
-  [...path].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f') || /["'\\]/.test(path) || /\s$/.test(path) || path.split('/').slice(1).some((part) => part === '.' || part === '..' || part === '') || path.endsWith('/');
+  [...path].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f') ||
+  /["'\\]/.test(path) ||
+  /\s$/.test(path) ||
+  path
+    .split('/')
+    .slice(1)
+    .some((part) => part === '.' || part === '..' || part === '') ||
+  path.endsWith('/');
 
 /** Folder names mixing what systemd treats specially with ordinary and non-ASCII letters. */
 const segment = fc
-  .array(fc.constantFrom('a', 'Z', '0', ' ', '%', '%%', '%h', '$', '$HOME', '${X}', '"', "'", '\\', '\n', '\t', ';', '-', '.', '..', 'é', '日本', '#', '=', '~', '*'), { minLength: 1, maxLength: 5 })
+  .array(
+    fc.constantFrom(
+      'a',
+      'Z',
+      '0',
+      ' ',
+      '%',
+      '%%',
+      '%h',
+      '$',
+      '$HOME',
+      '${X}',
+      '"',
+      "'",
+      '\\',
+      '\n',
+      '\t',
+      ';',
+      '-',
+      '.',
+      '..',
+      'é',
+      '日本',
+      '#',
+      '=',
+      '~',
+      '*',
+    ),
+    { minLength: 1, maxLength: 5 },
+  )
   .map((parts) => parts.join(''));
 const absolutePath = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => `/${segments.join('/')}`);
 
@@ -99,7 +153,9 @@ describe('the systemd unit', () => {
         const antenna = `${path}/bin/antenna`;
         const unit = renderUnit({ node, antenna, user: 'antenna', data: path });
         // Nothing in a path can add or break a line.
-        expect(unit.split('\n')).toHaveLength(renderUnit(DEPLOYED).split('\n').length - (unit.includes('StateDirectory=') ? 0 : 2));
+        expect(unit.split('\n')).toHaveLength(
+          renderUnit(DEPLOYED).split('\n').length - (unit.includes('StateDirectory=') ? 0 : 2),
+        );
         const [program, ...args] = systemdWords(unitValue(unit, 'ExecStart'));
         expect(specifiersUndone(program ?? '')).toBe(node);
         expect(args.map((arg) => specifiersUndone(variablesUndone(arg) ?? ''))).toEqual([antenna, 'server']);
@@ -116,7 +172,9 @@ describe('the systemd unit', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), (text) => {
         expect(systemdWords(quotedWord(text, 'value')).map(specifiersUndone)).toEqual([text]);
-        expect(systemdWords(quotedWord(text, 'argument')).map((word) => specifiersUndone(variablesUndone(word) ?? ''))).toEqual([text]);
+        expect(
+          systemdWords(quotedWord(text, 'argument')).map((word) => specifiersUndone(variablesUndone(word) ?? '')),
+        ).toEqual([text]);
       }),
     );
   });
@@ -125,7 +183,8 @@ describe('the systemd unit', () => {
     expect(serviceUserProblem('antenna')).toBeUndefined();
     expect(serviceUserProblem('_dvr-2')).toBeUndefined();
     expect(serviceUserProblem('root')).toMatch(/must not run as root/);
-    for (const bad of ['Antenna', '1abc', 'a b', 'a:b', '', 'x'.repeat(32)]) expect(serviceUserProblem(bad)).toMatch(/is invalid: give a lowercase name/);
+    for (const bad of ['Antenna', '1abc', 'a b', 'a:b', '', 'x'.repeat(32)])
+      expect(serviceUserProblem(bad)).toMatch(/is invalid: give a lowercase name/);
     expect(unitProblems({ ...DEPLOYED, user: 'root', node: 'node' })).toHaveLength(2);
   });
 });
@@ -137,7 +196,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe.runIf(verify)('the unit as systemd reads it (systemd-analyze verify)', () => {
   it('finds the node program at a path with spaces, %, $ and other letters, exactly where it was written (property)', () => {
     const name = fc
-      .array(fc.constantFrom('a', ' ', '%', '%h', '$', '$HOME', ';', '-', 'é', '日', '#', '=', '~'), { minLength: 1, maxLength: 6 })
+      .array(fc.constantFrom('a', ' ', '%', '%h', '$', '$HOME', ';', '-', 'é', '日', '#', '=', '~'), {
+        minLength: 1,
+        maxLength: 6,
+      })
       .map((parts) => parts.join(''))
       .filter((dir) => unitPathProblem(`/x/${dir}`, 'Folder') === undefined);
     let run = 0;
@@ -148,7 +210,15 @@ describe.runIf(verify)('the unit as systemd reads it (systemd-analyze verify)', 
         copyFileSync('/bin/true', join(folder, 'node'));
         chmodSync(join(folder, 'node'), 0o755);
         const unitFile = join(work, `antenna-${run}.service`);
-        writeFileSync(unitFile, renderUnit({ node: join(folder, 'node'), antenna: join(folder, 'bin', 'antenna'), user: 'antenna', data: folder }));
+        writeFileSync(
+          unitFile,
+          renderUnit({
+            node: join(folder, 'node'),
+            antenna: join(folder, 'bin', 'antenna'),
+            user: 'antenna',
+            data: folder,
+          }),
+        );
         const result = spawnSync('systemd-analyze', ['verify', unitFile], { encoding: 'utf8' });
         expect(result.stderr).toBe('');
         expect(result.status).toBe(0);

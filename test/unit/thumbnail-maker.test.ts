@@ -14,19 +14,39 @@ describe('thumbnailOffset', () => {
   });
 
   it('stays within the file for any length', () => {
-    fc.assert(fc.property(fc.double({ min: 0.001, max: 1e7, noNaN: true }), (duration) => {
-      const offset = thumbnailOffset(duration);
-      expect(offset).toBeGreaterThanOrEqual(0);
-      expect(offset).toBeLessThan(duration);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 0.001, max: 1e7, noNaN: true }), (duration) => {
+        const offset = thumbnailOffset(duration);
+        expect(offset).toBeGreaterThanOrEqual(0);
+        expect(offset).toBeLessThan(duration);
+      }),
+    );
   });
 });
 
 describe('ffmpegThumbnailArgs', () => {
-  it('seeks, takes one scaled frame of the file\'s own media and names both files as files', () => {
+  it("seeks, takes one scaled frame of the file's own media and names both files as files", () => {
     expect(ffmpegThumbnailArgs('/data/thumbnails/x.jpg', 100, '/media/-a.mkv')).toEqual([
-      '-hide_banner', '-loglevel', 'error', '-nostdin', '-y', '-protocol_whitelist', 'file', '-format_whitelist', MEDIA_DEMUXERS.join(','), '-ss', '10', '-i', 'file:/media/-a.mkv',
-      '-frames:v', '1', '-vf', 'scale=480:-2', '-q:v', '4', 'file:/data/thumbnails/x.jpg',
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-nostdin',
+      '-y',
+      '-protocol_whitelist',
+      'file',
+      '-format_whitelist',
+      MEDIA_DEMUXERS.join(','),
+      '-ss',
+      '10',
+      '-i',
+      'file:/media/-a.mkv',
+      '-frames:v',
+      '1',
+      '-vf',
+      'scale=480:-2',
+      '-q:v',
+      '4',
+      'file:/data/thumbnails/x.jpg',
     ]);
   });
 });
@@ -34,10 +54,20 @@ describe('ffmpegThumbnailArgs', () => {
 describe('sample media arguments', () => {
   it('make a test-pattern clip with a tone in the container asked for, and a still image', async () => {
     const { sampleClipArgs, sampleImageArgs } = await import('../../src/sample/sample-media.js');
-    const args = sampleClipArgs({ source: 'testsrc2', seconds: 4, frequency: 440 }, '/data/sample-media/x.mkv', 'matroska');
+    const args = sampleClipArgs(
+      { source: 'testsrc2', seconds: 4, frequency: 440 },
+      '/data/sample-media/x.mkv',
+      'matroska',
+    );
     expect(args).toContain('testsrc2=size=640x360:rate=25:duration=4');
     expect(args).toContain('sine=frequency=440:duration=4');
     expect(args.slice(-3)).toEqual(['-f', 'matroska', 'file:/data/sample-media/x.mkv']);
-    expect(sampleImageArgs('testsrc=size=400x600', '/d/p.jpg').slice(-5)).toEqual(['-frames:v', '1', '-f', 'image2', 'file:/d/p.jpg']);
+    expect(sampleImageArgs('testsrc=size=400x600', '/d/p.jpg').slice(-5)).toEqual([
+      '-frames:v',
+      '1',
+      '-f',
+      'image2',
+      'file:/d/p.jpg',
+    ]);
   });
 });

@@ -12,7 +12,8 @@ const WRAP = 2 ** 33;
 const FRAME = 3600;
 
 /** `count` frames from `first` (wrapped into the clock's 33 bits). */
-const frames = (first: number, count: number, step = FRAME) => Array.from({ length: count }, (_, i) => (first + i * step) % WRAP);
+const frames = (first: number, count: number, step = FRAME) =>
+  Array.from({ length: count }, (_, i) => (first + i * step) % WRAP);
 const seconds = (ticks: number) => ticks / CLOCK_HZ;
 
 describe('played time of timestamps', () => {
@@ -36,7 +37,8 @@ describe('played time of timestamps', () => {
   });
 
   it('keeps a run through B-frames sent before pictures shown earlier, and through a short gap', () => {
-    // Display order 0 3 1 2 6 4 5 (PTS only, as some sources send it), then 2 s of nothing: one run of 11 frames and the gap.
+    // Display order 0 3 1 2 6 4 5 (PTS only, as some sources send it), then 2 s of nothing: one run of 11 frames and
+    // the gap.
     const sent = [0, 3, 1, 2, 6, 4, 5].map((n) => n * FRAME);
     const played = playedTime([...sent, 6 * FRAME + 2 * CLOCK_HZ, 7 * FRAME + 2 * CLOCK_HZ]);
     expect(played.runs).toBe(1);
@@ -77,7 +79,10 @@ describe('played time of timestamps', () => {
 
 /** A continuous run: a start anywhere on the clock and steps forward of up to a second. */
 const run = fc
-  .record({ start: fc.integer({ min: 0, max: WRAP - 1 }), steps: fc.array(fc.integer({ min: 1, max: CLOCK_HZ }), { minLength: 1, maxLength: 60 }) })
+  .record({
+    start: fc.integer({ min: 0, max: WRAP - 1 }),
+    steps: fc.array(fc.integer({ min: 1, max: CLOCK_HZ }), { minLength: 1, maxLength: 60 }),
+  })
   .map(({ start, steps }) => {
     const timestamps = [start];
     for (const step of steps) timestamps.push(((timestamps.at(-1) as number) + step) % WRAP);
@@ -94,25 +99,36 @@ describe('played time, for any timestamps', () => {
   });
 
   it('is the sum of the runs of pieces joined where the clock reset or jumped (a resumed recording)', () => {
-    const jump = fc.oneof(fc.integer({ min: -(2 ** 32) + 1, max: -CLOCK_HZ - 1 }), fc.integer({ min: 5 * CLOCK_HZ + 1, max: 2 ** 32 - 1 }));
+    const jump = fc.oneof(
+      fc.integer({ min: -(2 ** 32) + 1, max: -CLOCK_HZ - 1 }),
+      fc.integer({ min: 5 * CLOCK_HZ + 1, max: 2 ** 32 - 1 }),
+    );
     fc.assert(
       fc.property(fc.array(fc.tuple(run, jump), { minLength: 1, maxLength: 5 }), (pieces) => {
-        // Each piece after the first starts `jump` from where the one before ended: a discontinuity whatever its own start.
+        // Each piece after the first starts `jump` from where the one before ended: a discontinuity whatever its own
+        // start.
         const timestamps: number[] = [];
         for (const [{ timestamps: piece }, step] of pieces) {
           const shift = timestamps.length === 0 ? 0 : (timestamps.at(-1) as number) + step - (piece[0] as number);
           timestamps.push(...piece.map((t) => (((t + shift) % WRAP) + WRAP) % WRAP));
         }
-        expect(playedTime(timestamps)).toEqual({ ticks: pieces.reduce((sum, [{ span }]) => sum + span, 0), runs: pieces.length });
+        expect(playedTime(timestamps)).toEqual({
+          ticks: pieces.reduce((sum, [{ span }]) => sum + span, 0),
+          runs: pieces.length,
+        });
       }),
     );
   });
 
   it('does not change when every timestamp moves by the same amount on the clock', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: WRAP - 1 }), { maxLength: 80 }), fc.integer({ min: 0, max: WRAP - 1 }), (timestamps, offset) => {
-        expect(playedTime(timestamps.map((t) => (t + offset) % WRAP))).toEqual(playedTime(timestamps));
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: WRAP - 1 }), { maxLength: 80 }),
+        fc.integer({ min: 0, max: WRAP - 1 }),
+        (timestamps, offset) => {
+          expect(playedTime(timestamps.map((t) => (t + offset) % WRAP))).toEqual(playedTime(timestamps));
+        },
+      ),
     );
   });
 

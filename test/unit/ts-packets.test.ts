@@ -14,9 +14,28 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'antenna-ts-'));
   const path = join(dir, 'clip.ts');
   execFileSync('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
-    '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine',
-    '-t', '3', '-c:v', 'mpeg2video', '-c:a', 'mp2', '-f', 'mpegts', path,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=320x240:rate=25',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine',
+    '-t',
+    '3',
+    '-c:v',
+    'mpeg2video',
+    '-c:a',
+    'mp2',
+    '-f',
+    'mpegts',
+    path,
   ]);
   ts = readFileSync(path);
 });
@@ -36,7 +55,8 @@ function counts(integrity: TsIntegrity) {
   return { packets, continuityErrors, syncLosses, gaps, bytes, damaged };
 }
 
-const packetAt = (buffer: Buffer, index: number) => buffer.subarray(index * TS_PACKET_SIZE, (index + 1) * TS_PACKET_SIZE);
+const packetAt = (buffer: Buffer, index: number) =>
+  buffer.subarray(index * TS_PACKET_SIZE, (index + 1) * TS_PACKET_SIZE);
 const pidOf = (packet: Buffer) => ((packet[1]! & 0x1f) << 8) | packet[2]!;
 const hasPayload = (packet: Buffer) => (packet[3]! & 0x10) !== 0;
 
@@ -56,7 +76,11 @@ function withoutPacket(index: number): Buffer {
 
 function withRepeats(index: number, times: number): Buffer {
   const packet = packetAt(ts, index);
-  return Buffer.concat([ts.subarray(0, (index + 1) * TS_PACKET_SIZE), ...Array<Buffer>(times).fill(packet), ts.subarray((index + 1) * TS_PACKET_SIZE)]);
+  return Buffer.concat([
+    ts.subarray(0, (index + 1) * TS_PACKET_SIZE),
+    ...Array<Buffer>(times).fill(packet),
+    ts.subarray((index + 1) * TS_PACKET_SIZE),
+  ]);
 }
 
 interface PacketOptions {
@@ -86,16 +110,23 @@ function run(pid: number, from: number, count: number): Buffer[] {
   return Array.from({ length: count }, (_, i) => packet(pid, from + i));
 }
 
-describe('TsIntegrity on ffmpeg\'s MPEG-TS', () => {
+describe("TsIntegrity on ffmpeg's MPEG-TS", () => {
   it('counts every packet and finds nothing wrong', () => {
     expect(counts(check(ts))).toEqual({
-      packets: ts.length / TS_PACKET_SIZE, continuityErrors: 0, syncLosses: 0, gaps: 0, bytes: ts.length, damaged: false,
+      packets: ts.length / TS_PACKET_SIZE,
+      continuityErrors: 0,
+      syncLosses: 0,
+      gaps: 0,
+      bytes: ts.length,
+      damaged: false,
     });
   });
 
   it('gives the same answer however the bytes are chunked', () => {
     const whole = counts(check(ts));
-    const splits = fc.uniqueArray(fc.integer({ min: 1, max: ts.length - 1 }), { maxLength: 200 }).map((points) => points.sort((a, b) => a - b));
+    const splits = fc
+      .uniqueArray(fc.integer({ min: 1, max: ts.length - 1 }), { maxLength: 200 })
+      .map((points) => points.sort((a, b) => a - b));
     fc.assert(
       fc.property(splits, (points) => {
         const edges = [0, ...points, ts.length];
@@ -114,20 +145,29 @@ describe('TsIntegrity on ffmpeg\'s MPEG-TS', () => {
 
   it('accepts a stream that starts mid-packet', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: TS_PACKET_SIZE * 3 }), fc.integer({ min: 1, max: 5000 }), (skip, chunkSize) => {
-        const integrity = new TsIntegrity();
-        const tail = ts.subarray(skip);
-        for (let i = 0; i < tail.length; i += chunkSize) integrity.push(tail.subarray(i, i + chunkSize));
-        expect(integrity.packets).toBe(Math.floor(tail.length / TS_PACKET_SIZE));
-        expect(integrity.damaged).toBe(false);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: TS_PACKET_SIZE * 3 }),
+        fc.integer({ min: 1, max: 5000 }),
+        (skip, chunkSize) => {
+          const integrity = new TsIntegrity();
+          const tail = ts.subarray(skip);
+          for (let i = 0; i < tail.length; i += chunkSize) integrity.push(tail.subarray(i, i + chunkSize));
+          expect(integrity.packets).toBe(Math.floor(tail.length / TS_PACKET_SIZE));
+          expect(integrity.damaged).toBe(false);
+        },
+      ),
       { numRuns: 50 },
     );
   });
 
   it('counts one continuity error when a packet is lost', () => {
     const broken = withoutPacket(middleVideoPacket());
-    expect(counts(check(broken))).toMatchObject({ packets: broken.length / TS_PACKET_SIZE, continuityErrors: 1, syncLosses: 0, damaged: true });
+    expect(counts(check(broken))).toMatchObject({
+      packets: broken.length / TS_PACKET_SIZE,
+      continuityErrors: 1,
+      syncLosses: 0,
+      damaged: true,
+    });
   });
 
   it('allows one duplicate of a packet, not two', () => {
@@ -158,7 +198,9 @@ describe('TsIntegrity on ffmpeg\'s MPEG-TS', () => {
     // Noise with sync bytes every 97 bytes, never 188 apart. (A sync byte where a packet is
     // due, or exactly one packet before the stream resumes, would rightly pass for a packet.)
     const noise = (i: number) => (i * 31 + 7) % 251;
-    const garbage = Buffer.from(Array.from({ length: 1500 }, (_, i) => (i % 97 === 50 ? 0x47 : noise(i) === 0x47 ? 0 : noise(i))));
+    const garbage = Buffer.from(
+      Array.from({ length: 1500 }, (_, i) => (i % 97 === 50 ? 0x47 : noise(i) === 0x47 ? 0 : noise(i))),
+    );
     const noisy = Buffer.concat([ts.subarray(0, index), garbage, ts.subarray(index)]);
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 4000 }), (chunkSize) => {
@@ -188,11 +230,21 @@ describe('TsIntegrity continuity rules', () => {
     const adaptationOnly = packet(0x100, 3, { payload: false, adaptation: true });
     const stream = [...run(0x100, 0, 4), adaptationOnly, adaptationOnly, ...run(0x100, 4, 20)];
     expect(counts(check(...stream))).toMatchObject({ packets: 26, continuityErrors: 0 });
-    expect(check(...run(0x100, 0, 4), packet(0x100, 4, { payload: false, adaptation: true }), ...run(0x100, 4, 3)).continuityErrors).toBe(1);
+    expect(
+      check(...run(0x100, 0, 4), packet(0x100, 4, { payload: false, adaptation: true }), ...run(0x100, 4, 3))
+        .continuityErrors,
+    ).toBe(1);
   });
 
-  it('keeps each PID\'s counter apart and ignores null packets', () => {
-    const stream = [...run(0x100, 0, 3), ...run(0x101, 9, 3), packet(0x1fff, 7), packet(0x1fff, 2), ...run(0x100, 3, 3), ...run(0x101, 12, 3)];
+  it("keeps each PID's counter apart and ignores null packets", () => {
+    const stream = [
+      ...run(0x100, 0, 3),
+      ...run(0x101, 9, 3),
+      packet(0x1fff, 7),
+      packet(0x1fff, 2),
+      ...run(0x100, 3, 3),
+      ...run(0x101, 12, 3),
+    ];
     expect(check(...stream).continuityErrors).toBe(0);
     expect(check(...run(0x100, 0, 3), ...run(0x100, 5, 3)).continuityErrors).toBe(1);
   });
@@ -206,7 +258,10 @@ describe('TsIntegrity continuity rules', () => {
 
   it('counts a packet flagged with a transport error, once', () => {
     const flagged = packet(0x100, 3, { transportError: true });
-    expect(counts(check(...run(0x100, 0, 3), flagged, ...run(0x100, 4, 3)))).toMatchObject({ continuityErrors: 1, damaged: true });
+    expect(counts(check(...run(0x100, 0, 3), flagged, ...run(0x100, 4, 3)))).toMatchObject({
+      continuityErrors: 1,
+      damaged: true,
+    });
   });
 });
 
@@ -221,7 +276,11 @@ describe('looksLikeMpegTs', () => {
   });
 
   it('refuses an error page, other containers, noise and heads too short to judge', () => {
-    const html = Buffer.from('<!DOCTYPE html><html><head><title>503 Service Unavailable</title></head><body>GGGG Try again later.</body></html>\n'.repeat(40));
+    const html = Buffer.from(
+      '<!DOCTYPE html><html><head><title>503 Service Unavailable</title></head><body>GGGG Try again later.</body></html>\n'.repeat(
+        40,
+      ),
+    );
     expect(looksLikeMpegTs(html)).toBe(false);
     expect(looksLikeMpegTs(Buffer.from('{"error":"tuner busy"}'))).toBe(false);
     expect(looksLikeMpegTs(Buffer.alloc(0))).toBe(false);

@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTsClip, startStreamServer, tsByteRate, type StreamServer, type TsClip } from '../support/ts-stream-server.js';
+import {
+  makeTsClip,
+  startStreamServer,
+  tsByteRate,
+  type StreamServer,
+  type TsClip,
+} from '../support/ts-stream-server.js';
 
 const RATE = 2_000_000 / 8; // the clip's 2 Mbit/s in bytes per second
 
@@ -108,7 +114,8 @@ describe('ts-stream-server', () => {
     expect(isTs(body)).toBe(true);
     const file = readFileSync(clip.path);
     expect(body.subarray(0, 188 * 50).equals(file.subarray(0, 188 * 50))).toBe(true);
-    expect(body.subarray(file.length, file.length + 188 * 50).equals(file.subarray(0, 188 * 50))).toBe(true); // ... from byte 0
+    // ... from byte 0
+    expect(body.subarray(file.length, file.length + 188 * 50).equals(file.subarray(0, 188 * 50))).toBe(true);
     await until(() => server.connections('paced') === 0);
     await until(() => server.bytesSent('paced') === body.length);
     expect(server.bytesSent('paced')).toBe(body.length);

@@ -1,4 +1,7 @@
-/** Work in steps (common/work-in-steps.ts): the same generator run at once or with pauses gives the same result; a "no" between steps stops it. */
+/**
+ * Work in steps (common/work-in-steps.ts): the same generator run at once or with pauses gives the same result; a "no"
+ * between steps stops it.
+ */
 import { describe, expect, it } from 'vitest';
 import { finishInTurns, finishNow, type Steps, stepClock } from '../../src/common/work-in-steps.js';
 

@@ -4,7 +4,13 @@
  * laid out for a television: larger type, a focus ring, and arrows, Enter and Back
  * reach everything.
  */
-import { FocusContext, doesFocusableExist, getCurrentFocusKey, setFocus, useFocusable } from '@noriginmedia/norigin-spatial-navigation';
+import {
+  FocusContext,
+  doesFocusableExist,
+  getCurrentFocusKey,
+  setFocus,
+  useFocusable,
+} from '@noriginmedia/norigin-spatial-navigation';
 import { Outlet, useRouter, useRouterState } from '@tanstack/react-router';
 import { useEffect } from 'react';
 import { FocusGroup, FocusLink } from './components/focusable';
@@ -53,7 +59,10 @@ export function AppShell() {
   }, [focusKey, path, mode]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      const typing = event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement || event.target instanceof HTMLSelectElement;
+      const typing =
+        event.target instanceof HTMLInputElement ||
+        event.target instanceof HTMLTextAreaElement ||
+        event.target instanceof HTMLSelectElement;
       if (watching || typing) return;
       // A remote's Back (and Backspace on a keyboard) goes back, as the TV's own apps do.
       if (event.key === 'GoBack' || event.key === 'BrowserBack' || (event.key === 'Backspace' && mode === 'tv')) {
@@ -74,7 +83,13 @@ export function AppShell() {
             </span>
             <FocusGroup as="nav" aria-label="Sections">
               {SECTIONS.map((section) => (
-                <FocusLink key={section.to} to={section.to} params={{ mode }} className="nav-link" activeProps={{ className: 'nav-link active', 'aria-current': 'page' }}>
+                <FocusLink
+                  key={section.to}
+                  to={section.to}
+                  params={{ mode }}
+                  className="nav-link"
+                  activeProps={{ className: 'nav-link active', 'aria-current': 'page' }}
+                >
                   {section.label}
                 </FocusLink>
               ))}

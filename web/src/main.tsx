@@ -20,8 +20,13 @@ window.addEventListener(
   'keydown',
   (event) => {
     const target = event.target;
-    const text = target instanceof HTMLInputElement && !['checkbox', 'radio', 'range', 'button', 'submit'].includes(target.type);
-    const field = text || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && target.type === 'range');
+    const text =
+      target instanceof HTMLInputElement && !['checkbox', 'radio', 'range', 'button', 'submit'].includes(target.type);
+    const field =
+      text ||
+      target instanceof HTMLSelectElement ||
+      target instanceof HTMLTextAreaElement ||
+      (target instanceof HTMLInputElement && target.type === 'range');
     if (!field) return;
     const leaves = text && (event.key === 'ArrowUp' || event.key === 'ArrowDown');
     if ((event.key.startsWith('Arrow') && !leaves) || event.key === 'Enter') event.stopImmediatePropagation();

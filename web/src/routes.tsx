@@ -4,7 +4,14 @@
  * The server sends the page for the first segment of each (src/api/web-app.routes.ts,
  * APP_SECTIONS): a section added here is added there too.
  */
-import { createRootRoute, createRoute, createRouter, lazyRouteComponent, notFound, redirect } from '@tanstack/react-router';
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  notFound,
+  redirect,
+} from '@tanstack/react-router';
 import { AppShell, NotFoundPage } from './app-shell';
 import { ErrorNotice } from './components/error-notice';
 import { LibraryLayout } from './sections/library/library-layout';
@@ -66,22 +73,39 @@ const libraryIndex = createRoute({
     throw redirect({ to: '/{-$mode}/library/recordings', params: { mode: params.mode } });
   },
 });
-const page = <P extends string>(path: P, component: () => React.ReactNode) => createRoute({ getParentRoute: () => libraryRoute, path, component });
+const page = <P extends string>(path: P, component: () => React.ReactNode) =>
+  createRoute({ getParentRoute: () => libraryRoute, path, component });
 const recordingsRoute = page('recordings', RecordingsPage);
 const showsRoute = page('shows', ShowsPage);
 const moviesRoute = page('movies', MoviesPage);
 const videosRoute = page('videos', VideoGroupsPage);
 const collectionsRoute = page('collections', CollectionsPage);
 const playlistsRoute = page('playlists', PlaylistsPage);
-const showRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'shows/$id', component: () => <ShowPage id={showRoute.useParams().id} /> });
-const groupRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'videos/$id', component: () => <VideoGroupPage id={groupRoute.useParams().id} /> });
+const showRoute = createRoute({
+  getParentRoute: () => libraryRoute,
+  path: 'shows/$id',
+  component: () => <ShowPage id={showRoute.useParams().id} />,
+});
+const groupRoute = createRoute({
+  getParentRoute: () => libraryRoute,
+  path: 'videos/$id',
+  component: () => <VideoGroupPage id={groupRoute.useParams().id} />,
+});
 const collectionRoute = createRoute({
   getParentRoute: () => libraryRoute,
   path: 'collections/$id',
   component: () => <CollectionPage id={collectionRoute.useParams().id} />,
 });
-const playlistRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'playlists/$id', component: () => <PlaylistPage id={playlistRoute.useParams().id} /> });
-const itemRoute = createRoute({ getParentRoute: () => libraryRoute, path: 'items/$id', component: () => <ItemDetailPage id={itemRoute.useParams().id} /> });
+const playlistRoute = createRoute({
+  getParentRoute: () => libraryRoute,
+  path: 'playlists/$id',
+  component: () => <PlaylistPage id={playlistRoute.useParams().id} />,
+});
+const itemRoute = createRoute({
+  getParentRoute: () => libraryRoute,
+  path: 'items/$id',
+  component: () => <ItemDetailPage id={itemRoute.useParams().id} />,
+});
 
 /** `?t=`: the number a player gave the command that opened the player view (player-bridge). */
 export function ticketParam(search: Record<string, unknown>): { t?: number } {
@@ -98,7 +122,12 @@ export function startParam(search: Record<string, unknown>): { start: number; t?
 const guideRoute = createRoute({ getParentRoute: () => modeRoute, path: 'guide', component: GuidePage });
 const liveRoute = createRoute({ getParentRoute: () => modeRoute, path: 'live', component: LivePage });
 // `?q=`: the search, in the address so it can be bookmarked and Back returns to it.
-const searchRoute = createRoute({ getParentRoute: () => modeRoute, path: 'search', validateSearch: searchParam, component: SearchPage });
+const searchRoute = createRoute({
+  getParentRoute: () => modeRoute,
+  path: 'search',
+  validateSearch: searchParam,
+  component: SearchPage,
+});
 
 // The DVR section is /schedule: /dvr is the server's own API.
 const scheduleRoute = createRoute({ getParentRoute: () => modeRoute, path: 'schedule', component: ScheduleLayout });
@@ -120,8 +149,16 @@ const newPassRoute = createRoute({
     return <NewPassPage key={JSON.stringify(search)} search={search} />;
   },
 });
-const editPassRoute = createRoute({ getParentRoute: () => scheduleRoute, path: 'passes/$id', component: () => <EditPassPage id={editPassRoute.useParams().id} /> });
-const recordingNowRoute = createRoute({ getParentRoute: () => scheduleRoute, path: 'recording', component: RecordingNowPage });
+const editPassRoute = createRoute({
+  getParentRoute: () => scheduleRoute,
+  path: 'passes/$id',
+  component: () => <EditPassPage id={editPassRoute.useParams().id} />,
+});
+const recordingNowRoute = createRoute({
+  getParentRoute: () => scheduleRoute,
+  path: 'recording',
+  component: RecordingNowPage,
+});
 const settingsRoute = createRoute({ getParentRoute: () => modeRoute, path: 'settings', component: SettingsLayout });
 const settingsIndex = createRoute({ getParentRoute: () => settingsRoute, path: '/', component: SettingsPage });
 const channelsRoute = createRoute({ getParentRoute: () => settingsRoute, path: 'channels', component: LineupPage });
@@ -168,7 +205,14 @@ export const routeTree = rootRoute.addChildren([
     guideRoute,
     liveRoute,
     searchRoute,
-    scheduleRoute.addChildren([scheduleIndex, upcomingRoute, passesRoute, newPassRoute, editPassRoute, recordingNowRoute]),
+    scheduleRoute.addChildren([
+      scheduleIndex,
+      upcomingRoute,
+      passesRoute,
+      newPassRoute,
+      editPassRoute,
+      recordingNowRoute,
+    ]),
     settingsRoute.addChildren([settingsIndex, channelsRoute]),
     watchRoute,
     watchChannelRoute,

@@ -7,7 +7,10 @@ import { startParam } from '../src/routes';
 
 describe('cards', () => {
   it('marks a recording being written, resume progress and favorites', () => {
-    const card = itemCard({ id: 'rec-1', show_id: 's', program_id: 'p', title: 'News', duration: 600, playback_time: 150, favorited: true }, new Set(['rec-1']));
+    const card = itemCard(
+      { id: 'rec-1', show_id: 's', program_id: 'p', title: 'News', duration: 600, playback_time: 150, favorited: true },
+      new Set(['rec-1']),
+    );
     expect(card.badges).toEqual(['Recording', 'Favorite']);
     expect(card.progress).toBe(0.25);
     expect(card.target).toEqual({ to: '/{-$mode}/library/items/$id', params: { id: 'rec-1' } });
@@ -16,8 +19,12 @@ describe('cards', () => {
 
   it('tells shows from items in collection content', () => {
     expect(contentCard({ id: 's1', name: 'Show', episode_count: 3 }).target.to).toBe('/{-$mode}/library/shows/$id');
-    expect(contentCard({ id: 'm1', program_id: 'p', title: 'Film', duration: 1, playback_time: 0 }).target.to).toBe('/{-$mode}/library/items/$id');
-    expect(showCard({ id: 's1', name: 'Show', episode_count: 1, number_unwatched: 1 }).subtitle).toBe('1 episode · 1 unwatched');
+    expect(contentCard({ id: 'm1', program_id: 'p', title: 'Film', duration: 1, playback_time: 0 }).target.to).toBe(
+      '/{-$mode}/library/items/$id',
+    );
+    expect(showCard({ id: 's1', name: 'Show', episode_count: 1, number_unwatched: 1 }).subtitle).toBe(
+      '1 episode · 1 unwatched',
+    );
   });
 
   it("reckons a row's height from the art's shape and the fixed text lines, in the page's own type size", () => {
@@ -28,18 +35,26 @@ describe('cards', () => {
 
   it('fits at least one column in any width', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.double({ min: -100, max: 100_000 }), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY)), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 100 }), (width, min, gap) => {
-        const columns = columnsFor(width, min, gap);
-        expect(columns).toBeGreaterThanOrEqual(1);
-        if (Number.isFinite(width) && width > 0 && columns > 1) expect(columns * min + (columns - 1) * gap).toBeLessThanOrEqual(width + 1e-6);
-      }),
+      fc.property(
+        fc.oneof(fc.double({ min: -100, max: 100_000 }), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY)),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 0, max: 100 }),
+        (width, min, gap) => {
+          const columns = columnsFor(width, min, gap);
+          expect(columns).toBeGreaterThanOrEqual(1);
+          if (Number.isFinite(width) && width > 0 && columns > 1)
+            expect(columns * min + (columns - 1) * gap).toBeLessThanOrEqual(width + 1e-6);
+        },
+      ),
     );
   });
 });
 
 describe('requests', () => {
   it('builds query strings from the values that are set, and escapes ids in paths', () => {
-    expect(queryString({ source: 'recordings', sort: undefined, order: 'desc', q: '' })).toBe('?source=recordings&order=desc');
+    expect(queryString({ source: 'recordings', sort: undefined, order: 'desc', q: '' })).toBe(
+      '?source=recordings&order=desc',
+    );
     expect(queryString({})).toBe('');
     expect(seg('a/b?c')).toBe('a%2Fb%3Fc');
     fc.assert(
@@ -51,7 +66,9 @@ describe('requests', () => {
   });
 
   it("reads the server's error message, and describes answers that are not JSON", async () => {
-    const json = await errorOf(new Response(JSON.stringify({ status: 404, code: 'not_found', message: 'No show with id x.' }), { status: 404 }));
+    const json = await errorOf(
+      new Response(JSON.stringify({ status: 404, code: 'not_found', message: 'No show with id x.' }), { status: 404 }),
+    );
     expect(json).toBeInstanceOf(ApiError);
     expect([json.status, json.code, json.message]).toEqual([404, 'not_found', 'No show with id x.']);
     const html = await errorOf(new Response('<h1>Bad gateway</h1>', { status: 502, statusText: 'Bad Gateway' }));

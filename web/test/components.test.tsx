@@ -7,7 +7,12 @@ import { describeHlsError, startGapTarget } from '../src/sections/player/use-hls
 
 describe('error messages', () => {
   it("shows the server's own message as an alert, with a way to try again", () => {
-    const html = renderToStaticMarkup(<ErrorNotice error={new ApiError(409, 'not_a_recording', 'Imported files are never deleted.')} retry={() => undefined} />);
+    const html = renderToStaticMarkup(
+      <ErrorNotice
+        error={new ApiError(409, 'not_a_recording', 'Imported files are never deleted.')}
+        retry={() => undefined}
+      />,
+    );
     expect(html).toContain('role="alert"');
     expect(html).toContain('Imported files are never deleted.');
     expect(html).toContain('Try again');
@@ -21,9 +26,19 @@ describe('error messages', () => {
 
   it('describes unknown failures and stream failures in words', () => {
     expect(describeError('boom')).toBe('Something went wrong.');
-    expect(describeHlsError({ type: 'networkError' as never, details: 'manifestLoadError' as never, response: { code: 503 } })).toMatch(/too busy/);
-    expect(describeHlsError({ type: 'networkError' as never, details: 'fragLoadError' as never, response: { code: 500 } })).toMatch(/HTTP 500/);
-    expect(describeHlsError({ type: 'mediaError' as never, details: 'bufferAppendError' as never })).toMatch(/cannot decode/);
+    expect(
+      describeHlsError({
+        type: 'networkError' as never,
+        details: 'manifestLoadError' as never,
+        response: { code: 503 },
+      }),
+    ).toMatch(/too busy/);
+    expect(
+      describeHlsError({ type: 'networkError' as never, details: 'fragLoadError' as never, response: { code: 500 } }),
+    ).toMatch(/HTTP 500/);
+    expect(describeHlsError({ type: 'mediaError' as never, details: 'bufferAppendError' as never })).toMatch(
+      /cannot decode/,
+    );
   });
 });
 
@@ -34,6 +49,11 @@ describe('a start gap before the first buffered frames', () => {
     expect(startGapTarget(10, [[0, 36]])).toBeNull();
     expect(startGapTarget(0, [])).toBeNull();
     expect(startGapTarget(0, [[30, 40]])).toBeNull();
-    expect(startGapTarget(36, [[0, 36], [37, 50]])).toBe(37);
+    expect(
+      startGapTarget(36, [
+        [0, 36],
+        [37, 50],
+      ]),
+    ).toBe(37);
   });
 });

@@ -31,7 +31,13 @@ import { ruleFor } from '../src/sections/guide/programme-dialog';
 const NOW = 1_900_000_000;
 const epoch = fc.integer({ min: 1_600_000_000, max: 2_100_000_000 });
 const scaleArb = fc.record({ origin: epoch.map(originFor), pxPerMinute: fc.integer({ min: 1, max: 12 }) });
-const airing = (start: number, end: number, extra: Partial<GuideAiring> = {}): GuideAiring => ({ start_time: start, end_time: end, title: 'Show', new: false, ...extra });
+const airing = (start: number, end: number, extra: Partial<GuideAiring> = {}): GuideAiring => ({
+  start_time: start,
+  end_time: end,
+  title: 'Show',
+  new: false,
+  ...extra,
+});
 
 describe('time and x', () => {
   it('opens half an hour before the half hour now is in, on a half-hour boundary', () => {
@@ -62,11 +68,16 @@ describe('time and x', () => {
     expect(boxOf(airing(NOW - 1800, NOW + 600), scale)).toEqual({ left: 0, width: 50 });
     expect(boxOf(airing(NOW, NOW + 30), scale, 4)).toEqual({ left: 0, width: 4 });
     fc.assert(
-      fc.property(scaleArb, fc.integer({ min: -86400, max: GUIDE_SPAN }), fc.integer({ min: 60, max: 86400 }), (scale, offset, length) => {
-        const box = boxOf(airing(scale.origin + offset, scale.origin + offset + length), scale);
-        expect(box.left).toBeGreaterThanOrEqual(0);
-        expect(box.width).toBeGreaterThanOrEqual(4);
-      }),
+      fc.property(
+        scaleArb,
+        fc.integer({ min: -86400, max: GUIDE_SPAN }),
+        fc.integer({ min: 60, max: 86400 }),
+        (scale, offset, length) => {
+          const box = boxOf(airing(scale.origin + offset, scale.origin + offset + length), scale);
+          expect(box.left).toBeGreaterThanOrEqual(0);
+          expect(box.width).toBeGreaterThanOrEqual(4);
+        },
+      ),
     );
   });
 });
@@ -82,7 +93,10 @@ describe('changing channel in the grid', () => {
     expect(airingAt([], NOW)).toBeUndefined();
   });
   it('always gives an airing of a non-empty row, one on the air at the time when there is one', () => {
-    const rows = fc.array(fc.tuple(fc.integer({ min: 0, max: 86400 }), fc.integer({ min: 1, max: 7200 })), { minLength: 1, maxLength: 20 });
+    const rows = fc.array(fc.tuple(fc.integer({ min: 0, max: 86400 }), fc.integer({ min: 1, max: 7200 })), {
+      minLength: 1,
+      maxLength: 20,
+    });
     fc.assert(
       fc.property(rows, fc.integer({ min: -3600, max: 90000 }), (spans, offset) => {
         const airings = mergeAirings([spans.map(([start, length]) => airing(NOW + start, NOW + start + length))]);
@@ -99,20 +113,26 @@ describe('changing channel in the grid', () => {
 describe('what to fetch', () => {
   it('covers any visible span with aligned windows, inside the grid, each once', () => {
     fc.assert(
-      fc.property(scaleArb, fc.integer({ min: -86400, max: GUIDE_SPAN }), fc.integer({ min: 0, max: 2 * 86400 }), (scale, offset, length) => {
-        const from = scale.origin + offset;
-        const to = from + length;
-        const blocks = blocksFor(from, to, scale);
-        expect(new Set(blocks).size).toBe(blocks.length);
-        for (const block of blocks) {
-          expect(block % BLOCK).toBe(0);
-          expect(block).toBeLessThan(scale.origin + GUIDE_SPAN);
-        }
-        // Every second of the visible span inside the grid falls in a window.
-        const lo = Math.max(from, scale.origin);
-        const hi = Math.min(to, scale.origin + GUIDE_SPAN);
-        for (const t of [lo, Math.floor((lo + hi) / 2), hi - 1]) if (t >= lo && t < hi) expect(blocks.some((b) => b <= t && t < b + BLOCK)).toBe(true);
-      }),
+      fc.property(
+        scaleArb,
+        fc.integer({ min: -86400, max: GUIDE_SPAN }),
+        fc.integer({ min: 0, max: 2 * 86400 }),
+        (scale, offset, length) => {
+          const from = scale.origin + offset;
+          const to = from + length;
+          const blocks = blocksFor(from, to, scale);
+          expect(new Set(blocks).size).toBe(blocks.length);
+          for (const block of blocks) {
+            expect(block % BLOCK).toBe(0);
+            expect(block).toBeLessThan(scale.origin + GUIDE_SPAN);
+          }
+          // Every second of the visible span inside the grid falls in a window.
+          const lo = Math.max(from, scale.origin);
+          const hi = Math.min(to, scale.origin + GUIDE_SPAN);
+          for (const t of [lo, Math.floor((lo + hi) / 2), hi - 1])
+            if (t >= lo && t < hi) expect(blocks.some((b) => b <= t && t < b + BLOCK)).toBe(true);
+        },
+      ),
     );
   });
 
@@ -133,7 +153,12 @@ describe('what to fetch', () => {
     const a = airing(100, 200);
     const b = airing(200, 300);
     const c = airing(300, 400);
-    expect(mergeAirings([[b, c], [a, b]]).map((x) => x.start_time)).toEqual([100, 200, 300]);
+    expect(
+      mergeAirings([
+        [b, c],
+        [a, b],
+      ]).map((x) => x.start_time),
+    ).toEqual([100, 200, 300]);
     expect(airingsIn([a, b, c], 200, 300)).toEqual([b]);
   });
 
@@ -159,16 +184,34 @@ describe('what a programme says', () => {
 
   it('records this airing, the series by its id (else title), or new episodes only', () => {
     const show = airing(NOW, NOW + 1800, { title: 'Harbour Watch', series_id: 'SH01' });
-    expect(ruleFor('program', { number: '5' }, show)).toEqual({ type: 'program', channel: '5', start_time: NOW, name: 'Harbour Watch' });
-    expect(ruleFor('series', { number: '5' }, show)).toEqual({ type: 'series', series_id: 'SH01', title: 'Harbour Watch' });
-    expect(ruleFor('new', { number: '5' }, airing(NOW, NOW + 60, { title: 'News' }))).toEqual({ type: 'series', title: 'News', new_only: true });
+    expect(ruleFor('program', { number: '5' }, show)).toEqual({
+      type: 'program',
+      channel: '5',
+      start_time: NOW,
+      name: 'Harbour Watch',
+    });
+    expect(ruleFor('series', { number: '5' }, show)).toEqual({
+      type: 'series',
+      series_id: 'SH01',
+      title: 'Harbour Watch',
+    });
+    expect(ruleFor('new', { number: '5' }, airing(NOW, NOW + 60, { title: 'News' }))).toEqual({
+      type: 'series',
+      title: 'News',
+      new_only: true,
+    });
   });
 
   it('records a placeholder hour by its time only, never as a series of the channel’s name', () => {
     const hour = airing(NOW, NOW + 3600, { title: 'Eleven', placeholder: true });
     expect(isPlaceholder(hour)).toBe(true);
     expect(isPlaceholder(airing(NOW, NOW + 60))).toBe(false);
-    expect(ruleFor('program', { number: '11' }, hour)).toEqual({ type: 'program', channel: '11', start_time: NOW, name: 'Eleven' });
+    expect(ruleFor('program', { number: '11' }, hour)).toEqual({
+      type: 'program',
+      channel: '11',
+      start_time: NOW,
+      name: 'Eleven',
+    });
     expect(() => ruleFor('series', { number: '11' }, hour)).toThrow();
     expect(() => ruleFor('new', { number: '11' }, hour)).toThrow();
   });

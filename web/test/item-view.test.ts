@@ -2,17 +2,46 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Episode, Movie, Video } from '../src/api/server-types';
-import { commercialSpans, episodeCode, formatClock, formatDuration, itemSubtitle, itemTitle, jobState, kindOf, progressShare, skipTarget } from '../src/lib/item-view';
+import {
+  commercialSpans,
+  episodeCode,
+  formatClock,
+  formatDuration,
+  itemSubtitle,
+  itemTitle,
+  jobState,
+  kindOf,
+  progressShare,
+  skipTarget,
+} from '../src/lib/item-view';
 import { seasonsOf } from '../src/lib/seasons';
 
-const episode = (fields: Partial<Episode> = {}): Episode => ({ id: 'e1', show_id: 's1', program_id: 'p', duration: 1800, playback_time: 0, title: 'Show', ...fields });
+const episode = (fields: Partial<Episode> = {}): Episode => ({
+  id: 'e1',
+  show_id: 's1',
+  program_id: 'p',
+  duration: 1800,
+  playback_time: 0,
+  title: 'Show',
+  ...fields,
+});
 const movie: Movie = { id: 'm1', program_id: 'p', duration: 5400, playback_time: 0, title: 'Film', release_year: 1999 };
-const video: Video = { id: 'v1', video_group_id: 'g', program_id: 'p', duration: 60, playback_time: 0, title: 'Trips', video_title: 'Day one' };
+const video: Video = {
+  id: 'v1',
+  video_group_id: 'g',
+  program_id: 'p',
+  duration: 60,
+  playback_time: 0,
+  title: 'Trips',
+  video_title: 'Day one',
+};
 
 describe('naming items', () => {
   it('tells episodes, movies and videos apart, and names each as a card would', () => {
     expect([kindOf(episode()), kindOf(movie), kindOf(video)]).toEqual(['episode', 'movie', 'video']);
-    expect(itemSubtitle(episode({ season_number: 2, episode_number: 5, episode_title: 'Pilot' }))).toBe('S02E05 · Pilot');
+    expect(itemSubtitle(episode({ season_number: 2, episode_number: 5, episode_title: 'Pilot' }))).toBe(
+      'S02E05 · Pilot',
+    );
     expect(itemSubtitle(movie)).toBe('1999');
     expect(itemSubtitle(video)).toBe('Day one');
     expect(itemTitle({ ...video, title: undefined })).toBe('Day one');
@@ -24,10 +53,12 @@ describe('naming items', () => {
     expect(progressShare(episode({ playback_time: 900 }))).toBe(0.5);
     expect(progressShare(episode({ playback_time: 900, watched: true }))).toBe(1);
     expect(progressShare(episode({ playback_time: 900, duration: 0 }))).toBe(0);
-    fc.assert(fc.property(fc.double(), fc.double(), (time, duration) => {
-      const share = progressShare({ playback_time: time, duration });
-      expect(share >= 0 && share <= 1).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.double(), fc.double(), (time, duration) => {
+        const share = progressShare({ playback_time: time, duration });
+        expect(share >= 0 && share <= 1).toBe(true);
+      }),
+    );
   });
 
   it('writes lengths and clocks for people', () => {
@@ -41,7 +72,13 @@ describe('naming items', () => {
   });
 
   it('groups episodes by season, specials and unnumbered last', () => {
-    const seasons = seasonsOf([episode({ id: 'a', season_number: 2 }), episode({ id: 'b' }), episode({ id: 'c', season_number: 0 }), episode({ id: 'd', season_number: 1 }), episode({ id: 'e', season_number: 2 })]);
+    const seasons = seasonsOf([
+      episode({ id: 'a', season_number: 2 }),
+      episode({ id: 'b' }),
+      episode({ id: 'c', season_number: 0 }),
+      episode({ id: 'd', season_number: 1 }),
+      episode({ id: 'e', season_number: 2 }),
+    ]);
     expect(seasons.map((s) => [s.label, s.episodes.map((e) => e.id)])).toEqual([
       ['Specials', ['c']],
       ['Season 1', ['d']],

@@ -1,7 +1,18 @@
-/** The Channels page's reading of the lineup: filters, the source's values where the user changed one, and its sentences. */
+/**
+ * The Channels page's reading of the lineup: filters, the source's values where the user changed one, and its
+ * sentences.
+ */
 import { describe, expect, it } from 'vitest';
 import type { LineupChannel } from '../src/api/server-types';
-import { describeChange, describeGroupChange, filterChannels, groupLabel, lineupCount, parseStart, sourceValues } from '../src/sections/settings/lineup-view';
+import {
+  describeChange,
+  describeGroupChange,
+  filterChannels,
+  groupLabel,
+  lineupCount,
+  parseStart,
+  sourceValues,
+} from '../src/sections/settings/lineup-view';
 
 const channel = (fields: Partial<LineupChannel> & Pick<LineupChannel, 'number' | 'name'>): LineupChannel => ({
   id: `s:${fields.number}`,
@@ -35,7 +46,12 @@ describe('the Channels page', () => {
 
   it("shows the source's value only where the user changed one", () => {
     expect(sourceValues(lineup[0]!)).toEqual([]);
-    const edited = channel({ number: '50', name: 'Fifty', edited: ['name', 'number', 'hidden', 'group'], source: { number: '5', name: 'Five' } });
+    const edited = channel({
+      number: '50',
+      name: 'Fifty',
+      edited: ['name', 'number', 'hidden', 'group'],
+      source: { number: '5', name: 'Five' },
+    });
     expect(sourceValues(edited)).toEqual([
       { field: 'number', source: '5' },
       { field: 'name', source: 'Five' },
@@ -45,12 +61,20 @@ describe('the Channels page', () => {
 
   it('says what a change did, and the groups and counts, in words', () => {
     const before = channel({ number: '9', name: 'Nine' });
-    expect(describeChange(before, { ...before, number: '8', edited: ['number'] }, 'number')).toBe('Nine is now channel 8 (it was 9).');
+    expect(describeChange(before, { ...before, number: '8', edited: ['number'] }, 'number')).toBe(
+      'Nine is now channel 8 (it was 9).',
+    );
     expect(describeChange({ ...before, number: '8' }, before, 'number')).toBe('Nine has its source’s number again: 9.');
-    expect(describeChange(before, { ...before, name: 'Nine HD', edited: ['name'] }, 'name')).toBe('Channel 9 is now called Nine HD (it was Nine).');
-    expect(describeChange(before, { ...before, hidden: true, edited: ['hidden'] }, 'hidden')).toMatch(/^9 Nine is hidden/);
+    expect(describeChange(before, { ...before, name: 'Nine HD', edited: ['name'] }, 'name')).toBe(
+      'Channel 9 is now called Nine HD (it was Nine).',
+    );
+    expect(describeChange(before, { ...before, hidden: true, edited: ['hidden'] }, 'hidden')).toMatch(
+      /^9 Nine is hidden/,
+    );
     expect(describeChange(before, { ...before, favorite: true }, 'favorite')).toBe('9 Nine is a favorite.');
-    expect(describeGroupChange('News', 'renumber', [lineup[1]!, lineup[3]!, { ...lineup[1]!, hidden: true }], 100)).toBe('News: its 2 visible channels numbered from 100.');
+    expect(
+      describeGroupChange('News', 'renumber', [lineup[1]!, lineup[3]!, { ...lineup[1]!, hidden: true }], 100),
+    ).toBe('News: its 2 visible channels numbered from 100.');
     expect(describeGroupChange('News', 'hide', [lineup[1]!])).toBe('News: its 1 channel hidden.');
     expect(groupLabel({ name: 'News', channels: 12, hidden: 0 })).toBe('News: 12 channels');
     expect(groupLabel({ name: 'News', channels: 12, hidden: 3 })).toBe('News: 12 channels, 3 hidden');

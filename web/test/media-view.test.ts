@@ -5,7 +5,9 @@ import { audioLine, languageName, mediaRows, subtitleLine, videoLine } from '../
 
 describe('media rows', () => {
   it('names codecs, sizes, frame rates, HDR, channels and languages', () => {
-    expect(videoLine({ codec: 'hevc', width: 3840, height: 2160, frameRate: 23.976, hdr: 'HDR10' })).toBe('HEVC · 3840×2160 · 23.976 fps · HDR10');
+    expect(videoLine({ codec: 'hevc', width: 3840, height: 2160, frameRate: 23.976, hdr: 'HDR10' })).toBe(
+      'HEVC · 3840×2160 · 23.976 fps · HDR10',
+    );
     expect(videoLine({ codec: 'h264', width: 0, height: 0 })).toBe('H.264');
     expect(audioLine({ codec: 'ac3', channels: 6, language: 'ger' })).toBe('AC-3 5.1 · German');
     expect(audioLine({ codec: 'aac', channels: 2, language: 'en' })).toBe('AAC stereo · English');
@@ -19,7 +21,10 @@ describe('media rows', () => {
       mediaRows({
         container: 'matroska',
         video: { codec: 'h264', width: 1280, height: 720, frameRate: 25 },
-        audio: [{ codec: 'eac3', channels: 6, language: 'eng' }, { codec: 'aac', channels: 2, language: 'spa' }],
+        audio: [
+          { codec: 'eac3', channels: 6, language: 'eng' },
+          { codec: 'aac', channels: 2, language: 'spa' },
+        ],
         subtitles: [{ codec: 'ass', language: 'jpn', forced: false }],
         closedCaptions: true,
       }),

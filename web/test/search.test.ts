@@ -15,8 +15,24 @@ import {
   searchParam,
 } from '../src/sections/search/search-view';
 
-const none: SearchResults = { query: 'x', shows: [], video_groups: [], episodes: [], movies: [], videos: [], programmes: [] };
-const airing = (fields: Partial<GuideMatch> = {}): GuideMatch => ({ start_time: 1000, end_time: 2800, title: 'Harbour Watch', new: false, channel: '5', on_now: false, ...fields });
+const none: SearchResults = {
+  query: 'x',
+  shows: [],
+  video_groups: [],
+  episodes: [],
+  movies: [],
+  videos: [],
+  programmes: [],
+};
+const airing = (fields: Partial<GuideMatch> = {}): GuideMatch => ({
+  start_time: 1000,
+  end_time: 2800,
+  title: 'Harbour Watch',
+  new: false,
+  channel: '5',
+  on_now: false,
+  ...fields,
+});
 
 describe('the ?q= parameter', () => {
   it('keeps text, turns a value the router parsed as JSON back into text, and drops blanks and the rest', () => {
@@ -47,12 +63,28 @@ describe('result groups', () => {
       ...none,
       shows: [{ id: 's1', name: 'The Lighthouse Keepers', episode_count: 3 }],
       movies: [{ id: 'm1', program_id: 'p', title: 'Northern Lights', duration: 60, playback_time: 0 }],
-      episodes: [{ id: 'e1', show_id: 's1', program_id: 'p', title: 'The Lighthouse Keepers', episode_title: 'Fog', season_number: 1, episode_number: 2, duration: 60, playback_time: 0 }],
+      episodes: [
+        {
+          id: 'e1',
+          show_id: 's1',
+          program_id: 'p',
+          title: 'The Lighthouse Keepers',
+          episode_title: 'Fog',
+          season_number: 1,
+          episode_number: 2,
+          duration: 60,
+          playback_time: 0,
+        },
+      ],
     };
     const groups = resultGroups(results);
     expect(groups.map((g) => g.key)).toEqual(['shows', 'movies', 'episodes']);
     expect(groups[0]?.cards[0]?.target).toEqual({ to: '/{-$mode}/library/shows/$id', params: { id: 's1' } });
-    expect(groups[1]?.cards[0]).toMatchObject({ title: 'Northern Lights', shape: 'poster', target: { to: '/{-$mode}/library/items/$id', params: { id: 'm1' } } });
+    expect(groups[1]?.cards[0]).toMatchObject({
+      title: 'Northern Lights',
+      shape: 'poster',
+      target: { to: '/{-$mode}/library/items/$id', params: { id: 'm1' } },
+    });
     expect(groups[2]?.cards[0]).toMatchObject({ subtitle: 'S01E02 · Fog · 1 min', shape: 'wide' });
     expect(foundNothing(results)).toBe(false);
   });
@@ -78,7 +110,9 @@ describe('guide programmes', () => {
   });
 
   it('show their episode, and whether and how a job records them', () => {
-    expect(programmeSubtitle(airing({ season_number: 2, episode_number: 5, episode_title: 'Fog' }))).toBe('S02E05 · Fog');
+    expect(programmeSubtitle(airing({ season_number: 2, episode_number: 5, episode_title: 'Fog' }))).toBe(
+      'S02E05 · Fog',
+    );
     expect(programmeSubtitle(airing())).toBe('');
     expect(recordingState(airing())).toBe('none');
     expect(recordingState(airing({ job: { id: '1-1', state: 'scheduled', skipped: false } }))).toBe('scheduled');
@@ -91,7 +125,12 @@ describe('guide programmes', () => {
   });
 
   it('are recorded by a program rule for their channel and start, named within the limit the server sets', () => {
-    expect(programRuleFor(airing())).toEqual({ type: 'program', channel: '5', start_time: 1000, name: 'Harbour Watch' });
+    expect(programRuleFor(airing())).toEqual({
+      type: 'program',
+      channel: '5',
+      start_time: 1000,
+      name: 'Harbour Watch',
+    });
     expect(programRuleFor(airing({ title: 'x'.repeat(300) })).name).toHaveLength(200);
     expect(programRuleFor(airing({ title: '  ' }))).toEqual({ type: 'program', channel: '5', start_time: 1000 });
   });

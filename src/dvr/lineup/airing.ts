@@ -56,7 +56,25 @@ export class ProgrammeAiring implements Airing {
 
   static fromRow(r: ProgrammeRow, channels: string[]): ProgrammeAiring {
     return ProgrammeAiring.fromTuple(
-      [r.guide_id, r.xmltv_channel, r.start, r.stop, r.title, r.episode_title, r.season, r.episode, r.summary, r.categories, r.original_air_date, r.is_new, r.rating, r.image_url, r.program_id, r.series_id, r.year],
+      [
+        r.guide_id,
+        r.xmltv_channel,
+        r.start,
+        r.stop,
+        r.title,
+        r.episode_title,
+        r.season,
+        r.episode,
+        r.summary,
+        r.categories,
+        r.original_air_date,
+        r.is_new,
+        r.rating,
+        r.image_url,
+        r.program_id,
+        r.series_id,
+        r.year,
+      ],
       channels,
     );
   }

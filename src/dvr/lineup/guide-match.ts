@@ -47,7 +47,8 @@ class GuideIndex {
       if (key && !this.byName.has(key)) this.byName.set(key, gc);
       // A display name that is a channel number ("12.1") serves the number match too.
       const trimmed = name.trim();
-      if (CHANNEL_NUMBER_NAME.test(trimmed) && !this.byNumber.has(trimmed.replace('-', '.'))) this.byNumber.set(trimmed.replace('-', '.'), gc);
+      if (CHANNEL_NUMBER_NAME.test(trimmed) && !this.byNumber.has(trimmed.replace('-', '.')))
+        this.byNumber.set(trimmed.replace('-', '.'), gc);
     }
   }
 
@@ -71,7 +72,10 @@ function guideIdsOf(priority: string | null | undefined): string[] {
   }
 }
 
-export function matchGuideChannels(channels: readonly MatchableChannel[], guideChannels: readonly MatchableGuideChannel[]): GuideChannelMap {
+export function matchGuideChannels(
+  channels: readonly MatchableChannel[],
+  guideChannels: readonly MatchableGuideChannel[],
+): GuideChannelMap {
   const guides = new Map<string, GuideIndex>();
   const exact = new Map<string, MatchableGuideChannel>();
   for (const gc of guideChannels) {
@@ -84,7 +88,8 @@ export function matchGuideChannels(channels: readonly MatchableChannel[], guideC
   const assigned = new Set<string>();
   for (const channel of channels) {
     if (assigned.has(channel.number)) continue;
-    const match = (channel.guide_channel ? exact.get(channel.guide_channel) : undefined) ?? firstDescribing(channel, guides);
+    const match =
+      (channel.guide_channel ? exact.get(channel.guide_channel) : undefined) ?? firstDescribing(channel, guides);
     if (!match) continue;
     assigned.add(channel.number);
     const key = guideKey(match.guide_id, match.xmltv_id);
@@ -96,7 +101,10 @@ export function matchGuideChannels(channels: readonly MatchableChannel[], guideC
 }
 
 /** The channel's guide channel in the first guide, in its order, that describes it. */
-function firstDescribing(channel: MatchableChannel, guides: ReadonlyMap<string, GuideIndex>): MatchableGuideChannel | undefined {
+function firstDescribing(
+  channel: MatchableChannel,
+  guides: ReadonlyMap<string, GuideIndex>,
+): MatchableGuideChannel | undefined {
   const own = guideIdsOf(channel.guide_priority);
   for (const id of own) {
     const match = guides.get(id)?.find(channel);

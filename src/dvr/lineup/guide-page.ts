@@ -6,7 +6,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../db/database.js';
 import type { GuideAiringSchema, GuidePageSchema } from '../../model/guide-page.schemas.js';
-import { type GridJobRow, type GridProgrammeRow, jobsBetween, programmesOfChannels } from '../../repositories/guide-grid.repository.js';
+import {
+  type GridJobRow,
+  type GridProgrammeRow,
+  jobsBetween,
+  programmesOfChannels,
+} from '../../repositories/guide-grid.repository.js';
 import type { StreamableChannel } from '../../repositories/sources.repository.js';
 import type { GuideChannelMap } from './guide-match.js';
 import { placeholderAirings } from './placeholder-airings.js';
@@ -82,7 +87,12 @@ function airingOf(row: GridProgrammeRow, jobs: readonly GridJobRow[]): GuideAiri
  * The page: `channels` are every streamable channel, one per number, in order;
  * `guideMap` says which guide channel describes which numbers.
  */
-export function guidePageOf(db: Db, channels: readonly StreamableChannel[], guideMap: GuideChannelMap, request: GuidePageRequest): GuidePage {
+export function guidePageOf(
+  db: Db,
+  channels: readonly StreamableChannel[],
+  guideMap: GuideChannelMap,
+  request: GuidePageRequest,
+): GuidePage {
   const listed = request.favorites ? channels.filter((c) => c.favorited === 1) : channels;
   const page = listed.slice(request.offset, request.offset + request.limit);
   const keyOf = new Map<string, readonly [string, string]>();
@@ -121,7 +131,9 @@ export function guidePageOf(db: Db, channels: readonly StreamableChannel[], guid
     total: listed.length,
     channels: page.map((channel) => {
       const key = keyOf.get(channel.number);
-      const rows = key ? (rowsByKey.get(keyIndexOf.get(key.join('\t')) ?? -1) ?? []) : placeholderRows(channel, request.start, request.end);
+      const rows = key
+        ? (rowsByKey.get(keyIndexOf.get(key.join('\t')) ?? -1) ?? [])
+        : placeholderRows(channel, request.start, request.end);
       const jobs = jobsByChannel.get(channel.number) ?? [];
       return {
         number: channel.number,

@@ -5,7 +5,12 @@
  * it or record it from the answer.
  */
 import type { Db } from '../../db/database.js';
-import { jobRecording, matchExpression, searchProgrammes, type RecordingJob } from '../../repositories/search.repository.js';
+import {
+  jobRecording,
+  matchExpression,
+  searchProgrammes,
+  type RecordingJob,
+} from '../../repositories/search.repository.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { guideKey } from './guide-match.js';
 import { lineupSnapshot } from './lineup-snapshot.js';

@@ -10,10 +10,24 @@ import type { Static } from '@sinclair/typebox';
 import { BadRequestError, ConflictError, NotFoundError } from '../../common/errors.js';
 import type { Db } from '../../db/database.js';
 import type { LineupChannelSchema, LineupEdit, LineupGroupSchema } from '../../model/lineup.schemas.js';
-import { type ChannelEdit, getLineupChannel, type LineupRow, listLineup, saveEdit } from '../../repositories/channel-edits.repository.js';
+import {
+  type ChannelEdit,
+  getLineupChannel,
+  type LineupRow,
+  listLineup,
+  saveEdit,
+} from '../../repositories/channel-edits.repository.js';
 import { getGuide, type GuideRow, listGuideChannels, setGuidePriority } from '../../repositories/guide.repository.js';
 import { guideKey } from './guide-match.js';
-import { editedFields, mayShare, type NumberedChannel, numberClashes, ownFields, stableKeys, storedNumber } from './lineup-edits.js';
+import {
+  editedFields,
+  mayShare,
+  type NumberedChannel,
+  numberClashes,
+  ownFields,
+  stableKeys,
+  storedNumber,
+} from './lineup-edits.js';
 import { lineupSnapshot } from './lineup-snapshot.js';
 
 type LineupChannel = Static<typeof LineupChannelSchema>;
@@ -96,9 +110,14 @@ export class LineupEditsService {
    */
   renumberGroup(group: string, start: number): LineupChannel[] {
     const lineup = listLineup(this.db);
-    const numbers = [...new Set(this.groupRows(group, lineup).flatMap((row) => (row.hidden === 0 ? [row.number] : [])))];
+    const numbers = [
+      ...new Set(this.groupRows(group, lineup).flatMap((row) => (row.hidden === 0 ? [row.number] : []))),
+    ];
     if (start + numbers.length - 1 > MAX_CHANNEL_NUMBER) {
-      throw new BadRequestError('start', `${numbers.length} channels from ${start} would go past ${MAX_CHANNEL_NUMBER}, the highest number rules can name: start at ${MAX_CHANNEL_NUMBER - numbers.length + 1} at most.`);
+      throw new BadRequestError(
+        'start',
+        `${numbers.length} channels from ${start} would go past ${MAX_CHANNEL_NUMBER}, the highest number rules can name: start at ${MAX_CHANNEL_NUMBER - numbers.length + 1} at most.`,
+      );
     }
     const to = new Map(numbers.map((number, index) => [number, String(start + index)]));
     const visible = this.groupRows(group, lineup).filter((row) => row.hidden === 0);
@@ -107,7 +126,10 @@ export class LineupEditsService {
     return this.groupChannels(group);
   }
 
-  /** Makes every visible channel numbered `number` a favorite, or no longer one (the player's favorite toggle); 404 when none is. */
+  /**
+   * Makes every visible channel numbered `number` a favorite, or no longer one (the player's favorite toggle); 404 when
+   * none is.
+   */
   setFavorite(number: string, favorite: boolean): void {
     const lineup = listLineup(this.db);
     const rows = lineup.filter((row) => row.number === number && row.hidden === 0);
@@ -146,40 +168,70 @@ export class LineupEditsService {
    * it makes (409 naming the channels that would share a number they may not); rules
    * naming a renumbered channel's old number follow it.
    */
-  private applyAll(rows: readonly LineupRow[], changeOf: (row: LineupRow) => LineupEdit, lineup: readonly LineupRow[]): void {
+  private applyAll(
+    rows: readonly LineupRow[],
+    changeOf: (row: LineupRow) => LineupEdit,
+    lineup: readonly LineupRow[],
+  ): void {
     const keys = stableKeysOf(lineup);
     const planned = rows.map((row) => ({ row, ...this.withChange(row, changeOf(row), keys.get(row.id) ?? null) }));
-    const changed = new Map(planned.map(({ row, own }) => [row.id, { number: own.number, hidden: own.hidden ? 1 : 0 }]));
+    const changed = new Map(
+      planned.map(({ row, own }) => [row.id, { number: own.number, hidden: own.hidden ? 1 : 0 }]),
+    );
     const after = lineup.map((row) => ({ ...row, ...changed.get(row.id) }));
     const before = new Map(lineup.flatMap((row) => (row.hidden === 0 ? [[row.id, row.number] as const] : [])));
-    const involved = new Set(planned.flatMap(({ row, own }) => (own.number !== row.number || (row.hidden === 1 && !own.hidden) ? [row.id] : [])));
+    const involved = new Set(
+      planned.flatMap(({ row, own }) =>
+        own.number !== row.number || (row.hidden === 1 && !own.hidden) ? [row.id] : [],
+      ),
+    );
     refuseClashes(numberClashes(after, involved, before), lineup, after);
-    const moves = new Map(planned.flatMap(({ row, own }) => (row.hidden === 0 && own.number !== row.number ? [[row.number, own.number] as const] : [])));
+    const moves = new Map(
+      planned.flatMap(({ row, own }) =>
+        row.hidden === 0 && own.number !== row.number ? [[row.number, own.number] as const] : [],
+      ),
+    );
     const now = this.options.now();
-    this.db.transaction(() => {
-      for (const { row, next, own } of planned) saveEdit(this.db, row.source_id, row.id, next, own, now);
-      if (moves.size > 0) this.rulesFollow(moves, new Set(changed.keys()));
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const { row, next, own } of planned) saveEdit(this.db, row.source_id, row.id, next, own, now);
+        if (moves.size > 0) this.rulesFollow(moves, new Set(changed.keys()));
+      })
+      .immediate();
   }
 
   /** The channel's edit with `change` applied, and what the channel becomes with it. */
   private withChange(row: LineupRow, change: LineupEdit, key: string | null) {
     const next = this.changed(editOf(row, key), change);
-    const offered = { number: row.source_number, name: row.source_name, image_url: row.source_logo ?? undefined, group_title: row.source_group ?? undefined };
+    const offered = {
+      number: row.source_number,
+      name: row.source_name,
+      image_url: row.source_logo ?? undefined,
+      group_title: row.source_group ?? undefined,
+    };
     return { next, own: ownFields(offered, { ...next, id: next.id ?? 0 }) };
   }
 
   /** The edit with `change` applied; checks that the guides and guide channels it names exist (404). */
   private changed<E extends Omit<ChannelEdit, 'id'>>(edit: E, change: LineupEdit): E {
     const next = { ...edit };
-    if (change.number !== undefined) next.number = change.number === null || storedNumber(change.number) === edit.source_number ? null : storedNumber(change.number);
-    if (change.name !== undefined) next.name = change.name === null || change.name.trim() === '' ? null : change.name.trim();
+    if (change.number !== undefined)
+      next.number =
+        change.number === null || storedNumber(change.number) === edit.source_number
+          ? null
+          : storedNumber(change.number);
+    if (change.name !== undefined)
+      next.name = change.name === null || change.name.trim() === '' ? null : change.name.trim();
     if (change.logo !== undefined) next.logo = change.logo;
-    if (change.group !== undefined) next.group_name = change.group === null || change.group.trim() === '' ? null : change.group.trim();
+    if (change.group !== undefined)
+      next.group_name = change.group === null || change.group.trim() === '' ? null : change.group.trim();
     if (change.hidden !== undefined) next.hidden = change.hidden ? 1 : null;
     if (change.favorite !== undefined) next.favorite = change.favorite ? 1 : null;
-    if (change.guide_channel !== undefined) next.guide_channel = change.guide_channel === null ? null : this.knownGuideChannel(change.guide_channel);
-    if (change.guide_priority !== undefined) next.guide_priority = change.guide_priority === null ? null : JSON.stringify(this.knownGuides(change.guide_priority));
+    if (change.guide_channel !== undefined)
+      next.guide_channel = change.guide_channel === null ? null : this.knownGuideChannel(change.guide_channel);
+    if (change.guide_priority !== undefined)
+      next.guide_priority =
+        change.guide_priority === null ? null : JSON.stringify(this.knownGuides(change.guide_priority));
     return next;
   }
 
@@ -202,7 +254,9 @@ export class LineupEditsService {
    * source's, say) still has the old one.
    */
   private rulesFollow(moves: ReadonlyMap<string, string>, movedIds: ReadonlySet<string>): void {
-    const kept = new Set(listLineup(this.db).flatMap((row) => (row.hidden === 0 && !movedIds.has(row.id) ? [row.number] : [])));
+    const kept = new Set(
+      listLineup(this.db).flatMap((row) => (row.hidden === 0 && !movedIds.has(row.id) ? [row.number] : [])),
+    );
     const followed = new Map([...moves].filter(([from, to]) => from !== to && !kept.has(from)));
     if (followed.size > 0) this.options.followRenumber(followed);
   }
@@ -217,7 +271,11 @@ export class LineupEditsService {
     return byNumber;
   }
 
-  private resource(row: LineupRow, guideOf: ReadonlyMap<string, { guide_id: string; xmltv_id: string }>, clashes: ReadonlyMap<string, string>): LineupChannel {
+  private resource(
+    row: LineupRow,
+    guideOf: ReadonlyMap<string, { guide_id: string; xmltv_id: string }>,
+    clashes: ReadonlyMap<string, string>,
+  ): LineupChannel {
     const edit = row.edit ?? undefined;
     const clash = clashes.get(row.id);
     const guide = row.hidden === 0 ? guideOf.get(row.number) : undefined;
@@ -260,7 +318,12 @@ function copiesOf(rows: readonly LineupRow[], lineup: readonly LineupRow[]): Lin
   const ids = new Set(rows.map((row) => row.id));
   const byNumber = new Map<string, LineupRow[]>();
   for (const row of rows) if (row.hidden === 0) byNumber.set(row.number, [...(byNumber.get(row.number) ?? []), row]);
-  const copies = lineup.filter((other) => !ids.has(other.id) && other.hidden === 0 && (byNumber.get(other.number) ?? []).some((row) => mayShare(row, other)));
+  const copies = lineup.filter(
+    (other) =>
+      !ids.has(other.id) &&
+      other.hidden === 0 &&
+      (byNumber.get(other.number) ?? []).some((row) => mayShare(row, other)),
+  );
   return [...rows, ...copies];
 }
 
@@ -276,22 +339,43 @@ function stableKeysOf(lineup: readonly LineupRow[]): Map<string, string | null> 
   return keys;
 }
 
-/** The channel's edit, or a new one; either way finding it again by `key` (its stable id, when it has one) or number and name. */
+/**
+ * The channel's edit, or a new one; either way finding it again by `key` (its stable id, when it has one) or number and
+ * name.
+ */
 function editOf(row: LineupRow, key: string | null): Omit<ChannelEdit, 'id'> & { id: number | null } {
   const identity = { source_key: key, source_number: row.source_number, source_name: row.source_name };
   if (row.edit) return { ...row.edit, ...identity };
-  const blank = { number: null, name: null, logo: null, group_name: null, hidden: null, favorite: null, guide_channel: null, guide_priority: null };
+  const blank = {
+    number: null,
+    name: null,
+    logo: null,
+    group_name: null,
+    hidden: null,
+    favorite: null,
+    guide_channel: null,
+    guide_priority: null,
+  };
   return { id: null, ...identity, ...blank };
 }
 
-/** Each visible channel the user numbered that shares its number with one it may not, and that one's id (no before: as a refresh left it). */
+/**
+ * Each visible channel the user numbered that shares its number with one it may not, and that one's id (no before: as a
+ * refresh left it).
+ */
 function clashesOf(lineup: readonly LineupRow[]): Map<string, string> {
   const involved = new Set(lineup.flatMap((row) => (row.number !== row.source_number ? [row.id] : [])));
-  return new Map(numberClashes(lineup, involved).flatMap(([id, other]) => [[id, other] as const, [other, id] as const]));
+  return new Map(
+    numberClashes(lineup, involved).flatMap(([id, other]) => [[id, other] as const, [other, id] as const]),
+  );
 }
 
 /** 409 naming both channels of each clash (the first three), as they are now, and the number they would share. */
-function refuseClashes(clashes: readonly [string, string][], now: readonly LineupRow[], after: readonly NumberedChannel[]): void {
+function refuseClashes(
+  clashes: readonly [string, string][],
+  now: readonly LineupRow[],
+  after: readonly NumberedChannel[],
+): void {
   if (clashes.length === 0) return;
   const current = new Map(now.map((row) => [row.id, row]));
   const next = new Map(after.map((row) => [row.id, row]));
@@ -301,9 +385,13 @@ function refuseClashes(clashes: readonly [string, string][], now: readonly Lineu
   };
   const said = clashes.slice(0, 3).map(([id, other]) => {
     const number = next.get(id)?.number ?? '';
-    const holderMoves = next.get(other)?.number !== current.get(other)?.number || next.get(other)?.hidden !== current.get(other)?.hidden;
+    const holderMoves =
+      next.get(other)?.number !== current.get(other)?.number || next.get(other)?.hidden !== current.get(other)?.hidden;
     return `${name(id)} would be ${number}, which ${name(other)} ${holderMoves ? 'would be too' : 'has'}`;
   });
   const more = clashes.length > 3 ? ` (and ${clashes.length - 3} more)` : '';
-  throw new ConflictError('number_taken', `${said.join('; ')}${more}. Renumber or hide the other channel first, or choose another number.`);
+  throw new ConflictError(
+    'number_taken',
+    `${said.join('; ')}${more}. Renumber or hide the other channel first, or choose another number.`,
+  );
 }

@@ -11,11 +11,17 @@
  * and its name at the source.
  */
 import type { ChannelEdit } from '../../repositories/channel-edits.repository.js';
-import type { ChannelOwnFields, EditIdentity, RefreshedChannel, SourceChannel } from '../../repositories/sources.repository.js';
+import type {
+  ChannelOwnFields,
+  EditIdentity,
+  RefreshedChannel,
+  SourceChannel,
+} from '../../repositories/sources.repository.js';
 
 export type { ChannelEdit, ChannelOwnFields, EditIdentity };
 
-const sameName = (a: string, b: string) => a.toLowerCase().replace(/\s+/g, ' ').trim() === b.toLowerCase().replace(/\s+/g, ' ').trim();
+const sameName = (a: string, b: string) =>
+  a.toLowerCase().replace(/\s+/g, ' ').trim() === b.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** Channel numbers as stored: 7-1 and 7_1 → 7.1, leading zeros gone (007.01 → 7.1). */
 export function storedNumber(text: string): string {
@@ -62,7 +68,10 @@ export function matchEdits<E extends Pick<ChannelEdit, 'source_key' | 'source_nu
 }
 
 /** A channel with its edit applied. */
-export function ownFields(channel: Pick<SourceChannel, 'number' | 'name' | 'image_url' | 'group_title'>, edit: ChannelEdit | undefined): ChannelOwnFields {
+export function ownFields(
+  channel: Pick<SourceChannel, 'number' | 'name' | 'image_url' | 'group_title'>,
+  edit: ChannelEdit | undefined,
+): ChannelOwnFields {
   return {
     number: edit?.number ?? channel.number,
     name: edit?.name ?? channel.name,
@@ -80,13 +89,18 @@ export function ownFields(channel: Pick<SourceChannel, 'number' | 'name' | 'imag
  * A refresh's channels with the user's edits applied, and the edits' new identities (the
  * channel's number, name and stable id at the source now).
  */
-export function withEdits(channels: readonly SourceChannel[], edits: readonly ChannelEdit[]): { channels: RefreshedChannel[]; identities: EditIdentity[] } {
+export function withEdits(
+  channels: readonly SourceChannel[],
+  edits: readonly ChannelEdit[],
+): { channels: RefreshedChannel[]; identities: EditIdentity[] } {
   const matched = matchEdits(edits, channels);
   const keys = stableKeys(channels);
   const refreshed = channels.map((channel, index) => ({ ...channel, own: ownFields(channel, matched[index]) }));
   const identities = channels.flatMap((channel, index) => {
     const edit = matched[index];
-    return edit ? [{ id: edit.id, source_key: keys[index] ?? null, source_number: channel.number, source_name: channel.name }] : [];
+    return edit
+      ? [{ id: edit.id, source_key: keys[index] ?? null, source_number: channel.number, source_name: channel.name }]
+      : [];
   });
   return { channels: refreshed, identities };
 }
@@ -136,7 +150,11 @@ export function mayShare(a: NumberedChannel, b: NumberedChannel, before?: Readon
  * share their number with a visible channel they may not (mayShare): [involved, other]
  * pairs, each pair once. `before`: each channel's visible number before the change.
  */
-export function numberClashes(after: readonly NumberedChannel[], involved: ReadonlySet<string>, before?: ReadonlyMap<string, string>): [string, string][] {
+export function numberClashes(
+  after: readonly NumberedChannel[],
+  involved: ReadonlySet<string>,
+  before?: ReadonlyMap<string, string>,
+): [string, string][] {
   const byNumber = new Map<string, NumberedChannel[]>();
   for (const channel of after) {
     if (channel.hidden !== 0) continue;

@@ -18,7 +18,10 @@ export interface ExportChannel {
   group?: string | undefined;
 }
 
-/** The channel's id in the exported M3U (`tvg-id`) and XMLTV (`<channel id>`): its number, which is unique in the lineup. */
+/**
+ * The channel's id in the exported M3U (`tvg-id`) and XMLTV (`<channel id>`): its number, which is unique in the
+ * lineup.
+ */
 export const exportId = (number: string) => `${number}.antenna`;
 
 /** Whatever some player's reader takes for a line's end (Unicode's line and paragraph separators too). */
@@ -28,11 +31,18 @@ const attribute = (value: string) => value.replace(LINE_ENDS, ' ').replace(/"/g,
 /** The title after the comma ends at the line's end. */
 const lineText = (value: string) => value.replace(LINE_ENDS, ' ');
 
-/** The lineup as an extended M3U playlist (the attributes IPTV players read: tvg-id, tvg-chno, tvg-name, tvg-logo, group-title). */
+/**
+ * The lineup as an extended M3U playlist (the attributes IPTV players read: tvg-id, tvg-chno, tvg-name, tvg-logo,
+ * group-title).
+ */
 export function m3uOf(channels: readonly ExportChannel[], streamUrl: (number: string) => string): string {
   const lines = ['#EXTM3U'];
   for (const channel of channels) {
-    const attributes = [`tvg-id="${attribute(exportId(channel.number))}"`, `tvg-chno="${attribute(channel.number)}"`, `tvg-name="${attribute(channel.name)}"`];
+    const attributes = [
+      `tvg-id="${attribute(exportId(channel.number))}"`,
+      `tvg-chno="${attribute(channel.number)}"`,
+      `tvg-name="${attribute(channel.name)}"`,
+    ];
     if (channel.logo) attributes.push(`tvg-logo="${attribute(channel.logo)}"`);
     if (channel.group) attributes.push(`group-title="${attribute(channel.group)}"`);
     lines.push(`#EXTINF:-1 ${attributes.join(' ')},${lineText(channel.name)}`, streamUrl(channel.number));
@@ -41,8 +51,9 @@ export function m3uOf(channels: readonly ExportChannel[], streamUrl: (number: st
 }
 
 // XML 1.0 allows neither these control characters nor lone surrogates, whatever a playlist or guide held.
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NOT_XML =
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
 /** Text and attribute values made safe for XML. */
@@ -76,7 +87,10 @@ function ddProgId(programId: string): string | undefined {
 
 /** One programme element on channel `number`: the fields Antenna keeps, in the order the XMLTV DTD gives. */
 export function xmltvProgramme(number: string, airing: Airing): string {
-  const parts = [`  <programme start="${xmltvTime(airing.start)}" stop="${xmltvTime(airing.stop)}" channel="${xmlText(exportId(number))}">\n`, `    <title>${xmlText(airing.title)}</title>\n`];
+  const parts = [
+    `  <programme start="${xmltvTime(airing.start)}" stop="${xmltvTime(airing.stop)}" channel="${xmlText(exportId(number))}">\n`,
+    `    <title>${xmlText(airing.title)}</title>\n`,
+  ];
   if (airing.episodeTitle) parts.push(`    <sub-title>${xmlText(airing.episodeTitle)}</sub-title>\n`);
   if (airing.summary) parts.push(`    <desc>${xmlText(airing.summary)}</desc>\n`);
   if (airing.year !== undefined) parts.push(`    <date>${airing.year}</date>\n`);
@@ -85,14 +99,17 @@ export function xmltvProgramme(number: string, airing: Airing): string {
   const { season, episode } = airing;
   if ((season ?? 1) >= 1 && (episode ?? 1) >= 1 && (season !== undefined || episode !== undefined)) {
     // xmltv_ns counts from 0.
-    parts.push(`    <episode-num system="xmltv_ns">${season !== undefined ? season - 1 : ''}.${episode !== undefined ? episode - 1 : ''}.</episode-num>\n`);
+    parts.push(
+      `    <episode-num system="xmltv_ns">${season !== undefined ? season - 1 : ''}.${episode !== undefined ? episode - 1 : ''}.</episode-num>\n`,
+    );
   } else if (season !== undefined && episode !== undefined) {
     // A season or episode 0 (specials), which xmltv_ns cannot say.
     parts.push(`    <episode-num system="onscreen">S${two(season)}E${two(episode)}</episode-num>\n`);
   }
   const progId = airing.programId && ddProgId(airing.programId);
   if (progId) parts.push(`    <episode-num system="dd_progid">${progId}</episode-num>\n`);
-  if (!airing.isNew && airing.originalAirDate) parts.push(`    <previously-shown start="${xmlText(airing.originalAirDate.replace(/-/g, ''))}"/>\n`);
+  if (!airing.isNew && airing.originalAirDate)
+    parts.push(`    <previously-shown start="${xmlText(airing.originalAirDate.replace(/-/g, ''))}"/>\n`);
   if (airing.isNew) parts.push('    <new/>\n');
   if (airing.rating) parts.push(`    <rating>\n      <value>${xmlText(airing.rating)}</value>\n    </rating>\n`);
   parts.push('  </programme>\n');
@@ -103,7 +120,10 @@ export function xmltvProgramme(number: string, airing: Airing): string {
 const PIECE = 64 * 1024;
 
 /** The XMLTV document, in pieces of about 64 KB: the channels, then each channel's programmes. */
-export function* xmltvDocument(channels: readonly ExportChannel[], programmes: Iterable<{ number: string; airing: Airing }>): Generator<string> {
+export function* xmltvDocument(
+  channels: readonly ExportChannel[],
+  programmes: Iterable<{ number: string; airing: Airing }>,
+): Generator<string> {
   let piece = `<?xml version="1.0" encoding="UTF-8"?>\n<tv generator-info-name="Antenna">\n${xmltvChannels(channels)}`;
   for (const { number, airing } of programmes) {
     piece += xmltvProgramme(number, airing);
@@ -129,7 +149,12 @@ export interface TunerDescription {
   TunerCount: number;
 }
 
-export function tunerDescription(baseUrl: string, deviceId: string, tunerCount: number, version: string): TunerDescription {
+export function tunerDescription(
+  baseUrl: string,
+  deviceId: string,
+  tunerCount: number,
+  version: string,
+): TunerDescription {
   return {
     FriendlyName: 'Antenna',
     Manufacturer: 'Antenna',
@@ -145,6 +170,14 @@ export function tunerDescription(baseUrl: string, deviceId: string, tunerCount: 
 }
 
 /** The lineup as an HDHomeRun tuner lists it (lineup.json). */
-export function hdhomerunLineup(channels: readonly ExportChannel[], streamUrl: (number: string) => string): { GuideNumber: string; GuideName: string; URL: string; HD?: 1 }[] {
-  return channels.map((channel) => ({ GuideNumber: channel.number, GuideName: channel.name, URL: streamUrl(channel.number), ...(channel.hd ? { HD: 1 as const } : {}) }));
+export function hdhomerunLineup(
+  channels: readonly ExportChannel[],
+  streamUrl: (number: string) => string,
+): { GuideNumber: string; GuideName: string; URL: string; HD?: 1 }[] {
+  return channels.map((channel) => ({
+    GuideNumber: channel.number,
+    GuideName: channel.name,
+    URL: streamUrl(channel.number),
+    ...(channel.hd ? { HD: 1 as const } : {}),
+  }));
 }

@@ -30,7 +30,10 @@ const cache = new WeakMap<Db, Cached>();
 
 /** Which guide channel describes each channel number, for `channels` (read now, not cached). */
 export function guideMapOf(db: Db, channels: readonly StreamableChannel[]): GuideChannelMap {
-  const guideChannels = listGuideChannels(db).map((gc) => ({ ...gc, displayNames: JSON.parse(gc.display_names) as string[] }));
+  const guideChannels = listGuideChannels(db).map((gc) => ({
+    ...gc,
+    displayNames: JSON.parse(gc.display_names) as string[],
+  }));
   return matchGuideChannels(channels, guideChannels);
 }
 

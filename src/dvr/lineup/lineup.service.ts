@@ -21,7 +21,12 @@ export class LineupService {
 
   /** The lineup, in channel-number order. */
   channels(): ExportChannel[] {
-    return listChannels(this.db).map((channel) => ({ number: channel.number, name: channel.name, logo: channel.image_url ?? undefined, hd: channel.hd === 1 }));
+    return listChannels(this.db).map((channel) => ({
+      number: channel.number,
+      name: channel.name,
+      logo: channel.image_url ?? undefined,
+      hd: channel.hd === 1,
+    }));
   }
 
   /**
@@ -29,7 +34,10 @@ export class LineupService {
    * count (viewers of one channel share a stream, so more may watch that one).
    */
   tunerCount(): number {
-    return Math.max(1, listSources(this.db).reduce((sum, source) => sum + source.stream_limit, 0));
+    return Math.max(
+      1,
+      listSources(this.db).reduce((sum, source) => sum + source.stream_limit, 0),
+    );
   }
 
   /** A stable HDHomeRun device id (8 hex digits) for this data directory. */
@@ -39,11 +47,16 @@ export class LineupService {
 
   /**
    * The programmes of the lineup's channels (`channels`, when the caller has them) that
-   * air between now and `seconds` ahead (placeholder hours for one no guide describes), by guide channel and start, read from the
-   * database one guide channel at a time as they are written out (each channel read whole: no statement stays open while the answer
+   * air between now and `seconds` ahead (placeholder hours for one no guide describes), by guide channel and start,
+   * read from the
+   * database one guide channel at a time as they are written out (each channel read whole: no statement stays open
+   * while the answer
    * waits for a slow client, which would keep the DVR from writing).
    */
-  *programmes(seconds: number, channels: readonly ExportChannel[] = this.channels()): Generator<{ number: string; airing: Airing }> {
+  *programmes(
+    seconds: number,
+    channels: readonly ExportChannel[] = this.channels(),
+  ): Generator<{ number: string; airing: Airing }> {
     const now = Math.floor(this.options.now() / 1000);
     const exported = new Set(channels.map((channel) => channel.number));
     const map = lineupSnapshot(this.db).guideMap;
@@ -59,7 +72,8 @@ export class LineupService {
     const described = new Set([...map.values()].flat());
     for (const channel of channels) {
       if (described.has(channel.number)) continue;
-      for (const airing of placeholderAirings(channel.number, channel.name, now, now + seconds)) yield { number: channel.number, airing };
+      for (const airing of placeholderAirings(channel.number, channel.name, now, now + seconds))
+        yield { number: channel.number, airing };
     }
   }
 }

@@ -17,7 +17,11 @@ export type PlaceholderAiring = Airing & { placeholder: true };
 /** The blocks that overlap [from, to) (epoch seconds) on channel `number`, named `name`. */
 export function placeholderAirings(number: string, name: string, from: number, to: number): PlaceholderAiring[] {
   const airings: PlaceholderAiring[] = [];
-  for (let start = Math.floor(from / PLACEHOLDER_SECONDS) * PLACEHOLDER_SECONDS; start < to; start += PLACEHOLDER_SECONDS) {
+  for (
+    let start = Math.floor(from / PLACEHOLDER_SECONDS) * PLACEHOLDER_SECONDS;
+    start < to;
+    start += PLACEHOLDER_SECONDS
+  ) {
     airings.push({ channels: [number], start, stop: start + PLACEHOLDER_SECONDS, title: name, placeholder: true });
   }
   return airings;

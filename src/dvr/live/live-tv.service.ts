@@ -16,7 +16,12 @@ import type { RecordingsService } from '../recording/recordings.service.js';
 import type { RulesService } from '../planning/rules.service.js';
 import type { RuleDefinition } from '../planning/rules/rule-types.js';
 import { oneTimeSlot } from '../planning/rules/slot.rule.js';
-import { type StreamConsumer, type StreamHub, StreamUnavailableError, type Subscription } from '../recording/stream-hub.js';
+import {
+  type StreamConsumer,
+  type StreamHub,
+  StreamUnavailableError,
+  type Subscription,
+} from '../recording/stream-hub.js';
 
 /** Without a guide, "record now" records this long. */
 const RECORD_NOW_DEFAULT_SECONDS = 3600;
@@ -71,7 +76,9 @@ export class LiveTvService {
     for (const [key, numbers] of lineupSnapshot(this.db).guideMap) {
       if (!numbers.includes(number)) continue;
       const [guideId, xmltvId] = key.split('\t') as [string, string];
-      return programmesBetween(this.db, guideId, xmltvId, from, to).map((row) => ProgrammeAiring.fromRow(row, [number]));
+      return programmesBetween(this.db, guideId, xmltvId, from, to).map((row) =>
+        ProgrammeAiring.fromRow(row, [number]),
+      );
     }
     return placeholderAirings(number, channels[0]?.name ?? number, from, to);
   }
@@ -132,7 +139,11 @@ export class LiveTvService {
     try {
       probe = await this.watch(number, { kind: 'recording', data: () => undefined, ended: () => undefined });
     } catch (error) {
-      if (error instanceof StreamUnavailableError) throw new ConflictError(error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable', `Cannot record channel ${number}: ${error.message}.`);
+      if (error instanceof StreamUnavailableError)
+        throw new ConflictError(
+          error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable',
+          `Cannot record channel ${number}: ${error.message}.`,
+        );
       throw error;
     }
     try {
@@ -148,14 +159,23 @@ export class LiveTvService {
     // A placeholder hour is not a programme: without a guide, "record now" records its own length.
     const current = this.guide(number, now, now + 1).find((airing) => !isPlaceholder(airing));
     const end = current && current.stop - now >= 60 ? current.stop : now + RECORD_NOW_DEFAULT_SECONDS;
-    const definition: RuleDefinition = oneTimeSlot({ channel: number, start: now, duration: end - now, name: current?.title ?? `${channelName ?? 'Channel'} ${number}`, priority: 1000 });
+    const definition: RuleDefinition = oneTimeSlot({
+      channel: number,
+      start: now,
+      duration: end - now,
+      name: current?.title ?? `${channelName ?? 'Channel'} ${number}`,
+      priority: 1000,
+    });
     const ruleId = this.parts.rules.insertOwn(definition);
     this.parts.replan();
     const job = getDvrJob(this.db, `${now}-${ruleId}`);
     if (!job || job.state !== 'recording') {
       this.parts.rules.removeOwn(ruleId);
       this.parts.replan();
-      throw new ConflictError('no_tuner', job?.error ? `Cannot record channel ${number}: ${job.error}.` : `Cannot record channel ${number} now.`);
+      throw new ConflictError(
+        'no_tuner',
+        job?.error ? `Cannot record channel ${number}: ${job.error}.` : `Cannot record channel ${number} now.`,
+      );
     }
     // Let the recorder's own join happen before the probe lets go of the connection.
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -170,6 +190,8 @@ export class LiveTvService {
   }
 
   private activeJobOn(number: string): DvrJobRow | undefined {
-    return listJobsInState(this.db, 'recording').find((job) => job.channel === number && this.parts.recordings.isRecording(job.id));
+    return listJobsInState(this.db, 'recording').find(
+      (job) => job.channel === number && this.parts.recordings.isRecording(job.id),
+    );
   }
 }

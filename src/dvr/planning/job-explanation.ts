@@ -23,7 +23,13 @@ export interface ExplainedJob {
 
 /** `Wed 25 Nov, 20:00` in the server's time zone. */
 export function localTime(epochSeconds: number): string {
-  return new Date(epochSeconds * 1000).toLocaleString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  return new Date(epochSeconds * 1000).toLocaleString('en-GB', {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
 }
 
 const sentence = (text: string) => {
@@ -36,10 +42,24 @@ export function explainJob(job: ExplainedJob, sourceName?: string): JobWhy {
   const where = `channel ${job.channel ?? '?'}${sourceName ? ` (${sourceName})` : ''}`;
   const span = `from ${localTime(job.start_time)} to ${localTime(job.end_time)}`;
   const reason = job.error ?? '';
-  if (job.state === 'recording') return { id: job.id, outcome: 'recording', why: sentence(`“${job.name}” is recording on ${where} until ${localTime(job.end_time)}`) };
+  if (job.state === 'recording')
+    return {
+      id: job.id,
+      outcome: 'recording',
+      why: sentence(`“${job.name}” is recording on ${where} until ${localTime(job.end_time)}`),
+    };
   if (job.state === 'finished') {
-    if (job.failed) return { id: job.id, outcome: 'failed', why: sentence(`“${job.name}” was not recorded: ${reason || 'nothing was written'}`) };
-    return { id: job.id, outcome: 'recorded', why: sentence(`“${job.name}” was recorded on ${where} ${span}${reason ? `; ${reason}` : ''}`) };
+    if (job.failed)
+      return {
+        id: job.id,
+        outcome: 'failed',
+        why: sentence(`“${job.name}” was not recorded: ${reason || 'nothing was written'}`),
+      };
+    return {
+      id: job.id,
+      outcome: 'recorded',
+      why: sentence(`“${job.name}” was recorded on ${where} ${span}${reason ? `; ${reason}` : ''}`),
+    };
   }
   if (job.skipped) {
     const because = reason === 'skipped by the user' ? 'you skipped it' : reason || 'the planner could not place it';

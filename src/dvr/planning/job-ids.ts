@@ -32,7 +32,8 @@ export interface IdCandidate {
 export function parseJobId(id: string): { start: number; n: number } | undefined {
   // Called for every stored job at each plan: no regular expression.
   const dash = id.indexOf('-');
-  if (dash <= 0 || dash === id.length - 1 || !isDigits(id, 0, dash) || !isDigits(id, dash + 1, id.length)) return undefined;
+  if (dash <= 0 || dash === id.length - 1 || !isDigits(id, 0, dash) || !isDigits(id, dash + 1, id.length))
+    return undefined;
   const start = Number(id.slice(0, dash));
   const n = Number(id.slice(dash + 1));
   return Number.isSafeInteger(start) && Number.isSafeInteger(n) ? { start, n } : undefined;
@@ -78,13 +79,21 @@ export function assignJobIds<C extends IdCandidate>(
  * a group (one rule, one start) must be next to each other, as a plan's order has them:
  * a 14-day plan places tens of thousands after every rule change, so no map is made.
  */
-export function setJobIds(candidates: readonly IdCandidate[], known: ReadonlyMap<string, string>, held: ReadonlySet<string>): void {
+export function setJobIds(
+  candidates: readonly IdCandidate[],
+  known: ReadonlyMap<string, string>,
+  held: ReadonlySet<string>,
+): void {
   const knownIdsOf = knownIdsIndex(known);
   for (let first = 0; first < candidates.length; ) {
     const member = candidates[first]!;
     const group = (member.group ??= groupOf(member.start, member.ruleId));
     let end = first + 1;
-    while (end < candidates.length && (candidates[end]!.group ??= groupOf(candidates[end]!.start, candidates[end]!.ruleId)) === group) end++;
+    while (
+      end < candidates.length &&
+      (candidates[end]!.group ??= groupOf(candidates[end]!.start, candidates[end]!.ruleId)) === group
+    )
+      end++;
     if (end === first + 1) {
       // Most groups: one programme, which keeps its id, or takes the lowest one not held for another.
       let id = known.get(group) === member.programme ? group : knownIdsOf(group, member.programme)[0];
@@ -99,7 +108,12 @@ export function setJobIds(candidates: readonly IdCandidate[], known: ReadonlyMap
 }
 
 /** Ids for several programmes of one rule starting at one second: known ones kept, the rest by channel number. */
-function setGroupIds(members: IdCandidate[], known: ReadonlyMap<string, string>, held: ReadonlySet<string>, knownIdsOf: KnownIds): void {
+function setGroupIds(
+  members: IdCandidate[],
+  known: ReadonlyMap<string, string>,
+  held: ReadonlySet<string>,
+  knownIdsOf: KnownIds,
+): void {
   const { start, ruleId, group } = members[0]!;
   members.sort((a, b) => byChannelNumber(a.channel, b.channel) || a.programme.localeCompare(b.programme));
   const used = new Set<string>();
@@ -115,7 +129,11 @@ function setGroupIds(members: IdCandidate[], known: ReadonlyMap<string, string>,
   let k = 0;
   for (const member of rest) {
     // Skip ids in use in this plan, and ids held for another programme.
-    while (used.has(idAt(start, ruleId, k)) || (held.has(idAt(start, ruleId, k)) && known.get(idAt(start, ruleId, k)) !== member.programme)) k++;
+    while (
+      used.has(idAt(start, ruleId, k)) ||
+      (held.has(idAt(start, ruleId, k)) && known.get(idAt(start, ruleId, k)) !== member.programme)
+    )
+      k++;
     member.jobId = idAt(start, ruleId, k);
     used.add(member.jobId);
   }
@@ -144,7 +162,8 @@ function knownIdsIndex(known: ReadonlyMap<string, string>): KnownIds {
       if (!programmes) index.set(group, (programmes = new Map()));
       pushTo(programmes, programme, id);
     }
-    for (const programmes of index.values()) for (const list of programmes.values()) list.sort((a, b) => parseJobId(a)!.n - parseJobId(b)!.n);
+    for (const programmes of index.values())
+      for (const list of programmes.values()) list.sort((a, b) => parseJobId(a)!.n - parseJobId(b)!.n);
     return index;
   };
   return (group, programme) => {

@@ -21,7 +21,24 @@
  */
 import type { PlannedJob } from '../../model/planned-job.js';
 import { setJobIds } from './job-ids.js';
-import { byStartAndId, type Candidate, compareCandidates, coveredCandidates, decide, extendRunning, DROPPED, type Fate, hasAny, placeAll, type PlacedStream, type PlacingView, type Placing, type PlannerInput, type RunningJob, scheduleIn } from './job-placing.js';
+import {
+  byStartAndId,
+  type Candidate,
+  compareCandidates,
+  coveredCandidates,
+  decide,
+  extendRunning,
+  DROPPED,
+  type Fate,
+  hasAny,
+  placeAll,
+  type PlacedStream,
+  type PlacingView,
+  type Placing,
+  type PlannerInput,
+  type RunningJob,
+  scheduleIn,
+} from './job-placing.js';
 import { SourceSchedule } from './source-schedule.js';
 
 /**
@@ -41,7 +58,8 @@ export function placeAgain(last: Placing, input: PlannerInput, ruleId: number, f
   const order = merged(kept, found);
   const change = new Change(last, input, covered);
   for (const candidate of removed) change.apply(candidate, DROPPED);
-  for (const candidate of order) if (candidate.fate === undefined || change.reaches(candidate)) change.decideAgain(candidate);
+  for (const candidate of order)
+    if (candidate.fate === undefined || change.reaches(candidate)) change.decideAgain(candidate);
   return change.finish(order);
 }
 
@@ -51,12 +69,19 @@ export function placeAgain(last: Placing, input: PlannerInput, ruleId: number, f
  * how far a recording is extended (its stream's end, which the last placing's streams
  * hold): then everything is placed in full.
  */
-function coveredAgain(last: Placing, input: PlannerInput, ruleId: number, found: readonly Candidate[]): ReadonlyMap<Candidate, RunningJob> | undefined {
+function coveredAgain(
+  last: Placing,
+  input: PlannerInput,
+  ruleId: number,
+  found: readonly Candidate[],
+): ReadonlyMap<Candidate, RunningJob> | undefined {
   const own = input.running.filter((job) => job.ruleId === ruleId);
   if (own.length === 0) return last.covered;
   const covered = new Map([...last.covered].filter(([candidate]) => candidate.ruleId !== ruleId));
   for (const [candidate, job] of coveredCandidates(own, found)) covered.set(candidate, job);
-  return sameMap(extendRunning(input, covered).extensions, last.plan.extensions, (x, y) => x === y) ? covered : undefined;
+  return sameMap(extendRunning(input, covered).extensions, last.plan.extensions, (x, y) => x === y)
+    ? covered
+    : undefined;
 }
 
 /** Two sorted lists as one, each candidate's `rank` its place in it. */
@@ -107,8 +132,12 @@ class Change implements PlacingView {
   reaches(candidate: Candidate): boolean {
     if (candidate.end <= this.input.now && candidate.fate !== DROPPED) return true;
     // Only a candidate that records an episode once looks at which episodes were placed or listed.
-    if (candidate.dedupe && this.changedKeys.size > 0 && candidate.lookup && hasAny(this.changedKeys, candidate.lookup)) return true;
-    return this.movedCount > 0 && this.moved.some(candidate.start, candidate.end, (stream) => this.carries(candidate, stream.sourceId));
+    if (candidate.dedupe && this.changedKeys.size > 0 && candidate.lookup && hasAny(this.changedKeys, candidate.lookup))
+      return true;
+    return (
+      this.movedCount > 0 &&
+      this.moved.some(candidate.start, candidate.end, (stream) => this.carries(candidate, stream.sourceId))
+    );
   }
 
   decideAgain(candidate: Candidate): void {
@@ -150,9 +179,12 @@ class Change implements PlacingView {
     const rank = candidate.rank as number;
     const found: PlacedStream[] = [];
     for (const stream of this.last.schedules.get(sourceId)?.overlapping(candidate.start, candidate.end) ?? []) {
-      if (!this.goneStreams.has(stream) && (stream.by === undefined || (stream.by.rank as number) < rank)) found.push(stream);
+      if (!this.goneStreams.has(stream) && (stream.by === undefined || (stream.by.rank as number) < rank))
+        found.push(stream);
     }
-    for (const stream of this.newStreams) if (stream.sourceId === sourceId && stream.start < candidate.end && candidate.start < stream.end) found.push(stream);
+    for (const stream of this.newStreams)
+      if (stream.sourceId === sourceId && stream.start < candidate.end && candidate.start < stream.end)
+        found.push(stream);
     return found;
   }
 
@@ -172,13 +204,28 @@ class Change implements PlacingView {
     update(last.placers, this.unplaced, this.newPlacers);
     update(last.listers, this.unlisted, this.newListers);
     let jobs = last.plan.jobs;
-    if (this.goneJobs.size > 0 || this.newJobs.length > 0) jobs = mergedJobs(jobs.filter((job) => !this.goneJobs.has(job)), this.newJobs.sort(byStartAndId));
+    if (this.goneJobs.size > 0 || this.newJobs.length > 0)
+      jobs = mergedJobs(
+        jobs.filter((job) => !this.goneJobs.has(job)),
+        this.newJobs.sort(byStartAndId),
+      );
     const changes = { gone: [...this.goneJobs], added: this.newJobs };
-    return { ...last, input: this.input, order, covered: this.covered, plan: { jobs, extensions: last.plan.extensions, changes } };
+    return {
+      ...last,
+      input: this.input,
+      order,
+      covered: this.covered,
+      plan: { jobs, extensions: last.plan.extensions, changes },
+    };
   }
 
   /** Whether a candidate of `by` placed before `candidate` (and still there) has one of `keys`. */
-  private before(by: ReadonlyMap<string, Candidate[]>, gone: ReadonlySet<Candidate>, keys: readonly string[], candidate: Candidate): boolean {
+  private before(
+    by: ReadonlyMap<string, Candidate[]>,
+    gone: ReadonlySet<Candidate>,
+    keys: readonly string[],
+    candidate: Candidate,
+  ): boolean {
     const rank = candidate.rank as number;
     for (const key of keys) {
       for (const other of by.get(key) ?? []) if ((other.rank as number) < rank && !gone.has(other)) return true;
@@ -187,7 +234,8 @@ class Change implements PlacingView {
   }
 
   private carries(candidate: Candidate, sourceId: string): boolean {
-    for (const channel of candidate.channels) if (this.input.channelSources.get(channel)?.includes(sourceId)) return true;
+    for (const channel of candidate.channels)
+      if (this.input.channelSources.get(channel)?.includes(sourceId)) return true;
     return false;
   }
 }
@@ -201,7 +249,11 @@ function update(byKey: Map<string, Candidate[]>, gone: ReadonlySet<Candidate>, a
     const list = (byKey.get(key) ?? []).filter((candidate) => !gone.has(candidate));
     for (const candidate of added) if (candidate.keys?.includes(key)) list.push(candidate);
     if (list.length === 0) byKey.delete(key);
-    else byKey.set(key, list.sort((a, b) => (a.rank as number) - (b.rank as number)));
+    else
+      byKey.set(
+        key,
+        list.sort((a, b) => (a.rank as number) - (b.rank as number)),
+      );
   }
 }
 
@@ -216,7 +268,10 @@ function mergedJobs(a: readonly PlannedJob[], b: readonly PlannedJob[]): Planned
   return out;
 }
 
-/** Whether everything a placing depends on besides the candidates is as it was (the clock only forward: see Change.reaches). */
+/**
+ * Whether everything a placing depends on besides the candidates is as it was (the clock only forward: see
+ * Change.reaches).
+ */
 function sameConditions(a: PlannerInput, b: PlannerInput): boolean {
   return (
     a.now <= b.now &&
@@ -227,7 +282,11 @@ function sameConditions(a: PlannerInput, b: PlannerInput): boolean {
     sameSet(a.recordedKeys, b.recordedKeys) &&
     sameMap(a.sourceLimits, b.sourceLimits, (x, y) => x === y) &&
     sameMap(a.sourceNames, b.sourceNames, (x, y) => x === y) &&
-    sameMap(a.channelSources, b.channelSources, (x, y) => x.length === y.length && x.every((source, i) => source === y[i]))
+    sameMap(
+      a.channelSources,
+      b.channelSources,
+      (x, y) => x.length === y.length && x.every((source, i) => source === y[i]),
+    )
   );
 }
 
@@ -236,7 +295,11 @@ function sameRunning(a: readonly RunningJob[], b: readonly RunningJob[]): boolea
   const byId = new Map(a.map((job) => [job.id, job]));
   return b.every((job) => {
     const other = byId.get(job.id);
-    return other !== undefined && (Object.keys(job) as (keyof RunningJob)[]).every((key) => job[key] === other[key]) && Object.keys(other).length === Object.keys(job).length;
+    return (
+      other !== undefined &&
+      (Object.keys(job) as (keyof RunningJob)[]).every((key) => job[key] === other[key]) &&
+      Object.keys(other).length === Object.keys(job).length
+    );
   });
 }
 
@@ -247,7 +310,11 @@ function sameSet<T>(a: ReadonlySet<T> | undefined, b: ReadonlySet<T> | undefined
   return true;
 }
 
-function sameMap<K, V>(a: ReadonlyMap<K, V> | undefined, b: ReadonlyMap<K, V> | undefined, same: (x: V, y: V) => boolean): boolean {
+function sameMap<K, V>(
+  a: ReadonlyMap<K, V> | undefined,
+  b: ReadonlyMap<K, V> | undefined,
+  same: (x: V, y: V) => boolean,
+): boolean {
   if (a === b) return true;
   if (!a || !b || a.size !== b.size) return false;
   for (const [key, value] of a) {

@@ -91,12 +91,20 @@ export interface PlannerInput {
  * airing of the same programme beside it (a rerun just after, padding making them
  * overlap) is not it.
  */
-export function coveredCandidates(running: readonly RunningJob[], candidates: readonly Candidate[]): Map<Candidate, RunningJob> {
+export function coveredCandidates(
+  running: readonly RunningJob[],
+  candidates: readonly Candidate[],
+): Map<Candidate, RunningJob> {
   const covered = new Map<Candidate, RunningJob>();
   for (const job of running) {
     let nearest: Candidate | undefined;
     for (const candidate of candidates) {
-      if (candidate.rule.id !== job.ruleId || !candidate.channels.includes(job.channel) || !(job.start < candidate.end && candidate.start < job.end)) continue;
+      if (
+        candidate.rule.id !== job.ruleId ||
+        !candidate.channels.includes(job.channel) ||
+        !(job.start < candidate.end && candidate.start < job.end)
+      )
+        continue;
       if (job.programme !== undefined && job.programme !== candidate.programme) continue;
       if (!nearest || Math.abs(candidate.start - job.start) < Math.abs(nearest.start - job.start)) nearest = candidate;
     }
@@ -110,7 +118,10 @@ export function coveredCandidates(running: readonly RunningJob[], candidates: re
  * MAX_EXTENSION past the end they had when they started; the running jobs are returned
  * with those ends, so what is placed after them sees their tuners taken for longer.
  */
-export function extendRunning(input: PlannerInput, covered: ReadonlyMap<Candidate, RunningJob>): { running: RunningJob[]; extensions: Map<string, number> } {
+export function extendRunning(
+  input: PlannerInput,
+  covered: ReadonlyMap<Candidate, RunningJob>,
+): { running: RunningJob[]; extensions: Map<string, number> } {
   const extensions = new Map<string, number>();
   for (const [candidate, job] of covered) {
     const end = Math.min(candidate.end, (job.plannedEnd ?? job.end) + MAX_EXTENSION);
@@ -128,11 +139,16 @@ export interface Candidate extends IdCandidate {
   dedupe: boolean;
   /** Worked out at the first placing and kept: the scheduler places kept candidates again after each rule change. */
   keys?: string[];
-  /** The keys that make it a rerun of what was placed, listed or recorded (episodeLookupKeys); worked out with `keys`. */
+  /**
+   * The keys that make it a rerun of what was placed, listed or recorded (episodeLookupKeys); worked out with `keys`.
+   */
   lookup?: string[];
   item?: JobItem;
   job?: PlannedJob;
-  /** Why it found no tuner at its last placing: the same sources tried and the same placements in the way give the same words. */
+  /**
+   * Why it found no tuner at its last placing: the same sources tried and the same placements in the way give the same
+   * words.
+   */
   refusal?: { tried: string[]; blockers: readonly Placement[]; error: string };
   /** Its place in the order of the last placing. */
   rank?: number;
@@ -168,7 +184,9 @@ export interface PlacingView {
   listed(keys: readonly string[], candidate: Candidate): boolean;
 }
 
-/** A placing, kept so that the next one after one rule's change decides again only what the change reaches (placeAgain). */
+/**
+ * A placing, kept so that the next one after one rule's change decides again only what the change reaches (placeAgain).
+ */
 export interface Placing {
   /** What it was placed with. */
   input: PlannerInput;
@@ -189,12 +207,20 @@ const NONE: readonly never[] = Object.freeze([]);
 
 /** The placing order (see the top of this file). */
 export function compareCandidates(a: Candidate, b: Candidate): number {
-  return priority(b) - priority(a) || a.start - b.start || a.ruleId - b.ruleId || byChannelNumber(a.channel, b.channel) || compareText(a.programme, b.programme);
+  return (
+    priority(b) - priority(a) ||
+    a.start - b.start ||
+    a.ruleId - b.ruleId ||
+    byChannelNumber(a.channel, b.channel) ||
+    compareText(a.programme, b.programme)
+  );
 }
 
 const priority = (candidate: Candidate) => candidate.rule.definition.priority ?? 0;
 
-/** Places candidates (of any plan's finding) against the sources' limits: see the order of decisions in job-planner.ts. */
+/**
+ * Places candidates (of any plan's finding) against the sources' limits: see the order of decisions in job-planner.ts.
+ */
 export function placeCandidates(input: PlannerInput, candidates: Candidate[]): Plan {
   return placeAll(input, candidates).plan;
 }
@@ -240,10 +266,21 @@ export function* placingInSteps(input: PlannerInput, candidates: Candidate[], st
     if (fate.listed) for (const key of candidate.keys ?? NONE) pushTo(listers, key, candidate);
     if (fate.job) jobs.push(fate.job);
   }
-  return { input, order: candidates, schedules, placers, listers, covered, plan: { jobs: jobs.sort(byStartAndId), extensions } };
+  return {
+    input,
+    order: candidates,
+    schedules,
+    placers,
+    listers,
+    covered,
+    plan: { jobs: jobs.sort(byStartAndId), extensions },
+  };
 }
 
-export function scheduleIn(schedules: Map<string, SourceSchedule<PlacedStream>>, sourceId: string): SourceSchedule<PlacedStream> {
+export function scheduleIn(
+  schedules: Map<string, SourceSchedule<PlacedStream>>,
+  sourceId: string,
+): SourceSchedule<PlacedStream> {
   let schedule = schedules.get(sourceId);
   if (!schedule) schedules.set(sourceId, (schedule = new SourceSchedule()));
   return schedule;
@@ -253,13 +290,20 @@ export function scheduleIn(schedules: Map<string, SourceSchedule<PlacedStream>>,
 export const byStartAndId = (a: PlannedJob, b: PlannedJob) => a.start - b.start || compareText(a.id, b.id);
 
 /** One candidate's fate, given what was decided before it (`view`): see the order of decisions in job-planner.ts. */
-export function decide(input: PlannerInput, runningIds: ReadonlySet<string>, view: PlacingView, candidate: Candidate, covered: boolean): Fate {
+export function decide(
+  input: PlannerInput,
+  runningIds: ReadonlySet<string>,
+  view: PlacingView,
+  candidate: Candidate,
+  covered: boolean,
+): Fate {
   const id = candidate.jobId as string;
   if (covered || runningIds.has(id) || input.settledIds?.has(id) || candidate.end <= input.now) return DROPPED;
   const keys = (candidate.keys ??= episodeKeys(candidate.airing));
   const lookup = (candidate.lookup ??= episodeLookupKeys(candidate.airing));
   if (candidate.dedupe && (hasAny(input.recordedKeys, lookup) || view.placed(lookup, candidate))) return DROPPED;
-  if (input.userSkips.has(id)) return { job: jobOf(candidate, id, keys, { skipped: true, error: 'skipped by the user' }) };
+  if (input.userSkips.has(id))
+    return { job: jobOf(candidate, id, keys, { skipped: true, error: 'skipped by the user' }) };
   const choice = chooseStream(input, view, candidate);
   if ('error' in choice) {
     // An episode that fits at none of its airings is listed as skipped once, at its first.
@@ -297,7 +341,15 @@ function streamOf(job: PlannedJob, where: { channel: string; sourceId: string },
  */
 function jobOf(candidate: Candidate, id: string, keys: readonly string[], placed: Placed): PlannedJob {
   const last = candidate.job;
-  if (last && last.id === id && last.skipped === placed.skipped && last.error === placed.error && last.channel === placed.channel && last.sourceId === placed.sourceId) return last;
+  if (
+    last &&
+    last.id === id &&
+    last.skipped === placed.skipped &&
+    last.error === placed.error &&
+    last.channel === placed.channel &&
+    last.sourceId === placed.sourceId
+  )
+    return last;
   const job = baseJob(id, candidate, keys);
   job.skipped = placed.skipped;
   if (placed.error !== undefined) job.error = placed.error;
@@ -327,7 +379,8 @@ function chooseStream(
   view: PlacingView,
   candidate: Candidate,
 ): { channel: string; sourceId: string } | { error: string } {
-  // Placing runs for every candidate after every rule change: plain loops, and the words of a refusal only when they change.
+  // Placing runs for every candidate after every rule change: plain loops, and the words of a refusal only when they
+  // change.
   let blockers: readonly Placement[] | undefined;
   let tried: string[] | undefined;
   for (const channel of candidate.channels) {
@@ -335,14 +388,19 @@ function chooseStream(
     if (!sources) continue;
     for (const sourceId of sources) {
       const busy = view.busy(sourceId, candidate);
-      if (fits(busy, channel, candidate.start, candidate.end, input.sourceLimits.get(sourceId) ?? 1)) return { channel, sourceId };
+      if (fits(busy, channel, candidate.start, candidate.end, input.sourceLimits.get(sourceId) ?? 1))
+        return { channel, sourceId };
       (tried ??= []).push(input.sourceNames?.get(sourceId) ?? sourceId);
       if (!blockers || blockers.length === 0) blockers = busy;
     }
   }
   if (!tried) {
     const hidden = candidate.channels.some((channel) => input.hiddenChannels?.has(channel));
-    return { error: hidden ? `you hid channel ${candidate.channels.join(', ')} in the lineup: show it again to record from it` : `no source carries channel ${candidate.channels.join(', ')}` };
+    return {
+      error: hidden
+        ? `you hid channel ${candidate.channels.join(', ')} in the lineup: show it again to record from it`
+        : `no source carries channel ${candidate.channels.join(', ')}`,
+    };
   }
   blockers ??= [];
   const last = candidate.refusal;
@@ -362,4 +420,3 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
-

@@ -23,11 +23,28 @@ import { byChannelNumber, ruleOfJobId } from './job-ids.js';
 import { programmeKeyOf } from '../recording/job-item.js';
 import { type Candidate, type Plan, type PlannerInput, placeCandidates } from './job-placing.js';
 import type { CandidateSink, GuideNeeds, MatchQuery, StoredRuleOf } from './rules/rule-type.js';
-import { RULE_TYPES, type RuleDefinition, type RuleOfType, ruleTypeNamed, type RuleTypeName, type StoredRule } from './rules/rule-types.js';
+import {
+  RULE_TYPES,
+  type RuleDefinition,
+  type RuleOfType,
+  ruleTypeNamed,
+  type RuleTypeName,
+  type StoredRule,
+} from './rules/rule-types.js';
 import { isPlaceholder } from '../lineup/placeholder-airings.js';
 export { SAME_START_STEP } from './job-ids.js';
 export { episodeKeys, isMovie, jobItemOf, programmeKeyOf } from '../recording/job-item.js';
-export { type Candidate as PlanCandidate, MAX_EXTENSION, type Plan, type PlannerInput, placeAll, placeCandidates, placingInSteps, type Placing, type RunningJob } from './job-placing.js';
+export {
+  type Candidate as PlanCandidate,
+  MAX_EXTENSION,
+  type Plan,
+  type PlannerInput,
+  placeAll,
+  placeCandidates,
+  placingInSteps,
+  type Placing,
+  type RunningJob,
+} from './job-placing.js';
 export { fits } from './source-schedule.js';
 
 const DEFAULT_HORIZON = 14 * 24 * 3600;
@@ -59,21 +76,41 @@ export function* findCandidatesInSteps(input: CandidateSearch, stepMs: number): 
     now: input.now,
     horizon: input.now + (input.horizon ?? DEFAULT_HORIZON),
     finishedRules: finishedRules(input),
-    recordingRules: new Map(input.running.flatMap((job) => (job.ruleId === undefined ? [] : [[job.ruleId, { start: job.start, end: job.end }] as const]))),
+    recordingRules: new Map(
+      input.running.flatMap((job) =>
+        job.ruleId === undefined ? [] : [[job.ruleId, { start: job.start, end: job.end }] as const],
+      ),
+    ),
   };
   const sink: CandidateSink<RuleDefinition> = {
     airing: (rule, airing, channels, dedupe) => addCandidate(candidates, rule, airing, channels, dedupe),
     slot: (rule, airing, channel, start, end) => {
-      const padded = { start: start - (rule.definition.padding_before ?? 0), end: end + (rule.definition.padding_after ?? 0) };
+      const padded = {
+        start: start - (rule.definition.padding_before ?? 0),
+        end: end + (rule.definition.padding_after ?? 0),
+      };
       // A slot is its time, whatever is on: what describes it changes as programmes end, its identity does not.
       const programme = slotProgramme(rule.id, padded.start);
-      candidates.set(`${padded.start}-${rule.id}`, { rule, ruleId: rule.id, airing, programme, channel, channels: [channel], ...padded, dedupe: false });
+      candidates.set(`${padded.start}-${rule.id}`, {
+        rule,
+        ruleId: rule.id,
+        airing,
+        programme,
+        channel,
+        channels: [channel],
+        ...padded,
+        dedupe: false,
+      });
     },
   };
   const planners = byType(input.rules)
     .filter(({ rules }) => rules.length > 0)
-    .map(({ name, rules }) => ({ planner: ruleTypeNamed(name).planner(rules, sink, window), byTime: ruleTypeNamed(name).recordsByTime }));
-  // A 14-day guide is read once per plan, every type seeing each airing; a placeholder hour only the types that record by time.
+    .map(({ name, rules }) => ({
+      planner: ruleTypeNamed(name).planner(rules, sink, window),
+      byTime: ruleTypeNamed(name).recordsByTime,
+    }));
+  // A 14-day guide is read once per plan, every type seeing each airing; a placeholder hour only the types that record
+  // by time.
   const clock = stepClock(stepMs);
   let seen = 0;
   for (const airing of input.airings) {
@@ -88,7 +125,10 @@ export function* findCandidatesInSteps(input: CandidateSearch, stepMs: number): 
   return byRule;
 }
 
-/** Rules with a job that finished, however it went (the second number of its id, modulo 2^32): a one-programme rule is then done. */
+/**
+ * Rules with a job that finished, however it went (the second number of its id, modulo 2^32): a one-programme rule is
+ * then done.
+ */
 function finishedRules(input: Pick<PlannerInput, 'settledIds' | 'running'>): Set<number> {
   const started = new Set<number>();
   // The stored "settled" ids include the jobs recording now: those are not finished.
@@ -102,7 +142,9 @@ function finishedRules(input: Pick<PlannerInput, 'settledIds' | 'running'>): Set
 }
 
 /** Active (not paused) rules grouped by type, in the table's order. */
-function byType(rules: readonly StoredRule[]): { name: RuleTypeName; rules: StoredRuleOf<RuleOfType<RuleTypeName>>[] }[] {
+function byType(
+  rules: readonly StoredRule[],
+): { name: RuleTypeName; rules: StoredRuleOf<RuleOfType<RuleTypeName>>[] }[] {
   const active = rules.filter((rule) => !rule.definition.paused);
   return RULE_TYPES.map(({ type }) => ({ name: type, rules: active.filter((rule) => isOfType(rule, type)) }));
 }
@@ -118,10 +160,16 @@ function isOfType<K extends RuleTypeName>(rule: StoredRule, type: K): rule is St
 export function guidePrefilter(rules: readonly StoredRule[]): {
   channels: Set<string>;
   needsSummary: boolean;
-  /** False when only `channels` matter (no rule reads titles, summaries or series ids): the guide is then read by channel. */
+  /**
+   * False when only `channels` matter (no rule reads titles, summaries or series ids): the guide is then read by
+   * channel.
+   */
   hasMatchers: boolean;
   matches(title: string, summary: string | null, seriesId: string | null): boolean;
-  /** Every matcher as one indexed query (see GuideNeeds.query), when each can be said so and words to look for in every summary are few. */
+  /**
+   * Every matcher as one indexed query (see GuideNeeds.query), when each can be said so and words to look for in every
+   * summary are few.
+   */
   query: MatchQuery | undefined;
 } {
   const needs: GuideNeeds[] = byType(rules)
@@ -149,10 +197,20 @@ function oneQuery(queries: readonly (MatchQuery | undefined)[]): MatchQuery | un
   const all = queries as readonly MatchQuery[];
   const substrings = all.flatMap((query) => query.substrings);
   if (substrings.length > QUERY_SUBSTRINGS_MAX) return undefined;
-  return { seriesIds: all.flatMap((query) => query.seriesIds), titles: all.flatMap((query) => query.titles), substrings };
+  return {
+    seriesIds: all.flatMap((query) => query.seriesIds),
+    titles: all.flatMap((query) => query.titles),
+    substrings,
+  };
 }
 
-function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Airing, channels: readonly string[], dedupe: boolean): void {
+function addCandidate(
+  out: Map<string, Candidate>,
+  rule: StoredRule,
+  airing: Airing,
+  channels: readonly string[],
+  dedupe: boolean,
+): void {
   const d = rule.definition;
   if (d.new_only && !airing.isNew) return;
   const allowed = d.channels ? channels.filter((channel) => d.channels?.includes(channel)) : channels;
@@ -170,12 +228,27 @@ function addCandidate(out: Map<string, Candidate>, rule: StoredRule, airing: Air
     for (const channel of allowed) if (!existing.channels.includes(channel)) existing.channels.push(channel);
     existing.channels.sort(byChannelNumber);
     existing.channel = existing.channels[0] as string;
-    if (airing.stop > existing.airing.stop || (airing.stop === existing.airing.stop && byChannelNumber(airing.channels[0] ?? '', existing.airing.channels[0] ?? '') < 0)) existing.airing = airing;
+    if (
+      airing.stop > existing.airing.stop ||
+      (airing.stop === existing.airing.stop &&
+        byChannelNumber(airing.channels[0] ?? '', existing.airing.channels[0] ?? '') < 0)
+    )
+      existing.airing = airing;
     existing.end = Math.max(existing.end, end);
     return;
   }
   const channelsByNumber = [...allowed].sort(byChannelNumber);
-  out.set(key, { rule, ruleId: rule.id, airing, programme: programmeKeyOf(airing), channel: channelsByNumber[0] as string, channels: channelsByNumber, start, end, dedupe });
+  out.set(key, {
+    rule,
+    ruleId: rule.id,
+    airing,
+    programme: programmeKeyOf(airing),
+    channel: channelsByNumber[0] as string,
+    channels: channelsByNumber,
+    start,
+    end,
+    dedupe,
+  });
 }
 
 /** The identity of a time slot's job (see programmeKeyOf): its rule and its (padded) start. */

@@ -8,10 +8,25 @@ import type { Db } from '../../db/database.js';
 import { type Airing, ProgrammeAiring } from '../lineup/airing.js';
 import { guideKey } from '../lineup/guide-match.js';
 import { firstPerNumber, guideMapOf } from '../lineup/lineup-snapshot.js';
-import { deleteProgrammesEndedBefore, guideGenerations, type ProgrammeTuple } from '../../repositories/guide.repository.js';
+import {
+  deleteProgrammesEndedBefore,
+  guideGenerations,
+  type ProgrammeTuple,
+} from '../../repositories/guide.repository.js';
 import { planGuideRows } from './plan-guide-rows.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
-import { findCandidates, findCandidatesInSteps, guidePrefilter, type Plan, type PlanCandidate, placeAll, placingInSteps, type PlannerInput, type Placing, type RunningJob } from './job-planner.js';
+import {
+  findCandidates,
+  findCandidatesInSteps,
+  guidePrefilter,
+  type Plan,
+  type PlanCandidate,
+  placeAll,
+  placingInSteps,
+  type PlannerInput,
+  type Placing,
+  type RunningJob,
+} from './job-planner.js';
 import { ruleOfJobId } from './job-ids.js';
 import { placeAgain } from './job-placing-again.js';
 import { byStartAndId } from './job-placing.js';
@@ -61,7 +76,10 @@ export interface JobSchedulerOptions {
 /** How far ahead placeholder hours are planned for a channel no guide describes (a guide's usual 14 days). */
 const PLACEHOLDER_REACH = 14 * 86400;
 
-/** How long the candidates of a full plan serve re-plans after a rule change (seconds); the periodic re-plan is a full one. */
+/**
+ * How long the candidates of a full plan serve re-plans after a rule change (seconds); the periodic re-plan is a full
+ * one.
+ */
 const CANDIDATES_FRESH_FOR = 15 * 60;
 
 /** Work done between turns of the event loop in replanInSlices (ms). */
@@ -69,9 +87,15 @@ const STEP_MS = 5;
 
 export class JobScheduler {
   private startTimer: NodeJS.Timeout | undefined;
-  /** The last placing: every rule's candidates as the last full plan found them (and rule changes since), and their fates. */
+  /**
+   * The last placing: every rule's candidates as the last full plan found them (and rule changes since), and their
+   * fates.
+   */
   private candidates: { at: number; placing: Placing } | undefined;
-  /** The scheduled jobs as last written, and their programmes: a re-plan after a rule change compares with these instead of reading them back. */
+  /**
+   * The scheduled jobs as last written, and their programmes: a re-plan after a rule change compares with these instead
+   * of reading them back.
+   */
   private written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined;
   /** Ids of the jobs the last full write kept listed though the plan lost them (keptVanished). */
   private keptIds: ReadonlySet<string> = new Set();
@@ -95,7 +119,8 @@ export class JobScheduler {
   settleAfterDowntime(): void {
     const now = this.nowSeconds();
     for (const job of listJobsInState(this.db, 'scheduled')) {
-      if (!job.skipped && job.end_time <= now) finishJob(this.db, job.id, { failed: true, error: 'Antenna was not running at the time' }, this.options.now());
+      if (!job.skipped && job.end_time <= now)
+        finishJob(this.db, job.id, { failed: true, error: 'Antenna was not running at the time' }, this.options.now());
     }
     for (const job of listJobsInState(this.db, 'recording')) this.recordings.start(job, this.targetsFor(job));
   }
@@ -136,7 +161,10 @@ export class JobScheduler {
       const placing = await finishInTurns(placingInSteps(state, found, STEP_MS), stillGood);
       if (!placing) continue;
       // What the plan lost and keeps listed is read before the write, and the jobs' JSON made: the write alone blocks.
-      const kept = await finishInTurns(keptVanishedJobs(this.db, this.rules.list(), placing.plan.jobs, state.slotRules, this.nowSeconds(), STEP_MS), stillGood);
+      const kept = await finishInTurns(
+        keptVanishedJobs(this.db, this.rules.list(), placing.plan.jobs, state.slotRules, this.nowSeconds(), STEP_MS),
+        stillGood,
+      );
       if (!kept) continue;
       if (!(await finishInTurns(prepareJobRows(placing.plan.jobs, STEP_MS), stillGood))) continue;
       this.storeFull(now, state, placing, kept);
@@ -146,7 +174,11 @@ export class JobScheduler {
   }
 
   /** A full plan; `rows`: the guide rows its rules read, when read already (replanInSlices). */
-  private planFully(now: number, channels: readonly StreamableChannel[], rows: readonly ProgrammeTuple[] | undefined): void {
+  private planFully(
+    now: number,
+    channels: readonly StreamableChannel[],
+    rows: readonly ProgrammeTuple[] | undefined,
+  ): void {
     const { state, found } = this.findAll(now, channels, rows);
     this.storeFull(now, state, placeAll(state, found));
   }
@@ -165,15 +197,37 @@ export class JobScheduler {
     return this.planState(now, channels, undefined);
   }
 
-  /** Every rule's candidates in the guide (`rows`: the guide rows they read, when read already), in steps of `stepMs`. */
-  private *allCandidates(now: number, channels: readonly StreamableChannel[], rows: readonly ProgrammeTuple[] | undefined, state: PlannerInput, stepMs: number): Steps<PlanCandidate[]> {
+  /**
+   * Every rule's candidates in the guide (`rows`: the guide rows they read, when read already), in steps of `stepMs`.
+   */
+  private *allCandidates(
+    now: number,
+    channels: readonly StreamableChannel[],
+    rows: readonly ProgrammeTuple[] | undefined,
+    state: PlannerInput,
+    stepMs: number,
+  ): Steps<PlanCandidate[]> {
     const rules = this.rules.list();
-    const found = yield* findCandidatesInSteps({ now, rules, airings: this.airings(now, channels, rules, rows), running: state.running, settledIds: state.settledIds }, stepMs);
+    const found = yield* findCandidatesInSteps(
+      {
+        now,
+        rules,
+        airings: this.airings(now, channels, rules, rows),
+        running: state.running,
+        settledIds: state.settledIds,
+      },
+      stepMs,
+    );
     return [...found.values()].flat();
   }
 
   /** Writes a full plan and keeps its placing for the re-plans after rule changes. */
-  private storeFull(now: number, state: { slotRules: ReadonlySet<number> }, placing: Placing, kept?: PlannedJob[]): void {
+  private storeFull(
+    now: number,
+    state: { slotRules: ReadonlySet<number> },
+    placing: Placing,
+    kept?: PlannedJob[],
+  ): void {
     this.plans++;
     this.candidates = undefined;
     this.store(placing.plan, undefined, state.slotRules, kept);
@@ -202,9 +256,18 @@ export class JobScheduler {
     const rule = this.rules.list().find((r) => r.id === ruleId);
     // Should anything below throw, the next change plans in full: the kept state may be half updated.
     this.candidates = undefined;
-    const found = rule ? findCandidates({ now, rules: [rule], airings: this.airings(now, channels, [rule]), running: state.running, settledIds: state.settledIds }) : new Map();
+    const found = rule
+      ? findCandidates({
+          now,
+          rules: [rule],
+          airings: this.airings(now, channels, [rule]),
+          running: state.running,
+          settledIds: state.settledIds,
+        })
+      : new Map();
     const placing = placeAgain(cached.placing, state, ruleId, [...found.values()].flat());
-    // A rule whose lost jobs are kept listed: written in full, so they are judged again (a removed or paused rule's go).
+    // A rule whose lost jobs are kept listed: written in full, so they are judged again (a removed or paused rule's
+    // go).
     const keepsLost = [...this.keptIds].some((id) => ruleOfJobId(id) === ruleId);
     this.store(keepsLost ? { ...placing.plan, changes: undefined } : placing.plan, written, state.slotRules);
     this.candidates = { ...cached, placing };
@@ -214,10 +277,15 @@ export class JobScheduler {
    * Everything a plan needs besides the rules and the guide. `planned`: the programmes of
    * the scheduled jobs as last written (else read, with the others, from the database).
    */
-  private planState(now: number, channels: readonly StreamableChannel[], planned: ReadonlyMap<string, string> | undefined): PlannerInput & { slotRules: Set<number> } {
+  private planState(
+    now: number,
+    channels: readonly StreamableChannel[],
+    planned: ReadonlyMap<string, string> | undefined,
+  ): PlannerInput & { slotRules: Set<number> } {
     const knownIds = new Map(planned);
     const slots = this.slotRules();
-    for (const job of listJobProgrammes(this.db, planned !== undefined)) knownIds.set(job.id, storedProgramme(job, slots));
+    for (const job of listJobProgrammes(this.db, planned !== undefined))
+      knownIds.set(job.id, storedProgramme(job, slots));
     const running = this.runningJobs(slots);
     const settledIds = settledJobIds(this.db);
     const userSkips = listJobSkips(this.db);
@@ -241,7 +309,12 @@ export class JobScheduler {
    * (a re-plan after a rule change): with the plan's changes (placeAgain), only those are
    * compared and written.
    */
-  private store(planned: Plan, written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined, slots: ReadonlySet<number>, kept?: PlannedJob[]): void {
+  private store(
+    planned: Plan,
+    written: { jobs: WrittenPlan; programmes: Map<string, string> } | undefined,
+    slots: ReadonlySet<number>,
+    kept?: PlannedJob[],
+  ): void {
     for (const [id, end] of planned.extensions) this.recordings.extend(id, end);
     this.written = undefined;
     const now = this.options.now();
@@ -262,9 +335,13 @@ export class JobScheduler {
     this.startDue();
   }
 
-  /** The scheduled jobs a full plan of `jobs` lost that are kept listed, skipped (scheduled-job-lookups.ts). Only reads. */
+  /**
+   * The scheduled jobs a full plan of `jobs` lost that are kept listed, skipped (scheduled-job-lookups.ts). Only reads.
+   */
   private keptVanished(jobs: PlannedJob[], slots: ReadonlySet<number>): PlannedJob[] {
-    return finishNow(keptVanishedJobs(this.db, this.rules.list(), jobs, slots, this.nowSeconds(), Number.POSITIVE_INFINITY));
+    return finishNow(
+      keptVanishedJobs(this.db, this.rules.list(), jobs, slots, this.nowSeconds(), Number.POSITIVE_INFINITY),
+    );
   }
 
   /** Skips a planned job, or stops one that is recording (it keeps what it wrote, flagged cancelled). */
@@ -284,7 +361,10 @@ export class JobScheduler {
   explain(id: string): JobWhy {
     const job = getDvrJob(this.db, id);
     if (!job) throw new NotFoundError('job', id);
-    return explainJob(job, job.source_id ? listSources(this.db).find((source) => source.id === job.source_id)?.name : undefined);
+    return explainJob(
+      job,
+      job.source_id ? listSources(this.db).find((source) => source.id === job.source_id)?.name : undefined,
+    );
   }
 
   /** Forgets that programme `programId` was recorded, so its next airing is planned again; 404 when nothing knew it. */
@@ -299,7 +379,16 @@ export class JobScheduler {
 
   /** The guide's airing on channel `number` starting at `start`, if one of the guides describing the channel has it. */
   airingOn(number: string, start: number): Airing | undefined {
-    return airingsStarting(this.db, number, start, start + 1, guideMapOf(this.db, listStreamableChannels(this.db).filter((channel) => channel.number === number)))[0];
+    return airingsStarting(
+      this.db,
+      number,
+      start,
+      start + 1,
+      guideMapOf(
+        this.db,
+        listStreamableChannels(this.db).filter((channel) => channel.number === number),
+      ),
+    )[0];
   }
 
   private capacity(channels: readonly StreamableChannel[]) {
@@ -321,7 +410,9 @@ export class JobScheduler {
 
   /** Ids of the rules whose jobs are their time (slots): their identity is that time (slotProgramme). */
   private slotRules(): Set<number> {
-    return new Set(this.rules.list().flatMap((rule) => (ruleTypeOf(rule.definition).jobsAreTheirTime ? [rule.id] : [])));
+    return new Set(
+      this.rules.list().flatMap((rule) => (ruleTypeOf(rule.definition).jobsAreTheirTime ? [rule.id] : [])),
+    );
   }
 
   private runningJobs(slots: ReadonlySet<number>): RunningJob[] {
@@ -345,25 +436,38 @@ export class JobScheduler {
   private guideRows(now: number, channels: readonly StreamableChannel[], rules: readonly StoredRule[]) {
     const map = guideMapOf(this.db, channels);
     const prefilter = guidePrefilter(rules);
-    const channelKeys = [...map].filter(([, numbers]) => numbers.some((n) => prefilter.channels.has(n))).map(([key]) => key);
+    const channelKeys = [...map]
+      .filter(([, numbers]) => numbers.some((n) => prefilter.channels.has(n)))
+      .map(([key]) => key);
     return planGuideRows(this.db, now, channelKeys, prefilter);
   }
 
-  /** The guide as airings on channel numbers, only those the rules can use; streamed from the database unless `read` already. */
-  private airings(now: number, channels: readonly StreamableChannel[], rules: readonly StoredRule[], read?: readonly ProgrammeTuple[]): Iterable<Airing> {
+  /**
+   * The guide as airings on channel numbers, only those the rules can use; streamed from the database unless `read`
+   * already.
+   */
+  private airings(
+    now: number,
+    channels: readonly StreamableChannel[],
+    rules: readonly StoredRule[],
+    read?: readonly ProgrammeTuple[],
+  ): Iterable<Airing> {
     const map = guideMapOf(this.db, channels);
     const prefilter = guidePrefilter(rules);
     const rows = () => read ?? this.guideRows(now, channels, rules).all();
     // Channels the rules name that no guide describes: their placeholder hours, up to the guide's usual reach.
     const described = new Set([...map.values()].flat());
-    const undescribed = firstPerNumber(channels).filter((channel) => prefilter.channels.has(channel.number) && !described.has(channel.number));
+    const undescribed = firstPerNumber(channels).filter(
+      (channel) => prefilter.channels.has(channel.number) && !described.has(channel.number),
+    );
     return {
       *[Symbol.iterator]() {
         for (const row of rows()) {
           const numbers = map.get(guideKey(row[0], row[1]));
           if (numbers) yield ProgrammeAiring.fromTuple(row, numbers);
         }
-        for (const channel of undescribed) yield* placeholderAirings(channel.number, channel.name, now, now + PLACEHOLDER_REACH);
+        for (const channel of undescribed)
+          yield* placeholderAirings(channel.number, channel.name, now, now + PLACEHOLDER_REACH);
       },
     };
   }

@@ -27,7 +27,12 @@ export interface PlanGuideRows {
   inSlices(): Promise<ProgrammeTuple[]>;
 }
 
-export function planGuideRows(db: Db, now: number, channelKeys: string[], prefilter: ReturnType<typeof guidePrefilter>): PlanGuideRows {
+export function planGuideRows(
+  db: Db,
+  now: number,
+  channelKeys: string[],
+  prefilter: ReturnType<typeof guidePrefilter>,
+): PlanGuideRows {
   const { query } = prefilter;
   const filter = { channelKeys, needsSummary: prefilter.needsSummary, match: prefilter.matches };
   const all = () =>

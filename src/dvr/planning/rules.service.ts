@@ -14,7 +14,10 @@ export interface RulesServiceOptions {
   now: () => number;
   /** Called after every change, with the rule's id, to re-plan. */
   changed: (ruleId: number) => void;
-  /** The guide's airing on a channel at a time: what a new or edited rule keeps of it (a program rule its programme id and title). */
+  /**
+   * The guide's airing on a channel at a time: what a new or edited rule keeps of it (a program rule its programme id
+   * and title).
+   */
   guide?: GuideLookup;
   logger?: Logger | undefined;
 }
@@ -39,7 +42,10 @@ export class RulesService {
       if (rule) return [rule];
       if (!this.reportedUnknown.has(record.id)) {
         this.reportedUnknown.add(record.id);
-        this.options.logger?.warn({ rule: record.id }, 'a stored rule has a type this version does not know; it plans nothing: run the Antenna version that made it, or delete the rule');
+        this.options.logger?.warn(
+          { rule: record.id },
+          'a stored rule has a type this version does not know; it plans nothing: run the Antenna version that made it, or delete the rule',
+        );
       }
       return [];
     });
@@ -61,7 +67,12 @@ export class RulesService {
 
   replace(id: number, definition: RuleDefinition): StoredRule {
     const previous = getRule(this.db, id);
-    const checked = checkRule(definition, this.nowSeconds(), this.options.guide, previous && asStoredRule(previous)?.definition);
+    const checked = checkRule(
+      definition,
+      this.nowSeconds(),
+      this.options.guide,
+      previous && asStoredRule(previous)?.definition,
+    );
     if (!replaceRule(this.db, id, checked, this.options.now())) throw new NotFoundError('rule', String(id));
     this.options.changed(id);
     return { id, definition: checked };
@@ -97,7 +108,10 @@ export class RulesService {
         definition.channel = moved(definition.channel);
         touched = true;
       }
-      if (Array.isArray(definition.channels) && definition.channels.some((number) => typeof number === 'string' && moves.has(number))) {
+      if (
+        Array.isArray(definition.channels) &&
+        definition.channels.some((number) => typeof number === 'string' && moves.has(number))
+      ) {
         definition.channels = definition.channels.map(moved);
         touched = true;
       }
@@ -106,7 +120,10 @@ export class RulesService {
     return changed;
   }
 
-  /** One-time rules (a single programme, a slot that does not repeat) go a day after they end: they can plan nothing more. */
+  /**
+   * One-time rules (a single programme, a slot that does not repeat) go a day after they end: they can plan nothing
+   * more.
+   */
   forgetPastOneTimeRules(now: number): void {
     for (const rule of this.list()) {
       const end = ruleTypeOf(rule.definition).endsAt(rule.definition);

@@ -10,7 +10,11 @@ import type { JobItem } from '../../model/library.schemas.js';
 import type { PlannedJob } from '../../model/planned-job.js';
 import { hiddenChannelNumbers } from '../../repositories/channel-edits.repository.js';
 import { programmesBetween } from '../../repositories/guide.repository.js';
-import { type JobProgrammeRow, listJobSkips, listScheduledJobsEndingAfter } from '../../repositories/jobs.repository.js';
+import {
+  type JobProgrammeRow,
+  listJobSkips,
+  listScheduledJobsEndingAfter,
+} from '../../repositories/jobs.repository.js';
 import { listStreamableChannels } from '../../repositories/sources.repository.js';
 import { type Airing, ProgrammeAiring } from '../lineup/airing.js';
 import type { GuideChannelMap } from '../lineup/guide-match.js';
@@ -23,16 +27,35 @@ import { keptVanishedJob, type VanishedJobLookups } from './vanished-jobs.js';
 /** What a stored job records, as the planner names it: a slot by its rule and time, anything else by its programme. */
 export function storedProgramme(job: Omit<JobProgrammeRow, 'id'>, slotRules: ReadonlySet<number>): string {
   if (job.ruleId !== null && slotRules.has(job.ruleId)) return slotProgramme(job.ruleId, job.start);
-  return programmeKeyOf({ programId: job.programId ?? undefined, title: job.title, episodeTitle: job.episodeTitle ?? undefined });
+  return programmeKeyOf({
+    programId: job.programId ?? undefined,
+    title: job.title,
+    episodeTitle: job.episodeTitle ?? undefined,
+  });
 }
 
 /** What a job (planned, or stored with its item) records, as the planner names it. */
-export function plannedProgramme(job: { ruleId: number | null; start: number; item: JobItem; name: string }, slotRules: ReadonlySet<number>): string {
+export function plannedProgramme(
+  job: { ruleId: number | null; start: number; item: JobItem; name: string },
+  slotRules: ReadonlySet<number>,
+): string {
   const { item } = job;
-  return storedProgramme({ ruleId: job.ruleId, start: job.start, programId: item.program_id ?? null, title: item.title ?? job.name, episodeTitle: item.episode_title ?? null }, slotRules);
+  return storedProgramme(
+    {
+      ruleId: job.ruleId,
+      start: job.start,
+      programId: item.program_id ?? null,
+      title: item.title ?? job.name,
+      episodeTitle: item.episode_title ?? null,
+    },
+    slotRules,
+  );
 }
 
-/** The airings on channel `number` that start within [from, to), from the guides `map` says describe it (placeholder hours when none does). */
+/**
+ * The airings on channel `number` that start within [from, to), from the guides `map` says describe it (placeholder
+ * hours when none does).
+ */
 export function airingsStarting(db: Db, number: string, from: number, to: number, map: GuideChannelMap): Airing[] {
   const airings: Airing[] = [];
   let described = false;
@@ -40,7 +63,8 @@ export function airingsStarting(db: Db, number: string, from: number, to: number
     if (!numbers.includes(number)) continue;
     described = true;
     const [guideId, xmltvChannel] = key.split('\t') as [string, string];
-    for (const row of programmesBetween(db, guideId, xmltvChannel, from, to)) if (row.start >= from && row.start < to) airings.push(ProgrammeAiring.fromRow(row, [number]));
+    for (const row of programmesBetween(db, guideId, xmltvChannel, from, to))
+      if (row.start >= from && row.start < to) airings.push(ProgrammeAiring.fromRow(row, [number]));
   }
   if (described) return airings;
   const channel = lineupSnapshot(db).channels.find((c) => c.number === number);
@@ -52,7 +76,14 @@ export function airingsStarting(db: Db, number: string, from: number, to: number
  * they end (vanished-jobs.ts). `now`: epoch seconds. In steps of about `stepMs`
  * (work-in-steps.ts): a refresh that moves every programme loses every job.
  */
-export function* keptVanishedJobs(db: Db, rules: readonly StoredRule[], jobs: readonly PlannedJob[], slots: ReadonlySet<number>, now: number, stepMs: number): Steps<PlannedJob[]> {
+export function* keptVanishedJobs(
+  db: Db,
+  rules: readonly StoredRule[],
+  jobs: readonly PlannedJob[],
+  slots: ReadonlySet<number>,
+  now: number,
+  stepMs: number,
+): Steps<PlannedJob[]> {
   const plannedIds = new Set(jobs.map((job) => job.id));
   const missing = listScheduledJobsEndingAfter(db, now).filter((job) => !plannedIds.has(job.id));
   if (missing.length === 0) return [];
@@ -74,7 +105,10 @@ export function* keptVanishedJobs(db: Db, rules: readonly StoredRule[], jobs: re
     programmeOf: (job, item) => programmeOf({ ruleId: job.rule_id, start: job.start_time, item, name: job.name }),
     offered: (number) => offered.has(number),
     hidden: (number) => (hidden ??= hiddenChannelNumbers(db)).has(number),
-    aired: (number, from, to, programme) => airingsStarting(db, number, from, to, (map ??= guideMapOf(db, streamable))).some((airing) => programmeKeyOf(airing) === programme),
+    aired: (number, from, to, programme) =>
+      airingsStarting(db, number, from, to, (map ??= guideMapOf(db, streamable))).some(
+        (airing) => programmeKeyOf(airing) === programme,
+      ),
   };
   const kept: PlannedJob[] = [];
   const clock = stepClock(stepMs);

@@ -24,7 +24,8 @@ export class SourceSchedule<P extends Placement = Placement> {
 
   add(placement: P): void {
     const last = Math.floor((placement.end - 1) / BUCKET_SECONDS);
-    for (let bucket = Math.floor(placement.start / BUCKET_SECONDS); bucket <= last; bucket++) pushTo(this.buckets, bucket, placement);
+    for (let bucket = Math.floor(placement.start / BUCKET_SECONDS); bucket <= last; bucket++)
+      pushTo(this.buckets, bucket, placement);
   }
 
   /** Takes out a placement added before (the same object). */
@@ -52,7 +53,8 @@ export class SourceSchedule<P extends Placement = Placement> {
     const last = Math.floor((end - 1) / BUCKET_SECONDS);
     for (let bucket = first; bucket <= last; bucket++) {
       // A placement is in every bucket it spans: found once, in the first of them this search looks at.
-      for (const p of this.buckets.get(bucket) ?? []) if (p.start < end && start < p.end && (bucket === first || p.start >= bucket * BUCKET_SECONDS)) found.push(p);
+      for (const p of this.buckets.get(bucket) ?? [])
+        if (p.start < end && start < p.end && (bucket === first || p.start >= bucket * BUCKET_SECONDS)) found.push(p);
     }
     return found;
   }
@@ -62,10 +64,17 @@ export class SourceSchedule<P extends Placement = Placement> {
  * True when adding a stream of `channel` over [start, end) keeps the source within its
  * limit at every moment. Streams of the same channel count once (they share a connection).
  */
-export function fits(busy: readonly Pick<Placement, 'channel' | 'start' | 'end'>[], channel: string, start: number, end: number, limit: number): boolean {
+export function fits(
+  busy: readonly Pick<Placement, 'channel' | 'start' | 'end'>[],
+  channel: string,
+  start: number,
+  end: number,
+  limit: number,
+): boolean {
   let count = 0;
   for (const p of busy) if (p.start < end && start < p.end) count++;
-  // Fewer streams than the limit, even each on its own channel: one more fits (the common case, decided without allocating).
+  // Fewer streams than the limit, even each on its own channel: one more fits (the common case, decided without
+  // allocating).
   if (count < limit) return true;
   // Channel usage only changes at a placement's start, so checking those instants (and our own start) suffices.
   // Run for every refused candidate of every plan: a small array of channels, not a set per instant.

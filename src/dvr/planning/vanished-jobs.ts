@@ -52,24 +52,41 @@ export interface VanishedJobLookups {
 
 /** The job to keep for `job`, missing from the plan: skipped, saying why; undefined when it may go. */
 export function keptVanishedJob(job: StoredScheduledJob, at: VanishedJobLookups): PlannedJob | undefined {
-  if (job.end_time <= at.now || at.plannedIds.has(job.id) || at.userSkips.has(job.id) || job.rule_id === null) return undefined;
+  if (job.end_time <= at.now || at.plannedIds.has(job.id) || at.userSkips.has(job.id) || job.rule_id === null)
+    return undefined;
   const rule = at.rule(job.rule_id);
   if (!rule || rule.definition.paused) return undefined;
   const item = JSON.parse(job.item) as JobItem;
   const programme = at.programmeOf(job, item);
-  if (at.plannedProgrammes.has(`${job.rule_id} ${programme}`) || (job.episode_key !== null && at.placedEpisodes.has(job.episode_key))) return undefined;
+  if (
+    at.plannedProgrammes.has(`${job.rule_id} ${programme}`) ||
+    (job.episode_key !== null && at.placedEpisodes.has(job.episode_key))
+  )
+    return undefined;
   const channels = JSON.parse(job.channels) as string[];
   const offered = channels.filter((number) => at.offered(number));
   let error: string;
-  if (offered.length === 0 && channels.some((number) => at.hidden(number))) error = `you hid channel ${channels.join(', ')} in the lineup: show it again to record from it`;
-  else if (offered.length === 0) error = `no source offers channel ${channels.join(', ')} any more: it was skipped when the lineup changed`;
+  if (offered.length === 0 && channels.some((number) => at.hidden(number)))
+    error = `you hid channel ${channels.join(', ')} in the lineup: show it again to record from it`;
+  else if (offered.length === 0)
+    error = `no source offers channel ${channels.join(', ')} any more: it was skipped when the lineup changed`;
   else if (ruleTypeOf(rule.definition).jobsAreTheirTime) return undefined;
   else {
     // Its airing starts within the job, whatever padding it was planned with (the rule's may have changed since).
     if (offered.some((number) => at.aired(number, job.start_time, job.end_time, programme))) return undefined;
     error = 'the guide no longer lists this programme at this time: it was skipped when the guide changed';
   }
-  const kept: PlannedJob = { id: job.id, ruleId: job.rule_id, name: job.name, start: job.start_time, end: job.end_time, channels, skipped: true, error, item };
+  const kept: PlannedJob = {
+    id: job.id,
+    ruleId: job.rule_id,
+    name: job.name,
+    start: job.start_time,
+    end: job.end_time,
+    channels,
+    skipped: true,
+    error,
+    item,
+  };
   if (job.episode_key !== null) kept.episodeKey = job.episode_key;
   return kept;
 }

@@ -75,9 +75,15 @@ function cutOf(line: string): [number, number] | null {
   return start !== null && end !== null && end > start ? [start, end] : null;
 }
 
-/** EDL text -> flat [start, end, start, end, ...] seconds: cut lines only, sorted, overlapping or touching ranges merged. */
+/**
+ * EDL text -> flat [start, end, start, end, ...] seconds: cut lines only, sorted, overlapping or touching ranges
+ * merged.
+ */
 export function parseEdl(text: string): number[] {
-  const cuts = text.split(/\r?\n/).map(cutOf).filter((cut) => cut !== null);
+  const cuts = text
+    .split(/\r?\n/)
+    .map(cutOf)
+    .filter((cut) => cut !== null);
   cuts.sort((a, b) => a[0] - b[0]);
   const flat: number[] = [];
   for (const [start, end] of cuts) {
@@ -104,13 +110,29 @@ interface Finished {
  * then SIGKILL after a grace period, and the run still waits for the exit, so nothing
  * is writing in the directory we are about to remove.
  */
-async function runComskip(program: string, args: string[], cwd: string, timeoutMs: number, signal?: AbortSignal, inputFd?: number): Promise<Finished> {
-  const outcome = await runProgram(program, args, { cwd, timeoutMs, signal, graceMs: KILL_GRACE_MS, stderrTailBytes: STDERR_TAIL_BYTES, collectStdout: false, ...(inputFd === undefined ? {} : { inputFd }) });
+async function runComskip(
+  program: string,
+  args: string[],
+  cwd: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  inputFd?: number,
+): Promise<Finished> {
+  const outcome = await runProgram(program, args, {
+    cwd,
+    timeoutMs,
+    signal,
+    graceMs: KILL_GRACE_MS,
+    stderrTailBytes: STDERR_TAIL_BYTES,
+    collectStdout: false,
+    ...(inputFd === undefined ? {} : { inputFd }),
+  });
   if (outcome.kind === 'ok') return { code: 0, stderr: outcome.stderrTail };
   if (outcome.kind === 'failed') return { code: outcome.exitCode, stderr: outcome.stderrTail };
   if (outcome.cause === 'not_started') throw new Error(`comskip could not start: ${outcome.reason}`);
   if (outcome.cause === 'timeout') throw new Error(`comskip timed out after ${timeoutMs} ms`);
-  if (outcome.cause === 'aborted') throw signal?.reason instanceof Error ? signal.reason : new Error('comskip was stopped');
+  if (outcome.cause === 'aborted')
+    throw signal?.reason instanceof Error ? signal.reason : new Error('comskip was stopped');
   throw new Error(`comskip failed: ${outcome.reason}`);
 }
 
@@ -158,7 +180,14 @@ export async function detectCommercials(
     const iniPath = join(runDir, 'comskip.ini');
     await writeFile(iniPath, COMSKIP_INI);
     // cwd too: comskip looks for a comskip.ini in its working directory.
-    const finished = await runComskip(program, comskipArgs(inputFd === undefined ? file : INPUT_PATH, runDir, iniPath), runDir, timeoutMs, signal, inputFd);
+    const finished = await runComskip(
+      program,
+      comskipArgs(inputFd === undefined ? file : INPUT_PATH, runDir, iniPath),
+      runDir,
+      timeoutMs,
+      signal,
+      inputFd,
+    );
     return await commercialsFrom(finished, join(runDir, `${OUTPUT_BASE}.edl`));
   } finally {
     await rm(runDir, { recursive: true, force: true });

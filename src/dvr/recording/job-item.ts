@@ -32,16 +32,21 @@ export function episodeKeys(airing: Pick<Airing, 'programId' | 'title' | 'season
  */
 export function episodeLookupKeys(airing: Pick<Airing, 'programId' | 'title' | 'season' | 'episode'>): string[] {
   const episode = episodeOf(airing);
-  if (airing.programId) return episode === undefined ? [`pid:${airing.programId}`] : [`pid:${airing.programId}`, `nsxe:${episode}`];
+  if (airing.programId)
+    return episode === undefined ? [`pid:${airing.programId}`] : [`pid:${airing.programId}`, `nsxe:${episode}`];
   return episode === undefined ? [] : [`sxe:${episode}`];
 }
 
 function episodeOf(airing: Pick<Airing, 'title' | 'season' | 'episode'>): string | undefined {
-  return airing.season !== undefined && airing.episode !== undefined ? `${airing.title.toLowerCase()}|${airing.season}|${airing.episode}` : undefined;
+  return airing.season !== undefined && airing.episode !== undefined
+    ? `${airing.title.toLowerCase()}|${airing.season}|${airing.episode}`
+    : undefined;
 }
 
 /** Movies are told apart by the guide's category or a Gracenote movie id; everything else is an episode. */
-export function isMovie(airing: Pick<Airing, 'categories' | 'programId' | 'season' | 'episode' | 'episodeTitle'>): boolean {
+export function isMovie(
+  airing: Pick<Airing, 'categories' | 'programId' | 'season' | 'episode' | 'episodeTitle'>,
+): boolean {
   if (airing.programId?.startsWith('MV')) return true;
   if (airing.season !== undefined || airing.episode !== undefined || airing.episodeTitle) return false;
   return (airing.categories ?? []).some((category) => /^(movie|film|feature film)s?$/i.test(category));
@@ -81,7 +86,12 @@ export function jobItemOf(airing: Airing): JobItem {
 }
 
 /** What makes two airings one programme: the guide's programme id, else the title and episode title. */
-export function programmeKeyOf(airing: { programId?: string | undefined; title: string; episodeTitle?: string | undefined }): string {
-  return airing.programId ? `pid:${airing.programId}` : `t:${airing.title.toLowerCase()}|${(airing.episodeTitle ?? '').toLowerCase()}`;
+export function programmeKeyOf(airing: {
+  programId?: string | undefined;
+  title: string;
+  episodeTitle?: string | undefined;
+}): string {
+  return airing.programId
+    ? `pid:${airing.programId}`
+    : `t:${airing.title.toLowerCase()}|${(airing.episodeTitle ?? '').toLowerCase()}`;
 }
-

@@ -100,7 +100,9 @@ export class Recorder {
     this.file = createWriteStream(this.plan.path, { flags: this.plan.resume ? 'a' : 'w' });
     this.file.on('error', (error: NodeJS.ErrnoException) => {
       this.diskError =
-        error.code === 'ENOSPC' ? 'the disk is full: the recording stopped early and keeps what was written' : `could not write the recording: ${error.message}`;
+        error.code === 'ENOSPC'
+          ? 'the disk is full: the recording stopped early and keeps what was written'
+          : `could not write the recording: ${error.message}`;
       this.stopController.abort();
     });
     let attempt = 0;
@@ -119,7 +121,8 @@ export class Recorder {
     const reachedEnd = this.stoppedBy === undefined && this.diskError === undefined && this.now() >= this.plan.endAt;
     await this.closeFile();
     const bytes = fileSize(this.plan.path);
-    const lostForGood = reachedEnd && !connectedAtEnd && bytes > 0 && this.plan.endAt - (this.lastByteAt ?? 0) > LOST_FOR_GOOD_MS;
+    const lostForGood =
+      reachedEnd && !connectedAtEnd && bytes > 0 && this.plan.endAt - (this.lastByteAt ?? 0) > LOST_FOR_GOOD_MS;
     const outcome: RecordingOutcome = {
       bytes,
       reachedEnd,
@@ -136,7 +139,10 @@ export class Recorder {
     return outcome;
   }
 
-  /** One connection: 'end' when it lasted to the end time, 'flowed' when video came and then stopped, 'failed' when none came. */
+  /**
+   * One connection: 'end' when it lasted to the end time, 'flowed' when video came and then stopped, 'failed' when none
+   * came.
+   */
   private async receiveOnce(): Promise<'end' | 'flowed' | 'failed'> {
     let flowed = false;
     let subscription: Subscription | undefined;
@@ -157,7 +163,10 @@ export class Recorder {
       subscription = await this.deps.hub.join(this.plan.targets, consumer);
     } catch (error) {
       this.streamError = (error as Error).message;
-      this.deps.logger?.warn({ path: this.plan.path, err: this.streamError }, 'recording: no stream, will retry; if it keeps failing, the error says why: check the channel\'s source');
+      this.deps.logger?.warn(
+        { path: this.plan.path, err: this.streamError },
+        "recording: no stream, will retry; if it keeps failing, the error says why: check the channel's source",
+      );
       return 'failed';
     }
     this.target = subscription.target;
@@ -250,18 +259,21 @@ export function judgeRecording(
 ): { delayed: boolean; cancelled: boolean; corrupted: boolean; completed: boolean; failed: boolean; error?: string } {
   const grace = options.graceMs ?? 5000;
   const failed = outcome.bytes === 0;
-  const delayed = (options.wasDelayed ?? false) || (!options.resumed && outcome.firstByteAt !== undefined && outcome.firstByteAt > startAt + grace);
+  const delayed =
+    (options.wasDelayed ?? false) ||
+    (!options.resumed && outcome.firstByteAt !== undefined && outcome.firstByteAt > startAt + grace);
   const cancelled = outcome.stoppedBy === 'user' || outcome.lostForGood || outcome.diskError !== undefined;
   const corrupted = !failed && (outcome.damaged || outcome.lostForGood || options.resumed === true);
   const completed = !failed && outcome.reachedEnd && !cancelled;
   if (options.resumed && !failed && outcome.firstByteAt === undefined && outcome.stoppedBy === undefined) {
     // Antenna came back only after the end: what the earlier run wrote is all there is.
-    const error = 'Antenna stopped during the recording and was not running again before its end; what it wrote is kept';
+    const error =
+      'Antenna stopped during the recording and was not running again before its end; what it wrote is kept';
     return { delayed, cancelled: true, corrupted: true, completed: false, failed, error };
   }
   const error = failed
     ? `nothing was recorded: ${outcome.diskError ?? outcome.streamError ?? 'the stream sent no video'}`
-    : outcome.diskError ??
+    : (outcome.diskError ??
       (outcome.stoppedBy === 'user'
         ? 'stopped by the user'
         : outcome.lostForGood
@@ -270,6 +282,6 @@ export function judgeRecording(
             ? 'Antenna restarted during the recording; the time it was down is missing'
             : outcome.damaged
               ? `the stream had ${outcome.gaps} interruption(s) and ${outcome.continuityErrors} continuity error(s)`
-              : undefined);
+              : undefined));
   return { delayed, cancelled, corrupted, completed, failed, ...(error ? { error } : {}) };
 }

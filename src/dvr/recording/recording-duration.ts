@@ -16,9 +16,15 @@ import { CLOCK_HZ, TimestampRuns } from './timestamp-runs.js';
 import { TS_PACKET_SIZE } from './ts-packets.js';
 
 const SYNC_BYTE = 0x47;
-/** Bytes read at a time: whole packets, about 4 MiB (fewer reads; each is scanned in a few milliseconds, so the event loop still turns). */
+/**
+ * Bytes read at a time: whole packets, about 4 MiB (fewer reads; each is scanned in a few milliseconds, so the event
+ * loop still turns).
+ */
 const READ_SIZE = 22_310 * TS_PACKET_SIZE;
-/** What a scan may leave unread for the next: a packet whose next one is not read yet, or a sync not yet confirmed by the packets after it. */
+/**
+ * What a scan may leave unread for the next: a packet whose next one is not read yet, or a sync not yet confirmed by
+ * the packets after it.
+ */
 const KEPT_MAX = 3 * TS_PACKET_SIZE;
 /**
  * PES of another PID of the followed kind, with none of the followed PID's between, after
@@ -65,7 +71,8 @@ class FollowedStream {
 
 /** A 33-bit PTS or DTS field at `at` (ISO/IEC 13818-1 2.4.3.7). */
 function timestampAt(bytes: Buffer, at: number): number {
-  const low = ((bytes[at + 1]! << 22) | ((bytes[at + 2]! & 0xfe) << 14) | (bytes[at + 3]! << 7) | (bytes[at + 4]! >> 1)) >>> 0;
+  const low =
+    ((bytes[at + 1]! << 22) | ((bytes[at + 2]! & 0xfe) << 14) | (bytes[at + 3]! << 7) | (bytes[at + 4]! >> 1)) >>> 0;
   return (bytes[at]! & 0x0e) * 0x20000000 + low;
 }
 
@@ -84,7 +91,10 @@ function resync(bytes: Buffer, from: number, end: number): number {
   return end;
 }
 
-/** The decoding order's timestamps of the first video stream and the first audio stream of a TS, fed its bytes in any pieces. */
+/**
+ * The decoding order's timestamps of the first video stream and the first audio stream of a TS, fed its bytes in any
+ * pieces.
+ */
 export class PesTimestampWalk {
   private readonly video = new FollowedStream();
   private readonly audio = new FollowedStream();
@@ -100,7 +110,8 @@ export class PesTimestampWalk {
     for (;;) {
       if (this.lost) {
         at = resync(bytes, at, end);
-        // Not confirmed yet: looked at again, from there, with the next bytes (so the answer does not depend on how the file was read).
+        // Not confirmed yet: looked at again, from there, with the next bytes (so the answer does not depend on how the
+        // file was read).
         if (at + 2 * TS_PACKET_SIZE >= end) return at;
         this.lost = false;
       }
@@ -117,7 +128,8 @@ export class PesTimestampWalk {
 
   /** The video's played time, else the audio's; undefined when neither had timestamps. */
   get result(): WalkedDuration | undefined {
-    const [stream, followed] = this.video.pid >= 0 ? (['video', this.video] as const) : (['audio', this.audio] as const);
+    const [stream, followed] =
+      this.video.pid >= 0 ? (['video', this.video] as const) : (['audio', this.audio] as const);
     if (followed.pid < 0) return undefined;
     const { ticks, runs } = followed.runs.played;
     return { stream, seconds: Math.round((ticks / CLOCK_HZ) * 1000) / 1000, runs };
@@ -168,7 +180,10 @@ export async function walkTimestamps(read: ReadNext, signal?: AbortSignal): Prom
  * read from its start, positionally); undefined when it could not be read, the walk was
  * aborted, or it has no video or audio timestamps.
  */
-export async function measureRecordingDuration(file: string | FileHandle, signal?: AbortSignal): Promise<WalkedDuration | undefined> {
+export async function measureRecordingDuration(
+  file: string | FileHandle,
+  signal?: AbortSignal,
+): Promise<WalkedDuration | undefined> {
   let handle: FileHandle | undefined;
   try {
     handle = typeof file === 'string' ? await open(file, 'r') : file;

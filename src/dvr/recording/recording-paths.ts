@@ -25,7 +25,10 @@ export function safeName(text: string, max = 120): string {
     .replace(/\s+/g, ' ')
     // Leading dots and spaces together (". .x" left ".x", a hidden file), and trailing ones after cutting to length.
     .replace(/^[. ]+/, '');
-  const short = [...cleaned].slice(0, max).join('').replace(/[. ]+$/, '');
+  const short = [...cleaned]
+    .slice(0, max)
+    .join('')
+    .replace(/[. ]+$/, '');
   return short || 'Untitled';
 }
 
@@ -41,7 +44,8 @@ export function recordingRelativePath(naming: RecordingNaming): string {
   if (naming.kind === 'movie') return join('Movies', `${title}${naming.year ? ` (${naming.year})` : ''}.ts`);
   const pad = (n: number) => String(n).padStart(2, '0');
   const parts = [title];
-  if (naming.season !== undefined && naming.episode !== undefined) parts.push(`S${pad(naming.season)}E${pad(naming.episode)}`);
+  if (naming.season !== undefined && naming.episode !== undefined)
+    parts.push(`S${pad(naming.season)}E${pad(naming.episode)}`);
   parts.push(localDate(naming.start));
   // A local time keeps two untitled airings of one day apart.
   if (naming.episodeTitle) parts.push(safeName(naming.episodeTitle, 80));

@@ -16,7 +16,13 @@ import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../../repositories/
 import type { JobItem } from '../../model/library.schemas.js';
 import { detectCommercials } from './comskip.js';
 import { PROGRAMS_ON_PATH, type ProgramPaths } from '../../common/external-program.js';
-import { type DvrJobRow, finishJob, markJobRecording, patchJobItem, setRecordingEnd } from '../../repositories/jobs.repository.js';
+import {
+  type DvrJobRow,
+  finishJob,
+  markJobRecording,
+  patchJobItem,
+  setRecordingEnd,
+} from '../../repositories/jobs.repository.js';
 import { episodeKeys } from './job-item.js';
 import { Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
@@ -123,19 +129,30 @@ export class RecordingsService {
     const startedAt = this.now();
     mkdirSync(dirname(path), { recursive: true });
     if (!existing) {
-      this.db.transaction(() => {
-        this.writeItem(itemId, job, item, path);
-        insertRecording(this.db, {
-          item_id: itemId,
-          job_id: job.id,
-          rule_id: job.rule_id,
-          channel: job.channel,
-          source_id: job.source_id,
-          episode_key: job.episode_key,
-          started_at: startedAt,
-        });
-        markJobRecording(this.db, job.id, { channel: job.channel ?? targets[0]?.number ?? '', sourceId: job.source_id ?? targets[0]?.sourceId ?? '', recordingId: itemId }, startedAt);
-      }).immediate();
+      this.db
+        .transaction(() => {
+          this.writeItem(itemId, job, item, path);
+          insertRecording(this.db, {
+            item_id: itemId,
+            job_id: job.id,
+            rule_id: job.rule_id,
+            channel: job.channel,
+            source_id: job.source_id,
+            episode_key: job.episode_key,
+            started_at: startedAt,
+          });
+          markJobRecording(
+            this.db,
+            job.id,
+            {
+              channel: job.channel ?? targets[0]?.number ?? '',
+              sourceId: job.source_id ?? targets[0]?.sourceId ?? '',
+              recordingId: itemId,
+            },
+            startedAt,
+          );
+        })
+        .immediate();
     }
     // Antenna was down for part of it (a crash, a stop, a power cut): the file has a gap, and
     // says so from now, not only at its end. Before the recorder starts, and never fatal: a
@@ -154,10 +171,15 @@ export class RecordingsService {
       },
     );
     this.active.set(job.id, { recorder, itemId, path });
-    this.options.logger?.info({ job: job.id, path, resume }, resume ? 'recording resumed after a restart' : 'recording started');
+    this.options.logger?.info(
+      { job: job.id, path, resume },
+      resume ? 'recording resumed after a restart' : 'recording started',
+    );
     const finishing = recorder.done
       .then((outcome) => this.finish(job, itemId, item, outcome, resume, existing))
-      .catch((error: unknown) => this.options.logger?.error({ job: job.id, err: error }, 'recording could not be finished'))
+      .catch((error: unknown) =>
+        this.options.logger?.error({ job: job.id, err: error }, 'recording could not be finished'),
+      )
       .finally(() => {
         this.active.delete(job.id);
         this.finishing.delete(finishing);
@@ -178,7 +200,10 @@ export class RecordingsService {
     });
     // Two jobs starting together may want one name: a path a recorder holds is taken, file or not yet.
     const held = new Set([...this.active.values()].map((active) => active.path));
-    return uniquePath(join(this.options.recordingsDir, relativePath), (candidate) => existsSync(candidate) || held.has(candidate));
+    return uniquePath(
+      join(this.options.recordingsDir, relativePath),
+      (candidate) => existsSync(candidate) || held.has(candidate),
+    );
   }
 
   private writeItem(itemId: string, job: DvrJobRow, item: JobItem, path: string): void {
@@ -211,29 +236,60 @@ export class RecordingsService {
     }
   }
 
-  private finish(job: DvrJobRow, itemId: string, item: JobItem, outcome: Awaited<Recorder['done']>, resumed: boolean, before: RecordingRow | undefined): void {
+  private finish(
+    job: DvrJobRow,
+    itemId: string,
+    item: JobItem,
+    outcome: Awaited<Recorder['done']>,
+    resumed: boolean,
+    before: RecordingRow | undefined,
+  ): void {
     if (outcome.stoppedBy === 'shutdown') return; // still 'recording': the next start resumes it
     const wasDelayed = before !== undefined && isItemDelayed(this.db, itemId);
     const verdict = judgeRecording(outcome, job.start_time * 1000, { resumed, wasDelayed });
     const endedAt = this.now();
     const path = getRecording(this.db, itemId)?.path ?? null;
     if (verdict.failed) {
-      this.db.transaction(() => {
-        deleteRecordingItem(this.db, itemId);
-        finishJob(this.db, job.id, { failed: true, error: verdict.error }, endedAt);
-      }).immediate();
+      this.db
+        .transaction(() => {
+          deleteRecordingItem(this.db, itemId);
+          finishJob(this.db, job.id, { failed: true, error: verdict.error }, endedAt);
+        })
+        .immediate();
       if (path) this.removeOwnFile(path);
-      this.options.logger?.warn({ job: job.id, err: verdict.error }, 'recording failed; the error says why: check the channel\'s source, and the free space of the recordings folder');
+      this.options.logger?.warn(
+        { job: job.id, err: verdict.error },
+        "recording failed; the error says why: check the channel's source, and the free space of the recordings folder",
+      );
       return;
     }
-    const flags = { delayed: verdict.delayed, cancelled: verdict.cancelled, corrupted: verdict.corrupted, completed: verdict.completed };
-    this.db.transaction(() => {
-      rememberRecordedEpisode(this.db, episodeKeys({ programId: item.program_id, title: item.title ?? job.name, season: item.season_number, episode: item.episode_number }), endedAt);
-      setRecordingFlags(this.db, itemId, flags);
-      finishRecording(this.db, itemId, { bytes: outcome.bytes, error: verdict.error, endedAt });
-      finishJob(this.db, job.id, { failed: false, error: verdict.error, item: { ...item, ...flags } }, endedAt);
-    }).immediate();
-    this.options.logger?.info({ job: job.id, bytes: outcome.bytes, ...flags, err: verdict.error }, 'recording finished');
+    const flags = {
+      delayed: verdict.delayed,
+      cancelled: verdict.cancelled,
+      corrupted: verdict.corrupted,
+      completed: verdict.completed,
+    };
+    this.db
+      .transaction(() => {
+        rememberRecordedEpisode(
+          this.db,
+          episodeKeys({
+            programId: item.program_id,
+            title: item.title ?? job.name,
+            season: item.season_number,
+            episode: item.episode_number,
+          }),
+          endedAt,
+        );
+        setRecordingFlags(this.db, itemId, flags);
+        finishRecording(this.db, itemId, { bytes: outcome.bytes, error: verdict.error, endedAt });
+        finishJob(this.db, job.id, { failed: false, error: verdict.error, item: { ...item, ...flags } }, endedAt);
+      })
+      .immediate();
+    this.options.logger?.info(
+      { job: job.id, bytes: outcome.bytes, ...flags, err: verdict.error },
+      'recording finished',
+    );
     this.enqueuePost(itemId);
   }
 
@@ -243,7 +299,10 @@ export class RecordingsService {
       patchJobItem(this.db, jobId, { corrupted: true }, this.now());
     } catch (error) {
       // The verdict at its end flags it again.
-      this.options.logger?.warn({ job: jobId, err: error }, 'a resumed recording could not be flagged corrupted yet (is the data disk full?); it will be when it ends');
+      this.options.logger?.warn(
+        { job: jobId, err: error },
+        'a resumed recording could not be flagged corrupted yet (is the data disk full?); it will be when it ends',
+      );
     }
   }
 
@@ -273,7 +332,10 @@ export class RecordingsService {
     if (!active) return false;
     setRecordingEnd(this.db, jobId, end, this.now());
     active.recorder.extendTo(end * 1000);
-    this.options.logger?.info({ job: jobId, end: new Date(end * 1000).toISOString() }, 'the guide extended a programme that is recording: recording on to its new end');
+    this.options.logger?.info(
+      { job: jobId, end: new Date(end * 1000).toISOString() },
+      'the guide extended a programme that is recording: recording on to its new end',
+    );
     return true;
   }
 
@@ -293,7 +355,8 @@ export class RecordingsService {
   private enqueuePost(itemId: string): void {
     if (this.postQueue.includes(itemId)) return;
     this.postQueue.push(itemId);
-    if (this.postRunning === 0 && this.postQueue.length === 1) this.postIdle = new Promise((r) => (this.resolvePostIdle = r));
+    if (this.postRunning === 0 && this.postQueue.length === 1)
+      this.postIdle = new Promise((r) => (this.resolvePostIdle = r));
     this.pumpPost();
   }
 
@@ -303,7 +366,12 @@ export class RecordingsService {
       const itemId = this.postQueue.shift() as string;
       this.postRunning++;
       this.postProcess(itemId)
-        .catch((error: unknown) => this.options.logger?.warn({ item: itemId, err: error }, 'post-processing failed; the recording is kept as it is: the error says why (check ffprobe, ffmpeg and comskip, and the free space)'))
+        .catch((error: unknown) =>
+          this.options.logger?.warn(
+            { item: itemId, err: error },
+            'post-processing failed; the recording is kept as it is: the error says why (check ffprobe, ffmpeg and comskip, and the free space)',
+          ),
+        )
         .finally(() => {
           this.postRunning--;
           if (this.postRunning === 0 && this.postQueue.length === 0) this.resolvePostIdle?.();
@@ -321,10 +389,14 @@ export class RecordingsService {
     const recording = getRecording(this.db, itemId);
     if (!recording?.path) return;
     const signal = this.postAbort.signal;
-    // Opened once after the check that it is still in the recordings folder (not a link swapped in): every reader gets this file.
+    // Opened once after the check that it is still in the recordings folder (not a link swapped in): every reader gets
+    // this file.
     const opening = await new PathBoundary(() => [this.options.recordingsDir]).open(recording.path);
     if (!opening.ok) {
-      this.options.logger?.warn({ item: itemId, reason: opening.reason }, 'a recording could not be post-processed: its file is gone or no longer a file in the recordings folder; it is kept as it is');
+      this.options.logger?.warn(
+        { item: itemId, reason: opening.reason },
+        'a recording could not be post-processed: its file is gone or no longer a file in the recordings folder; it is kept as it is',
+      );
       return;
     }
     let results: PostResults | undefined;
@@ -335,25 +407,46 @@ export class RecordingsService {
     }
     if (!results || signal.aborted) return;
     const { probe, duration, tags, thumbnail, commercials } = results;
-    this.db.transaction(() => {
-      setRecordingPostResults(this.db, itemId, { duration, tags, commercials, thumbnail, probeFailed: !probe.ok && !probe.transient });
-      if (thumbnail) setThumbnailUrl(this.db, itemId, `/thumbnails/${encodeURIComponent(itemId)}`);
-      markRecordingProcessed(this.db, itemId);
-      patchJobItem(this.db, recording.job_id, { processed: true, ...(duration !== null ? { duration } : {}) }, this.now());
-    }).immediate();
-    this.options.logger?.info({ item: itemId, duration, commercials: (commercials?.length ?? 0) / 2 }, 'recording processed');
+    this.db
+      .transaction(() => {
+        setRecordingPostResults(this.db, itemId, {
+          duration,
+          tags,
+          commercials,
+          thumbnail,
+          probeFailed: !probe.ok && !probe.transient,
+        });
+        if (thumbnail) setThumbnailUrl(this.db, itemId, `/thumbnails/${encodeURIComponent(itemId)}`);
+        markRecordingProcessed(this.db, itemId);
+        patchJobItem(
+          this.db,
+          recording.job_id,
+          { processed: true, ...(duration !== null ? { duration } : {}) },
+          this.now(),
+        );
+      })
+      .immediate();
+    this.options.logger?.info(
+      { item: itemId, duration, commercials: (commercials?.length ?? 0) / 2 },
+      'recording processed',
+    );
     if (recording.rule_id !== null) this.prune(recording.rule_id);
   }
 
   /** Probe, thumbnail and commercials of an opened recording; undefined when stopped. */
   private async readRecording(itemId: string, file: OpenedFile, signal: AbortSignal): Promise<PostResults | undefined> {
     const programs = this.options.programs ?? PROGRAMS_ON_PATH;
-    // A reading process of its own for this one file: the TS reader reads a recording, captions in its video included (media-header.ts).
+    // A reading process of its own for this one file: the TS reader reads a recording, captions in its video included
+    // (media-header.ts).
     const readers = new HeaderReaderPool(1);
     const probe = await probeMedia(file, readers, programs, signal).finally(() => readers.close());
     if (signal.aborted) return undefined;
-    // The probe spans a TS from its head's timestamps to its tail's: wrong where a resumed recording's reset between (recording-duration.ts).
-    const duration = recordingDuration(probe.ok ? probe.result.duration : null, await measureRecordingDuration(file.handle, signal));
+    // The probe spans a TS from its head's timestamps to its tail's: wrong where a resumed recording's reset between
+    // (recording-duration.ts).
+    const duration = recordingDuration(
+      probe.ok ? probe.result.duration : null,
+      await measureRecordingDuration(file.handle, signal),
+    );
     if (signal.aborted) return undefined;
     const tags = probe.ok ? ['Live', ...probe.result.tags] : null;
     let thumbnail: string | null = null;
@@ -364,10 +457,18 @@ export class RecordingsService {
     let commercials: number[] | null = null;
     if (this.options.comskip !== false && programs.comskip !== undefined) {
       try {
-        commercials = await detectCommercials(file.realPath, { workDir: join(this.options.workDir, itemId), signal, program: programs.comskip, inputFd: file.fd });
+        commercials = await detectCommercials(file.realPath, {
+          workDir: join(this.options.workDir, itemId),
+          signal,
+          program: programs.comskip,
+          inputFd: file.fd,
+        });
       } catch (error) {
         if (signal.aborted) return undefined;
-        this.options.logger?.warn({ item: itemId, err: (error as Error).message }, 'commercial detection failed; the recording is kept without commercial marks: check that comskip runs (--comskip-path)');
+        this.options.logger?.warn(
+          { item: itemId, err: (error as Error).message },
+          'commercial detection failed; the recording is kept without commercial marks: check that comskip runs (--comskip-path)',
+        );
       }
     }
     return { probe, duration, tags, thumbnail, commercials };

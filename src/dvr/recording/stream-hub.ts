@@ -89,7 +89,10 @@ class Upstream {
    */
   private armIdleTimer(): void {
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.close(`${describe(this.target)} sent nothing for ${this.idleTimeoutMs / 1000} s`), this.idleTimeoutMs);
+    this.idleTimer = setTimeout(
+      () => this.close(`${describe(this.target)} sent nothing for ${this.idleTimeoutMs / 1000} s`),
+      this.idleTimeoutMs,
+    );
     this.idleTimer.unref();
   }
 
@@ -108,7 +111,16 @@ class Upstream {
         }
         this.close(error.message);
       };
-      const timer = setTimeout(() => fail(new StreamUnavailableError(`${describe(this.target)} sent no video within ${timeoutMs / 1000} s`, 'timeout')), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          fail(
+            new StreamUnavailableError(
+              `${describe(this.target)} sent no video within ${timeoutMs / 1000} s`,
+              'timeout',
+            ),
+          ),
+        timeoutMs,
+      );
       // IPTV providers often answer a stream URL with a redirect to an edge server.
       const get = (url: string, hops: number): void => {
         let request: http.ClientRequest;
@@ -123,7 +135,12 @@ class Upstream {
         this.request = request;
         request.on('error', (error) => {
           clearTimeout(timer);
-          fail(new StreamUnavailableError(`${describe(this.target)} could not be reached: ${error.message}`, 'unreachable'));
+          fail(
+            new StreamUnavailableError(
+              `${describe(this.target)} could not be reached: ${error.message}`,
+              'unreachable',
+            ),
+          );
         });
         request.on('response', (response) => {
           const status = response.statusCode ?? 0;
@@ -152,7 +169,12 @@ class Upstream {
           if (/^text\/html|^application\/(json|xml)/i.test(type)) {
             clearTimeout(timer);
             response.resume();
-            fail(new StreamUnavailableError(`${describe(this.target)} answered a web page (${type.split(';')[0]}), not a video stream`, 'not_video'));
+            fail(
+              new StreamUnavailableError(
+                `${describe(this.target)} answered a web page (${type.split(';')[0]}), not a video stream`,
+                'not_video',
+              ),
+            );
             return;
           }
           let head: Buffer[] = [];
@@ -167,7 +189,12 @@ class Upstream {
               const joined = Buffer.concat(head);
               head = [];
               if (!looksLikeMpegTs(joined)) {
-                fail(new StreamUnavailableError(`${describe(this.target)} sent data that is not an MPEG-TS video stream`, 'not_video'));
+                fail(
+                  new StreamUnavailableError(
+                    `${describe(this.target)} sent data that is not an MPEG-TS video stream`,
+                    'not_video',
+                  ),
+                );
                 return;
               }
               settled = true;
@@ -180,12 +207,23 @@ class Upstream {
           });
           response.on('end', () => {
             clearTimeout(timer);
-            if (!settled) fail(new StreamUnavailableError(`${describe(this.target)} ended its answer before sending video`, 'not_video'));
+            if (!settled)
+              fail(
+                new StreamUnavailableError(
+                  `${describe(this.target)} ended its answer before sending video`,
+                  'not_video',
+                ),
+              );
             else this.close(`${describe(this.target)} ended the stream`);
           });
           response.on('error', (error) => {
             clearTimeout(timer);
-            fail(new StreamUnavailableError(`${describe(this.target)} dropped the stream: ${error.message}`, 'unreachable'));
+            fail(
+              new StreamUnavailableError(
+                `${describe(this.target)} dropped the stream: ${error.message}`,
+                'unreachable',
+              ),
+            );
           });
           response.on('close', () => {
             if (settled && !this.closed) this.close(`${describe(this.target)} dropped the stream`);
@@ -233,7 +271,8 @@ export class StreamHub {
   /** Upstream connections open now, per source. */
   usage(): Map<string, number> {
     const counts = new Map<string, number>();
-    for (const upstream of this.upstreams.values()) if (!upstream.closed) counts.set(upstream.target.sourceId, (counts.get(upstream.target.sourceId) ?? 0) + 1);
+    for (const upstream of this.upstreams.values())
+      if (!upstream.closed) counts.set(upstream.target.sourceId, (counts.get(upstream.target.sourceId) ?? 0) + 1);
     return counts;
   }
 
@@ -277,7 +316,12 @@ export class StreamHub {
     let lastError: StreamUnavailableError | undefined;
     for (const [index, target] of targets.entries()) {
       const open = this.upstreams.get(key(target));
-      const upstream = open && !open.closed ? open : this.hasRoom(target.sourceId) || this.makeRoomOn(target.sourceId) ? this.open(target) : undefined;
+      const upstream =
+        open && !open.closed
+          ? open
+          : this.hasRoom(target.sourceId) || this.makeRoomOn(target.sourceId)
+            ? this.open(target)
+            : undefined;
       if (!upstream) {
         reasons.push(`${target.sourceId} had no free stream (every one it allows is recording)`);
         continue;
@@ -286,7 +330,10 @@ export class StreamHub {
         const subscription = await this.attach(upstream, consumer);
         if (index > 0) {
           const message = `recording channel ${target.number} on ${target.sourceId}, not on ${targets[0]!.sourceId} as planned: ${reasons.join('; ')}; the recording goes on: check ${targets[0]!.sourceId} if this repeats`;
-          this.options.logger?.warn({ channel: target.number, planned: targets[0]!.sourceId, used: target.sourceId }, message);
+          this.options.logger?.warn(
+            { channel: target.number, planned: targets[0]!.sourceId, used: target.sourceId },
+            message,
+          );
         }
         return subscription;
       } catch (error) {
@@ -308,7 +355,8 @@ export class StreamHub {
       upstream.consumers.delete(consumer);
       throw error;
     }
-    if (upstream.closed) throw new StreamUnavailableError(`${describe(upstream.target)} closed before video arrived`, 'unreachable');
+    if (upstream.closed)
+      throw new StreamUnavailableError(`${describe(upstream.target)} closed before video arrived`, 'unreachable');
     return {
       target: upstream.target,
       leave: () => {
@@ -331,7 +379,12 @@ export class StreamHub {
   }
 
   private open(target: StreamTarget): Upstream {
-    const upstream = new Upstream(target, (closed) => this.forget(closed), this.options.connectTimeoutMs ?? 10_000, this.options.idleTimeoutMs ?? 15_000);
+    const upstream = new Upstream(
+      target,
+      (closed) => this.forget(closed),
+      this.options.connectTimeoutMs ?? 10_000,
+      this.options.idleTimeoutMs ?? 15_000,
+    );
     // An upstream that failed while being made (a URL http cannot open) must not hold a tuner slot.
     if (!upstream.closed) this.upstreams.set(key(target), upstream);
     // A failed open is reported to whoever awaits `ready`; this keeps it from counting as unhandled.
@@ -341,9 +394,14 @@ export class StreamHub {
 
   /** Closes one viewers-only connection on `sourceId`, so a recording can have its stream; false when there is none. */
   private makeRoomOn(sourceId: string): boolean {
-    const victim = [...this.upstreams.values()].find((u) => !u.closed && u.target.sourceId === sourceId && u.onlyViewers);
+    const victim = [...this.upstreams.values()].find(
+      (u) => !u.closed && u.target.sourceId === sourceId && u.onlyViewers,
+    );
     if (!victim) return false;
-    this.options.logger?.info({ channel: victim.target.number, source: sourceId }, 'closing live TV to free a tuner for a recording');
+    this.options.logger?.info(
+      { channel: victim.target.number, source: sourceId },
+      'closing live TV to free a tuner for a recording',
+    );
     victim.close('the tuner was needed for a recording');
     return true;
   }

@@ -13,7 +13,10 @@
 export const CLOCK_HZ = 90_000;
 /** They are 33 bits wide and wrap every 26.5 hours. */
 const WRAP = 2 ** 33;
-/** A step back this long stays in the run: video sent without DTS puts a B-frame's PTS after later ones (reordering spans frames, not a second). */
+/**
+ * A step back this long stays in the run: video sent without DTS puts a B-frame's PTS after later ones (reordering
+ * spans frames, not a second).
+ */
 const MAX_BACK_TICKS = CLOCK_HZ;
 /**
  * A step ahead longer than this starts a new run: no audio or video unit of a broadcast
@@ -21,7 +24,10 @@ const MAX_BACK_TICKS = CLOCK_HZ;
  * that plays.
  */
 const MAX_AHEAD_TICKS = 5 * CLOCK_HZ;
-/** The last unit of a run plays as long as the latest step up to this (one frame or one audio PES); a longer step was a pause, not a unit. */
+/**
+ * The last unit of a run plays as long as the latest step up to this (one frame or one audio PES); a longer step was a
+ * pause, not a unit.
+ */
 const MAX_UNIT_TICKS = CLOCK_HZ;
 
 export interface PlayedTime {
@@ -43,7 +49,9 @@ export class TimestampRuns {
   private at = 0;
   private low = 0;
   private high = 0;
-  /** How long the last unit plays: the latest step forward of a unit's length (kept across runs, for a run of one unit). */
+  /**
+   * How long the last unit plays: the latest step forward of a unit's length (kept across runs, for a run of one unit).
+   */
   private unit = 0;
   private closedTicks = 0;
   private runCount = 0;

@@ -12,7 +12,10 @@ const PID_COUNT = 0x2000;
 /** Packets that must line up before we believe we found the packet boundary again. */
 const SYNC_PACKETS = 3;
 const SYNC_SPAN = (SYNC_PACKETS - 1) * TS_PACKET_SIZE;
-/** Room for the bytes kept between chunks (a partial packet, or a sync candidate still unconfirmed) plus enough of the next chunk to get past them. */
+/**
+ * Room for the bytes kept between chunks (a partial packet, or a sync candidate still unconfirmed) plus enough of the
+ * next chunk to get past them.
+ */
 const SCRATCH_SIZE = 4 * TS_PACKET_SIZE;
 
 /**
@@ -46,11 +49,21 @@ export class TsIntegrity {
   private pending = 0;
   private synced = false;
 
-  get packets(): number { return this.packetCount; }
-  get continuityErrors(): number { return this.errorCount; }
-  get syncLosses(): number { return this.lossCount; }
-  get gaps(): number { return this.gapCount; }
-  get bytes(): number { return this.byteCount; }
+  get packets(): number {
+    return this.packetCount;
+  }
+  get continuityErrors(): number {
+    return this.errorCount;
+  }
+  get syncLosses(): number {
+    return this.lossCount;
+  }
+  get gaps(): number {
+    return this.gapCount;
+  }
+  get bytes(): number {
+    return this.byteCount;
+  }
 
   /** Any continuity error, sync loss or gap. */
   get damaged(): boolean {
@@ -120,7 +133,11 @@ export class TsIntegrity {
    * sets `synced`), or the first byte worth keeping when the chunk ends too soon to tell.
    */
   private findSync(buf: Buffer, from: number, end: number): number {
-    for (let candidate = buf.indexOf(SYNC_BYTE, from); candidate !== -1 && candidate < end; candidate = buf.indexOf(SYNC_BYTE, candidate + 1)) {
+    for (
+      let candidate = buf.indexOf(SYNC_BYTE, from);
+      candidate !== -1 && candidate < end;
+      candidate = buf.indexOf(SYNC_BYTE, candidate + 1)
+    ) {
       let next = candidate + TS_PACKET_SIZE;
       while (next < end && next <= candidate + SYNC_SPAN && buf[next] === SYNC_BYTE) next += TS_PACKET_SIZE;
       if (next > candidate + SYNC_SPAN) {

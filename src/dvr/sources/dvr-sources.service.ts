@@ -13,10 +13,24 @@ import { BadRequestError, NotFoundError } from '../../common/errors.js';
 import { isInsideTree } from '../../common/path-boundary.js';
 import { digest } from '../../model/ids.js';
 import type { Db } from '../../db/database.js';
-import { deleteGuide, getGuide, type GuideRow, listGuides, removeConfigGuidesExcept, saveGuide } from '../../repositories/guide.repository.js';
+import {
+  deleteGuide,
+  getGuide,
+  type GuideRow,
+  listGuides,
+  removeConfigGuidesExcept,
+  saveGuide,
+} from '../../repositories/guide.repository.js';
 import { MAX_REMOVED_SHARE } from './refresh-checks.js';
 import { isUrl, shownLocation } from './source-reader.js';
-import { type GuideRefresh, type GuideWrites, type RefreshOptions, type RefreshSummary, type SourceRefresh, SourceRefresher } from './source-refresh.js';
+import {
+  type GuideRefresh,
+  type GuideWrites,
+  type RefreshOptions,
+  type RefreshSummary,
+  type SourceRefresh,
+  SourceRefresher,
+} from './source-refresh.js';
 import {
   deleteSource,
   getSource,
@@ -139,10 +153,16 @@ export class DvrSourcesService {
 
   /** Sources and guides added through the API before local files needed --allow-local-source: said once at start. */
   private warnAboutRefusedLocations(): void {
-    const managed = [...listSources(this.db).filter((s) => s.kind === 'm3u'), ...listGuides(this.db)].filter((row) => row.origin === 'managed');
+    const managed = [...listSources(this.db).filter((s) => s.kind === 'm3u'), ...listGuides(this.db)].filter(
+      (row) => row.origin === 'managed',
+    );
     for (const row of managed) {
       const problem = managedLocationProblem(row.location, this.options.localSourceDirs ?? []);
-      if (problem) this.options.logger?.warn({ id: row.id, location: shownLocation(row.location) }, `added source or guide will not be read: ${problem}`);
+      if (problem)
+        this.options.logger?.warn(
+          { id: row.id, location: shownLocation(row.location) },
+          `added source or guide will not be read: ${problem}`,
+        );
     }
   }
 
@@ -152,8 +172,21 @@ export class DvrSourcesService {
     // A tuner's own count replaces this at its first refresh.
     const limit = spec.kind === 'm3u' ? (spec.streams ?? DEFAULT_M3U_STREAMS) : (existing?.stream_limit ?? 1);
     // Shown in the API, logs and job errors: never the credentials a playlist URL may carry.
-    const name = existing?.name ?? (spec.kind === 'm3u' ? `M3U ${shortLocation(spec.location)}` : `HDHomeRun ${shortLocation(spec.location)}`);
-    saveSource(this.db, { id, kind: spec.kind, location: spec.location, name, stream_limit: limit, origin: existing?.origin === 'config' ? 'config' : origin }, this.now());
+    const name =
+      existing?.name ??
+      (spec.kind === 'm3u' ? `M3U ${shortLocation(spec.location)}` : `HDHomeRun ${shortLocation(spec.location)}`);
+    saveSource(
+      this.db,
+      {
+        id,
+        kind: spec.kind,
+        location: spec.location,
+        name,
+        stream_limit: limit,
+        origin: existing?.origin === 'config' ? 'config' : origin,
+      },
+      this.now(),
+    );
     return getSource(this.db, id) as SourceRow;
   }
 
@@ -206,8 +239,10 @@ export class DvrSourcesService {
     const summary: RefreshSummary = { sources: [], guides: [] };
     const options = signal ? { signal } : {};
     // A source or guide removed while this runs is skipped, not an error.
-    for (const source of listSources(this.db)) if (getSource(this.db, source.id)) summary.sources.push(await this.refreshSource(source.id, options));
-    for (const guide of listGuides(this.db)) if (getGuide(this.db, guide.id)) summary.guides.push(await this.refreshGuide(guide.id, options));
+    for (const source of listSources(this.db))
+      if (getSource(this.db, source.id)) summary.sources.push(await this.refreshSource(source.id, options));
+    for (const guide of listGuides(this.db))
+      if (getGuide(this.db, guide.id)) summary.guides.push(await this.refreshGuide(guide.id, options));
     return summary;
   }
 
@@ -225,7 +260,10 @@ export class DvrSourcesService {
     return this.refresher.refreshGuide(id, options);
   }
 
-  /** After the re-plan that follows guide refreshes: the programmes they replaced are deleted (SourceRefresher.dropReplacedProgrammes). */
+  /**
+   * After the re-plan that follows guide refreshes: the programmes they replaced are deleted
+   * (SourceRefresher.dropReplacedProgrammes).
+   */
   dropReplacedProgrammes(): void {
     this.refresher.dropReplacedProgrammes();
   }

@@ -71,7 +71,10 @@ export async function readGuideInto(
     writer.programme({ ...p, stop: p.stop });
   };
   try {
-    const input = await openSource(request.location, { ...(signal ? { signal } : {}), ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}) });
+    const input = await openSource(request.location, {
+      ...(signal ? { signal } : {}),
+      ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
+    });
     const counts = await parseXmltv(
       input,
       {
@@ -96,7 +99,8 @@ export async function readGuideInto(
     }
     const before = { programmes: stored.programmes, upcoming: countProgrammesEndingAfter(db, id, nowSeconds) };
     const judgement = judgeGuide(before, { programmes: writer.count, upcoming }, request.maxRemovedShare);
-    if (judgement && !request.accept) throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
+    if (judgement && !request.accept)
+      throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
     await writer.place();
     signal?.throwIfAborted();
     // Removed while placing: its programmes, these ones too, went with it (ON DELETE CASCADE).
@@ -105,7 +109,11 @@ export async function readGuideInto(
       return { outcome: { removed: true }, dropReplaced: nothing };
     }
     writer.commit({ skipped }, request.now);
-    const outcome: GuideApplied = { programmes: writer.count, skipped, ...(judgement ? { confirmed: judgement.detail } : {}) };
+    const outcome: GuideApplied = {
+      programmes: writer.count,
+      skipped,
+      ...(judgement ? { confirmed: judgement.detail } : {}),
+    };
     return { outcome, dropReplaced: () => writer.dropReplaced() };
   } catch (error) {
     // What is left is unread, and the guide's next refresh deletes it: when stopped (the

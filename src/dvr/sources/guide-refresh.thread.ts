@@ -24,7 +24,10 @@ export type GuideThreadMessage =
 
 const WORKER_FILE = fileURLToPath(new URL('./guide-refresh.worker.js', import.meta.url));
 
-/** A refresh applied (or its guide found removed), and the deleting of the rows it replaced, to start when the caller's own writes are done. */
+/**
+ * A refresh applied (or its guide found removed), and the deleting of the rows it replaced, to start when the caller's
+ * own writes are done.
+ */
 export interface GuideRun {
   outcome: GuideApplied | GuideRemoved;
   dropReplaced: () => void;
@@ -49,7 +52,10 @@ const running = new Map<Worker, Promise<void>>();
 const checkpointsHeld = new Map<Db, { threads: number; pages: number }>();
 
 function holdCheckpoints(db: Db): () => void {
-  const held = checkpointsHeld.get(db) ?? { threads: 0, pages: Number(db.pragma('wal_autocheckpoint', { simple: true })) };
+  const held = checkpointsHeld.get(db) ?? {
+    threads: 0,
+    pages: Number(db.pragma('wal_autocheckpoint', { simple: true })),
+  };
   if (held.threads++ === 0) db.pragma('wal_autocheckpoint = 0');
   checkpointsHeld.set(db, held);
   return () => {
@@ -59,7 +65,10 @@ function holdCheckpoints(db: Db): () => void {
   };
 }
 
-/** Runs a guide refresh; resolves when it is applied (or the guide was found removed), rejects as the refresh is not applied. */
+/**
+ * Runs a guide refresh; resolves when it is applied (or the guide was found removed), rejects as the refresh is not
+ * applied.
+ */
 export function runGuideRefresh(db: Db, request: GuideReadRequest, options: GuideRunOptions): Promise<GuideRun> {
   if (db.memory || !existsSync(WORKER_FILE)) return inThisThread(db, request, options);
   return inWorker(db, request, options);
@@ -72,7 +81,13 @@ async function inThisThread(db: Db, request: GuideReadRequest, options: GuideRun
     throw error;
   });
   // Unread rows, deleted in the background; what a failure leaves, the guide's next refresh deletes.
-  return { outcome, dropReplaced: () => void dropReplaced().catch(() => undefined).finally(() => options.ended?.()) };
+  return {
+    outcome,
+    dropReplaced: () =>
+      void dropReplaced()
+        .catch(() => undefined)
+        .finally(() => options.ended?.()),
+  };
 }
 
 /** Tells the main thread's hook, never throwing into the message loop (the database may have closed meanwhile). */
@@ -86,7 +101,10 @@ function told(hook: (() => void) | undefined): void {
 
 function inWorker(db: Db, request: GuideReadRequest, options: GuideRunOptions): Promise<GuideRun> {
   // A refresh asked for after the stop (the rest of a refresh of every guide, say) starts no thread.
-  if (options.signal?.aborted) return Promise.reject(options.signal.reason instanceof Error ? options.signal.reason : new Error('the refresh was stopped'));
+  if (options.signal?.aborted)
+    return Promise.reject(
+      options.signal.reason instanceof Error ? options.signal.reason : new Error('the refresh was stopped'),
+    );
   const worker = new Worker(WORKER_FILE, { workerData: { file: db.name, request } });
   const release = holdCheckpoints(db);
   const abort = () => worker.postMessage('abort');

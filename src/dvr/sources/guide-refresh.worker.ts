@@ -29,7 +29,11 @@ port?.on('message', (message) => {
 
 const db = openWorkerConnection(file);
 try {
-  const { outcome, dropReplaced } = await readGuideInto(db, request, { signal: abort.signal, pace: WORKER_PACE, wrote: () => post({ type: 'wrote' }) });
+  const { outcome, dropReplaced } = await readGuideInto(db, request, {
+    signal: abort.signal,
+    pace: WORKER_PACE,
+    wrote: () => post({ type: 'wrote' }),
+  });
   if ('removed' in outcome) post({ type: 'removed' });
   else {
     post({ type: 'applied', outcome });

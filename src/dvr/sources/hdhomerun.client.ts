@@ -45,7 +45,10 @@ interface Discovery {
 export async function readHdHomeRun(address: string, options: HdHomeRunOptions = {}): Promise<HdHomeRunDevice> {
   const who = `HDHomeRun at ${address.trim()}`;
   const base = baseUrlOf(address, who);
-  const discovery = readDiscovery(await request(new URL('discover.json', base).href, 'discover.json', who, options), who);
+  const discovery = readDiscovery(
+    await request(new URL('discover.json', base).href, 'discover.json', who, options),
+    who,
+  );
   const lineupUrl = discovery.lineupUrl ?? new URL('lineup.json', base).href;
   const lineup = readLineup(await request(lineupUrl, 'lineup.json', who, options), who);
   return {
@@ -60,7 +63,10 @@ export async function readHdHomeRun(address: string, options: HdHomeRunOptions =
 /** `10.0.0.5`, `10.0.0.5:5004`, `hdhr.local`, `fe80::1` or `http://...` -> a base URL ending in `/`. */
 function baseUrlOf(address: string, who: string): URL {
   const trimmed = address.trim();
-  const invalid = new SourceError(`${who}: "${trimmed}" is not an address; give a host (192.168.1.20, hdhr.local), host:port or an http:// URL`, 'invalid');
+  const invalid = new SourceError(
+    `${who}: "${trimmed}" is not an address; give a host (192.168.1.20, hdhr.local), host:port or an http:// URL`,
+    'invalid',
+  );
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) && !isUrl(trimmed)) throw invalid;
   // A bare IPv6 address has several colons and needs brackets in a URL.
   const bareIpv6 = (trimmed.match(/:/g)?.length ?? 0) > 1 && !trimmed.startsWith('[');
@@ -81,7 +87,11 @@ function baseUrlOf(address: string, who: string): URL {
 async function request(url: string, what: string, who: string, options: HdHomeRunOptions): Promise<unknown> {
   const timeoutMs = options.timeoutMs ?? HDHOMERUN_TIMEOUT_MS;
   try {
-    return await fetchJson(url, { timeoutMs, maxBytes: MAX_JSON_BYTES, ...(options.signal ? { signal: options.signal } : {}) });
+    return await fetchJson(url, {
+      timeoutMs,
+      maxBytes: MAX_JSON_BYTES,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
     throw new SourceError(`${who} ${tunerProblem(error, what, timeoutMs)}`, error.reason, error.status);

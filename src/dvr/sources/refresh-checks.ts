@@ -27,7 +27,8 @@ export { REJECTION_KINDS, type RejectionKind };
 
 /** Rejections the user's confirmation overrides: what was read is fine, only how much it removes is in doubt. */
 /** Whether a stored text is one of the kinds (a column read back). */
-export const isRejectionKind = (text: string): text is RejectionKind => (REJECTION_KINDS as readonly string[]).includes(text);
+export const isRejectionKind = (text: string): text is RejectionKind =>
+  (REJECTION_KINDS as readonly string[]).includes(text);
 
 export function needsConfirmation(kind: RejectionKind): boolean {
   return kind === 'empty' || kind === 'shrinks';
@@ -79,9 +80,11 @@ export function confirmation(what: 'source' | 'guide', id: string): string {
 /** Why the text read for an M3U source is not a playlist, if it is not. */
 export function playlistProblem(text: string, read: { channels: number; skipped: number }): string | undefined {
   const body = text.replace(/^\uFEFF/, '').trim();
-  if (body === '') return text.length === 0 ? 'the playlist is empty (0 bytes)' : 'the playlist is empty (only blank space)';
+  if (body === '')
+    return text.length === 0 ? 'the playlist is empty (0 bytes)' : 'the playlist is empty (only blank space)';
   // What an IPTV provider or a captive portal sends with a 200 when the account has lapsed.
-  if (body.startsWith('<')) return `it is a web page or other markup, not an M3U playlist (it begins ${JSON.stringify(body.slice(0, 40))})`;
+  if (body.startsWith('<'))
+    return `it is a web page or other markup, not an M3U playlist (it begins ${JSON.stringify(body.slice(0, 40))})`;
   if (read.channels === 0 && (read.skipped > 0 || !/#EXTM3U|#EXTINF/i.test(body))) {
     return `it is not an M3U playlist (${read.skipped} ${read.skipped === 1 ? 'line' : 'lines'} could not be read)`;
   }
@@ -98,13 +101,20 @@ const percent = (share: number) => `${Math.round(share * 100)} %`;
 
 /** A few of many numbers: "4, 5, 6 and 7 more". */
 function sample(numbers: readonly string[], shown = 5): string {
-  return numbers.length <= shown ? numbers.join(', ') : `${numbers.slice(0, shown).join(', ')} and ${numbers.length - shown} more`;
+  return numbers.length <= shown
+    ? numbers.join(', ')
+    : `${numbers.slice(0, shown).join(', ')} and ${numbers.length - shown} more`;
 }
 
 /** A source's new lineup against the one it has (channel numbers); undefined: believable. */
-export function judgeLineup(before: readonly string[], after: readonly string[], maxShare = MAX_REMOVED_SHARE): Judgement | undefined {
+export function judgeLineup(
+  before: readonly string[],
+  after: readonly string[],
+  maxShare = MAX_REMOVED_SHARE,
+): Judgement | undefined {
   if (before.length === 0) return undefined;
-  if (after.length === 0) return { kind: 'empty', detail: `it lists no channels, where the last good refresh gave ${before.length}` };
+  if (after.length === 0)
+    return { kind: 'empty', detail: `it lists no channels, where the last good refresh gave ${before.length}` };
   const kept = new Set(after);
   const gone = before.filter((number) => !kept.has(number));
   if (gone.length <= before.length * maxShare) return undefined;

@@ -70,7 +70,8 @@ export async function readSourceText(location: string, options: ReadOptions = {}
       options.signal?.throwIfAborted();
       size += chunk.length;
       // Counted after gunzipping, so a small gzip bomb is stopped too.
-      if (size > maxBytes) throw new SourceError(`${shownLocation(location)} is larger than ${formatBytes(maxBytes)}`, 'too_large');
+      if (size > maxBytes)
+        throw new SourceError(`${shownLocation(location)} is larger than ${formatBytes(maxBytes)}`, 'too_large');
       parts.push(chunk);
     }
   } catch (error) {
@@ -88,7 +89,10 @@ export async function fetchJson(url: string, options: ReadOptions = {}): Promise
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new SourceError(`${shownLocation(url)} is not JSON (it begins ${JSON.stringify(text.trimStart().slice(0, 40))})`, 'invalid');
+    throw new SourceError(
+      `${shownLocation(url)} is not JSON (it begins ${JSON.stringify(text.trimStart().slice(0, 40))})`,
+      'invalid',
+    );
   }
 }
 
@@ -150,7 +154,11 @@ function credentialsOf(url: URL): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(user).toString('base64')}` };
 }
 
-async function* bodyChunks(body: AsyncIterable<Uint8Array>, watchdog: Watchdog, location: string): AsyncGenerator<Buffer> {
+async function* bodyChunks(
+  body: AsyncIterable<Uint8Array>,
+  watchdog: Watchdog,
+  location: string,
+): AsyncGenerator<Buffer> {
   try {
     for await (const chunk of body) {
       watchdog.stop();
@@ -198,7 +206,8 @@ class Watchdog {
 
   /** The error to throw for a failed fetch or body read. */
   explain(error: unknown, location: string, verb: string): unknown {
-    if (this.timedOut) return new SourceError(`${shownLocation(location)} ${verb} within ${formatSeconds(this.timeoutMs)}`, 'timeout');
+    if (this.timedOut)
+      return new SourceError(`${shownLocation(location)} ${verb} within ${formatSeconds(this.timeoutMs)}`, 'timeout');
     if (this.callerSignal?.aborted) return this.callerSignal.reason;
     if (error instanceof SourceError) return error;
     return new SourceError(`${shownLocation(location)} could not be reached (${networkCause(error)})`, 'unreachable');
@@ -230,7 +239,11 @@ const NETWORK_CODES: Record<string, string> = {
 
 async function fileChunks(location: string): Promise<AsyncGenerator<Buffer>> {
   const scheme = SCHEME.exec(location);
-  if (scheme) throw new SourceError(`${shownLocation(location)}: only http://, https:// and local files are supported, not ${scheme[1]}://`, 'invalid');
+  if (scheme)
+    throw new SourceError(
+      `${shownLocation(location)}: only http://, https:// and local files are supported, not ${scheme[1]}://`,
+      'invalid',
+    );
   if (location === '') throw new SourceError('The source location is empty', 'invalid');
   const handle = await open(location, 'r').catch((error: unknown) => {
     throw fileError(error, location);
@@ -256,9 +269,13 @@ async function* streamChunks(stream: ReadStream, location: string): AsyncGenerat
 function fileError(error: unknown, location: string): SourceError {
   const code = (error as { code?: unknown }).code;
   if (code === 'ENOENT' || code === 'ENOTDIR') return new SourceError(`${location} does not exist`, 'not_found');
-  if (code === 'EACCES' || code === 'EPERM') return new SourceError(`${location} cannot be read (permission denied)`, 'unreachable');
+  if (code === 'EACCES' || code === 'EPERM')
+    return new SourceError(`${location} cannot be read (permission denied)`, 'unreachable');
   if (code === 'EISDIR') return new SourceError(`${location} is not a file`, 'invalid');
-  return new SourceError(`${location} cannot be read (${error instanceof Error ? error.message : String(error)})`, 'unreachable');
+  return new SourceError(
+    `${location} cannot be read (${error instanceof Error ? error.message : String(error)})`,
+    'unreachable',
+  );
 }
 
 // --- gzip ------------------------------------------------------------------------------
@@ -304,7 +321,10 @@ function asReadError(error: unknown, location: string, signal: AbortSignal | und
   if (signal?.aborted) return signal.reason;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && code.startsWith('Z_')) {
-    return new SourceError(`${shownLocation(location)} looks like gzip but does not decompress (${(error as Error).message})`, 'invalid');
+    return new SourceError(
+      `${shownLocation(location)} looks like gzip but does not decompress (${(error as Error).message})`,
+      'invalid',
+    );
   }
   return error;
 }

@@ -28,11 +28,23 @@ import {
 import { readHdHomeRun } from './hdhomerun.client.js';
 import { numberClashes, withEdits } from '../lineup/lineup-edits.js';
 import { parseM3u } from './m3u.parser.js';
-import { advice, confirmation, judgeLineup, needsConfirmation, playlistProblem, RefreshRejected, type RejectionKind, rejectionKind } from './refresh-checks.js';
+import {
+  advice,
+  confirmation,
+  judgeLineup,
+  needsConfirmation,
+  playlistProblem,
+  RefreshRejected,
+  type RejectionKind,
+  rejectionKind,
+} from './refresh-checks.js';
 import { runGuideRefresh } from './guide-refresh.thread.js';
 import { readSourceText, shownLocation } from './source-reader.js';
 
-/** Why a refresh was not applied: its `error` (stored on the source or guide too), its kind, and whether `accept` would apply it. */
+/**
+ * Why a refresh was not applied: its `error` (stored on the source or guide too), its kind, and whether `accept` would
+ * apply it.
+ */
 interface NotApplied {
   error?: string;
   rejected?: RejectionKind;
@@ -62,7 +74,10 @@ export interface RefreshOptions {
   accept?: boolean | undefined;
 }
 
-/** Told of a guide refresh's commits on a connection of its own: `unseen` after each no reader sees; `seen` after its swap, and once it has ended (whatever came of it). */
+/**
+ * Told of a guide refresh's commits on a connection of its own: `unseen` after each no reader sees; `seen` after its
+ * swap, and once it has ended (whatever came of it).
+ */
 export interface GuideWrites {
   unseen(): void;
   seen(): void;
@@ -117,7 +132,10 @@ export class SourceRefresher {
     for (const drop of drops) drop();
   }
 
-  /** One refresh of a source at a time: a call while one runs shares it, or, to accept what that one may not, follows it. */
+  /**
+   * One refresh of a source at a time: a call while one runs shares it, or, to accept what that one may not, follows
+   * it.
+   */
   refreshSource(id: string, options: RefreshOptions = {}): Promise<SourceRefresh> {
     return shared(this.sourceRefreshes, id, options.accept === true, () => this.readSource(id, options));
   }
@@ -131,24 +149,46 @@ export class SourceRefresher {
     const source = getSource(this.db, id);
     if (!source) throw new NotFoundError('source', id);
     try {
-      const result = source.kind === 'm3u' ? await this.readM3u(source, options.signal) : await this.readTuner(source, options.signal);
+      const result =
+        source.kind === 'm3u'
+          ? await this.readM3u(source, options.signal)
+          : await this.readTuner(source, options.signal);
       // Nothing awaits from here to the write: the lineup judged is the one replaced, in one transaction.
       if (!getSource(this.db, id)) return { id, error: `${source.name}: removed while it was read` };
-      const judgement = judgeLineup(listSourceChannelNumbers(this.db, id), result.channels.map((c) => c.number), this.maxRemovedShare);
-      if (judgement && options.accept !== true) throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
+      const judgement = judgeLineup(
+        listSourceChannelNumbers(this.db, id),
+        result.channels.map((c) => c.number),
+        this.maxRemovedShare,
+      );
+      if (judgement && options.accept !== true)
+        throw new RefreshRejected(`${judgement.detail}; it was not applied`, judgement.kind);
       const edited = withEdits(result.channels, listEditsOfSource(this.db, id));
-      replaceSourceChannels(this.db, id, { ...result, channels: edited.channels, identities: edited.identities }, this.now());
+      replaceSourceChannels(
+        this.db,
+        id,
+        { ...result, channels: edited.channels, identities: edited.identities },
+        this.now(),
+      );
       this.warnOfClashes(id);
       const counts = { channels: result.channels.length, skipped: result.skipped };
-      if (judgement) this.options.logger?.warn({ source: id, ...counts }, `source refresh applied as the user confirmed: ${judgement.detail}`);
+      if (judgement)
+        this.options.logger?.warn(
+          { source: id, ...counts },
+          `source refresh applied as the user confirmed: ${judgement.detail}`,
+        );
       else this.options.logger?.info({ source: id, ...counts }, 'source refresh applied');
       return { id, ...counts };
     } catch (error) {
-      return this.rejected('source', id, `${source.name}: ${reason(error)}`, error, (message, kind) => setSourceError(this.db, id, message, this.now(), kind));
+      return this.rejected('source', id, `${source.name}: ${reason(error)}`, error, (message, kind) =>
+        setSourceError(this.db, id, message, this.now(), kind),
+      );
     }
   }
 
-  /** A channel the user numbered that now shares its number with another (this refresh brought it, or moved it there): said, with what to do. */
+  /**
+   * A channel the user numbered that now shares its number with another (this refresh brought it, or moved it there):
+   * said, with what to do.
+   */
   private warnOfClashes(id: string): void {
     const lineup = listLineup(this.db);
     const numbered = new Set(lineup.flatMap((row) => (row.number !== row.source_number ? [row.id] : [])));
@@ -163,10 +203,18 @@ export class SourceRefresher {
   }
 
   /** Stores and logs why a refresh was not applied; what the last good one gave stays. */
-  private rejected(what: 'source' | 'guide', id: string, message: string, error: unknown, store: (message: string, kind: RejectionKind) => void) {
+  private rejected(
+    what: 'source' | 'guide',
+    id: string,
+    message: string,
+    error: unknown,
+    store: (message: string, kind: RejectionKind) => void,
+  ) {
     const kind = rejectionKind(error);
     const confirm = needsConfirmation(kind);
-    const stored = confirm ? `${message}; if the ${what} really changed, confirm it: ${confirmation(what, id)}` : message;
+    const stored = confirm
+      ? `${message}; if the ${what} really changed, confirm it: ${confirmation(what, id)}`
+      : message;
     store(stored, kind);
     const kept = what === 'source' ? 'its channels' : 'the programmes';
     this.options.logger?.warn(
@@ -196,7 +244,13 @@ export class SourceRefresher {
 
   private async readTuner(source: SourceRow, signal?: AbortSignal) {
     const device = await readHdHomeRun(source.location, this.reading(signal));
-    const channels = device.channels.map((c) => ({ number: c.number, name: c.name, call_sign: c.name, hd: c.hd, stream_url: c.url }));
+    const channels = device.channels.map((c) => ({
+      number: c.number,
+      name: c.name,
+      call_sign: c.name,
+      hd: c.hd,
+      stream_url: c.url,
+    }));
     const name = device.friendlyName ? `${device.friendlyName} ${device.deviceId}` : `HDHomeRun ${device.deviceId}`;
     return { channels, skipped: device.skipped, streamLimit: Math.max(1, device.tunerCount), name };
   }
@@ -218,15 +272,30 @@ export class SourceRefresher {
       const { outcome, dropReplaced } = await runGuideRefresh(this.db, request, { signal: options.signal, ...told });
       writes?.seen();
       this.replacedToDrop.push(dropReplaced);
-      if ('removed' in outcome) return { id, error: `guide ${shownLocation(guide.location)}: removed while it was read` };
+      if ('removed' in outcome)
+        return { id, error: `guide ${shownLocation(guide.location)}: removed while it was read` };
       const result = { programmes: outcome.programmes, skipped: outcome.skipped };
-      if (outcome.confirmed) this.options.logger?.warn({ guide: id, ...result }, `guide refresh applied as the user confirmed: ${outcome.confirmed}`);
+      if (outcome.confirmed)
+        this.options.logger?.warn(
+          { guide: id, ...result },
+          `guide refresh applied as the user confirmed: ${outcome.confirmed}`,
+        );
       else this.options.logger?.info({ guide: id, ...result }, 'guide refresh applied');
       return { id, ...result };
     } catch (error) {
       // Stopped with the server: nothing was wrong with the guide, so nothing is stored or warned of.
-      if (options.signal?.aborted) return { id, error: `guide ${shownLocation(guide.location)}: the refresh was stopped (the server is stopping)` };
-      return this.rejected('guide', id, `guide ${shownLocation(guide.location)}: ${reason(error)}`, error, (message, kind) => setGuideError(this.db, id, message, this.now(), kind));
+      if (options.signal?.aborted)
+        return {
+          id,
+          error: `guide ${shownLocation(guide.location)}: the refresh was stopped (the server is stopping)`,
+        };
+      return this.rejected(
+        'guide',
+        id,
+        `guide ${shownLocation(guide.location)}: ${reason(error)}`,
+        error,
+        (message, kind) => setGuideError(this.db, id, message, this.now(), kind),
+      );
     }
   }
 }
@@ -235,10 +304,20 @@ export class SourceRefresher {
  * The refresh of `id` running in `running`, or a new one: a call that accepts what the
  * running one may refuse starts after it instead of sharing it.
  */
-function shared<T>(running: Map<string, { accept: boolean; done: Promise<T> }>, id: string, accept: boolean, start: () => Promise<T>): Promise<T> {
+function shared<T>(
+  running: Map<string, { accept: boolean; done: Promise<T> }>,
+  id: string,
+  accept: boolean,
+  start: () => Promise<T>,
+): Promise<T> {
   const current = running.get(id);
   if (current && (current.accept || !accept)) return current.done;
-  const after = current ? current.done.then(() => undefined, () => undefined) : Promise.resolve();
+  const after = current
+    ? current.done.then(
+        () => undefined,
+        () => undefined,
+      )
+    : Promise.resolve();
   const done: Promise<T> = after.then(start).finally(() => {
     if (running.get(id)?.done === done) running.delete(id);
   });

@@ -54,12 +54,21 @@ export async function errorOf(response: Response): Promise<ApiError> {
   try {
     const body = JSON.parse(text) as { code?: unknown; message?: unknown; parameter?: unknown };
     if (typeof body.message === 'string') {
-      return new ApiError(response.status, typeof body.code === 'string' ? body.code : 'error', body.message, typeof body.parameter === 'string' ? body.parameter : undefined);
+      return new ApiError(
+        response.status,
+        typeof body.code === 'string' ? body.code : 'error',
+        body.message,
+        typeof body.parameter === 'string' ? body.parameter : undefined,
+      );
     }
   } catch {
     // Not JSON: a proxy's page, say. Described below.
   }
-  return new ApiError(response.status, 'http_error', `The server answered ${response.status} ${response.statusText || ''}`.trim() + '.');
+  return new ApiError(
+    response.status,
+    'http_error',
+    `The server answered ${response.status} ${response.statusText || ''}`.trim() + '.',
+  );
 }
 
 export interface RequestOptions {
@@ -80,10 +89,19 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(path, { method, headers, body: options.body === undefined ? null : JSON.stringify(options.body), signal: options.signal ?? null });
+      response = await fetch(path, {
+        method,
+        headers,
+        body: options.body === undefined ? null : JSON.stringify(options.body),
+        signal: options.signal ?? null,
+      });
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
-      throw new ApiError(0, 'offline', 'The Antenna server cannot be reached. Check that it is running and that this device is on its network.');
+      throw new ApiError(
+        0,
+        'offline',
+        'The Antenna server cannot be reached. Check that it is running and that this device is on its network.',
+      );
     }
     if (response.status === 401 && method !== 'GET' && attempt === 0 && options.interactive !== false) {
       const refused = await errorOf(response);
@@ -101,7 +119,10 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
 
 /** A query string from the values that are set, in a stable order. */
 export function queryString(values: Record<string, string | number | boolean | undefined | null>): string {
-  const pairs = Object.entries(values).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined && entry[1] !== null && entry[1] !== '');
+  const pairs = Object.entries(values).filter(
+    (entry): entry is [string, string | number | boolean] =>
+      entry[1] !== undefined && entry[1] !== null && entry[1] !== '',
+  );
   if (pairs.length === 0) return '';
   return '?' + new URLSearchParams(pairs.map(([key, value]) => [key, String(value)])).toString();
 }

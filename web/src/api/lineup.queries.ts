@@ -13,8 +13,13 @@ import type { Guide, GuideEdit, LineupChannel, LineupEdit, LineupGroup, Renumber
 const CHANNELS = ['lineup', 'channels'] as const;
 
 export const lineupQueries = {
-  channels: () => queryOptions({ queryKey: CHANNELS, queryFn: ({ signal }) => api<LineupChannel[]>('/dvr/lineup', { signal }) }),
-  groups: () => queryOptions({ queryKey: ['lineup', 'groups'], queryFn: ({ signal }) => api<LineupGroup[]>('/dvr/lineup/groups', { signal }) }),
+  channels: () =>
+    queryOptions({ queryKey: CHANNELS, queryFn: ({ signal }) => api<LineupChannel[]>('/dvr/lineup', { signal }) }),
+  groups: () =>
+    queryOptions({
+      queryKey: ['lineup', 'groups'],
+      queryFn: ({ signal }) => api<LineupGroup[]>('/dvr/lineup/groups', { signal }),
+    }),
 };
 
 /** The channels the server answered, put in the cached list in place of the old ones. */
@@ -27,7 +32,9 @@ function useMerge() {
   };
 }
 
-export type GroupAction = { group: string; action: 'hide' | 'show' } | { group: string; action: 'renumber'; start: number };
+export type GroupAction =
+  | { group: string; action: 'hide' | 'show' }
+  | { group: string; action: 'renumber'; start: number };
 
 export function useLineupChanges() {
   const merge = useMerge();
@@ -35,7 +42,8 @@ export function useLineupChanges() {
   return {
     /** One channel: each field given is set, null gives it back to the source. */
     edit: useMutation({
-      mutationFn: ({ id, change }: { id: string; change: LineupEdit }) => api<LineupChannel>(`/dvr/lineup/${seg(id)}`, { method: 'PATCH', body: change }),
+      mutationFn: ({ id, change }: { id: string; change: LineupEdit }) =>
+        api<LineupChannel>(`/dvr/lineup/${seg(id)}`, { method: 'PATCH', body: change }),
       onSuccess: (channel) => merge([channel]),
     }),
     /** A group at once: hidden, shown, or its visible channels numbered from `start`. */
@@ -49,7 +57,8 @@ export function useLineupChanges() {
     }),
     /** Where guides describe one channel, the one with the lowest priority gives its programmes. */
     guidePriority: useMutation({
-      mutationFn: ({ id, priority }: { id: string; priority: number }) => api<Guide>(`/dvr/guides/${seg(id)}`, { method: 'PATCH', body: { priority } satisfies GuideEdit }),
+      mutationFn: ({ id, priority }: { id: string; priority: number }) =>
+        api<Guide>(`/dvr/guides/${seg(id)}`, { method: 'PATCH', body: { priority } satisfies GuideEdit }),
       onSettled: () => client.invalidateQueries(),
     }),
   };

@@ -31,7 +31,13 @@ import type {
   SourceRefreshSchema,
   SourceSchema,
 } from '../../../src/model/dvr.schemas.js';
-import type { GuideEditSchema, LineupChannel, LineupEdit, LineupGroupSchema, RenumberBodySchema } from '../../../src/model/lineup.schemas.js';
+import type {
+  GuideEditSchema,
+  LineupChannel,
+  LineupEdit,
+  LineupGroupSchema,
+  RenumberBodySchema,
+} from '../../../src/model/lineup.schemas.js';
 import type {
   KeywordRule,
   KeywordRuleSchema,
@@ -60,13 +66,18 @@ export type Source = Static<typeof SourceSchema>;
 export type SourceBody = Static<typeof SourceBodySchema>;
 export type Guide = Static<typeof GuideSchema>;
 export type RefreshResult = Static<typeof RefreshResultSchema>;
-/** `POST /dvr/sources/:id/refresh`, `POST /dvr/guides/:id/refresh`: what one refresh read, or why it was not applied. */
+/**
+ * `POST /dvr/sources/:id/refresh`, `POST /dvr/guides/:id/refresh`: what one refresh read, or why it was not applied.
+ */
 export type SourceRefresh = Static<typeof SourceRefreshSchema>;
 export type GuideRefresh = Static<typeof GuideRefreshSchema>;
 export type ScansQueued = Static<typeof ScansQueuedSchema>;
 export type JobRefBody = Static<typeof JobRef>;
 
-/** The lineup as the user shapes it (`/dvr/lineup`): each channel with its source's values and the user's edits, the groups, and the bodies that change them. */
+/**
+ * The lineup as the user shapes it (`/dvr/lineup`): each channel with its source's values and the user's edits, the
+ * groups, and the bodies that change them.
+ */
 export type { LineupChannel, LineupEdit };
 export type LineupGroup = Static<typeof LineupGroupSchema>;
 export type RenumberBody = Static<typeof RenumberBodySchema>;
@@ -78,7 +89,11 @@ export type RuleTypeName = RuleBody['type'];
 /** `GET /dvr/rule-types`: each kind of pass with its own fields, what the pass form is drawn from. */
 export type RuleTypeInfo = Static<typeof RuleTypeInfoSchema>;
 type Stored<T extends TObject> = Static<ReturnType<typeof storedRuleSchema<T>>>;
-export type StoredRule = Stored<typeof SeriesRuleSchema> | Stored<typeof KeywordRuleSchema> | Stored<typeof SlotRuleSchema> | Stored<typeof ProgramRuleSchema>;
+export type StoredRule =
+  | Stored<typeof SeriesRuleSchema>
+  | Stored<typeof KeywordRuleSchema>
+  | Stored<typeof SlotRuleSchema>
+  | Stored<typeof ProgramRuleSchema>;
 
 /** `GET /dvr/guide`: a page of the guide grid (channels × a window of time), its channels and their airings. */
 export type GuidePage = Static<typeof GuidePageSchema>;

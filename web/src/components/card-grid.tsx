@@ -45,10 +45,21 @@ export function CardGrid({ cards, label }: { cards: readonly CardData[]; label: 
   // plus the card's fixed text lines and padding (styles.css, .card-link).
   const rowHeight = cardRowHeight(cardWidth, wide ? 9 / 16 : 3 / 2, rootFontSize(mode), GAP);
   const rows = Math.ceil(cards.length / columns);
-  const virtualizer = useWindowVirtualizer({ count: rows, estimateSize: () => rowHeight, overscan: 3, scrollMargin: offset });
+  const virtualizer = useWindowVirtualizer({
+    count: rows,
+    estimateSize: () => rowHeight,
+    overscan: 3,
+    scrollMargin: offset,
+  });
   return (
     <FocusGroup>
-      <div ref={container} className="card-grid" role="list" aria-label={label} style={{ height: virtualizer.getTotalSize() }}>
+      <div
+        ref={container}
+        className="card-grid"
+        role="list"
+        aria-label={label}
+        style={{ height: virtualizer.getTotalSize() }}
+      >
         {virtualizer.getVirtualItems().map((row) => (
           <CardRow
             key={`${row.key}-${columns}`}
@@ -79,7 +90,10 @@ interface CardRowProps {
 
 const CardRow = memo(function CardRow({ cards, first, columns, top, shape }: CardRowProps) {
   return (
-    <div className="card-row" style={{ transform: `translateY(${top}px)`, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap: GAP }}>
+    <div
+      className="card-row"
+      style={{ transform: `translateY(${top}px)`, gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`, gap: GAP }}
+    >
       {cards.slice(first, first + columns).map((card) => (
         <Card key={card.key} card={card} shape={shape} />
       ))}
@@ -93,7 +107,13 @@ export const Card = memo(function Card({ card, shape = card.shape }: { card: Car
     <div role="listitem" className={`card card-${shape}`}>
       <FocusLink {...card.target} params={{ ...card.target.params, mode }} className="card-link">
         <div className="card-art">
-          {card.image ? <img src={card.image} alt="" loading="lazy" decoding="async" /> : <span className="card-initial" aria-hidden="true">{card.title.slice(0, 1)}</span>}
+          {card.image ? (
+            <img src={card.image} alt="" loading="lazy" decoding="async" />
+          ) : (
+            <span className="card-initial" aria-hidden="true">
+              {card.title.slice(0, 1)}
+            </span>
+          )}
           {card.badges.length > 0 && (
             <span className="card-badges">
               {card.badges.map((badge) => (

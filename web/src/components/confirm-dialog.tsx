@@ -3,7 +3,21 @@ import { useFocusable, FocusContext, setFocus } from '@noriginmedia/norigin-spat
 import { useEffect, useId } from 'react';
 import { FocusButton } from './focusable';
 
-export function ConfirmDialog({ title, body, confirm, onConfirm, onCancel, busy }: { title: string; body: string; confirm: string; onConfirm: () => void; onCancel: () => void; busy?: boolean }) {
+export function ConfirmDialog({
+  title,
+  body,
+  confirm,
+  onConfirm,
+  onCancel,
+  busy,
+}: {
+  title: string;
+  body: string;
+  confirm: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  busy?: boolean;
+}) {
   const id = useId();
   // A boundary: arrows stay inside the dialog while it is open.
   const { ref, focusKey } = useFocusable<object, HTMLDivElement>({ isFocusBoundary: true, focusKey: `dialog-${id}` });
@@ -11,7 +25,8 @@ export function ConfirmDialog({ title, body, confirm, onConfirm, onCancel, busy 
     void setFocus(focusKey);
     // First (capture) and alone: Back closes the dialog, it does not also leave the page under it.
     const onKey = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' && event.key !== 'Backspace' && event.key !== 'GoBack' && event.key !== 'BrowserBack') return;
+      if (event.key !== 'Escape' && event.key !== 'Backspace' && event.key !== 'GoBack' && event.key !== 'BrowserBack')
+        return;
       event.preventDefault();
       event.stopImmediatePropagation();
       onCancel();
@@ -22,7 +37,14 @@ export function ConfirmDialog({ title, body, confirm, onConfirm, onCancel, busy 
   return (
     <FocusContext.Provider value={focusKey}>
       <div className="dialog-backdrop">
-        <div ref={ref} className="dialog" role="alertdialog" aria-modal="true" aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`}>
+        <div
+          ref={ref}
+          className="dialog"
+          role="alertdialog"
+          aria-modal="true"
+          aria-labelledby={`${id}-title`}
+          aria-describedby={`${id}-body`}
+        >
           <h2 id={`${id}-title`}>{title}</h2>
           <p id={`${id}-body`}>{body}</p>
           <div className="actions">

@@ -11,7 +11,11 @@ import type { ButtonHTMLAttributes, HTMLAttributes, ReactNode } from 'react';
 /** Scrolls a newly focused element into view (a remote has no scroll wheel). */
 const reveal = (element: HTMLElement | null) => element?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
 
-export function FocusButton({ children, focusKey, ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { children: ReactNode; focusKey?: string }) {
+export function FocusButton({
+  children,
+  focusKey,
+  ...props
+}: ButtonHTMLAttributes<HTMLButtonElement> & { children: ReactNode; focusKey?: string }) {
   const { ref } = useFocusable<object, HTMLButtonElement>({
     focusable: !props.disabled,
     onFocus: () => reveal(ref.current),
@@ -25,8 +29,13 @@ export function FocusButton({ children, focusKey, ...props }: ButtonHTMLAttribut
   );
 }
 
-export function FocusLink(props: LinkProps & { className?: string; title?: string; 'aria-label'?: string; children?: ReactNode }) {
-  const { ref } = useFocusable<object, HTMLAnchorElement>({ onFocus: () => reveal(ref.current), onEnterPress: () => ref.current?.click() });
+export function FocusLink(
+  props: LinkProps & { className?: string; title?: string; 'aria-label'?: string; children?: ReactNode },
+) {
+  const { ref } = useFocusable<object, HTMLAnchorElement>({
+    onFocus: () => reveal(ref.current),
+    onEnterPress: () => ref.current?.click(),
+  });
   return <Link ref={ref} {...props} />;
 }
 
@@ -35,8 +44,17 @@ export function FocusLink(props: LinkProps & { className?: string; title?: strin
  * within it first; leaving it in a direction lands on the neighbouring group, at the
  * child last focused there (or its first), as a TV's own apps behave.
  */
-export function FocusGroup({ children, as: Tag = 'div', focusKey: key, ...props }: HTMLAttributes<HTMLElement> & { children: ReactNode; as?: 'div' | 'nav' | 'section'; focusKey?: string }) {
-  const { ref, focusKey } = useFocusable<object, HTMLElement>({ trackChildren: true, saveLastFocusedChild: true, ...(key ? { focusKey: key } : {}) });
+export function FocusGroup({
+  children,
+  as: Tag = 'div',
+  focusKey: key,
+  ...props
+}: HTMLAttributes<HTMLElement> & { children: ReactNode; as?: 'div' | 'nav' | 'section'; focusKey?: string }) {
+  const { ref, focusKey } = useFocusable<object, HTMLElement>({
+    trackChildren: true,
+    saveLastFocusedChild: true,
+    ...(key ? { focusKey: key } : {}),
+  });
   return (
     <FocusContext.Provider value={focusKey}>
       <Tag ref={ref as never} {...props}>

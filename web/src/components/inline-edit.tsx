@@ -29,11 +29,22 @@ export interface InlineEditProps {
 
 const CANCEL_KEYS = new Set(['Escape', 'GoBack', 'BrowserBack']);
 
-export function InlineEdit({ value, label, focusKey, onSave, errorId, inputMode = 'text', maxLength, className = '', children }: InlineEditProps) {
+export function InlineEdit({
+  value,
+  label,
+  focusKey,
+  onSave,
+  errorId,
+  inputMode = 'text',
+  maxLength,
+  className = '',
+  children,
+}: InlineEditProps) {
   const [draft, setDraft] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [refocus, setRefocus] = useState(false);
-  // Once the field has closed and the button is back (registered before this effect runs: children's effects run first).
+  // Once the field has closed and the button is back (registered before this effect runs: children's effects run
+  // first).
   useEffect(() => {
     if (!refocus || draft !== null) return;
     setRefocus(false);
@@ -55,7 +66,12 @@ export function InlineEdit({ value, label, focusKey, onSave, errorId, inputMode 
   };
   if (draft === null) {
     return (
-      <FocusButton className={`inline-value ${className}`} focusKey={focusKey} aria-label={`${label}: ${value}. Change it`} onClick={() => setDraft(value)}>
+      <FocusButton
+        className={`inline-value ${className}`}
+        focusKey={focusKey}
+        aria-label={`${label}: ${value}. Change it`}
+        onClick={() => setDraft(value)}
+      >
         {children ?? value}
       </FocusButton>
     );
@@ -96,7 +112,17 @@ interface FieldProps {
   onCancel: (focus: boolean) => void;
 }
 
-function InlineField({ focusKey, label, value, saving, errorId, inputMode, maxLength, onChange, onCancel }: FieldProps) {
+function InlineField({
+  focusKey,
+  label,
+  value,
+  saving,
+  errorId,
+  inputMode,
+  maxLength,
+  onChange,
+  onCancel,
+}: FieldProps) {
   const { ref } = useFocusable<object, HTMLInputElement>({ focusKey });
   const opened = useRef(false);
   useEffect(() => {

@@ -28,7 +28,17 @@ export function TokenPrompt() {
   return <TokenDialog reason={ask.reason} value={value} setValue={setValue} close={close} />;
 }
 
-function TokenDialog({ reason, value, setValue, close }: { reason: string; value: string; setValue: (value: string) => void; close: (token: string | null) => void }) {
+function TokenDialog({
+  reason,
+  value,
+  setValue,
+  close,
+}: {
+  reason: string;
+  value: string;
+  setValue: (value: string) => void;
+  close: (token: string | null) => void;
+}) {
   const { ref, focusKey } = useFocusable<object, HTMLFormElement>({ isFocusBoundary: true, focusKey: 'TOKEN' });
   useEffect(() => {
     void setFocus(focusKey);
@@ -51,7 +61,13 @@ function TokenDialog({ reason, value, setValue, close }: { reason: string; value
           <p>{reason}</p>
           <label>
             Token
-            <input type="password" autoComplete="current-password" value={value} autoFocus onChange={(event) => setValue(event.target.value)} />
+            <input
+              type="password"
+              autoComplete="current-password"
+              value={value}
+              autoFocus
+              onChange={(event) => setValue(event.target.value)}
+            />
           </label>
           <div className="actions">
             <FocusButton onClick={() => close(null)}>Cancel</FocusButton>

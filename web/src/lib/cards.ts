@@ -49,7 +49,12 @@ export function showCard(show: Show): CardData {
   return {
     key: show.id ?? show.name ?? '',
     title: show.name ?? 'Untitled',
-    subtitle: [`${show.episode_count ?? 0} episode${show.episode_count === 1 ? '' : 's'}`, unwatched > 0 ? `${unwatched} unwatched` : ''].filter(Boolean).join(' · '),
+    subtitle: [
+      `${show.episode_count ?? 0} episode${show.episode_count === 1 ? '' : 's'}`,
+      unwatched > 0 ? `${unwatched} unwatched` : '',
+    ]
+      .filter(Boolean)
+      .join(' · '),
     image: show.image_url,
     shape: 'poster',
     progress: 0,
@@ -98,7 +103,9 @@ export function playlistCard(playlist: Playlist): CardData {
 
 /** Collection content mixes shows and playable items. */
 export function contentCard(entry: PlayableItem | Show, recordingNow?: ReadonlySet<string>): CardData {
-  return 'episode_count' in entry || ('name' in entry && !('program_id' in entry)) ? showCard(entry as Show) : itemCard(entry as PlayableItem, recordingNow);
+  return 'episode_count' in entry || ('name' in entry && !('program_id' in entry))
+    ? showCard(entry as Show)
+    : itemCard(entry as PlayableItem, recordingNow);
 }
 
 /** How many cards fit in a row of `width` pixels, cards at least `minWidth` wide with `gap` between. */

@@ -78,7 +78,9 @@ export function formatAiring(epochSeconds: number, now: Date = new Date()): stri
   const at = new Date(epochSeconds * 1000);
   const time = at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
   const sameDay = at.toDateString() === now.toDateString();
-  return sameDay ? `Today ${time}` : `${at.toLocaleDateString(undefined, { weekday: 'short', month: 'short', day: 'numeric' })} ${time}`;
+  return sameDay
+    ? `Today ${time}`
+    : `${at.toLocaleDateString(undefined, { weekday: 'short', month: 'short', day: 'numeric' })} ${time}`;
 }
 
 export type JobState = 'recording' | 'scheduled' | 'skipped' | 'failed' | 'done';
@@ -86,7 +88,13 @@ export type JobState = 'recording' | 'scheduled' | 'skipped' | 'failed' | 'done'
 export function jobState(job: Job, nowSeconds: number): JobState {
   if (job.failed) return 'failed';
   if (job.skipped) return 'skipped';
-  if (job.start_time !== undefined && job.end_time !== undefined && job.start_time <= nowSeconds && nowSeconds < job.end_time) return 'recording';
+  if (
+    job.start_time !== undefined &&
+    job.end_time !== undefined &&
+    job.start_time <= nowSeconds &&
+    nowSeconds < job.end_time
+  )
+    return 'recording';
   if (job.end_time !== undefined && job.end_time <= nowSeconds) return 'done';
   return 'scheduled';
 }

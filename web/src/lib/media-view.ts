@@ -2,14 +2,47 @@
  * What a file holds (`file.media` of `GET /dvr/files/:id`), said for people: "H.264 ·
  * 1920×1080 · 23.976 fps · HDR10", "AC-3 5.1 · German". Pure, unit-tested.
  */
-import type { AudioDetails, MediaDetails, SubtitleDetails, VideoDetails } from '../../../src/model/media-details.schemas';
+import type {
+  AudioDetails,
+  MediaDetails,
+  SubtitleDetails,
+  VideoDetails,
+} from '../../../src/model/media-details.schemas';
 
 const CODECS: Record<string, string> = {
-  h264: 'H.264', hevc: 'HEVC', av1: 'AV1', vp9: 'VP9', vp8: 'VP8', mpeg2video: 'MPEG-2', mpeg4: 'MPEG-4 Part 2',
-  aac: 'AAC', ac3: 'AC-3', eac3: 'E-AC-3', truehd: 'TrueHD', dts: 'DTS', opus: 'Opus', mp3: 'MP3', mp2: 'MP2', flac: 'FLAC', vorbis: 'Vorbis',
-  subrip: 'SubRip', ass: 'ASS', mov_text: 'timed text', webvtt: 'WebVTT', hdmv_pgs_subtitle: 'PGS', dvd_subtitle: 'VobSub', dvb_subtitle: 'DVB',
+  h264: 'H.264',
+  hevc: 'HEVC',
+  av1: 'AV1',
+  vp9: 'VP9',
+  vp8: 'VP8',
+  mpeg2video: 'MPEG-2',
+  mpeg4: 'MPEG-4 Part 2',
+  aac: 'AAC',
+  ac3: 'AC-3',
+  eac3: 'E-AC-3',
+  truehd: 'TrueHD',
+  dts: 'DTS',
+  opus: 'Opus',
+  mp3: 'MP3',
+  mp2: 'MP2',
+  flac: 'FLAC',
+  vorbis: 'Vorbis',
+  subrip: 'SubRip',
+  ass: 'ASS',
+  mov_text: 'timed text',
+  webvtt: 'WebVTT',
+  hdmv_pgs_subtitle: 'PGS',
+  dvd_subtitle: 'VobSub',
+  dvb_subtitle: 'DVB',
 };
-const CONTAINERS: Record<string, string> = { mp4: 'MP4', mov: 'QuickTime', matroska: 'Matroska', webm: 'WebM', avi: 'AVI', mpegts: 'MPEG-TS' };
+const CONTAINERS: Record<string, string> = {
+  mp4: 'MP4',
+  mov: 'QuickTime',
+  matroska: 'Matroska',
+  webm: 'WebM',
+  avi: 'AVI',
+  mpegts: 'MPEG-TS',
+};
 const CHANNELS: Record<number, string> = { 1: 'mono', 2: 'stereo', 6: '5.1', 8: '7.1' };
 
 export function codecName(codec: string): string {
@@ -38,7 +71,9 @@ export function videoLine(video: VideoDetails): string {
 
 export function audioLine(audio: AudioDetails): string {
   const channels = audio.channels ? (CHANNELS[audio.channels] ?? `${audio.channels} channels`) : '';
-  return [[codecName(audio.codec), channels].filter(Boolean).join(' '), languageName(audio.language) ?? ''].filter(Boolean).join(' · ');
+  return [[codecName(audio.codec), channels].filter(Boolean).join(' '), languageName(audio.language) ?? '']
+    .filter(Boolean)
+    .join(' · ');
 }
 
 export function subtitleLine(subtitle: SubtitleDetails): string {
@@ -51,7 +86,9 @@ export function mediaRows(media: MediaDetails | undefined): [string, string][] {
   if (!media) return [];
   const rows: [string, string][] = [['File', containerName(media.container)]];
   if (media.video) rows.push(['Video', videoLine(media.video) + (media.closedCaptions ? ' · closed captions' : '')]);
-  media.audio.forEach((audio, index) => rows.push([media.audio.length > 1 ? `Audio ${index + 1}` : 'Audio', audioLine(audio)]));
+  media.audio.forEach((audio, index) =>
+    rows.push([media.audio.length > 1 ? `Audio ${index + 1}` : 'Audio', audioLine(audio)]),
+  );
   if (media.subtitles.length > 0) rows.push(['Subtitles', media.subtitles.map(subtitleLine).join(', ')]);
   return rows;
 }

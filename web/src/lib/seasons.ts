@@ -18,5 +18,9 @@ export function seasonsOf(episodes: readonly Episode[]): Season[] {
   }
   return [...bySeason.entries()]
     .sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a - b))
-    .map(([number, list]) => ({ number, label: number === null ? 'Other episodes' : number === 0 ? 'Specials' : `Season ${number}`, episodes: list }));
+    .map(([number, list]) => ({
+      number,
+      label: number === null ? 'Other episodes' : number === 0 ? 'Specials' : `Season ${number}`,
+      episodes: list,
+    }));
 }

@@ -53,7 +53,10 @@ const OK: TvResult = { ok: true };
 const SEEK_WAIT_MS = 600;
 /** How long stop waits for the player view to be gone. */
 const LEAVE_WAIT_MS = 1000;
-/** How long a Back still on its way holds the next navigation at most (a router that never resolves it must not stop the player for good). */
+/**
+ * How long a Back still on its way holds the next navigation at most (a router that never resolves it must not stop the
+ * player for good).
+ */
 const LEAVE_SETTLE_MS = 10_000;
 /** Position changes (timeupdate) are told at most this often. */
 const POSITION_EVERY_MS = 500;
@@ -112,13 +115,29 @@ export function pushState(positionOnly = false): void {
 }
 
 // 'seeking': the position is the seek's target at once, before the stream has it.
-const VIDEO_EVENTS = ['play', 'pause', 'playing', 'seeking', 'seeked', 'volumechange', 'durationchange', 'loadedmetadata', 'enterpictureinpicture', 'leavepictureinpicture'];
+const VIDEO_EVENTS = [
+  'play',
+  'pause',
+  'playing',
+  'seeking',
+  'seeked',
+  'volumechange',
+  'durationchange',
+  'loadedmetadata',
+  'enterpictureinpicture',
+  'leavepictureinpicture',
+];
 
 /**
  * The player view began to show `media`: a command's play when `ticket` is the one it
  * asked with, else the person's. Returns what to call as it goes.
  */
-export function beginPlay(media: MediaRef, ticket: number | undefined, video: HTMLVideoElement, captions: Pick<PlaySession, 'toggleCaptions' | 'captionsShown'>) {
+export function beginPlay(
+  media: MediaRef,
+  ticket: number | undefined,
+  video: HTMLVideoElement,
+  captions: Pick<PlaySession, 'toggleCaptions' | 'captionsShown'>,
+) {
   const playing: PlaySession = { playId: nextPlayId++, media, video, ...captions, starting: true, error: null };
   session = playing;
   video.muted = muted;
@@ -143,7 +162,13 @@ export function beginPlay(media: MediaRef, ticket: number | undefined, video: HT
   const finish = (reason: 'eof' | 'error' | 'stopped', error?: string) => {
     if (ended) return;
     ended = true;
-    emit({ type: 'ended', playId: playing.playId, reason, ...(error ? { error } : {}), ...(position !== undefined ? { position } : {}) });
+    emit({
+      type: 'ended',
+      playId: playing.playId,
+      reason,
+      ...(error ? { error } : {}),
+      ...(position !== undefined ? { position } : {}),
+    });
   };
   const reachedEnd = () => finish('eof');
   for (const name of VIDEO_EVENTS) video.addEventListener(name, changed);
@@ -181,7 +206,13 @@ export function beginPlay(media: MediaRef, ticket: number | undefined, video: HT
 }
 
 function requireSession(): PlaySession | TvResult {
-  return session && session.error === null ? session : { ok: false, code: 'nothing_playing', message: 'Nothing is playing: start something with /api/play/recording/{id} or /api/play/channel/{number}.' };
+  return session && session.error === null
+    ? session
+    : {
+        ok: false,
+        code: 'nothing_playing',
+        message: 'Nothing is playing: start something with /api/play/recording/{id} or /api/play/channel/{number}.',
+      };
 }
 
 const isResult = (value: PlaySession | TvResult): value is TvResult => 'ok' in value;
@@ -231,7 +262,8 @@ async function afterLeaving(): Promise<void> {
 }
 
 /** Two frames: what the router rendered has been painted. */
-const painted = () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+const painted = () =>
+  new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
 
 function waitForPlay(ticket: number, waitMs: number): Promise<TvResult & { outcome?: 'playing' | 'loading' }> {
   return new Promise((resolve) => {
@@ -311,7 +343,8 @@ const control: TvControl = {
   toggleCaptions() {
     const s = requireSession();
     if (isResult(s)) return s;
-    if (s.toggleCaptions() === undefined) return { ok: false, code: 'no_captions', message: 'What is playing has no caption or subtitle track.' };
+    if (s.toggleCaptions() === undefined)
+      return { ok: false, code: 'no_captions', message: 'What is playing has no caption or subtitle track.' };
     pushState();
     return OK;
   },
@@ -322,11 +355,16 @@ const control: TvControl = {
     }
     const s = requireSession();
     if (isResult(s)) return s;
-    if (!document.pictureInPictureEnabled) return { ok: false, code: 'pip_unsupported', message: 'This browser has no picture-in-picture.' };
+    if (!document.pictureInPictureEnabled)
+      return { ok: false, code: 'pip_unsupported', message: 'This browser has no picture-in-picture.' };
     try {
       await s.video.requestPictureInPicture();
     } catch (error) {
-      return { ok: false, code: 'pip_refused', message: `Picture-in-picture could not start: ${(error as Error).message}` };
+      return {
+        ok: false,
+        code: 'pip_refused',
+        message: `Picture-in-picture could not start: ${(error as Error).message}`,
+      };
     }
     return OK;
   },
@@ -353,7 +391,9 @@ export function installBridge(appRouter: AppRouter): void {
 
 const POINTER_IDLE_MS = 3000;
 
-/** A TV has a remote, not a mouse: the pointer shows only while a mouse moves (and no scrollbars at all, see styles). */
+/**
+ * A TV has a remote, not a mouse: the pointer shows only while a mouse moves (and no scrollbars at all, see styles).
+ */
 function hidePointerWhenIdle(): void {
   const root = document.documentElement;
   root.classList.add('player-screen', 'pointer-idle');

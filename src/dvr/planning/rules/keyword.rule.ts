@@ -14,7 +14,9 @@ export type { KeywordRule };
  * their answers are remembered. Non-ASCII keywords fall back to one search per keyword,
  * where toLowerCase and the pattern's case folding could disagree.
  */
-export function keywordMatcher<R>(keywords: readonly { rule: R; needle: string }[]): (text: string | undefined, remember: boolean) => readonly R[] {
+export function keywordMatcher<R>(
+  keywords: readonly { rule: R; needle: string }[],
+): (text: string | undefined, remember: boolean) => readonly R[] {
   if (keywords.length === 0) return () => [];
   const needles = [...new Set(keywords.map(({ needle }) => needle))].sort((a, b) => b.length - a.length);
   const rulesOf = new Map<string, R[]>();
@@ -47,14 +49,22 @@ export function keywordMatcher<R>(keywords: readonly { rule: R; needle: string }
   };
 }
 
-const matcherFor = (rules: readonly StoredRuleOf<KeywordRule>[]) => keywordMatcher(rules.map((rule) => ({ rule, needle: rule.definition.keyword.toLowerCase() })));
+const matcherFor = (rules: readonly StoredRuleOf<KeywordRule>[]) =>
+  keywordMatcher(rules.map((rule) => ({ rule, needle: rule.definition.keyword.toLowerCase() })));
 
 export const keywordRule: RuleType<'keyword', KeywordRule> = {
   type: 'keyword',
   form: {
     label: 'Keyword',
     help: 'Every airing whose title or summary contains a word or phrase.',
-    fields: [{ name: 'keyword', input: 'text', label: 'Word or phrase', hint: 'Found in a programme’s title or summary (case ignored).' }],
+    fields: [
+      {
+        name: 'keyword',
+        input: 'text',
+        label: 'Word or phrase',
+        hint: 'Found in a programme’s title or summary (case ignored).',
+      },
+    ],
     summaries: ['Keyword “{keyword}”'],
   },
   recordsByTime: false,
@@ -70,7 +80,8 @@ export const keywordRule: RuleType<'keyword', KeywordRule> = {
     return {
       channels: [],
       needsSummary: rules.length > 0,
-      matches: (title, summary) => rulesIn(title, true).length > 0 || (summary !== null && rulesIn(summary, false).length > 0),
+      matches: (title, summary) =>
+        rulesIn(title, true).length > 0 || (summary !== null && rulesIn(summary, false).length > 0),
       query: keywords.every(isAscii) ? { seriesIds: [], titles: [], substrings: keywords } : undefined,
     };
   },
@@ -81,7 +92,8 @@ export const keywordRule: RuleType<'keyword', KeywordRule> = {
         if (rules.length === 0) return;
         const inTitle = rulesIn(airing.title, true);
         for (const rule of inTitle) sink.airing(rule, airing, airing.channels, true);
-        for (const rule of rulesIn(airing.summary, false)) if (!inTitle.includes(rule)) sink.airing(rule, airing, airing.channels, true);
+        for (const rule of rulesIn(airing.summary, false))
+          if (!inTitle.includes(rule)) sink.airing(rule, airing, airing.channels, true);
       },
       finish: () => undefined,
     };

@@ -28,12 +28,16 @@ type Rule = StoredRuleOf<ProgramRule>;
 const sameTitle = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /** How far from the rule's time the airing is, if it is the rule's programme within reach; undefined if not. */
-export function followDistance(rule: ProgramRule, airing: Pick<Airing, 'start' | 'programId' | 'title'>): number | undefined {
+export function followDistance(
+  rule: ProgramRule,
+  airing: Pick<Airing, 'start' | 'programId' | 'title'>,
+): number | undefined {
   const distance = Math.abs(airing.start - rule.start_time);
   if (rule.program_id !== undefined && airing.programId !== undefined) {
     return airing.programId === rule.program_id && distance <= PROGRAMME_ID_REACH ? distance : undefined;
   }
-  if (rule.title !== undefined) return sameTitle(airing.title, rule.title) && distance <= TITLE_REACH ? distance : undefined;
+  if (rule.title !== undefined)
+    return sameTitle(airing.title, rule.title) && distance <= TITLE_REACH ? distance : undefined;
   // Kept an id only, and the guide has none now: only the exact time.
   return distance === 0 ? 0 : undefined;
 }
@@ -56,21 +60,30 @@ export const programRule: RuleType<'program', ProgramRule> = {
   schema: ProgramRuleSchema,
   check(definition, now) {
     if (definition.start_time + 86400 <= now) {
-      throw new BadRequestError('start_time', 'That airing is over: give the start_time of an airing in the guide that has not ended.');
+      throw new BadRequestError(
+        'start_time',
+        'That airing is over: give the start_time of an airing in the guide that has not ended.',
+      );
     }
   },
   normalise: (d) => ({ ...normaliseOptions(d), channel: storedChannelNumber(d.channel) }),
   complete(d, guide, previous) {
     const moved = previous !== undefined && (previous.channel !== d.channel || previous.start_time !== d.start_time);
-    // An edit to another airing that sends back what was kept of the old one (a client echoing the stored rule) learns the new one.
+    // An edit to another airing that sends back what was kept of the old one (a client echoing the stored rule) learns
+    // the new one.
     if (moved && identified(d) && d.program_id === previous.program_id && d.title === previous.title) {
       const { program_id: _id, title: _title, ...rest } = d;
       return programRule.complete!(rest as ProgramRule, guide);
     }
     if (identified(d)) return d;
-    // An edit that keeps the airing (a new padding, say) keeps what was learnt of it: the guide may have moved it since.
+    // An edit that keeps the airing (a new padding, say) keeps what was learnt of it: the guide may have moved it
+    // since.
     if (previous && identified(previous) && previous.channel === d.channel && previous.start_time === d.start_time) {
-      return { ...d, ...(previous.title !== undefined ? { title: previous.title } : {}), ...(previous.program_id !== undefined ? { program_id: previous.program_id } : {}) };
+      return {
+        ...d,
+        ...(previous.title !== undefined ? { title: previous.title } : {}),
+        ...(previous.program_id !== undefined ? { program_id: previous.program_id } : {}),
+      };
     }
     const airing = guide(d.channel, d.start_time);
     if (!airing) return d;
@@ -101,7 +114,12 @@ export const programRule: RuleType<'program', ProgramRule> = {
             const distance = followDistance(rule.definition, airing);
             const current = best.get(rule);
             // Nearest wins; at equal distance the earlier airing, so the choice does not depend on the guide's order.
-            if (distance !== undefined && (!current || distance < current.distance || (distance === current.distance && airing.start < current.airing.start))) {
+            if (
+              distance !== undefined &&
+              (!current ||
+                distance < current.distance ||
+                (distance === current.distance && airing.start < current.airing.start))
+            ) {
               best.set(rule, { airing, distance });
             }
           }
@@ -118,6 +136,7 @@ export const programRule: RuleType<'program', ProgramRule> = {
       if (options.start === undefined) return parse.fail('A program rule needs --start.');
       return { channel: value ?? options.channel, start_time: parse.time(options.start) };
     },
-    describe: (d) => `program${d.title ? ` “${d.title}”` : ''} on channel ${d.channel} at ${new Date(d.start_time * 1000).toLocaleString()}`,
+    describe: (d) =>
+      `program${d.title ? ` “${d.title}”` : ''} on channel ${d.channel} at ${new Date(d.start_time * 1000).toLocaleString()}`,
   },
 };

@@ -109,7 +109,10 @@ export interface RuleCliOptions {
 /** How a field of a type's own is typed in: the app's pass form draws and reads it by this. */
 export type RuleFieldInput = 'text' | 'channel' | 'time' | 'minutes' | 'flag';
 
-/** One of a type's own fields in the pass form; its name is the body's property (limits and "required" come from the schema). */
+/**
+ * One of a type's own fields in the pass form; its name is the body's property (limits and "required" come from the
+ * schema).
+ */
 export interface RuleFieldForm<D> {
   name: Exclude<keyof D & string, keyof RuleOptionFields>;
   input: RuleFieldInput;
@@ -156,7 +159,10 @@ export interface RuleType<K extends string, D extends RuleOptionFields & { type:
   check(definition: D, now: number): void;
   /** Channel numbers written 7-1 become 7.1, as channels are stored. */
   normalise(definition: D): D;
-  /** What the rule keeps from the guide when it is made or edited (after normalise; `previous`: the rule before an edit); absent: nothing. */
+  /**
+   * What the rule keeps from the guide when it is made or edited (after normalise; `previous`: the rule before an
+   * edit); absent: nothing.
+   */
   complete?(definition: D, guide: GuideLookup, previous?: D): D;
   /** Epoch seconds after which the rule can plan nothing more (it is then deleted a day later); undefined: never. */
   endsAt(definition: D): number | undefined;
@@ -181,5 +187,7 @@ export const storedChannelNumber = (text: string) => text.replace('-', '.');
 
 /** The shared options, normalised (the channel list). */
 export function normaliseOptions<D extends RuleOptionFields>(definition: D): D {
-  return definition.channels ? { ...definition, channels: definition.channels.map(storedChannelNumber) } : { ...definition };
+  return definition.channels
+    ? { ...definition, channels: definition.channels.map(storedChannelNumber) }
+    : { ...definition };
 }

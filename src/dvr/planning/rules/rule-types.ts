@@ -20,7 +20,9 @@ export type StoredRule = StoredRuleOf<RuleDefinition>;
 export type RuleOfType<K extends RuleTypeName> = Extract<RuleDefinition, { type: K }>;
 
 /** Each type by name, from the list (a Map: no name such as "constructor" is found on a prototype). */
-const BY_NAME: ReadonlyMap<string, (typeof RULE_TYPES)[number]> = new Map(RULE_TYPES.map((ruleType) => [ruleType.type, ruleType]));
+const BY_NAME: ReadonlyMap<string, (typeof RULE_TYPES)[number]> = new Map(
+  RULE_TYPES.map((ruleType) => [ruleType.type, ruleType]),
+);
 
 export function isRuleTypeName(name: string): name is RuleTypeName {
   return BY_NAME.has(name);
@@ -28,7 +30,8 @@ export function isRuleTypeName(name: string): name is RuleTypeName {
 
 /** The module of a definition's type, typed for that definition. */
 export function ruleTypeOf<D extends RuleDefinition>(definition: D): RuleType<D['type'], D> {
-  // TypeScript cannot follow that BY_NAME.get(d.type) is the module of d's own type; the Map is built from each module's own `type`.
+  // TypeScript cannot follow that BY_NAME.get(d.type) is the module of d's own type; the Map is built from each
+  // module's own `type`.
   return BY_NAME.get(definition.type) as unknown as RuleType<D['type'], D>;
 }
 
@@ -99,7 +102,12 @@ export const RuleSchema = Type.Union(
  * stored: normalised, with what its type keeps from the guide when `guide` is given
  * (`previous`: the stored rule an edit replaces).
  */
-export function checkRule(definition: RuleDefinition, now: number, guide?: GuideLookup, previous?: RuleDefinition): RuleDefinition {
+export function checkRule(
+  definition: RuleDefinition,
+  now: number,
+  guide?: GuideLookup,
+  previous?: RuleDefinition,
+): RuleDefinition {
   const ruleType = ruleTypeOf(definition);
   ruleType.check(definition, now);
   const normalised = ruleType.normalise(definition);
@@ -114,7 +122,10 @@ export function checkRule(definition: RuleDefinition, now: number, guide?: Guide
  */
 export function asStoredRule(record: { id: number; definition: unknown }): StoredRule | undefined {
   const definition = record.definition as { type?: unknown } | null;
-  return typeof definition === 'object' && definition !== null && typeof definition.type === 'string' && isRuleTypeName(definition.type)
+  return typeof definition === 'object' &&
+    definition !== null &&
+    typeof definition.type === 'string' &&
+    isRuleTypeName(definition.type)
     ? { id: record.id, definition: definition as RuleDefinition }
     : undefined;
 }

@@ -29,14 +29,18 @@ export const seriesRule: RuleType<'series', SeriesRule> = {
       { name: 'title', input: 'text', label: 'Series title', hint: 'Exactly as the guide writes it (case ignored).' },
       { name: 'series_id', input: 'text', label: 'Guide series id (optional)' },
     ],
-    oneOf: { fields: ['title', 'series_id'], message: 'Give the series title as the guide writes it (or its series id).' },
+    oneOf: {
+      fields: ['title', 'series_id'],
+      message: 'Give the series title as the guide writes it (or its series id).',
+    },
     summaries: ['Series “{title}”', 'Series id {series_id}'],
   },
   recordsByTime: false,
   jobsAreTheirTime: false,
   schema: SeriesRuleSchema,
   check(definition) {
-    if (!definition.series_id && !definition.title) throw new BadRequestError('series_id', 'A series rule needs "series_id" or "title".');
+    if (!definition.series_id && !definition.title)
+      throw new BadRequestError('series_id', 'A series rule needs "series_id" or "title".');
   },
   normalise: normaliseOptions,
   endsAt: () => undefined,
@@ -46,8 +50,11 @@ export const seriesRule: RuleType<'series', SeriesRule> = {
     return {
       channels: [],
       needsSummary: false,
-      matches: (title, _summary, seriesId) => (seriesId !== null && bySeriesId.has(seriesId)) || (byTitle.size > 0 && byTitle.has(title.toLowerCase())),
-      query: [...byTitle.keys()].every(isAscii) ? { seriesIds: [...bySeriesId.keys()], titles: [...byTitle.keys()], substrings: [] } : undefined,
+      matches: (title, _summary, seriesId) =>
+        (seriesId !== null && bySeriesId.has(seriesId)) || (byTitle.size > 0 && byTitle.has(title.toLowerCase())),
+      query: [...byTitle.keys()].every(isAscii)
+        ? { seriesIds: [...bySeriesId.keys()], titles: [...byTitle.keys()], substrings: [] }
+        : undefined,
     };
   },
   planner(rules, sink) {
@@ -56,7 +63,8 @@ export const seriesRule: RuleType<'series', SeriesRule> = {
     const lowerTitles = new Map<string, string>();
     return {
       see(airing) {
-        if (airing.seriesId && bySeriesId.size > 0) for (const rule of bySeriesId.get(airing.seriesId) ?? []) sink.airing(rule, airing, airing.channels, true);
+        if (airing.seriesId && bySeriesId.size > 0)
+          for (const rule of bySeriesId.get(airing.seriesId) ?? []) sink.airing(rule, airing, airing.channels, true);
         if (byTitle.size === 0) return;
         let lower = lowerTitles.get(airing.title);
         if (lower === undefined) lowerTitles.set(airing.title, (lower = airing.title.toLowerCase()));

@@ -8,8 +8,15 @@ import { normaliseOptions, type RuleType, storedChannelNumber } from './rule-typ
 export { SlotRuleSchema };
 export type { SlotRule };
 
-/** Start times of a slot that end after `now` and start before `horizon`; weekly ones keep their local wall-clock time across DST. */
-export function slotStarts(rule: Pick<SlotRule, 'start_time' | 'duration' | 'weekly'>, now: number, horizon: number): number[] {
+/**
+ * Start times of a slot that end after `now` and start before `horizon`; weekly ones keep their local wall-clock time
+ * across DST.
+ */
+export function slotStarts(
+  rule: Pick<SlotRule, 'start_time' | 'duration' | 'weekly'>,
+  now: number,
+  horizon: number,
+): number[] {
   if (!rule.weekly) return rule.start_time + rule.duration > now ? [rule.start_time] : [];
   const starts: number[] = [];
   const first = new Date(rule.start_time * 1000);
@@ -38,8 +45,21 @@ function describeSlot(rule: SlotRule, start: number, end: number, airings: reado
 }
 
 /** A one-time slot of a channel from `start` for `duration` seconds: what "record now" makes (the live wing). */
-export function oneTimeSlot(fields: { channel: string; start: number; duration: number; name: string; priority: number }): SlotRule {
-  return { type: 'slot', channel: fields.channel, start_time: fields.start, duration: fields.duration, name: fields.name, priority: fields.priority };
+export function oneTimeSlot(fields: {
+  channel: string;
+  start: number;
+  duration: number;
+  name: string;
+  priority: number;
+}): SlotRule {
+  return {
+    type: 'slot',
+    channel: fields.channel,
+    start_time: fields.start,
+    duration: fields.duration,
+    name: fields.name,
+    priority: fields.priority,
+  };
 }
 
 export const slotRule: RuleType<'slot', SlotRule> = {
@@ -53,7 +73,10 @@ export const slotRule: RuleType<'slot', SlotRule> = {
       { name: 'duration', input: 'minutes', label: 'Length (minutes)' },
       { name: 'weekly', input: 'flag', label: 'Every week at this time' },
     ],
-    summaries: ['Channel {channel}, {start_time} for {duration} min, weekly{weekly}', 'Channel {channel}, {start_time} for {duration} min'],
+    summaries: [
+      'Channel {channel}, {start_time} for {duration} min, weekly{weekly}',
+      'Channel {channel}, {start_time} for {duration} min',
+    ],
   },
   recordsByTime: true,
   jobsAreTheirTime: true,
@@ -61,7 +84,10 @@ export const slotRule: RuleType<'slot', SlotRule> = {
   check(definition, now) {
     // A one-time rule for a time already over could record nothing (and would be cleaned away at once).
     if (!definition.weekly && definition.start_time + definition.duration <= now) {
-      throw new BadRequestError('start_time', 'That time slot is over: give a start_time in the future, or weekly: true.');
+      throw new BadRequestError(
+        'start_time',
+        'That time slot is over: give a start_time in the future, or weekly: true.',
+      );
     }
   },
   normalise: (d) => ({ ...normaliseOptions(d), channel: storedChannelNumber(d.channel) }),
@@ -94,8 +120,14 @@ export const slotRule: RuleType<'slot', SlotRule> = {
       const start = parse.time(options.start);
       const minutes = parse.integer(options.duration, '--duration');
       if (minutes === undefined) return parse.fail('A slot rule needs --duration (minutes).');
-      return { channel: value ?? options.channel, start_time: start, duration: minutes * 60, ...(options.weekly ? { weekly: true } : {}) };
+      return {
+        channel: value ?? options.channel,
+        start_time: start,
+        duration: minutes * 60,
+        ...(options.weekly ? { weekly: true } : {}),
+      };
     },
-    describe: (d) => `slot on channel ${d.channel} at ${new Date(d.start_time * 1000).toLocaleString()}${d.weekly ? ', weekly' : ''}`,
+    describe: (d) =>
+      `slot on channel ${d.channel} at ${new Date(d.start_time * 1000).toLocaleString()}${d.weekly ? ', weekly' : ''}`,
   },
 };

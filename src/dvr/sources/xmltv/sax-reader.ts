@@ -6,7 +6,14 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { abortError } from './abortable-input.js';
 import { XmltvDocumentError } from './document-error.js';
-import { CHANNEL_NUMBER, parseDateText, parseDdProgid, parseOnscreen, parseXmltvNs, parseXmltvTime } from './field-parsers.js';
+import {
+  CHANNEL_NUMBER,
+  parseDateText,
+  parseDdProgid,
+  parseOnscreen,
+  parseXmltvNs,
+  parseXmltvTime,
+} from './field-parsers.js';
 import type { XmltvChannel, XmltvCounts, XmltvHandlers, XmltvProgramme } from './xmltv.types.js';
 
 /** saxes is fed at most this many characters at a time, so an abort is noticed mid-chunk. */
@@ -130,7 +137,10 @@ export class XmltvReader {
     this.ending = true;
     this.parser.close();
     if (this.endProblem !== undefined) {
-      throw new XmltvDocumentError(`XMLTV document cut short: it ends before its closing </tv> (${this.endProblem})`, 'incomplete');
+      throw new XmltvDocumentError(
+        `XMLTV document cut short: it ends before its closing </tv> (${this.endProblem})`,
+        'incomplete',
+      );
     }
     return this.counts;
   }
@@ -152,7 +162,8 @@ export class XmltvReader {
   private open(tag: SaxesTagPlain): void {
     this.depth++;
     if (!this.sawRoot) {
-      if (tag.name !== 'tv') throw new XmltvDocumentError(`Not an XMLTV document: the root element is <${tag.name}>, not <tv>`, 'not_xmltv');
+      if (tag.name !== 'tv')
+        throw new XmltvDocumentError(`Not an XMLTV document: the root element is <${tag.name}>, not <tv>`, 'not_xmltv');
       this.sawRoot = true;
     } else if (this.entry === Entry.None) {
       this.openEntry(tag);
@@ -183,28 +194,55 @@ export class XmltvReader {
   private openProgrammeChild(tag: SaxesTagPlain): void {
     const p = this.programme;
     switch (tag.name) {
-      case 'title': if (p.title === undefined) this.collect(Field.Title); break;
-      case 'sub-title': if (p.episodeTitle === undefined) this.collect(Field.SubTitle); break;
-      case 'desc': if (p.summary === undefined) this.collect(Field.Desc); break;
-      case 'category': this.collect(Field.Category); break;
-      case 'episode-num': this.collect(Field.EpisodeNum, tag.attributes.system ?? 'onscreen'); break;
-      case 'date': if (p.date === undefined) this.collect(Field.Date); break;
-      case 'new': case 'premiere': p.isNew = true; break;
+      case 'title':
+        if (p.title === undefined) this.collect(Field.Title);
+        break;
+      case 'sub-title':
+        if (p.episodeTitle === undefined) this.collect(Field.SubTitle);
+        break;
+      case 'desc':
+        if (p.summary === undefined) this.collect(Field.Desc);
+        break;
+      case 'category':
+        this.collect(Field.Category);
+        break;
+      case 'episode-num':
+        this.collect(Field.EpisodeNum, tag.attributes.system ?? 'onscreen');
+        break;
+      case 'date':
+        if (p.date === undefined) this.collect(Field.Date);
+        break;
+      case 'new':
+      case 'premiere':
+        p.isNew = true;
+        break;
       case 'previously-shown':
         p.previouslyShown = true;
         p.previouslyShownStart ??= tag.attributes.start;
         break;
-      case 'rating': p.inRating = p.rating === undefined; break;
-      case 'icon': p.icon ??= nonEmpty(tag.attributes.src); break;
-      case 'image': if (p.image === undefined) this.collect(Field.Image); break;
+      case 'rating':
+        p.inRating = p.rating === undefined;
+        break;
+      case 'icon':
+        p.icon ??= nonEmpty(tag.attributes.src);
+        break;
+      case 'image':
+        if (p.image === undefined) this.collect(Field.Image);
+        break;
     }
   }
 
   private openChannelChild(tag: SaxesTagPlain): void {
     switch (tag.name) {
-      case 'display-name': this.collect(Field.DisplayName); break;
-      case 'lcn': if (this.channel.lcn === undefined) this.collect(Field.Lcn); break;
-      case 'icon': this.channel.icon ??= nonEmpty(tag.attributes.src); break;
+      case 'display-name':
+        this.collect(Field.DisplayName);
+        break;
+      case 'lcn':
+        if (this.channel.lcn === undefined) this.collect(Field.Lcn);
+        break;
+      case 'icon':
+        this.channel.icon ??= nonEmpty(tag.attributes.src);
+        break;
     }
   }
 
@@ -244,25 +282,53 @@ export class XmltvReader {
     if (text === '') return;
     const p = this.programme;
     switch (field) {
-      case Field.Title: p.title = text; break;
-      case Field.SubTitle: p.episodeTitle = text; break;
-      case Field.Desc: p.summary = text; break;
-      case Field.Category: if (!p.categories.includes(text)) p.categories.push(text); break;
-      case Field.EpisodeNum: this.storeEpisodeNum(text); break;
-      case Field.Date: p.date = text; break;
-      case Field.RatingValue: p.rating ??= text; break;
-      case Field.Image: p.image = text; break;
-      case Field.DisplayName: this.channel.displayNames.push(text); break;
-      case Field.Lcn: this.channel.lcn = text; break;
+      case Field.Title:
+        p.title = text;
+        break;
+      case Field.SubTitle:
+        p.episodeTitle = text;
+        break;
+      case Field.Desc:
+        p.summary = text;
+        break;
+      case Field.Category:
+        if (!p.categories.includes(text)) p.categories.push(text);
+        break;
+      case Field.EpisodeNum:
+        this.storeEpisodeNum(text);
+        break;
+      case Field.Date:
+        p.date = text;
+        break;
+      case Field.RatingValue:
+        p.rating ??= text;
+        break;
+      case Field.Image:
+        p.image = text;
+        break;
+      case Field.DisplayName:
+        this.channel.displayNames.push(text);
+        break;
+      case Field.Lcn:
+        this.channel.lcn = text;
+        break;
     }
   }
 
   private storeEpisodeNum(text: string): void {
     const p = this.programme;
     switch (this.fieldSystem.toLowerCase()) {
-      case 'xmltv_ns': p.ns ??= parseXmltvNs(text); break;
-      case 'dd_progid': p.progid ??= text; break;
-      case 'onscreen': case 'sxxexx': case 'common': p.onscreen ??= parseOnscreen(text); break;
+      case 'xmltv_ns':
+        p.ns ??= parseXmltvNs(text);
+        break;
+      case 'dd_progid':
+        p.progid ??= text;
+        break;
+      case 'onscreen':
+      case 'sxxexx':
+      case 'common':
+        p.onscreen ??= parseOnscreen(text);
+        break;
     }
   }
 
@@ -310,7 +376,12 @@ function buildProgramme(draft: ProgrammeDraft): XmltvProgramme | undefined {
   const stop = stopText === undefined ? undefined : parseXmltvTime(stopText);
   if (start === undefined || (stopText !== undefined && (stop === undefined || stop <= start))) return undefined;
   const programme: XmltvProgramme = {
-    channel, start, title: draft.title, categories: draft.categories, isNew: draft.isNew, previouslyShown: draft.previouslyShown,
+    channel,
+    start,
+    title: draft.title,
+    categories: draft.categories,
+    isNew: draft.isNew,
+    previouslyShown: draft.previouslyShown,
   };
   if (stop !== undefined) programme.stop = stop;
   if (draft.episodeTitle !== undefined) programme.episodeTitle = draft.episodeTitle;
@@ -333,7 +404,9 @@ function addNumbering(programme: XmltvProgramme, draft: ProgrammeDraft): void {
 
 function addDates(programme: XmltvProgramme, draft: ProgrammeDraft): void {
   const fromDate = draft.date === undefined ? {} : parseDateText(draft.date);
-  const airDate = fromDate.date ?? (draft.previouslyShownStart === undefined ? undefined : parseDateText(draft.previouslyShownStart).date);
+  const airDate =
+    fromDate.date ??
+    (draft.previouslyShownStart === undefined ? undefined : parseDateText(draft.previouslyShownStart).date);
   if (airDate !== undefined) programme.originalAirDate = airDate;
   if (fromDate.year !== undefined) programme.year = fromDate.year;
 }
@@ -344,5 +417,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 function refuseEntities(doctype: string): void {
-  if (/<!ENTITY/i.test(doctype)) throw new XmltvDocumentError('XMLTV document refused: its DOCTYPE declares entities, which Antenna never expands', 'refused');
+  if (/<!ENTITY/i.test(doctype))
+    throw new XmltvDocumentError(
+      'XMLTV document refused: its DOCTYPE declares entities, which Antenna never expands',
+      'refused',
+    );
 }

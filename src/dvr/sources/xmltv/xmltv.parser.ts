@@ -55,13 +55,18 @@ import type { XmltvCounts, XmltvHandlers } from './xmltv.types.js';
 export type { XmltvChannel, XmltvCounts, XmltvHandlers, XmltvProgramme } from './xmltv.types.js';
 export { XmltvDocumentError, type XmltvDocumentProblem } from './document-error.js';
 
-export async function parseXmltv(input: AsyncIterable<Buffer | string>, handlers: XmltvHandlers, options: { signal?: AbortSignal } = {}): Promise<XmltvCounts> {
+export async function parseXmltv(
+  input: AsyncIterable<Buffer | string>,
+  handlers: XmltvHandlers,
+  options: { signal?: AbortSignal } = {},
+): Promise<XmltvCounts> {
   const { signal } = options;
   if (signal?.aborted) throw abortError(signal);
   const reader = new XmltvReader(handlers, signal);
   const ampersands = new AmpersandRepair();
   try {
-    for await (const text of decodeXmltv(abortable(input, signal)[Symbol.asyncIterator]())) reader.write(ampersands.push(text));
+    for await (const text of decodeXmltv(abortable(input, signal)[Symbol.asyncIterator]()))
+      reader.write(ampersands.push(text));
     reader.write(ampersands.end());
   } catch (error) {
     // Whatever a stream threw while being torn down, an abort is reported as one.

@@ -28,7 +28,10 @@ export interface GuideData {
 export function useGuideData(pages: readonly number[], blocks: readonly number[]): GuideData {
   const windows = useMemo(() => pages.flatMap((page) => blocks.map((start) => ({ page, start }))), [pages, blocks]);
   return useQueries({
-    queries: windows.map((w) => ({ ...guideQueries.page({ start: w.start, end: w.start + BLOCK, offset: w.page * PAGE_SIZE, limit: PAGE_SIZE }), placeholderData: undefined })),
+    queries: windows.map((w) => ({
+      ...guideQueries.page({ start: w.start, end: w.start + BLOCK, offset: w.page * PAGE_SIZE, limit: PAGE_SIZE }),
+      placeholderData: undefined,
+    })),
     combine: (results) => {
       const rows = new Map<number, GuideRow>();
       const gathered = new Map<number, GuideAiring[][]>();
@@ -48,7 +51,13 @@ export function useGuideData(pages: readonly number[], blocks: readonly number[]
         });
       });
       for (const [row, lists] of gathered) rows.get(row)!.airings = mergeAirings(lists);
-      return { total, rows, error, settled: results.every((r) => !r.isPending), refetch: () => results.forEach((r) => r.isError && void r.refetch()) };
+      return {
+        total,
+        rows,
+        error,
+        settled: results.every((r) => !r.isPending),
+        refetch: () => results.forEach((r) => r.isError && void r.refetch()),
+      };
     },
   });
 }

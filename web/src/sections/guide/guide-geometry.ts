@@ -34,8 +34,15 @@ export const timeAt = (x: number, scale: Scale): number => scale.origin + (x / s
 /** The grid's full width in pixels. */
 export const spanWidth = (scale: Scale): number => xOf(scale.origin + GUIDE_SPAN, scale);
 
-/** A programme's box, clipped to the grid (one that began before the origin starts at 0); never narrower than `minWidth`. */
-export function boxOf(airing: Pick<GuideAiring, 'start_time' | 'end_time'>, scale: Scale, minWidth = 4): { left: number; width: number } {
+/**
+ * A programme's box, clipped to the grid (one that began before the origin starts at 0); never narrower than
+ * `minWidth`.
+ */
+export function boxOf(
+  airing: Pick<GuideAiring, 'start_time' | 'end_time'>,
+  scale: Scale,
+  minWidth = 4,
+): { left: number; width: number } {
   const left = Math.max(0, xOf(airing.start_time, scale));
   const right = Math.min(spanWidth(scale), xOf(airing.end_time, scale));
   return { left, width: Math.max(minWidth, right - left) };
@@ -54,7 +61,8 @@ export function blocksFor(from: number, to: number, scale: Scale): number[] {
 export function pagesFor(first: number, last: number, pageSize = PAGE_SIZE): number[] {
   if (last < first || last < 0) return [];
   const pages: number[] = [];
-  for (let page = Math.floor(Math.max(0, first) / pageSize); page <= Math.floor(last / pageSize); page++) pages.push(page);
+  for (let page = Math.floor(Math.max(0, first) / pageSize); page <= Math.floor(last / pageSize); page++)
+    pages.push(page);
   return pages;
 }
 
@@ -65,23 +73,35 @@ export function ticksBetween(from: number, to: number): number[] {
   return ticks;
 }
 
-/** Airings of one channel gathered from several windows: each once (a programme across two windows comes in both), in time order. */
+/**
+ * Airings of one channel gathered from several windows: each once (a programme across two windows comes in both), in
+ * time order.
+ */
 export function mergeAirings(lists: readonly (readonly GuideAiring[])[]): GuideAiring[] {
   const byStart = new Map<number, GuideAiring>();
-  for (const list of lists) for (const airing of list) if (!byStart.has(airing.start_time)) byStart.set(airing.start_time, airing);
+  for (const list of lists)
+    for (const airing of list) if (!byStart.has(airing.start_time)) byStart.set(airing.start_time, airing);
   return [...byStart.values()].sort((a, b) => a.start_time - b.start_time);
 }
 
 /** The airings whose boxes meet [from, to): the only ones put in the page. */
-export const airingsIn = (airings: readonly GuideAiring[], from: number, to: number): GuideAiring[] => airings.filter((a) => a.start_time < to && a.end_time > from);
+export const airingsIn = (airings: readonly GuideAiring[], from: number, to: number): GuideAiring[] =>
+  airings.filter((a) => a.start_time < to && a.end_time > from);
 
 /**
  * The airing a remote's Up or Down lands on in another channel's row: the one on the
  * air at `time`, else the first after it, else the last before it; undefined for a row
  * without airings. Guides on TVs keep the time, not the pixel column, when changing channel.
  */
-export function airingAt<A extends Pick<GuideAiring, 'start_time' | 'end_time'>>(airings: readonly A[], time: number): A | undefined {
-  return airings.find((a) => a.start_time <= time && a.end_time > time) ?? airings.find((a) => a.start_time > time) ?? airings.at(-1);
+export function airingAt<A extends Pick<GuideAiring, 'start_time' | 'end_time'>>(
+  airings: readonly A[],
+  time: number,
+): A | undefined {
+  return (
+    airings.find((a) => a.start_time <= time && a.end_time > time) ??
+    airings.find((a) => a.start_time > time) ??
+    airings.at(-1)
+  );
 }
 
 /** How far into an airing `now` is, 0 to 1. */

@@ -12,7 +12,22 @@ import { ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
 import { type GuideRow, useGuideData } from './guide-data';
-import { airingAt, airingsIn, blocksFor, boxOf, clockOf, dayOf, episodeCode, isPlaceholder, pagesFor, type Scale, spanWidth, ticksBetween, timeAt, xOf } from './guide-geometry';
+import {
+  airingAt,
+  airingsIn,
+  blocksFor,
+  boxOf,
+  clockOf,
+  dayOf,
+  episodeCode,
+  isPlaceholder,
+  pagesFor,
+  type Scale,
+  spanWidth,
+  ticksBetween,
+  timeAt,
+  xOf,
+} from './guide-geometry';
 
 export interface GridSizes {
   label: number;
@@ -43,115 +58,153 @@ export interface OpenedProgramme {
   airing: GuideAiring;
 }
 
-export const GuideGrid = forwardRef<GuideGridHandle, { origin: number; now: number; onOpen: (opened: OpenedProgramme) => void }>(
-  function GuideGrid({ origin, now, onOpen }, handle) {
-    const sizes = SIZES[useMode() === 'tv' ? 'tv' : 'desktop'];
-    const scale: Scale = useMemo(() => ({ origin, pxPerMinute: sizes.pxPerMinute }), [origin, sizes.pxPerMinute]);
-    const scroller = useRef<HTMLDivElement>(null);
-    const [view, setView] = useState({ left: 0, width: 1200 });
-    const [height, setHeight] = useState(500);
-    const visibleFrom = timeAt(view.left, scale);
-    const visibleTo = timeAt(view.left + view.width - sizes.label, scale);
-    useImperativeHandle(handle, () => ({
-      scrollToTime: (time) => scroller.current?.scrollTo({ left: Math.max(0, xOf(time, scale)) }),
-      leftTime: () => timeAt(scroller.current?.scrollLeft ?? 0, scale),
-    }));
+export const GuideGrid = forwardRef<
+  GuideGridHandle,
+  { origin: number; now: number; onOpen: (opened: OpenedProgramme) => void }
+>(function GuideGrid({ origin, now, onOpen }, handle) {
+  const sizes = SIZES[useMode() === 'tv' ? 'tv' : 'desktop'];
+  const scale: Scale = useMemo(() => ({ origin, pxPerMinute: sizes.pxPerMinute }), [origin, sizes.pxPerMinute]);
+  const scroller = useRef<HTMLDivElement>(null);
+  const [view, setView] = useState({ left: 0, width: 1200 });
+  const [height, setHeight] = useState(500);
+  const visibleFrom = timeAt(view.left, scale);
+  const visibleTo = timeAt(view.left + view.width - sizes.label, scale);
+  useImperativeHandle(handle, () => ({
+    scrollToTime: (time) => scroller.current?.scrollTo({ left: Math.max(0, xOf(time, scale)) }),
+    leftTime: () => timeAt(scroller.current?.scrollLeft ?? 0, scale),
+  }));
 
-    const [total, setTotal] = useState<number | undefined>(undefined);
-    const virtualizer = useVirtualizer({
-      count: total ?? 0,
-      getScrollElement: () => scroller.current,
-      estimateSize: () => sizes.row,
-      overscan: 4,
-      paddingStart: sizes.ruler,
-    });
-    const items = virtualizer.getVirtualItems();
-    const pages = useMemo(() => (total === undefined ? [0] : pagesFor(items[0]?.index ?? 0, items.at(-1)?.index ?? -1)), [total, items]);
-    const blocks = useMemo(() => blocksFor(visibleFrom - 3600, visibleTo + 3600, scale), [visibleFrom, visibleTo, scale]);
-    const data = useGuideData(pages, blocks);
-    useEffect(() => {
-      if (data.total !== undefined) setTotal(data.total);
-    }, [data.total]);
-    const [openingKey, opened] = useOpeningKey(data.rows.get(0), now, data.settled);
-    // Never before the origin: an airing that ended there (a window reaches back to its 6-hour
-    // boundary) would be a sliver at the grid's left edge, hidden under the next but focusable.
-    const nearFrom = Math.max(origin, visibleFrom - MARGIN);
-    /** Up or Down from a cell: the programme on the air at the same time in the row above or below (see airingAt). */
-    const rowNeighbour = (index: number, step: number, time: number): string | undefined => {
-      const row = data.rows.get(index + step);
-      const airing = row && airingAt(airingsIn(row.airings, nearFrom, visibleTo + MARGIN), time);
-      return row && airing ? cellKey(row.channel.number, airing.start_time) : undefined;
+  const [total, setTotal] = useState<number | undefined>(undefined);
+  const virtualizer = useVirtualizer({
+    count: total ?? 0,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => sizes.row,
+    overscan: 4,
+    paddingStart: sizes.ruler,
+  });
+  const items = virtualizer.getVirtualItems();
+  const pages = useMemo(
+    () => (total === undefined ? [0] : pagesFor(items[0]?.index ?? 0, items.at(-1)?.index ?? -1)),
+    [total, items],
+  );
+  const blocks = useMemo(() => blocksFor(visibleFrom - 3600, visibleTo + 3600, scale), [visibleFrom, visibleTo, scale]);
+  const data = useGuideData(pages, blocks);
+  useEffect(() => {
+    if (data.total !== undefined) setTotal(data.total);
+  }, [data.total]);
+  const [openingKey, opened] = useOpeningKey(data.rows.get(0), now, data.settled);
+  // Never before the origin: an airing that ended there (a window reaches back to its 6-hour
+  // boundary) would be a sliver at the grid's left edge, hidden under the next but focusable.
+  const nearFrom = Math.max(origin, visibleFrom - MARGIN);
+  /** Up or Down from a cell: the programme on the air at the same time in the row above or below (see airingAt). */
+  const rowNeighbour = (index: number, step: number, time: number): string | undefined => {
+    const row = data.rows.get(index + step);
+    const airing = row && airingAt(airingsIn(row.airings, nearFrom, visibleTo + MARGIN), time);
+    return row && airing ? cellKey(row.channel.number, airing.start_time) : undefined;
+  };
+  // Measured once the grid (not "Loading") is in the page, and again whenever the window or the box changes size.
+  const shown = total !== undefined;
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!shown || !element) return;
+    const measure = () => {
+      setHeight(Math.max(240, window.innerHeight - element.getBoundingClientRect().top - window.scrollY - 12));
+      setView({ left: element.scrollLeft, width: element.clientWidth });
     };
-    // Measured once the grid (not "Loading") is in the page, and again whenever the window or the box changes size.
-    const shown = total !== undefined;
-    useLayoutEffect(() => {
-      const element = scroller.current;
-      if (!shown || !element) return;
-      const measure = () => {
-        setHeight(Math.max(240, window.innerHeight - element.getBoundingClientRect().top - window.scrollY - 12));
-        setView({ left: element.scrollLeft, width: element.clientWidth });
-      };
-      measure();
-      const observer = new ResizeObserver(measure);
-      observer.observe(element);
-      window.addEventListener('resize', measure);
-      return () => {
-        observer.disconnect();
-        window.removeEventListener('resize', measure);
-      };
-    }, [shown]);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    window.addEventListener('resize', measure);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', measure);
+    };
+  }, [shown]);
 
-    const onScroll = () => {
-      const element = scroller.current;
-      if (element && element.scrollLeft !== view.left) setView({ left: element.scrollLeft, width: element.clientWidth });
-    };
-    if (total === undefined && data.error) return <ErrorNotice error={data.error} retry={data.refetch} />;
-    if (total === undefined) return <Loading what="the guide" />;
-    if (total === 0) return <p className="empty">No channels yet. Add an M3U playlist or an HDHomeRun tuner under DVR, with an XMLTV guide.</p>;
-    const width = sizes.label + spanWidth(scale);
+  const onScroll = () => {
+    const element = scroller.current;
+    if (element && element.scrollLeft !== view.left) setView({ left: element.scrollLeft, width: element.clientWidth });
+  };
+  if (total === undefined && data.error) return <ErrorNotice error={data.error} retry={data.refetch} />;
+  if (total === undefined) return <Loading what="the guide" />;
+  if (total === 0)
     return (
-      <>
-        {data.error !== null && <ErrorNotice error={data.error} retry={data.refetch} />}
-        <div
-          ref={scroller}
-          className="guide-scroller"
-          role="region"
-          aria-label="Programme guide"
-          style={{ height: Math.min(height, virtualizer.getTotalSize() + 2), scrollPaddingLeft: sizes.label, scrollPaddingTop: sizes.ruler }}
-          onScroll={onScroll}
-        >
-          <div className="guide-canvas" style={{ width, height: virtualizer.getTotalSize(), ['--label' as string]: `${sizes.label}px`, ['--row' as string]: `${sizes.row}px` }}>
-            <div className="guide-ruler" style={{ height: sizes.ruler, width }} aria-hidden="true">
-              <span className="guide-corner" style={{ width: sizes.label }}>
-                {dayOf(Math.max(visibleFrom, origin), now)}
-              </span>
-              {ticksBetween(Math.max(origin, visibleFrom - MARGIN), visibleTo + MARGIN).map((tick) => (
-                <span key={tick} className="guide-tick" style={{ left: sizes.label + xOf(tick, scale) }}>
-                  {clockOf(tick)}
-                </span>
-              ))}
-            </div>
-            <div className="guide-now" style={{ left: sizes.label + xOf(now, scale), top: sizes.ruler }} aria-hidden="true" />
-            {items.map((item) => {
-              const row = data.rows.get(item.index);
-              return (
-                <div key={item.key} className="guide-row" style={{ top: item.start, height: item.size, width }}>
-                  {row ? (
-                    <ChannelRow row={row} index={item.index} neighbour={rowNeighbour} visibleFrom={visibleFrom} scale={scale} sizes={sizes} from={nearFrom} to={visibleTo + MARGIN} now={now} onOpen={onOpen} opening={openingKey} onOpened={opened} />
-                  ) : (
-                    <span className="guide-label guide-pending" style={{ width: sizes.label }}>
-                      …
-                    </span>
-                  )}
-                </div>
-              );
-            })}
-          </div>
-        </div>
-      </>
+      <p className="empty">
+        No channels yet. Add an M3U playlist or an HDHomeRun tuner under DVR, with an XMLTV guide.
+      </p>
     );
-  },
-);
+  const width = sizes.label + spanWidth(scale);
+  return (
+    <>
+      {data.error !== null && <ErrorNotice error={data.error} retry={data.refetch} />}
+      <div
+        ref={scroller}
+        className="guide-scroller"
+        role="region"
+        aria-label="Programme guide"
+        style={{
+          height: Math.min(height, virtualizer.getTotalSize() + 2),
+          scrollPaddingLeft: sizes.label,
+          scrollPaddingTop: sizes.ruler,
+        }}
+        onScroll={onScroll}
+      >
+        <div
+          className="guide-canvas"
+          style={{
+            width,
+            height: virtualizer.getTotalSize(),
+            ['--label' as string]: `${sizes.label}px`,
+            ['--row' as string]: `${sizes.row}px`,
+          }}
+        >
+          <div className="guide-ruler" style={{ height: sizes.ruler, width }} aria-hidden="true">
+            <span className="guide-corner" style={{ width: sizes.label }}>
+              {dayOf(Math.max(visibleFrom, origin), now)}
+            </span>
+            {ticksBetween(Math.max(origin, visibleFrom - MARGIN), visibleTo + MARGIN).map((tick) => (
+              <span key={tick} className="guide-tick" style={{ left: sizes.label + xOf(tick, scale) }}>
+                {clockOf(tick)}
+              </span>
+            ))}
+          </div>
+          <div
+            className="guide-now"
+            style={{ left: sizes.label + xOf(now, scale), top: sizes.ruler }}
+            aria-hidden="true"
+          />
+          {items.map((item) => {
+            const row = data.rows.get(item.index);
+            return (
+              <div key={item.key} className="guide-row" style={{ top: item.start, height: item.size, width }}>
+                {row ? (
+                  <ChannelRow
+                    row={row}
+                    index={item.index}
+                    neighbour={rowNeighbour}
+                    visibleFrom={visibleFrom}
+                    scale={scale}
+                    sizes={sizes}
+                    from={nearFrom}
+                    to={visibleTo + MARGIN}
+                    now={now}
+                    onOpen={onOpen}
+                    opening={openingKey}
+                    onOpened={opened}
+                  />
+                ) : (
+                  <span className="guide-label guide-pending" style={{ width: sizes.label }}>
+                    …
+                  </span>
+                )}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </>
+  );
+});
 
 /**
  * The cell to focus once, when the first channel arrives: what is on it now, so a remote's
@@ -174,7 +227,10 @@ function useOpeningKey(first: GuideRow | undefined, now: number, settled: boolea
 
 interface RowProps {
   row: GuideRow;
-  /** The row's place in the grid, and the focus key of the cell Up or Down goes to from a time in it (undefined: the default, by geometry). */
+  /**
+   * The row's place in the grid, and the focus key of the cell Up or Down goes to from a time in it (undefined: the
+   * default, by geometry).
+   */
   index: number;
   neighbour: (index: number, step: number, time: number) => string | undefined;
   /** The time at the grid's left edge. */
@@ -190,7 +246,20 @@ interface RowProps {
   onOpened: () => void;
 }
 
-function ChannelRow({ row, index, neighbour, visibleFrom, scale, sizes, from, to, now, onOpen, opening, onOpened }: RowProps) {
+function ChannelRow({
+  row,
+  index,
+  neighbour,
+  visibleFrom,
+  scale,
+  sizes,
+  from,
+  to,
+  now,
+  onOpen,
+  opening,
+  onOpened,
+}: RowProps) {
   const mode = useMode();
   const { channel } = row;
   const shown = airingsIn(row.airings, from, to);
@@ -222,7 +291,10 @@ function ChannelRow({ row, index, neighbour, visibleFrom, scale, sizes, from, to
           />
         ))}
         {row.airings.length === 0 && (
-          <span className="guide-cell guide-empty" style={{ left: Math.max(0, xOf(from, scale)), width: xOf(to, scale) - Math.max(0, xOf(from, scale)) }}>
+          <span
+            className="guide-cell guide-empty"
+            style={{ left: Math.max(0, xOf(from, scale)), width: xOf(to, scale) - Math.max(0, xOf(from, scale)) }}
+          >
             <span className="guide-empty-text">No guide for these hours</span>
           </span>
         )}
@@ -277,13 +349,7 @@ function ProgrammeCell({ row, airing, scale, now, onOpen, upOrDown, focusNow, on
     .filter(Boolean)
     .join(' ');
   return (
-    <button
-      type="button"
-      ref={ref}
-      className={classes}
-      style={{ left: box.left, width: box.width }}
-      onClick={open}
-    >
+    <button type="button" ref={ref} className={classes} style={{ left: box.left, width: box.width }} onClick={open}>
       <span className="guide-title">
         {airing.job_id && <span className="guide-dot" aria-hidden="true" />}
         {airing.title}

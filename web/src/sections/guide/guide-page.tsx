@@ -28,7 +28,10 @@ export function GuidePage() {
   const grid = useRef<GuideGridHandle>(null);
   const [opened, setOpened] = useState<OpenedProgramme | null>(null);
   const [message, setMessage] = useState('');
-  const jump = (seconds: number) => grid.current?.scrollToTime(Math.min(origin + GUIDE_SPAN - 3 * 3600, Math.max(origin, grid.current.leftTime() + seconds)));
+  const jump = (seconds: number) =>
+    grid.current?.scrollToTime(
+      Math.min(origin + GUIDE_SPAN - 3 * 3600, Math.max(origin, grid.current.leftTime() + seconds)),
+    );
   const close = useCallback(() => {
     const last = opened;
     setOpened(null);

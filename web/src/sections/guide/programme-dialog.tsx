@@ -20,8 +20,10 @@ export type RecordChoice = 'program' | 'series' | 'new';
 /** The rule each choice adds. */
 export function ruleFor(choice: RecordChoice, channel: Pick<GuideChannel, 'number'>, airing: GuideAiring): RuleBody {
   // The dialog never offers it; a guard so no other caller makes a series of a channel's name.
-  if (choice !== 'program' && isPlaceholder(airing)) throw new Error('A placeholder hour is recorded by its time only.');
-  if (choice === 'program') return { type: 'program', channel: channel.number, start_time: airing.start_time, name: airing.title };
+  if (choice !== 'program' && isPlaceholder(airing))
+    throw new Error('A placeholder hour is recorded by its time only.');
+  if (choice === 'program')
+    return { type: 'program', channel: channel.number, start_time: airing.start_time, name: airing.title };
   const series = airing.series_id ? { series_id: airing.series_id, title: airing.title } : { title: airing.title };
   return { type: 'series', ...series, ...(choice === 'new' ? { new_only: true } : {}) };
 }
@@ -48,7 +50,10 @@ export function ProgrammeDialog({
   const id = useId();
   const addRule = useAddRule();
   const skip = useSkipJob();
-  const { ref, focusKey } = useFocusable<object, HTMLDivElement>({ isFocusBoundary: true, focusKey: `programme-${id}` });
+  const { ref, focusKey } = useFocusable<object, HTMLDivElement>({
+    isFocusBoundary: true,
+    focusKey: `programme-${id}`,
+  });
   useEffect(() => {
     void setFocus(focusKey);
     const onKey = (event: KeyboardEvent) => {
@@ -64,28 +69,46 @@ export function ProgrammeDialog({
   const hours = `${clockOf(airing.start_time)}–${clockOf(airing.end_time)}`;
   // A placeholder's title is only its channel's name: the hour says which one was chosen.
   const what = placeholder ? `${airing.title} ${hours}` : airing.title;
-  const record = (choice: RecordChoice) => addRule.mutate(ruleFor(choice, channel, airing), { onSuccess: () => onRecorded(`“${what}” ${DONE[choice]}`) });
+  const record = (choice: RecordChoice) =>
+    addRule.mutate(ruleFor(choice, channel, airing), { onSuccess: () => onRecorded(`“${what}” ${DONE[choice]}`) });
   const code = placeholder ? '' : episodeCode(airing);
   const ended = airing.end_time <= now;
   const busy = addRule.isPending || skip.isPending;
   return (
     <FocusContext.Provider value={focusKey}>
       <div className="dialog-backdrop" onClick={(event) => event.target === event.currentTarget && onClose()}>
-        <div ref={ref} className="dialog programme-dialog" role="dialog" aria-modal="true" aria-labelledby={`${id}-title`}>
+        <div
+          ref={ref}
+          className="dialog programme-dialog"
+          role="dialog"
+          aria-modal="true"
+          aria-labelledby={`${id}-title`}
+        >
           <h2 id={`${id}-title`}>{airing.title}</h2>
           {placeholder ? (
             <p className="subtitle programme-placeholder">No guide data</p>
           ) : (
-            (code || airing.episode_title) && <p className="subtitle">{[code, airing.episode_title].filter(Boolean).join(' · ')}</p>
+            (code || airing.episode_title) && (
+              <p className="subtitle">{[code, airing.episode_title].filter(Boolean).join(' · ')}</p>
+            )
           )}
           <p className="facts">
-            {[`${dayOf(airing.start_time, now)} ${hours}`, `Channel ${channel.number} ${channel.name}`, !placeholder && airing.new ? 'New' : '']
+            {[
+              `${dayOf(airing.start_time, now)} ${hours}`,
+              `Channel ${channel.number} ${channel.name}`,
+              !placeholder && airing.new ? 'New' : '',
+            ]
               .filter(Boolean)
               .join(' · ')}
           </p>
-          {airing.job_id && <p className="programme-job">{airing.recording ? '● Recording now' : '● Will be recorded'}</p>}
+          {airing.job_id && (
+            <p className="programme-job">{airing.recording ? '● Recording now' : '● Will be recorded'}</p>
+          )}
           {placeholder ? (
-            <p className="summary">No guide describes this channel, so it is shown an hour at a time. Recording an hour records whatever the channel shows then.</p>
+            <p className="summary">
+              No guide describes this channel, so it is shown an hour at a time. Recording an hour records whatever the
+              channel shows then.
+            </p>
           ) : (
             airing.summary && <p className="summary">{airing.summary}</p>
           )}
@@ -97,7 +120,11 @@ export function ProgrammeDialog({
             )}
             {!placeholder && (
               <>
-                <FocusButton className={airing.job_id || ended ? 'primary' : undefined} onClick={() => record('series')} disabled={busy}>
+                <FocusButton
+                  className={airing.job_id || ended ? 'primary' : undefined}
+                  onClick={() => record('series')}
+                  disabled={busy}
+                >
                   Record series
                 </FocusButton>
                 <FocusButton onClick={() => record('new')} disabled={busy}>
@@ -106,7 +133,12 @@ export function ProgrammeDialog({
               </>
             )}
             {airing.job_id && (
-              <FocusButton onClick={() => skip.mutate(airing.job_id!, { onSuccess: () => onRecorded(`“${what}” will not be recorded.`) })} disabled={busy}>
+              <FocusButton
+                onClick={() =>
+                  skip.mutate(airing.job_id!, { onSuccess: () => onRecorded(`“${what}” will not be recorded.`) })
+                }
+                disabled={busy}
+              >
                 {airing.recording ? 'Stop recording' : "Don't record"}
               </FocusButton>
             )}

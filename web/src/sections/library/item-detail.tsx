@@ -13,7 +13,15 @@ import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusButton, FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
-import { formatClock, formatDate, formatDuration, itemSubtitle, itemTitle, kindOf, progressShare } from '../../lib/item-view';
+import {
+  formatClock,
+  formatDate,
+  formatDuration,
+  itemSubtitle,
+  itemTitle,
+  kindOf,
+  progressShare,
+} from '../../lib/item-view';
 import { mediaRows } from '../../lib/media-view';
 import { resumePoint } from '../../../../src/player/player-state';
 import { useRecordingNow } from './library-lists';
@@ -40,16 +48,30 @@ export function ItemDetailPage({ id }: { id: string }) {
   return (
     <article className="item-detail" aria-labelledby="item-title">
       <div className="detail-header">
-        {(data.image_url ?? data.thumbnail_url) && <img className={kindOf(data) === 'movie' ? 'detail-poster' : 'detail-thumb'} src={data.thumbnail_url ?? data.image_url} alt="" />}
+        {(data.image_url ?? data.thumbnail_url) && (
+          <img
+            className={kindOf(data) === 'movie' ? 'detail-poster' : 'detail-thumb'}
+            src={data.thumbnail_url ?? data.image_url}
+            alt=""
+          />
+        )}
         <div>
           <h2 id="item-title">{itemTitle(data)}</h2>
           <p className="subtitle">{itemSubtitle(data)}</p>
           <p className="facts">
-            {[formatDuration(data.duration), 'original_air_date' in data ? formatDate(data.original_air_date) : '', isRecording ? 'Recording' : '', recordingNow.has(id) ? 'Recording now' : '', data.watched ? 'Watched' : '']
+            {[
+              formatDuration(data.duration),
+              'original_air_date' in data ? formatDate(data.original_air_date) : '',
+              isRecording ? 'Recording' : '',
+              recordingNow.has(id) ? 'Recording now' : '',
+              data.watched ? 'Watched' : '',
+            ]
               .filter(Boolean)
               .join(' · ')}
           </p>
-          {progressShare(data) > 0 && progressShare(data) < 1 && <p className="facts">Stopped at {formatClock(data.playback_time)}</p>}
+          {progressShare(data) > 0 && progressShare(data) < 1 && (
+            <p className="facts">Stopped at {formatClock(data.playback_time)}</p>
+          )}
           {summary && <p className="summary">{summary}</p>}
           {mediaRows(data.file.media).length > 0 && (
             <dl className="media-facts" aria-label="What the file holds">
@@ -63,17 +85,31 @@ export function ItemDetailPage({ id }: { id: string }) {
           )}
           <FocusGroup className="actions" focusKey={`item-actions-${id}`}>
             {resume !== undefined && (
-              <FocusLink to="/{-$mode}/watch/$id" params={{ mode, id }} search={{ start: resume }} className="button primary">
+              <FocusLink
+                to="/{-$mode}/watch/$id"
+                params={{ mode, id }}
+                search={{ start: resume }}
+                className="button primary"
+              >
                 Resume from {formatClock(resume)}
               </FocusLink>
             )}
-            <FocusLink to="/{-$mode}/watch/$id" params={{ mode, id }} search={{ start: 0 }} className={resume === undefined ? 'button primary' : 'button'}>
+            <FocusLink
+              to="/{-$mode}/watch/$id"
+              params={{ mode, id }}
+              search={{ start: 0 }}
+              className={resume === undefined ? 'button primary' : 'button'}
+            >
               {resume === undefined ? 'Play' : 'Play from the start'}
             </FocusLink>
             <FocusButton onClick={() => changes.watched.mutate(!data.watched)} disabled={changes.watched.isPending}>
               {data.watched ? 'Mark unwatched' : 'Mark watched'}
             </FocusButton>
-            <FocusButton onClick={() => changes.favorite.mutate(!data.favorited)} aria-pressed={Boolean(data.favorited)} disabled={changes.favorite.isPending}>
+            <FocusButton
+              onClick={() => changes.favorite.mutate(!data.favorited)}
+              aria-pressed={Boolean(data.favorited)}
+              disabled={changes.favorite.isPending}
+            >
               {data.favorited ? 'Unfavorite' : 'Favorite'}
             </FocusButton>
             {isRecording && (

@@ -1,4 +1,6 @@
-/** The library's own navigation (Recordings, TV Shows, Movies, Videos, Collections, Playlists) above the list it shows. */
+/**
+ * The library's own navigation (Recordings, TV Shows, Movies, Videos, Collections, Playlists) above the list it shows.
+ */
 import { Outlet } from '@tanstack/react-router';
 import { FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
@@ -18,7 +20,13 @@ export function LibraryLayout() {
     <section className="library" aria-label="Library">
       <FocusGroup as="nav" className="subnav" aria-label="Library lists">
         {LISTS.map((list) => (
-          <FocusLink key={list.to} to={list.to} params={{ mode }} className="tab" activeProps={{ className: 'tab active', 'aria-current': 'page' }}>
+          <FocusLink
+            key={list.to}
+            to={list.to}
+            params={{ mode }}
+            className="tab"
+            activeProps={{ className: 'tab active', 'aria-current': 'page' }}
+          >
             {list.label}
           </FocusLink>
         ))}

@@ -11,11 +11,29 @@ import type { Episode } from '../../api/server-types';
 import { CardGrid } from '../../components/card-grid';
 import { Empty, ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusButton } from '../../components/focusable';
-import { type CardData, collectionCard, contentCard, groupCard, itemCard, playlistCard, showCard } from '../../lib/cards';
+import {
+  type CardData,
+  collectionCard,
+  contentCard,
+  groupCard,
+  itemCard,
+  playlistCard,
+  showCard,
+} from '../../lib/cards';
 import { seasonsOf } from '../../lib/seasons';
 
 /** Loading, error and empty states around a list's cards. */
-function CardList<T>({ query, what, empty, toCards }: { query: UseQueryResult<T[]>; what: string; empty: string; toCards: (rows: T[]) => CardData[] }) {
+function CardList<T>({
+  query,
+  what,
+  empty,
+  toCards,
+}: {
+  query: UseQueryResult<T[]>;
+  what: string;
+  empty: string;
+  toCards: (rows: T[]) => CardData[];
+}) {
   const cards = useMemo(() => (query.data ? toCards(query.data) : []), [query.data, toCards]);
   if (query.isPending) return <Loading what={what} />;
   if (query.isError) return <ErrorNotice error={query.error} retry={() => void query.refetch()} />;
@@ -31,28 +49,73 @@ export function useRecordingNow(): ReadonlySet<string> {
 export function RecordingsPage() {
   const query = useQuery(libraryQueries.recordings());
   const now = useRecordingNow();
-  const toCards = useMemo(() => (rows: Parameters<typeof itemCard>[0][]) => rows.map((row) => itemCard(row, now)), [now]);
-  return <CardList query={query} what="recordings" empty="No recordings yet. Record something from the Guide, or set up a pass under DVR." toCards={toCards} />;
+  const toCards = useMemo(
+    () => (rows: Parameters<typeof itemCard>[0][]) => rows.map((row) => itemCard(row, now)),
+    [now],
+  );
+  return (
+    <CardList
+      query={query}
+      what="recordings"
+      empty="No recordings yet. Record something from the Guide, or set up a pass under DVR."
+      toCards={toCards}
+    />
+  );
 }
 
 export function ShowsPage() {
-  return <CardList query={useQuery(libraryQueries.shows())} what="TV shows" empty="No TV shows in the library." toCards={(rows) => rows.map(showCard)} />;
+  return (
+    <CardList
+      query={useQuery(libraryQueries.shows())}
+      what="TV shows"
+      empty="No TV shows in the library."
+      toCards={(rows) => rows.map(showCard)}
+    />
+  );
 }
 
 export function MoviesPage() {
-  return <CardList query={useQuery(libraryQueries.movies())} what="movies" empty="No movies in the library." toCards={(rows) => rows.map((row) => itemCard(row))} />;
+  return (
+    <CardList
+      query={useQuery(libraryQueries.movies())}
+      what="movies"
+      empty="No movies in the library."
+      toCards={(rows) => rows.map((row) => itemCard(row))}
+    />
+  );
 }
 
 export function VideoGroupsPage() {
-  return <CardList query={useQuery(libraryQueries.videoGroups())} what="videos" empty="No videos in the library." toCards={(rows) => rows.map(groupCard)} />;
+  return (
+    <CardList
+      query={useQuery(libraryQueries.videoGroups())}
+      what="videos"
+      empty="No videos in the library."
+      toCards={(rows) => rows.map(groupCard)}
+    />
+  );
 }
 
 export function CollectionsPage() {
-  return <CardList query={useQuery(libraryQueries.collections())} what="collections" empty="No collections yet." toCards={(rows) => rows.map(collectionCard)} />;
+  return (
+    <CardList
+      query={useQuery(libraryQueries.collections())}
+      what="collections"
+      empty="No collections yet."
+      toCards={(rows) => rows.map(collectionCard)}
+    />
+  );
 }
 
 export function PlaylistsPage() {
-  return <CardList query={useQuery(libraryQueries.playlists())} what="playlists" empty="No playlists yet." toCards={(rows) => rows.map(playlistCard)} />;
+  return (
+    <CardList
+      query={useQuery(libraryQueries.playlists())}
+      what="playlists"
+      empty="No playlists yet."
+      toCards={(rows) => rows.map(playlistCard)}
+    />
+  );
 }
 
 export function ShowPage({ id }: { id: string }) {
@@ -73,7 +136,13 @@ export function ShowPage({ id }: { id: string }) {
           {seasons.length > 1 && (
             <div className="tabs" role="tablist" aria-label="Seasons">
               {seasons.map((s) => (
-                <FocusButton key={String(s.number)} role="tab" aria-selected={s === season} className={s === season ? 'tab active' : 'tab'} onClick={() => setChosen(s.number)}>
+                <FocusButton
+                  key={String(s.number)}
+                  role="tab"
+                  aria-selected={s === season}
+                  className={s === season ? 'tab active' : 'tab'}
+                  onClick={() => setChosen(s.number)}
+                >
                   {s.label}
                 </FocusButton>
               ))}
@@ -96,7 +165,12 @@ export function VideoGroupPage({ id }: { id: string }) {
   return (
     <section>
       <h2>{group.data?.name ?? '…'}</h2>
-      <CardList query={useQuery(libraryQueries.groupVideos(id))} what="videos" empty="This group has no videos." toCards={(rows) => rows.map((row) => itemCard(row))} />
+      <CardList
+        query={useQuery(libraryQueries.groupVideos(id))}
+        what="videos"
+        empty="This group has no videos."
+        toCards={(rows) => rows.map((row) => itemCard(row))}
+      />
     </section>
   );
 }
@@ -106,7 +180,12 @@ export function CollectionPage({ id }: { id: string }) {
   return (
     <section>
       <h2>{collection.data?.name ?? '…'}</h2>
-      <CardList query={useQuery(libraryQueries.collectionContent(id))} what="collection" empty="This collection is empty." toCards={(rows) => rows.map((row) => contentCard(row))} />
+      <CardList
+        query={useQuery(libraryQueries.collectionContent(id))}
+        what="collection"
+        empty="This collection is empty."
+        toCards={(rows) => rows.map((row) => contentCard(row))}
+      />
     </section>
   );
 }
@@ -116,7 +195,12 @@ export function PlaylistPage({ id }: { id: string }) {
   return (
     <section>
       <h2>{playlist.data?.name ?? '…'}</h2>
-      <CardList query={useQuery(libraryQueries.playlistContent(id))} what="playlist" empty="This playlist is empty." toCards={(rows) => rows.map((row) => itemCard(row))} />
+      <CardList
+        query={useQuery(libraryQueries.playlistContent(id))}
+        what="playlist"
+        empty="This playlist is empty."
+        toCards={(rows) => rows.map((row) => itemCard(row))}
+      />
     </section>
   );
 }

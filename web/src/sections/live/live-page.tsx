@@ -25,8 +25,12 @@ function useOnNow(favorites: boolean) {
     queryKey: ['guide', 'now', favorites],
     initialPageParam: 0,
     queryFn: ({ pageParam, signal }) =>
-      api<GuidePage>(`/dvr/guide${queryString({ offset: pageParam, limit: LIVE_PAGE, favorites: favorites || undefined })}`, { signal }),
-    getNextPageParam: (last) => (last.offset + last.channels.length < last.total ? last.offset + last.channels.length : undefined),
+      api<GuidePage>(
+        `/dvr/guide${queryString({ offset: pageParam, limit: LIVE_PAGE, favorites: favorites || undefined })}`,
+        { signal },
+      ),
+    getNextPageParam: (last) =>
+      last.offset + last.channels.length < last.total ? last.offset + last.channels.length : undefined,
     // What is on changes every half hour or so.
     refetchInterval: 60_000,
   });
@@ -44,7 +48,13 @@ export function LivePage() {
         <h1 id="live-title">Live TV</h1>
         <div className="tabs" role="tablist" aria-label="Which channels">
           {[false, true].map((only) => (
-            <FocusButton key={String(only)} role="tab" aria-selected={favorites === only} className={favorites === only ? 'tab active' : 'tab'} onClick={() => setFavorites(only)}>
+            <FocusButton
+              key={String(only)}
+              role="tab"
+              aria-selected={favorites === only}
+              className={favorites === only ? 'tab active' : 'tab'}
+              onClick={() => setFavorites(only)}
+            >
               {only ? 'Favorites' : 'All channels'}
             </FocusButton>
           ))}
@@ -55,20 +65,44 @@ export function LivePage() {
       ) : query.isError ? (
         <ErrorNotice error={query.error} retry={() => void query.refetch()} />
       ) : channels.length === 0 ? (
-        <Empty>{favorites ? 'No favorite channels yet: press the star beside a channel to add it here.' : 'No channels yet. Add an M3U playlist or an HDHomeRun tuner under DVR.'}</Empty>
+        <Empty>
+          {favorites
+            ? 'No favorite channels yet: press the star beside a channel to add it here.'
+            : 'No channels yet. Add an M3U playlist or an HDHomeRun tuner under DVR.'}
+        </Empty>
       ) : (
-        <ChannelList channels={channels} now={now} mode={mode} more={query.hasNextPage && !query.isFetchingNextPage ? () => void query.fetchNextPage() : undefined} />
+        <ChannelList
+          channels={channels}
+          now={now}
+          mode={mode}
+          more={query.hasNextPage && !query.isFetchingNextPage ? () => void query.fetchNextPage() : undefined}
+        />
       )}
     </section>
   );
 }
 
-function ChannelList({ channels, now, mode, more }: { channels: GuideChannel[]; now: number; mode: 'tv' | undefined; more: (() => void) | undefined }) {
+function ChannelList({
+  channels,
+  now,
+  mode,
+  more,
+}: {
+  channels: GuideChannel[];
+  now: number;
+  mode: 'tv' | undefined;
+  more: (() => void) | undefined;
+}) {
   const list = useRef<HTMLUListElement>(null);
   const [offset, setOffset] = useState(0);
   useLayoutEffect(() => setOffset((list.current?.getBoundingClientRect().top ?? 0) + window.scrollY), []);
   const rowHeight = mode === 'tv' ? 120 : 76;
-  const virtualizer = useWindowVirtualizer({ count: channels.length, estimateSize: () => rowHeight, overscan: 6, scrollMargin: offset });
+  const virtualizer = useWindowVirtualizer({
+    count: channels.length,
+    estimateSize: () => rowHeight,
+    overscan: 6,
+    scrollMargin: offset,
+  });
   const items = virtualizer.getVirtualItems();
   const last = items.at(-1)?.index ?? 0;
   // Near the end of what is loaded: the next page.
@@ -83,11 +117,19 @@ function ChannelList({ channels, now, mode, more }: { channels: GuideChannel[]; 
         {items.map((item) => {
           const channel = channels[item.index]!;
           const found = channel.airings.find((a) => a.start_time <= now && a.end_time > now) ?? channel.airings[0];
-          // A placeholder hour is only the channel's name again: the row says there is no guide, with no times or progress.
+          // A placeholder hour is only the channel's name again: the row says there is no guide, with no times or
+          // progress.
           const current = found && !isPlaceholder(found) ? found : undefined;
           const share = current ? progressOf(current, now) : 0;
           return (
-            <li key={channel.number} className="live-row" style={{ height: rowHeight - 8, transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}>
+            <li
+              key={channel.number}
+              className="live-row"
+              style={{
+                height: rowHeight - 8,
+                transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)`,
+              }}
+            >
               <FocusLink
                 to="/{-$mode}/watch/channel/$number"
                 params={{ mode, number: channel.number }}
@@ -95,14 +137,25 @@ function ChannelList({ channels, now, mode, more }: { channels: GuideChannel[]; 
               >
                 <span className="guide-sr">Watch channel </span>
                 <span className="live-number">{channel.number}</span>
-                <span className="live-logo">{channel.image_url ? <img src={channel.image_url} alt="" loading="lazy" /> : <span aria-hidden="true">{channel.name.slice(0, 1)}</span>}</span>
+                <span className="live-logo">
+                  {channel.image_url ? (
+                    <img src={channel.image_url} alt="" loading="lazy" />
+                  ) : (
+                    <span aria-hidden="true">{channel.name.slice(0, 1)}</span>
+                  )}
+                </span>
                 <span className="live-text">
                   <span className="live-name">{channel.name}</span>
                   {current ? (
                     <span className="live-now">
                       {current.recording && <span className="live-rec">● REC </span>}
                       {current.title}
-                      {episodeCode(current) || current.episode_title ? <span className="live-episode"> · {[episodeCode(current), current.episode_title].filter(Boolean).join(' ')}</span> : null}
+                      {episodeCode(current) || current.episode_title ? (
+                        <span className="live-episode">
+                          {' '}
+                          · {[episodeCode(current), current.episode_title].filter(Boolean).join(' ')}
+                        </span>
+                      ) : null}
                     </span>
                   ) : (
                     <span className="live-now live-unknown">
@@ -116,7 +169,14 @@ function ChannelList({ channels, now, mode, more }: { channels: GuideChannel[]; 
                     <span>
                       {clockOf(current.start_time)}–{clockOf(current.end_time)}
                     </span>
-                    <span className="live-progress" role="progressbar" aria-label="Progress of the programme" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(share * 100)}>
+                    <span
+                      className="live-progress"
+                      role="progressbar"
+                      aria-label="Progress of the programme"
+                      aria-valuemin={0}
+                      aria-valuemax={100}
+                      aria-valuenow={Math.round(share * 100)}
+                    >
                       <span style={{ width: `${share * 100}%` }} />
                     </span>
                   </span>

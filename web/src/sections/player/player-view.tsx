@@ -21,12 +21,16 @@ import { beginPlay, driven, leavePlayer } from '../../player-bridge/bridge';
 import { useHls } from './use-hls';
 
 /** `ticket`: the player's number for the command that opened it, when one did (see player-bridge). */
-export type PlayerSource = ({ kind: 'file'; id: string; start: number } | { kind: 'channel'; number: string }) & { ticket?: number | undefined };
+export type PlayerSource = ({ kind: 'file'; id: string; start: number } | { kind: 'channel'; number: string }) & {
+  ticket?: number | undefined;
+};
 
 const REPORT_EVERY_MS = 10_000;
 
 export function hlsUrlOf(source: PlayerSource): string {
-  return source.kind === 'file' ? `/dvr/files/${seg(source.id)}/hls/master.m3u8` : `/devices/ANY/channels/${seg(source.number)}/hls/master.m3u8`;
+  return source.kind === 'file'
+    ? `/dvr/files/${seg(source.id)}/hls/master.m3u8`
+    : `/devices/ANY/channels/${seg(source.number)}/hls/master.m3u8`;
 }
 
 /** Sends the position while an item plays; once watched, says so once and stops. */
@@ -36,7 +40,8 @@ function useProgressReports(video: React.RefObject<HTMLVideoElement | null>, ite
     (atEnd: boolean) => {
       const element = video.current;
       if (!item || !element || done.current) return;
-      const duration = item.duration > 0 ? item.duration : Number.isFinite(element.duration) ? element.duration : undefined;
+      const duration =
+        item.duration > 0 ? item.duration : Number.isFinite(element.duration) ? element.duration : undefined;
       const report = progressReport(element.currentTime, duration, atEnd);
       if (!report) return;
       if (report.watched) done.current = true;
@@ -75,12 +80,18 @@ function usePlayerBridge(
   toggleCaptions: React.RefObject<() => boolean | undefined>,
 ) {
   const session = useRef<ReturnType<typeof beginPlay> | undefined>(undefined);
-  const media = source.kind === 'file' ? ({ kind: 'item', id: source.id } as const) : ({ kind: 'channel', number: source.number } as const);
+  const media =
+    source.kind === 'file'
+      ? ({ kind: 'item', id: source.id } as const)
+      : ({ kind: 'channel', number: source.number } as const);
   const key = JSON.stringify(media);
   useEffect(() => {
     const element = video.current;
     if (!driven || !element) return;
-    const begun = beginPlay(JSON.parse(key) as typeof media, source.ticket, element, { captionsShown: () => captions.current, toggleCaptions: () => toggleCaptions.current() });
+    const begun = beginPlay(JSON.parse(key) as typeof media, source.ticket, element, {
+      captionsShown: () => captions.current,
+      toggleCaptions: () => toggleCaptions.current(),
+    });
     session.current = begun;
     const leave = () => void leavePlayer();
     element.addEventListener('ended', leave);
@@ -118,7 +129,10 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   const router = useRouter();
   const navigate = useNavigate();
   const video = useRef<HTMLVideoElement>(null);
-  const item = useQuery({ ...libraryQueries.file(source.kind === 'file' ? source.id : ''), enabled: source.kind === 'file' });
+  const item = useQuery({
+    ...libraryQueries.file(source.kind === 'file' ? source.id : ''),
+    enabled: source.kind === 'file',
+  });
   const channels = useQuery({ ...libraryQueries.channels(), enabled: source.kind === 'channel' });
   // A file starts where asked (0 is its start, even while its playlist grows); live at its live edge (-1).
   const { hls, error, tracks } = useHls(video, hlsUrlOf(source), source.kind === 'file' ? source.start : -1);
@@ -166,9 +180,19 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target;
-      if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return;
-      if (event.key === 'Escape' || event.key === 'Backspace' || event.key === 'GoBack' || event.key === 'BrowserBack') back();
-      else if (event.key === 'MediaPlayPause' || (event.key === ' ' && (event.target as HTMLElement).tagName !== 'BUTTON')) toggle();
+      if (
+        target instanceof HTMLInputElement ||
+        target instanceof HTMLTextAreaElement ||
+        target instanceof HTMLSelectElement
+      )
+        return;
+      if (event.key === 'Escape' || event.key === 'Backspace' || event.key === 'GoBack' || event.key === 'BrowserBack')
+        back();
+      else if (
+        event.key === 'MediaPlayPause' ||
+        (event.key === ' ' && (event.target as HTMLElement).tagName !== 'BUTTON')
+      )
+        toggle();
       else if (event.key === 'MediaFastForward' && video.current) video.current.currentTime += 30;
       else if (event.key === 'MediaRewind' && video.current) video.current.currentTime -= 10;
       else return;
@@ -191,7 +215,8 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   };
   toggleCaptionsRef.current = () => {
     // A channel's captions (CEA-608) appear as a track only once the stream has carried some: it may always be asked.
-    const available = source.kind === 'channel' || tracks.subtitles.length > 0 || (video.current?.textTracks.length ?? 0) > 0;
+    const available =
+      source.kind === 'channel' || tracks.subtitles.length > 0 || (video.current?.textTracks.length ?? 0) > 0;
     if (!available) return undefined;
     setCaptionsShown(!captionsRef.current);
     return captionsRef.current;
@@ -200,7 +225,8 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   useEffect(() => {
     const tracksOfVideo = video.current?.textTracks;
     if (!tracksOfVideo) return;
-    const added = (event: TrackEvent) => event.track && applyCaptions(event.track as TextTrack, captionsRef.current, hls !== null);
+    const added = (event: TrackEvent) =>
+      event.track && applyCaptions(event.track as TextTrack, captionsRef.current, hls !== null);
     tracksOfVideo.addEventListener('addtrack', added);
     return () => tracksOfVideo.removeEventListener('addtrack', added);
   }, [hls]);
@@ -209,13 +235,20 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   const spans = commercialSpans(marks);
   const skip = skipTarget(marks, time);
   const channel = source.kind === 'channel' ? channels.data?.find((c) => c.number === source.number) : undefined;
-  const title = source.kind === 'file' ? (item.data ? itemTitle(item.data) : '') : `${source.number} ${channel?.name ?? ''}`.trim();
+  const title =
+    source.kind === 'file' ? (item.data ? itemTitle(item.data) : '') : `${source.number} ${channel?.name ?? ''}`.trim();
   const subtitle = source.kind === 'file' && item.data ? itemSubtitle(item.data) : 'Live TV';
   const length = duration || item.data?.duration || 0;
 
   return (
     <div className="player" data-state={paused ? 'paused' : 'playing'}>
-      <video ref={video} className="player-video" playsInline aria-label={`${title} ${subtitle}`.trim()} onClick={toggle} />
+      <video
+        ref={video}
+        className="player-video"
+        playsInline
+        aria-label={`${title} ${subtitle}`.trim()}
+        onClick={toggle}
+      />
       {error && (
         <div className="player-error">
           <ErrorNotice error={new Error(error)} />
@@ -232,9 +265,22 @@ export function PlayerView({ source }: { source: PlayerSource }) {
             <span className="clock">{formatClock(time)}</span>
             <div className="seek-track">
               {spans.map(([start, end]) => (
-                <span key={start} className="seek-mark" style={{ left: `${(start / length) * 100}%`, width: `${((end - start) / length) * 100}%` }} title="Commercial break" />
+                <span
+                  key={start}
+                  className="seek-mark"
+                  style={{ left: `${(start / length) * 100}%`, width: `${((end - start) / length) * 100}%` }}
+                  title="Commercial break"
+                />
               ))}
-              <input type="range" aria-label="Position" min={0} max={Math.round(length)} step={1} value={Math.floor(time)} onChange={(event) => seekTo(Number(event.target.value))} />
+              <input
+                type="range"
+                aria-label="Position"
+                min={0}
+                max={Math.round(length)}
+                step={1}
+                value={Math.floor(time)}
+                onChange={(event) => seekTo(Number(event.target.value))}
+              />
             </div>
             <span className="clock">{formatClock(length)}</span>
           </div>
@@ -243,17 +289,34 @@ export function PlayerView({ source }: { source: PlayerSource }) {
           <FocusButton onClick={back} aria-label="Back">
             ← Back
           </FocusButton>
-          {source.kind === 'file' && <FocusButton onClick={() => seekTo(time - 10)} aria-label="Back 10 seconds">−10 s</FocusButton>}
-          <FocusButton className="primary" onClick={toggle} aria-label={paused ? 'Play' : 'Pause'} focusKey="player-toggle">
+          {source.kind === 'file' && (
+            <FocusButton onClick={() => seekTo(time - 10)} aria-label="Back 10 seconds">
+              −10 s
+            </FocusButton>
+          )}
+          <FocusButton
+            className="primary"
+            onClick={toggle}
+            aria-label={paused ? 'Play' : 'Pause'}
+            focusKey="player-toggle"
+          >
             {paused ? 'Play' : 'Pause'}
           </FocusButton>
-          {source.kind === 'file' && <FocusButton onClick={() => seekTo(time + 30)} aria-label="Forward 30 seconds">+30 s</FocusButton>}
+          {source.kind === 'file' && (
+            <FocusButton onClick={() => seekTo(time + 30)} aria-label="Forward 30 seconds">
+              +30 s
+            </FocusButton>
+          )}
           {skip !== undefined && <FocusButton onClick={() => seekTo(skip)}>Skip commercial</FocusButton>}
           <FocusButton onClick={() => setCaptionsShown(!captions)} aria-pressed={captions}>
             Captions {captions ? 'on' : 'off'}
           </FocusButton>
           {tracks.audio.length > 1 && (
-            <select aria-label="Audio track" value={tracks.audioTrack} onChange={(event) => hls && (hls.audioTrack = Number(event.target.value))}>
+            <select
+              aria-label="Audio track"
+              value={tracks.audioTrack}
+              onChange={(event) => hls && (hls.audioTrack = Number(event.target.value))}
+            >
               {tracks.audio.map((track) => (
                 <option key={track.id} value={track.id}>
                   {track.name}
@@ -262,7 +325,11 @@ export function PlayerView({ source }: { source: PlayerSource }) {
             </select>
           )}
           {tracks.subtitles.length > 0 && (
-            <select aria-label="Subtitle track" value={tracks.subtitleTrack} onChange={(event) => hls && (hls.subtitleTrack = Number(event.target.value))}>
+            <select
+              aria-label="Subtitle track"
+              value={tracks.subtitleTrack}
+              onChange={(event) => hls && (hls.subtitleTrack = Number(event.target.value))}
+            >
               <option value={-1}>No subtitles</option>
               {tracks.subtitles.map((track) => (
                 <option key={track.id} value={track.id}>
@@ -272,8 +339,18 @@ export function PlayerView({ source }: { source: PlayerSource }) {
             </select>
           )}
           {next?.id && (
-            // Replacing this play, as plays replace each other: Back (or a stop) leaves the player rather than reopening this episode.
-            <FocusButton onClick={() => void navigate({ to: '/{-$mode}/watch/$id', params: { mode, id: next.id! }, search: { start: 0 }, replace: true })}>
+            // Replacing this play, as plays replace each other: Back (or a stop) leaves the player rather than
+            // reopening this episode.
+            <FocusButton
+              onClick={() =>
+                void navigate({
+                  to: '/{-$mode}/watch/$id',
+                  params: { mode, id: next.id! },
+                  search: { start: 0 },
+                  replace: true,
+                })
+              }
+            >
               Next episode
             </FocusButton>
           )}

@@ -28,11 +28,15 @@ const HOME_NETWORK_BPS = 20_000_000;
 const NO_TRACKS: HlsTracks = { audio: [], subtitles: [], audioTrack: -1, subtitleTrack: -1 };
 
 /** The sentence for a fatal hls.js error. */
-export function describeHlsError(data: Pick<ErrorData, 'type' | 'details'> & { response?: { code?: number | undefined } | undefined }): string {
+export function describeHlsError(
+  data: Pick<ErrorData, 'type' | 'details'> & { response?: { code?: number | undefined } | undefined },
+): string {
   const code = data.response?.code;
-  if (code === 503) return 'The server is too busy to start this stream (too many transcodes, or no free tuner). Try again in a moment.';
+  if (code === 503)
+    return 'The server is too busy to start this stream (too many transcodes, or no free tuner). Try again in a moment.';
   if (code === 404) return 'The stream ended or is gone from the server.';
-  if (data.type === 'networkError') return `The stream could not be loaded${code ? ` (HTTP ${code})` : ''}. Check the connection to the server.`;
+  if (data.type === 'networkError')
+    return `The stream could not be loaded${code ? ` (HTTP ${code})` : ''}. Check the connection to the server.`;
   if (data.type === 'mediaError') return 'This browser cannot decode the stream.';
   return `Playback failed (${data.details}).`;
 }
@@ -64,7 +68,11 @@ function bufferedRanges(element: HTMLVideoElement): Array<[number, number]> {
 }
 
 /** `startPosition`: seconds to start at (0: the start, even of a growing playlist), or -1 for the live edge. */
-export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | null, startPosition: number): HlsHandle {
+export function useHls(
+  video: RefObject<HTMLVideoElement | null>,
+  url: string | null,
+  startPosition: number,
+): HlsHandle {
   const [hls, setHls] = useState<Hls | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tracks, setTracks] = useState<HlsTracks>(NO_TRACKS);
@@ -80,7 +88,8 @@ export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | 
     if (!Hls.isSupported()) {
       if (element.canPlayType('application/vnd.apple.mpegurl')) {
         element.src = url;
-        if (startPosition > 0) element.addEventListener('loadedmetadata', () => (element.currentTime = startPosition), { once: true });
+        if (startPosition > 0)
+          element.addEventListener('loadedmetadata', () => (element.currentTime = startPosition), { once: true });
       } else setError('This browser cannot play HLS video.');
       return () => element.removeAttribute('src');
     }
@@ -97,8 +106,14 @@ export function useHls(video: RefObject<HTMLVideoElement | null>, url: string | 
     });
     const readTracks = () =>
       setTracks({
-        audio: player.audioTracks.map((track) => ({ id: track.id, name: track.name || track.lang || `Audio ${track.id + 1}` })),
-        subtitles: player.subtitleTracks.map((track) => ({ id: track.id, name: track.name || track.lang || `Subtitles ${track.id + 1}` })),
+        audio: player.audioTracks.map((track) => ({
+          id: track.id,
+          name: track.name || track.lang || `Audio ${track.id + 1}`,
+        })),
+        subtitles: player.subtitleTracks.map((track) => ({
+          id: track.id,
+          name: track.name || track.lang || `Subtitles ${track.id + 1}`,
+        })),
         audioTrack: player.audioTrack,
         subtitleTrack: player.subtitleTrack,
       });

@@ -14,7 +14,8 @@ export interface DayGroup {
   jobs: Job[];
 }
 
-const dayKey = (at: Date) => `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, '0')}-${String(at.getDate()).padStart(2, '0')}`;
+const dayKey = (at: Date) =>
+  `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, '0')}-${String(at.getDate()).padStart(2, '0')}`;
 
 function dayLabel(at: Date, now: Date): string {
   const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
@@ -23,7 +24,10 @@ function dayLabel(at: Date, now: Date): string {
   return at.toLocaleDateString(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
 }
 
-/** A job that is over: its time passed, it failed, or its recording was stopped or finished early (the item's flags say so). */
+/**
+ * A job that is over: its time passed, it failed, or its recording was stopped or finished early (the item's flags say
+ * so).
+ */
 export function hasEnded(job: Job, nowSeconds: number): boolean {
   return (job.end_time ?? 0) <= nowSeconds || Boolean(job.failed || job.item?.cancelled || job.item?.completed);
 }
@@ -49,7 +53,11 @@ export function finishedJobs(jobs: readonly Job[], nowSeconds: number): Job[] {
 }
 
 function byStart(a: Job, b: Job): number {
-  return (a.start_time ?? 0) - (b.start_time ?? 0) || (a.channel ?? '').localeCompare(b.channel ?? '') || (a.id ?? '').localeCompare(b.id ?? '');
+  return (
+    (a.start_time ?? 0) - (b.start_time ?? 0) ||
+    (a.channel ?? '').localeCompare(b.channel ?? '') ||
+    (a.id ?? '').localeCompare(b.id ?? '')
+  );
 }
 
 /** A job skipped because every stream of its source was taken: a conflict the user may settle by priority. */
@@ -71,18 +79,29 @@ export function jobReason(job: Job): string {
   if (!job.skipped) return '';
   if (/^skipped by the user/i.test(error)) return 'Skipped: you cancelled it.';
   if (isConflict(job)) return `Conflict: ${sentence(error)} Give this pass a higher priority to record it instead.`;
-  if (/^no source carries/i.test(error)) return `Skipped: ${sentence(error)} Add a source with this channel under Settings.`;
+  if (/^no source carries/i.test(error))
+    return `Skipped: ${sentence(error)} Add a source with this channel under Settings.`;
   return error ? `Skipped: ${sentence(error)}` : 'Skipped.';
 }
 
 /** The word a job's state shows as. */
-export function stateLabel(job: Job, nowSeconds: number, recordingIds: ReadonlySet<string>): { state: JobState | 'conflict'; label: string } {
+export function stateLabel(
+  job: Job,
+  nowSeconds: number,
+  recordingIds: ReadonlySet<string>,
+): { state: JobState | 'conflict'; label: string } {
   if (job.id !== undefined && recordingIds.has(job.id)) return { state: 'recording', label: 'Recording now' };
   if (isConflict(job)) return { state: 'conflict', label: 'Conflict' };
   if (!job.failed && job.item?.cancelled) return { state: 'done', label: 'Stopped' };
   if (!job.failed && job.item?.completed) return { state: 'done', label: 'Recorded' };
   const state = jobState(job, nowSeconds);
-  const LABELS: Record<JobState, string> = { recording: 'Recording now', scheduled: 'Scheduled', skipped: 'Skipped', failed: 'Failed', done: 'Recorded' };
+  const LABELS: Record<JobState, string> = {
+    recording: 'Recording now',
+    scheduled: 'Scheduled',
+    skipped: 'Skipped',
+    failed: 'Failed',
+    done: 'Recorded',
+  };
   return { state, label: LABELS[state] };
 }
 
@@ -93,7 +112,8 @@ export function ruleIdOfJob(jobId: string | undefined): string | undefined {
 
 /** `20:00–20:30` in the browser's locale. */
 export function timeRange(start: number | undefined, end: number | undefined): string {
-  const time = (seconds: number) => new Date(seconds * 1000).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = (seconds: number) =>
+    new Date(seconds * 1000).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
   if (start === undefined) return '';
   return end === undefined ? time(start) : `${time(start)}–${time(end)}`;
 }

@@ -15,7 +15,19 @@ import { ErrorNotice, Loading } from '../../components/error-notice';
 import { CheckField, ChoiceField, TextField } from '../../components/form-fields';
 import { FocusButton, FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
-import { type FormErrors, type FormField, type PassSearch, type RuleForm, bodyOf, emptyForm, fieldOfParameter, formOf, formOfSearch, typeField, typeNamed } from './rule-form';
+import {
+  type FormErrors,
+  type FormField,
+  type PassSearch,
+  type RuleForm,
+  bodyOf,
+  emptyForm,
+  fieldOfParameter,
+  formOf,
+  formOfSearch,
+  typeField,
+  typeNamed,
+} from './rule-form';
 
 /** `/schedule/passes/$id`: the stored pass, in the form of its type. */
 export function EditPassPage({ id }: { id: string }) {
@@ -25,9 +37,27 @@ export function EditPassPage({ id }: { id: string }) {
   if (rules.isError) return <ErrorNotice error={rules.error} retry={() => void rules.refetch()} />;
   if (types.isError) return <ErrorNotice error={types.error} retry={() => void types.refetch()} />;
   const rule = rules.data.find((r) => r.id === id);
-  if (!rule) return <ErrorNotice error={new ApiError(404, 'not_found', `There is no pass ${id}: it may have been deleted. Choose one under Passes.`)} />;
+  if (!rule)
+    return (
+      <ErrorNotice
+        error={
+          new ApiError(404, 'not_found', `There is no pass ${id}: it may have been deleted. Choose one under Passes.`)
+        }
+      />
+    );
   const info = typeNamed(types.data, rule.type);
-  if (!info) return <ErrorNotice error={new ApiError(409, 'unknown_rule_type', `This server does not list passes of type “${rule.type}”: it cannot be edited here.`)} />;
+  if (!info)
+    return (
+      <ErrorNotice
+        error={
+          new ApiError(
+            409,
+            'unknown_rule_type',
+            `This server does not list passes of type “${rule.type}”: it cannot be edited here.`,
+          )
+        }
+      />
+    );
   return <PassForm key={id} rule={rule} types={types.data} initial={formOf(rule, info)} />;
 }
 
@@ -42,7 +72,12 @@ export function NewPassPage({ search }: { search: PassSearch }) {
 /** The form of another type: its own fields, keeping the values of fields both types have, and the options. */
 function retyped(form: RuleForm, info: RuleTypeInfo): RuleForm {
   const fresh = emptyForm(info);
-  const fields = Object.fromEntries(Object.entries(fresh.fields).map(([name, empty]) => [name, typeof form.fields[name] === typeof empty ? (form.fields[name] ?? empty) : empty]));
+  const fields = Object.fromEntries(
+    Object.entries(fresh.fields).map(([name, empty]) => [
+      name,
+      typeof form.fields[name] === typeof empty ? (form.fields[name] ?? empty) : empty,
+    ]),
+  );
   return { ...form, type: info.type, fields };
 }
 
@@ -65,7 +100,8 @@ function PassForm({ rule, types, initial }: { rule?: StoredRule; types: RuleType
     <K extends keyof RuleForm>(key: K) =>
     (value: RuleForm[K]) =>
       changed((current) => ({ ...current, [key]: value }));
-  const setField = (name: string) => (value: string | boolean) => changed((current) => ({ ...current, fields: { ...current.fields, [name]: value } }));
+  const setField = (name: string) => (value: string | boolean) =>
+    changed((current) => ({ ...current, fields: { ...current.fields, [name]: value } }));
   const serverError = changes.save.error;
   const serverField = serverError instanceof ApiError ? fieldOfParameter(serverError.parameter, info) : undefined;
   const errorOf = (field: FormField) => errors[field] ?? (serverField === field ? serverError?.message : undefined);
@@ -73,7 +109,10 @@ function PassForm({ rule, types, initial }: { rule?: StoredRule; types: RuleType
     const result = bodyOf(form, info);
     setErrors(result.errors ?? {});
     if (!result.body) return;
-    changes.save.mutate({ id: rule?.id, body: result.body }, { onSuccess: () => void navigate({ to: '/{-$mode}/schedule/passes', params: { mode } }) });
+    changes.save.mutate(
+      { id: rule?.id, body: result.body },
+      { onSuccess: () => void navigate({ to: '/{-$mode}/schedule/passes', params: { mode } }) },
+    );
   };
   const problems = Object.values(errors);
   return (
@@ -103,18 +142,68 @@ function PassForm({ rule, types, initial }: { rule?: StoredRule; types: RuleType
         />
         <p className="field-hint type-help">{info.help}</p>
         <TypeFields info={info} form={form} setField={setField} errorOf={errorOf} />
-        <TextField label="Name (optional)" value={form.name} onChange={set('name')} error={errorOf('name')} hint="Shown on its recordings’ jobs; what it records when empty." />
-        <TextField label="Only from channels (optional)" value={form.channels} onChange={set('channels')} error={errorOf('channels')} hint="Channel numbers, such as 5, 7.1; any channel when empty." />
+        <TextField
+          label="Name (optional)"
+          value={form.name}
+          onChange={set('name')}
+          error={errorOf('name')}
+          hint="Shown on its recordings’ jobs; what it records when empty."
+        />
+        <TextField
+          label="Only from channels (optional)"
+          value={form.channels}
+          onChange={set('channels')}
+          error={errorOf('channels')}
+          hint="Channel numbers, such as 5, 7.1; any channel when empty."
+        />
         <div className="field-row">
-          <TextField label="Priority" inputMode="numeric" value={form.priority} onChange={set('priority')} error={errorOf('priority')} hint="Higher wins when tuners run out (default 0)." />
-          <TextField label="Keep newest" inputMode="numeric" value={form.keep} onChange={set('keep')} error={errorOf('keep')} hint="Recordings kept; empty or 0: all." />
+          <TextField
+            label="Priority"
+            inputMode="numeric"
+            value={form.priority}
+            onChange={set('priority')}
+            error={errorOf('priority')}
+            hint="Higher wins when tuners run out (default 0)."
+          />
+          <TextField
+            label="Keep newest"
+            inputMode="numeric"
+            value={form.keep}
+            onChange={set('keep')}
+            error={errorOf('keep')}
+            hint="Recordings kept; empty or 0: all."
+          />
         </div>
         <div className="field-row">
-          <TextField label="Start early (minutes)" inputMode="decimal" value={form.paddingBeforeMinutes} onChange={set('paddingBeforeMinutes')} error={errorOf('paddingBeforeMinutes')} />
-          <TextField label="Keep recording after the end (minutes)" inputMode="decimal" value={form.paddingAfterMinutes} onChange={set('paddingAfterMinutes')} error={errorOf('paddingAfterMinutes')} />
+          <TextField
+            label="Start early (minutes)"
+            inputMode="decimal"
+            value={form.paddingBeforeMinutes}
+            onChange={set('paddingBeforeMinutes')}
+            error={errorOf('paddingBeforeMinutes')}
+          />
+          <TextField
+            label="Keep recording after the end (minutes)"
+            inputMode="decimal"
+            value={form.paddingAfterMinutes}
+            onChange={set('paddingAfterMinutes')}
+            error={errorOf('paddingAfterMinutes')}
+          />
         </div>
-        {!info.records_by_time && <CheckField label="New episodes only" checked={form.newOnly} onChange={set('newOnly')} error={errorOf('newOnly')} />}
-        <CheckField label="Paused (plans nothing)" checked={form.paused} onChange={set('paused')} error={errorOf('paused')} />
+        {!info.records_by_time && (
+          <CheckField
+            label="New episodes only"
+            checked={form.newOnly}
+            onChange={set('newOnly')}
+            error={errorOf('newOnly')}
+          />
+        )}
+        <CheckField
+          label="Paused (plans nothing)"
+          checked={form.paused}
+          onChange={set('paused')}
+          error={errorOf('paused')}
+        />
         <div className="actions">
           <FocusButton type="submit" className="primary" disabled={changes.save.isPending}>
             {rule ? 'Save pass' : 'Create pass'}
@@ -137,7 +226,17 @@ const INPUT_PROPS = {
 } as const;
 
 /** The chosen type's own fields, in the table's order: text-like ones side by side, flags below. */
-function TypeFields({ info, form, setField, errorOf }: { info: RuleTypeInfo; form: RuleForm; setField: (name: string) => (value: string | boolean) => void; errorOf: (field: FormField) => string | undefined }) {
+function TypeFields({
+  info,
+  form,
+  setField,
+  errorOf,
+}: {
+  info: RuleTypeInfo;
+  form: RuleForm;
+  setField: (name: string) => (value: string | boolean) => void;
+  errorOf: (field: FormField) => string | undefined;
+}) {
   const typed = info.fields.filter((field) => field.input !== 'flag');
   const flags = info.fields.filter((field) => field.input === 'flag');
   const inputs = typed.map((field) => {
@@ -161,7 +260,13 @@ function TypeFields({ info, form, setField, errorOf }: { info: RuleTypeInfo; for
     <>
       {short ? <div className="field-row">{inputs}</div> : inputs}
       {flags.map((field) => (
-        <CheckField key={field.name} label={field.label} checked={form.fields[field.name] === true} onChange={setField(field.name)} error={errorOf(typeField(field.name))} />
+        <CheckField
+          key={field.name}
+          label={field.label}
+          checked={form.fields[field.name] === true}
+          onChange={setField(field.name)}
+          error={errorOf(typeField(field.name))}
+        />
       ))}
     </>
   );

@@ -18,7 +18,8 @@ import { bodyOfStored, describeRule, ruleOptionPhrases, typeNamed } from './rule
 import { jobsQuery } from './upcoming-page';
 
 /** A pass's own name, else what it records (as its type in the server's table says it). */
-export const passTitle = (rule: StoredRule, info: RuleTypeInfo | undefined) => rule.name ?? describeRule(rule, info, formatAiring);
+export const passTitle = (rule: StoredRule, info: RuleTypeInfo | undefined) =>
+  rule.name ?? describeRule(rule, info, formatAiring);
 
 export function PassesPage() {
   const mode = useMode();
@@ -42,7 +43,11 @@ export function PassesPage() {
         </FocusLink>
       </div>
       {failure && <ErrorNotice error={failure} />}
-      {rules.data.length === 0 && <p className="empty">No passes yet. A pass records a series, a keyword, a time slot or one airing, from the guide.</p>}
+      {rules.data.length === 0 && (
+        <p className="empty">
+          No passes yet. A pass records a series, a keyword, a time slot or one airing, from the guide.
+        </p>
+      )}
       <ul className="pass-list">
         {rules.data.map((rule) => (
           <PassRow
@@ -70,7 +75,21 @@ export function PassesPage() {
   );
 }
 
-function PassRow({ rule, info, jobs, busy, onPause, onDelete }: { rule: StoredRule; info: RuleTypeInfo | undefined; jobs: Job[]; busy: boolean; onPause: () => void; onDelete: () => void }) {
+function PassRow({
+  rule,
+  info,
+  jobs,
+  busy,
+  onPause,
+  onDelete,
+}: {
+  rule: StoredRule;
+  info: RuleTypeInfo | undefined;
+  jobs: Job[];
+  busy: boolean;
+  onPause: () => void;
+  onDelete: () => void;
+}) {
   const mode = useMode();
   const title = passTitle(rule, info);
   const planned = jobs.filter((job) => !job.skipped).sort((a, b) => (a.start_time ?? 0) - (b.start_time ?? 0));
@@ -92,7 +111,12 @@ function PassRow({ rule, info, jobs, busy, onPause, onDelete }: { rule: StoredRu
         <span className="pass-next">{summary}</span>
       </div>
       <FocusGroup className="actions" aria-label={`${title}: actions`} role="group">
-        <FocusLink to="/{-$mode}/schedule/passes/$id" params={{ mode, id: rule.id }} className="button" aria-label={`Edit ${title}`}>
+        <FocusLink
+          to="/{-$mode}/schedule/passes/$id"
+          params={{ mode, id: rule.id }}
+          className="button"
+          aria-label={`Edit ${title}`}
+        >
           Edit
         </FocusLink>
         <FocusButton onClick={onPause} disabled={busy} aria-label={`${rule.paused ? 'Resume' : 'Pause'} ${title}`}>

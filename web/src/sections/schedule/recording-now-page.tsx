@@ -18,7 +18,9 @@ import { jobsQuery } from './upcoming-page';
 /** The jobs /status says record now, in the jobs list's shape (a job not listed yet is left out until it is). */
 export function recordingJobs(jobs: readonly Job[], recordingIds: readonly string[]): Job[] {
   const ids = new Set(recordingIds);
-  return jobs.filter((job) => job.id !== undefined && ids.has(job.id)).sort((a, b) => (a.start_time ?? 0) - (b.start_time ?? 0));
+  return jobs
+    .filter((job) => job.id !== undefined && ids.has(job.id))
+    .sort((a, b) => (a.start_time ?? 0) - (b.start_time ?? 0));
 }
 
 /** How far a recording is, 0–1. */
@@ -46,7 +48,9 @@ export function RecordingNowPage() {
       <ul className="job-list">
         {recording.map((job) => {
           const share = recordedShare(job, now);
-          const episode = [episodeCode(job.item?.season_number, job.item?.episode_number), job.item?.episode_title].filter(Boolean).join(' · ');
+          const episode = [episodeCode(job.item?.season_number, job.item?.episode_number), job.item?.episode_title]
+            .filter(Boolean)
+            .join(' · ');
           return (
             <li key={job.id} className="job job-recording">
               <span className="job-time">{timeRange(job.start_time, job.end_time)}</span>
@@ -54,14 +58,29 @@ export function RecordingNowPage() {
                 <span className="job-name">{job.name ?? 'Recording'}</span>
                 {episode && <span className="job-episode">{episode}</span>}
                 <span className="job-channel">{job.channel ? `Channel ${job.channel}` : ''}</span>
-                <div className="bar" role="progressbar" aria-label={`${job.name ?? 'Recording'}: recorded so far`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(share * 100)}>
+                <div
+                  className="bar"
+                  role="progressbar"
+                  aria-label={`${job.name ?? 'Recording'}: recorded so far`}
+                  aria-valuemin={0}
+                  aria-valuemax={100}
+                  aria-valuenow={Math.round(share * 100)}
+                >
                   <span style={{ width: `${share * 100}%` }} />
                 </div>
-                <span className="job-reason">{formatDuration((job.end_time ?? now) - now) ? `${formatDuration((job.end_time ?? now) - now)} to go` : 'Ending'}</span>
+                <span className="job-reason">
+                  {formatDuration((job.end_time ?? now) - now)
+                    ? `${formatDuration((job.end_time ?? now) - now)} to go`
+                    : 'Ending'}
+                </span>
               </div>
               <span className="state state-recording">Recording</span>
               {job.channel && (
-                <FocusButton className="danger" onClick={() => setStopping(job)} aria-label={`Stop recording ${job.name ?? ''} on channel ${job.channel}`}>
+                <FocusButton
+                  className="danger"
+                  onClick={() => setStopping(job)}
+                  aria-label={`Stop recording ${job.name ?? ''} on channel ${job.channel}`}
+                >
                   Stop
                 </FocusButton>
               )}

@@ -60,7 +60,14 @@ export function toLocalInput(epochSeconds: number): string {
 export function fromLocalInput(text: string): number | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(text.trim());
   if (!match) return undefined;
-  const [y, mo, d, h, mi, s] = match.slice(1).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = match.slice(1).map((part) => Number(part ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const at = new Date(y, mo - 1, d, h, mi, s);
   // new Date rolls 31 February over into March: such a date was not a date.
   if (at.getFullYear() !== y || at.getMonth() !== mo - 1 || at.getDate() !== d) return undefined;
@@ -134,10 +141,13 @@ function reader(): Reader {
 
 /** Drops options left at nothing, so a saved rule carries only what was set. */
 function compact<T extends Record<string, unknown>>(body: T): T {
-  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined && value !== false && value !== '')) as T;
+  return Object.fromEntries(
+    Object.entries(body).filter(([, value]) => value !== undefined && value !== false && value !== ''),
+  ) as T;
 }
 
-const isGiven = (value: string | boolean | undefined) => value !== undefined && value !== false && String(value).trim() !== '';
+const isGiven = (value: string | boolean | undefined) =>
+  value !== undefined && value !== false && String(value).trim() !== '';
 
 /** A type's own field as the body has it, or undefined (an error is noted when it is wrong or missing). */
 function fieldValue(field: TypeField, raw: string | boolean | undefined, read: Reader): unknown {
@@ -157,10 +167,12 @@ function fieldValue(field: TypeField, raw: string | boolean | undefined, read: R
   if (field.input === 'minutes') {
     const limits = { min: (field.minimum ?? 0) / 60, max: (field.maximum ?? 24 * 3600) / 60 };
     const seconds = read.minutes(key, typed, limits, what);
-    if (seconds === undefined) read.errors[key] ??= `${what} is a number of minutes from ${limits.min} to ${limits.max}.`;
+    if (seconds === undefined)
+      read.errors[key] ??= `${what} is a number of minutes from ${limits.min} to ${limits.max}.`;
     return seconds;
   }
-  if (field.min_length !== undefined && typed.length < field.min_length) read.errors[key] = `Give at least ${field.min_length} characters.`;
+  if (field.min_length !== undefined && typed.length < field.min_length)
+    read.errors[key] = `Give at least ${field.min_length} characters.`;
   return typed;
 }
 
@@ -176,17 +188,30 @@ const MISSING: Record<TypeField['input'], (what: string) => string> = {
 export function bodyOf(form: RuleForm, info: RuleTypeInfo): FormResult {
   const read = reader();
   const channels = form.channels.split(/[\s,]+/).filter(Boolean);
-  const own = Object.fromEntries(info.fields.map((field) => [field.name, fieldValue(field, form.fields[field.name], read)]));
+  const own = Object.fromEntries(
+    info.fields.map((field) => [field.name, fieldValue(field, form.fields[field.name], read)]),
+  );
   const oneOf = info.one_of;
-  if (oneOf && !oneOf.fields.some((name) => isGiven(form.fields[name]))) read.errors[typeField(oneOf.fields[0] ?? '')] = oneOf.message;
+  if (oneOf && !oneOf.fields.some((name) => isGiven(form.fields[name])))
+    read.errors[typeField(oneOf.fields[0] ?? '')] = oneOf.message;
   const body = compact({
     type: info.type,
     ...own,
     name: form.name.trim() || undefined,
     channels: channels.length > 0 ? channels : undefined,
     new_only: form.newOnly,
-    padding_before: read.minutes('paddingBeforeMinutes', form.paddingBeforeMinutes, { max: PADDING_BEFORE_MAX_MINUTES }, 'Start early'),
-    padding_after: read.minutes('paddingAfterMinutes', form.paddingAfterMinutes, { max: PADDING_AFTER_MAX_MINUTES }, 'Keep recording after the end'),
+    padding_before: read.minutes(
+      'paddingBeforeMinutes',
+      form.paddingBeforeMinutes,
+      { max: PADDING_BEFORE_MAX_MINUTES },
+      'Start early',
+    ),
+    padding_after: read.minutes(
+      'paddingAfterMinutes',
+      form.paddingAfterMinutes,
+      { max: PADDING_AFTER_MAX_MINUTES },
+      'Keep recording after the end',
+    ),
     keep: read.integer('keep', form.keep, 'Keep is a whole number of recordings (0 or empty: keep them all).'),
     priority: read.integer('priority', form.priority, 'Priority is a whole number (higher wins when tuners run out).'),
     paused: form.paused,
@@ -206,7 +231,9 @@ const OPTION_FIELDS: Record<string, FormField> = {
   paused: 'paused',
 };
 
-/** The field of the form a server error names (`keep`, `channels.0`, a type's own `start_time`...), to show it there. */
+/**
+ * The field of the form a server error names (`keep`, `channels.0`, a type's own `start_time`...), to show it there.
+ */
 export function fieldOfParameter(parameter: string | undefined, info: RuleTypeInfo): FormField | undefined {
   const name = parameter?.split('.')[0] ?? '';
   if (Object.hasOwn(OPTION_FIELDS, name)) return OPTION_FIELDS[name];
@@ -219,20 +246,33 @@ export function bodyOfStored(rule: StoredRule): RuleBody {
   return body as RuleBody;
 }
 
-/** What a pass records, in a few words (`Series “Harbour Watch”`, `Channel 5, Tue 20:00 for 60 min, weekly`): its type's first summary whose fields it has. */
-export function describeRule(rule: RuleBody, info: RuleTypeInfo | undefined, formatTime: (epochSeconds: number) => string): string {
+/**
+ * What a pass records, in a few words (`Series “Harbour Watch”`, `Channel 5, Tue 20:00 for 60 min, weekly`): its type's
+ * first summary whose fields it has.
+ */
+export function describeRule(
+  rule: RuleBody,
+  info: RuleTypeInfo | undefined,
+  formatTime: (epochSeconds: number) => string,
+): string {
   const values = rule as unknown as Record<string, unknown>;
   const inputOf = new Map(info?.fields.map((field) => [field.name, field.input]));
   const shownValue = (name: string): string | undefined => {
     const value = values[name];
     const input = inputOf.get(name);
     if (input === 'flag') return value === true ? '' : undefined;
-    if (typeof value === 'number') return input === 'time' ? formatTime(value) : input === 'minutes' ? String(Math.round(value / 60)) : String(value);
+    if (typeof value === 'number')
+      return input === 'time'
+        ? formatTime(value)
+        : input === 'minutes'
+          ? String(Math.round(value / 60))
+          : String(value);
     return typeof value === 'string' && value !== '' ? value : undefined;
   };
   for (const summary of info?.summaries ?? []) {
     const names = [...summary.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '');
-    if (names.every((name) => shownValue(name) !== undefined)) return summary.replace(/\{(\w+)\}/g, (_all, name: string) => shownValue(name) ?? '');
+    if (names.every((name) => shownValue(name) !== undefined))
+      return summary.replace(/\{(\w+)\}/g, (_all, name: string) => shownValue(name) ?? '');
   }
   return `${info?.label ?? rule.type} pass`;
 }
@@ -249,7 +289,10 @@ export function ruleOptionPhrases(rule: RuleBody): string[] {
   return phrases;
 }
 
-/** What `/schedule/passes/new?type=&title=&channel=&start=` asks for (another section's "Record" link); anything else is ignored. */
+/**
+ * What `/schedule/passes/new?type=&title=&channel=&start=` asks for (another section's "Record" link); anything else is
+ * ignored.
+ */
 export interface PassSearch {
   type?: string;
   title?: string;
@@ -271,7 +314,10 @@ export function passSearch(search: Record<string, unknown>): PassSearch {
   return out;
 }
 
-/** The new-pass form as a search filled it in: its title in the type's first text field, channel and start where it has them. */
+/**
+ * The new-pass form as a search filled it in: its title in the type's first text field, channel and start where it has
+ * them.
+ */
 export function formOfSearch(search: PassSearch, types: readonly RuleTypeInfo[]): RuleForm {
   const info = typeNamed(types, search.type ?? '') ?? types[0];
   if (!info) throw new Error('The server lists no rule types.');

@@ -16,7 +16,13 @@ export function ScheduleLayout() {
     <section className="schedule" aria-label="DVR">
       <FocusGroup as="nav" className="subnav" aria-label="DVR pages">
         {TABS.map((tab) => (
-          <FocusLink key={tab.to} to={tab.to} params={{ mode }} className="tab" activeProps={{ className: 'tab active', 'aria-current': 'page' }}>
+          <FocusLink
+            key={tab.to}
+            to={tab.to}
+            params={{ mode }}
+            className="tab"
+            activeProps={{ className: 'tab active', 'aria-current': 'page' }}
+          >
             {tab.label}
           </FocusLink>
         ))}

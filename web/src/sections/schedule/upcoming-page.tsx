@@ -48,7 +48,10 @@ export function UpcomingPage() {
       </div>
       {changes.cancel.error && <ErrorNotice error={changes.cancel.error} />}
       {days.length === 0 && (
-        <p className="empty">Nothing is planned. Add a pass to record a series, a keyword, a time slot or one airing; its recordings are planned from the guide at once.</p>
+        <p className="empty">
+          Nothing is planned. Add a pass to record a series, a keyword, a time slot or one airing; its recordings are
+          planned from the guide at once.
+        </p>
       )}
       {days.map((day) => (
         <section key={day.key} className="job-day" aria-labelledby={`day-${day.key}`}>
@@ -88,24 +91,45 @@ export function UpcomingPage() {
   );
 }
 
-function JobRow({ job, now, recording, onCancel, showDay }: { job: Job; now: number; recording: ReadonlySet<string>; onCancel?: () => void; showDay?: boolean }) {
+function JobRow({
+  job,
+  now,
+  recording,
+  onCancel,
+  showDay,
+}: {
+  job: Job;
+  now: number;
+  recording: ReadonlySet<string>;
+  onCancel?: () => void;
+  showDay?: boolean;
+}) {
   const { state, label } = stateLabel(job, now, recording);
   const reason = jobReason(job);
   const item = job.item;
-  const episode = [episodeCode(item?.season_number, item?.episode_number), item?.episode_title].filter(Boolean).join(' · ');
+  const episode = [episodeCode(item?.season_number, item?.episode_number), item?.episode_title]
+    .filter(Boolean)
+    .join(' · ');
   const cancellable = onCancel && (state === 'scheduled' || state === 'recording');
   return (
     <li className={`job job-${state}`}>
-      <span className="job-time">{showDay ? formatAiring(job.start_time ?? 0) : timeRange(job.start_time, job.end_time)}</span>
+      <span className="job-time">
+        {showDay ? formatAiring(job.start_time ?? 0) : timeRange(job.start_time, job.end_time)}
+      </span>
       <div className="job-what">
         <span className="job-name">{job.name ?? item?.title ?? 'Recording'}</span>
         {episode && <span className="job-episode">{episode}</span>}
-        <span className="job-channel">{job.channel ? `Channel ${job.channel}` : job.channels?.length ? `Channels ${job.channels.join(', ')}` : ''}</span>
+        <span className="job-channel">
+          {job.channel ? `Channel ${job.channel}` : job.channels?.length ? `Channels ${job.channels.join(', ')}` : ''}
+        </span>
         {reason && <span className="job-reason">{reason}</span>}
       </div>
       <span className={`state state-${state}`}>{label}</span>
       {cancellable && (
-        <FocusButton onClick={onCancel} aria-label={`${state === 'recording' ? 'Stop' : 'Skip'} ${job.name ?? 'recording'} at ${timeRange(job.start_time, job.end_time)}`}>
+        <FocusButton
+          onClick={onCancel}
+          aria-label={`${state === 'recording' ? 'Stop' : 'Skip'} ${job.name ?? 'recording'} at ${timeRange(job.start_time, job.end_time)}`}
+        >
           {state === 'recording' ? 'Stop' : 'Skip'}
         </FocusButton>
       )}

@@ -8,7 +8,14 @@ import type { GuideMatch } from '../../api/server-types';
 import { ErrorNotice } from '../../components/error-notice';
 import { FocusButton, FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
-import { RECORDING_LABELS, airingWhen, canRecord, programRuleFor, programmeSubtitle, recordingState } from './search-view';
+import {
+  RECORDING_LABELS,
+  airingWhen,
+  canRecord,
+  programRuleFor,
+  programmeSubtitle,
+  recordingState,
+} from './search-view';
 
 export function AiringList({ programmes }: { programmes: readonly GuideMatch[] }) {
   const now = Date.now() / 1000;
@@ -42,12 +49,22 @@ function AiringRow({ match, now }: { match: GuideMatch; now: number }) {
       <FocusGroup className="actions search-airing-actions">
         {state !== 'none' && <span className={`badge badge-${state}`}>{RECORDING_LABELS[state]}</span>}
         {match.on_now && (
-          <FocusLink to="/{-$mode}/watch/channel/$number" params={{ mode, number: match.channel }} className="button" aria-label={`Watch ${match.title} on channel ${match.channel}`}>
+          <FocusLink
+            to="/{-$mode}/watch/channel/$number"
+            params={{ mode, number: match.channel }}
+            className="button"
+            aria-label={`Watch ${match.title} on channel ${match.channel}`}
+          >
             Watch
           </FocusLink>
         )}
         {canRecord(match) && (
-          <FocusButton className="primary" disabled={save.isPending} onClick={() => save.mutate({ body: programRuleFor(match) })} aria-label={`Record ${match.title}, ${airingWhen(match.start_time, match.end_time, now)}`}>
+          <FocusButton
+            className="primary"
+            disabled={save.isPending}
+            onClick={() => save.mutate({ body: programRuleFor(match) })}
+            aria-label={`Record ${match.title}, ${airingWhen(match.start_time, match.end_time, now)}`}
+          >
             {save.isPending ? 'Saving…' : 'Record'}
           </FocusButton>
         )}

@@ -6,7 +6,12 @@
  * On a TV the field is reached with the arrows; Down leaves it for the results, and
  * Enter searches at once (and, pressed again, goes down to the results).
  */
-import { getCurrentFocusKey, navigateByDirection, setFocus, useFocusable } from '@noriginmedia/norigin-spatial-navigation';
+import {
+  getCurrentFocusKey,
+  navigateByDirection,
+  setFocus,
+  useFocusable,
+} from '@noriginmedia/norigin-spatial-navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
@@ -100,7 +105,12 @@ function SearchField({ value, onChange }: { value: string; onChange: (value: str
 function SearchResultsView({ q }: { q: string }) {
   const query = useQuery({ ...searchQueries.search(q), enabled: q !== '' });
   const recordingNow = useRecordingNow();
-  if (q === '') return <Empty>Type the name of a show, movie, video, episode or TV programme. Every word you type must appear in it.</Empty>;
+  if (q === '')
+    return (
+      <Empty>
+        Type the name of a show, movie, video, episode or TV programme. Every word you type must appear in it.
+      </Empty>
+    );
   if (query.isPending) return <Loading what="results" />;
   if (query.isError) return <ErrorNotice error={query.error} retry={() => void query.refetch()} />;
   const results = query.data;
@@ -112,7 +122,11 @@ function SearchResultsView({ q }: { q: string }) {
           <h2 id={`search-${group.key}`}>
             {group.title} <span className="search-count">{group.cards.length}</span>
           </h2>
-          <FocusGroup className={`search-cards${group.cards[0]?.shape === 'wide' ? ' search-cards-wide' : ''}`} role="list" aria-label={group.title}>
+          <FocusGroup
+            className={`search-cards${group.cards[0]?.shape === 'wide' ? ' search-cards-wide' : ''}`}
+            role="list"
+            aria-label={group.title}
+          >
             {group.cards.map((card) => (
               <Card key={card.key} card={card} />
             ))}

@@ -48,7 +48,8 @@ export function foundNothing(results: SearchResults): boolean {
   return resultGroups(results).length === 0 && results.programmes.length === 0;
 }
 
-const time = (seconds: number) => new Date(seconds * 1000).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+const time = (seconds: number) =>
+  new Date(seconds * 1000).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 const dayStart = (seconds: number) => {
   const date = new Date(seconds * 1000);
   date.setHours(0, 0, 0, 0);
@@ -81,7 +82,12 @@ export function recordingState(match: Pick<GuideMatch, 'job'>): RecordingState {
   return match.job.state;
 }
 
-export const RECORDING_LABELS: Record<RecordingState, string> = { recording: 'Recording', scheduled: 'Will record', skipped: 'Skipped', none: '' };
+export const RECORDING_LABELS: Record<RecordingState, string> = {
+  recording: 'Recording',
+  scheduled: 'Will record',
+  skipped: 'Skipped',
+  none: '',
+};
 
 /** Record it unless a job already will (a skipped one may be recorded again by a rule of its own). */
 export function canRecord(match: Pick<GuideMatch, 'job'>): boolean {
@@ -91,7 +97,10 @@ export function canRecord(match: Pick<GuideMatch, 'job'>): boolean {
 
 export type ProgramRuleBody = Extract<RuleBody, { type: 'program' }>;
 
-/** The rule that records exactly this airing: its channel and start (src/dvr/planning/rules/program.rule.ts), named after it. */
+/**
+ * The rule that records exactly this airing: its channel and start (src/dvr/planning/rules/program.rule.ts), named
+ * after it.
+ */
 export function programRuleFor(match: Pick<GuideMatch, 'channel' | 'start_time' | 'title'>): ProgramRuleBody {
   const name = match.title.trim().slice(0, 200);
   return { type: 'program', channel: match.channel, start_time: match.start_time, ...(name ? { name } : {}) };

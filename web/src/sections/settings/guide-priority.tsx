@@ -9,7 +9,13 @@ import type { Guide } from '../../api/server-types';
 import { describeError } from '../../components/error-notice';
 import { InlineEdit } from '../../components/inline-edit';
 
-export function GuidePriority({ guide, several }: { guide: Pick<Guide, 'id' | 'location' | 'priority'>; several: boolean }) {
+export function GuidePriority({
+  guide,
+  several,
+}: {
+  guide: Pick<Guide, 'id' | 'location' | 'priority'>;
+  several: boolean;
+}) {
   const change = useLineupChanges().guidePriority;
   const [problem, setProblem] = useState<string | undefined>();
   const errorId = `guide-priority-${guide.id}`;
@@ -31,7 +37,15 @@ export function GuidePriority({ guide, several }: { guide: Pick<Guide, 'id' | 'l
   return (
     <span className="entry-detail guide-priority">
       <span>Priority</span>
-      <InlineEdit value={String(guide.priority)} label={`Priority of guide ${guide.location}`} focusKey={`guide-priority-${guide.id}`} inputMode="numeric" maxLength={4} errorId={problem ? errorId : undefined} onSave={save} />
+      <InlineEdit
+        value={String(guide.priority)}
+        label={`Priority of guide ${guide.location}`}
+        focusKey={`guide-priority-${guide.id}`}
+        inputMode="numeric"
+        maxLength={4}
+        errorId={problem ? errorId : undefined}
+        onSave={save}
+      />
       <span>{several ? '(lower first, where guides describe the same channel)' : ''}</span>
       {problem && (
         <span id={errorId} className="entry-error" role="alert">

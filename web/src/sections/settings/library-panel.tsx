@@ -16,7 +16,10 @@ const KIND_LABELS: Record<string, string> = { tv: 'TV shows', movies: 'Movies', 
 export function LibraryPanel() {
   const info = useQuery(dvrQueries.info());
   // Faster while a scan runs, so its counts move.
-  const status = useQuery({ ...libraryQueries.status(), refetchInterval: (query) => (query.state.data?.scan?.running ? 1_000 : 10_000) });
+  const status = useQuery({
+    ...libraryQueries.status(),
+    refetchInterval: (query) => (query.state.data?.scan?.running ? 1_000 : 10_000),
+  });
   const scan = useSourceChanges().scan;
   const roots = info.data?.roots ?? [];
   const state = status.data?.scan;
@@ -32,12 +35,15 @@ export function LibraryPanel() {
       {scan.error && <ErrorNotice error={scan.error} />}
       {scan.data && (
         <p className="notice" role="status">
-          Scan queued for {scan.data.roots.length === 1 ? 'one folder' : `${scan.data.roots.length} folders`}; its progress shows below.
+          Scan queued for {scan.data.roots.length === 1 ? 'one folder' : `${scan.data.roots.length} folders`}; its
+          progress shows below.
         </p>
       )}
       {info.isPending && <Loading what="the folders" />}
       {info.isError && <ErrorNotice error={info.error} retry={() => void info.refetch()} />}
-      {info.data && roots.length === 0 && <p className="empty">No import folders: start the server with --tv, --movies or --videos to import your own.</p>}
+      {info.data && roots.length === 0 && (
+        <p className="empty">No import folders: start the server with --tv, --movies or --videos to import your own.</p>
+      )}
       <ul className="entry-list">
         {roots.map((root) => (
           <li key={`${root.kind}:${root.path}`} className="entry">
@@ -53,7 +59,14 @@ export function LibraryPanel() {
         <div className="scan-state">
           <p className={state.running ? 'scan-running' : ''}>{scanProgress(state)}</p>
           {share !== undefined && (
-            <div className="bar" role="progressbar" aria-label={state?.phase === 'thumbnails' ? 'Thumbnails made' : 'Files read'} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(share * 100)}>
+            <div
+              className="bar"
+              role="progressbar"
+              aria-label={state?.phase === 'thumbnails' ? 'Thumbnails made' : 'Files read'}
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={Math.round(share * 100)}
+            >
               <span style={{ width: `${share * 100}%` }} />
             </div>
           )}
@@ -70,7 +83,11 @@ export function LibraryPanel() {
               </ul>
             </details>
           )}
-          {state.not_media.count > 0 && <p className="muted">{state.not_media.count} files in the library could not be read as media and are not served.</p>}
+          {state.not_media.count > 0 && (
+            <p className="muted">
+              {state.not_media.count} files in the library could not be read as media and are not served.
+            </p>
+          )}
         </div>
       )}
     </section>

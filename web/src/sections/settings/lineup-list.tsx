@@ -29,12 +29,20 @@ export interface Follow {
 }
 
 /** The focus key of a channel's control for `field`. */
-export const controlKey = (id: string, field: EditableField) => `lineup-${id}-${field === 'hidden' || field === 'favorite' ? field : field === 'group' ? 'name' : field}`;
+export const controlKey = (id: string, field: EditableField) =>
+  `lineup-${id}-${field === 'hidden' || field === 'favorite' ? field : field === 'group' ? 'name' : field}`;
 
 /** null gives a field back to the source. */
-const RESET: Record<ResettableField, LineupEdit> = { number: { number: null }, name: { name: null }, group: { group: null } };
+const RESET: Record<ResettableField, LineupEdit> = {
+  number: { number: null },
+  name: { name: null },
+  group: { group: null },
+};
 
-/** Rows are 4.5 root ems tall: exact, not measured (measuring rows as they scroll in costs frames); TV mode's larger type scales them. */
+/**
+ * Rows are 4.5 root ems tall: exact, not measured (measuring rows as they scroll in costs frames); TV mode's larger
+ * type scales them.
+ */
 const ROW_EMS = 4.5;
 const rootFontSize = () => Number.parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
 
@@ -51,7 +59,8 @@ export function LineupList({ channels, save, problem, follow, onFollowed }: List
   const mode = useMode();
   const list = useRef<HTMLUListElement>(null);
   const [offset, setOffset] = useState(0);
-  // Whatever is above the list (filters, a group's form, a message) may change its height: measured after every render, set only on a change.
+  // Whatever is above the list (filters, a group's form, a message) may change its height: measured after every render,
+  // set only on a change.
   useLayoutEffect(() => {
     const top = (list.current?.getBoundingClientRect().top ?? 0) + window.scrollY;
     if (Math.abs(top - offset) > 0.5) setOffset(top);
@@ -86,8 +95,16 @@ export function LineupList({ channels, save, problem, follow, onFollowed }: List
   );
 }
 
-/** Scrolls to the followed channel (or the row now where it was) and focuses the same control there once its row is in the page. */
-function useFollow(channels: readonly LineupChannel[], follow: Follow | undefined, onDone: () => void, onScroll: (index: number) => void) {
+/**
+ * Scrolls to the followed channel (or the row now where it was) and focuses the same control there once its row is in
+ * the page.
+ */
+function useFollow(
+  channels: readonly LineupChannel[],
+  follow: Follow | undefined,
+  onDone: () => void,
+  onScroll: (index: number) => void,
+) {
   // The latest callbacks, so that a render (each scroll renders) does not start the attempt again.
   const callbacks = useRef({ onDone, onScroll });
   callbacks.current = { onDone, onScroll };
@@ -124,7 +141,10 @@ interface RowProps {
   problemId: string | undefined;
 }
 
-/** One row, rendered again only when its channel, place or problem changes: the virtualizer renders the list on every scroll event. */
+/**
+ * One row, rendered again only when its channel, place or problem changes: the virtualizer renders the list on every
+ * scroll event.
+ */
 const LineupRow = memo(function LineupRow({ channel, top, height, save, problemField, problemId }: RowProps) {
   const label = channelLabel(channel);
   const sources = sourceValues(channel);
@@ -136,14 +156,19 @@ const LineupRow = memo(function LineupRow({ channel, top, height, save, problemF
         <span>
           {field === 'group' ? 'Source’s group' : 'Source'}: {value.source}
         </span>
-        <FocusButton className="lineup-reset" aria-label={`Reset the ${field} of channel ${label} to the source’s: ${value.source}`} onClick={() => void save(channel, RESET[field], field)}>
+        <FocusButton
+          className="lineup-reset"
+          aria-label={`Reset the ${field} of channel ${label} to the source’s: ${value.source}`}
+          onClick={() => void save(channel, RESET[field], field)}
+        >
           Reset
         </FocusButton>
       </span>
     ) : null;
   };
   return (
-    // `top`, not a transform: spatial navigation measures places by offsetTop, which a transform leaves out (every row would seem to be at the top).
+    // `top`, not a transform: spatial navigation measures places by offsetTop, which a transform leaves out (every row
+    // would seem to be at the top).
     <li className={`lineup-row${channel.hidden ? ' lineup-hidden' : ''}`} style={{ height: height - 6, top }}>
       <div className="lineup-cell lineup-number">
         <InlineEdit
@@ -170,7 +195,8 @@ const LineupRow = memo(function LineupRow({ channel, top, height, save, problemF
       </div>
       <div className="lineup-cell lineup-group">
         <span className="lineup-group-name">{channel.group ?? 'No group'}</span>
-        {reset('group') ?? (channel.placeholder && !channel.hidden && <span className="lineup-source">No guide describes it</span>)}
+        {reset('group') ??
+          (channel.placeholder && !channel.hidden && <span className="lineup-source">No guide describes it</span>)}
       </div>
       <div className="lineup-flags">
         {channel.hidden && <span className="lineup-badge">Hidden</span>}
@@ -183,7 +209,12 @@ const LineupRow = memo(function LineupRow({ channel, top, height, save, problemF
         >
           {channel.favorite ? '★' : '☆'}
         </FocusButton>
-        <FocusButton focusKey={controlKey(channel.id, 'hidden')} className="lineup-toggle" aria-label={`${channel.hidden ? 'Show' : 'Hide'} channel ${label}`} onClick={() => void save(channel, { hidden: !channel.hidden }, 'hidden')}>
+        <FocusButton
+          focusKey={controlKey(channel.id, 'hidden')}
+          className="lineup-toggle"
+          aria-label={`${channel.hidden ? 'Show' : 'Hide'} channel ${label}`}
+          onClick={() => void save(channel, { hidden: !channel.hidden }, 'hidden')}
+        >
           {channel.hidden ? 'Show' : 'Hide'}
         </FocusButton>
       </div>

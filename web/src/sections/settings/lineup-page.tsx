@@ -16,7 +16,16 @@ import { describeError, ErrorNotice, Loading } from '../../components/error-noti
 import { FocusButton, FocusGroup } from '../../components/focusable';
 import { ChoiceField, TextField } from '../../components/form-fields';
 import { type EditableField, type Follow, LineupList, type SaveChange } from './lineup-list';
-import { channelLabel, describeChange, describeGroupChange, filterChannels, groupLabel, lineupCount, parseStart, type Shown } from './lineup-view';
+import {
+  channelLabel,
+  describeChange,
+  describeGroupChange,
+  filterChannels,
+  groupLabel,
+  lineupCount,
+  parseStart,
+  type Shown,
+} from './lineup-view';
 import './lineup.css';
 
 const ALL = '\u0000all';
@@ -72,7 +81,10 @@ export function LineupPage() {
         </h1>
         {channels.data && <span className="muted">{lineupCount(list)}</span>}
       </div>
-      <p className="muted lineup-hint">Choose a number or a name to change it: Enter saves, Escape cancels. Your changes stay when the source is read again.</p>
+      <p className="muted lineup-hint">
+        Choose a number or a name to change it: Enter saves, Escape cancels. Your changes stay when the source is read
+        again.
+      </p>
       <FocusGroup className="lineup-filters">
         <TextField label="Find a channel" value={text} onChange={setText} placeholder="A number or a name" />
         <ChoiceField<Shown>
@@ -93,13 +105,18 @@ export function LineupPage() {
           label="Group"
           value={group}
           onChange={setGroup}
-          options={[{ value: ALL, label: 'Every group' }, ...(groups.data ?? []).map((entry) => ({ value: entry.name, label: `${entry.name} (${entry.channels})` }))]}
+          options={[
+            { value: ALL, label: 'Every group' },
+            ...(groups.data ?? []).map((entry) => ({ value: entry.name, label: `${entry.name} (${entry.channels})` })),
+          ]}
         />
       )}
       {chosen && <GroupActions key={chosen.name} group={chosen} mutation={changes.group} onDone={setSaid} />}
       {channels.isPending && <Loading what="the channels" />}
       {channels.isError && <ErrorNotice error={channels.error} retry={() => void channels.refetch()} />}
-      {channels.data?.length === 0 && <p className="empty">No channels yet: add an M3U playlist or an HDHomeRun tuner under Sources and library.</p>}
+      {channels.data?.length === 0 && (
+        <p className="empty">No channels yet: add an M3U playlist or an HDHomeRun tuner under Sources and library.</p>
+      )}
       {list.length > 0 && filtered.length === 0 && <p className="empty">No channel matches these filters.</p>}
       <LineupList
         channels={filtered}
@@ -131,14 +148,29 @@ export function LineupPage() {
 type GroupMutation = ReturnType<typeof useLineupChanges>['group'];
 
 /** A chosen group's bulk changes: Hide group, Show group, and Renumber from… (its visible channels, in their order). */
-function GroupActions({ group, mutation, onDone }: { group: LineupGroup; mutation: GroupMutation; onDone: (said: string) => void }) {
+function GroupActions({
+  group,
+  mutation,
+  onDone,
+}: {
+  group: LineupGroup;
+  mutation: GroupMutation;
+  onDone: (said: string) => void;
+}) {
   const [renumbering, setRenumbering] = useState(false);
   const [start, setStart] = useState('');
   const [problem, setProblem] = useState<string | undefined>();
   const run = (action: GroupAction, then?: () => void) =>
     mutation.mutate(action, {
       onSuccess: (channels: LineupChannel[]) => {
-        onDone(describeGroupChange(group.name, action.action, channels, action.action === 'renumber' ? action.start : undefined));
+        onDone(
+          describeGroupChange(
+            group.name,
+            action.action,
+            channels,
+            action.action === 'renumber' ? action.start : undefined,
+          ),
+        );
         then?.();
       },
     });
@@ -152,13 +184,25 @@ function GroupActions({ group, mutation, onDone }: { group: LineupGroup; mutatio
     <div className="lineup-group-actions">
       <p className="lineup-group-label">{groupLabel(group)}</p>
       <FocusGroup className="actions">
-        <FocusButton onClick={() => run({ group: group.name, action: 'hide' })} disabled={mutation.isPending || group.hidden === group.channels} aria-label={`Hide group ${group.name}`}>
+        <FocusButton
+          onClick={() => run({ group: group.name, action: 'hide' })}
+          disabled={mutation.isPending || group.hidden === group.channels}
+          aria-label={`Hide group ${group.name}`}
+        >
           Hide group
         </FocusButton>
-        <FocusButton onClick={() => run({ group: group.name, action: 'show' })} disabled={mutation.isPending || group.hidden === 0} aria-label={`Show group ${group.name}`}>
+        <FocusButton
+          onClick={() => run({ group: group.name, action: 'show' })}
+          disabled={mutation.isPending || group.hidden === 0}
+          aria-label={`Show group ${group.name}`}
+        >
           Show group
         </FocusButton>
-        <FocusButton onClick={() => setRenumbering(!renumbering)} aria-expanded={renumbering} aria-label={`Renumber from… group ${group.name}`}>
+        <FocusButton
+          onClick={() => setRenumbering(!renumbering)}
+          aria-expanded={renumbering}
+          aria-label={`Renumber from… group ${group.name}`}
+        >
           Renumber from…
         </FocusButton>
       </FocusGroup>

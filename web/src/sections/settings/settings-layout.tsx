@@ -1,4 +1,7 @@
-/** Settings: where channels and the guide come from with the library and the server (the index), and the lineup (Channels). */
+/**
+ * Settings: where channels and the guide come from with the library and the server (the index), and the lineup
+ * (Channels).
+ */
 import { Outlet } from '@tanstack/react-router';
 import { FocusGroup, FocusLink } from '../../components/focusable';
 import { useMode } from '../../components/mode';
@@ -14,7 +17,14 @@ export function SettingsLayout() {
     <>
       <FocusGroup as="nav" className="subnav" aria-label="Settings pages">
         {TABS.map((tab) => (
-          <FocusLink key={tab.to} to={tab.to} params={{ mode }} className="tab" activeOptions={{ exact: tab.exact }} activeProps={{ className: 'tab active', 'aria-current': 'page' }}>
+          <FocusLink
+            key={tab.to}
+            to={tab.to}
+            params={{ mode }}
+            className="tab"
+            activeOptions={{ exact: tab.exact }}
+            activeProps={{ className: 'tab active', 'aria-current': 'page' }}
+          >
             {tab.label}
           </FocusLink>
         ))}

@@ -83,13 +83,16 @@ function ServerPanel() {
           <dd>{formatUptime(status.data.uptime)}</dd>
           <dt>Library</dt>
           <dd>
-            {status.data.library.shows} shows ({status.data.library.episodes} episodes), {status.data.library.movies} movies, {status.data.library.videos} videos,{' '}
-            {status.data.library.collections} collections, {status.data.library.playlists} playlists
+            {status.data.library.shows} shows ({status.data.library.episodes} episodes), {status.data.library.movies}{' '}
+            movies, {status.data.library.videos} videos, {status.data.library.collections} collections,{' '}
+            {status.data.library.playlists} playlists
           </dd>
           <dt>DVR</dt>
           <dd>
             {status.data.library.channels} channels, {status.data.library.jobs} jobs
-            {status.data.dvr ? `, ${status.data.dvr.recording.length} recording now${status.data.dvr.refreshing ? ', reading sources and guides' : ''}` : ''}
+            {status.data.dvr
+              ? `, ${status.data.dvr.recording.length} recording now${status.data.dvr.refreshing ? ', reading sources and guides' : ''}`
+              : ''}
           </dd>
         </dl>
       )}

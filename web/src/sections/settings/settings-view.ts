@@ -14,7 +14,9 @@ export function formatBytes(bytes: number): string {
     value /= 1000;
     unit++;
   }
-  return unit === 0 ? `${Math.round(value)} bytes` : `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+  return unit === 0
+    ? `${Math.round(value)} bytes`
+    : `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
 }
 
 export interface DiskUse {
@@ -65,7 +67,12 @@ export function timeLeft(seconds: number): string {
 /** How far the phase under way is, 0–1, where its total is known (probing, thumbnails); undefined otherwise. */
 export function scanShare(scan: NonNullable<ServerStatus['scan']>): number | undefined {
   if (!scan.running) return undefined;
-  const [done, left] = scan.phase === 'probing' ? [scan.probed, scan.to_probe] : scan.phase === 'thumbnails' ? [scan.thumbnails, scan.to_thumbnail] : [0, 0];
+  const [done, left] =
+    scan.phase === 'probing'
+      ? [scan.probed, scan.to_probe]
+      : scan.phase === 'thumbnails'
+        ? [scan.thumbnails, scan.to_thumbnail]
+        : [0, 0];
   return done + left > 0 ? done / (done + left) : undefined;
 }
 
@@ -91,7 +98,12 @@ export function lastScan(scan: NonNullable<ServerStatus['scan']>, now: number = 
 export function ago(epochMillis: number, now: number = Date.now()): string {
   const seconds = Math.max(0, Math.round((now - epochMillis) / 1000));
   if (seconds < 60) return 'just now';
-  const [value, unit] = seconds < 3600 ? [Math.round(seconds / 60), 'minute'] : seconds < 86400 ? [Math.round(seconds / 3600), 'hour'] : [Math.round(seconds / 86400), 'day'];
+  const [value, unit] =
+    seconds < 3600
+      ? [Math.round(seconds / 60), 'minute']
+      : seconds < 86400
+        ? [Math.round(seconds / 3600), 'hour']
+        : [Math.round(seconds / 86400), 'day'];
   return `${value} ${unit}${value === 1 ? '' : 's'} ago`;
 }
 
@@ -120,7 +132,10 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
  */
 const HOW_TO_CONFIRM = /;\s*if the (?:source|guide) really changed, confirm it: [\s\S]*$/;
 
-/** Whether a stored error is a refresh held back for confirmation (not one that failed): by the server's note, as the lists carry no kind. */
+/**
+ * Whether a stored error is a refresh held back for confirmation (not one that failed): by the server's note, as the
+ * lists carry no kind.
+ */
 export const isHeldBack = (error: string): boolean => HOW_TO_CONFIRM.test(error);
 
 /**
@@ -139,11 +154,20 @@ export function readableReason(error: string, prefix?: string): string {
 export const guidePrefix = (guide: Pick<Guide, 'location'>) => `guide ${guide.location}`;
 
 /** A refresh's answer, one line per source and guide, named as the lists name them. */
-export function refreshLines(result: RefreshResult, sources: readonly Source[], guides: readonly Guide[]): RefreshLine[] {
+export function refreshLines(
+  result: RefreshResult,
+  sources: readonly Source[],
+  guides: readonly Guide[],
+): RefreshLine[] {
   const sourceName = (id: string) => sources.find((s) => s.id === id)?.name ?? id;
   const guide = (id: string) => guides.find((g) => g.id === id);
-  const skipped = (n: number | undefined) => (n ? `, ${plural(n, 'malformed entry', 'malformed entries')} skipped` : '');
-  const notApplied = (entry: { error: string; needs_confirmation?: boolean | undefined }, prefix: string, kept: string) =>
+  const skipped = (n: number | undefined) =>
+    n ? `, ${plural(n, 'malformed entry', 'malformed entries')} skipped` : '';
+  const notApplied = (
+    entry: { error: string; needs_confirmation?: boolean | undefined },
+    prefix: string,
+    kept: string,
+  ) =>
     entry.needs_confirmation
       ? `held back: ${readableReason(entry.error, prefix)} (Apply anyway, beside it below, applies it)`
       : `failed: ${entry.error} (the ${kept} from the last good read are kept)`;
@@ -151,7 +175,10 @@ export function refreshLines(result: RefreshResult, sources: readonly Source[], 
     ...result.sources.map((s) => ({
       name: sourceName(s.id),
       ok: s.error === undefined,
-      text: s.error !== undefined ? notApplied({ ...s, error: s.error }, sourceName(s.id), 'channels') : `${plural(s.channels ?? 0, 'channel', 'channels')}${skipped(s.skipped)}`,
+      text:
+        s.error !== undefined
+          ? notApplied({ ...s, error: s.error }, sourceName(s.id), 'channels')
+          : `${plural(s.channels ?? 0, 'channel', 'channels')}${skipped(s.skipped)}`,
     })),
     ...result.guides.map((g) => ({
       name: guide(g.id)?.location ?? g.id,
@@ -168,9 +195,14 @@ export function refreshLines(result: RefreshResult, sources: readonly Source[], 
  * How a source or guide last went: when it was read, or why the last read was not
  * applied (and when the kept one was read). `prefix`: how the server's messages name it.
  */
-export function freshness(entry: Pick<Source, 'refreshed_at' | 'error'>, now: number = Date.now(), prefix?: string): string {
+export function freshness(
+  entry: Pick<Source, 'refreshed_at' | 'error'>,
+  now: number = Date.now(),
+  prefix?: string,
+): string {
   const kept = entry.refreshed_at !== undefined ? ` (kept what was read ${ago(entry.refreshed_at, now)})` : '';
-  if (entry.error && isHeldBack(entry.error)) return `Last refresh held back: ${readableReason(entry.error, prefix)}${kept}. Refresh it to apply it anyway.`;
+  if (entry.error && isHeldBack(entry.error))
+    return `Last refresh held back: ${readableReason(entry.error, prefix)}${kept}. Refresh it to apply it anyway.`;
   if (entry.error) return `Last read failed: ${entry.error}${kept}`;
   return entry.refreshed_at !== undefined ? `Read ${ago(entry.refreshed_at, now)}` : 'Not read yet';
 }

@@ -51,7 +51,8 @@ export function SourceEntry({ kind, id, name, prefix, state, answer, onAnswer, o
     setRefocus(false);
     void setFocus(focusKey);
   }, [refocus, refresh.isPending, focusKey]);
-  // Only while the list still carries the error: once a later refresh applied (this one or the server's own), it is over.
+  // Only while the list still carries the error: once a later refresh applied (this one or the server's own), it is
+  // over.
   // The list says so itself for a refresh this page did not make (the server's scheduled one, or before a reload).
   const held =
     answer?.needs_confirmation && answer.error !== undefined && state.error !== undefined
@@ -63,7 +64,8 @@ export function SourceEntry({ kind, id, name, prefix, state, answer, onAnswer, o
     setConfirming(false);
     setRefocus(true);
   };
-  const run = (accept: boolean) => refresh.mutate({ id, accept }, { onSuccess: onAnswer, onSettled: accept ? close : undefined });
+  const run = (accept: boolean) =>
+    refresh.mutate({ id, accept }, { onSuccess: onAnswer, onSettled: accept ? close : undefined });
   const applied = answer && answer.error === undefined ? read(answer) : undefined;
   return (
     <li className={`entry${state.error ? ' entry-failed' : ''}`}>
@@ -77,7 +79,12 @@ export function SourceEntry({ kind, id, name, prefix, state, answer, onAnswer, o
               This refresh was held back: {readableReason(held, prefix)}.
               {state.refreshed_at !== undefined ? ` What was read ${ago(state.refreshed_at)} is kept.` : ''}
             </p>
-            <FocusButton className="primary" onClick={() => setConfirming(true)} disabled={refresh.isPending} aria-label={`Apply anyway: the refresh of ${name}`}>
+            <FocusButton
+              className="primary"
+              onClick={() => setConfirming(true)}
+              disabled={refresh.isPending}
+              aria-label={`Apply anyway: the refresh of ${name}`}
+            >
               Apply anyway
             </FocusButton>
           </div>
@@ -90,7 +97,12 @@ export function SourceEntry({ kind, id, name, prefix, state, answer, onAnswer, o
         {refresh.error && <ErrorNotice error={refresh.error} />}
       </div>
       <div className="entry-actions">
-        <FocusButton focusKey={focusKey} onClick={() => run(false)} disabled={refresh.isPending} aria-label={`Refresh ${kind} ${name}`}>
+        <FocusButton
+          focusKey={focusKey}
+          onClick={() => run(false)}
+          disabled={refresh.isPending}
+          aria-label={`Refresh ${kind} ${name}`}
+        >
           {refresh.isPending && !confirming ? 'Refreshing…' : 'Refresh'}
         </FocusButton>
         <FocusButton className="danger" onClick={onRemove} aria-label={`Remove ${kind} ${name}`}>
@@ -101,7 +113,9 @@ export function SourceEntry({ kind, id, name, prefix, state, answer, onAnswer, o
         <ConfirmDialog
           title={kind === 'source' ? 'Apply this source’s refresh?' : 'Apply this guide’s refresh?'}
           body={`“${name}”: ${readableReason(held, prefix)}. Apply anyway reads it again and applies what it reads, however much that removes: ${
-            kind === 'source' ? 'recordings planned on channels that go are planned again without them.' : 'passes plan again from the programmes left.'
+            kind === 'source'
+              ? 'recordings planned on channels that go are planned again without them.'
+              : 'passes plan again from the programmes left.'
           }`}
           confirm={refresh.isPending ? 'Applying…' : 'Apply anyway'}
           busy={refresh.isPending}

@@ -24,7 +24,8 @@ export function SourcesPanel() {
   const guides = useQuery(dvrQueries.guides());
   const changes = useSourceChanges();
   const [removing, setRemoving] = useState<Removal | null>(null);
-  // The last refresh answer seen for each source and guide (`source:<id>`, `guide:<id>`), from its own Refresh or Refresh now.
+  // The last refresh answer seen for each source and guide (`source:<id>`, `guide:<id>`), from its own Refresh or
+  // Refresh now.
   const [answers, setAnswers] = useState<ReadonlyMap<string, RefreshAnswer>>(new Map());
   const answered = (key: string, answer: RefreshAnswer) => setAnswers((before) => new Map(before).set(key, answer));
   // Refresh now lists what each read above; only a hold goes to its entry too, where Apply anyway is.
@@ -33,7 +34,8 @@ export function SourcesPanel() {
       onSuccess: (result) =>
         setAnswers((before) => {
           const after = new Map(before);
-          const keep = (key: string, answer: RefreshAnswer) => (answer.needs_confirmation ? after.set(key, answer) : after.delete(key));
+          const keep = (key: string, answer: RefreshAnswer) =>
+            answer.needs_confirmation ? after.set(key, answer) : after.delete(key);
           for (const answer of result.sources) keep(`source:${answer.id}`, answer);
           for (const answer of result.guides) keep(`guide:${answer.id}`, answer);
           return after;
@@ -42,7 +44,8 @@ export function SourcesPanel() {
   const refresh = changes.refresh;
   const removeError = changes.removeSource.error ?? changes.removeGuide.error;
   return (
-    // One group for a remote: Down from the pages' tabs above enters it at Refresh now (its control nearest the top left),
+    // One group for a remote: Down from the pages' tabs above enters it at Refresh now (its control nearest the top
+    // left),
     // however narrow that is beside the panel's width.
     <FocusGroup as="section" className="panel" aria-labelledby="sources-title">
       <div className="section-head">
@@ -68,7 +71,9 @@ export function SourcesPanel() {
       <h3>Sources</h3>
       {sources.isPending && <Loading what="the sources" />}
       {sources.isError && <ErrorNotice error={sources.error} retry={() => void sources.refetch()} />}
-      {sources.data?.length === 0 && <p className="empty">No sources: add an M3U playlist or an HDHomeRun tuner to have channels.</p>}
+      {sources.data?.length === 0 && (
+        <p className="empty">No sources: add an M3U playlist or an HDHomeRun tuner to have channels.</p>
+      )}
       <ul className="entry-list">
         {sources.data?.map((source) => (
           <SourceEntry
@@ -85,7 +90,8 @@ export function SourcesPanel() {
             <span className="entry-name">{source.name}</span>
             <span className="entry-kind">{source.kind === 'm3u' ? 'M3U' : 'HDHomeRun'}</span>
             <span className="entry-detail">
-              {source.channels} {source.channels === 1 ? 'channel' : 'channels'} · {source.streams} {source.kind === 'm3u' ? 'streams at once' : 'tuners'}
+              {source.channels} {source.channels === 1 ? 'channel' : 'channels'} · {source.streams}{' '}
+              {source.kind === 'm3u' ? 'streams at once' : 'tuners'}
               {source.skipped ? ` · ${source.skipped} malformed entries skipped` : ''}
               {source.origin === 'config' ? ' · from the server’s settings' : ''}
             </span>
@@ -127,11 +133,24 @@ export function SourcesPanel() {
   );
 }
 
-function RemoveDialog({ removal, changes, onDone }: { removal: Removal; changes: ReturnType<typeof useSourceChanges>; onDone: () => void }) {
+function RemoveDialog({
+  removal,
+  changes,
+  onDone,
+}: {
+  removal: Removal;
+  changes: ReturnType<typeof useSourceChanges>;
+  onDone: () => void;
+}) {
   const isSource = removal.kind === 'source';
   const name = isSource ? removal.entry.name : removal.entry.location;
-  const back = removal.entry.origin === 'config' ? ' It comes from the server’s settings, so it comes back at the next start unless removed there too.' : '';
-  const what = isSource ? 'Its channels leave the channel list, and recordings planned on them are planned again without them.' : 'Its programmes leave the guide, and passes plan from the other guides.';
+  const back =
+    removal.entry.origin === 'config'
+      ? ' It comes from the server’s settings, so it comes back at the next start unless removed there too.'
+      : '';
+  const what = isSource
+    ? 'Its channels leave the channel list, and recordings planned on them are planned again without them.'
+    : 'Its programmes leave the guide, and passes plan from the other guides.';
   const mutation = isSource ? changes.removeSource : changes.removeGuide;
   return (
     <ConfirmDialog
@@ -154,10 +173,17 @@ function AddSourceForm() {
   const add = changes.addSource;
   const submit = () => {
     const count = streams.trim() === '' ? undefined : Number(streams);
-    if (!location.trim()) return setProblem(kind === 'm3u' ? 'Give the playlist’s URL or file path.' : 'Give the tuner’s address, such as 192.168.1.20.');
-    if (count !== undefined && !(Number.isInteger(count) && count >= 1 && count <= 64)) return setProblem('Streams at once is a whole number from 1 to 64.');
+    if (!location.trim())
+      return setProblem(
+        kind === 'm3u' ? 'Give the playlist’s URL or file path.' : 'Give the tuner’s address, such as 192.168.1.20.',
+      );
+    if (count !== undefined && !(Number.isInteger(count) && count >= 1 && count <= 64))
+      return setProblem('Streams at once is a whole number from 1 to 64.');
     setProblem(undefined);
-    add.mutate({ kind, location: location.trim(), ...(kind === 'm3u' && count !== undefined ? { streams: count } : {}) }, { onSuccess: () => setLocation('') });
+    add.mutate(
+      { kind, location: location.trim(), ...(kind === 'm3u' && count !== undefined ? { streams: count } : {}) },
+      { onSuccess: () => setLocation('') },
+    );
   };
   return (
     <form
@@ -184,9 +210,21 @@ function AddSourceForm() {
           value={location}
           onChange={setLocation}
           error={problem}
-          hint={kind === 'm3u' ? 'A file must be in a folder the server allows (--allow-local-source).' : 'A host, host:port or URL.'}
+          hint={
+            kind === 'm3u'
+              ? 'A file must be in a folder the server allows (--allow-local-source).'
+              : 'A host, host:port or URL.'
+          }
         />
-        {kind === 'm3u' && <TextField label="Streams at once" inputMode="numeric" value={streams} onChange={setStreams} hint="What the provider allows (default 2)." />}
+        {kind === 'm3u' && (
+          <TextField
+            label="Streams at once"
+            inputMode="numeric"
+            value={streams}
+            onChange={setStreams}
+            hint="What the provider allows (default 2)."
+          />
+        )}
       </div>
       {add.error && <ErrorNotice error={add.error} />}
       <FocusButton type="submit" disabled={add.isPending}>
@@ -213,7 +251,13 @@ function AddGuideForm() {
         add.mutate(location.trim(), { onSuccess: () => setLocation('') });
       }}
     >
-      <TextField label="Add an XMLTV guide: URL or file path" value={location} onChange={setLocation} error={problem} hint="gzip files too; a file must be in a folder the server allows." />
+      <TextField
+        label="Add an XMLTV guide: URL or file path"
+        value={location}
+        onChange={setLocation}
+        error={problem}
+        hint="gzip files too; a file must be in a folder the server allows."
+      />
       {add.error && <ErrorNotice error={add.error} />}
       <FocusButton type="submit" disabled={add.isPending}>
         {add.isPending ? 'Reading the guide…' : 'Add guide'}
