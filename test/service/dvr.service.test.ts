@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/common/errors.js';
 import { sourceIdFor } from '../../src/dvr/sources/dvr-sources.service.js';
+import { ruleOfJobId } from '../../src/dvr/planning/job-ids.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { GuideWriter, saveGuide } from '../../src/repositories/guide.repository.js';
 import { type DvrJobRow, getDvrJob, listJobs } from '../../src/repositories/jobs.repository.js';
@@ -114,6 +115,46 @@ describe("the DVR's face: whole operations", () => {
     const { dvr } = await standard();
     expect(dvr.tuners()).toMatchObject([{ source: { kind: 'm3u', stream_limit: 2 }, inUse: 0 }]);
     expect(dvr.recordingCount()).toBe(0);
+  });
+});
+
+describe('an airing is its programme id, read from an XMLTV guide', () => {
+  it('plans three shows at one second, numbered alike but with three programme ids, on two tuners: two record, one is skipped with its reason', async () => {
+    const m3u = feed('quiz.m3u');
+    const guide = feed('quiz.xml');
+    writeM3u(m3u, [entry('2', 'two.test'), entry('3', 'three.test'), entry('4', 'four.test')]);
+    const show = (channel: string, programId: string, subtitle: string) => ({
+      channel,
+      start: T0,
+      stop: T0 + 1800,
+      title: 'Quiz Night',
+      extra:
+        `<sub-title>${subtitle}</sub-title><episode-num system="xmltv_ns">2.6.</episode-num>` +
+        `<episode-num system="dd_progid">${programId}</episode-num>`,
+    });
+    writeXmltv(
+      guide,
+      [
+        ['two.test', 'Two'],
+        ['three.test', 'Three'],
+        ['four.test', 'Four'],
+      ],
+      [
+        show('two.test', 'EP00000009.0001', 'Round One'),
+        show('three.test', 'EP00000009.0002', 'Round Two'),
+        show('four.test', 'EP00000009.0003', 'Final'),
+      ],
+    );
+    const dvr = dvrOf({ sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [guide] });
+    await dvr.sources.refreshAll();
+    const rule = dvr.addRule({ type: 'series', title: 'Quiz Night' });
+    // Three at one second: the rule's id, then the rule's id + k × 2^32 (job-ids.ts).
+    const jobs = listJobs(temp.db).filter((job) => ruleOfJobId(job.id) === rule.id);
+    expect(jobs).toHaveLength(3);
+    expect(jobs.filter((job) => !job.skipped)).toHaveLength(2);
+    const skipped = jobs.filter((job) => job.skipped);
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]?.error).toMatch(/no free tuner/);
   });
 });
 
