@@ -19,7 +19,7 @@ import type { HlsService } from '../streaming/hls-sessions.service.js';
 import type { VariantRequest } from '../streaming/hls-variants.js';
 import { TAGS } from './openapi-tags.js';
 
-const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
+export const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 const VTT_TYPE = 'text/vtt; charset=utf-8';
 const Errors = {
   400: ErrorSchema,
@@ -92,7 +92,7 @@ function variantRequest(query: { encoder?: string; bitrate?: number; max_height?
   return { encoder: query.encoder, bitrate: query.bitrate, maxHeight: query.max_height };
 }
 
-function playlist(reply: FastifyReply, text: string): FastifyReply {
+export function playlist(reply: FastifyReply, text: string): FastifyReply {
   return reply
     .headers({ ...CORS_HEADERS, 'cache-control': 'no-store' })
     .type(PLAYLIST_TYPE)
@@ -100,7 +100,7 @@ function playlist(reply: FastifyReply, text: string): FastifyReply {
 }
 
 /** Sends a segment opened first: one deleted a moment ago (its session ended) is a 404, not a broken answer. */
-async function segment(reply: FastifyReply, path: string): Promise<FastifyReply> {
+export async function segment(reply: FastifyReply, path: string): Promise<FastifyReply> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');

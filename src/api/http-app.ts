@@ -23,6 +23,7 @@ import { createHttpServer, jsonClientErrorHandler } from '../http/http-limits.js
 import { AnswerFront } from '../answer-cache/answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
+import { registerLiveBufferRoutes } from './live-buffer.routes.js';
 import type { DvrService } from '../dvr/dvr.service.js';
 import { generationOf, registerLibraryRoutes } from './library.routes.js';
 import { registerLineupRoutes } from './lineup.routes.js';
@@ -184,6 +185,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
         baseUrl: baseUrlResolver(options),
       });
       if (management.dvr) registerDvrRoutes(context, { dvr: management.dvr });
+      if (management.dvr) registerLiveBufferRoutes(context, { dvr: management.dvr });
       if (management.dvr)
         registerLineupRoutes(context, { lineup: management.dvr.lineup, baseUrl: baseUrlResolver(options) });
       if (management.dvr) registerLineupEditRoutes(context, { edits: management.dvr.lineupEdits });

@@ -5,6 +5,7 @@
  * shared stream hub. It starts and stops them, and re-plans whenever a rule, a source,
  * the guide or a recording changes, and every few minutes so the plan rolls forward.
  */
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import {
@@ -26,6 +27,7 @@ import { LineupService } from './lineup/lineup.service.js';
 import { LineupEditsService } from './lineup/lineup-edits.service.js';
 import { isPlaceholder } from './lineup/placeholder-airings.js';
 import { LiveTvService } from './live/live-tv.service.js';
+import { LIVE_BUFFER_DEFAULTS, LiveBuffers, type LiveBufferSettings } from './live/live-buffers.service.js';
 import { listSources } from '../repositories/sources.repository.js';
 import { RecordingsService } from './recording/recordings.service.js';
 import { RulesService } from './planning/rules.service.js';
@@ -55,6 +57,8 @@ export interface DvrOptions {
    * ones).
    */
   guideWrites?: GuideWrites;
+  /** The live buffers (live/live-buffers.service.ts): their folder (default: workDir/live-buffers) and limits. */
+  liveBuffers?: Partial<LiveBufferSettings> & { dir?: string };
 }
 
 /** Re-planning at least this often keeps the plan rolling forward with the clock. */
@@ -73,6 +77,8 @@ export class DvrService {
   readonly lineup: LineupService;
   /** The lineup as the user shapes it: edits per channel and group, the guides' priority. */
   readonly lineupEdits: LineupEditsService;
+  /** Each tuned channel's buffer on disk: pause, rewind, start over. */
+  private readonly liveBuffers: LiveBuffers;
   private replanTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<unknown> | undefined;
@@ -134,6 +140,13 @@ export class DvrService {
       rules: this.rules,
       replan: () => this.replan('planning a recording started now'),
       now,
+    });
+    this.liveBuffers = new LiveBuffers({
+      dir: options.liveBuffers?.dir ?? join(options.workDir, 'live-buffers'),
+      watch: (number, consumer) => this.live.watch(number, consumer),
+      settings: { ...LIVE_BUFFER_DEFAULTS, ...options.liveBuffers },
+      now,
+      logger: options.logger,
     });
     this.guideSearch = new GuideSearchService(db, now);
     this.lineup = new LineupService(db, { now });
@@ -247,6 +260,21 @@ export class DvrService {
     return this.sources.listSources().map((source) => ({ source, inUse: usage.get(source.id) ?? 0 }));
   }
 
+  /** The HLS playlist of a channel's live buffer, tuning it first when nobody watches it. */
+  livePlaylist(number: string): Promise<string> {
+    return this.liveBuffers.playlist(number);
+  }
+
+  /** The file of a segment of a channel's live buffer; 404 when it is not held. */
+  liveSegmentFile(number: string, seq: number): string {
+    return this.liveBuffers.segmentFile(number, seq);
+  }
+
+  /** What each live buffer holds now. */
+  liveBufferState() {
+    return this.liveBuffers.describe();
+  }
+
   /** How many recordings run now. */
   recordingCount(): number {
     return this.recordings.activeJobIds().length;
@@ -336,6 +364,7 @@ export class DvrService {
     clearInterval(this.replanTimer);
     clearInterval(this.refreshTimer);
     this.refreshAbort.abort();
+    await this.liveBuffers.stop();
     await this.recordings.stop();
     this.hub.stop();
     await this.refreshing?.catch(() => undefined);

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { DvrService } from '../../src/dvr/dvr.service.js';
+import { DvrService, type DvrOptions } from '../../src/dvr/dvr.service.js';
 import type { SourceSpec } from '../../src/dvr/sources/dvr-sources.service.js';
 import { LibraryEditsService } from '../../src/management/library-edits.service.js';
 import { MediaFilesService } from '../../src/management/media-files.service.js';
@@ -98,6 +98,8 @@ export interface DvrSetup {
   logger?: Logger;
   /** Longest wait for a source's answer (default 30 s). */
   sourceTimeoutMs?: number;
+  /** The live buffers' limits (default: the server's). */
+  liveBuffers?: DvrOptions['liveBuffers'];
 }
 
 /** A DvrService writing under `temp.dir`; nothing refreshes on its own (refreshInterval 0) and comskip is off. */
@@ -112,6 +114,7 @@ export function createDvr(temp: TempLibrary, setup: DvrSetup): DvrService {
     logger: setup.logger ?? pino({ level: 'silent' }),
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.sourceTimeoutMs ? { sourceTimeoutMs: setup.sourceTimeoutMs } : {}),
+    ...(setup.liveBuffers ? { liveBuffers: setup.liveBuffers } : {}),
     refreshInterval: 0,
     comskip: false,
     // The tests' playlists and guides are files in the temporary folder, added through the API too.

@@ -1,0 +1,150 @@
+/**
+ * One tuned channel's live buffer on disk: the stream as received, cut into segments a
+ * player can start at (ts-segmenter.ts), each a file in the buffer's own folder, listed in
+ * order with when it arrived. The oldest go as it grows past its depth (seconds) or when
+ * the server's disk budget asks (LiveBuffers). Writes are queued in order and never block
+ * the stream; a write that fails ends the buffer's writing with a reason (what is held
+ * stays readable), and the stream is never slowed by it.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { NotFoundError } from '../../common/errors.js';
+import { bufferPlaylist, type PlaylistSegment } from './buffer-playlist.js';
+import { type CutSegment, TsSegmenter } from './ts-segmenter.js';
+
+export interface BufferedSegment extends PlaylistSegment {
+  bytes: number;
+  file: string;
+}
+
+export interface ChannelBufferOptions {
+  /** Its own folder (made now, removed at close). */
+  dir: string;
+  /** Seconds held at most. */
+  depthSeconds: number;
+  /** Seconds a segment lasts, about (each starts at a keyframe). */
+  targetSeconds: number;
+  /** Epoch milliseconds. */
+  now: () => number;
+  logger?: Logger | undefined;
+  /** Told after each segment is stored (the server's disk budget is checked across buffers). */
+  stored?: () => void;
+}
+
+export class ChannelBuffer {
+  private readonly held: BufferedSegment[] = [];
+  private readonly segmenter: TsSegmenter;
+  private nextSeq = 0;
+  private droppedDiscontinuities = 0;
+  private writing: Promise<void> = Promise.resolve();
+  private heldBytes = 0;
+  private heldSeconds = 0;
+  private closed = false;
+  private readonly waiting = new Set<() => void>();
+  /** Why it stopped writing (a full disk, a folder gone), once it has. */
+  failure: string | undefined;
+
+  constructor(private readonly options: ChannelBufferOptions) {
+    mkdirSync(options.dir, { recursive: true });
+    this.segmenter = new TsSegmenter({ targetSeconds: options.targetSeconds, now: options.now });
+  }
+
+  get segments(): readonly BufferedSegment[] {
+    return this.held;
+  }
+
+  get bytes(): number {
+    return this.heldBytes;
+  }
+
+  /** The channel's next bytes. */
+  write(chunk: Buffer): void {
+    if (this.closed || this.failure !== undefined) return;
+    for (const segment of this.segmenter.push(chunk)) this.store(segment);
+  }
+
+  /** The upstream dropped: what was under way is kept, and the next segment is marked as a discontinuity. */
+  gap(): void {
+    if (this.closed) return;
+    const last = this.segmenter.end();
+    if (last && this.failure === undefined) this.store(last);
+  }
+
+  /** The media playlist of everything held. */
+  playlist(): string {
+    return bufferPlaylist(this.held, this.droppedDiscontinuities);
+  }
+
+  /** Resolves once a segment is held (or the wait ends), so a first playlist lists something to play. */
+  async firstSegment(timeoutMs: number): Promise<boolean> {
+    if (this.held.length > 0) return true;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.waiting.add(done);
+    });
+    return this.held.length > 0;
+  }
+
+  /** The file of segment `seq`; 404 once it left the buffer, or before it came. */
+  segmentFile(seq: number): string {
+    const first = this.held[0]?.seq ?? 0;
+    const segment = this.held[seq - first];
+    if (!segment || segment.seq !== seq) throw new NotFoundError('buffer segment', String(seq));
+    return segment.file;
+  }
+
+  /** Removes the oldest segment (the depth or the disk budget asks); false when one or none is left. */
+  dropOldest(): boolean {
+    if (this.held.length <= 1) return false;
+    const oldest = this.held.shift() as BufferedSegment;
+    this.heldBytes -= oldest.bytes;
+    this.heldSeconds -= oldest.duration;
+    if (this.held[0]?.discontinuity) this.droppedDiscontinuities++;
+    // A reader may still be sending it: unlinking leaves its open descriptor readable.
+    unlink(oldest.file).catch(() => undefined);
+    return true;
+  }
+
+  /** Stops writing and removes its folder once the writes under way are done. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const wake of this.waiting) wake();
+    await this.writing;
+    rmSync(this.options.dir, { recursive: true, force: true });
+  }
+
+  private store(segment: CutSegment): void {
+    const seq = this.nextSeq++;
+    const file = join(this.options.dir, `${seq}.ts`);
+    const entry: BufferedSegment = {
+      seq,
+      file,
+      bytes: segment.bytes,
+      duration: segment.duration,
+      receivedAt: segment.receivedAt,
+      discontinuity: segment.discontinuity,
+    };
+    this.writing = this.writing
+      .then(async () => {
+        if (this.closed || this.failure !== undefined) return;
+        await writeFile(file, Buffer.concat(segment.chunks, segment.bytes));
+        this.held.push(entry);
+        this.heldBytes += entry.bytes;
+        this.heldSeconds += entry.duration;
+        while (this.heldSeconds - (this.held[0]?.duration ?? 0) >= this.options.depthSeconds && this.dropOldest());
+        for (const wake of this.waiting) wake();
+        this.options.stored?.();
+      })
+      .catch((error: unknown) => {
+        this.failure = `the live buffer could not be written (${(error as Error).message})`;
+        this.options.logger?.warn({ dir: this.options.dir, err: error }, `${this.failure}: it holds what it had`);
+      });
+  }
+}

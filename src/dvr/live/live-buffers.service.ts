@@ -1,0 +1,206 @@
+/**
+ * The live buffers: one per tuned channel, shared by every viewer of it, fed by the one
+ * upstream connection the stream hub shares with recordings (the buffer joins as a
+ * viewer, so a recording that needs the tuner still wins). A buffer is opened by the
+ * first request for it, kept while it is asked for, and closed (its folder removed) when
+ * nobody has asked for `lingerMs`, so coming back soon finds it. When the upstream
+ * drops, the buffer marks the gap and joins again, backing off, while it lives. The
+ * server's disk budget is held across all buffers: the oldest segment of all goes first.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { NotFoundError } from '../../common/errors.js';
+import type { StreamConsumer, Subscription } from '../recording/stream-hub.js';
+import { ChannelBuffer } from './channel-buffer.js';
+
+export interface LiveBufferSettings {
+  /** Seconds a buffer holds at most (default 4 hours). */
+  depthSeconds: number;
+  /** Bytes all buffers hold together at most. */
+  budgetBytes: number;
+  /** A buffer nobody asked for this long is closed. */
+  lingerMs: number;
+  /** Seconds a segment lasts, about. */
+  targetSeconds: number;
+}
+
+export const LIVE_BUFFER_DEFAULTS: LiveBufferSettings = {
+  depthSeconds: 4 * 3600,
+  budgetBytes: 16 * 1024 ** 3,
+  lingerMs: 10 * 60_000,
+  targetSeconds: 2,
+};
+
+/** The first playlist waits this long for a segment (tuning, the first keyframe, one segment). */
+const FIRST_SEGMENT_WAIT_MS = 15_000;
+/** Waits before joining again after the upstream dropped: 1 s, 2 s, 5 s, then every 10 s. */
+const REJOIN_DELAYS_MS = [1000, 2000, 5000, 10_000];
+
+interface Tuned {
+  number: string;
+  buffer: ChannelBuffer;
+  subscription: Subscription | undefined;
+  lastAsked: number;
+  rejoins: number;
+  rejoinTimer: NodeJS.Timeout | undefined;
+  closed: boolean;
+}
+
+export class LiveBuffers {
+  private readonly tuned = new Map<string, Tuned>();
+  private readonly opening = new Map<string, Promise<Tuned>>();
+  private readonly sweeper: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    private readonly parts: {
+      dir: string;
+      watch: (number: string, consumer: StreamConsumer) => Promise<Subscription>;
+      settings: LiveBufferSettings;
+      now: () => number;
+      logger?: Logger | undefined;
+    },
+  ) {
+    // Leftovers of a run that ended without closing them.
+    rmSync(parts.dir, { recursive: true, force: true });
+    this.sweeper = setInterval(() => this.sweep(), Math.min(30_000, parts.settings.lingerMs)).unref();
+  }
+
+  /** The buffer's playlist (tuning the channel first, and waiting for its first segment). */
+  async playlist(number: string): Promise<string> {
+    const tuned = await this.open(number);
+    if (!(await tuned.buffer.firstSegment(FIRST_SEGMENT_WAIT_MS)))
+      throw new NotFoundError('live buffer', `${number} (no video came from the channel in time)`);
+    return tuned.buffer.playlist();
+  }
+
+  /** The file of one of a channel's buffered segments; 404 when the channel is not buffered or the segment is gone. */
+  segmentFile(number: string, seq: number): string {
+    const tuned = this.tuned.get(number);
+    if (!tuned) throw new NotFoundError('live buffer', number);
+    tuned.lastAsked = this.parts.now();
+    return tuned.buffer.segmentFile(seq);
+  }
+
+  /** What is buffered now, for /status and the tests. */
+  describe(): { channel: string; segments: number; bytes: number; seconds: number; failure?: string }[] {
+    return [...this.tuned.values()].map(({ number, buffer }) => ({
+      channel: number,
+      segments: buffer.segments.length,
+      bytes: buffer.bytes,
+      seconds: buffer.segments.reduce((sum, s) => sum + s.duration, 0),
+      ...(buffer.failure ? { failure: buffer.failure } : {}),
+    }));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.sweeper);
+    await Promise.allSettled([...this.opening.values()]);
+    await Promise.all([...this.tuned.values()].map((tuned) => this.close(tuned)));
+  }
+
+  private async open(number: string): Promise<Tuned> {
+    const known = this.tuned.get(number);
+    if (known) {
+      known.lastAsked = this.parts.now();
+      return known;
+    }
+    const pending = this.opening.get(number);
+    if (pending) return await pending;
+    const opening = this.tune(number).finally(() => this.opening.delete(number));
+    this.opening.set(number, opening);
+    return await opening;
+  }
+
+  private async tune(number: string): Promise<Tuned> {
+    if (this.stopped) throw new NotFoundError('live buffer', number);
+    const { settings } = this.parts;
+    const buffer = new ChannelBuffer({
+      dir: join(this.parts.dir, encodeURIComponent(number)),
+      depthSeconds: settings.depthSeconds,
+      targetSeconds: settings.targetSeconds,
+      now: this.parts.now,
+      logger: this.parts.logger,
+      stored: () => this.holdBudget(),
+    });
+    const tuned: Tuned = {
+      number,
+      buffer,
+      subscription: undefined,
+      lastAsked: this.parts.now(),
+      rejoins: 0,
+      rejoinTimer: undefined,
+      closed: false,
+    };
+    try {
+      await this.join(tuned);
+    } catch (error) {
+      await buffer.close();
+      throw error;
+    }
+    this.tuned.set(number, tuned);
+    return tuned;
+  }
+
+  /** Joins the channel through the hub; a drop marks the gap and joins again while the buffer lives. */
+  private async join(tuned: Tuned): Promise<void> {
+    tuned.subscription = await this.parts.watch(tuned.number, {
+      kind: 'viewer',
+      data: (chunk) => {
+        tuned.rejoins = 0;
+        tuned.buffer.write(chunk);
+      },
+      ended: (error) => {
+        tuned.subscription = undefined;
+        tuned.buffer.gap();
+        if (tuned.closed || this.stopped) return;
+        this.parts.logger?.warn(
+          { channel: tuned.number, reason: error },
+          'the live buffer lost its channel; joining again',
+        );
+        this.rejoinLater(tuned);
+      },
+    });
+  }
+
+  private rejoinLater(tuned: Tuned): void {
+    const delay = REJOIN_DELAYS_MS[Math.min(tuned.rejoins++, REJOIN_DELAYS_MS.length - 1)] as number;
+    tuned.rejoinTimer = setTimeout(() => {
+      if (tuned.closed || this.stopped) return;
+      this.join(tuned).catch(() => this.rejoinLater(tuned));
+    }, delay);
+    tuned.rejoinTimer.unref();
+  }
+
+  /** Closes the buffers nobody asked for within the linger time. */
+  private sweep(): void {
+    const now = this.parts.now();
+    for (const tuned of this.tuned.values())
+      if (now - tuned.lastAsked >= this.parts.settings.lingerMs) void this.close(tuned);
+  }
+
+  private async close(tuned: Tuned): Promise<void> {
+    if (tuned.closed) return;
+    tuned.closed = true;
+    this.tuned.delete(tuned.number);
+    clearTimeout(tuned.rejoinTimer);
+    tuned.subscription?.leave();
+    await tuned.buffer.close();
+  }
+
+  /** Over the disk budget: the oldest segment of all buffers goes, until it fits. */
+  private holdBudget(): void {
+    const buffers = [...this.tuned.values()].map((tuned) => tuned.buffer);
+    let total = buffers.reduce((sum, buffer) => sum + buffer.bytes, 0);
+    while (total > this.parts.settings.budgetBytes) {
+      const oldest = buffers
+        .filter((buffer) => buffer.segments.length > 1)
+        .sort((a, b) => (a.segments[0]?.receivedAt ?? 0) - (b.segments[0]?.receivedAt ?? 0))[0];
+      const bytes = oldest?.segments[0]?.bytes ?? 0;
+      if (!oldest?.dropOldest()) return;
+      total -= bytes;
+    }
+  }
+}

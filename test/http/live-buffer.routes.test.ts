@@ -1,0 +1,173 @@
+/**
+ * A channel's live buffer over HTTP, from a real paced MPEG-TS source (an ffmpeg clip,
+ * a keyframe each second, looped): the first playlist request tunes the channel, the
+ * playlist grows with the time of each segment, its segments are the channel as received
+ * and play on their own, viewers of the buffer and of the raw stream share one upstream
+ * connection, a dropped source leaves a marked gap and the buffer goes on, the depth
+ * slides the window, and a buffer nobody asks for is closed and its folder removed.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { DvrService } from '../../src/dvr/dvr.service.js';
+import { buildDvrApp, createDvr, until, writeM3u } from '../support/dvr-app.js';
+import { type TempLibrary, createTempLibrary, tempDir } from '../support/temp-library.js';
+import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
+
+let work: string;
+let streams: StreamServer;
+let temp: TempLibrary;
+let dvr: DvrService;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  work = tempDir('antenna-live-buffer-');
+  const clip = await makeTsClip(join(work, 'clip.ts'), { seconds: 8 });
+  streams = await startStreamServer(clip.path);
+});
+
+afterAll(async () => {
+  await streams?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await app?.close();
+  await dvr?.stop();
+  temp?.close();
+});
+
+async function start(liveBuffers: Parameters<typeof createDvr>[1]['liveBuffers']): Promise<void> {
+  temp = createTempLibrary({ externalCheckIntervalMs: 0 });
+  const m3u = join(temp.dir, 'channels.m3u');
+  writeM3u(m3u, [
+    { number: '2', name: 'Two', tvgId: 'two.test', url: streams.url('two') },
+    { number: '3', name: 'Three', tvgId: 'three.test', url: streams.url('three') },
+  ]);
+  dvr = createDvr(temp, { sources: [{ kind: 'm3u', location: m3u, streams: 2 }], guides: [], liveBuffers });
+  await dvr.refresh();
+  app = await buildDvrApp(temp, dvr);
+}
+
+const playlistOf = async (number: string) => {
+  const response = await app.inject({ method: 'GET', url: `/devices/ANY/channels/${number}/buffer.m3u8` });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers['content-type']).toMatch(/mpegurl/);
+  return response.body;
+};
+const listed = (playlist: string) => playlist.split('\n').filter((line) => line.startsWith('buffer/'));
+
+describe('the live buffer', () => {
+  it('tunes on the first request, lists each segment with its time, serves them as received, and shares the connection', async () => {
+    await start({ dir: join(work, 'buffers-1'), targetSeconds: 1 });
+    const before = Date.now();
+    const [first, second] = await Promise.all([playlistOf('2'), playlistOf('2')]);
+    expect(first).toMatch(/^#EXTM3U\n/);
+    expect(first).not.toMatch(/#EXT-X-ENDLIST/);
+    expect(listed(second!).length).toBeGreaterThan(0);
+    const at = Date.parse(/#EXT-X-PROGRAM-DATE-TIME:(\S+)/.exec(first)![1]!);
+    expect(at).toBeGreaterThanOrEqual(before - 1000);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    // A live viewer of the raw stream joins the same upstream connection.
+    const raw = app.inject({
+      method: 'GET',
+      url: '/devices/ANY/channels/2/stream.mpg',
+      simulate: { end: true, split: false, error: false, close: false },
+    });
+    void raw;
+    await until(
+      () => dvr.status().streams,
+      (list) => list[0]?.viewers === 2,
+      10_000,
+      'the raw viewer joined',
+    );
+    expect(dvr.status().streams).toHaveLength(1);
+    expect(streams.connections('two')).toBe(1);
+
+    const grown = await until(
+      () => playlistOf('2'),
+      (text) => listed(text).length >= 4,
+      15_000,
+      'the buffer growing',
+    );
+    const name = listed(grown)[1]!;
+    const segment = await app.inject({ method: 'GET', url: `/devices/ANY/channels/2/${name}` });
+    expect(segment.statusCode).toBe(200);
+    expect(segment.headers['content-type']).toBe('video/mp2t');
+    expect(segment.rawPayload[0]).toBe(0x47);
+    const file = join(work, 'segment.ts');
+    writeFileSync(file, segment.rawPayload);
+    const probed = execFileSync(
+      'ffprobe',
+      ['-v', 'error', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', file],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(probed).toMatch(/h264/);
+    expect(dvr.liveBufferState()).toMatchObject([{ channel: '2' }]);
+  });
+
+  it('answers 404 for a segment it does not hold and 400 for one that is not a segment', async () => {
+    await start({ dir: join(work, 'buffers-2') });
+    expect((await app.inject({ method: 'GET', url: '/devices/ANY/channels/2/buffer/0.ts' })).json()).toMatchObject({
+      status: 404,
+    });
+    expect((await app.inject({ method: 'GET', url: '/devices/ANY/channels/2/buffer/x.ts' })).statusCode).toBe(400);
+    expect((await app.inject({ method: 'GET', url: '/devices/ANY/channels/9/buffer.m3u8' })).statusCode).toBe(404);
+  });
+
+  it('marks the gap when the source drops, goes on when it returns, and slides its window at its depth', async () => {
+    await start({ dir: join(work, 'buffers-3'), targetSeconds: 1, depthSeconds: 6 });
+    await playlistOf('3');
+    await until(
+      () => playlistOf('3'),
+      (text) => listed(text).length >= 2,
+      15_000,
+      'segments',
+    );
+    streams.dropAll('three');
+    const after = await until(
+      () => playlistOf('3'),
+      (text) =>
+        /#EXT-X-DISCONTINUITY\n/.test(text) &&
+        text.slice(text.lastIndexOf('#EXT-X-DISCONTINUITY\n')).includes('buffer/'),
+      20_000,
+      'a marked gap, then segments again',
+    );
+    expect(listed(after).length).toBeGreaterThanOrEqual(2);
+    const slid = await until(
+      () => playlistOf('3'),
+      (text) => Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(text)![1]) > 0,
+      20_000,
+      'the window sliding',
+    );
+    const seconds = slid
+      .split('\n')
+      .filter((l) => l.startsWith('#EXTINF:'))
+      .reduce((sum, l) => sum + Number.parseFloat(l.slice(8)), 0);
+    expect(seconds).toBeLessThanOrEqual(6 + 2);
+  });
+
+  it('closes a buffer nobody asked for within its linger time, and removes its folder', async () => {
+    const dir = join(work, 'buffers-4');
+    await start({ dir, lingerMs: 1500 });
+    await playlistOf('2');
+    expect(readdirSync(dir)).toHaveLength(1);
+    await until(
+      () => dvr.liveBufferState().length,
+      (n) => n === 0,
+      10_000,
+      'the buffer closed',
+    );
+    expect(existsSync(join(dir, '2'))).toBe(false);
+    await until(
+      () => streams.connections('two'),
+      (n) => n === 0,
+      5000,
+      'the upstream let go',
+    );
+  });
+});

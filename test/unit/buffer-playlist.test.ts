@@ -1,0 +1,62 @@
+/** The live buffer's HLS playlist (pure): every segment once, in order, with its time, gaps marked, no end. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { bufferPlaylist } from '../../src/dvr/live/buffer-playlist.js';
+
+const segment = fc.record({
+  duration: fc.double({ min: 0.1, max: 12, noNaN: true }),
+  receivedAt: fc.integer({ min: 0, max: 4_000_000_000_000 }),
+  discontinuity: fc.boolean(),
+});
+
+describe('bufferPlaylist', () => {
+  it('lists a window of segments from its first sequence number, each with its time, the gaps marked', () => {
+    const text = bufferPlaylist(
+      [
+        { seq: 7, duration: 2.002, receivedAt: Date.UTC(2026, 11, 6, 20, 0, 0), discontinuity: false },
+        { seq: 8, duration: 1.5, receivedAt: Date.UTC(2026, 11, 6, 20, 0, 2), discontinuity: true },
+      ],
+      3,
+    );
+    expect(text).toBe(
+      [
+        '#EXTM3U',
+        '#EXT-X-VERSION:3',
+        '#EXT-X-TARGETDURATION:3',
+        '#EXT-X-MEDIA-SEQUENCE:7',
+        '#EXT-X-DISCONTINUITY-SEQUENCE:3',
+        '#EXT-X-PROGRAM-DATE-TIME:2026-12-06T20:00:00.000Z',
+        '#EXTINF:2.002,',
+        'buffer/7.ts',
+        '#EXT-X-DISCONTINUITY',
+        '#EXT-X-PROGRAM-DATE-TIME:2026-12-06T20:00:02.000Z',
+        '#EXTINF:1.500,',
+        'buffer/8.ts',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('never ends, lists each segment once in order, and no segment is longer than the target', () => {
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 1e9 }),
+        fc.array(segment, { maxLength: 50 }),
+        fc.nat({ max: 100 }),
+        (first, list, dropped) => {
+          const segments = list.map((s, i) => ({ ...s, seq: first + i }));
+          const text = bufferPlaylist(segments, dropped);
+          expect(text).not.toMatch(/ENDLIST/);
+          expect(text.split('\n').filter((l) => l.startsWith('buffer/'))).toEqual(
+            segments.map((s) => `buffer/${s.seq}.ts`),
+          );
+          const target = Number(/#EXT-X-TARGETDURATION:(\d+)/.exec(text)![1]);
+          for (const s of segments) expect(Number(s.duration.toFixed(3))).toBeLessThanOrEqual(target);
+          expect((text.match(/#EXT-X-DISCONTINUITY\n/g) ?? []).length).toBe(
+            segments.filter((s) => s.discontinuity).length,
+          );
+        },
+      ),
+    );
+  });
+});

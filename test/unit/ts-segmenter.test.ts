@@ -1,0 +1,116 @@
+/**
+ * TsSegmenter over a real ffmpeg-made MPEG-TS (H.264 with a keyframe each second, AAC):
+ * segments that start with the tables and a keyframe, last about their target, lose no
+ * byte, do not depend on how the stream was chunked, play on their own (ffprobe), and
+ * mark where the timestamps jump back (a looping source).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CutSegment, PACKET, ptsSeconds, TsSegmenter } from '../../src/dvr/live/ts-segmenter.js';
+import { tempDir } from '../support/temp-library.js';
+import { makeTsClip } from '../support/ts-stream-server.js';
+
+let work: string;
+let clip: Buffer;
+
+beforeAll(async () => {
+  work = tempDir('antenna-segmenter-');
+  const made = await makeTsClip(join(work, 'clip.ts'), { seconds: 10 });
+  clip = readFileSync(made.path);
+});
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Feeds `bytes` in pieces cut at `cuts`, the clock at the stream's pace; every segment, the last ended too. */
+function segmentsOf(bytes: Buffer, cuts: number[] = [], targetSeconds = 2): CutSegment[] {
+  let clock = 1_000_000;
+  const segmenter = new TsSegmenter({ targetSeconds, now: () => clock });
+  const points = [...new Set([0, ...cuts.filter((c) => c > 0 && c < bytes.length), bytes.length])].sort(
+    (a, b) => a - b,
+  );
+  const out: CutSegment[] = [];
+  for (let i = 1; i < points.length; i++) {
+    out.push(...segmenter.push(bytes.subarray(points[i - 1], points[i])));
+    clock += 100;
+  }
+  const last = segmenter.end();
+  if (last) out.push(last);
+  return out;
+}
+
+const pidAt = (segment: Buffer, packet: number) =>
+  ((segment[packet * PACKET + 1]! & 0x1f) << 8) | segment[packet * PACKET + 2]!;
+const joined = (segment: CutSegment) => Buffer.concat(segment.chunks);
+
+describe('TsSegmenter', () => {
+  it('cuts at keyframes about every two seconds, the tables first, no byte lost', () => {
+    const segments = segmentsOf(clip, [1000, 70_000, 333_333]);
+    expect(segments.length).toBeGreaterThanOrEqual(4);
+    expect(segments.length).toBeLessThanOrEqual(6);
+    for (const segment of segments) {
+      const bytes = joined(segment);
+      expect(bytes.length).toBe(segment.bytes);
+      expect(bytes.length % PACKET).toBe(0);
+      expect(pidAt(bytes, 0)).toBe(0);
+      // The third packet is the keyframe's: its adaptation field says so.
+      expect(bytes[2 * PACKET + 5]! & 0x40).toBe(0x40);
+    }
+    for (const segment of segments.slice(0, -1)) expect(segment.duration).toBeCloseTo(2, 1);
+    // Without the tables each begins with, the segments are the clip from its first keyframe on, byte for byte
+    // (before it: the tables and the first audio, nothing a player could start at).
+    const stored = Buffer.concat(segments.map((s) => joined(s).subarray(2 * PACKET)));
+    expect(clip.length - stored.length).toBeLessThan(64 * PACKET);
+    expect(stored.equals(clip.subarray(clip.length - stored.length))).toBe(true);
+    expect(segments.some((s) => s.discontinuity)).toBe(false);
+  });
+
+  it('gives the same segments however the stream was chunked', () => {
+    const reference = segmentsOf(clip).map((s) => [joined(s).toString('base64'), s.duration.toFixed(3)]);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: clip.length - 1 }), { maxLength: 40 }), (cuts) => {
+        const segments = segmentsOf(clip, cuts).slice(0, -1);
+        expect(segments.map((s) => [joined(s).toString('base64'), s.duration.toFixed(3)])).toEqual(
+          reference.slice(0, -1),
+        );
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('makes segments that play on their own', () => {
+    const [, second] = segmentsOf(clip);
+    const file = join(work, 'second.ts');
+    writeFileSync(file, joined(second!));
+    const probed = JSON.parse(
+      execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-count_frames', '-of', 'json', file], {
+        encoding: 'utf8',
+      }),
+    ) as { streams: { codec_type: string; nb_read_frames: string }[] };
+    const video = probed.streams.find((s) => s.codec_type === 'video');
+    expect(Number(video?.nb_read_frames)).toBeGreaterThanOrEqual(48);
+    expect(probed.streams.some((s) => s.codec_type === 'audio')).toBe(true);
+  });
+
+  it('marks the segment after the timestamps jump back (a source that loops) and takes its length from the clock', () => {
+    const segments = segmentsOf(Buffer.concat([clip, clip]), [clip.length]);
+    const marked = segments.filter((s) => s.discontinuity);
+    expect(marked).toHaveLength(1);
+    expect(segments.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('skips what is not MPEG-TS and finds the packets again', () => {
+    const noisy = Buffer.concat([Buffer.from('garbage before the stream'), clip.subarray(0, 400 * PACKET)]);
+    const segments = segmentsOf(noisy, [7, 5000]);
+    expect(segments.length).toBeGreaterThan(0);
+    for (const s of segments) expect(pidAt(joined(s), 0)).toBe(0);
+  });
+
+  it('unwinds the 33-bit wrap of timestamps', () => {
+    expect(ptsSeconds(2 ** 33 - 90_000, 90_000)).toBeCloseTo(2, 6);
+    expect(ptsSeconds(90_000, 2 ** 33 - 90_000)).toBeCloseTo(-2, 6);
+    expect(ptsSeconds(0, 180_000)).toBe(2);
+  });
+});
