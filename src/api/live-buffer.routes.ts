@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DvrService } from '../dvr/dvr.service.js';
+import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema } from '../http/error-reply.js';
 import { PLAYLIST_TYPE, playlist, segment } from './hls.routes.js';
 import { TAGS } from './openapi-tags.js';
@@ -51,7 +52,12 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
     },
     async (request, reply) => {
       const name = (request.params as { segment: string }).segment;
-      return segment(reply, dvr.liveSegmentFile(number(request), Number.parseInt(name, 10)));
+      const source = dvr.liveSegment(number(request), Number.parseInt(name, 10));
+      if ('file' in source) return segment(reply, source.file);
+      return reply
+        .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
+        .type('video/mp2t')
+        .send(source.data);
     },
   );
 }

@@ -108,6 +108,11 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       // A guide refresh writes from a thread of its own: interface A's cached lists stay through the rows no reader
       // sees.
       guideWrites: { unseen: () => library.externalWritesUnseen(), seen: () => library.externalWritesSeen() },
+      liveBuffers: {
+        depthSeconds: config.liveBufferHours * 3600,
+        budgetBytes: Math.round(config.liveBufferGb * 1024 ** 3),
+        lingerMs: config.liveBufferLinger * 60_000,
+      },
     });
     const files = new MediaFilesService(db, {
       recordingsDir: config.recordings,

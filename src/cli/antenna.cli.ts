@@ -254,6 +254,18 @@ function addServerOptions(command: Command): Command {
       `serve the web app built into this folder instead of the one npm run build made (env ${ENV_NAMES.webDir})`,
     )
     .option(
+      '--live-buffer-hours <hours>',
+      `how far back live TV can be rewound: each tuned channel's buffer on disk (env ${ENV_NAMES.liveBufferHours}; default 4)`,
+    )
+    .option(
+      '--live-buffer-gb <gb>',
+      `disk all live buffers hold together; the oldest goes first (env ${ENV_NAMES.liveBufferGb}; default 16)`,
+    )
+    .option(
+      '--live-buffer-linger <minutes>',
+      `a live buffer nobody watches is kept this long (env ${ENV_NAMES.liveBufferLinger}; default 10)`,
+    )
+    .option(
       '--backup-keep <n>',
       `daily database backups kept in <data>/backups; 0: none (env ${ENV_NAMES.backupKeep}; default 7)`,
     );

@@ -78,6 +78,12 @@ export interface ServerConfig extends LogSettings {
   webDir: string | undefined;
   /** Daily database backups kept in DATA/backups; 0: no automatic backups. */
   backupKeep: number;
+  /** Hours each channel's live buffer holds at most. */
+  liveBufferHours: number;
+  /** Gigabytes all live buffers hold together at most. */
+  liveBufferGb: number;
+  /** Minutes a live buffer nobody asks for is kept. */
+  liveBufferLinger: number;
 }
 
 export const DEFAULTS: ServerConfig = {
@@ -112,6 +118,9 @@ export const DEFAULTS: ServerConfig = {
   maxTranscodes: Math.max(1, availableParallelism()),
   webDir: undefined,
   backupKeep: 7,
+  liveBufferHours: 4,
+  liveBufferGb: 16,
+  liveBufferLinger: 10,
 };
 
 function parseMinutes(value: number | string, what = 'Rescan interval', zero = 'periodic rescans'): number {
@@ -143,6 +152,22 @@ const parseTranscodes = (value: number | string) =>
     64,
     `Max transcodes '${value}' is invalid: give how many HLS transcodes may run at once, 1 to 64.`,
   );
+
+/** A number from `min` (exclusive when `above`) to `max`, else `message`. */
+function parseAmount(value: number | string, min: number, max: number, message: string, above = false): number {
+  const n = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(n) || n > max || n < min || (above && n === min)) throw new ConfigError(message);
+  return n;
+}
+
+const parseLiveBuffer = {
+  hours: (value: number | string) =>
+    parseAmount(value, 0, 48, `Live buffer hours '${value}' is invalid: give hours above 0, at most 48.`, true),
+  gb: (value: number | string) =>
+    parseAmount(value, 0.1, 100_000, `Live buffer size '${value}' is invalid: give gigabytes, at least 0.1.`),
+  linger: (value: number | string) =>
+    parseAmount(value, 0, 1440, `Live buffer linger '${value}' is invalid: give minutes from 0 to 1440.`),
+};
 
 const parseBackupKeep = (value: number | string) =>
   parseWholeNumber(
@@ -235,6 +260,9 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     maxTranscodes: parseTranscodes(pick('maxTranscodes', places) ?? DEFAULTS.maxTranscodes),
     webDir: ((dir) => (dir === undefined ? undefined : resolve(cwd, dir)))(pick('webDir', places)),
     backupKeep: parseBackupKeep(pick('backupKeep', places) ?? DEFAULTS.backupKeep),
+    liveBufferHours: parseLiveBuffer.hours(pick('liveBufferHours', places) ?? DEFAULTS.liveBufferHours),
+    liveBufferGb: parseLiveBuffer.gb(pick('liveBufferGb', places) ?? DEFAULTS.liveBufferGb),
+    liveBufferLinger: parseLiveBuffer.linger(pick('liveBufferLinger', places) ?? DEFAULTS.liveBufferLinger),
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

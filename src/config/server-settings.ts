@@ -52,6 +52,9 @@ export const ConfigFileSchema = Type.Object(
     maxTranscodes: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     webDir: Type.Optional(Type.String({ minLength: 1 })),
     backupKeep: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    liveBufferHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 48 })),
+    liveBufferGb: Type.Optional(Type.Number({ minimum: 0.1, maximum: 100_000 })),
+    liveBufferLinger: Type.Optional(Type.Number({ minimum: 0, maximum: 1440 })),
     ...LOG_FILE_PROPERTIES,
     /** `antenna player`'s settings (and the player's in `antenna start`). */
     player: Type.Optional(PlayerFileSchema),
@@ -91,6 +94,9 @@ export interface PartialSettings extends PartialLogSettings {
   maxTranscodes?: number | string | undefined;
   webDir?: string | undefined;
   backupKeep?: number | string | undefined;
+  liveBufferHours?: number | string | undefined;
+  liveBufferGb?: number | string | undefined;
+  liveBufferLinger?: number | string | undefined;
 }
 
 export const ENV_NAMES = {
@@ -123,6 +129,9 @@ export const ENV_NAMES = {
   maxTranscodes: 'ANTENNA_MAX_TRANSCODES',
   webDir: 'ANTENNA_WEB_DIR',
   backupKeep: 'ANTENNA_BACKUP_KEEP',
+  liveBufferHours: 'ANTENNA_LIVE_BUFFER_HOURS',
+  liveBufferGb: 'ANTENNA_LIVE_BUFFER_GB',
+  liveBufferLinger: 'ANTENNA_LIVE_BUFFER_LINGER',
   ...LOG_ENV_NAMES,
   config: 'ANTENNA_CONFIG',
 } as const;
@@ -166,6 +175,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     maxTranscodes: value(ENV_NAMES.maxTranscodes),
     webDir: value(ENV_NAMES.webDir),
     backupKeep: value(ENV_NAMES.backupKeep),
+    liveBufferHours: value(ENV_NAMES.liveBufferHours),
+    liveBufferGb: value(ENV_NAMES.liveBufferGb),
+    liveBufferLinger: value(ENV_NAMES.liveBufferLinger),
   };
 }
 

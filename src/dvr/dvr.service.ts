@@ -27,6 +27,7 @@ import { LineupService } from './lineup/lineup.service.js';
 import { LineupEditsService } from './lineup/lineup-edits.service.js';
 import { isPlaceholder } from './lineup/placeholder-airings.js';
 import { LiveTvService } from './live/live-tv.service.js';
+import type { SegmentSource } from './live/channel-buffer.js';
 import { LIVE_BUFFER_DEFAULTS, LiveBuffers, type LiveBufferSettings } from './live/live-buffers.service.js';
 import { listSources } from '../repositories/sources.repository.js';
 import { RecordingsService } from './recording/recordings.service.js';
@@ -265,9 +266,9 @@ export class DvrService {
     return this.liveBuffers.playlist(number);
   }
 
-  /** The file of a segment of a channel's live buffer; 404 when it is not held. */
-  liveSegmentFile(number: string, seq: number): string {
-    return this.liveBuffers.segmentFile(number, seq);
+  /** Where a segment of a channel's live buffer is sent from (its file, or memory after a disk failure); 404: gone. */
+  liveSegment(number: string, seq: number): SegmentSource {
+    return this.liveBuffers.segment(number, seq);
   }
 
   /** What each live buffer holds now. */

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
+import { SHORT_WINDOW } from '../../src/dvr/live/channel-buffer.js';
 import { buildDvrApp, createDvr, until, writeM3u } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary, tempDir } from '../support/temp-library.js';
 import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-stream-server.js';
@@ -149,6 +150,38 @@ describe('the live buffer', () => {
       .filter((l) => l.startsWith('#EXTINF:'))
       .reduce((sum, l) => sum + Number.parseFloat(l.slice(8)), 0);
     expect(seconds).toBeLessThanOrEqual(6 + 2);
+  });
+
+  it('falls back to a short window in memory when the disk cannot be written, saying why, and live TV goes on', async () => {
+    const dir = join(work, 'buffers-5');
+    await start({ dir, targetSeconds: 1 });
+    await until(
+      () => playlistOf('2'),
+      (text) => listed(text).length >= 2,
+      15_000,
+      'segments on disk',
+    );
+    // The channel's folder becomes a file: every write from now on fails (ENOTDIR), as a full disk would.
+    rmSync(join(dir, '2'), { recursive: true, force: true });
+    writeFileSync(join(dir, '2'), 'not a folder');
+    const failed = await until(
+      () => dvr.liveBufferState()[0],
+      (state) => state?.failure !== undefined,
+      15_000,
+      'the failure',
+    );
+    expect(failed?.failure).toMatch(/could not be written/);
+    const text = await until(
+      () => playlistOf('2'),
+      (playlist) => listed(playlist).length === SHORT_WINDOW,
+      30_000,
+      'the short window',
+    );
+    const newest = listed(text).at(-1)!;
+    const segment = await app.inject({ method: 'GET', url: `/devices/ANY/channels/2/${newest}` });
+    expect(segment.statusCode).toBe(200);
+    expect(segment.rawPayload[0]).toBe(0x47);
+    expect(segment.rawPayload.length % 188).toBe(0);
   });
 
   it('closes a buffer nobody asked for within its linger time, and removes its folder', async () => {

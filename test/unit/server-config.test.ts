@@ -137,6 +137,29 @@ describe('config file', () => {
     expect(readConfigFile(file)).toMatchObject({ data: join(dir, 'state'), tv: [join(dir, 'media/tv')], port: 8100 });
   });
 
+  it('takes the live buffer settings from flags, the environment or the file, refusing what is not a sound amount', () => {
+    expect(resolveServerConfig([], '/srv')).toMatchObject({
+      liveBufferHours: 4,
+      liveBufferGb: 16,
+      liveBufferLinger: 10,
+    });
+    const env = settingsFromEnv({
+      ANTENNA_LIVE_BUFFER_HOURS: '1.5',
+      ANTENNA_LIVE_BUFFER_GB: '2',
+      ANTENNA_LIVE_BUFFER_LINGER: '0',
+    });
+    expect(resolveServerConfig([{ liveBufferGb: '3' }, env])).toMatchObject({
+      liveBufferHours: 1.5,
+      liveBufferGb: 3,
+      liveBufferLinger: 0,
+    });
+    for (const bad of ['0', '49', '-1', 'four', '1e3']) {
+      expect(() => resolveServerConfig([{ liveBufferHours: bad }])).toThrow(/Live buffer hours .* above 0, at most 48/);
+    }
+    expect(() => resolveServerConfig([{ liveBufferGb: '0.05' }])).toThrow(/at least 0.1/);
+    expect(() => resolveServerConfig([{ liveBufferLinger: '1441' }])).toThrow(/0 to 1440/);
+  });
+
   it('takes backupKeep as a whole number', () => {
     const file = join(dir, 'backups.json');
     writeFileSync(file, JSON.stringify({ backupKeep: 30 }));

@@ -3,8 +3,9 @@
  * player can start at (ts-segmenter.ts), each a file in the buffer's own folder, listed in
  * order with when it arrived. The oldest go as it grows past its depth (seconds) or when
  * the server's disk budget asks (LiveBuffers). Writes are queued in order and never block
- * the stream; a write that fails ends the buffer's writing with a reason (what is held
- * stays readable), and the stream is never slowed by it.
+ * the stream. A write that fails (a full disk, a folder gone) is reported once, and the
+ * buffer falls back to a short window kept in memory (the newest SHORT_WINDOW segments,
+ * as live TV was before the buffer): live TV goes on, without its rewind.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
@@ -16,8 +17,16 @@ import { type CutSegment, TsSegmenter } from './ts-segmenter.js';
 
 export interface BufferedSegment extends PlaylistSegment {
   bytes: number;
-  file: string;
+  /** Its file; absent for a segment kept in memory after the disk failed. */
+  file?: string;
+  data?: Buffer;
 }
+
+/** What a segment is sent from: its file, or its bytes in memory. */
+export type SegmentSource = { file: string } | { data: Buffer };
+
+/** Segments kept in memory once the disk failed: about 12 s, the live window there was before. */
+export const SHORT_WINDOW = 6;
 
 export interface ChannelBufferOptions {
   /** Its own folder (made now, removed at close). */
@@ -43,7 +52,7 @@ export class ChannelBuffer {
   private heldSeconds = 0;
   private closed = false;
   private readonly waiting = new Set<() => void>();
-  /** Why it stopped writing (a full disk, a folder gone), once it has. */
+  /** Why it stopped writing to disk (a full disk, a folder gone), once it has: it keeps a short window in memory. */
   failure: string | undefined;
 
   constructor(private readonly options: ChannelBufferOptions) {
@@ -61,7 +70,7 @@ export class ChannelBuffer {
 
   /** The channel's next bytes. */
   write(chunk: Buffer): void {
-    if (this.closed || this.failure !== undefined) return;
+    if (this.closed) return;
     for (const segment of this.segmenter.push(chunk)) this.store(segment);
   }
 
@@ -69,7 +78,7 @@ export class ChannelBuffer {
   gap(): void {
     if (this.closed) return;
     const last = this.segmenter.end();
-    if (last && this.failure === undefined) this.store(last);
+    if (last) this.store(last);
   }
 
   /** The media playlist of everything held. */
@@ -92,12 +101,12 @@ export class ChannelBuffer {
     return this.held.length > 0;
   }
 
-  /** The file of segment `seq`; 404 once it left the buffer, or before it came. */
-  segmentFile(seq: number): string {
+  /** Where segment `seq` is sent from; 404 once it left the buffer, or before it came. */
+  segment(seq: number): SegmentSource {
     const first = this.held[0]?.seq ?? 0;
     const segment = this.held[seq - first];
     if (!segment || segment.seq !== seq) throw new NotFoundError('buffer segment', String(seq));
-    return segment.file;
+    return segment.file !== undefined ? { file: segment.file } : { data: segment.data as Buffer };
   }
 
   /** Removes the oldest segment (the depth or the disk budget asks); false when one or none is left. */
@@ -108,7 +117,7 @@ export class ChannelBuffer {
     this.heldSeconds -= oldest.duration;
     if (this.held[0]?.discontinuity) this.droppedDiscontinuities++;
     // A reader may still be sending it: unlinking leaves its open descriptor readable.
-    unlink(oldest.file).catch(() => undefined);
+    if (oldest.file !== undefined) unlink(oldest.file).catch(() => undefined);
     return true;
   }
 
@@ -122,29 +131,42 @@ export class ChannelBuffer {
 
   private store(segment: CutSegment): void {
     const seq = this.nextSeq++;
-    const file = join(this.options.dir, `${seq}.ts`);
     const entry: BufferedSegment = {
       seq,
-      file,
       bytes: segment.bytes,
       duration: segment.duration,
       receivedAt: segment.receivedAt,
       discontinuity: segment.discontinuity,
     };
-    this.writing = this.writing
-      .then(async () => {
-        if (this.closed || this.failure !== undefined) return;
-        await writeFile(file, Buffer.concat(segment.chunks, segment.bytes));
-        this.held.push(entry);
-        this.heldBytes += entry.bytes;
-        this.heldSeconds += entry.duration;
-        while (this.heldSeconds - (this.held[0]?.duration ?? 0) >= this.options.depthSeconds && this.dropOldest());
-        for (const wake of this.waiting) wake();
-        this.options.stored?.();
-      })
-      .catch((error: unknown) => {
-        this.failure = `the live buffer could not be written (${(error as Error).message})`;
-        this.options.logger?.warn({ dir: this.options.dir, err: error }, `${this.failure}: it holds what it had`);
-      });
+    const data = Buffer.concat(segment.chunks, segment.bytes);
+    this.writing = this.writing.then(async () => {
+      if (this.closed) return;
+      if (this.failure === undefined) {
+        const file = join(this.options.dir, `${seq}.ts`);
+        try {
+          await writeFile(file, data);
+          entry.file = file;
+        } catch (error) {
+          this.failure = `the live buffer could not be written (${(error as Error).message})`;
+          this.options.logger?.warn(
+            { dir: this.options.dir, err: error },
+            `${this.failure}: live TV goes on with a short window, without rewinding; free space in the data folder`,
+          );
+        }
+      }
+      if (entry.file === undefined) entry.data = data;
+      this.hold(entry);
+    });
+  }
+
+  private hold(entry: BufferedSegment): void {
+    this.held.push(entry);
+    this.heldBytes += entry.bytes;
+    this.heldSeconds += entry.duration;
+    const tooDeep = () => this.heldSeconds - (this.held[0]?.duration ?? 0) >= this.options.depthSeconds;
+    const window = () => this.failure !== undefined && this.held.length > SHORT_WINDOW;
+    while ((tooDeep() || window()) && this.dropOldest());
+    for (const wake of this.waiting) wake();
+    this.options.stored?.();
   }
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../../common/errors.js';
 import type { StreamConsumer, Subscription } from '../recording/stream-hub.js';
-import { ChannelBuffer } from './channel-buffer.js';
+import { ChannelBuffer, type SegmentSource } from './channel-buffer.js';
 
 export interface LiveBufferSettings {
   /** Seconds a buffer holds at most (default 4 hours). */
@@ -75,12 +75,12 @@ export class LiveBuffers {
     return tuned.buffer.playlist();
   }
 
-  /** The file of one of a channel's buffered segments; 404 when the channel is not buffered or the segment is gone. */
-  segmentFile(number: string, seq: number): string {
+  /** Where one of a channel's buffered segments is sent from; 404 when the channel is not buffered or it is gone. */
+  segment(number: string, seq: number): SegmentSource {
     const tuned = this.tuned.get(number);
     if (!tuned) throw new NotFoundError('live buffer', number);
     tuned.lastAsked = this.parts.now();
-    return tuned.buffer.segmentFile(seq);
+    return tuned.buffer.segment(seq);
   }
 
   /** What is buffered now, for /status and the tests. */
