@@ -32,10 +32,23 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
           'buffer. Segments are the channel as received (remux-free), each starting at a keyframe.',
         tags,
         params: Type.Object({ number: ChannelNumber }),
-        response: Errors,
+        querystring: Type.Object(
+          {
+            client: Type.Optional(
+              Type.Literal('browser', {
+                description: 'a 409 needs_transcode when a browser cannot play the channel as it is (MPEG-2, AC-3)',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { ...Errors, 409: ErrorSchema },
       },
     },
-    async (request, reply) => playlist(reply.type(PLAYLIST_TYPE), await dvr.livePlaylist(number(request))),
+    async (request, reply) => {
+      const browser = (request.query as { client?: string }).client === 'browser';
+      return playlist(reply.type(PLAYLIST_TYPE), await dvr.livePlaylist(number(request), browser));
+    },
   );
   app.get(
     '/devices/ANY/channels/:number/buffer/:segment',

@@ -170,6 +170,47 @@ describe('live TV', () => {
   }, 60_000);
 });
 
+describe('live TV from the buffer', () => {
+  it('pauses, plays on behind live, goes back 10 s and jumps to live again', async () => {
+    const page = await web.open('/watch/channel/7');
+    await page.waitForSelector('video');
+    await waitForPlayback(page, 1.5, 30_000, 'channel 7 playing');
+    // Played from the channel's buffer, not the short window.
+    const loaded = (await page.evaluate(
+      "performance.getEntriesByType('resource').map((entry) => entry.name).join(' ')",
+    )) as string;
+    expect(loaded).toMatch(/\/devices\/ANY\/channels\/7\/buffer\.m3u8/);
+    expect(loaded).not.toMatch(/channels\/7\/hls\/master/);
+    await waitForText(page, 'Live');
+    await page.click('button[aria-label="Pause"]');
+    await pause(12_000);
+    await page.click('button[aria-label="Play"]');
+    const behindOf = () =>
+      page.evaluate(
+        "(() => { const v = document.querySelector('video'); return v.seekable.end(v.seekable.length - 1) - v.currentTime; })()",
+      ) as Promise<number>;
+    const behind = await until(behindOf, (seconds) => seconds >= 10, 10_000, 'playing behind live');
+    expect(behind).toBeLessThan(40);
+    await waitForText(page, 'behind live');
+    await web.shot(page, 'live-behind');
+    const place = () =>
+      page.evaluate(
+        "(() => { const v = document.querySelector('video'); return { time: v.currentTime, start: v.seekable.start(0) }; })()",
+      ) as Promise<{ time: number; start: number }>;
+    const before = await place();
+    await page.click('button[aria-label="Back 10 seconds"]');
+    // Ten seconds back, or the buffer's oldest second when it holds less (a seek before it clamps to it).
+    const after = await place();
+    expect(after.time).toBeCloseTo(Math.max(before.start, before.time - 10), 0);
+    expect(after.time).toBeLessThan(before.time - 1);
+    await page.click('button[aria-label="Jump to live"]');
+    await until(behindOf, (seconds) => seconds < 10, 10_000, 'back at live');
+    await waitForPlayback(page, 1, 15_000, 'playing at live');
+    expect(web.pageErrors).toEqual([]);
+    await page.close();
+  }, 90_000);
+});
+
 describe('TV mode', () => {
   it('lays the guide out for a television', async () => {
     const page = await web.open('/tv/guide');

@@ -64,6 +64,9 @@ describe('the live buffer', () => {
   it('tunes on the first request, lists each segment with its time, serves them as received, and shares the connection', async () => {
     await start({ dir: join(work, 'buffers-1'), targetSeconds: 1 });
     const before = Date.now();
+    // A browser plays this channel (H.264, AAC) as it is.
+    const forBrowser = await app.inject({ method: 'GET', url: '/devices/ANY/channels/2/buffer.m3u8?client=browser' });
+    expect(forBrowser.statusCode).toBe(200);
     const [first, second] = await Promise.all([playlistOf('2'), playlistOf('2')]);
     expect(first).toMatch(/^#EXTM3U\n/);
     expect(first).not.toMatch(/#EXT-X-ENDLIST/);
@@ -109,6 +112,40 @@ describe('the live buffer', () => {
     );
     expect(probed).toMatch(/h264/);
     expect(dvr.liveBufferState()).toMatchObject([{ channel: '2' }]);
+  });
+
+  it('tells a browser to take the transcoding renditions for a channel it cannot play as it is (MPEG-2, AC-3)', async () => {
+    const mpeg2 = join(work, 'mpeg2.ts');
+    execFileSync('ffmpeg', [
+      ...['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25:duration=4'],
+      ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=4', '-c:v', 'mpeg2video', '-g', '25', '-c:a', 'ac3'],
+      ...['-muxrate', '2000k', '-f', 'mpegts', mpeg2],
+    ]);
+    const broadcast = await startStreamServer(mpeg2);
+    try {
+      temp = createTempLibrary({ externalCheckIntervalMs: 0 });
+      const m3u = join(temp.dir, 'channels.m3u');
+      writeM3u(m3u, [{ number: '8', name: 'Eight', tvgId: 'eight.test', url: broadcast.url('eight') }]);
+      dvr = createDvr(temp, {
+        sources: [{ kind: 'm3u', location: m3u }],
+        guides: [],
+        liveBuffers: { dir: join(work, 'buffers-6') },
+      });
+      await dvr.refresh();
+      app = await buildDvrApp(temp, dvr);
+      const refused = await app.inject({ method: 'GET', url: '/devices/ANY/channels/8/buffer.m3u8?client=browser' });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({
+        code: 'needs_transcode',
+        message: expect.stringMatching(/hls\/master\.m3u8/),
+      });
+      // Players that decode it (mpv, VLC) take it as it is.
+      expect(listed(await playlistOf('8')).length).toBeGreaterThan(0);
+      await app.close();
+      await dvr.stop();
+    } finally {
+      await broadcast.close();
+    }
   });
 
   it('answers 404 for a segment it does not hold and 400 for one that is not a segment', async () => {

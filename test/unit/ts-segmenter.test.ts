@@ -9,7 +9,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CutSegment, PACKET, ptsSeconds, TsSegmenter } from '../../src/dvr/live/ts-segmenter.js';
+import { browserPlayable, type CutSegment, PACKET, ptsSeconds, TsSegmenter } from '../../src/dvr/live/ts-segmenter.js';
 import { tempDir } from '../support/temp-library.js';
 import { makeTsClip } from '../support/ts-stream-server.js';
 
@@ -106,6 +106,19 @@ describe('TsSegmenter', () => {
     const segments = segmentsOf(noisy, [7, 5000]);
     expect(segments.length).toBeGreaterThan(0);
     for (const s of segments) expect(pidAt(joined(s), 0)).toBe(0);
+  });
+
+  it('reads what the channel carries from its PMT, and says whether a browser plays it as it is', () => {
+    const segmenter = new TsSegmenter({ targetSeconds: 2, now: () => 0 });
+    segmenter.push(clip.subarray(0, 100 * PACKET));
+    expect(segmenter.streamTypes).toEqual([0x1b, 0x0f]);
+    expect(browserPlayable([0x1b, 0x0f])).toBe(true);
+    expect(browserPlayable([0x0f])).toBe(true);
+    // Broadcast's usual: MPEG-2 video, AC-3 audio.
+    expect(browserPlayable([0x02, 0x81])).toBe(false);
+    expect(browserPlayable([0x1b, 0x81])).toBe(false);
+    expect(browserPlayable([0x24, 0x0f])).toBe(false);
+    expect(browserPlayable([])).toBe(false);
   });
 
   it('unwinds the 33-bit wrap of timestamps', () => {

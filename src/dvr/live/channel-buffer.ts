@@ -64,6 +64,11 @@ export class ChannelBuffer {
     return this.held;
   }
 
+  /** The channel's PMT stream types (what it carries), once seen. */
+  get streamTypes(): readonly number[] {
+    return this.segmenter.streamTypes;
+  }
+
   get bytes(): number {
     return this.heldBytes;
   }

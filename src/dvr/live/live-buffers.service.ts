@@ -10,9 +10,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { NotFoundError } from '../../common/errors.js';
+import { ConflictError, NotFoundError } from '../../common/errors.js';
 import type { StreamConsumer, Subscription } from '../recording/stream-hub.js';
 import { ChannelBuffer, type SegmentSource } from './channel-buffer.js';
+import { browserPlayable } from './ts-segmenter.js';
 
 export interface LiveBufferSettings {
   /** Seconds a buffer holds at most (default 4 hours). */
@@ -67,11 +68,22 @@ export class LiveBuffers {
     this.sweeper = setInterval(() => this.sweep(), Math.min(30_000, parts.settings.lingerMs)).unref();
   }
 
-  /** The buffer's playlist (tuning the channel first, and waiting for its first segment). */
-  async playlist(number: string): Promise<string> {
+  /**
+   * The buffer's playlist (tuning the channel first, and waiting for its first segment). `browser`: a 409
+   * needs_transcode when a browser cannot play what the channel carries as it is (it then plays the transcoding
+   * renditions of hls/master.m3u8).
+   */
+  async playlist(number: string, browser = false): Promise<string> {
     const tuned = await this.open(number);
     if (!(await tuned.buffer.firstSegment(FIRST_SEGMENT_WAIT_MS)))
       throw new NotFoundError('live buffer', `${number} (no video came from the channel in time)`);
+    if (browser && !browserPlayable(tuned.buffer.streamTypes)) {
+      const types = tuned.buffer.streamTypes.map((type) => `0x${type.toString(16).padStart(2, '0')}`).join(', ');
+      throw new ConflictError(
+        'needs_transcode',
+        `Channel ${number} carries streams a browser cannot play as they are (stream types ${types}): play /devices/ANY/channels/${number}/hls/master.m3u8, which transcodes them.`,
+      );
+    }
     return tuned.buffer.playlist();
   }
 

@@ -99,6 +99,36 @@ function pmtPidOf(packet: Buffer, at: number): number {
   return -1;
 }
 
+/**
+ * True when a browser plays these PMT stream types as they are (hls.js): H.264 video (or none) and AAC or MPEG audio.
+ * MPEG-2 video and AC-3 audio, broadcast's usual, are not: such a channel needs the transcoding renditions.
+ */
+export function browserPlayable(streamTypes: readonly number[]): boolean {
+  const video = streamTypes.filter((type) => VIDEO_TYPES.has(type));
+  const audio = streamTypes.filter((type) => AUDIO_TYPES.has(type));
+  const browserAudio = new Set([0x03, 0x04, 0x0f]);
+  return (
+    video.every((type) => type === 0x1b) &&
+    (video.length > 0 || audio.length > 0) &&
+    audio.some((type) => browserAudio.has(type))
+  );
+}
+
+/** The stream types a PMT section lists, in order. */
+function streamTypesOf(packet: Buffer, at: number): number[] {
+  const start = payloadStart(packet, at);
+  if (start < 0) return [];
+  const section = start + 1 + packet[start]!;
+  if (section + 12 > at + PACKET || packet[section] !== 0x02) return [];
+  const end = Math.min(section + 3 + (((packet[section + 1]! & 0x0f) << 8) | packet[section + 2]!) - 4, at + PACKET);
+  const types: number[] = [];
+  for (let p = section + 12 + (((packet[section + 10]! & 0x0f) << 8) | packet[section + 11]!); p + 5 <= end; ) {
+    types.push(packet[p]!);
+    p += 5 + (((packet[p + 3]! & 0x0f) << 8) | packet[p + 4]!);
+  }
+  return types;
+}
+
 /** The first video stream of a PMT section, else the first audio one: its PID and stream type. */
 function followedOf(packet: Buffer, at: number): { pid: number; type: number; video: boolean } | undefined {
   const start = payloadStart(packet, at);
@@ -123,6 +153,8 @@ export class TsSegmenter {
   private pmt: Buffer | undefined;
   private pmtPid = -1;
   private followed: { pid: number; type: number; video: boolean } | undefined;
+  /** The stream types of the channel's PMT, as last seen. */
+  streamTypes: number[] = [];
   /** Bytes before the first random access point: nothing a player could start at. */
   private open: Open | undefined;
   /** The upstream ended before the next segment: its timestamps do not follow. */
@@ -200,6 +232,7 @@ export class TsSegmenter {
       if (followed) {
         this.pmt = Buffer.from(bytes.subarray(at, at + PACKET));
         this.followed = followed;
+        this.streamTypes = streamTypesOf(bytes, at);
       }
       return false;
     }

@@ -21,6 +21,7 @@ import type { GuideAiringSchema, GuideChannelSchema, GuidePageSchema } from '../
 import type { FileItem as FileItemSchema } from '../../../src/model/file-item.schemas.js';
 import type { GuideMatchSchema, SearchResultsSchema } from '../../../src/model/search.schemas.js';
 import type {
+  AiringSchema,
   DvrInfoSchema,
   GuideRefreshSchema,
   GuideSchema,
@@ -99,6 +100,8 @@ export type StoredRule =
 export type GuidePage = Static<typeof GuidePageSchema>;
 export type GuideChannel = Static<typeof GuideChannelSchema>;
 export type GuideAiring = Static<typeof GuideAiringSchema>;
+/** `GET /dvr/channels/:number/guide`: a channel's programmes between two times. */
+export type Airing = Static<typeof AiringSchema>;
 
 /** `GET /dvr/search`: library matches in their interface-A shapes, and upcoming guide programmes. */
 export type SearchResults = Static<typeof SearchResultsSchema>;

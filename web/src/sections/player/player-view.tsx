@@ -8,7 +8,6 @@ import { setFocus } from '@noriginmedia/norigin-spatial-navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useRouter } from '@tanstack/react-router';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { seg } from '../../api/http-client';
 import { libraryQueries } from '../../api/library.queries';
 import { reportPosition, reportWatched } from '../../api/library.mutations';
 import type { Episode, FileItem } from '../../api/server-types';
@@ -19,19 +18,13 @@ import { commercialSpans, formatClock, itemSubtitle, itemTitle, skipTarget } fro
 import { progressReport } from '../../../../src/player/player-state';
 import { beginPlay, driven, leavePlayer } from '../../player-bridge/bridge';
 import { useHls } from './use-hls';
+import { behindLive, clampToWindow, type LiveWindow, liveWindowOf, startOverTarget } from './live-window';
+import { LiveSeekBar } from './live-seek-bar';
+import { hlsUrlOf, type PlayerSource, useProgrammeNow } from './player-source';
 
-/** `ticket`: the player's number for the command that opened it, when one did (see player-bridge). */
-export type PlayerSource = ({ kind: 'file'; id: string; start: number } | { kind: 'channel'; number: string }) & {
-  ticket?: number | undefined;
-};
+export type { PlayerSource };
 
 const REPORT_EVERY_MS = 10_000;
-
-export function hlsUrlOf(source: PlayerSource): string {
-  return source.kind === 'file'
-    ? `/dvr/files/${seg(source.id)}/hls/master.m3u8`
-    : `/devices/ANY/channels/${seg(source.number)}/hls/master.m3u8`;
-}
 
 /** Sends the position while an item plays; once watched, says so once and stops. */
 function useProgressReports(video: React.RefObject<HTMLVideoElement | null>, item: FileItem | undefined) {
@@ -135,8 +128,16 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   });
   const channels = useQuery({ ...libraryQueries.channels(), enabled: source.kind === 'channel' });
   // A file starts where asked (0 is its start, even while its playlist grows); live at its live edge (-1).
-  const { hls, error, tracks } = useHls(video, hlsUrlOf(source), source.kind === 'file' ? source.start : -1);
+  const playing = hlsUrlOf(source);
+  const { hls, error, tracks } = useHls(
+    video,
+    playing.url,
+    source.kind === 'file' ? source.start : -1,
+    playing.fallback,
+  );
   const [time, setTime] = useState(0);
+  const [liveSpan, setLiveSpan] = useState<LiveWindow | undefined>(undefined);
+  const programme = useProgrammeNow(source.kind === 'channel' ? source.number : undefined);
   const [duration, setDuration] = useState(0);
   const [paused, setPaused] = useState(true);
   const [captions, setCaptions] = useState(false);
@@ -158,8 +159,12 @@ export function PlayerView({ source }: { source: PlayerSource }) {
       setTime(element.currentTime);
       setDuration(Number.isFinite(element.duration) ? element.duration : 0);
       setPaused(element.paused);
+      const ranges: Array<[number, number]> = [];
+      for (let i = 0; i < element.seekable.length; i++)
+        ranges.push([element.seekable.start(i), element.seekable.end(i)]);
+      setLiveSpan(liveWindowOf(ranges));
     };
-    const events = ['timeupdate', 'play', 'pause', 'durationchange', 'loadedmetadata'];
+    const events = ['timeupdate', 'play', 'pause', 'durationchange', 'loadedmetadata', 'progress'];
     for (const name of events) element.addEventListener(name, update);
     return () => events.forEach((name) => element.removeEventListener(name, update));
   }, []);
@@ -171,8 +176,15 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   // On a player's screen Back leaves for the page the player was opened from, even with no history behind it.
   const back = useCallback(() => (driven ? void leavePlayer() : router.history.back()), [router]);
   const seekTo = (seconds: number) => {
-    if (video.current) video.current.currentTime = Math.max(0, Math.min(seconds, (duration || seconds) - 0.5));
+    if (!video.current) return;
+    video.current.currentTime =
+      source.kind === 'channel'
+        ? clampToWindow(liveSpan, seconds)
+        : Math.max(0, Math.min(seconds, (duration || seconds) - 0.5));
   };
+  const behind = source.kind === 'channel' ? behindLive(liveSpan, time) : 0;
+  const toLive = () => seekTo(hls?.liveSyncPosition ?? (liveSpan ? liveSpan.end - 6 : time));
+  const startOver = startOverTarget(liveSpan, time, hls?.playingDate?.getTime(), programme?.start_time);
   const toggle = useCallback(() => {
     const element = video.current;
     if (element) void (element.paused ? element.play().catch(() => undefined) : element.pause());
@@ -285,10 +297,23 @@ export function PlayerView({ source }: { source: PlayerSource }) {
             <span className="clock">{formatClock(length)}</span>
           </div>
         )}
+        {source.kind === 'channel' && liveSpan && (
+          <LiveSeekBar span={liveSpan} time={time} behind={behind} seekTo={seekTo} />
+        )}
         <FocusGroup className="actions">
           <FocusButton onClick={back} aria-label="Back">
             ← Back
           </FocusButton>
+          {source.kind === 'channel' && startOver !== undefined && (
+            <FocusButton onClick={() => seekTo(startOver)} aria-label="Start over">
+              Start over
+            </FocusButton>
+          )}
+          {source.kind === 'channel' && liveSpan && (
+            <FocusButton onClick={() => seekTo(time - 10)} aria-label="Back 10 seconds">
+              −10 s
+            </FocusButton>
+          )}
           {source.kind === 'file' && (
             <FocusButton onClick={() => seekTo(time - 10)} aria-label="Back 10 seconds">
               −10 s
@@ -305,6 +330,11 @@ export function PlayerView({ source }: { source: PlayerSource }) {
           {source.kind === 'file' && (
             <FocusButton onClick={() => seekTo(time + 30)} aria-label="Forward 30 seconds">
               +30 s
+            </FocusButton>
+          )}
+          {behind > 0 && (
+            <FocusButton onClick={toLive} aria-label="Jump to live">
+              Live ▸
             </FocusButton>
           )}
           {skip !== undefined && <FocusButton onClick={() => seekTo(skip)}>Skip commercial</FocusButton>}

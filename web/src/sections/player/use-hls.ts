@@ -67,15 +67,22 @@ function bufferedRanges(element: HTMLVideoElement): Array<[number, number]> {
   return ranges;
 }
 
-/** `startPosition`: seconds to start at (0: the start, even of a growing playlist), or -1 for the live edge. */
+/**
+ * `startPosition`: seconds to start at (0: the start, even of a growing playlist), or -1 for the live edge.
+ * `fallbackUrl`: played instead when the server answers `url` with 409 (a live buffer the browser cannot play as it
+ * is: the transcoding renditions then).
+ */
 export function useHls(
   video: RefObject<HTMLVideoElement | null>,
-  url: string | null,
+  requested: string | null,
   startPosition: number,
+  fallbackUrl?: string,
 ): HlsHandle {
   const [hls, setHls] = useState<Hls | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tracks, setTracks] = useState<HlsTracks>(NO_TRACKS);
+  const [fellBack, setFellBack] = useState<string | null>(null);
+  const url = fellBack === requested && fallbackUrl ? fallbackUrl : requested;
   useEffect(() => {
     const element = video.current;
     if (!element || !url) return;
@@ -139,6 +146,10 @@ export function useHls(
     let recoveredMedia = false;
     player.on(Hls.Events.ERROR, (_event, data) => {
       if (!data.fatal) return;
+      if (data.response?.code === 409 && fallbackUrl && url !== fallbackUrl) {
+        setFellBack(requested);
+        return;
+      }
       // A decoding hiccup is worth one recovery before giving up.
       if (data.type === Hls.ErrorTypes.MEDIA_ERROR && !recoveredMedia) {
         recoveredMedia = true;
@@ -154,6 +165,6 @@ export function useHls(
       player.destroy();
       setHls(null);
     };
-  }, [video, url, startPosition]);
+  }, [video, url, startPosition, fallbackUrl, requested]);
   return { hls, error, tracks };
 }

@@ -1,0 +1,49 @@
+/**
+ * Live TV's window of time, as the player shows it: what of the channel's buffer can be
+ * reached (the video's seekable range), how far behind live the picture is, and where
+ * "start over" goes (the programme's start, when the buffer holds it). Pure.
+ */
+
+/** Closer than this to the live edge counts as live (a segment or two, as players hold back). */
+export const LIVE_SLACK_SECONDS = 10;
+
+export interface LiveWindow {
+  start: number;
+  end: number;
+}
+
+/** The reachable span from the video's seekable ranges (their first start to their last end), else undefined. */
+export function liveWindowOf(ranges: ReadonlyArray<readonly [number, number]>): LiveWindow | undefined {
+  const first = ranges[0];
+  const last = ranges.at(-1);
+  return first && last && last[1] > first[0] ? { start: first[0], end: last[1] } : undefined;
+}
+
+/** Seconds behind the live edge, 0 when within LIVE_SLACK_SECONDS of it. */
+export function behindLive(window: LiveWindow | undefined, position: number): number {
+  if (!window) return 0;
+  const behind = window.end - position;
+  return behind > LIVE_SLACK_SECONDS ? Math.round(behind) : 0;
+}
+
+/** A position clamped into the window: before its start is its start, past live is live. */
+export function clampToWindow(window: LiveWindow | undefined, position: number): number {
+  if (!window) return position;
+  return Math.max(window.start, Math.min(position, window.end - 1));
+}
+
+/**
+ * Where "start over" seeks: the position of the programme's start (`programmeStart`, epoch seconds) given the
+ * picture's wall-clock time now (`playingAt`, epoch ms, from the segments' PROGRAM-DATE-TIME); undefined when the
+ * buffer does not reach back that far, or the times are not known.
+ */
+export function startOverTarget(
+  window: LiveWindow | undefined,
+  position: number,
+  playingAt: number | undefined,
+  programmeStart: number | undefined,
+): number | undefined {
+  if (!window || playingAt === undefined || programmeStart === undefined) return undefined;
+  const target = position - (playingAt / 1000 - programmeStart);
+  return target >= window.start - 1 && target < window.end ? Math.max(window.start, target) : undefined;
+}
