@@ -47,7 +47,9 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
     },
     async (request, reply) => {
       const browser = (request.query as { client?: string }).client === 'browser';
-      return playlist(reply.type(PLAYLIST_TYPE), await dvr.livePlaylist(number(request), browser));
+      // One device plays one channel at a time: asking for another means it left this one.
+      const client = `${request.ip} ${request.headers['user-agent'] ?? ''}`;
+      return playlist(reply.type(PLAYLIST_TYPE), await dvr.livePlaylist(number(request), browser, client));
     },
   );
   app.get(

@@ -262,8 +262,8 @@ export class DvrService {
   }
 
   /** The HLS playlist of a channel's live buffer, tuning it first when nobody watches it. */
-  livePlaylist(number: string, browser = false): Promise<string> {
-    return this.liveBuffers.playlist(number, browser);
+  livePlaylist(number: string, browser = false, client = ''): Promise<string> {
+    return this.liveBuffers.playlist(number, browser, client);
   }
 
   /** Where a segment of a channel's live buffer is sent from (its file, or memory after a disk failure); 404: gone. */

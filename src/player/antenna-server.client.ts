@@ -196,8 +196,12 @@ export class AntennaServerClient {
     return answer.body[0];
   }
 
+  /**
+   * A channel as the player plays it: its live buffer on the server (HLS of everything since it was tuned), so a pause
+   * resumes behind live from the server's disk, not from the player's memory.
+   */
   liveStreamUrl(number: string): string {
-    return `${this.baseUrl()}/devices/ANY/channels/${encodeURIComponent(number)}/stream.mpg`;
+    return `${this.baseUrl()}/devices/ANY/channels/${encodeURIComponent(number)}/buffer.m3u8`;
   }
 
   /**

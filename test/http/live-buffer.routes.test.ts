@@ -221,6 +221,50 @@ describe('the live buffer', () => {
     expect(segment.rawPayload.length % 188).toBe(0);
   });
 
+  it('closes buffers nobody watches when a channel needs their tuner, and says 503 no_tuner when all are watched', async () => {
+    temp = createTempLibrary({ externalCheckIntervalMs: 0 });
+    const m3u = join(temp.dir, 'channels.m3u');
+    writeM3u(
+      m3u,
+      ['2', '3', '4'].map((number) => ({
+        number,
+        name: `C${number}`,
+        tvgId: `c${number}.test`,
+        url: streams.url(`c${number}`),
+      })),
+    );
+    dvr = createDvr(temp, {
+      sources: [{ kind: 'm3u', location: m3u, streams: 2 }],
+      guides: [],
+      liveBuffers: { dir: join(work, 'buffers-7') },
+    });
+    await dvr.refresh();
+    app = await buildDvrApp(temp, dvr);
+    const ask = (number: string, device: string) =>
+      app.inject({
+        method: 'GET',
+        url: `/devices/ANY/channels/${number}/buffer.m3u8`,
+        headers: { 'user-agent': device },
+      });
+    const buffered = () =>
+      dvr
+        .liveBufferState()
+        .map((state) => state.channel)
+        .sort();
+    expect((await ask('2', 'box A')).statusCode).toBe(200);
+    expect((await ask('3', 'box A')).statusCode).toBe(200);
+    // Box A left 2 for 3, then 3 for 4: the tuner of 2, which nobody watches, is the one taken.
+    expect((await ask('4', 'box A')).statusCode).toBe(200);
+    expect(buffered()).toEqual(['3', '4']);
+    expect((await ask('2', 'box B')).statusCode).toBe(200);
+    expect(buffered()).toEqual(['2', '4']);
+    // Both tuners watched: a third channel waits for one.
+    const refused = await ask('3', 'box C');
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toMatchObject({ code: 'no_tuner' });
+    expect(buffered()).toEqual(['2', '4']);
+  });
+
   it('closes a buffer nobody asked for within its linger time, and removes its folder', async () => {
     const dir = join(work, 'buffers-4');
     await start({ dir, lingerMs: 1500 });

@@ -447,7 +447,7 @@ describe('interface B: channels', () => {
         duration: 3 * 3600 + 600,
       },
     });
-    expect(String(await prop('path'))).toBe(`${base}/devices/ANY/channels/2/stream.mpg`);
+    expect(String(await prop('path'))).toBe(`${base}/devices/ANY/channels/2/buffer.m3u8`);
     await until(
       () => prop('idle-active'),
       (idle) => idle === false,
@@ -459,7 +459,7 @@ describe('interface B: channels', () => {
       walk.push(((await post(command)).json.channel as Json | undefined)?.number);
     }
     expect(walk).toEqual(['4.1', '7', '2', '7', '4.1']);
-    expect(String(await prop('path'))).toContain('/channels/4.1/stream.mpg');
+    expect(String(await prop('path'))).toContain('/channels/4.1/buffer.m3u8');
     expect((await call('GET', '/api/status')).json).toMatchObject({
       channel: { number: '4.1', name: 'Four One' },
       now_playing: { title: 'Four One', type: 'live' },
@@ -469,7 +469,7 @@ describe('interface B: channels', () => {
   it('swaps with the previous channel', async () => {
     expect(((await post('previous_channel')).json.channel as Json).number).toBe('7');
     expect(((await post('previous_channel')).json.channel as Json).number).toBe('4.1');
-    expect(String(await prop('path'))).toContain('/channels/4.1/stream.mpg');
+    expect(String(await prop('path'))).toContain('/channels/4.1/buffer.m3u8');
   });
 
   it("lists the server's favorite channels in the compatibility notes' shape", async () => {
@@ -574,7 +574,7 @@ describe('interface B: order, speed and faults', () => {
     expect(Date.now() - started).toBeLessThan(1000);
     // The state as it stands: mpv is opening the channel's stream.
     expect(answer.json).toMatchObject({ status: 'playing', channel: { number: '7' } });
-    expect(String(await prop('path'))).toContain('/channels/7/stream.mpg');
+    expect(String(await prop('path'))).toContain('/channels/7/buffer.m3u8');
     // The next command is not held up behind the stream that never starts.
     const stopped = await post('stop');
     expect(Date.now() - started).toBeLessThan(2000);

@@ -9,7 +9,14 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserPlayable, type CutSegment, PACKET, ptsSeconds, TsSegmenter } from '../../src/dvr/live/ts-segmenter.js';
+import {
+  browserPlayable,
+  type CutSegment,
+  PACKET,
+  ptsSeconds,
+  QUICK_START,
+  TsSegmenter,
+} from '../../src/dvr/live/ts-segmenter.js';
 import { tempDir } from '../support/temp-library.js';
 import { makeTsClip } from '../support/ts-stream-server.js';
 
@@ -48,8 +55,9 @@ const joined = (segment: CutSegment) => Buffer.concat(segment.chunks);
 describe('TsSegmenter', () => {
   it('cuts at keyframes about every two seconds, the tables first, no byte lost', () => {
     const segments = segmentsOf(clip, [1000, 70_000, 333_333]);
-    expect(segments.length).toBeGreaterThanOrEqual(4);
-    expect(segments.length).toBeLessThanOrEqual(6);
+    // Three of one GOP (a second) for a quick start, then about two seconds each: 3 + 7 / 2.
+    expect(segments.length).toBeGreaterThanOrEqual(6);
+    expect(segments.length).toBeLessThanOrEqual(8);
     for (const segment of segments) {
       const bytes = joined(segment);
       expect(bytes.length).toBe(segment.bytes);
@@ -58,7 +66,8 @@ describe('TsSegmenter', () => {
       // The third packet is the keyframe's: its adaptation field says so.
       expect(bytes[2 * PACKET + 5]! & 0x40).toBe(0x40);
     }
-    for (const segment of segments.slice(0, -1)) expect(segment.duration).toBeCloseTo(2, 1);
+    for (const segment of segments.slice(0, QUICK_START)) expect(segment.duration).toBeCloseTo(1, 1);
+    for (const segment of segments.slice(QUICK_START, -1)) expect(segment.duration).toBeCloseTo(2, 1);
     // Without the tables each begins with, the segments are the clip from its first keyframe on, byte for byte
     // (before it: the tables and the first audio, nothing a player could start at).
     const stored = Buffer.concat(segments.map((s) => joined(s).subarray(2 * PACKET)));
@@ -81,7 +90,8 @@ describe('TsSegmenter', () => {
   });
 
   it('makes segments that play on their own', () => {
-    const [, second] = segmentsOf(clip);
+    // One of two seconds, after the quick start's.
+    const second = segmentsOf(clip)[QUICK_START + 1];
     const file = join(work, 'second.ts');
     writeFileSync(file, joined(second!));
     const probed = JSON.parse(

@@ -6,12 +6,18 @@
  * nobody has asked for `lingerMs`, so coming back soon finds it. When the upstream
  * drops, the buffer marks the gap and joins again, backing off, while it lives. The
  * server's disk budget is held across all buffers: the oldest segment of all goes first.
+ *
+ * Who watches: each playlist request names its client (address and user agent: one TV box
+ * plays one channel at a time), and a client that asks for another channel has left the
+ * one before. A buffer nobody watches only lingers: when tuning a channel finds no free
+ * tuner, lingering buffers are closed, the longest unasked first, until it fits (and the
+ * hub closes viewers' connections for a recording that needs one, as before).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { ConflictError, NotFoundError } from '../../common/errors.js';
-import type { StreamConsumer, Subscription } from '../recording/stream-hub.js';
+import { ConflictError, NotFoundError, UnavailableError } from '../../common/errors.js';
+import { type StreamConsumer, StreamUnavailableError, type Subscription } from '../recording/stream-hub.js';
 import { ChannelBuffer, type SegmentSource } from './channel-buffer.js';
 import { browserPlayable } from './ts-segmenter.js';
 
@@ -35,6 +41,8 @@ export const LIVE_BUFFER_DEFAULTS: LiveBufferSettings = {
 
 /** The first playlist waits this long for a segment (tuning, the first keyframe, one segment). */
 const FIRST_SEGMENT_WAIT_MS = 15_000;
+/** A client not heard from for this long no longer watches (players ask for the playlist every few seconds). */
+const WATCHER_GONE_MS = 30_000;
 /** Waits before joining again after the upstream dropped: 1 s, 2 s, 5 s, then every 10 s. */
 const REJOIN_DELAYS_MS = [1000, 2000, 5000, 10_000];
 
@@ -43,6 +51,8 @@ interface Tuned {
   buffer: ChannelBuffer;
   subscription: Subscription | undefined;
   lastAsked: number;
+  /** Clients watching it, and when each last asked for its playlist. */
+  watchers: Map<string, number>;
   rejoins: number;
   rejoinTimer: NodeJS.Timeout | undefined;
   closed: boolean;
@@ -73,8 +83,9 @@ export class LiveBuffers {
    * needs_transcode when a browser cannot play what the channel carries as it is (it then plays the transcoding
    * renditions of hls/master.m3u8).
    */
-  async playlist(number: string, browser = false): Promise<string> {
+  async playlist(number: string, browser = false, client = ''): Promise<string> {
     const tuned = await this.open(number);
+    this.watching(tuned, client);
     if (!(await tuned.buffer.firstSegment(FIRST_SEGMENT_WAIT_MS)))
       throw new NotFoundError('live buffer', `${number} (no video came from the channel in time)`);
     if (browser && !browserPlayable(tuned.buffer.streamTypes)) {
@@ -113,6 +124,12 @@ export class LiveBuffers {
     await Promise.all([...this.tuned.values()].map((tuned) => this.close(tuned)));
   }
 
+  /** `client` watches `tuned` now, and no other channel. */
+  private watching(tuned: Tuned, client: string): void {
+    for (const other of this.tuned.values()) if (other !== tuned) other.watchers.delete(client);
+    tuned.watchers.set(client, this.parts.now());
+  }
+
   private async open(number: string): Promise<Tuned> {
     const known = this.tuned.get(number);
     if (known) {
@@ -142,18 +159,42 @@ export class LiveBuffers {
       buffer,
       subscription: undefined,
       lastAsked: this.parts.now(),
+      watchers: new Map(),
       rejoins: 0,
       rejoinTimer: undefined,
       closed: false,
     };
     try {
-      await this.join(tuned);
+      await this.joinMakingRoom(tuned);
     } catch (error) {
       await buffer.close();
+      // The hub's refusal, in the interface's words: a 503 that says why (no tuner, the source down).
+      if (error instanceof StreamUnavailableError)
+        throw new UnavailableError(503, error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable', error.message);
       throw error;
     }
     this.tuned.set(number, tuned);
     return tuned;
+  }
+
+  /** Joins; without a free tuner, closes lingering buffers (nobody watches them), longest unasked first, and tries again. */
+  private async joinMakingRoom(tuned: Tuned): Promise<void> {
+    for (;;) {
+      try {
+        await this.join(tuned);
+        return;
+      } catch (error) {
+        const lingering = [...this.tuned.values()]
+          .filter((other) => other.watchers.size === 0)
+          .sort((a, b) => a.lastAsked - b.lastAsked)[0];
+        if (!(error instanceof StreamUnavailableError && error.reason === 'no_tuner') || !lingering) throw error;
+        this.parts.logger?.info(
+          { channel: tuned.number, closed: lingering.number },
+          'no free tuner for a live buffer: closing one nobody watches',
+        );
+        await this.close(lingering);
+      }
+    }
   }
 
   /** Joins the channel through the hub; a drop marks the gap and joins again while the buffer lives. */
@@ -189,8 +230,10 @@ export class LiveBuffers {
   /** Closes the buffers nobody asked for within the linger time. */
   private sweep(): void {
     const now = this.parts.now();
-    for (const tuned of this.tuned.values())
+    for (const tuned of this.tuned.values()) {
+      for (const [client, at] of tuned.watchers) if (now - at >= WATCHER_GONE_MS) tuned.watchers.delete(client);
       if (now - tuned.lastAsked >= this.parts.settings.lingerMs) void this.close(tuned);
+    }
   }
 
   private async close(tuned: Tuned): Promise<void> {

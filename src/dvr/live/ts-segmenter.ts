@@ -12,6 +12,10 @@
  * timestamps jump (a source that loops, restarts or splices) the wall clock says how long,
  * and the segment after the jump is marked as a discontinuity.
  *
+ * The first QUICK_START segments end at the next keyframe, however short: a player tuning
+ * the channel has a segment to start at one GOP after the first keyframe, not a whole
+ * target's length later.
+ *
  * Pure: it parses in place and returns the segments it completed; the caller writes them.
  */
 
@@ -21,6 +25,8 @@ const CLOCK_HZ = 90_000;
 const TWO_POW_33 = 2 ** 33;
 /** A jump in timestamps longer than this between two cuts is no duration: the wall clock is used. */
 const LONGEST_BELIEVED_SECONDS = 60;
+/** Segments cut at every keyframe after the channel is tuned (and after each gap). */
+export const QUICK_START = 3;
 
 const VIDEO_TYPES = new Set([0x01, 0x02, 0x10, 0x1b, 0x24, 0x42, 0xea]);
 const AUDIO_TYPES = new Set([0x03, 0x04, 0x0f, 0x11, 0x81, 0x87]);
@@ -159,6 +165,8 @@ export class TsSegmenter {
   private open: Open | undefined;
   /** The upstream ended before the next segment: its timestamps do not follow. */
   private nextDiscontinuity = false;
+  /** Segments cut since the channel was tuned or came back: the first QUICK_START are short. */
+  private cuts = 0;
 
   constructor(private readonly options: { targetSeconds: number; now: () => number }) {}
 
@@ -201,6 +209,7 @@ export class TsSegmenter {
     const open = this.open;
     this.open = undefined;
     this.nextDiscontinuity = true;
+    this.cuts = 0;
     if (!open || open.bytes === 0) return undefined;
     const duration = Math.max(0.1, (this.options.now() - open.receivedAt) / 1000);
     return {
@@ -248,7 +257,9 @@ export class TsSegmenter {
         ? ptsSeconds(open.pts, pts)
         : (now - open.receivedAt) / 1000
       : 0;
-    if (open && age < this.options.targetSeconds && age >= 0) return false;
+    // The first cut opens the first segment: the next QUICK_START end one each.
+    const target = this.cuts <= QUICK_START ? 0 : this.options.targetSeconds;
+    if (open && age < target && age >= 0) return false;
     if (!followed.video) return true;
     const control = bytes[at + 3]!;
     const randomAccess = (control & 0x20) !== 0 && bytes[at + 4]! > 0 && (bytes[at + 5]! & 0x40) !== 0;
@@ -278,6 +289,7 @@ export class TsSegmenter {
       };
     }
     this.nextDiscontinuity = false;
+    this.cuts++;
     const tables = [this.pat as Buffer, this.pmt as Buffer];
     this.open = { chunks: [...tables], bytes: 2 * PACKET, receivedAt: now, pts, discontinuity };
     return finished;
