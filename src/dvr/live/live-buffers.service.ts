@@ -177,7 +177,7 @@ export class LiveBuffers {
     return tuned;
   }
 
-  /** Joins; without a free tuner, closes lingering buffers (nobody watches them), longest unasked first, and tries again. */
+  /** Joins; without a free tuner, closes lingering buffers (nobody watches them), longest unasked first, and retries. */
   private async joinMakingRoom(tuned: Tuned): Promise<void> {
     for (;;) {
       try {
