@@ -177,7 +177,7 @@ export class LiveBuffers {
     return tuned;
   }
 
-  /** Joins; without a free tuner, closes lingering buffers (nobody watches them), longest unasked first, and retries. */
+  /** Joins; without a free tuner, closes lingering buffers (nobody watches them), longest unasked first; again. */
   private async joinMakingRoom(tuned: Tuned): Promise<void> {
     for (;;) {
       try {
