@@ -38,6 +38,7 @@ import { benchBrowserPlayer, browserPlayerRows } from './player-browser.mjs';
 import { benchReadsUnderWrites, readsUnderWritesRows } from './reads-under-writes.mjs';
 import { benchScanPeer, scanPeerRows } from './scan-peer.mjs';
 import { benchLiveChanges, liveChangesRows } from './live-changes.mjs';
+import { benchLiveBuffer, liveBufferRows } from './live-buffer.mjs';
 import { stopChild } from './stop-child.mjs';
 import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
 
@@ -570,6 +571,14 @@ async function main() {
   // 10. HLS: first segment, seeks, whole-file remux and a 720p transcode beside bare ffmpeg; 10 sessions at once.
   const hls = await benchHls({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'hls'), log });
 
+  // 10b. Live TV's buffer: tune time against bare ffmpeg, a buffered channel again, 4 channels' CPU against curl.
+  const liveBuffer = await benchLiveBuffer({
+    antennaBin: join(ROOT, 'bin', 'antenna'),
+    work: join(WORK, 'live-buffer'),
+    log,
+  });
+  rmSync(join(WORK, 'live-buffer'), { recursive: true, force: true });
+
   // 11. The web app's guide grid on 500 channels × 14 days, on a server of its own.
   web.guide = await benchGuideGrid({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'web-guide'), log });
   rmSync(join(WORK, 'web-guide'), { recursive: true, force: true });
@@ -664,6 +673,7 @@ async function main() {
   rows.push(...playerRows(player, { fmt, verdict }));
   rows.push(...browserPlayerRows(browserPlayer, { fmt, verdict, mpv: player }));
   rows.push(...hlsRows(hls, { fmt, verdict }));
+  rows.push(...liveBufferRows(liveBuffer, { verdict }));
   rows.push(...webRows(web, { fmt, verdict }));
 
   const table = [

@@ -223,8 +223,9 @@ export class TsSegmenter {
 
   private append(slice: Buffer): void {
     const open = this.open as Open;
-    // Copied: the chunk's memory belongs to the socket's reader.
-    open.chunks.push(Buffer.from(slice));
+    // Kept, not copied: a socket's chunks are fresh memory that nobody writes to again (the hub hands the same chunk
+    // to every consumer, and each only reads it).
+    open.chunks.push(slice);
     open.bytes += slice.length;
   }
 
