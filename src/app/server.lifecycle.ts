@@ -112,6 +112,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         depthSeconds: config.liveBufferHours * 3600,
         budgetBytes: Math.round(config.liveBufferGb * 1024 ** 3),
         lingerMs: config.liveBufferLinger * 60_000,
+        pretune: config.livePretune,
       },
     });
     const files = new MediaFilesService(db, {

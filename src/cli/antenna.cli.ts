@@ -266,6 +266,10 @@ function addServerOptions(command: Command): Command {
       `a live buffer nobody watches is kept this long (env ${ENV_NAMES.liveBufferLinger}; default 10)`,
     )
     .option(
+      '--live-pretune',
+      `buffer the channels either side of a watched one while tuners are free, so channel up/down is instant; never at a recording's or a viewer's cost (env ${ENV_NAMES.livePretune}=true)`,
+    )
+    .option(
       '--backup-keep <n>',
       `daily database backups kept in <data>/backups; 0: none (env ${ENV_NAMES.backupKeep}; default 7)`,
     );

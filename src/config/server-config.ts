@@ -84,6 +84,8 @@ export interface ServerConfig extends LogSettings {
   liveBufferGb: number;
   /** Minutes a live buffer nobody asks for is kept. */
   liveBufferLinger: number;
+  /** Buffer the channels either side of a watched one while tuners are free (channel up/down in a moment). */
+  livePretune: boolean;
 }
 
 export const DEFAULTS: ServerConfig = {
@@ -121,6 +123,7 @@ export const DEFAULTS: ServerConfig = {
   liveBufferHours: 4,
   liveBufferGb: 16,
   liveBufferLinger: 10,
+  livePretune: false,
 };
 
 function parseMinutes(value: number | string, what = 'Rescan interval', zero = 'periodic rescans'): number {
@@ -263,6 +266,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     liveBufferHours: parseLiveBuffer.hours(pick('liveBufferHours', places) ?? DEFAULTS.liveBufferHours),
     liveBufferGb: parseLiveBuffer.gb(pick('liveBufferGb', places) ?? DEFAULTS.liveBufferGb),
     liveBufferLinger: parseLiveBuffer.linger(pick('liveBufferLinger', places) ?? DEFAULTS.liveBufferLinger),
+    livePretune: ((flag) => (flag === undefined ? DEFAULTS.livePretune : parseFlag(flag)))(pick('livePretune', places)),
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

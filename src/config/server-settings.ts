@@ -55,6 +55,7 @@ export const ConfigFileSchema = Type.Object(
     liveBufferHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 48 })),
     liveBufferGb: Type.Optional(Type.Number({ minimum: 0.1, maximum: 100_000 })),
     liveBufferLinger: Type.Optional(Type.Number({ minimum: 0, maximum: 1440 })),
+    livePretune: Type.Optional(Type.Boolean()),
     ...LOG_FILE_PROPERTIES,
     /** `antenna player`'s settings (and the player's in `antenna start`). */
     player: Type.Optional(PlayerFileSchema),
@@ -97,6 +98,7 @@ export interface PartialSettings extends PartialLogSettings {
   liveBufferHours?: number | string | undefined;
   liveBufferGb?: number | string | undefined;
   liveBufferLinger?: number | string | undefined;
+  livePretune?: boolean | string | undefined;
 }
 
 export const ENV_NAMES = {
@@ -132,6 +134,7 @@ export const ENV_NAMES = {
   liveBufferHours: 'ANTENNA_LIVE_BUFFER_HOURS',
   liveBufferGb: 'ANTENNA_LIVE_BUFFER_GB',
   liveBufferLinger: 'ANTENNA_LIVE_BUFFER_LINGER',
+  livePretune: 'ANTENNA_LIVE_PRETUNE',
   ...LOG_ENV_NAMES,
   config: 'ANTENNA_CONFIG',
 } as const;
@@ -178,6 +181,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     liveBufferHours: value(ENV_NAMES.liveBufferHours),
     liveBufferGb: value(ENV_NAMES.liveBufferGb),
     liveBufferLinger: value(ENV_NAMES.liveBufferLinger),
+    livePretune: value(ENV_NAMES.livePretune),
   };
 }
 

@@ -145,6 +145,7 @@ export class DvrService {
     this.liveBuffers = new LiveBuffers({
       dir: options.liveBuffers?.dir ?? join(options.workDir, 'live-buffers'),
       watch: (number, consumer) => this.live.watch(number, consumer),
+      channelNumbers: () => this.live.channels().map((channel) => channel.number),
       settings: { ...LIVE_BUFFER_DEFAULTS, ...options.liveBuffers },
       now,
       logger: options.logger,

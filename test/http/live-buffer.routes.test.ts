@@ -265,6 +265,61 @@ describe('the live buffer', () => {
     expect(buffered()).toEqual(['2', '4']);
   });
 
+  it('pre-tunes the channels either side of a watched one on free tuners, and gives them up first', async () => {
+    temp = createTempLibrary({ externalCheckIntervalMs: 0 });
+    const m3u = join(temp.dir, 'channels.m3u');
+    writeM3u(
+      m3u,
+      ['2', '3', '4', '5'].map((number) => ({
+        number,
+        name: `P${number}`,
+        tvgId: `p${number}.test`,
+        url: streams.url(`p${number}`),
+      })),
+    );
+    dvr = createDvr(temp, {
+      sources: [{ kind: 'm3u', location: m3u, streams: 3 }],
+      guides: [],
+      liveBuffers: { dir: join(work, 'buffers-8'), pretune: true },
+    });
+    await dvr.refresh();
+    app = await buildDvrApp(temp, dvr);
+    const ask = (number: string, device: string) =>
+      app.inject({
+        method: 'GET',
+        url: `/devices/ANY/channels/${number}/buffer.m3u8`,
+        headers: { 'user-agent': device },
+      });
+    const buffered = () =>
+      dvr
+        .liveBufferState()
+        .map((state) => state.channel)
+        .sort();
+    expect((await ask('3', 'box A')).statusCode).toBe(200);
+    // Channel up and down from 3: both neighbours buffered, on the two free tuners.
+    await until(
+      () => dvr.liveBufferState(),
+      (states) =>
+        states
+          .map((state) => state.channel)
+          .sort()
+          .join() === '2,3,4' && states.every((state) => state.segments > 0),
+      15_000,
+      'the neighbours pre-tuned and buffering',
+    );
+    const began = Date.now();
+    expect((await ask('4', 'box A')).statusCode).toBe(200);
+    expect(Date.now() - began).toBeLessThan(500);
+    // From 4, its neighbour 5 finds no free tuner: pre-tuning never makes room.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(buffered()).toEqual(['2', '3', '4']);
+    // A viewer of 5 does: a buffer nobody watches (a pre-tuned one, or 3, left by box A) gives its tuner up.
+    expect((await ask('5', 'box B')).statusCode).toBe(200);
+    expect(buffered()).toContain('5');
+    expect(buffered()).toContain('4');
+    expect(buffered()).toHaveLength(3);
+  });
+
   it('closes a buffer nobody asked for within its linger time, and removes its folder', async () => {
     const dir = join(work, 'buffers-4');
     await start({ dir, lingerMs: 1500 });

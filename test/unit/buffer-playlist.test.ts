@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bufferPlaylist } from '../../src/dvr/live/buffer-playlist.js';
+import { neighboursOf } from '../../src/dvr/live/live-buffers.service.js';
 
 const segment = fc.record({
   duration: fc.double({ min: 0.1, max: 12, noNaN: true }),
@@ -58,5 +59,17 @@ describe('bufferPlaylist', () => {
         },
       ),
     );
+  });
+});
+
+describe('neighboursOf', () => {
+  it('gives the channels either side in channel order, wrapping at the ends', () => {
+    const numbers = ['10', '2', '4.1', '4', '7'];
+    expect(neighboursOf(numbers, '4')).toEqual(['4.1', '2']);
+    expect(neighboursOf(numbers, '10')).toEqual(['2', '7']);
+    expect(neighboursOf(numbers, '2')).toEqual(['4', '10']);
+    expect(neighboursOf(['2', '3'], '2')).toEqual(['3']);
+    expect(neighboursOf(['2'], '2')).toEqual([]);
+    expect(neighboursOf(numbers, '99')).toEqual([]);
   });
 });

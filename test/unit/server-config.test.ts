@@ -158,6 +158,9 @@ describe('config file', () => {
     }
     expect(() => resolveServerConfig([{ liveBufferGb: '0.05' }])).toThrow(/at least 0.1/);
     expect(() => resolveServerConfig([{ liveBufferLinger: '1441' }])).toThrow(/0 to 1440/);
+    expect(resolveServerConfig([]).livePretune).toBe(false);
+    expect(resolveServerConfig([settingsFromEnv({ ANTENNA_LIVE_PRETUNE: 'true' })]).livePretune).toBe(true);
+    expect(resolveServerConfig([{ livePretune: true }]).livePretune).toBe(true);
   });
 
   it('takes backupKeep as a whole number', () => {

@@ -12,6 +12,10 @@
  * one before. A buffer nobody watches only lingers: when tuning a channel finds no free
  * tuner, lingering buffers are closed, the longest unasked first, until it fits (and the
  * hub closes viewers' connections for a recording that needs one, as before).
+ *
+ * Pre-tuning (a setting): the channels either side of a watched one are buffered too while
+ * tuners are free, so channel up and down find a buffer. A pre-tuned buffer is watched by
+ * nobody: it never takes a tuner from anything, and is the first to give one up.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +34,8 @@ export interface LiveBufferSettings {
   lingerMs: number;
   /** Seconds a segment lasts, about. */
   targetSeconds: number;
+  /** Buffer the channels either side of a watched one while tuners are free. */
+  pretune: boolean;
 }
 
 export const LIVE_BUFFER_DEFAULTS: LiveBufferSettings = {
@@ -37,7 +43,20 @@ export const LIVE_BUFFER_DEFAULTS: LiveBufferSettings = {
   budgetBytes: 16 * 1024 ** 3,
   lingerMs: 10 * 60_000,
   targetSeconds: 2,
+  pretune: false,
 };
+
+const byNumber = new Intl.Collator('en', { numeric: true }).compare;
+
+/** The channels either side of `number` in channel order (the ends wrap, as channel up and down do). */
+export function neighboursOf(numbers: readonly string[], number: string): string[] {
+  const sorted = [...new Set(numbers)].sort(byNumber);
+  const at = sorted.indexOf(number);
+  if (at < 0 || sorted.length < 2) return [];
+  const next = sorted[(at + 1) % sorted.length] as string;
+  const previous = sorted[(at - 1 + sorted.length) % sorted.length] as string;
+  return [...new Set([next, previous])];
+}
 
 /** The first playlist waits this long for a segment (tuning, the first keyframe, one segment). */
 const FIRST_SEGMENT_WAIT_MS = 15_000;
@@ -68,6 +87,8 @@ export class LiveBuffers {
     private readonly parts: {
       dir: string;
       watch: (number: string, consumer: StreamConsumer) => Promise<Subscription>;
+      /** The channel numbers there are (for pre-tuning the neighbours of a watched one). */
+      channelNumbers: () => string[];
       settings: LiveBufferSettings;
       now: () => number;
       logger?: Logger | undefined;
@@ -86,6 +107,7 @@ export class LiveBuffers {
   async playlist(number: string, browser = false, client = ''): Promise<string> {
     const tuned = await this.open(number);
     this.watching(tuned, client);
+    if (this.parts.settings.pretune) this.pretuneAround(number);
     if (!(await tuned.buffer.firstSegment(FIRST_SEGMENT_WAIT_MS)))
       throw new NotFoundError('live buffer', `${number} (no video came from the channel in time)`);
     if (browser && !browserPlayable(tuned.buffer.streamTypes)) {
@@ -124,6 +146,18 @@ export class LiveBuffers {
     await Promise.all([...this.tuned.values()].map((tuned) => this.close(tuned)));
   }
 
+  /** Buffers the neighbours of `number` that are not, with tuners that are free (never making room for them). */
+  private pretuneAround(number: string): void {
+    for (const neighbour of neighboursOf(this.parts.channelNumbers(), number)) {
+      if (this.tuned.has(neighbour) || this.opening.has(neighbour)) continue;
+      const opening = this.tune(neighbour, false).finally(() => this.opening.delete(neighbour));
+      this.opening.set(neighbour, opening);
+      opening.catch((error: unknown) =>
+        this.parts.logger?.debug({ channel: neighbour, err: error }, 'not pre-tuned (no free tuner, or the source)'),
+      );
+    }
+  }
+
   /** `client` watches `tuned` now, and no other channel. */
   private watching(tuned: Tuned, client: string): void {
     for (const other of this.tuned.values()) if (other !== tuned) other.watchers.delete(client);
@@ -137,13 +171,21 @@ export class LiveBuffers {
       return known;
     }
     const pending = this.opening.get(number);
-    if (pending) return await pending;
+    if (pending) {
+      try {
+        return await pending;
+      } catch (error) {
+        // A pre-tune that found no free tuner: a viewer may make room where it would not.
+        if (!(error instanceof UnavailableError)) throw error;
+      }
+    }
     const opening = this.tune(number).finally(() => this.opening.delete(number));
     this.opening.set(number, opening);
     return await opening;
   }
 
-  private async tune(number: string): Promise<Tuned> {
+  /** `makeRoom`: close lingering buffers when no tuner is free (a pre-tune never does). */
+  private async tune(number: string, makeRoom = true): Promise<Tuned> {
     if (this.stopped) throw new NotFoundError('live buffer', number);
     const { settings } = this.parts;
     const buffer = new ChannelBuffer({
@@ -165,7 +207,7 @@ export class LiveBuffers {
       closed: false,
     };
     try {
-      await this.joinMakingRoom(tuned);
+      await (makeRoom ? this.joinMakingRoom(tuned) : this.join(tuned));
     } catch (error) {
       await buffer.close();
       // The hub's refusal, in the interface's words: a 503 that says why (no tuner, the source down).
