@@ -7,7 +7,7 @@
  * slides the window, and a buffer nobody asks for is closed and its folder removed.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -199,8 +199,10 @@ describe('the live buffer', () => {
       'segments on disk',
     );
     // The channel's folder becomes a file: every write from now on fails (ENOTDIR), as a full disk would.
-    rmSync(join(dir, '2'), { recursive: true, force: true });
-    writeFileSync(join(dir, '2'), 'not a folder');
+    // Each buffer has a folder of its own: 2~1 for the first of channel 2.
+    const folder = join(dir, readdirSync(dir).find((name) => name.startsWith('2~'))!);
+    rmSync(folder, { recursive: true, force: true });
+    writeFileSync(folder, 'not a folder');
     const failed = await until(
       () => dvr.liveBufferState()[0],
       (state) => state?.failure !== undefined,
@@ -320,6 +322,45 @@ describe('the live buffer', () => {
     expect(buffered()).toHaveLength(3);
   });
 
+  it('lets a device change channel on a source with one tuner: the channel it leaves gives the tuner up', async () => {
+    temp = createTempLibrary({ externalCheckIntervalMs: 0 });
+    const m3u = join(temp.dir, 'channels.m3u');
+    writeM3u(
+      m3u,
+      ['2', '3'].map((number) => ({
+        number,
+        name: `O${number}`,
+        tvgId: `o${number}.test`,
+        url: streams.url(`o${number}`),
+      })),
+    );
+    dvr = createDvr(temp, {
+      sources: [{ kind: 'm3u', location: m3u, streams: 1 }],
+      guides: [],
+      liveBuffers: { dir: join(work, 'buffers-9') },
+    });
+    await dvr.refresh();
+    app = await buildDvrApp(temp, dvr);
+    const ask = (number: string, device: string) =>
+      app.inject({
+        method: 'GET',
+        url: `/devices/ANY/channels/${number}/buffer.m3u8`,
+        headers: { 'user-agent': device },
+      });
+    expect((await ask('2', 'box A')).statusCode).toBe(200);
+    expect((await ask('3', 'box A')).statusCode).toBe(200);
+    expect(dvr.liveBufferState().map((state) => state.channel)).toEqual(['3']);
+    // Another device may not take the tuner box A watches.
+    expect((await ask('2', 'box B')).statusCode).toBe(503);
+    await until(
+      () => streams.connections('o2'),
+      (n) => n === 0,
+      5000,
+      'channel 2 let go',
+    );
+    expect(streams.connections('o3')).toBe(1);
+  });
+
   it('closes a buffer nobody asked for within its linger time, and removes its folder', async () => {
     const dir = join(work, 'buffers-4');
     await start({ dir, lingerMs: 1500 });
@@ -331,7 +372,12 @@ describe('the live buffer', () => {
       10_000,
       'the buffer closed',
     );
-    expect(existsSync(join(dir, '2'))).toBe(false);
+    await until(
+      () => readdirSync(dir),
+      (names) => names.length === 0,
+      5000,
+      'its folder removed',
+    );
     await until(
       () => streams.connections('two'),
       (n) => n === 0,

@@ -7,8 +7,8 @@
  * buffer falls back to a short window kept in memory (the newest SHORT_WINDOW segments,
  * as live TV was before the buffer): live TV goes on, without its rewind.
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { unlink, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../../common/errors.js';
@@ -120,7 +120,8 @@ export class ChannelBuffer {
     const oldest = this.held.shift() as BufferedSegment;
     this.heldBytes -= oldest.bytes;
     this.heldSeconds -= oldest.duration;
-    if (this.held[0]?.discontinuity) this.droppedDiscontinuities++;
+    // EXT-X-DISCONTINUITY-SEQUENCE counts the tags that left the playlist with their segments (RFC 8216 6.2.1).
+    if (oldest.discontinuity) this.droppedDiscontinuities++;
     // A reader may still be sending it: unlinking leaves its open descriptor readable.
     if (oldest.file !== undefined) unlink(oldest.file).catch(() => undefined);
     return true;
@@ -131,7 +132,8 @@ export class ChannelBuffer {
     this.closed = true;
     for (const wake of this.waiting) wake();
     await this.writing;
-    rmSync(this.options.dir, { recursive: true, force: true });
+    // Off the event loop: a 4-hour buffer is thousands of files.
+    await rm(this.options.dir, { recursive: true, force: true }).catch(() => undefined);
   }
 
   private store(segment: CutSegment): void {

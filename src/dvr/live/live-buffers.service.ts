@@ -70,6 +70,8 @@ interface Tuned {
   buffer: ChannelBuffer;
   subscription: Subscription | undefined;
   lastAsked: number;
+  /** Playlist requests waiting for its first segment: it is not closed under them. */
+  waiting: number;
   /** Clients watching it, and when each last asked for its playlist. */
   watchers: Map<string, number>;
   rejoins: number;
@@ -81,6 +83,7 @@ export class LiveBuffers {
   private readonly tuned = new Map<string, Tuned>();
   private readonly opening = new Map<string, Promise<Tuned>>();
   private readonly sweeper: NodeJS.Timeout;
+  private opened = 0;
   private stopped = false;
 
   constructor(
@@ -96,7 +99,8 @@ export class LiveBuffers {
   ) {
     // Leftovers of a run that ended without closing them.
     rmSync(parts.dir, { recursive: true, force: true });
-    this.sweeper = setInterval(() => this.sweep(), Math.min(30_000, parts.settings.lingerMs)).unref();
+    // At least a second apart: a linger of 0 closes a buffer at the next sweep after its last request, not at once.
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(30_000, parts.settings.lingerMs))).unref();
   }
 
   /**
@@ -105,11 +109,18 @@ export class LiveBuffers {
    * renditions of hls/master.m3u8).
    */
   async playlist(number: string, browser = false, client = ''): Promise<string> {
+    // The device leaves the channel it watched before the new one is tuned: that tuner may be the one it needs.
+    this.leaveOthers(client, number);
     const tuned = await this.open(number);
     this.watching(tuned, client);
     if (this.parts.settings.pretune) this.pretuneAround(number);
-    if (!(await tuned.buffer.firstSegment(FIRST_SEGMENT_WAIT_MS)))
-      throw new NotFoundError('live buffer', `${number} (no video came from the channel in time)`);
+    tuned.waiting++;
+    try {
+      if (!(await tuned.buffer.firstSegment(FIRST_SEGMENT_WAIT_MS)))
+        throw new NotFoundError('live buffer', `${number} (no video came from the channel in time)`);
+    } finally {
+      tuned.waiting--;
+    }
     if (browser && !browserPlayable(tuned.buffer.streamTypes)) {
       const types = tuned.buffer.streamTypes.map((type) => `0x${type.toString(16).padStart(2, '0')}`).join(', ');
       throw new ConflictError(
@@ -160,22 +171,29 @@ export class LiveBuffers {
 
   /** `client` watches `tuned` now, and no other channel. */
   private watching(tuned: Tuned, client: string): void {
-    for (const other of this.tuned.values()) if (other !== tuned) other.watchers.delete(client);
+    this.leaveOthers(client, tuned.number);
     tuned.watchers.set(client, this.parts.now());
   }
 
+  private leaveOthers(client: string, number: string): void {
+    for (const other of this.tuned.values()) if (other.number !== number) other.watchers.delete(client);
+  }
+
   private async open(number: string): Promise<Tuned> {
-    const known = this.tuned.get(number);
-    if (known) {
-      known.lastAsked = this.parts.now();
-      return known;
-    }
-    const pending = this.opening.get(number);
-    if (pending) {
+    for (let waited = false; ; waited = true) {
+      const known = this.tuned.get(number);
+      if (known) {
+        known.lastAsked = this.parts.now();
+        return known;
+      }
+      const pending = this.opening.get(number);
+      if (!pending) break;
+      // Once: a pre-tune that found no free tuner lets a viewer try again, making room where it would not; after
+      // that, another request's open is this one's answer.
+      if (waited) return await pending;
       try {
         return await pending;
       } catch (error) {
-        // A pre-tune that found no free tuner: a viewer may make room where it would not.
         if (!(error instanceof UnavailableError)) throw error;
       }
     }
@@ -189,7 +207,8 @@ export class LiveBuffers {
     if (this.stopped) throw new NotFoundError('live buffer', number);
     const { settings } = this.parts;
     const buffer = new ChannelBuffer({
-      dir: join(this.parts.dir, encodeURIComponent(number)),
+      // A folder of its own (a buffer reopened while the last one's folder is being removed does not share it).
+      dir: join(this.parts.dir, `${encodeURIComponent(number)}~${++this.opened}`),
       depthSeconds: settings.depthSeconds,
       targetSeconds: settings.targetSeconds,
       now: this.parts.now,
@@ -202,6 +221,7 @@ export class LiveBuffers {
       subscription: undefined,
       lastAsked: this.parts.now(),
       watchers: new Map(),
+      waiting: 0,
       rejoins: 0,
       rejoinTimer: undefined,
       closed: false,
@@ -241,7 +261,7 @@ export class LiveBuffers {
 
   /** Joins the channel through the hub; a drop marks the gap and joins again while the buffer lives. */
   private async join(tuned: Tuned): Promise<void> {
-    tuned.subscription = await this.parts.watch(tuned.number, {
+    const subscription = await this.parts.watch(tuned.number, {
       kind: 'viewer',
       data: (chunk) => {
         tuned.rejoins = 0;
@@ -258,6 +278,12 @@ export class LiveBuffers {
         this.rejoinLater(tuned);
       },
     });
+    // Closed while it joined (a rejoin, or a tune given up): the tuner goes back at once.
+    if (tuned.closed || this.stopped) {
+      subscription.leave();
+      return;
+    }
+    tuned.subscription = subscription;
   }
 
   private rejoinLater(tuned: Tuned): void {
@@ -274,7 +300,10 @@ export class LiveBuffers {
     const now = this.parts.now();
     for (const tuned of this.tuned.values()) {
       for (const [client, at] of tuned.watchers) if (now - at >= WATCHER_GONE_MS) tuned.watchers.delete(client);
-      if (now - tuned.lastAsked >= this.parts.settings.lingerMs) void this.close(tuned);
+      if (now - tuned.lastAsked >= this.parts.settings.lingerMs && tuned.waiting === 0)
+        this.close(tuned).catch((error: unknown) =>
+          this.parts.logger?.warn({ err: error }, 'closing a live buffer failed'),
+        );
     }
   }
 

@@ -94,7 +94,8 @@ export function useHls(
     element.autoplay = true;
     if (!Hls.isSupported()) {
       if (element.canPlayType('application/vnd.apple.mpegurl')) {
-        element.src = url;
+        // The browser's own HLS cannot be told of a 409: it plays what never needs one (no rewinding there).
+        element.src = fallbackUrl ?? url;
         if (startPosition > 0)
           element.addEventListener('loadedmetadata', () => (element.currentTime = startPosition), { once: true });
       } else setError('This browser cannot play HLS video.');
