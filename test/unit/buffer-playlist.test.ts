@@ -62,6 +62,20 @@ describe('bufferPlaylist', () => {
   });
 });
 
+describe('bufferPlaylist of a long buffer', () => {
+  it('lists 200,000 segments (48 hours of short ones) without running out of call arguments', () => {
+    const segments = Array.from({ length: 200_000 }, (_, seq) => ({
+      seq,
+      duration: 0.864,
+      receivedAt: seq * 864,
+      discontinuity: false,
+    }));
+    const text = bufferPlaylist(segments, 0);
+    expect(text).toContain('#EXT-X-TARGETDURATION:1\n');
+    expect(text.endsWith('buffer/199999.ts\n')).toBe(true);
+  });
+});
+
 describe('neighboursOf', () => {
   it('gives the channels either side in channel order, wrapping at the ends', () => {
     const numbers = ['10', '2', '4.1', '4', '7'];

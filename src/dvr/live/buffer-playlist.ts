@@ -24,7 +24,9 @@ export const bufferSegmentName = (seq: number) => `buffer/${seq}.ts`;
  * (EXT-X-DISCONTINUITY-SEQUENCE, so a player keeps its timelines apart as the window slides).
  */
 export function bufferPlaylist(segments: readonly PlaylistSegment[], dropped: number): string {
-  const target = Math.max(1, ...segments.map((segment) => Math.ceil(segment.duration)));
+  // A loop, not Math.max(...spread): a 48-hour buffer is more segments than a call takes arguments.
+  let target = 1;
+  for (const segment of segments) target = Math.max(target, Math.ceil(segment.duration));
   const lines = [
     '#EXTM3U',
     '#EXT-X-VERSION:3',

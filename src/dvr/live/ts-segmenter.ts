@@ -232,13 +232,18 @@ export class TsSegmenter {
   /** Learns the tables from the packet at `at`; true when a segment should start at it. */
   private inspect(bytes: Buffer, at: number, now: number): boolean {
     const pid = ((bytes[at + 1]! & 0x1f) << 8) | bytes[at + 2]!;
+    // Only a packet that starts a table section is read as one (a section's continuation has no pointer field).
+    const startsUnit = (bytes[at + 1]! & 0x40) !== 0;
     if (pid === 0) {
-      this.pat = Buffer.from(bytes.subarray(at, at + PACKET));
-      this.pmtPid = pmtPidOf(bytes, at);
+      const pmtPid = startsUnit ? pmtPidOf(bytes, at) : -1;
+      if (pmtPid >= 0) {
+        this.pat = Buffer.from(bytes.subarray(at, at + PACKET));
+        this.pmtPid = pmtPid;
+      }
       return false;
     }
     if (pid === this.pmtPid) {
-      const followed = followedOf(bytes, at);
+      const followed = startsUnit ? followedOf(bytes, at) : undefined;
       if (followed) {
         this.pmt = Buffer.from(bytes.subarray(at, at + PACKET));
         this.followed = followed;
@@ -272,7 +277,7 @@ export class TsSegmenter {
   /** Ends the open segment before the packet at `at` and opens the next with the tables; the finished one. */
   private cut(at: number, bytes: Buffer, now: number): CutSegment | undefined {
     const payload = payloadStart(bytes, at);
-    const pts = bytes[payload + 7]! >> 6 >= 2 ? ptsAt(bytes, payload + 9) : undefined;
+    const pts = bytes[payload + 7]! >> 6 >= 2 && payload + 14 <= at + PACKET ? ptsAt(bytes, payload + 9) : undefined;
     const previous = this.open;
     let finished: CutSegment | undefined;
     let discontinuity = this.nextDiscontinuity;
