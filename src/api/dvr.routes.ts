@@ -351,7 +351,8 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
     '/dvr/channels/:number/recording',
     {
       schema: {
-        summary: 'Record what is on this channel now, until its programme ends (the player’s toggle_record)',
+        summary:
+          'Record what is on this channel now, from its start when the live buffer holds it, until its programme ends (the player’s toggle_record)',
         tags,
         params: NumberParams,
         response: { 201: JobRef, ...Errors },

@@ -118,6 +118,7 @@ export class DvrService {
       comskip: options.comskip ?? true,
       programs: options.programs ?? PROGRAMS_ON_PATH,
       onChange: () => this.replan('re-planning after a recording'),
+      backlog: (number, fromMs, consumer) => this.liveBuffers.tap(number, fromMs, consumer),
     });
     this.rules = new RulesService(db, {
       now,
@@ -141,6 +142,7 @@ export class DvrService {
       rules: this.rules,
       replan: () => this.replan('planning a recording started now'),
       now,
+      heldSince: (number) => this.liveBuffers.heldSince(number),
     });
     this.liveBuffers = new LiveBuffers({
       dir: options.liveBuffers?.dir ?? join(options.workDir, 'live-buffers'),

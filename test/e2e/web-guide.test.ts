@@ -171,7 +171,7 @@ describe('live TV', () => {
 });
 
 describe('live TV from the buffer', () => {
-  it('pauses, plays on behind live, goes back 10 s and jumps to live again', async () => {
+  it('pauses, plays on behind live, goes back 10 s, jumps to live again and records what is on', async () => {
     const page = await web.open('/watch/channel/7');
     await page.waitForSelector('video');
     await waitForPlayback(page, 1.5, 30_000, 'channel 7 playing');
@@ -206,9 +206,20 @@ describe('live TV from the buffer', () => {
     await page.click('button[aria-label="Jump to live"]');
     await until(behindOf, (seconds) => seconds < 10, 10_000, 'back at live');
     await waitForPlayback(page, 1, 15_000, 'playing at live');
+    // Record what is on from the player (the first test's series pass may be recording it already: stopped first).
+    const recordButton = 'button[aria-label="Record"][aria-pressed="false"]:not([disabled])';
+    const stopButton = 'button[aria-label="Stop recording"][aria-pressed="true"]:not([disabled])';
+    await page.waitForSelector(`${recordButton}, ${stopButton}`, { timeout: 15_000 });
+    if (await page.$(stopButton)) {
+      await page.click(stopButton);
+      await page.waitForSelector(recordButton, { timeout: 20_000 });
+    }
+    await page.click(recordButton);
+    await page.waitForSelector(stopButton, { timeout: 15_000 });
+    await web.shot(page, 'live-recording');
     expect(web.pageErrors).toEqual([]);
     await page.close();
-  }, 90_000);
+  }, 120_000);
 });
 
 describe('TV mode', () => {

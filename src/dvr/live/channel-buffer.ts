@@ -12,7 +12,9 @@ import { rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../../common/errors.js';
+import type { TapConsumer } from '../recording/recorder.js';
 import { bufferPlaylist, type PlaylistSegment } from './buffer-playlist.js';
+import { ChannelTap, type TapItem } from './buffer-tap.js';
 import { type CutSegment, TsSegmenter } from './ts-segmenter.js';
 
 export interface BufferedSegment extends PlaylistSegment {
@@ -52,6 +54,9 @@ export class ChannelBuffer {
   private heldSeconds = 0;
   private closed = false;
   private readonly waiting = new Set<() => void>();
+  /** Segments cut and on their way to disk, not yet held: a tap starts with them too. */
+  private readonly queued: { entry: BufferedSegment; data: Buffer }[] = [];
+  private readonly taps = new Set<ChannelTap>();
   /** Why it stopped writing to disk (a full disk, a folder gone), once it has: it keeps a short window in memory. */
   failure: string | undefined;
 
@@ -73,10 +78,16 @@ export class ChannelBuffer {
     return this.heldBytes;
   }
 
+  /** Readers of it from the past on (recordings from a programme's start). */
+  get tapped(): number {
+    return this.taps.size;
+  }
+
   /** The channel's next bytes. */
   write(chunk: Buffer): void {
     if (this.closed) return;
     for (const segment of this.segmenter.push(chunk)) this.store(segment);
+    for (const tap of this.taps) tap.push(chunk);
   }
 
   /** The upstream dropped: what was under way is kept, and the next segment is marked as a discontinuity. */
@@ -84,6 +95,35 @@ export class ChannelBuffer {
     if (this.closed) return;
     const last = this.segmenter.end();
     if (last) this.store(last);
+    for (const tap of this.taps) tap.gap();
+  }
+
+  /**
+   * Reads the channel from `fromMs` (epoch ms) on: from the segment under way then (or the oldest held, when the
+   * buffer begins later), then everything as it comes, until closed.
+   */
+  tap(fromMs: number, consumer: TapConsumer): ChannelTap {
+    let from = 0;
+    while (from + 1 < this.held.length && (this.held[from + 1] as BufferedSegment).receivedAt <= fromMs) from++;
+    const segmentItem = (segment: BufferedSegment, data?: Buffer): TapItem => {
+      const common = { tables: true, discontinuity: segment.discontinuity };
+      if (data) return { kind: 'data', data, ...common };
+      return segment.file !== undefined
+        ? { kind: 'file', file: segment.file, ...common }
+        : { kind: 'data', data: segment.data as Buffer, ...common };
+    };
+    const items = [
+      ...this.held.slice(from).map((segment) => segmentItem(segment)),
+      ...this.queued.map(({ entry, data }) => segmentItem(entry, data)),
+    ];
+    const open = this.segmenter.unfinished();
+    const rest = Buffer.concat([...open.tables, ...open.rest]);
+    if (rest.length > 0)
+      items.push({ kind: 'data', data: rest, tables: open.tables.length > 0, discontinuity: open.discontinuity });
+    const startsAt = this.held[from]?.receivedAt ?? this.queued[0]?.entry.receivedAt ?? this.options.now();
+    const tap = new ChannelTap(items, startsAt, consumer, (gone) => this.taps.delete(gone));
+    this.taps.add(tap);
+    return tap;
   }
 
   /** The media playlist of everything held. */
@@ -114,6 +154,11 @@ export class ChannelBuffer {
     return segment.file !== undefined ? { file: segment.file } : { data: segment.data as Buffer };
   }
 
+  /** Resolves once every segment cut so far is held (written, or kept in memory). */
+  async settled(): Promise<void> {
+    await this.writing;
+  }
+
   /** Removes the oldest segment (the depth or the disk budget asks); false when one or none is left. */
   dropOldest(): boolean {
     if (this.held.length <= 1) return false;
@@ -131,6 +176,7 @@ export class ChannelBuffer {
   async close(): Promise<void> {
     this.closed = true;
     for (const wake of this.waiting) wake();
+    for (const tap of [...this.taps]) tap.end('the live buffer closed');
     await this.writing;
     // Off the event loop: a 4-hour buffer is thousands of files.
     await rm(this.options.dir, { recursive: true, force: true }).catch(() => undefined);
@@ -146,6 +192,8 @@ export class ChannelBuffer {
       discontinuity: segment.discontinuity,
     };
     const data = Buffer.concat(segment.chunks, segment.bytes);
+    const queued = { entry, data };
+    this.queued.push(queued);
     this.writing = this.writing.then(async () => {
       if (this.closed) return;
       if (this.failure === undefined) {
@@ -162,6 +210,7 @@ export class ChannelBuffer {
         }
       }
       if (entry.file === undefined) entry.data = data;
+      this.queued.splice(this.queued.indexOf(queued), 1);
       this.hold(entry);
     });
   }

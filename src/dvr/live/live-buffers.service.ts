@@ -21,6 +21,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ConflictError, NotFoundError, UnavailableError } from '../../common/errors.js';
+import type { BufferTap, TapConsumer } from '../recording/recorder.js';
 import { type StreamConsumer, StreamUnavailableError, type Subscription } from '../recording/stream-hub.js';
 import { ChannelBuffer, type SegmentSource } from './channel-buffer.js';
 import { browserPlayable } from './ts-segmenter.js';
@@ -139,6 +140,21 @@ export class LiveBuffers {
     return tuned.buffer.segment(seq);
   }
 
+  /** Epoch ms of the oldest moment channel `number`'s buffer holds; undefined when it is not buffered. */
+  heldSince(number: string): number | undefined {
+    return this.tuned.get(number)?.buffer.segments[0]?.receivedAt;
+  }
+
+  /**
+   * Reads channel `number` from `fromMs` on out of its buffer (a recording from the programme's start); undefined when
+   * the channel has no buffer holding anything. The buffer stays open while it is read.
+   */
+  tap(number: string, fromMs: number, consumer: TapConsumer): BufferTap | undefined {
+    const tuned = this.tuned.get(number);
+    if (!tuned || tuned.buffer.segments.length === 0) return undefined;
+    return tuned.buffer.tap(fromMs, consumer);
+  }
+
   /** What is buffered now, for /status and the tests. */
   describe(): { channel: string; segments: number; bytes: number; seconds: number; failure?: string }[] {
     return [...this.tuned.values()].map(({ number, buffer }) => ({
@@ -247,7 +263,8 @@ export class LiveBuffers {
         return;
       } catch (error) {
         const lingering = [...this.tuned.values()]
-          .filter((other) => other.watchers.size === 0)
+          // A buffer a recording reads from frees no tuner (the recording holds the connection).
+          .filter((other) => other.watchers.size === 0 && other.buffer.tapped === 0)
           .sort((a, b) => a.lastAsked - b.lastAsked)[0];
         if (!(error instanceof StreamUnavailableError && error.reason === 'no_tuner') || !lingering) throw error;
         this.parts.logger?.info(
@@ -300,6 +317,8 @@ export class LiveBuffers {
     const now = this.parts.now();
     for (const tuned of this.tuned.values()) {
       for (const [client, at] of tuned.watchers) if (now - at >= WATCHER_GONE_MS) tuned.watchers.delete(client);
+      // A recording reading it keeps it, as a viewer's requests do.
+      if (tuned.buffer.tapped > 0) tuned.lastAsked = now;
       if (now - tuned.lastAsked >= this.parts.settings.lingerMs && tuned.waiting === 0)
         this.close(tuned).catch((error: unknown) =>
           this.parts.logger?.warn({ err: error }, 'closing a live buffer failed'),

@@ -16,6 +16,7 @@ import type { RecordingsService } from '../recording/recordings.service.js';
 import type { RulesService } from '../planning/rules.service.js';
 import type { RuleDefinition } from '../planning/rules/rule-types.js';
 import { oneTimeSlot } from '../planning/rules/slot.rule.js';
+import { recordingStartFrom } from './record-from-start.js';
 import {
   type StreamConsumer,
   type StreamHub,
@@ -38,6 +39,8 @@ export class LiveTvService {
       /** The DVR's one way to plan again (DvrService.replan), at once: the job must be there to answer. */
       replan: () => void;
       now: () => number;
+      /** Epoch ms of the oldest moment a live buffer of the channel holds (a recording now starts from there). */
+      heldSince?: (number: string) => number | undefined;
     },
   ) {}
 
@@ -104,8 +107,9 @@ export class LiveTvService {
 
   /**
    * Records what is on channel `number` now, until its programme ends (an hour without
-   * a guide). The channel's stream is tried first, so a source that is down or full is
-   * a 409 now rather than a recording that fails later.
+   * a guide), from the programme's start when the channel's live buffer holds it. The
+   * channel's stream is tried first, so a source that is down or full is a 409 now rather
+   * than a recording that fails later.
    */
   recordNow(number: string): Promise<DvrJobRow> {
     // Two presses at once (a remote's repeat) make one recording, not two.
@@ -153,22 +157,26 @@ export class LiveTvService {
     }
   }
 
-  /** A one-time slot rule from now to the programme's end, at top priority; its job, which is recording. */
+  /**
+   * A one-time slot rule to the programme's end, at top priority, from its start when a live buffer holds it (the
+   * recorder then reads the buffer: record-from-start.ts); its job, which is recording.
+   */
   private async recordFromNow(number: string, channelName: string | undefined): Promise<DvrJobRow> {
     const now = this.nowSeconds();
     // A placeholder hour is not a programme: without a guide, "record now" records its own length.
     const current = this.guide(number, now, now + 1).find((airing) => !isPlaceholder(airing));
     const end = current && current.stop - now >= 60 ? current.stop : now + RECORD_NOW_DEFAULT_SECONDS;
+    const start = recordingStartFrom(now, current?.start, this.parts.heldSince?.(number));
     const definition: RuleDefinition = oneTimeSlot({
       channel: number,
-      start: now,
-      duration: end - now,
+      start,
+      duration: end - start,
       name: current?.title ?? `${channelName ?? 'Channel'} ${number}`,
       priority: 1000,
     });
     const ruleId = this.parts.rules.insertOwn(definition);
     this.parts.replan();
-    const job = getDvrJob(this.db, `${now}-${ruleId}`);
+    const job = getDvrJob(this.db, `${start}-${ruleId}`);
     if (!job || job.state !== 'recording') {
       this.parts.rules.removeOwn(ruleId);
       this.parts.replan();

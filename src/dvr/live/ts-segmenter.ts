@@ -203,6 +203,19 @@ export class TsSegmenter {
     return done;
   }
 
+  /**
+   * The bytes of the segment under way (the tables first) and of a packet not yet whole: with the channel's next
+   * chunks, as received, they go on exactly where the last segment cut ends (a recording from the buffer joins here).
+   */
+  unfinished(): { tables: Buffer[]; rest: Buffer[]; discontinuity: boolean } {
+    const chunks = this.open?.chunks ?? [];
+    return {
+      tables: chunks.slice(0, 2),
+      rest: [...chunks.slice(2), ...(this.carry ? [this.carry] : [])],
+      discontinuity: this.open?.discontinuity ?? false,
+    };
+  }
+
   /** The segment under way, ended where the upstream ended (its duration by the wall clock); the next is marked. */
   end(): CutSegment | undefined {
     this.carry = undefined;

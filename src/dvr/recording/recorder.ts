@@ -38,12 +38,37 @@ export interface RecordingOutcome {
   sourceId?: string;
 }
 
+/** Who reads a channel from a live buffer (the live wing's taps); each delivery is awaited before the next. */
+export interface TapConsumer {
+  data(chunk: Buffer): void | Promise<void>;
+  /** The upstream dropped: what follows does not follow on. */
+  gap(): void;
+  /** The buffer closed: nothing more comes. */
+  ended(reason: string): void;
+}
+
+/** A live buffer read from the past on. */
+export interface BufferTap {
+  /** Epoch ms of the first byte it delivers (its first segment's arrival). */
+  readonly startsAt: number;
+  /** Stops reading: `drain` first delivers what arrived until now. */
+  close(drain: boolean): Promise<void>;
+}
+
+/** Reads channel `number` from `fromMs` on out of its live buffer, if it holds that moment's channel. */
+export type Backlog = (number: string, fromMs: number, consumer: TapConsumer) => BufferTap | undefined;
+
 export interface RecorderDeps {
   hub: StreamHub;
   logger?: Logger;
   now?: () => number;
-  /** Called once, when the first bytes of this run reach the file. */
-  onFirstBytes?: (target: StreamTarget) => void;
+  /** Called once, when the first bytes of this run reach the file; `firstByteAt` is when they were received. */
+  onFirstBytes?: (target: StreamTarget, firstByteAt: number) => void;
+  /**
+   * A live buffer of the channel: a recording that starts late (record what you are watching from its start)
+   * begins with what the buffer held since its start time.
+   */
+  backlog?: Backlog;
 }
 
 /** Longest wait between reconnection attempts. */
@@ -52,6 +77,13 @@ const MAX_BACKOFF_MS = 30_000;
 const MAX_WRITE_BACKLOG = 64 * 1024 * 1024;
 /** A stream gone for longer than this before the end was lost, not just briefly interrupted. */
 const LOST_FOR_GOOD_MS = 30_000;
+/**
+ * A recording starting this late reads its beginning from a live buffer of the channel, when there is one (record
+ * from the programme's start); one on time takes the stream as it comes.
+ */
+const BACKLOG_AFTER_MS = 1000;
+/** Bytes the file may fall behind a buffer being copied before the copy waits for the disk. */
+const BACKLOG_HIGH_WATER = 8 * 1024 * 1024;
 
 export function backoffMs(attempt: number): number {
   return Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(attempt, 10));
@@ -70,6 +102,8 @@ export class Recorder {
   private dropping = false;
   private firstBytesReported = false;
   private target: StreamTarget | undefined;
+  /** Reading from a live buffer (the stream's bytes from the hub are then not written). */
+  private tap: BufferTap | undefined;
 
   constructor(
     private readonly plan: RecordingPlan,
@@ -105,6 +139,7 @@ export class Recorder {
           : `could not write the recording: ${error.message}`;
       this.stopController.abort();
     });
+    this.openBacklog();
     let attempt = 0;
     let connectedAtEnd = false;
     while (!this.stopController.signal.aborted && this.now() < this.plan.endAt) {
@@ -119,6 +154,8 @@ export class Recorder {
       await sleep(Math.min(backoffMs(attempt++), this.plan.endAt - this.now()), this.stopController.signal);
     }
     const reachedEnd = this.stoppedBy === undefined && this.diskError === undefined && this.now() >= this.plan.endAt;
+    // At its end, what the buffer received until then is written; stopped, nothing more is.
+    await this.tap?.close(reachedEnd);
     await this.closeFile();
     const bytes = fileSize(this.plan.path);
     const lostForGood =
@@ -152,7 +189,7 @@ export class Recorder {
       kind: 'recording',
       data: (chunk) => {
         flowed = true;
-        this.write(chunk);
+        if (!this.tap) this.write(chunk);
       },
       ended: (error) => {
         this.streamError = error;
@@ -191,6 +228,43 @@ export class Recorder {
     return flowed ? 'flowed' : 'failed';
   }
 
+  /** Starting late with a live buffer of the channel: its bytes from the start time on are what is written. */
+  private openBacklog(): void {
+    const number = this.plan.targets[0]?.number;
+    if (!this.deps.backlog || this.plan.resume || number === undefined) return;
+    if (this.now() - this.plan.startAt < BACKLOG_AFTER_MS) return;
+    const tap = this.deps.backlog(number, this.plan.startAt, {
+      data: (chunk) => this.writeFromBuffer(chunk),
+      gap: () => this.integrity.markGap(),
+      ended: (reason) => {
+        // The buffer closed under the recording: the hub's bytes, which it still receives, are written from now.
+        this.tap = undefined;
+        this.integrity.markGap();
+        this.deps.logger?.warn({ path: this.plan.path, reason }, 'recording: the live buffer it read from closed');
+      },
+    });
+    if (!tap) return;
+    this.tap = tap;
+    this.firstByteAt = tap.startsAt;
+    this.deps.logger?.info(
+      { path: this.plan.path, from: new Date(tap.startsAt).toISOString() },
+      'recording from the live buffer: the file begins where the buffer held the start',
+    );
+  }
+
+  /** A chunk of the buffer's copy: written, and when the disk is behind, the copy waits for it. */
+  private async writeFromBuffer(chunk: Buffer): Promise<void> {
+    this.write(chunk);
+    if (this.file.writableLength < BACKLOG_HIGH_WATER || this.file.destroyed) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.file.off('drain', done).off('close', done);
+        resolve();
+      };
+      this.file.on('drain', done).on('close', done);
+    });
+  }
+
   private write(chunk: Buffer): void {
     if (this.diskError !== undefined || this.file.destroyed) return;
     if (this.file.writableLength > MAX_WRITE_BACKLOG) {
@@ -214,7 +288,7 @@ export class Recorder {
   private reportFirstBytes(): void {
     if (this.firstBytesReported || this.firstByteAt === undefined || !this.target) return;
     this.firstBytesReported = true;
-    this.deps.onFirstBytes?.(this.target);
+    this.deps.onFirstBytes?.(this.target, this.firstByteAt);
   }
 
   private closeFile(): Promise<void> {

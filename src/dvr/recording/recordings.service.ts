@@ -24,7 +24,7 @@ import {
   setRecordingEnd,
 } from '../../repositories/jobs.repository.js';
 import { episodeKeys } from './job-item.js';
-import { Recorder, judgeRecording } from './recorder.js';
+import { type Backlog, Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
 import { measureRecordingDuration, recordingDuration } from './recording-duration.js';
 import {
@@ -68,6 +68,8 @@ export interface RecordingsOptions {
   programs?: ProgramPaths;
   /** Called whenever a recording starts or ends (the planner then re-plans). */
   onChange?: () => void;
+  /** The live buffers: a recording that starts late begins with what one held since its start. */
+  backlog?: Backlog;
 }
 
 /** First bytes later than this after the start make a recording `delayed`. */
@@ -164,9 +166,10 @@ export class RecordingsService {
         hub: this.hub,
         ...(this.options.logger ? { logger: this.options.logger } : {}),
         ...(this.options.now ? { now: this.options.now } : {}),
-        // Late first bytes show as `delayed` while the recording still runs.
-        onFirstBytes: () => {
-          if (!resume && this.now() > job.start_time * 1000 + DELAY_GRACE_MS) this.markDelayed(job.id);
+        ...(this.options.backlog ? { backlog: this.options.backlog } : {}),
+        // Late first bytes show as `delayed` while the recording still runs (bytes a live buffer held are on time).
+        onFirstBytes: (_target, firstByteAt) => {
+          if (!resume && firstByteAt > job.start_time * 1000 + DELAY_GRACE_MS) this.markDelayed(job.id);
         },
       },
     );

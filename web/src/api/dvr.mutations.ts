@@ -7,6 +7,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, queryString, seg } from './http-client';
 import type {
   GuideRefresh,
+  JobRefBody,
   RefreshResult,
   RuleBody,
   ScansQueued,
@@ -46,6 +47,11 @@ export function useJobChanges() {
     /** Skips a planned job (it stays skipped), or stops it when it records. */
     cancel: useMutation({
       mutationFn: (id: string) => api<void>(`/dvr/jobs/${seg(id)}`, { method: 'DELETE' }),
+      onSettled: settled,
+    }),
+    /** Records what is on a channel now, from its start when the channel's live buffer holds it. */
+    record: useMutation({
+      mutationFn: (channel: string) => api<JobRefBody>(`/dvr/channels/${seg(channel)}/recording`, { method: 'POST' }),
       onSettled: settled,
     }),
     /** Stops what records a channel now; what it wrote is kept. */

@@ -4,8 +4,8 @@
  * cache entry each, whichever section shows them).
  */
 import { queryOptions } from '@tanstack/react-query';
-import { api } from './http-client';
-import type { DvrInfo, Guide, RuleTypeInfo, Source, StoredRule } from './server-types';
+import { ApiError, api, seg } from './http-client';
+import type { DvrInfo, Guide, JobRefBody, RuleTypeInfo, Source, StoredRule } from './server-types';
 
 export const dvrQueries = {
   rules: () =>
@@ -21,6 +21,17 @@ export const dvrQueries = {
     queryOptions({ queryKey: ['dvr', 'sources'], queryFn: ({ signal }) => api<Source[]>('/dvr/sources', { signal }) }),
   guides: () =>
     queryOptions({ queryKey: ['dvr', 'guides'], queryFn: ({ signal }) => api<Guide[]>('/dvr/guides', { signal }) }),
+  /** What records a channel now: its job, or null when nothing does (the server's 404 not_recording). */
+  recordingOn: (channel: string) =>
+    queryOptions({
+      queryKey: ['dvr', 'recording-on', channel],
+      queryFn: ({ signal }) =>
+        api<JobRefBody>(`/dvr/channels/${seg(channel)}/recording`, { signal }).catch((error: unknown) => {
+          if (error instanceof ApiError && error.status === 404) return null;
+          throw error;
+        }),
+      refetchInterval: 15_000,
+    }),
   /** Where it records and the free space there: refreshed now and then, as recordings fill the disk. */
   info: () =>
     queryOptions({

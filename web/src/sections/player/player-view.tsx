@@ -20,6 +20,7 @@ import { beginPlay, driven, leavePlayer } from '../../player-bridge/bridge';
 import { useHls } from './use-hls';
 import { behindLive, clampToWindow, type LiveWindow, liveWindowOf, startOverTarget } from './live-window';
 import { LiveSeekBar } from './live-seek-bar';
+import { RecordToggle } from './record-toggle';
 import { hlsUrlOf, type PlayerSource, useProgrammeNow } from './player-source';
 
 export type { PlayerSource };
@@ -337,6 +338,7 @@ export function PlayerView({ source }: { source: PlayerSource }) {
               Live ▸
             </FocusButton>
           )}
+          {source.kind === 'channel' && <RecordToggle channel={source.number} />}
           {skip !== undefined && <FocusButton onClick={() => seekTo(skip)}>Skip commercial</FocusButton>}
           <FocusButton onClick={() => setCaptionsShown(!captions)} aria-pressed={captions}>
             Captions {captions ? 'on' : 'off'}
