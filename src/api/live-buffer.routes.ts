@@ -39,6 +39,15 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
                 description: 'a 409 needs_transcode when a browser cannot play the channel as it is (MPEG-2, AC-3)',
               }),
             ),
+            from: Type.Optional(
+              Type.Integer({
+                minimum: 0,
+                maximum: 8.64e15,
+                description:
+                  'epoch milliseconds: the playlist begins with the segment under way then (the oldest held when ' +
+                  'earlier; the newest when later): a player that starts at the first segment plays from that moment',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -46,10 +55,11 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
       },
     },
     async (request, reply) => {
-      const browser = (request.query as { client?: string }).client === 'browser';
+      const query = request.query as { client?: string; from?: number };
       // One device plays one channel at a time: asking for another means it left this one.
       const client = `${request.ip} ${request.headers['user-agent'] ?? ''}`;
-      return playlist(reply.type(PLAYLIST_TYPE), await dvr.livePlaylist(number(request), browser, client));
+      const text = await dvr.livePlaylist(number(request), query.client === 'browser', client, query.from);
+      return playlist(reply.type(PLAYLIST_TYPE), text);
     },
   );
   app.get(

@@ -264,9 +264,9 @@ export class DvrService {
     return this.sources.listSources().map((source) => ({ source, inUse: usage.get(source.id) ?? 0 }));
   }
 
-  /** The HLS playlist of a channel's live buffer, tuning it first when nobody watches it. */
-  livePlaylist(number: string, browser = false, client = ''): Promise<string> {
-    return this.liveBuffers.playlist(number, browser, client);
+  /** The HLS playlist of a channel's live buffer (from `from`, epoch ms), tuning it first when nobody watches it. */
+  livePlaylist(number: string, browser = false, client = '', from?: number): Promise<string> {
+    return this.liveBuffers.playlist(number, browser, client, from);
   }
 
   /** Where a segment of a channel's live buffer is sent from (its file, or memory after a disk failure); 404: gone. */

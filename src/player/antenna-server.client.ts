@@ -14,6 +14,8 @@ import { redactUrl, redactUrlsInText } from '../common/url-redaction.js';
 import { AiringSchema } from '../model/dvr.schemas.js';
 import { FileFacts } from '../model/file-item.schemas.js';
 import { ChannelSchema } from '../model/library.schemas.js';
+import { bufferSpanOf } from './live-position.js';
+import { PLAYER_USER_AGENT } from './mpv-args.js';
 
 // What the player reads of the server's answers, taken from the server's own schemas
 // (src/model) where they name the fields; an item's fields come from the episode, movie
@@ -76,6 +78,8 @@ export interface ServerClientOptions {
  * client's second.
  */
 export const INTERACTIVE_TIMEOUT_MS = 700;
+/** A channel being tuned answers its playlist once its first segment came (the server waits up to 15 s). */
+const LIVE_ORIGIN_TIMEOUT_MS = 20_000;
 
 /**
  * What a failed fetch of the server becomes: 504 when nothing (or not the whole answer) came in time, else 502
@@ -200,8 +204,28 @@ export class AntennaServerClient {
    * A channel as the player plays it: its live buffer on the server (HLS of everything since it was tuned), so a pause
    * resumes behind live from the server's disk, not from the player's memory.
    */
-  liveStreamUrl(number: string): string {
-    return `${this.baseUrl()}/devices/ANY/channels/${encodeURIComponent(number)}/buffer.m3u8`;
+  liveStreamUrl(number: string, from?: number): string {
+    const query = from !== undefined ? `?from=${Math.max(0, Math.round(from))}` : '';
+    return `${this.baseUrl()}/devices/ANY/channels/${encodeURIComponent(number)}/buffer.m3u8${query}`;
+  }
+
+  /**
+   * The start (epoch ms) of the first segment of the channel's buffer playlist from `from`: where a player given that
+   * URL starts. Asked as the player's mpv asks (its user agent), so the server counts both as one device.
+   */
+  async liveOrigin(number: string, from: number): Promise<number | undefined> {
+    const url = this.liveStreamUrl(number, from);
+    try {
+      const response = await fetch(url, {
+        headers: { 'user-agent': PLAYER_USER_AGENT },
+        // The channel may be tuning: the server waits for its first segment.
+        signal: AbortSignal.timeout(LIVE_ORIGIN_TIMEOUT_MS),
+      });
+      if (!response.ok) return undefined;
+      return bufferSpanOf(await response.text())?.starts[0];
+    } catch {
+      return undefined;
+    }
   }
 
   /**

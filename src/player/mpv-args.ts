@@ -3,6 +3,9 @@
  * between items and takes every order through its JSON IPC socket.
  */
 
+/** How the player (and its mpv) name themselves to the server: one device, whichever of them asks. */
+export const PLAYER_USER_AGENT = 'antenna-player';
+
 export interface MpvLaunch {
   /** Where mpv listens for JSON IPC. */
   socketPath: string;
@@ -22,6 +25,7 @@ export const RESERVED_MPV_OPTIONS = [
   'force-window',
   'input-terminal',
   'player-operation-mode',
+  'user-agent',
 ] as const;
 
 const OPTION = /^([a-z0-9][a-z0-9-]*)(=(.*))?$/s;
@@ -54,6 +58,8 @@ export function mpvArguments(launch: MpvLaunch): string[] {
     '--save-position-on-quit=no',
     // Only the server's streams are played: no web pages handed to youtube-dl.
     '--ytdl=no',
+    // The server knows the device by it (with its address), whether mpv or the player itself asks.
+    `--user-agent=${PLAYER_USER_AGENT}`,
     ...output,
     ...launch.options.map((option) => `--${option}`),
   ];

@@ -55,6 +55,7 @@ const SEEK_SETTLE_MS = 1500;
 
 export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBackend {
   readonly name = 'mpv';
+  readonly liveByUrl = true;
   private child: ChildProcess | undefined;
   private ipc: MpvIpc | undefined;
   private readonly values = new Map<Mirrored, unknown>();
@@ -330,6 +331,9 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     // Global options read by the next loadfile (mpv 0.35 has no per-file options argument before the index one).
     await this.set('start', options.start !== undefined && options.start > 0 ? String(options.start) : 'none');
     await this.set('force-media-title', options.title ?? '');
+    // ffmpeg's HLS reader starts a live playlist three segments from its end unless told; a `?from=` playlist begins
+    // where it should be played from.
+    await this.set('demuxer-lavf-o', options.fromFirstSegment ? 'live_start_index=0' : '');
     // Pause is a player-wide property in mpv: what is asked to play plays, even after a pause.
     await this.set('pause', false);
     const early: MpvMessage[] = [];
@@ -393,6 +397,24 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     await this.run(['seek', seconds, 'absolute+exact']);
     // mpv seeks asynchronously: what is read back before it lands is the old position.
     await settled;
+  }
+
+  /** Seeks to `seconds` when mpv's cache holds it (a live stream cannot be seeked outside it); whether it did. */
+  async seekWithinHeld(seconds: number): Promise<boolean> {
+    const cache = (await this.run(['get_property', 'demuxer-cache-state']).catch(() => undefined)) as
+      | { 'seekable-ranges'?: { start?: number; end?: number }[] }
+      | undefined;
+    const ranges = cache?.['seekable-ranges'] ?? [];
+    const held = ranges.some(
+      (range) =>
+        typeof range.start === 'number' &&
+        typeof range.end === 'number' &&
+        seconds >= range.start &&
+        seconds <= range.end,
+    );
+    if (!held) return false;
+    await this.seekTo(seconds);
+    return true;
   }
 
   /** Resolves when playback has restarted after a seek, or ended (a seek past the end), or after a short wait. */

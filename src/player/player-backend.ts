@@ -29,6 +29,8 @@ export interface MediaState {
   duration?: number;
   /** The small always-on-top window instead of fullscreen. */
   pip: boolean;
+  /** Live TV where the backend knows it: the moment (epoch ms) of the frame at `position` (the app's hls.js). */
+  clock?: number;
 }
 
 export const IDLE_STATE: MediaState = { available: false, loaded: false, paused: false, muted: false, pip: false };
@@ -44,6 +46,8 @@ export interface LoadOptions {
   waitMs: number;
   /** The caller's name for this load, given back in `ended`, so an end that arrives late is known for whose it is. */
   tag: number;
+  /** A live playlist to play from its first segment, not near its end (the URL says where it begins: `?from=`). */
+  fromFirstSegment?: boolean;
 }
 
 /**
@@ -88,6 +92,14 @@ export interface PlayerBackend extends EventEmitter<BackendEvents> {
   setMuted(muted: boolean): Promise<void>;
   /** Absolute position in seconds; the caller has clamped it. */
   seekTo(seconds: number): Promise<void>;
+  /**
+   * Live TV played from a URL the player chose (mpv): the service picks where it starts (`fromFirstSegment`) and
+   * reloads to reach what the backend does not hold. Without it (the app), the backend plays the channel's whole
+   * buffer itself and reports its clock.
+   */
+  readonly liveByUrl?: boolean;
+  /** Seeks to `seconds` when the backend holds it (a live stream's cache), and says whether it did. */
+  seekWithinHeld?(seconds: number): Promise<boolean>;
   /** Shows or hides captions; selects the first caption track when none is. */
   toggleCaptions(): Promise<void>;
   setPip(on: boolean): Promise<void>;

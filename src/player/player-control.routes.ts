@@ -119,6 +119,16 @@ const CONTROLS: readonly Control[] = [
     (p) => p.skipForward(),
   ],
   ['/api/skip_backward', 'Skip to the previous chapter mark', (p) => p.skipBackward()],
+  [
+    '/api/start_over',
+    "Live TV: play the current programme from its start (as far back as the channel's buffer holds); an Antenna extension",
+    (p) => p.startOver(),
+  ],
+  [
+    '/api/jump_to_live',
+    'Live TV: back to live after a pause or a seek back; an Antenna extension',
+    (p) => p.jumpToLive(),
+  ],
 ];
 
 /** Paths and the methods they answer, for the 405s. */

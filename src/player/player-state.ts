@@ -44,6 +44,13 @@ export interface PlayingChannel {
   tag: number;
   /** When the guide's programme ends (epoch seconds): now_playing is looked up again then. */
   programmeEnds?: number;
+  /** When it began (epoch seconds): start over goes there. */
+  programmeStarts?: number;
+  /**
+   * Played from a URL the player chose (mpv): the moment asked for (`from`, epoch ms) and the start of the segment the
+   * playlist begins with (`origin`), once the server said.
+   */
+  live?: { from: number; origin?: number };
 }
 
 export type Current = PlayingItem | PlayingChannel;

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { SerialQueue } from '../common/concurrency.js';
 import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
 import { redactUrl } from '../common/url-redaction.js';
+import { LivePlayback } from './live-playback.js';
 import { NoEffect } from './no-effect.js';
 import type { AntennaServerClient, Programme, ServerChannel, ServerItem } from './antenna-server.client.js';
 import { MpvCommandError } from './mpv-ipc.js';
@@ -90,8 +91,18 @@ export class PlayerService {
   private readonly onPlayed = (played: Played) =>
     this.inQueue('play started on the device', () => this.playedOnDevice(played));
 
+  private readonly live: LivePlayback;
+
   constructor(private readonly options: PlayerServiceOptions) {
     this.answerWithinMs = options.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
+    this.live = new LivePlayback({
+      backend: options.backend,
+      server: options.server,
+      logger: options.logger,
+      load: (url, media, tag, loadOptions) => this.load(url, media, tag, loadOptions),
+      current: (playing) => this.state.current === playing,
+      newTag: () => this.nextTag++,
+    });
     this.reporter = new ProgressReporter(options.server, options.logger, options.reporter);
     options.backend.on('ended', this.onEnded);
     options.backend.on('down', this.onDown);
@@ -280,13 +291,14 @@ export class PlayerService {
     url: string,
     media: MediaRef,
     tag: number,
-    options: { start?: number | undefined; title: string },
+    options: { start?: number | undefined; title: string; fromFirstSegment?: boolean },
   ): Promise<void> {
     try {
       await this.backend.load(url, {
         media,
         tag,
         title: options.title,
+        ...(options.fromFirstSegment ? { fromFirstSegment: true } : {}),
         waitMs: Math.max(100, this.answerWithinMs - READ_BACK_MARGIN_MS),
         ...(options.start !== undefined ? { start: options.start } : {}),
       });
@@ -379,13 +391,7 @@ export class PlayerService {
   }
 
   private async tune(channel: ServerChannel): Promise<void> {
-    const playing = await this.tuneState(channel, this.nextTag++);
-    await this.load(
-      this.server.liveStreamUrl(channel.number),
-      { kind: 'channel', number: channel.number },
-      playing.tag,
-      { title: channel.name },
-    );
+    await this.live.play(await this.tuneState(channel, this.nextTag++), 'live');
   }
 
   /** The channel becomes current (what played before is left); the backend is not told. */
@@ -399,7 +405,7 @@ export class PlayerService {
       channel: tunedChannel(channel),
       nowPlaying: liveNowPlaying(channel, programme),
       tag,
-      ...(programme ? { programmeEnds: programme.end_time } : {}),
+      ...(programme ? { programmeEnds: programme.end_time, programmeStarts: programme.start_time } : {}),
     };
     this.reportProgress(this.backend.state());
     clearTimeout(this.programmeTimer);
@@ -420,8 +426,9 @@ export class PlayerService {
           (programme) => {
             if (this.stopped || this.state.current !== playing) return;
             playing.nowPlaying = liveNowPlaying(channel, programme);
-            if (programme) playing.programmeEnds = programme.end_time;
-            else delete playing.programmeEnds;
+            if (programme)
+              [playing.programmeEnds, playing.programmeStarts] = [programme.end_time, programme.start_time];
+            else [playing.programmeEnds, playing.programmeStarts] = [undefined, undefined];
             this.followGuide(playing, channel);
           },
           () => undefined,
@@ -491,7 +498,39 @@ export class PlayerService {
 
   private async seekRelative(delta: number): Promise<void> {
     const media = this.requireLoaded();
+    const current = this.state.current;
+    // Live TV: a moment in the channel's buffer (a new load from it when mpv does not hold it).
+    if (current?.kind === 'channel' && (await this.live.seekBy(current, media, delta))) return;
     await this.backend.seekTo(seekTarget(media.position ?? 0, delta, this.duration(media)));
+  }
+
+  /** Live TV from the current programme's start (as far back as the channel's buffer holds). */
+  startOver(): Promise<PlayerStatus> {
+    return this.perform('start_over', async () => {
+      const { playing, media } = this.requireLive('start_over');
+      if (playing.programmeStarts === undefined)
+        throw new NoEffect('no_programme', "The guide does not say when this channel's programme began.");
+      await this.live.seekTo(playing, media, playing.programmeStarts * 1000);
+    });
+  }
+
+  /** Live TV at live again, after a pause or a seek back. */
+  jumpToLive(): Promise<PlayerStatus> {
+    return this.perform('jump_to_live', async () => {
+      const { playing, media } = this.requireLive('jump_to_live');
+      await this.live.seekTo(playing, media, 'live');
+    });
+  }
+
+  private requireLive(command: string): { playing: PlayingChannel; media: MediaState } {
+    const media = this.requireLoaded();
+    const current = this.state.current;
+    if (current?.kind !== 'channel')
+      throw new NoEffect(
+        'not_live',
+        `${command} is for live TV: tune a channel first with /api/play/channel/{number}.`,
+      );
+    return { playing: current, media };
   }
 
   private duration(media: MediaState): number | undefined {

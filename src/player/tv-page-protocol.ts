@@ -33,6 +33,8 @@ export interface TvPageState {
   muted: boolean;
   position?: number;
   duration?: number;
+  /** Live TV: the moment (epoch ms) of the frame at `position` (hls.js's program date-time). */
+  clock?: number;
   captions: boolean;
   pip: boolean;
   /** The notification on screen now, if any. */
@@ -128,6 +130,7 @@ export function mediaStateOf(state: TvPageState | undefined, available: boolean)
     muted: state.muted,
     ...(loaded && state.position !== undefined ? { position: state.position } : {}),
     ...(loaded && state.duration !== undefined ? { duration: state.duration } : {}),
+    ...(loaded && state.clock !== undefined ? { clock: state.clock } : {}),
     pip: state.pip,
   };
 }
@@ -160,6 +163,7 @@ export function isPageState(value: unknown): value is TvPageState {
     flags &&
     playing &&
     optionalNumber(value.position) &&
+    optionalNumber(value.clock) &&
     optionalNumber(value.duration) &&
     (value.section === undefined || isSection(value.section))
   );

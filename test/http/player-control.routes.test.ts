@@ -447,7 +447,10 @@ describe('interface B: channels', () => {
         duration: 3 * 3600 + 600,
       },
     });
-    expect(String(await prop('path'))).toBe(`${base}/devices/ANY/channels/2/buffer.m3u8`);
+    // From the channel's live buffer, from a moment just behind live (mpv plays it from its first segment).
+    const path = String(await prop('path'));
+    expect(path.startsWith(`${base}/devices/ANY/channels/2/buffer.m3u8?from=`)).toBe(true);
+    expect(Math.abs(Number(path.split('=')[1]) - (Date.now() - 6000))).toBeLessThan(5000);
     await until(
       () => prop('idle-active'),
       (idle) => idle === false,

@@ -103,8 +103,7 @@ export class ChannelBuffer {
    * buffer begins later), then everything as it comes, until closed.
    */
   tap(fromMs: number, consumer: TapConsumer): ChannelTap {
-    let from = 0;
-    while (from + 1 < this.held.length && (this.held[from + 1] as BufferedSegment).receivedAt <= fromMs) from++;
+    const from = this.indexAt(fromMs);
     const segmentItem = (segment: BufferedSegment, data?: Buffer): TapItem => {
       const common = { tables: true, discontinuity: segment.discontinuity };
       if (data) return { kind: 'data', data, ...common };
@@ -126,9 +125,28 @@ export class ChannelBuffer {
     return tap;
   }
 
-  /** The media playlist of everything held. */
-  playlist(): string {
-    return bufferPlaylist(this.held, this.droppedDiscontinuities);
+  /**
+   * The media playlist of everything held; from `fromMs` (epoch ms) on, it begins with the segment under way then (the
+   * oldest when it is earlier, the newest when later): a player that starts at its first segment plays from there.
+   */
+  playlist(fromMs?: number): string {
+    if (fromMs === undefined) return bufferPlaylist(this.held, this.droppedDiscontinuities);
+    const from = this.indexAt(fromMs);
+    let dropped = this.droppedDiscontinuities;
+    for (let i = 0; i < from; i++) if (this.held[i]?.discontinuity) dropped++;
+    return bufferPlaylist(this.held.slice(from), dropped);
+  }
+
+  /** The index of the held segment under way at `ms` (0 when it is before them all). */
+  private indexAt(ms: number): number {
+    // Binary search: a 4-hour buffer of 2-second segments is 7,200 of them, asked for at every seek.
+    let [low, high] = [0, this.held.length - 1];
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if ((this.held[middle] as BufferedSegment).receivedAt <= ms) low = middle;
+      else high = middle - 1;
+    }
+    return Math.max(0, low);
   }
 
   /** Resolves once a segment is held (or the wait ends), so a first playlist lists something to play. */

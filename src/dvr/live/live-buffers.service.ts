@@ -107,9 +107,9 @@ export class LiveBuffers {
   /**
    * The buffer's playlist (tuning the channel first, and waiting for its first segment). `browser`: a 409
    * needs_transcode when a browser cannot play what the channel carries as it is (it then plays the transcoding
-   * renditions of hls/master.m3u8).
+   * renditions of hls/master.m3u8). `from` (epoch ms): the playlist begins with the segment under way then.
    */
-  async playlist(number: string, browser = false, client = ''): Promise<string> {
+  async playlist(number: string, browser = false, client = '', from?: number): Promise<string> {
     // The device leaves the channel it watched before the new one is tuned: that tuner may be the one it needs.
     this.leaveOthers(client, number);
     const tuned = await this.open(number);
@@ -129,7 +129,7 @@ export class LiveBuffers {
         `Channel ${number} carries streams a browser cannot play as they are (stream types ${types}): play /devices/ANY/channels/${number}/hls/master.m3u8, which transcodes them.`,
       );
     }
-    return tuned.buffer.playlist();
+    return tuned.buffer.playlist(from);
   }
 
   /** Where one of a channel's buffered segments is sent from; 404 when the channel is not buffered or it is gone. */

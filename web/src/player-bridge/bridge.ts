@@ -43,6 +43,8 @@ export interface PlaySession {
   /** Shows or hides captions; undefined when there is no caption or subtitle track. */
   toggleCaptions(): boolean | undefined;
   captionsShown(): boolean;
+  /** Live TV: the moment (epoch ms) on screen, when hls.js knows it. */
+  clock?(): number | undefined;
   /** Asked to play, not yet playing (the video reports paused until the stream starts). */
   starting: boolean;
   error: string | null;
@@ -84,6 +86,7 @@ function pageState(): TvPageState {
   const s = session;
   const position = s ? finite(s.video.currentTime) : undefined;
   const duration = s ? finite(s.video.duration) : undefined;
+  const clock = s?.clock ? finite(s.clock() ?? Number.NaN) : undefined;
   return {
     // Later states have larger numbers, across reloads too (a new page's time origin is later).
     seq: performance.timeOrigin + performance.now(),
@@ -95,6 +98,7 @@ function pageState(): TvPageState {
     muted: s ? s.video.muted : muted,
     ...(position !== undefined ? { position } : {}),
     ...(duration !== undefined ? { duration } : {}),
+    ...(clock !== undefined ? { clock } : {}),
     captions: s?.captionsShown() ?? false,
     pip: document.pictureInPictureElement !== null,
     ...(notice ? { notice: notice.title ? `${notice.title}: ${notice.message}` : notice.message } : {}),
@@ -136,7 +140,7 @@ export function beginPlay(
   media: MediaRef,
   ticket: number | undefined,
   video: HTMLVideoElement,
-  captions: Pick<PlaySession, 'toggleCaptions' | 'captionsShown'>,
+  captions: Pick<PlaySession, 'toggleCaptions' | 'captionsShown' | 'clock'>,
 ) {
   const playing: PlaySession = { playId: nextPlayId++, media, video, ...captions, starting: true, error: null };
   session = playing;

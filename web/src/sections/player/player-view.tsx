@@ -72,6 +72,7 @@ function usePlayerBridge(
   source: PlayerSource,
   captions: React.RefObject<boolean>,
   toggleCaptions: React.RefObject<() => boolean | undefined>,
+  clock: React.RefObject<() => number | undefined>,
 ) {
   const session = useRef<ReturnType<typeof beginPlay> | undefined>(undefined);
   const media =
@@ -85,6 +86,7 @@ function usePlayerBridge(
     const begun = beginPlay(JSON.parse(key) as typeof media, source.ticket, element, {
       captionsShown: () => captions.current,
       toggleCaptions: () => toggleCaptions.current(),
+      clock: () => clock.current(),
     });
     session.current = begun;
     const leave = () => void leavePlayer();
@@ -148,7 +150,10 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   const captionsRef = useRef(false);
   captionsRef.current = captions;
   const toggleCaptionsRef = useRef<() => boolean | undefined>(() => undefined);
-  const playSession = usePlayerBridge(video, source, captionsRef, toggleCaptionsRef);
+  // Live TV: the moment on screen, for the player's seeks in wall-clock time (start over, seek by seconds).
+  const clockRef = useRef<() => number | undefined>(() => undefined);
+  clockRef.current = () => (source.kind === 'channel' ? hls?.playingDate?.getTime() : undefined);
+  const playSession = usePlayerBridge(video, source, captionsRef, toggleCaptionsRef, clockRef);
   useEffect(() => {
     if (error) playSession.current?.failed(error);
   }, [error, playSession]);
