@@ -5,10 +5,10 @@
  * table copies only at its start, then every byte that comes after, in order and at its
  * own pace; a gap is told, a closed buffer ends it, and a reader that stops gets no more.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChannelBuffer } from '../../src/dvr/live/channel-buffer.js';
+import { ChannelBuffer, SHORT_WINDOW } from '../../src/dvr/live/channel-buffer.js';
 import { PACKET } from '../../src/dvr/live/ts-segmenter.js';
 import { TsIntegrity } from '../../src/dvr/recording/ts-packets.js';
 import { tempDir } from '../support/temp-library.js';
@@ -140,6 +140,28 @@ describe('a live buffer read from the past on', () => {
     feed(300_000, 400_000);
     await tap.close(true);
     expect(order).toEqual(['data', 'gap', 'data']);
+    await buffer.close();
+  });
+});
+
+describe('a live buffer whose folder cannot be made', () => {
+  it('says why and keeps a short window in memory, which a reader can still read', async () => {
+    const blocker = join(work, 'a-file');
+    writeFileSync(blocker, 'not a folder');
+    const buffer = new ChannelBuffer({
+      dir: join(blocker, 'buffer'),
+      depthSeconds: 3600,
+      targetSeconds: 1,
+      now: () => 1,
+    });
+    expect(buffer.failure).toMatch(/could not be written/);
+    for (let at = 0; at < clip.length; at += 4099) buffer.write(clip.subarray(at, Math.min(at + 4099, clip.length)));
+    await buffer.settled();
+    expect(buffer.segments).toHaveLength(SHORT_WINDOW);
+    expect(buffer.segments.every((segment) => segment.data !== undefined && segment.file === undefined)).toBe(true);
+    const { got, consumer } = reader();
+    await buffer.tap(0, consumer).close(true);
+    expect(Buffer.concat(got)[0]).toBe(0x47);
     await buffer.close();
   });
 });

@@ -61,7 +61,12 @@ export class ChannelBuffer {
   failure: string | undefined;
 
   constructor(private readonly options: ChannelBufferOptions) {
-    mkdirSync(options.dir, { recursive: true });
+    try {
+      mkdirSync(options.dir, { recursive: true });
+    } catch (error) {
+      // No folder (a full disk, the data folder read-only): live TV goes on in memory, as after a failed write.
+      this.fail(error);
+    }
     this.segmenter = new TsSegmenter({ targetSeconds: options.targetSeconds, now: options.now });
   }
 
@@ -220,17 +225,22 @@ export class ChannelBuffer {
           await writeFile(file, data);
           entry.file = file;
         } catch (error) {
-          this.failure = `the live buffer could not be written (${(error as Error).message})`;
-          this.options.logger?.warn(
-            { dir: this.options.dir, err: error },
-            `${this.failure}: live TV goes on with a short window, without rewinding; free space in the data folder`,
-          );
+          this.fail(error);
         }
       }
       if (entry.file === undefined) entry.data = data;
       this.queued.splice(this.queued.indexOf(queued), 1);
       this.hold(entry);
     });
+  }
+
+  /** Writing to disk failed: said once, and the buffer keeps a short window in memory from now. */
+  private fail(error: unknown): void {
+    this.failure = `the live buffer could not be written (${(error as Error).message})`;
+    this.options.logger?.warn(
+      { dir: this.options.dir, err: error },
+      `${this.failure}: live TV goes on with a short window, without rewinding; free space in the data folder`,
+    );
   }
 
   private hold(entry: BufferedSegment): void {

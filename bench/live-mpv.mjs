@@ -1,0 +1,251 @@
+/**
+ * Live TV in a real player for `npm run bench` (part of bench/live-buffer.mjs): mpv,
+ * headless, loads what the Antenna player loads and the time until mpv's
+ * `playback-restart` (its first frame decoded and playing) is measured:
+ * - tune: a channel nobody watches, `buffer.m3u8?from=` just behind live (mpv plays it
+ *   from its first segment), beside mpv opening the same source's raw stream directly;
+ * - seek: a random moment of a long buffer (`?from=` that segment's time) — what the mpv
+ *   player does for a seek its cache does not hold;
+ * - jump to live on a buffered channel.
+ * mpv starts once, idle, and takes each load over its JSON IPC socket. `node bench/live-mpv.mjs` runs it alone.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { freePort, startChild, until } from './player.mjs';
+import { makeTsClip, startStreamServer } from './ts-stream-server.mjs';
+
+const { fetch, setInterval, clearInterval, setTimeout, clearTimeout } = globalThis;
+
+/** An idle headless mpv on `socketPath`, with the player's user agent (the server counts them as one device). */
+export async function startMpv(socketPath) {
+  const mpv = spawn(
+    'mpv',
+    [
+      '--no-config',
+      '--idle=yes',
+      '--no-terminal',
+      '--vo=null',
+      '--ao=null',
+      '--user-agent=antenna-player',
+      `--input-ipc-server=${socketPath}`,
+    ],
+    { stdio: 'ignore' },
+  );
+  let socket;
+  for (let tries = 0; !socket && tries < 100; tries++) {
+    await sleep(100);
+    socket = await new Promise((resolve) => {
+      const attempt = net.connect(socketPath);
+      attempt.once('connect', () => resolve(attempt)).once('error', () => resolve(undefined));
+    });
+  }
+  if (!socket) throw new Error('mpv did not open its IPC socket');
+  socket.setEncoding('utf8');
+  const listeners = new Set();
+  let buffered = '';
+  socket.on('data', (chunk) => {
+    buffered += chunk;
+    for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+      const message = JSON.parse(buffered.slice(0, newline));
+      buffered = buffered.slice(newline + 1);
+      for (const listener of listeners) listener(message);
+    }
+  });
+  let nextId = 1;
+  const command = (args) =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      const listener = (message) => {
+        if (message.request_id !== id) return;
+        listeners.delete(listener);
+        resolve(message);
+      };
+      listeners.add(listener);
+      socket.write(`${JSON.stringify({ command: args, request_id: id })}\n`);
+    });
+  /** Ms from loadfile to playback-restart (or undefined when mpv gave up or `timeoutMs` passed). */
+  const timeToPlay = async (url, fromFirstSegment, timeoutMs = 20_000) => {
+    await command(['set_property', 'demuxer-lavf-o', fromFirstSegment ? 'live_start_index=0' : '']);
+    await command(['stop']);
+    await sleep(200);
+    const began = performance.now();
+    const played = new Promise((resolve) => {
+      const timer = setTimeout(() => done(undefined), timeoutMs);
+      const listener = (message) => {
+        if (message.event === 'playback-restart') done(performance.now() - began);
+        else if (message.event === 'end-file' && message.reason === 'error') done(undefined);
+      };
+      const done = (value) => {
+        clearTimeout(timer);
+        listeners.delete(listener);
+        resolve(value);
+      };
+      listeners.add(listener);
+    });
+    await command(['loadfile', url, 'replace']);
+    return played;
+  };
+  return {
+    timeToPlay,
+    async stop() {
+      await command(['stop']).catch(() => undefined);
+      socket.destroy();
+      mpv.kill('SIGTERM');
+    },
+  };
+}
+
+const segmentTimes = (playlist) =>
+  playlist
+    .split('\n')
+    .filter((line) => line.startsWith('#EXT-X-PROGRAM-DATE-TIME:'))
+    .map((line) => Date.parse(line.slice('#EXT-X-PROGRAM-DATE-TIME:'.length)));
+
+/** The long channel's buffer: this much of its clip, read as fast as it comes (not paced). */
+const LONG_SECONDS = Number(process.env.BENCH_LONG_SECONDS ?? 3600);
+const FRESH = 10;
+
+/**
+ * Its own `antenna server` (the buffers linger 0 minutes: a channel left closes): FRESH channels of an 8 Mbit/s 720p
+ * clip, and one of a 600 kbit/s clip whose source sends LONG_SECONDS of it at once, so its buffer holds an hour.
+ */
+export async function benchLiveMpv({ antennaBin, work, log = console.log, seeks = 20 }) {
+  mkdirSync(work, { recursive: true });
+  const clip = await makeTsClip(join(work, 'clip.ts'), { seconds: 10, muxrateKbps: 8000, size: '1280x720' });
+  const longClip = await makeTsClip(join(work, 'long.ts'), { seconds: 10, muxrateKbps: 600, size: '320x240' });
+  const sources = await startStreamServer(clip.path);
+  const longSource = await startStreamServer(longClip.path);
+  longSource.set('long', { pace: false, stallAfterBytes: Math.floor(longSource.byteRate * LONG_SECONDS) });
+  const entries = Array.from({ length: FRESH }, (_, i) => [String(i + 1), sources.url(`fresh${i + 1}`)]);
+  entries.push(['100', longSource.url('long')]);
+  const m3u = join(work, 'channels.m3u');
+  writeFileSync(
+    m3u,
+    ['#EXTM3U', ...entries.map(([number, url]) => `#EXTINF:-1 tvg-chno="${number}",Channel ${number}\n${url}`)].join(
+      '\n',
+    ),
+  );
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const children = [];
+  startChild(
+    antennaBin,
+    [
+      'server',
+      ...['--data', join(work, 'data'), '--host', '127.0.0.1', '--port', String(port), '--no-sample'],
+      ...['--m3u', m3u, '--m3u-streams', String(FRESH + 2), '--log-level', 'warn', '--live-buffer-linger', '0'],
+    ],
+    join(work, 'server.log'),
+    children,
+  );
+  const mpv = { stop: async () => undefined };
+  const failures = [];
+  let keepAlive;
+  try {
+    await until(
+      async () => ((await (await fetch(`${base}/api/v1/channels`)).json()) ?? []).length,
+      (count) => count === FRESH + 1,
+      30_000,
+      'the channels',
+    );
+    log(`live in mpv: filling a buffer with ${LONG_SECONDS / 60} minutes of a 600 kbit/s channel`);
+    const longPlaylist = () => fetch(`${base}/devices/ANY/channels/100/buffer.m3u8`).then((answer) => answer.text());
+    const filled = await until(
+      async () => segmentTimes(await longPlaylist()).length,
+      (count) => count >= (LONG_SECONDS / 2) * 0.95,
+      900_000,
+      'the long buffer',
+    );
+    // Someone keeps watching the long channel (as a viewer of its own), so its buffer stays while mpv tunes others.
+    keepAlive = setInterval(() => void longPlaylist().catch(() => undefined), 2000);
+    Object.assign(mpv, await startMpv(join(work, 'mpv.sock')));
+    const measure = async (what, url, fromFirst) => {
+      const ms = await mpv.timeToPlay(url, fromFirst);
+      if (ms === undefined) failures.push(what);
+      return ms;
+    };
+    log(`live in mpv: ${FRESH} tunes, ${FRESH} raw streams, ${seeks} seeks in ${filled} segments, 5 jumps to live`);
+    const tunes = [];
+    for (const [number] of entries.slice(0, FRESH)) {
+      const url = `${base}/devices/ANY/channels/${number}/buffer.m3u8?from=${Date.now() - 6000}`;
+      const ms = await measure(`tune ${number}`, url, true);
+      if (ms !== undefined) tunes.push(ms);
+    }
+    const direct = [];
+    for (let i = 0; i < FRESH; i++) {
+      const ms = await measure(`raw ${i}`, sources.url(`raw${i}`), false);
+      if (ms !== undefined) direct.push(ms);
+    }
+    const times = segmentTimes(await longPlaylist());
+    const seekTimes = [];
+    for (let i = 0; i < seeks; i++) {
+      const at = times[Math.floor(Math.random() * Math.max(1, times.length - 3))];
+      const ms = await measure(`seek ${at}`, `${base}/devices/ANY/channels/100/buffer.m3u8?from=${at}`, true);
+      if (ms !== undefined) seekTimes.push(ms);
+    }
+    const live = [];
+    for (let i = 0; i < 5; i++) {
+      const ms = await measure('live', `${base}/devices/ANY/channels/100/buffer.m3u8?from=${Date.now() - 6000}`, true);
+      if (ms !== undefined) live.push(ms);
+    }
+    return { tunes, direct, seeks: seekTimes, live, segments: times.length, failures };
+  } finally {
+    clearInterval(keepAlive);
+    await mpv.stop();
+    await sources.close();
+    await longSource.close();
+    for (const child of children) child.kill('SIGTERM');
+    await sleep(500);
+  }
+}
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+};
+
+export function liveMpvRows(result, { verdict }) {
+  const ms = (value) => `${Math.round(value)} ms`;
+  const failed = result.failures.length > 0 ? ` (${result.failures.length} did not play: ${result.failures[0]})` : '';
+  const p50 = (values) => percentile(values, 50);
+  return [
+    {
+      target: `Live TV in mpv: tune → first frame playing (${result.tunes.length} channels)${failed}`,
+      threshold: 'p50 ≤ 1 s, p95 ≤ 2 s',
+      measured: `p50 ${ms(p50(result.tunes))}, p95 ${ms(percentile(result.tunes, 95))}`,
+      ceiling: `mpv on the raw stream: p50 ${ms(p50(result.direct))}, p95 ${ms(percentile(result.direct, 95))}`,
+      ratio: `${(p50(result.tunes) / Math.max(p50(result.direct), 1)).toFixed(2)}×`,
+      result: verdict(p50(result.tunes) <= 1000 && percentile(result.tunes, 95) <= 2000 && !failed),
+    },
+    {
+      target: `Live TV in mpv: seek to a random moment of an hour's buffer (${result.segments} segments) → playing`,
+      threshold: 'p95 ≤ 0.5 s',
+      measured: `p50 ${ms(p50(result.seeks))}, p95 ${ms(percentile(result.seeks, 95))}`,
+      ceiling: `a fresh tune p50 ${ms(p50(result.tunes))}`,
+      ratio: `${(percentile(result.seeks, 95) / Math.max(p50(result.tunes), 1)).toFixed(2)}×`,
+      result: verdict(percentile(result.seeks, 95) <= 500 && !failed),
+    },
+    {
+      target: 'Live TV in mpv: jump to live on a buffered channel → playing',
+      threshold: '≤ 1 s',
+      measured: `p50 ${ms(p50(result.live))}, max ${ms(Math.max(...result.live))}`,
+      ceiling: `a fresh tune p50 ${ms(p50(result.tunes))}`,
+      ratio: `${(Math.max(...result.live) / Math.max(p50(result.tunes), 1)).toFixed(2)}×`,
+      result: verdict(Math.max(...result.live) <= 1000 && !failed),
+    },
+  ];
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const work = join(root, '.bench', 'live-mpv');
+  rmSync(work, { recursive: true, force: true });
+  const result = await benchLiveMpv({ antennaBin: join(root, 'bin', 'antenna'), work });
+  console.log(JSON.stringify(result, null, 2));
+}
