@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { PLAYER_SERVICE_TYPE, SERVER_SERVICE_TYPE } from '../discovery/dns-sd.js';
-import { mpvOptionProblem } from '../player/mpv-args.js';
+import { mpvOptionProblem } from '../player/mpv/mpv-args.js';
 import {
   type LogLevel,
   ConfigError,

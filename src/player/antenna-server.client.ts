@@ -14,8 +14,7 @@ import { redactUrl, redactUrlsInText } from '../common/url-redaction.js';
 import { AiringSchema } from '../model/dvr.schemas.js';
 import { FileFacts } from '../model/file-item.schemas.js';
 import { ChannelSchema } from '../model/library.schemas.js';
-import { bufferSpanOf } from './live-position.js';
-import { PLAYER_USER_AGENT } from './mpv-args.js';
+import { bufferSpanOf, PLAYER_USER_AGENT } from './live-position.js';
 
 // What the player reads of the server's answers, taken from the server's own schemas
 // (src/model) where they name the fields; an item's fields come from the episode, movie

@@ -6,6 +6,12 @@
  * the buffer, the server plays from its start). Pure.
  */
 
+/**
+ * How the player and its mpv name themselves to the server: its live buffers count one device (address and user
+ * agent) as watching one channel, whichever of the two asks.
+ */
+export const PLAYER_USER_AGENT = 'antenna-player';
+
 export interface BufferSpan {
   /** Epoch ms of each segment's start, oldest first. */
   starts: number[];

@@ -13,7 +13,7 @@ import { redactUrl } from '../common/url-redaction.js';
 import { LivePlayback } from './live-playback.js';
 import { NoEffect } from './no-effect.js';
 import type { AntennaServerClient, Programme, ServerChannel, ServerItem } from './antenna-server.client.js';
-import { MpvCommandError } from './mpv-ipc.js';
+import { MpvCommandError } from './mpv/mpv-ipc.js';
 import {
   type Ended,
   MediaLoadError,

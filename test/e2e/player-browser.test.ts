@@ -15,7 +15,7 @@ import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningPlayer, startPlayer } from '../../src/app/player.lifecycle.js';
 import { resolvePlayerConfig } from '../../src/config/player-config.js';
-import type { BrowserBackend } from '../../src/player/browser.backend.js';
+import type { BrowserBackend } from '../../src/player/tv/browser.backend.js';
 import { SECTION_PATHS } from '../../src/player/tv-page-protocol.js';
 import { type Json, callJson, until } from '../support/dvr-app.js';
 import { type PlayerMedia, makePlayerMedia } from '../support/player-fixture.js';

@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chromiumArguments } from '../../src/player/chromium-args.js';
-import { DevToolsPipe } from '../../src/player/devtools-pipe.js';
+import { chromiumArguments } from '../../src/player/tv/chromium-args.js';
+import { DevToolsPipe } from '../../src/player/tv/devtools-pipe.js';
 import { SECTIONS, matchSection } from '../../src/player/sections.js';
 import {
   type TvPageState,

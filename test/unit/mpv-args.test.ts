@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mpvArguments, mpvOptionProblem, RESERVED_MPV_OPTIONS } from '../../src/player/mpv-args.js';
-import { type MpvMessage, takeMessages } from '../../src/player/mpv-ipc.js';
+import { mpvArguments, mpvOptionProblem, RESERVED_MPV_OPTIONS } from '../../src/player/mpv/mpv-args.js';
+import { type MpvMessage, takeMessages } from '../../src/player/mpv/mpv-ipc.js';
 
 describe('mpvArguments', () => {
   const socketPath = '/tmp/antenna-player/mpv.sock';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Ended, Played } from '../../src/player/player-backend.js';
 import type { TvPageState } from '../../src/player/tv-page-protocol.js';
-import { TvPageTracker } from '../../src/player/tv-page-tracker.js';
+import { TvPageTracker } from '../../src/player/tv/tv-page-tracker.js';
 
 function tracked() {
   const tracker = new TvPageTracker();

@@ -3,8 +3,7 @@
  * between items and takes every order through its JSON IPC socket.
  */
 
-/** How the player (and its mpv) name themselves to the server: one device, whichever of them asks. */
-export const PLAYER_USER_AGENT = 'antenna-player';
+import { PLAYER_USER_AGENT } from '../live-position.js';
 
 export interface MpvLaunch {
   /** Where mpv listens for JSON IPC. */

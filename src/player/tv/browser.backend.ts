@@ -15,19 +15,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Browser, Page } from 'puppeteer-core';
-import { UnavailableError } from '../common/errors.js';
-import { type ChildProcess, lastLine, stopProgram } from '../common/external-program.js';
+import { UnavailableError } from '../../common/errors.js';
+import { type ChildProcess, lastLine, stopProgram } from '../../common/external-program.js';
 import { launchChromium } from './chromium-process.js';
-import { NoEffect } from './no-effect.js';
-import { Restarts } from './restarts.js';
+import { NoEffect } from '../no-effect.js';
+import { Restarts } from '../restarts.js';
 import {
   type BackendEvents,
   type LoadOptions,
   MediaLoadError,
   type MediaState,
   type PlayerBackend,
-} from './player-backend.js';
-import type { Section } from './sections.js';
+} from '../player-backend.js';
+import type { Section } from '../sections.js';
 import {
   CONTROL_GLOBAL,
   EVENT_BINDING,
@@ -37,7 +37,7 @@ import {
   isPageState,
   isTvPageEvent,
   isTvResult,
-} from './tv-page-protocol.js';
+} from '../tv-page-protocol.js';
 import { TvPageTracker } from './tv-page-tracker.js';
 
 export { ChromiumStartError } from './chromium-process.js';

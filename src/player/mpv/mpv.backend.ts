@@ -3,16 +3,16 @@
  * noticed and mpv restarted with backoff), mirrors the properties the status needs
  * through observe_property, and turns the player's orders into mpv commands.
  */
-import { type ChildProcess, startProgram, stopProgram } from '../common/external-program.js';
+import { type ChildProcess, startProgram, stopProgram } from '../../common/external-program.js';
 import { EventEmitter } from 'node:events';
 import { lstatSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { UnavailableError } from '../common/errors.js';
-import { NoEffect } from './no-effect.js';
+import { UnavailableError } from '../../common/errors.js';
+import { NoEffect } from '../no-effect.js';
 import { mpvArguments } from './mpv-args.js';
-import { Restarts } from './restarts.js';
+import { Restarts } from '../restarts.js';
 import { MpvCommandError, MpvGoneError, MpvIpc, type MpvMessage } from './mpv-ipc.js';
 import {
   type BackendEvents,
@@ -21,8 +21,8 @@ import {
   MediaLoadError,
   type MediaState,
   type PlayerBackend,
-} from './player-backend.js';
-import type { Section } from './sections.js';
+} from '../player-backend.js';
+import type { Section } from '../sections.js';
 
 export interface MpvBackendOptions {
   /** The mpv program; default 'mpv' from PATH. */

@@ -8,8 +8,8 @@
  * the mirror the status is read from, which shows only the play the service follows.
  */
 import { EventEmitter } from 'node:events';
-import type { Ended, MediaState, Played } from './player-backend.js';
-import { type MediaRef, type TvPageEvent, type TvPageState, mediaStateOf, sameMedia } from './tv-page-protocol.js';
+import type { Ended, MediaState, Played } from '../player-backend.js';
+import { type MediaRef, type TvPageEvent, type TvPageState, mediaStateOf, sameMedia } from '../tv-page-protocol.js';
 
 export interface TrackerEvents {
   ended: [ended: Ended];

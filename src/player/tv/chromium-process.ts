@@ -7,7 +7,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { type ChildProcess, lastLine, startProgram, stopProgram } from '../common/external-program.js';
+import { type ChildProcess, lastLine, startProgram, stopProgram } from '../../common/external-program.js';
 import { chromiumArguments } from './chromium-args.js';
 import { DevToolsPipe } from './devtools-pipe.js';
 
