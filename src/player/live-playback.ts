@@ -13,6 +13,7 @@
 import type { Logger } from 'pino';
 import type { AntennaServerClient } from './antenna-server.client.js';
 import { liveSeekTarget } from './live-position.js';
+import { NoEffect } from './no-effect.js';
 import type { MediaRef, MediaState, PlayerBackend } from './player-backend.js';
 import type { PlayingChannel } from './player-state.js';
 
@@ -58,10 +59,13 @@ export class LivePlayback {
       title: playing.channel.name,
       fromFirstSegment: true,
     });
-    // Beside mpv's own request: the segment its playlist begins with is what position 0 shows.
-    void server.liveOrigin(number, from).then((origin) => {
-      if (origin !== undefined && this.parts.current(playing) && playing.live?.from === from)
-        playing.live.origin = origin;
+    // Beside mpv's own request: the segment its playlist begins with is what position 0 shows. Taken once the load
+    // is playing, so it is never paired with the position of what played before.
+    const origin = server.liveOrigin(number, from);
+    void Promise.allSettled([loading]).then(async () => {
+      const start = await origin;
+      if (start !== undefined && this.parts.current(playing) && playing.live?.from === from)
+        playing.live.origin = start;
     });
     await loading;
   }
@@ -104,6 +108,7 @@ export class LivePlayback {
     if (!backend.liveByUrl) {
       // The app plays the whole buffer: without its clock yet, live is the channel opened again.
       if (target === 'live') await this.play(playing, 'live');
+      else throw new NoEffect('no_clock', 'The TV has not said yet which moment it shows; try again in a moment.');
       return;
     }
     this.parts.logger.debug({ channel: playing.channel.number, target }, 'live: loading the buffer from the moment');

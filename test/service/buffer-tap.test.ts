@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChannelBuffer, SHORT_WINDOW } from '../../src/dvr/live/channel-buffer.js';
 import { PACKET } from '../../src/dvr/live/ts-segmenter.js';
 import { TsIntegrity } from '../../src/dvr/recording/ts-packets.js';
+import { until } from '../support/dvr-app.js';
 import { tempDir } from '../support/temp-library.js';
 import { makeTsClip } from '../support/ts-stream-server.js';
 
@@ -44,8 +45,8 @@ function bufferOf() {
   return { buffer, feed, clock };
 }
 
-/** A reader that keeps what it gets; `slow` makes each delivery wait a little (a disk behind). */
-function reader(slow = false) {
+/** A reader that keeps what it gets; `slowMs` makes each delivery wait (a disk behind). */
+function reader(slowMs = 0) {
   const got: Buffer[] = [];
   const events: string[] = [];
   return {
@@ -54,7 +55,7 @@ function reader(slow = false) {
     consumer: {
       data: async (chunk: Buffer) => {
         got.push(Buffer.from(chunk));
-        if (slow) await new Promise((resolve) => setTimeout(resolve, 1));
+        if (slowMs > 0) await new Promise((resolve) => setTimeout(resolve, slowMs));
       },
       gap: () => events.push('gap'),
       ended: (reason: string) => events.push(`ended: ${reason}`),
@@ -71,7 +72,7 @@ describe('a live buffer read from the past on', () => {
     const held = buffer.segments;
     expect(held.length).toBeGreaterThan(4);
     const from = held[3]!;
-    const { got, events, consumer } = reader(true);
+    const { got, events, consumer } = reader(1);
     const tap = buffer.tap(from.receivedAt + 1, consumer);
     expect(tap.startsAt).toBe(from.receivedAt);
     feed(half, clip.length);
@@ -107,16 +108,25 @@ describe('a live buffer read from the past on', () => {
 
   it('tells a gap, ends when the buffer closes, and a reader that stops gets nothing more', async () => {
     const { buffer, feed } = bufferOf();
-    feed(0, 300_000);
+    feed(0, 1_500_000);
     await buffer.settled();
-    const stopped = reader();
+    const stopped = reader(400);
     const stopping = buffer.tap(0, stopped.consumer);
+    // Stopped once it has read something, with more held for it.
+    await until(
+      () => stopped.got.length,
+      (count) => count > 0,
+      5000,
+      'a first segment read',
+      20,
+    );
     await stopping.close(false);
     const countAtStop = stopped.got.length;
+    expect(countAtStop).toBeLessThan(buffer.segments.length - 1);
     const ending = reader();
     buffer.tap(0, ending.consumer);
     buffer.gap();
-    feed(300_000, 500_000);
+    feed(1_500_000, 1_700_000);
     expect(buffer.tapped).toBe(1);
     await buffer.close();
     expect(stopped.got.length).toBe(countAtStop);
@@ -137,7 +147,7 @@ describe('a live buffer read from the past on', () => {
       ended: () => order.push('ended'),
     });
     buffer.gap();
-    feed(300_000, 400_000);
+    feed(300_000, 700_000);
     await tap.close(true);
     expect(order).toEqual(['data', 'gap', 'data']);
     await buffer.close();

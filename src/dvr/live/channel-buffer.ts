@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { NotFoundError } from '../../common/errors.js';
 import type { TapConsumer } from '../recording/recorder.js';
 import { bufferPlaylist, type PlaylistSegment } from './buffer-playlist.js';
-import { ChannelTap, type TapItem } from './buffer-tap.js';
+import { ChannelTap, type TapItem, type TapSource } from './buffer-tap.js';
 import { type CutSegment, TsSegmenter } from './ts-segmenter.js';
 
 export interface BufferedSegment extends PlaylistSegment {
@@ -42,6 +42,15 @@ export interface ChannelBufferOptions {
   logger?: Logger | undefined;
   /** Told after each segment is stored (the server's disk budget is checked across buffers). */
   stored?: () => void;
+}
+
+/** A held (or queued) segment as a tap reads it. */
+function segmentItem(segment: BufferedSegment, data?: Buffer): TapItem {
+  const common = { tables: true, discontinuity: segment.discontinuity };
+  if (data) return { kind: 'data', data, ...common };
+  return segment.file !== undefined
+    ? { kind: 'file', file: segment.file, ...common }
+    : { kind: 'data', data: segment.data as Buffer, ...common };
 }
 
 export class ChannelBuffer {
@@ -108,27 +117,37 @@ export class ChannelBuffer {
    * buffer begins later), then everything as it comes, until closed.
    */
   tap(fromMs: number, consumer: TapConsumer): ChannelTap {
-    const from = this.indexAt(fromMs);
-    const segmentItem = (segment: BufferedSegment, data?: Buffer): TapItem => {
-      const common = { tables: true, discontinuity: segment.discontinuity };
-      if (data) return { kind: 'data', data, ...common };
-      return segment.file !== undefined
-        ? { kind: 'file', file: segment.file, ...common }
-        : { kind: 'data', data: segment.data as Buffer, ...common };
-    };
-    const items = [
-      ...this.held.slice(from).map((segment) => segmentItem(segment)),
-      ...this.queued.map(({ entry, data }) => segmentItem(entry, data)),
-    ];
-    const open = this.segmenter.unfinished();
-    const rest = Buffer.concat([...open.tables, ...open.rest]);
-    if (rest.length > 0)
-      items.push({ kind: 'data', data: rest, tables: open.tables.length > 0, discontinuity: open.discontinuity });
-    const startsAt = this.held[from]?.receivedAt ?? this.queued[0]?.entry.receivedAt ?? this.options.now();
-    const tap = new ChannelTap(items, startsAt, consumer, (gone) => this.taps.delete(gone));
+    const first = this.held[this.indexAt(fromMs)] ?? this.queued[0]?.entry;
+    const startsAt = first?.receivedAt ?? this.options.now();
+    const tap = new ChannelTap(first?.seq ?? this.nextSeq, startsAt, this.tapSource, consumer, (gone) =>
+      this.taps.delete(gone),
+    );
     this.taps.add(tap);
     return tap;
   }
+
+  /** What taps read: segments by sequence while behind, then the segment under way and live chunks. */
+  private readonly tapSource: TapSource = {
+    segmentAt: (seq) => {
+      const oldest = this.held[0]?.seq ?? this.queued[0]?.entry.seq;
+      const wanted = oldest !== undefined && seq < oldest ? oldest : seq;
+      const held = this.held[wanted - (this.held[0]?.seq ?? 0)];
+      const found =
+        held?.seq === wanted
+          ? segmentItem(held)
+          : ((queued) => (queued ? segmentItem(queued.entry, queued.data) : undefined))(
+              this.queued.find(({ entry }) => entry.seq === wanted),
+            );
+      return found ? { seq: wanted, item: found, skipped: wanted !== seq } : undefined;
+    },
+    join: (tap) => {
+      this.taps.add(tap);
+      const open = this.segmenter.unfinished();
+      const data = Buffer.concat([...open.tables, ...open.rest]);
+      if (data.length === 0) return open.discontinuity ? { kind: 'gap' } : undefined;
+      return { kind: 'data', data, tables: open.tables.length > 0, discontinuity: open.discontinuity };
+    },
+  };
 
   /**
    * The media playlist of everything held; from `fromMs` (epoch ms) on, it begins with the segment under way then (the

@@ -212,7 +212,8 @@ export class TsSegmenter {
     return {
       tables: chunks.slice(0, 2),
       rest: [...chunks.slice(2), ...(this.carry ? [this.carry] : [])],
-      discontinuity: this.open?.discontinuity ?? false,
+      // Between an upstream's end and the next keyframe nothing is under way, but what comes does not follow on.
+      discontinuity: this.open?.discontinuity ?? this.nextDiscontinuity,
     };
   }
 
