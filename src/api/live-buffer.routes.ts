@@ -29,7 +29,8 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
         summary: "A channel's live buffer: every segment since it was tuned (up to its depth), each with its time",
         description:
           'HLS media playlist without an end: a player starts near live and can pause and seek back through the whole ' +
-          'buffer. Segments are the channel as received (remux-free), each starting at a keyframe.',
+          'buffer. Segments are the channel as received (remux-free), each starting at a keyframe; the last one ' +
+          'listed is under way, and is sent as it arrives.',
         tags,
         params: Type.Object({ number: ChannelNumber }),
         querystring: Type.Object(
@@ -79,10 +80,11 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
       const name = (request.params as { segment: string }).segment;
       const source = dvr.liveSegment(number(request), Number.parseInt(name, 10));
       if ('file' in source) return segment(reply, source.file);
+      // The segment under way is sent as it comes (chunked), and ends where the channel's next segment begins.
       return reply
         .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
         .type('video/mp2t')
-        .send(source.data);
+        .send('stream' in source ? source.stream : source.data);
     },
   );
 }

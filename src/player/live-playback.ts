@@ -77,12 +77,6 @@ export class LivePlayback {
     return origin !== undefined && media.position !== undefined ? origin + media.position * 1000 : undefined;
   }
 
-  /** Seconds behind live now, when known. */
-  behind(playing: PlayingChannel, media: MediaState): number | undefined {
-    const clock = this.clock(playing, media);
-    return clock === undefined ? undefined : Math.max(0, (this.now() - clock) / 1000);
-  }
-
   /** Seeks by `seconds` from the moment on screen; false when that moment is not known yet (then by position). */
   async seekBy(playing: PlayingChannel, media: MediaState, seconds: number): Promise<boolean> {
     const clock = this.clock(playing, media);

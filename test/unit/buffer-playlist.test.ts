@@ -62,6 +62,15 @@ describe('bufferPlaylist', () => {
   });
 });
 
+describe('bufferPlaylist target duration', () => {
+  it('keeps the longest segment the buffer ever listed, after it left the window', () => {
+    const segments = [{ seq: 9, duration: 1.9, receivedAt: 0, discontinuity: false }];
+    expect(bufferPlaylist(segments, 0)).toContain('#EXT-X-TARGETDURATION:2\n');
+    expect(bufferPlaylist(segments, 0, 4.2)).toContain('#EXT-X-TARGETDURATION:5\n');
+    expect(bufferPlaylist([{ ...segments[0]!, duration: 6.1 }], 0, 4.2)).toContain('#EXT-X-TARGETDURATION:7\n');
+  });
+});
+
 describe('bufferPlaylist of a long buffer', () => {
   it('lists 200,000 segments (48 hours of short ones) without running out of call arguments', () => {
     const segments = Array.from({ length: 200_000 }, (_, seq) => ({

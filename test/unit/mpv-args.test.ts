@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mpvArguments, mpvOptionProblem, RESERVED_MPV_OPTIONS } from '../../src/player/mpv/mpv-args.js';
+import {
+  demuxerOptions,
+  LIVE_DEMUXER_OPTIONS,
+  mpvArguments,
+  mpvOptionProblem,
+  RESERVED_MPV_OPTIONS,
+} from '../../src/player/mpv/mpv-args.js';
 import { type MpvMessage, takeMessages } from '../../src/player/mpv/mpv-ipc.js';
 
 describe('mpvArguments', () => {
@@ -150,5 +156,39 @@ describe('takeMessages', () => {
 describe('mpvArguments: what mpv may open', () => {
   it('never hands a URL to youtube-dl', () => {
     expect(mpvArguments({ socketPath: '/tmp/s', display: false, options: [] })).toContain('--ytdl=no');
+  });
+});
+
+describe('demuxerOptions', () => {
+  it('starts live TV at the playlist’s first segment without measuring the frame rate first', () => {
+    expect(demuxerOptions({}, true)).toEqual({ live_start_index: '0', fpsprobesize: '0' });
+    expect(demuxerOptions({}, false)).toEqual({});
+    expect(demuxerOptions({ probesize: '32768', fpsprobesize: '5' }, true)).toEqual({
+      probesize: '32768',
+      live_start_index: '0',
+      fpsprobesize: '0',
+    });
+  });
+
+  it('keeps the user’s own options on every load, the live ones over them', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.oneof(
+            fc.constantFrom('fpsprobesize', 'live_start_index'),
+            fc.stringMatching(/^[a-z]{1,12}(_[a-z]{1,8})?$/),
+          ),
+          fc.string(),
+        ),
+        fc.boolean(),
+        (user, live) => {
+          const merged = demuxerOptions(user, live);
+          for (const [key, value] of Object.entries(user))
+            expect(merged[key]).toBe(live && key in LIVE_DEMUXER_OPTIONS ? LIVE_DEMUXER_OPTIONS[key] : value);
+          if (live) expect(merged).toMatchObject(LIVE_DEMUXER_OPTIONS);
+          else expect(Object.keys(merged).sort()).toEqual(Object.keys(user).sort());
+        },
+      ),
+    );
   });
 });

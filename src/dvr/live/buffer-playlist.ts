@@ -22,10 +22,13 @@ export const bufferSegmentName = (seq: number) => `buffer/${seq}.ts`;
 /**
  * `dropped`: how many discontinuities were in segments already removed from the front
  * (EXT-X-DISCONTINUITY-SEQUENCE, so a player keeps its timelines apart as the window slides).
+ * `longest`: the longest segment the buffer ever listed, in seconds: EXT-X-TARGETDURATION
+ * must not change while a player follows the playlist (RFC 8216 6.2.1), even when that
+ * segment has left the window or a `from` playlist begins after it.
  */
-export function bufferPlaylist(segments: readonly PlaylistSegment[], dropped: number): string {
+export function bufferPlaylist(segments: readonly PlaylistSegment[], dropped: number, longest = 0): string {
   // A loop, not Math.max(...spread): a 48-hour buffer is more segments than a call takes arguments.
-  let target = 1;
+  let target = Math.max(1, Math.ceil(longest));
   for (const segment of segments) target = Math.max(target, Math.ceil(segment.duration));
   const lines = [
     '#EXTM3U',

@@ -8,6 +8,7 @@
  * as live TV was before the buffer): live TV goes on, without its rewind.
  */
 import { mkdirSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -15,6 +16,7 @@ import { NotFoundError } from '../../common/errors.js';
 import type { TapConsumer } from '../recording/recorder.js';
 import { bufferPlaylist, type PlaylistSegment } from './buffer-playlist.js';
 import { ChannelTap, type TapItem, type TapSource } from './buffer-tap.js';
+import { OpenSegmentReaders } from './open-segment.js';
 import { type CutSegment, TsSegmenter } from './ts-segmenter.js';
 
 export interface BufferedSegment extends PlaylistSegment {
@@ -24,8 +26,8 @@ export interface BufferedSegment extends PlaylistSegment {
   data?: Buffer;
 }
 
-/** What a segment is sent from: its file, or its bytes in memory. */
-export type SegmentSource = { file: string } | { data: Buffer };
+/** What a segment is sent from: its file, its bytes in memory, or (the one under way) its bytes as they come. */
+export type SegmentSource = { file: string } | { data: Buffer } | { stream: Readable };
 
 /** Segments kept in memory once the disk failed: about 12 s, the live window there was before. */
 export const SHORT_WINDOW = 6;
@@ -61,11 +63,14 @@ export class ChannelBuffer {
   private writing: Promise<void> = Promise.resolve();
   private heldBytes = 0;
   private heldSeconds = 0;
+  /** Seconds of the longest segment cut so far: the playlist's target duration never shrinks. */
+  private longest = 0;
   private closed = false;
   private readonly waiting = new Set<() => void>();
   /** Segments cut and on their way to disk, not yet held: a tap starts with them too. */
   private readonly queued: { entry: BufferedSegment; data: Buffer }[] = [];
   private readonly taps = new Set<ChannelTap>();
+  private readonly openReaders = new OpenSegmentReaders();
   /** Why it stopped writing to disk (a full disk, a folder gone), once it has: it keeps a short window in memory. */
   failure: string | undefined;
 
@@ -102,6 +107,10 @@ export class ChannelBuffer {
     if (this.closed) return;
     for (const segment of this.segmenter.push(chunk)) this.store(segment);
     for (const tap of this.taps) tap.push(chunk);
+    const current = this.segmenter.current();
+    this.openReaders.update(current?.chunks);
+    // A first playlist waits for something to play: the first keyframe is enough (its segment is sent as it comes).
+    if (current && this.waiting.size > 0) for (const wake of this.waiting) wake();
   }
 
   /** The upstream dropped: what was under way is kept, and the next segment is marked as a discontinuity. */
@@ -109,6 +118,7 @@ export class ChannelBuffer {
     if (this.closed) return;
     const last = this.segmenter.end();
     if (last) this.store(last);
+    this.openReaders.update(undefined);
     for (const tap of this.taps) tap.gap();
   }
 
@@ -154,28 +164,44 @@ export class ChannelBuffer {
    * oldest when it is earlier, the newest when later): a player that starts at its first segment plays from there.
    */
   playlist(fromMs?: number): string {
-    if (fromMs === undefined) return bufferPlaylist(this.held, this.droppedDiscontinuities);
-    const from = this.indexAt(fromMs);
+    // The segments on their way to disk and the one under way too: each is sent from memory, the last as it comes.
+    const open = this.openEntry();
+    const listed: PlaylistSegment[] =
+      this.queued.length === 0 && !open
+        ? this.held
+        : [...this.held, ...this.queued.map(({ entry }) => entry), ...(open ? [open] : [])];
+    if (fromMs === undefined) return bufferPlaylist(listed, this.droppedDiscontinuities, this.longest);
+    const from = indexAt(listed, fromMs);
     let dropped = this.droppedDiscontinuities;
-    for (let i = 0; i < from; i++) if (this.held[i]?.discontinuity) dropped++;
-    return bufferPlaylist(this.held.slice(from), dropped);
+    for (let i = 0; i < from; i++) if (listed[i]?.discontinuity) dropped++;
+    return bufferPlaylist(listed.slice(from), dropped, this.longest);
   }
 
   /** The index of the held segment under way at `ms` (0 when it is before them all). */
   private indexAt(ms: number): number {
-    // Binary search: a 4-hour buffer of 2-second segments is 7,200 of them, asked for at every seek.
-    let [low, high] = [0, this.held.length - 1];
-    while (low < high) {
-      const middle = Math.ceil((low + high) / 2);
-      if ((this.held[middle] as BufferedSegment).receivedAt <= ms) low = middle;
-      else high = middle - 1;
-    }
-    return Math.max(0, low);
+    return indexAt(this.held, ms);
   }
 
-  /** Resolves once a segment is held (or the wait ends), so a first playlist lists something to play. */
-  async firstSegment(timeoutMs: number): Promise<boolean> {
-    if (this.held.length > 0) return true;
+  /**
+   * The segment under way as the playlist lists it, once it began at a keyframe: its duration is a guess (the last
+   * segment's) until it is cut, and it then keeps its sequence number.
+   */
+  private openEntry(): PlaylistSegment | undefined {
+    const current = this.segmenter.current();
+    if (!current || this.closed) return undefined;
+    const last = this.queued.at(-1)?.entry ?? this.held.at(-1);
+    return {
+      seq: this.nextSeq,
+      duration: Math.min(last?.duration ?? this.options.targetSeconds, this.options.targetSeconds),
+      receivedAt: current.receivedAt,
+      discontinuity: current.discontinuity,
+    };
+  }
+
+  /** Resolves once there is something to play (a segment held, or one begun at a keyframe) or the wait ends. */
+  async playable(timeoutMs: number): Promise<boolean> {
+    const ready = () => this.held.length > 0 || this.openEntry() !== undefined;
+    if (ready()) return true;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -185,15 +211,20 @@ export class ChannelBuffer {
       const timer = setTimeout(done, timeoutMs);
       this.waiting.add(done);
     });
-    return this.held.length > 0;
+    return ready();
   }
 
   /** Where segment `seq` is sent from; 404 once it left the buffer, or before it came. */
   segment(seq: number): SegmentSource {
     const first = this.held[0]?.seq ?? 0;
     const segment = this.held[seq - first];
-    if (!segment || segment.seq !== seq) throw new NotFoundError('buffer segment', String(seq));
-    return segment.file !== undefined ? { file: segment.file } : { data: segment.data as Buffer };
+    if (segment?.seq === seq)
+      return segment.file !== undefined ? { file: segment.file } : { data: segment.data as Buffer };
+    const queued = this.queued.find(({ entry }) => entry.seq === seq);
+    if (queued) return { data: queued.data };
+    const current = this.segmenter.current();
+    if (seq === this.nextSeq && current && !this.closed) return { stream: this.openReaders.read(current.chunks) };
+    throw new NotFoundError('buffer segment', String(seq));
   }
 
   /** Resolves once every segment cut so far is held (written, or kept in memory). */
@@ -219,6 +250,7 @@ export class ChannelBuffer {
     this.closed = true;
     for (const wake of this.waiting) wake();
     for (const tap of [...this.taps]) tap.end('the live buffer closed');
+    this.openReaders.endAll();
     await this.writing;
     // Off the event loop: a 4-hour buffer is thousands of files.
     await rm(this.options.dir, { recursive: true, force: true }).catch(() => undefined);
@@ -226,6 +258,7 @@ export class ChannelBuffer {
 
   private store(segment: CutSegment): void {
     const seq = this.nextSeq++;
+    this.longest = Math.max(this.longest, segment.duration);
     const entry: BufferedSegment = {
       seq,
       bytes: segment.bytes,
@@ -272,4 +305,16 @@ export class ChannelBuffer {
     for (const wake of this.waiting) wake();
     this.options.stored?.();
   }
+}
+
+/** The index of the segment under way at `ms` in `segments` (oldest first; 0 when `ms` is before them all). */
+function indexAt(segments: readonly PlaylistSegment[], ms: number): number {
+  // Binary search: a 4-hour buffer of 2-second segments is 7,200 of them, asked for at every seek.
+  let [low, high] = [0, segments.length - 1];
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if ((segments[middle] as PlaylistSegment).receivedAt <= ms) low = middle;
+    else high = middle - 1;
+  }
+  return Math.max(0, low);
 }

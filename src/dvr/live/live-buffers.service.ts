@@ -117,7 +117,7 @@ export class LiveBuffers {
     if (this.parts.settings.pretune) this.pretuneAround(number);
     tuned.waiting++;
     try {
-      if (!(await tuned.buffer.firstSegment(FIRST_SEGMENT_WAIT_MS)))
+      if (!(await tuned.buffer.playable(FIRST_SEGMENT_WAIT_MS)))
         throw new NotFoundError('live buffer', `${number} (no video came from the channel in time)`);
     } finally {
       tuned.waiting--;

@@ -217,6 +217,14 @@ export class TsSegmenter {
     };
   }
 
+  /**
+   * The segment under way (from its tables and keyframe on): its chunks array grows until it is cut, and is the same
+   * array in the CutSegment then. Undefined before the first keyframe and after an upstream's end.
+   */
+  current(): { chunks: readonly Buffer[]; receivedAt: number; discontinuity: boolean } | undefined {
+    return this.open;
+  }
+
   /** The segment under way, ended where the upstream ended (its duration by the wall clock); the next is marked. */
   end(): CutSegment | undefined {
     this.carry = undefined;

@@ -63,3 +63,16 @@ export function mpvArguments(launch: MpvLaunch): string[] {
     ...launch.options.map((option) => `--${option}`),
   ];
 }
+
+/**
+ * ffmpeg's options for live TV from the server's buffer (`buffer.m3u8?from=`): the playlist begins where it should be
+ * played from (ffmpeg's HLS reader starts three segments from a live playlist's end unless told), and the frame rate
+ * is not measured before the first frame (20 frames by default, most of a second of a live stream arriving at its own
+ * pace; the stream's timestamps give the rate anyway).
+ */
+export const LIVE_DEMUXER_OPTIONS: Readonly<Record<string, string>> = { live_start_index: '0', fpsprobesize: '0' };
+
+/** What demuxer-lavf-o is for a load: the user's own (their --mpv-option), with the live ones over them for live TV. */
+export function demuxerOptions(user: Readonly<Record<string, string>>, live: boolean): Record<string, string> {
+  return live ? { ...user, ...LIVE_DEMUXER_OPTIONS } : { ...user };
+}

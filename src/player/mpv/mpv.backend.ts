@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../../common/errors.js';
 import { NoEffect } from '../no-effect.js';
-import { mpvArguments } from './mpv-args.js';
+import { demuxerOptions, mpvArguments } from './mpv-args.js';
 import { Restarts } from '../restarts.js';
 import { MpvCommandError, MpvGoneError, MpvIpc, type MpvMessage } from './mpv-ipc.js';
 import {
@@ -68,6 +68,7 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
   /** The last position mpv reported for what is loaded: it reports none any more by the time it says the file ended. */
   private lastPosition: number | undefined;
   private stopping = false;
+  private userDemuxerOptions: Record<string, string> = {};
   private readonly socketPath: string;
   private readonly ownSocketDir: string | undefined;
   private stderrTail: () => string = () => '';
@@ -157,6 +158,9 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
       this.values.clear();
       this.valueSeq.clear();
       await Promise.race([Promise.all(MIRRORED.map((name) => connected.observe(name))), failed]);
+      // The user's own demuxer options (--mpv-option=demuxer-lavf-o=...), kept under the ones each load sets.
+      const demuxer = await Promise.race([connected.command(['get_property', 'demuxer-lavf-o']), failed]);
+      this.userDemuxerOptions = demuxer && typeof demuxer === 'object' ? (demuxer as Record<string, string>) : {};
     } catch (error) {
       // Whatever got this far goes: one mpv at a time, and the caller decides about retrying.
       ipc?.close();
@@ -331,9 +335,9 @@ export class MpvBackend extends EventEmitter<BackendEvents> implements PlayerBac
     // Global options read by the next loadfile (mpv 0.35 has no per-file options argument before the index one).
     await this.set('start', options.start !== undefined && options.start > 0 ? String(options.start) : 'none');
     await this.set('force-media-title', options.title ?? '');
-    // ffmpeg's HLS reader starts a live playlist three segments from its end unless told; a `?from=` playlist begins
-    // where it should be played from.
-    await this.set('demuxer-lavf-o', options.fromFirstSegment ? 'live_start_index=0' : '');
+    // A `?from=` playlist begins where it should be played from (ffmpeg's HLS reader starts three segments from the end
+    // of a live one unless told), and live TV starts without measuring its frame rate first.
+    await this.set('demuxer-lavf-o', demuxerOptions(this.userDemuxerOptions, options.fromFirstSegment === true));
     // Pause is a player-wide property in mpv: what is asked to play plays, even after a pause.
     await this.set('pause', false);
     const early: MpvMessage[] = [];
