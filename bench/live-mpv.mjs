@@ -6,7 +6,8 @@
  *   from its first segment), beside mpv opening the same source's raw stream directly;
  * - seek: a random moment of a long buffer (`?from=` that segment's time) — what the mpv
  *   player does for a seek its cache does not hold;
- * - jump to live on a buffered channel.
+ * - jump to live on a buffered channel;
+ * - channel up to a neighbour the server pre-tuned (`--live-pretune`, a server of its own).
  * mpv starts once, idle, and takes each load over its JSON IPC socket. `node bench/live-mpv.mjs` runs it alone.
  */
 import { spawn } from 'node:child_process';
@@ -204,7 +205,9 @@ export async function benchLiveMpv({ antennaBin, work, log = console.log, seeks 
       const fast = await measure(`raw fast ${i}`, sources.url(`rawfast${i}`), { fpsprobesize: '0' });
       if (fast !== undefined) directFast.push(fast);
     }
-    return { tunes, direct, directFast, seeks: seekTimes, live, segments: times.length, failures };
+    const up = await pretunedChanges({ antennaBin, work, mpv, sources, children, log });
+    failures.push(...up.failures);
+    return { tunes, direct, directFast, up: up.times, seeks: seekTimes, live, segments: times.length, failures };
   } finally {
     clearInterval(keepAlive);
     await mpv.stop();
@@ -213,6 +216,52 @@ export async function benchLiveMpv({ antennaBin, work, log = console.log, seeks 
     for (const child of children) child.kill('SIGTERM');
     await sleep(500);
   }
+}
+
+const UPS = 10;
+
+/**
+ * Channel up to a pre-tuned neighbour, on a server of its own with `--live-pretune`: mpv watches channel k (the
+ * server buffers k-1 and k+1 beside it), then loads k+1 as the player does (`?from=` live), UPS times.
+ */
+async function pretunedChanges({ antennaBin, work, mpv, sources, children, log }) {
+  const numbers = Array.from({ length: UPS + 2 }, (_, i) => String(i + 1));
+  const m3u = join(work, 'pretune.m3u');
+  writeFileSync(
+    m3u,
+    ['#EXTM3U', ...numbers.map((n) => `#EXTINF:-1 tvg-chno="${n}",Channel ${n}\n${sources.url(`up${n}`)}`)].join('\n'),
+  );
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  startChild(
+    antennaBin,
+    [
+      'server',
+      ...['--data', join(work, 'pretune-data'), '--host', '127.0.0.1', '--port', String(port), '--no-sample'],
+      ...['--m3u', m3u, '--m3u-streams', String(numbers.length), '--log-level', 'warn', '--live-pretune'],
+    ],
+    join(work, 'pretune-server.log'),
+    children,
+  );
+  await until(
+    async () => ((await (await fetch(`${base}/api/v1/channels`)).json()) ?? []).length,
+    (count) => count === numbers.length,
+    30_000,
+    'the pre-tune channels',
+  );
+  log(`live in mpv: ${UPS} channel ups to a pre-tuned neighbour`);
+  const url = (number) => `${base}/devices/ANY/channels/${number}/buffer.m3u8?from=${Date.now() - 6000}`;
+  const times = [];
+  const failures = [];
+  await mpv.timeToPlay(url('1'), LIVE_DEMUXER_OPTIONS);
+  for (const number of numbers.slice(1, UPS + 1)) {
+    // Long enough for the neighbours to be tuned and hold a few segments, as a person watches a moment.
+    await sleep(4000);
+    const ms = await mpv.timeToPlay(url(number), LIVE_DEMUXER_OPTIONS);
+    if (ms === undefined) failures.push(`channel up to ${number}`);
+    else times.push(ms);
+  }
+  return { times, failures };
 }
 
 const percentile = (values, p) => {
@@ -234,6 +283,14 @@ export function liveMpvRows(result, { verdict }) {
         `p95 ${ms(percentile(result.directFast, 95))} (mpv's defaults: p50 ${ms(p50(result.direct))})`,
       ratio: `${(p50(result.tunes) / Math.max(p50(result.directFast), 1)).toFixed(2)}×`,
       result: verdict(p50(result.tunes) <= 1000 && percentile(result.tunes, 95) <= 2000 && !failed),
+    },
+    {
+      target: `Live TV in mpv: channel up to a neighbour pre-tuned (--live-pretune) → first frame playing (${result.up.length} changes)`,
+      threshold: 'p50 ≤ 0.5 s',
+      measured: `p50 ${ms(p50(result.up))}, p95 ${ms(percentile(result.up, 95))}`,
+      ceiling: `a fresh tune p50 ${ms(p50(result.tunes))}`,
+      ratio: `${(p50(result.up) / Math.max(p50(result.tunes), 1)).toFixed(2)}×`,
+      result: verdict(p50(result.up) <= 500 && !failed),
     },
     {
       target: `Live TV in mpv: seek to a random moment of an hour's buffer (${result.segments} segments) → playing`,

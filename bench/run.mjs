@@ -39,6 +39,7 @@ import { benchReadsUnderWrites, readsUnderWritesRows } from './reads-under-write
 import { benchScanPeer, scanPeerRows } from './scan-peer.mjs';
 import { benchLiveChanges, liveChangesRows } from './live-changes.mjs';
 import { benchLiveBuffer, liveBufferRows } from './live-buffer.mjs';
+import { benchLiveBrowser, liveBrowserRows } from './live-browser.mjs';
 import { benchLiveMpv, liveMpvRows } from './live-mpv.mjs';
 import { stopChild } from './stop-child.mjs';
 import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
@@ -582,6 +583,13 @@ async function main() {
   // 10c. Live TV in mpv: tune, seek in an hour's buffer and jump to live, to the first frame playing.
   const liveMpv = await benchLiveMpv({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'live-mpv'), log });
   rmSync(join(WORK, 'live-mpv'), { recursive: true, force: true });
+  // 10d. Live TV in the web app in Chromium: a channel picked → its first frame on screen.
+  const liveBrowser = await benchLiveBrowser({
+    antennaBin: join(ROOT, 'bin', 'antenna'),
+    work: join(WORK, 'live-browser'),
+    log,
+  });
+  rmSync(join(WORK, 'live-browser'), { recursive: true, force: true });
 
   // 11. The web app's guide grid on 500 channels × 14 days, on a server of its own.
   web.guide = await benchGuideGrid({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'web-guide'), log });
@@ -679,6 +687,7 @@ async function main() {
   rows.push(...hlsRows(hls, { fmt, verdict }));
   rows.push(...liveBufferRows(liveBuffer, { verdict }));
   rows.push(...liveMpvRows(liveMpv, { verdict }));
+  rows.push(...liveBrowserRows(liveBrowser, { verdict }));
   rows.push(...webRows(web, { fmt, verdict }));
 
   const table = [

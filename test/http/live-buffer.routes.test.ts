@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as pause } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
@@ -363,10 +364,15 @@ describe('the live buffer', () => {
     expect(streams.connections('o3')).toBe(1);
   });
 
-  it('closes a buffer nobody asked for within its linger time, and removes its folder', async () => {
+  it('keeps a buffer while it is watched, even with a linger of 0; closes it once its viewer left, and its folder', async () => {
     const dir = join(work, 'buffers-4');
-    await start({ dir, lingerMs: 1500 });
-    await playlistOf('2');
+    await start({ dir, lingerMs: 0, viewerGoneMs: 2500 });
+    // A player asking for its playlist every second, past several sweeps (a second apart).
+    for (let i = 0; i < 5; i++) {
+      await playlistOf('2');
+      await pause(1000);
+    }
+    expect(dvr.liveBufferState().map((buffer) => buffer.channel)).toEqual(['2']);
     expect(readdirSync(dir)).toHaveLength(1);
     await until(
       () => dvr.liveBufferState().length,

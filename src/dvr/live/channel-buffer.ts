@@ -102,6 +102,11 @@ export class ChannelBuffer {
     return this.taps.size;
   }
 
+  /** Players reading the segment under way (their request lasts while it arrives). */
+  get streaming(): number {
+    return this.openReaders.count;
+  }
+
   /** The channel's next bytes. */
   write(chunk: Buffer): void {
     if (this.closed) return;

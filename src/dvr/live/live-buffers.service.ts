@@ -2,8 +2,9 @@
  * The live buffers: one per tuned channel, shared by every viewer of it, fed by the one
  * upstream connection the stream hub shares with recordings (the buffer joins as a
  * viewer, so a recording that needs the tuner still wins). A buffer is opened by the
- * first request for it, kept while it is asked for, and closed (its folder removed) when
- * nobody has asked for `lingerMs`, so coming back soon finds it. When the upstream
+ * first request for it, kept while it is asked for, and closed (its folder removed)
+ * `lingerMs` after its last viewer left (not heard from for `viewerGoneMs`), so coming
+ * back soon finds it. When the upstream
  * drops, the buffer marks the gap and joins again, backing off, while it lives. The
  * server's disk budget is held across all buffers: the oldest segment of all goes first.
  *
@@ -31,8 +32,13 @@ export interface LiveBufferSettings {
   depthSeconds: number;
   /** Bytes all buffers hold together at most. */
   budgetBytes: number;
-  /** A buffer nobody asked for this long is closed. */
+  /** A buffer is kept this long after its last viewer left (a viewer not heard from for `viewerGoneMs`). */
   lingerMs: number;
+  /**
+   * A viewer not heard from for this long has left: players ask for the playlist every segment or so, and a
+   * segment's request lasts while the segment under way arrives.
+   */
+  viewerGoneMs: number;
   /** Seconds a segment lasts, about. */
   targetSeconds: number;
   /** Buffer the channels either side of a watched one while tuners are free. */
@@ -43,6 +49,7 @@ export const LIVE_BUFFER_DEFAULTS: LiveBufferSettings = {
   depthSeconds: 4 * 3600,
   budgetBytes: 16 * 1024 ** 3,
   lingerMs: 10 * 60_000,
+  viewerGoneMs: 10_000,
   targetSeconds: 2,
   pretune: false,
 };
@@ -100,8 +107,9 @@ export class LiveBuffers {
   ) {
     // Leftovers of a run that ended without closing them.
     rmSync(parts.dir, { recursive: true, force: true });
-    // At least a second apart: a linger of 0 closes a buffer at the next sweep after its last request, not at once.
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(30_000, parts.settings.lingerMs))).unref();
+    // At least a second apart; a linger of 0 closes a buffer at the first sweep after its last viewer left.
+    const quiet = parts.settings.lingerMs + parts.settings.viewerGoneMs;
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(30_000, quiet))).unref();
   }
 
   /**
@@ -317,9 +325,11 @@ export class LiveBuffers {
     const now = this.parts.now();
     for (const tuned of this.tuned.values()) {
       for (const [client, at] of tuned.watchers) if (now - at >= WATCHER_GONE_MS) tuned.watchers.delete(client);
-      // A recording reading it keeps it, as a viewer's requests do.
-      if (tuned.buffer.tapped > 0) tuned.lastAsked = now;
-      if (now - tuned.lastAsked >= this.parts.settings.lingerMs && tuned.waiting === 0)
+      // A recording reading it keeps it, as a viewer's requests do, and so does a player reading the segment under way.
+      if (tuned.buffer.tapped > 0 || tuned.buffer.streaming > 0) tuned.lastAsked = now;
+      // Its last viewer left `viewerGoneMs` after asking last (a linger of 0 must not close it between two requests).
+      const { lingerMs, viewerGoneMs } = this.parts.settings;
+      if (now - tuned.lastAsked >= viewerGoneMs + lingerMs && tuned.waiting === 0)
         this.close(tuned).catch((error: unknown) =>
           this.parts.logger?.warn({ err: error }, 'closing a live buffer failed'),
         );

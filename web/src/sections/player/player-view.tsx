@@ -137,6 +137,7 @@ export function PlayerView({ source }: { source: PlayerSource }) {
     playing.url,
     source.kind === 'file' ? source.start : -1,
     playing.fallback,
+    source.kind === 'channel',
   );
   const [time, setTime] = useState(0);
   const [liveSpan, setLiveSpan] = useState<LiveWindow | undefined>(undefined);

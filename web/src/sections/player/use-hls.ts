@@ -71,12 +71,16 @@ function bufferedRanges(element: HTMLVideoElement): Array<[number, number]> {
  * `startPosition`: seconds to start at (0: the start, even of a growing playlist), or -1 for the live edge.
  * `fallbackUrl`: played instead when the server answers `url` with 409 (a live buffer the browser cannot play as it
  * is: the transcoding renditions then).
+ * `progressive`: `requested` is a channel's live buffer, whose last segment arrives as it is received
+ * (src/dvr/live/open-segment.ts): its bytes are demuxed and appended as they come, so a tune shows the first
+ * keyframe at once instead of after the whole segment (hls.js's streaming mode, fetch and chunked transmuxing).
  */
 export function useHls(
   video: RefObject<HTMLVideoElement | null>,
   requested: string | null,
   startPosition: number,
   fallbackUrl?: string,
+  progressive = false,
 ): HlsHandle {
   const [hls, setHls] = useState<Hls | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -105,6 +109,7 @@ export function useHls(
     // What has played is kept for a minute back (a quick jump back stays instant), not the
     // whole film: a TV plays for hours, and its memory must stay flat.
     const player = new Hls({
+      progressive: progressive && url === requested,
       startPosition,
       autoStartLoad: false,
       enableWorker: true,
@@ -166,6 +171,6 @@ export function useHls(
       player.destroy();
       setHls(null);
     };
-  }, [video, url, startPosition, fallbackUrl, requested]);
+  }, [video, url, startPosition, fallbackUrl, requested, progressive]);
   return { hls, error, tracks };
 }
