@@ -111,6 +111,24 @@ describe('TsSegmenter', () => {
     expect(segments.length).toBeGreaterThanOrEqual(9);
   });
 
+  it('times the segment an upstream ended to its last bytes, not to when the drop was noticed', () => {
+    let clock = 0;
+    const segmenter = new TsSegmenter({ targetSeconds: 2, now: () => clock });
+    // The first 600 KB in six pieces 100 ms apart, then 15 s of silence before the hub declares the drop.
+    for (let i = 0; i < 6; i++) {
+      segmenter.push(clip.subarray(i * 100_000, (i + 1) * 100_000));
+      clock += 100;
+    }
+    const under = segmenter.current();
+    expect(under).toBeDefined();
+    clock += 15_000;
+    const last = segmenter.end();
+    expect(last?.receivedAt).toBe(under?.receivedAt);
+    // Its bytes came at most 500 ms after it began (the pieces' clock): never the 15 s of silence.
+    expect(last?.duration).toBeGreaterThanOrEqual(0.1);
+    expect(last?.duration).toBeLessThanOrEqual(0.5);
+  });
+
   it('skips what is not MPEG-TS and finds the packets again', () => {
     const noisy = Buffer.concat([Buffer.from('garbage before the stream'), clip.subarray(0, 400 * PACKET)]);
     const segments = segmentsOf(noisy, [7, 5000]);

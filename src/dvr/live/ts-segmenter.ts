@@ -47,6 +47,8 @@ interface Open {
   chunks: Buffer[];
   bytes: number;
   receivedAt: number;
+  /** When its last bytes came (an upstream that stops is declared gone only seconds later). */
+  lastAt: number;
   /** First PTS of the followed stream in this segment, when it had one. */
   pts: number | undefined;
   discontinuity: boolean;
@@ -199,6 +201,7 @@ export class TsSegmenter {
       at += PACKET;
     }
     keep(at);
+    if (this.open) this.open.lastAt = now;
     if (at < bytes.length) this.carry = Buffer.from(bytes.subarray(at));
     return done;
   }
@@ -225,7 +228,11 @@ export class TsSegmenter {
     return this.open;
   }
 
-  /** The segment under way, ended where the upstream ended (its duration by the wall clock); the next is marked. */
+  /**
+   * The segment under way, ended where the upstream ended (its duration by the wall clock, to its last bytes: not the
+   * silence before the drop was noticed, which would make it the playlist's longest segment, and the playlist's
+   * target duration with it, for good); the next is marked.
+   */
   end(): CutSegment | undefined {
     this.carry = undefined;
     const open = this.open;
@@ -233,7 +240,7 @@ export class TsSegmenter {
     this.nextDiscontinuity = true;
     this.cuts = 0;
     if (!open || open.bytes === 0) return undefined;
-    const duration = Math.max(0.1, (this.options.now() - open.receivedAt) / 1000);
+    const duration = Math.max(0.1, (open.lastAt - open.receivedAt) / 1000);
     return {
       chunks: open.chunks,
       bytes: open.bytes,
@@ -319,7 +326,7 @@ export class TsSegmenter {
     this.nextDiscontinuity = false;
     this.cuts++;
     const tables = [this.pat as Buffer, this.pmt as Buffer];
-    this.open = { chunks: [...tables], bytes: 2 * PACKET, receivedAt: now, pts, discontinuity };
+    this.open = { chunks: [...tables], bytes: 2 * PACKET, receivedAt: now, lastAt: now, pts, discontinuity };
     return finished;
   }
 }
