@@ -11,7 +11,7 @@
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, openSync, rmSync } from 'node:fs';
+import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { makeTsClip, startStreamServer } from './ts-stream-server.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONTROL_CALLS = 1000;
@@ -153,6 +154,11 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
     ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest'],
     join(movies, 'Bench Movie (2020)', 'Bench Movie (2020).mkv'),
   ]);
+  // A live channel too: interface B's round trips while mpv plays the channel's buffer.
+  const channelClip = await makeTsClip(join(work, 'channel.ts'), { seconds: 60, muxrateKbps: 2000, size: '640x360' });
+  const channels = await startStreamServer(channelClip.path);
+  const m3u = join(work, 'channels.m3u');
+  writeFileSync(m3u, `#EXTM3U\n#EXTINF:-1 tvg-chno="1",Bench One\n${channels.url('one')}\n`);
   const children = [];
   const serverPort = await freePort();
   const playerPort = await freePort();
@@ -171,6 +177,8 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
         '--movies',
         movies,
         '--no-sample',
+        '--m3u',
+        m3u,
       ],
       join(work, 'server.log'),
       children,
@@ -209,17 +217,34 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
       throw new Error(`bench: the player did not play: ${played.body}`);
 
     log(`player: ${CONTROL_CALLS} control calls, ${IPC_CALLS} direct mpv IPC round trips`);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const control = [];
-    for (let n = 0; n < CONTROL_CALLS; n++) {
-      const started = performance.now();
-      const answer = await request(playerPort, 'POST', '/api/toggle_mute', agent);
-      control.push(performance.now() - started);
-      if (answer.status !== 200) throw new Error(`bench: toggle_mute answered ${answer.status}: ${answer.body}`);
-    }
-    agent.destroy();
+    const roundTrips = async () => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const times = [];
+      for (let n = 0; n < CONTROL_CALLS; n++) {
+        const started = performance.now();
+        const answer = await request(playerPort, 'POST', '/api/toggle_mute', agent);
+        times.push(performance.now() - started);
+        if (answer.status !== 200) throw new Error(`bench: toggle_mute answered ${answer.status}: ${answer.body}`);
+      }
+      agent.destroy();
+      return times;
+    };
+    const control = await roundTrips();
     const ipc = await ipcRoundTrips(socketPath, IPC_CALLS);
     const stillPlaying = JSON.parse((await request(playerPort, 'GET', '/api/status')).body.toString());
+
+    log(`player: ${CONTROL_CALLS} control calls while a live channel plays from its buffer`);
+    const tuned = JSON.parse((await request(playerPort, 'POST', '/api/play/channel/1')).body.toString());
+    if (tuned.status !== 'playing' && tuned.status !== 'loading')
+      throw new Error(`bench: the player did not play the channel: ${JSON.stringify(tuned)}`);
+    await until(
+      async () => JSON.parse((await request(playerPort, 'GET', '/api/status')).body.toString()),
+      (status) => status.status === 'playing' && status.playback_time > 1,
+      30_000,
+      'the channel playing',
+    );
+    const live = await roundTrips();
+    const livePlaying = JSON.parse((await request(playerPort, 'GET', '/api/status')).body.toString());
 
     log(`player: GET /api/status throughput, ${rounds} rounds of ${seconds} s against a bare node:http server`);
     const status = await request(playerPort, 'GET', '/api/status');
@@ -238,6 +263,7 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
       control: { median: median(control), p99: percentile(control, 99) },
       ipc: { median: median(ipc), p99: percentile(ipc, 99) },
       playing: stillPlaying.status === 'playing' && stillPlaying.playback_time > 0,
+      live: { median: median(live), p99: percentile(live, 99), playing: livePlaying.status === 'playing' },
       status: {
         rps: median(runs.antenna.map((run) => run.rps)),
         ceilingRps: median(runs.ceiling.map((run) => run.rps)),
@@ -253,6 +279,7 @@ export async function benchPlayer({ antennaBin, work, log = console.log, rounds 
     for (const child of children) child.kill('SIGTERM');
     await Promise.race([Promise.all(exited), sleep(10_000)]);
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await channels.close();
     if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
   }
 }
@@ -268,6 +295,14 @@ export function playerRows(player, { fmt, verdict }) {
       ceiling: `mpv IPC round trip: median ${fmt.ms(player.ipc.median)}, p99 ${fmt.ms(player.ipc.p99)}`,
       ratio: `${(c.median / Math.max(player.ipc.median, 1e-6)).toFixed(1)}×`,
       result: verdict(c.median <= 20 && c.p99 <= 100 && player.playing),
+    },
+    {
+      target: `Player: control call round trip on live TV (POST /api/toggle_mute × ${CONTROL_CALLS}, mpv playing a channel's live buffer${player.live.playing ? '' : ' — NOT playing at the end'})`,
+      threshold: 'median ≤ 20 ms (unchanged from a file)',
+      measured: `median ${fmt.ms(player.live.median)}, p99 ${fmt.ms(player.live.p99)}`,
+      ceiling: `the same calls while a file plays: median ${fmt.ms(c.median)}, p99 ${fmt.ms(c.p99)}`,
+      ratio: `${(player.live.median / Math.max(c.median, 1e-6)).toFixed(2)}×`,
+      result: verdict(player.live.median <= 20 && player.live.playing),
     },
     {
       target: 'Player: GET /api/status throughput (10 connections)',

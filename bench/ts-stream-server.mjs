@@ -31,48 +31,24 @@ const HTML =
  * Makes a real MPEG-TS clip with ffmpeg: test pattern + tone, constant mux rate so pacing by bytes == pacing by time.
  */
 export async function makeTsClip(path, options = {}) {
-  const { seconds = 2, muxrateKbps = 2000, size = '320x240' } = options;
+  const { seconds = 2, muxrateKbps = 2000, size = '320x240', codecs = 'h264' } = options;
+  const audioKbps = codecs === 'broadcast' ? 192 : 64;
   // Leave room under the mux rate for audio and TS/PES overhead; the muxer pads the rest with null packets.
-  const videoKbps = Math.max(50, Math.floor((muxrateKbps - 96) * 0.6));
+  const videoKbps = Math.max(50, Math.floor((muxrateKbps - audioKbps - 32) * 0.6));
+  const rate = ['-b:v', `${videoKbps}k`, '-maxrate', `${videoKbps}k`, '-bufsize', `${videoKbps}k`];
+  // 'broadcast': MPEG-2 video and AC-3 audio, what antennas bring in (no browser decodes either).
+  const video =
+    codecs === 'broadcast'
+      ? ['-c:v', 'mpeg2video', '-g', '25', ...rate]
+      : ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', '25', ...rate];
+  const audio = ['-c:a', codecs === 'broadcast' ? 'ac3' : 'aac', '-b:a', `${audioKbps}k`, '-ac', '2'];
   const args = [
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc=size=${size}:rate=25:duration=${seconds}`,
-    '-f',
-    'lavfi',
-    '-i',
-    `sine=frequency=440:duration=${seconds}`,
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-pix_fmt',
-    'yuv420p',
-    '-g',
-    '25',
-    '-b:v',
-    `${videoKbps}k`,
-    '-maxrate',
-    `${videoKbps}k`,
-    '-bufsize',
-    `${videoKbps}k`,
-    '-c:a',
-    'aac',
-    '-b:a',
-    '64k',
-    '-ac',
-    '2',
-    '-shortest',
-    '-f',
-    'mpegts',
-    '-muxrate',
-    `${muxrateKbps}k`,
-    path,
+    ...['-hide_banner', '-loglevel', 'error', '-y'],
+    ...['-f', 'lavfi', '-i', `testsrc=size=${size}:rate=25:duration=${seconds}`],
+    ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`],
+    ...video,
+    ...audio,
+    ...['-shortest', '-f', 'mpegts', '-muxrate', `${muxrateKbps}k`, path],
   ];
   await mkdir(dirname(path), { recursive: true });
   await new Promise((resolve, reject) => {

@@ -15,6 +15,7 @@ import { NotFoundError } from '../common/errors.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema } from '../http/error-reply.js';
 import { segmentIndex } from '../streaming/hls-playlists.js';
+import type { LiveSegmentBody } from '../streaming/buffer-hls-session.js';
 import type { HlsService } from '../streaming/hls-sessions.service.js';
 import type { VariantRequest } from '../streaming/hls-variants.js';
 import { TAGS } from './openapi-tags.js';
@@ -47,6 +48,14 @@ const MasterQuery = Type.Object(
   },
   { additionalProperties: true },
 );
+/** A live playlist's Playlist Delta Update (RFC 8216bis 6.2.5.1), as hls.js asks for it. */
+export const HlsSkipParam = Type.Optional(
+  Type.Union([Type.Literal('YES'), Type.Literal('v2')], {
+    description:
+      'a Playlist Delta Update: the segments past the skip boundary (EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL) are one EXT-X-SKIP',
+  }),
+);
+const DeltaQuery = Type.Object({ _HLS_skip: HlsSkipParam }, { additionalProperties: true });
 const FileParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 2048 }) });
 const ChannelParams = Type.Object({
   source: Type.String({
@@ -92,6 +101,9 @@ function variantRequest(query: { encoder?: string; bitrate?: number; max_height?
   return { encoder: query.encoder, bitrate: query.bitrate, maxHeight: query.max_height };
 }
 
+/** A live buffer's viewer: one device plays one channel at a time (asking for another means it left this one). */
+export const viewerOf = (request: FastifyRequest) => `${request.ip} ${request.headers['user-agent'] ?? ''}`;
+
 export function playlist(reply: FastifyReply, text: string): FastifyReply {
   return reply
     .headers({ ...CORS_HEADERS, 'cache-control': 'no-store' })
@@ -115,6 +127,17 @@ export async function segment(reply: FastifyReply, path: string): Promise<Fastif
       // Segments are a few megabytes: big reads make fewer trips through the event loop.
       .send(handle.createReadStream({ highWaterMark: 1024 * 1024 }))
   );
+}
+
+/** Sends a segment of a channel's live buffer: a file, bytes kept in memory, or the segment under way as it comes. */
+export function liveSegment(reply: FastifyReply, body: string | LiveSegmentBody): Promise<FastifyReply> | FastifyReply {
+  if (typeof body === 'string') return segment(reply, body);
+  if ('file' in body) return segment(reply, body.file);
+  // The segment under way is sent as it comes (chunked), and ends where the channel's next segment begins.
+  return reply
+    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
+    .type('video/mp2t')
+    .send('stream' in body ? body.stream : body.data);
 }
 
 /** Sends a subtitle rendition's WebVTT, opened first as a segment is. */
@@ -150,8 +173,14 @@ const indexOf = (request: FastifyRequest) => {
 export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
   const tags = [TAGS.media];
   const fileTarget = (request: FastifyRequest) => ({ itemId: (request.params as { id: string }).id });
-  const sessionOf = (request: FastifyRequest, target: { itemId: string } | { number: string }) =>
-    hls.session((request.params as { session: string }).session, target);
+  const channelTarget = (request: FastifyRequest) => {
+    const { source, number } = request.params as { source: string; number: string };
+    return { number: number.replace('-', '.'), source };
+  };
+  const sessionId = (request: FastifyRequest) => (request.params as { session: string }).session;
+  const sessionOf = (request: FastifyRequest, target: { itemId: string }) => hls.session(sessionId(request), target);
+  const liveSessionOf = (request: FastifyRequest) =>
+    hls.session(sessionId(request), { number: channelTarget(request).number });
   const variantOf = (request: FastifyRequest) => (request.params as { variant: string }).variant;
 
   app.get(
@@ -252,16 +281,16 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
     },
   );
 
-  const channelTarget = (request: FastifyRequest) => {
-    const { source, number } = request.params as { source: string; number: string };
-    return { number: number.replace('-', '.'), source };
-  };
   app.get(
     '/devices/:source/channels/:number/hls/master.m3u8',
     {
       schema: {
         summary:
-          "A live channel as HLS (a sliding window); shares the channel's one connection with recordings and other viewers; starts a session",
+          "A live channel as HLS, played from its live buffer; shares the channel's one connection with recordings and other viewers; starts a session",
+        description:
+          'Every rendition lists everything the buffer holds since the channel was tuned (up to its depth), each ' +
+          'segment with its EXT-X-PROGRAM-DATE-TIME: a player pauses, seeks back and returns to live. The remux ' +
+          "rendition is the channel as received; the others transcode the buffer's segments when asked.",
         tags,
         params: ChannelParams,
         querystring: MasterQuery,
@@ -274,38 +303,45 @@ export function registerHlsRoutes(app: FastifyInstance, hls: HlsService): void {
         hls.checkChannel(number, source);
         return headOnly(request, reply, PLAYLIST_TYPE);
       }
-      return playlist(reply, await hls.liveMaster(number, source, variantRequest(request.query as object), request.ip));
+      const query = variantRequest(request.query as object);
+      return playlist(reply, await hls.liveMaster(number, source, query, request.ip, viewerOf(request)));
     },
   );
   app.get(
     '/devices/:source/channels/:number/hls/s/:session/:variant/stream.m3u8',
     {
       schema: {
-        summary: "A live session's media playlist (the window ffmpeg keeps)",
+        summary: "A live session's media playlist: the channel's live buffer, with each segment's time",
         tags,
         params: Type.Object({ ...ChannelParams.properties, ...SessionPart }),
+        querystring: DeltaQuery,
         response: Errors,
       },
     },
     async (request, reply) => {
-      const session = sessionOf(request, { number: channelTarget(request).number });
-      return headOnly(request, reply, PLAYLIST_TYPE) ?? playlist(reply, await session.playlist(variantOf(request)));
+      const session = liveSessionOf(request);
+      const skip = (request.query as { _HLS_skip?: string })._HLS_skip !== undefined;
+      return (
+        headOnly(request, reply, PLAYLIST_TYPE) ?? playlist(reply, await session.playlist(variantOf(request), skip))
+      );
     },
   );
   app.get(
     '/devices/:source/channels/:number/hls/s/:session/:variant/:segment',
     {
       schema: {
-        summary: 'One MPEG-TS segment of the window',
+        summary: "One MPEG-TS segment of the channel's live buffer (transcoded for a transcoding rendition)",
         tags,
         params: Type.Object({ ...ChannelParams.properties, ...SessionPart, ...SegmentPart }),
         response: Errors,
       },
     },
     async (request, reply) => {
-      const session = sessionOf(request, { number: channelTarget(request).number });
+      const session = liveSessionOf(request);
       const index = indexOf(request);
-      return headOnly(request, reply, 'video/mp2t') ?? segment(reply, await session.segment(variantOf(request), index));
+      return (
+        headOnly(request, reply, 'video/mp2t') ?? liveSegment(reply, await session.segment(variantOf(request), index))
+      );
     },
   );
 

@@ -7,9 +7,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DvrService } from '../dvr/dvr.service.js';
-import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema } from '../http/error-reply.js';
-import { PLAYLIST_TYPE, playlist, segment } from './hls.routes.js';
+import { HlsSkipParam, liveSegment, PLAYLIST_TYPE, playlist, viewerOf } from './hls.routes.js';
 import { TAGS } from './openapi-tags.js';
 
 const ChannelNumber = Type.String({
@@ -49,6 +48,7 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
                   'earlier; the newest when later): a player that starts at the first segment plays from that moment',
               }),
             ),
+            _HLS_skip: HlsSkipParam,
           },
           { additionalProperties: false },
         ),
@@ -56,10 +56,10 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
       },
     },
     async (request, reply) => {
-      const query = request.query as { client?: string; from?: number };
-      // One device plays one channel at a time: asking for another means it left this one.
-      const client = `${request.ip} ${request.headers['user-agent'] ?? ''}`;
-      const text = await dvr.livePlaylist(number(request), query.client === 'browser', client, query.from);
+      const query = request.query as { client?: string; from?: number; _HLS_skip?: string };
+      const text = await dvr.livePlaylist(number(request), query.client === 'browser', viewerOf(request), query.from, {
+        skip: query._HLS_skip !== undefined,
+      });
       return playlist(reply.type(PLAYLIST_TYPE), text);
     },
   );
@@ -78,13 +78,7 @@ export function registerLiveBufferRoutes(app: FastifyInstance, deps: { dvr: DvrS
     },
     async (request, reply) => {
       const name = (request.params as { segment: string }).segment;
-      const source = dvr.liveSegment(number(request), Number.parseInt(name, 10));
-      if ('file' in source) return segment(reply, source.file);
-      // The segment under way is sent as it comes (chunked), and ends where the channel's next segment begins.
-      return reply
-        .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
-        .type('video/mp2t')
-        .send('stream' in source ? source.stream : source.data);
+      return liveSegment(reply, dvr.liveSegment(number(request), Number.parseInt(name, 10)));
     },
   );
 }

@@ -5,6 +5,7 @@
  * docs/openapi.json and docs/openapi-player.json, and a test fails when a committed
  * copy drifts from the code. Nothing is started: no scan, no timer, no file written.
  */
+import { NO_LIVE_BUFFERS } from '../streaming/buffer-hls-session.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -47,7 +48,7 @@ export async function generateOpenApiDocument(): Promise<unknown> {
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },
-    joinChannel: () => Promise.reject(new Error('no channels')),
+    liveBuffer: NO_LIVE_BUFFERS,
   });
   const app = await buildHttpApp({
     library: new LibraryService(db),

@@ -16,8 +16,6 @@ import { BackupScheduler } from '../db/backup-scheduler.js';
 import { lockDataDirForServer } from '../db/data-dir-lock.js';
 import { DvrService } from '../dvr/dvr.service.js';
 import { guideThreadsRunning } from '../dvr/sources/guide-refresh.thread.js';
-import { StreamUnavailableError } from '../dvr/recording/stream-hub.js';
-import { UnavailableError } from '../common/errors.js';
 import { ItemStateLog } from '../common/item-state-log.js';
 import { ImportService } from '../importer/import.service.js';
 import { ScanScheduler } from '../importer/scan-scheduler.js';
@@ -135,23 +133,11 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         return { ...(await files.openFile(id)), growing };
       },
       resolveChannel: (number, source) => ({ number, id: dvr.live.channelOn(number, source).id }),
-      joinChannel: async (number, feed) => {
-        try {
-          return await dvr.live.watch(number, {
-            kind: 'viewer',
-            data: (chunk) => feed.data(chunk),
-            ended: (error) => feed.ended(error),
-          });
-        } catch (error) {
-          // As /devices/ANY/channels/:n/stream.mpg answers it: no tuner free, or the source is down.
-          if (error instanceof StreamUnavailableError)
-            throw new UnavailableError(
-              503,
-              error.reason === 'no_tuner' ? 'no_tuner' : 'stream_unavailable',
-              error.message,
-            );
-          throw error;
-        }
+      liveBuffer: {
+        open: (number, client) => dvr.liveSample(number, client),
+        playlist: (number, client, options) => dvr.livePlaylist(number, false, client, undefined, options),
+        segment: (number, seq) => dvr.liveSegment(number, seq),
+        leave: (number, client) => dvr.liveLeave(number, client),
       },
     });
     hls.start();

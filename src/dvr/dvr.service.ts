@@ -28,6 +28,7 @@ import { LineupEditsService } from './lineup/lineup-edits.service.js';
 import { isPlaceholder } from './lineup/placeholder-airings.js';
 import { LiveTvService } from './live/live-tv.service.js';
 import type { SegmentSource } from './live/channel-buffer.js';
+import type { PlaylistOptions } from './live/buffer-playlist.js';
 import { LIVE_BUFFER_DEFAULTS, LiveBuffers, type LiveBufferSettings } from './live/live-buffers.service.js';
 import { listSources } from '../repositories/sources.repository.js';
 import { RecordingsService } from './recording/recordings.service.js';
@@ -265,8 +266,24 @@ export class DvrService {
   }
 
   /** The HLS playlist of a channel's live buffer (from `from`, epoch ms), tuning it first when nobody watches it. */
-  livePlaylist(number: string, browser = false, client = '', from?: number): Promise<string> {
-    return this.liveBuffers.playlist(number, browser, client, from);
+  livePlaylist(
+    number: string,
+    browser = false,
+    client = '',
+    from?: number,
+    options: PlaylistOptions = {},
+  ): Promise<string> {
+    return this.liveBuffers.playlist(number, browser, client, from, options);
+  }
+
+  /** Tunes a channel's live buffer for `client` (an HLS session's start): its first bytes, to probe. */
+  liveSample(number: string, client: string): Promise<Buffer> {
+    return this.liveBuffers.sample(number, client);
+  }
+
+  /** `client` stopped watching channel `number` (its HLS session ended). */
+  liveLeave(number: string, client: string): void {
+    this.liveBuffers.leave(number, client);
   }
 
   /** Where a segment of a channel's live buffer is sent from (its file, or memory after a disk failure); 404: gone. */

@@ -112,8 +112,35 @@ interface Answer {
   body: unknown;
 }
 
+/** A clock nearer the server's than this is taken as the same (NTP keeps both better than a Date header tells). */
+const SAME_CLOCK_MS = 2000;
+
+/**
+ * How far the server's clock is ahead of this machine's (ms), from an answer's `Date` header (whole seconds: the
+ * server's time was within that second when it answered, taken at the request's midpoint); 0 when the two agree within
+ * SAME_CLOCK_MS or the header says nothing. Live TV's "now" is the server's: its buffer's times are. Pure.
+ */
+export function serverClockOffset(date: string | null, sentAt: number, receivedAt: number): number {
+  const at = date === null ? Number.NaN : Date.parse(date);
+  if (!Number.isFinite(at)) return 0;
+  const offset = at + 500 - (sentAt + receivedAt) / 2;
+  return Math.abs(offset) <= SAME_CLOCK_MS ? 0 : Math.round(offset);
+}
+
 export class AntennaServerClient {
+  /** The server's clock minus this machine's, ms (its answers' Date headers). */
+  private clockOffsetMs = 0;
+
   constructor(private readonly options: ServerClientOptions) {}
+
+  /** The server's time now (epoch ms), as its last answer told: a player whose clock is off tunes live all the same. */
+  serverNow(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
+  private noteClock(response: Response, sentAt: number): void {
+    this.clockOffsetMs = serverClockOffset(response.headers.get('date'), sentAt, Date.now());
+  }
 
   /** The server's base URL; 503 while no server is configured or found. */
   baseUrl(): string {
@@ -138,7 +165,9 @@ export class AntennaServerClient {
     let response: Response;
     let text: string;
     try {
+      const sentAt = Date.now();
       response = await fetch(base + path, { method, headers, signal: AbortSignal.timeout(timeoutMs) });
+      this.noteClock(response, sentAt);
       // The body is read under the same deadline.
       text = await response.text();
     } catch (error) {
@@ -215,12 +244,14 @@ export class AntennaServerClient {
   async liveOrigin(number: string, from: number): Promise<number | undefined> {
     const url = this.liveStreamUrl(number, from);
     try {
+      const sentAt = Date.now();
       const response = await fetch(url, {
         headers: { 'user-agent': PLAYER_USER_AGENT },
         // The channel may be tuning: the server waits for its first segment.
         signal: AbortSignal.timeout(LIVE_ORIGIN_TIMEOUT_MS),
       });
       if (!response.ok) return undefined;
+      this.noteClock(response, sentAt);
       return bufferSpanOf(await response.text())?.starts[0];
     } catch {
       return undefined;

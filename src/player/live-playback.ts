@@ -34,6 +34,7 @@ export interface LivePlaybackParts {
   /** Whether `playing` is still what plays. */
   current: (playing: PlayingChannel) => boolean;
   newTag: () => number;
+  /** Epoch ms; default: the server's clock (its buffer's times are), as its answers tell. */
   now?: () => number;
 }
 
@@ -41,7 +42,7 @@ export class LivePlayback {
   constructor(private readonly parts: LivePlaybackParts) {}
 
   private now(): number {
-    return this.parts.now?.() ?? Date.now();
+    return this.parts.now?.() ?? this.parts.server.serverNow();
   }
 
   /** Plays the channel from `at` (epoch ms) or live. */

@@ -1,9 +1,9 @@
 /**
  * ffmpeg's command lines for HLS, as pure functions (unit-tested): a file from a given
- * segment on (remux or transcode), a growing recording, and a live channel read from
- * stdin. Every one writes MPEG-TS segments `seg-<n>.ts` into the session's folder,
- * each renamed into place only when complete (`temp_file`), so a segment that exists
- * is whole. And a text subtitle stream of a file as one WebVTT file.
+ * segment on (remux or transcode) and a growing recording, each writing MPEG-TS segments
+ * `seg-<n>.ts` into the session's folder, renamed into place only when complete
+ * (`temp_file`), so a segment that exists is whole; one segment of a channel's live
+ * buffer transcoded; and a text subtitle stream of a file as one WebVTT file.
  */
 import { join } from 'node:path';
 import { mediaInputLimits } from '../media-tools/library-input.js';
@@ -186,17 +186,20 @@ export function subtitleVttArgs(job: SubtitleVttJob): string[] {
   ];
 }
 
-/** A live channel: MPEG-TS on stdin, a sliding window of `windowSegments` segments, older ones deleted. */
-export function liveHlsArgs(job: {
-  variant: Variant;
-  segmentSeconds: number;
-  windowSegments: number;
-  outDir: string;
-  encoder: HlsEncoder;
-}): string[] {
+/**
+ * One segment of a channel's live buffer (MPEG-TS on stdin: it begins with the tables and a keyframe) transcoded to
+ * one rendition, written to `output` (MPEG-TS). `-copyts` and no mux delay keep the source's timestamps, so the
+ * transcoded segments of a buffer follow each other as the buffer's own do, whichever run made each, and a player
+ * switching renditions finds the same times (measured: video within 0.5 ms, AAC 21 ms earlier: its priming).
+ */
+export function bufferSegmentArgs(job: { variant: Variant; encoder: HlsEncoder; output: string }): string[] {
+  const audio = ['-c:a', 'aac', '-b:a', '128k', '-ac', '2'];
+  const codecs =
+    job.variant.name === 'audio' ? ['-vn', ...audio] : [...videoEncoderArgs(job.variant, job.encoder), ...audio];
   return [
     ...QUIET.filter((arg) => arg !== '-nostdin'),
-    ...(job.variant.kind === 'transcode' ? encoderInputArgs(job.encoder) : []),
+    ...encoderInputArgs(job.encoder),
+    '-copyts',
     '-fflags',
     '+genpts+discardcorrupt',
     '-f',
@@ -207,19 +210,13 @@ export function liveHlsArgs(job: {
     '0:v:0?',
     '-map',
     '0:a:0?',
-    ...codecArgs(job.variant, job.encoder, job.segmentSeconds),
-    ...hlsOutputArgs(job.outDir, {
-      segmentSeconds: job.segmentSeconds,
-      startNumber: 0,
-      playlist: 'live.m3u8',
-      extra: [
-        '-hls_list_size',
-        String(job.windowSegments),
-        '-hls_flags',
-        'delete_segments+temp_file+omit_endlist',
-        '-hls_delete_threshold',
-        '2',
-      ],
-    }),
+    ...codecs,
+    '-muxdelay',
+    '0',
+    '-muxpreload',
+    '0',
+    '-f',
+    'mpegts',
+    job.output,
   ];
 }

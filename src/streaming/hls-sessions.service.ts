@@ -16,18 +16,11 @@ import { probeStreams, type StreamInfo } from '../media-tools/stream-info.js';
 import { FileHlsSession, playsAsEvent } from './file-hls-session.js';
 import type { HlsEncoder } from './hls-ffmpeg-args.js';
 import { masterPlaylist } from './hls-playlists.js';
-import { type HlsSession, type SessionContext, streamFailed } from './hls-session.js';
-import { chooseVariants, type VariantRequest } from './hls-variants.js';
-import { type JoinChannel, LiveHlsSession } from './live-hls-session.js';
+import type { HlsSession, SessionContext } from './hls-session.js';
+import { chooseVariants, type Variant, type VariantRequest } from './hls-variants.js';
+import { BufferHlsSession, type LiveBufferAccess } from './buffer-hls-session.js';
 
 export const SESSION_IDLE_MS = 30_000;
-/**
- * What a channel's codecs are read from: its first bytes, up to this many or this long
- * (ffprobe needs a keyframe's worth; a broadcast GOP is half a second). The wait is
- * part of the channel's start, so it is kept short.
- */
-const LIVE_SAMPLE_BYTES = 512 * 1024;
-const LIVE_SAMPLE_MS = 2000;
 /** What a channel is taken to carry when its first bytes say nothing: broadcast HD (MPEG-2, AC-3). */
 const BROADCAST_GUESS: StreamInfo = {
   duration: null,
@@ -59,7 +52,8 @@ export interface HlsServiceOptions {
   openItem(id: string): Promise<{ file: OpenedFile; growing: boolean; playableSeconds?: number }>;
   /** A channel number's id; throws a 404 for a number no source carries ('ANY'), or the named source does not. */
   resolveChannel(number: string, source: string): { number: string; id: string };
-  joinChannel: JoinChannel;
+  /** The channels' live buffers (the DVR's): a channel's sessions play from its buffer. */
+  liveBuffer: LiveBufferAccess;
 }
 
 /** A session as GET /api/v1/sessions lists it (the PascalCase clients read). */
@@ -168,51 +162,61 @@ export class HlsService {
     }
   }
 
-  /** A new session of a live channel (joined now, so its codecs are known), and its master playlist. */
-  async liveMaster(number: string, source: string, request: VariantRequest, client: string): Promise<string> {
+  /**
+   * A new session of a live channel, played from its live buffer (tuned now when nobody watches it), and its master
+   * playlist: the buffer as received when players can take its codecs, and transcodes of it. `viewer`: the device, as
+   * the buffer counts its viewers (a device that tunes another channel has left this one).
+   */
+  async liveMaster(
+    number: string,
+    source: string,
+    request: VariantRequest,
+    client: string,
+    viewer = client,
+  ): Promise<string> {
     this.assertRunning();
     const channel = this.options.resolveChannel(number, source);
+    const bytes = await this.options.liveBuffer.open(channel.number, viewer);
+    this.assertRunning();
     const context = this.context(client);
-    const session = new LiveHlsSession(context, [], channel, (ended, reason) =>
-      this.endQuietly(ended.id, `the channel ended: ${reason}`),
-    );
-    // Joined before it is listed: a refusal (no tuner, source down) leaves nothing behind.
-    await session.open(this.options.joinChannel);
-    this.sessions.set(context.id, session);
+    mkdirSync(context.dir, { recursive: true });
+    const sample = join(context.dir, 'sample.ts');
+    let variants: Variant[];
     try {
-      this.assertRunning();
-      const bytes = await session.sample(LIVE_SAMPLE_BYTES, LIVE_SAMPLE_MS);
-      if (session.upstreamEnded || !this.sessions.has(context.id)) throw streamFailed();
-      mkdirSync(context.dir, { recursive: true });
-      const sample = join(context.dir, 'sample.ts');
       writeFileSync(sample, bytes);
       const handle = await open(sample, 'r');
       const probed = await probeStreams(handle, this.options.ffprobe).finally(() => handle.close());
-      rmSync(sample, { force: true });
-      const variants = chooseVariants(probed.ok ? probed.info : BROADCAST_GUESS, {
+      variants = chooseVariants(probed.ok ? probed.info : BROADCAST_GUESS, {
         ...request,
         maxHeight: Math.min(request.maxHeight ?? 720, 720),
       });
-      if (variants.length === 0)
-        throw new UnavailableError(
-          503,
-          'remux_unavailable',
-          `Channel ${number} cannot be sent without transcoding; ask without encoder=remux.`,
-        );
-      session.offer(variants);
-      return masterPlaylist(variants, `s/${context.id}/`);
     } catch (error) {
-      this.sessions.delete(context.id);
-      await session.end('its master playlist failed');
+      rmSync(context.dir, { recursive: true, force: true });
       throw error;
+    } finally {
+      rmSync(sample, { force: true });
     }
+    if (variants.length === 0) {
+      rmSync(context.dir, { recursive: true, force: true });
+      throw new UnavailableError(
+        503,
+        'remux_unavailable',
+        `Channel ${number} cannot be sent without transcoding; ask without encoder=remux.`,
+      );
+    }
+    const session = new BufferHlsSession(context, variants, channel, this.options.liveBuffer, viewer);
+    this.sessions.set(context.id, session);
+    return masterPlaylist(variants, `s/${context.id}/`);
   }
 
   /** The session `id` of that item or channel; 404 when it ended or names something else. */
-  session(id: string, target: { itemId: string } | { number: string }): FileHlsSession | LiveHlsSession {
+  session(id: string, target: { itemId: string }): FileHlsSession;
+  session(id: string, target: { number: string }): BufferHlsSession;
+  session(id: string, target: { itemId: string } | { number: string }): FileHlsSession | BufferHlsSession;
+  session(id: string, target: { itemId: string } | { number: string }): FileHlsSession | BufferHlsSession {
     const session = this.sessions.get(id);
     if (session instanceof FileHlsSession && 'itemId' in target && session.itemId === target.itemId) return session;
-    if (session instanceof LiveHlsSession && 'number' in target && session.channel.number === target.number)
+    if (session instanceof BufferHlsSession && 'number' in target && session.channel.number === target.number)
       return session;
     throw new NotFoundError('session', id);
   }
@@ -232,7 +236,8 @@ export class HlsService {
         StartedAt: new Date(session.startedAt).toISOString(),
         Encoder: session.encoderInUse,
       };
-      if (session instanceof LiveHlsSession) view.Channel = { Number: session.channel.number, ID: session.channel.id };
+      if (session instanceof BufferHlsSession)
+        view.Channel = { Number: session.channel.number, ID: session.channel.id };
       if (session instanceof FileHlsSession) view.FileID = session.itemId;
       return view;
     });

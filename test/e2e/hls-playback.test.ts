@@ -19,6 +19,8 @@ import { makeTsClip, type StreamServer, startStreamServer } from '../support/ts-
 const SHOTS = join(process.cwd(), 'test-output', 'hls');
 let server: StartedServer;
 let streams: StreamServer;
+/** An MPEG-2 + AC-3 channel, as broadcast sends it: browsers play it transcoded. */
+let broadcast: StreamServer;
 let browser: Browser;
 let media: string;
 /** Another origin, as a web app elsewhere would be: the page that plays (the server's CORS headers let it). */
@@ -75,10 +77,20 @@ beforeAll(async () => {
     'mpegts',
     join(media, 'Videos', 'Clips', 'Broadcast.ts'),
   ]);
-  // Longer than any recording here: a channel's clock does not jump back as a looped clip's does.
-  const clip = await makeTsClip(join(media, 'live.ts'), { seconds: 40, size: '320x240' });
+  // Longer than the channel is watched and recorded here (its live buffer keeps the connection from the first test on):
+  // a channel's clock does not jump back as a looped clip's does.
+  const clip = await makeTsClip(join(media, 'live.ts'), { seconds: 180, size: '320x240' });
   streams = await startStreamServer(clip.path);
-  writeFileSync(join(media, 'channels.m3u'), `#EXTM3U\n#EXTINF:-1 tvg-chno="5",Five\n${streams.url('five')}\n`);
+  const mpeg2 = join(media, 'broadcast-channel.ts');
+  execFileSync('ffmpeg', [
+    ...pattern(40),
+    ...['-c:v', 'mpeg2video', '-g', '25', '-b:v', '1500k', '-c:a', 'ac3', '-muxrate', '2500k', '-f', 'mpegts', mpeg2],
+  ]);
+  broadcast = await startStreamServer(mpeg2);
+  writeFileSync(
+    join(media, 'channels.m3u'),
+    `#EXTM3U\n#EXTINF:-1 tvg-chno="5",Five\n${streams.url('five')}\n#EXTINF:-1 tvg-chno="6",Six\n${broadcast.url('six')}\n`,
+  );
   server = await startAntennaServer([
     '--data',
     join(media, 'data'),
@@ -107,11 +119,14 @@ afterAll(async () => {
   await hlsPage?.close();
   await server?.stop();
   await streams?.close();
+  await broadcast?.close();
   rmSync(media, { recursive: true, force: true });
 });
 
 interface Played {
   levels: string[];
+  /** The most segments a live playlist reload skipped (a Playlist Delta Update). */
+  skipped: number;
   level: string;
   fatal: string[];
   /** currentTime at each check. */
@@ -159,7 +174,11 @@ async function play(
         hls.on(Hls.Events.MANIFEST_PARSED, () => resolve(true));
         hls.on(Hls.Events.ERROR, (_event: unknown, data: { fatal: boolean }) => data.fatal && resolve(false));
       });
-      if (!parsed) return { levels: [], level: '', fatal, times: [], pictures: [] };
+      let skipped = 0;
+      hls.on(Hls.Events.LEVEL_LOADED, (_event: unknown, data: { details: { skippedSegments?: number } }) => {
+        skipped = Math.max(skipped, data.details.skippedSegments ?? 0);
+      });
+      if (!parsed) return { levels: [], level: '', fatal, times: [], pictures: [], skipped };
       await video.play();
       const canvas = page.document.createElement('canvas');
       canvas.width = 64;
@@ -199,6 +218,7 @@ async function play(
         fatal,
         times,
         pictures,
+        skipped,
       };
     },
     url,
@@ -252,34 +272,67 @@ describe('HLS in Chromium', () => {
     await page.close();
   }, 120_000);
 
-  it('plays a live channel, sharing its connection', async () => {
+  it('plays a live channel from its buffer, seeks back in it, and shares its connection', async () => {
     const page = await browser.newPage();
     const played = await play(page, `${server.url}/devices/ANY/channels/5/hls/master.m3u8`, [
       { waitMs: 1500 },
       { waitMs: 2500, advance: 1.25 },
+      { waitMs: 11_000 },
+      // Back to the buffer's first seconds: the master playlist's renditions list everything since the tune (and
+      // hls.js keeps the segments its delta updates skipped).
+      { seek: 0.5, waitMs: 1500, advance: 0.5 },
     ]);
     await page.screenshot({ path: join(SHOTS, 'live.png') });
     expect(played.fatal).toEqual([]);
     expect(played.times[1]).toBeGreaterThan(played.times[0]! + 1);
     expect(played.pictures[1]).not.toBe(played.pictures[0]);
+    expect(played.times[2]).toBeGreaterThan(10);
+    expect(played.times[3]).toBeLessThan(played.times[2]! - 5);
+    // Past the skip boundary (12 s), hls.js reloads the playlist as delta updates.
+    expect(played.skipped).toBeGreaterThan(0);
+    expect(played.pictures[3]).not.toBe(played.pictures[2]);
     const sessions = (await (await fetch(`${server.url}/api/v1/sessions`)).json()) as {
       ID: string;
       Channel?: { Number: string };
     }[];
     const live = sessions.find((s) => s.Channel?.Number === '5');
     expect(live).toBeDefined();
+    // One upstream connection, however many renditions and requests.
+    expect(streams.connections('five')).toBe(1);
     await page.close();
-    // The client says it stopped watching: the session ends and the tuner is let go.
+    // The client says it stopped watching: the session ends; the buffer lingers (coming back finds it).
     expect((await fetch(`${server.url}/api/v1/sessions/${live?.ID}`, { method: 'DELETE' })).status).toBe(204);
     expect(
       ((await (await fetch(`${server.url}/api/v1/sessions`)).json()) as { ID: string }[]).some(
         (s) => s.ID === live?.ID,
       ),
     ).toBe(false);
-    const deadline = Date.now() + 5000;
-    while (streams.connections('five') > 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(streams.connections('five')).toBe(0);
+    const again = await (await fetch(`${server.url}/devices/ANY/channels/5/buffer.m3u8`)).text();
+    expect(again.split('\n').filter((line) => line.startsWith('#EXTINF')).length).toBeGreaterThan(5);
+    expect(streams.connections('five')).toBe(1);
+  }, 120_000);
+
+  it('plays an MPEG-2 + AC-3 channel transcoded from its buffer, and seeks back in it', async () => {
+    const page = await browser.newPage();
+    const played = await play(page, `${server.url}/devices/ANY/channels/6/hls/master.m3u8`, [
+      { waitMs: 1500 },
+      { waitMs: 8000, advance: 4 },
+      { seek: 0.5, waitMs: 1500, advance: 0.5 },
+    ]);
+    await page.screenshot({ path: join(SHOTS, 'live-transcoded.png') });
+    expect(played.fatal).toEqual([]);
+    expect(played.levels.length).toBeGreaterThan(0);
+    expect(played.levels).not.toContain('remux');
+    expect(played.times[1]).toBeGreaterThan(played.times[0]! + 3);
+    expect(played.times[2]).toBeLessThan(played.times[1]! - 3);
+    expect(new Set(played.pictures).size).toBe(3);
+    const sessions = (await (await fetch(`${server.url}/api/v1/sessions`)).json()) as {
+      ID: string;
+      Channel?: { Number: string };
+      Encoder: string;
+    }[];
+    expect(sessions.find((s) => s.Channel?.Number === '6')).toMatchObject({ Encoder: 'software' });
+    await page.close();
   }, 120_000);
 
   it('plays a recording while it records (a growing EVENT playlist), and again once it has finished', async () => {

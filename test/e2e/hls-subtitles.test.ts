@@ -9,6 +9,7 @@
  * a page of another origin as in hls-playback.test.ts. A screenshot with the cue on
  * screen goes to test-output/hls/.
  */
+import { NO_LIVE_BUFFERS } from '../../src/streaming/buffer-hls-session.js';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,7 +93,7 @@ beforeAll(async () => {
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },
-    joinChannel: () => Promise.reject(new Error('unused')),
+    liveBuffer: NO_LIVE_BUFFERS,
   });
   hls.start();
   app = await buildTestApp(temp, { hls });

@@ -192,6 +192,16 @@ describe('live TV from the buffer', () => {
     const behind = await until(behindOf, (seconds) => seconds >= 10, 10_000, 'playing behind live');
     expect(behind).toBeLessThan(40);
     await waitForText(page, 'behind live');
+    // The programme the buffer holds is a band on the seek bar, and the thumb says which programme it is on.
+    const bands = (await page.$$eval('.seek-programme', (elements) =>
+      elements.map((element) => element.getAttribute('data-title')),
+    )) as string[];
+    expect(bands.length).toBeGreaterThan(0);
+    const valueText = await page.$eval('input[aria-label="Position in the live buffer"]', (element) =>
+      element.getAttribute('aria-valuetext'),
+    );
+    expect(valueText).toContain(bands.at(-1));
+    expect(valueText).toMatch(/behind live/);
     await web.shot(page, 'live-behind');
     const place = () =>
       page.evaluate(

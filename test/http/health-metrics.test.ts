@@ -6,6 +6,7 @@
  * gauges; and a property: whatever path or query a client sends these endpoints, never
  * a 500, and no metric label ever holds what the client sent.
  */
+import { NO_LIVE_BUFFERS } from '../../src/streaming/buffer-hls-session.js';
 import { join } from 'node:path';
 import { rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -243,7 +244,7 @@ describe('GET /metrics', () => {
       resolveChannel: (number) => {
         throw new NotFoundError('channel', number);
       },
-      joinChannel: () => Promise.reject(new Error('unused')),
+      liveBuffer: NO_LIVE_BUFFERS,
     });
     // Wired as the server wires it: management with the DVR, HLS, the importer's status.
     app = await buildTestApp(temp, {

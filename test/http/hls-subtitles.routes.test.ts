@@ -6,6 +6,7 @@
  * and timed-out runs and a session that ends mid-run answer JSON errors, never a 500,
  * and leave the video playing.
  */
+import { NO_LIVE_BUFFERS } from '../../src/streaming/buffer-hls-session.js';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -134,7 +135,7 @@ async function serve(runner: ProgramRunner): Promise<{ app: FastifyInstance; hls
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },
-    joinChannel: () => Promise.reject(new Error('unused')),
+    liveBuffer: NO_LIVE_BUFFERS,
   });
   hls.start();
   const app = await buildTestApp(temp, { hls });

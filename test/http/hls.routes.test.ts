@@ -4,6 +4,7 @@
  * and any path or query a client sends answered 200, 400, 404 or 503: never 500, and
  * never a path that reaches the filesystem.
  */
+import { NO_LIVE_BUFFERS } from '../../src/streaming/buffer-hls-session.js';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -60,7 +61,7 @@ beforeAll(async () => {
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },
-    joinChannel: () => Promise.reject(new Error('unused')),
+    liveBuffer: NO_LIVE_BUFFERS,
   });
   hls.start();
   const files = new MediaFilesService(temp.db, {

@@ -149,6 +149,26 @@ describe('the live buffer', () => {
     }
   });
 
+  it('answers a delta update (_HLS_skip) with the older segments skipped, and a bad one with a 400', async () => {
+    await start({ dir: join(work, 'buffers-delta'), targetSeconds: 1 });
+    // Target 1 s: a boundary of 6 s; 9 s held is past it.
+    const grown = await until(
+      () => playlistOf('2'),
+      (text) => listed(text).length >= 10,
+      20_000,
+      'the buffer growing past the skip boundary',
+    );
+    expect(grown).toMatch(/#EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL=\d+\.\d\n/);
+    const delta = await app.inject({ method: 'GET', url: '/devices/ANY/channels/2/buffer.m3u8?_HLS_skip=YES' });
+    expect(delta.statusCode).toBe(200);
+    const skipped = Number(/#EXT-X-SKIP:SKIPPED-SEGMENTS=(\d+)/.exec(delta.body)?.[1]);
+    expect(skipped).toBeGreaterThan(0);
+    expect(listed(delta.body).length).toBeLessThan(listed(grown).length);
+    const bad = await app.inject({ method: 'GET', url: '/devices/ANY/channels/2/buffer.m3u8?_HLS_skip=maybe' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ status: 400 });
+  }, 40_000);
+
   it('answers 404 for a segment it does not hold and 400 for one that is not a segment', async () => {
     await start({ dir: join(work, 'buffers-2') });
     expect((await app.inject({ method: 'GET', url: '/devices/ANY/channels/2/buffer/0.ts' })).json()).toMatchObject({

@@ -127,6 +127,30 @@ describe('live TV on the mpv player', () => {
     expect((await command('stop')).json.status).toBe('stopped');
   }, 120_000);
 
+  it('plays on across a drop of the source: the buffer marks the gap and mpv goes on after it', async () => {
+    expect((await command('play/channel/2')).json).toMatchObject({ status: 'playing' });
+    await playing();
+    // The source goes away mid-stream; the buffer joins it again (its clip starts over: the timestamps jump back).
+    streams.dropAll('two');
+    const marked = await until(
+      async () =>
+        (await (await fetch(`${base}/devices/ANY/channels/2/buffer.m3u8`)).text()).includes('DISCONTINUITY\n'),
+      (found) => found,
+      15_000,
+      'the gap in the buffer',
+    );
+    expect(marked).toBe(true);
+    // mpv reads on past the gap: still playing, its picture moving, 12 s later.
+    await pause(12_000);
+    const first = Number(await prop('time-pos'));
+    await pause(3000);
+    expect(await prop('idle-active')).toBe(false);
+    expect(Number(await prop('time-pos'))).toBeGreaterThan(first + 1.5);
+    const status = await running.app.inject({ method: 'GET', url: '/api/status' });
+    expect(status.json()).toMatchObject({ status: 'playing', channel: { number: '2' } });
+    expect((await command('stop')).json.status).toBe('stopped');
+  }, 90_000);
+
   it('says what is wrong with a seek that is not a number, and with live commands when nothing live plays', async () => {
     const bad = await command('seek/back');
     expect(bad.status).toBe(400);

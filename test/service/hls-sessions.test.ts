@@ -12,13 +12,16 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, UnavailableError } from '../../src/common/errors.js';
 import { HlsService, type HlsServiceOptions } from '../../src/streaming/hls-sessions.service.js';
-import type { LiveFeed } from '../../src/streaming/live-hls-session.js';
+import { LIVE_BUFFER_DEFAULTS, LiveBuffers } from '../../src/dvr/live/live-buffers.service.js';
+import { StreamUnavailableError } from '../../src/dvr/recording/stream-hub.js';
+import { type LiveBufferAccess, NO_LIVE_BUFFERS } from '../../src/streaming/buffer-hls-session.js';
 import { itemFiles } from '../support/hls-items.js';
 import { tempDir } from '../support/temp-library.js';
 
 let media: string;
 let h264: string;
 let mpeg2: string;
+let h264Ts: string;
 let unknownLength: string;
 const services: HlsService[] = [];
 
@@ -44,6 +47,20 @@ beforeAll(() => {
   ];
   execFileSync('ffmpeg', [...source, '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-c:a', 'aac', h264]);
   execFileSync('ffmpeg', [...source, '-c:v', 'mpeg2video', '-b:v', '1M', '-c:a', 'ac3', '-f', 'mpegts', mpeg2]);
+  h264Ts = join(media, 'in', 'h264.ts');
+  execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-i',
+    h264,
+    '-c',
+    'copy',
+    '-f',
+    'mpegts',
+    h264Ts,
+  ]);
   // Matroska written to a pipe has no duration (nothing to seek back to write it): ffprobe reports none.
   unknownLength = join(media, 'in', 'piped.mkv');
   const piped = execFileSync(
@@ -97,7 +114,7 @@ function service(options: Partial<HlsServiceOptions> = {}): HlsService {
     resolveChannel: (number) => {
       throw new NotFoundError('channel', number);
     },
-    joinChannel: () => Promise.reject(new Error('no channels here')),
+    liveBuffer: NO_LIVE_BUFFERS,
     ...options,
   });
   hls.start();
@@ -237,27 +254,69 @@ describe('HLS sessions', () => {
   });
 });
 
-/** A channel made of the MPEG-2 file, fed in real time (about) until left. */
-function fileChannel(): { join: HlsServiceOptions['joinChannel']; left: () => number } {
+/**
+ * Live buffers (dvr/live/) of channels made of a file, fed at about its own pace until left: channel 5 is the MPEG-2
+ * file (AC-3: transcoded for HLS players), channel 6 the H.264 one as MPEG-TS (remux).
+ */
+function bufferedChannels(): { buffers: LiveBuffers; access: LiveBufferAccess; left: () => number } {
   let left = 0;
-  return {
-    left: () => left,
-    join: async (_number: string, feed: LiveFeed) => {
-      const bytes = readFileSync(mpeg2);
+  const files: Record<string, string> = { '5': mpeg2, '6': h264Ts };
+  const buffers = new LiveBuffers({
+    dir: join(media, `buffers-${Math.random().toString(36).slice(2)}`),
+    channelNumbers: () => ['5', '6'],
+    settings: { ...LIVE_BUFFER_DEFAULTS, lingerMs: 0, viewerGoneMs: 4000 },
+    now: Date.now,
+    watch: async (number, consumer) => {
+      const file = files[number];
+      if (!file) throw new StreamUnavailableError('every tuner is busy', 'no_tuner');
+      const bytes = readFileSync(file);
       const perTick = Math.ceil(bytes.length / 40 / 20);
       let at = 0;
       const timer = setInterval(() => {
-        feed.data(bytes.subarray(at, at + perTick));
-        at = (at + perTick) % bytes.length;
+        consumer.data(bytes.subarray(at, Math.min(at + perTick, bytes.length)));
+        at = at + perTick >= bytes.length ? 0 : at + perTick;
       }, 50);
       return {
+        target: { sourceId: 's', number, url: file },
         leave: () => {
           left++;
           clearInterval(timer);
         },
       };
     },
+  });
+  liveBuffers.push(buffers);
+  const access: LiveBufferAccess = {
+    open: (number, client) => buffers.sample(number, client),
+    playlist: (number, client, options) => buffers.playlist(number, false, client, undefined, options),
+    segment: (number, seq) => buffers.segment(number, seq),
+    leave: (number, client) => buffers.leave(number, client),
   };
+  return { buffers, access, left: () => left };
+}
+
+const liveBuffers: LiveBuffers[] = [];
+afterEach(async () => {
+  for (const buffers of liveBuffers.splice(0)) await buffers.stop();
+});
+
+/** The codecs of a file's streams, by ffprobe. */
+function codecsOf(file: string): string[] {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', file]);
+  return [...new Set(out.toString().split('\n').filter(Boolean))];
+}
+
+/** The first PTS (seconds) of a stream of an MPEG-TS file, by ffprobe. */
+function firstPts(file: string, stream: 'v' | 'a'): number {
+  const out = execFileSync('ffprobe', [
+    ...['-v', 'error', '-select_streams', `${stream}:0`, '-show_entries', 'stream=codec_name,start_time'],
+    ...['-of', 'csv=p=0', file],
+  ]);
+  const line = out
+    .toString()
+    .split('\n')
+    .find((l) => /^\w+,\d/.test(l));
+  return Number(line?.split(',')[1]);
 }
 
 describe('HLS sessions under pressure', () => {
@@ -316,63 +375,76 @@ describe('HLS sessions under pressure', () => {
     await expect(hls.fileMaster('mpeg2', {}, 'a')).rejects.toMatchObject({ status: 503, code: 'stopping' });
   }, 60_000);
 
-  it('plays a live channel: one ffmpeg for concurrent first requests, started again when killed, the channel left at the end', async () => {
-    const channel = fileChannel();
+  it("plays an MPEG-2 channel from its live buffer: the buffer's playlist, its segments transcoded once, in time", async () => {
+    const channel = bufferedChannels();
     const dir = join(media, 'live-hls');
     const hls = service({
       dir,
       resolveChannel: (number) => ({ number, id: `ch-${number}` }),
-      joinChannel: channel.join,
+      liveBuffer: channel.access,
     });
-    const master = await hls.liveMaster('5', 'ANY', {}, '127.0.0.1');
+    const master = await hls.liveMaster('5', 'ANY', {}, '127.0.0.1', 'tv-1');
+    // MPEG-2 and AC-3: transcodes only, never taller than the source.
     expect(master).not.toContain('remux');
+    expect(master).toContain('240p/stream.m3u8');
     const id = sessionIdIn(master);
     const session = hls.session(id, { number: '5' });
-    const [first, second] = await Promise.all([session.playlist('240p'), session.playlist('240p')]);
-    expect(first).toContain('seg-');
-    expect(second).toContain('seg-');
-    expect(ffmpegsOf(id)).toHaveLength(1);
-    process.kill(ffmpegsOf(id)[0]!, 'SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await session.playlist('240p')).toContain('seg-');
-    expect(ffmpegsOf(id)).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const text = await session.playlist('240p');
+    // The buffer's own playlist: every segment with its time, named for the session's routes.
+    expect(text).toContain('#EXT-X-PROGRAM-DATE-TIME:');
+    const names = text.split('\n').filter((line) => line.startsWith('seg-'));
+    expect(names.length).toBeGreaterThanOrEqual(2);
+    expect(channel.buffers.describe()).toMatchObject([{ channel: '5' }]);
+    const [first, again] = await Promise.all([session.segment('240p', 0), session.segment('240p', 0)]);
+    expect(first).toBe(again);
+    expect(typeof first).toBe('string');
+    const second = (await session.segment('240p', 1)) as string;
+    // H.264 and AAC, at the buffer's own times: the source's segment and its transcode start together.
+    const source = channel.access.segment('5', 1);
+    const sourceFile = 'file' in source ? source.file : join(media, 'source-1.ts');
+    if ('data' in source) writeFileSync(sourceFile, source.data);
+    expect(codecsOf(second)).toEqual(['h264', 'aac']);
+    expect(Math.abs(firstPts(second, 'v') - firstPts(sourceFile, 'v'))).toBeLessThan(0.05);
+    expect(firstPts(second, 'v')).toBeGreaterThan(firstPts(first as string, 'v'));
     expect(hls.list()).toMatchObject([{ ID: id, Channel: { Number: '5', ID: 'ch-5' }, Encoder: 'software' }]);
     await hls.endSession(id);
-    expect(channel.left()).toBe(1);
     expect(ffmpegsOf(id)).toEqual([]);
     expect(readdirSync(dir)).not.toContain(id);
+    // Nobody asks for the buffer any more: with a linger of 0 it closes once its viewer is gone.
+    const deadline = Date.now() + 15_000;
+    while (channel.buffers.describe().length > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(channel.buffers.describe()).toEqual([]);
+    expect(channel.left()).toBe(1);
   }, 90_000);
 
-  it('ends a live session whose source dies, saying why; the player then hears 404s, not silence', async () => {
-    let feedOf: LiveFeed | undefined;
-    const channel = fileChannel();
-    const hls = service({
-      resolveChannel: (number) => ({ number, id: 'x' }),
-      joinChannel: async (number, feed) => {
-        feedOf = feed;
-        return channel.join(number, feed);
-      },
-    });
-    const id = sessionIdIn(await hls.liveMaster('5', 'ANY', {}, '127.0.0.1'));
-    const session = hls.session(id, { number: '5' });
-    expect(await session.playlist('240p')).toContain('seg-');
-    feedOf?.ended('the source closed the connection');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(hls.list()).toEqual([]);
-    expect(() => hls.session(id, { number: '5' })).toThrow(NotFoundError);
-    await expect(session.playlist('240p')).rejects.toBeInstanceOf(NotFoundError);
-    expect(logs.find((l) => l.session === id && l.msg === 'HLS session ended')).toMatchObject({
-      reason: 'the channel ended: the source closed the connection',
-    });
-    expect(ffmpegsOf(id)).toEqual([]);
+  it("plays an H.264 channel's buffer as received in the remux rendition", async () => {
+    const channel = bufferedChannels();
+    const hls = service({ resolveChannel: (number) => ({ number, id: 'x' }), liveBuffer: channel.access });
+    const master = await hls.liveMaster('6', 'ANY', {}, '127.0.0.1');
+    expect(master).toContain('remux/stream.m3u8');
+    const session = hls.session(sessionIdIn(master), { number: '6' });
+    const text = await session.playlist('remux');
+    const seq = Number(/seg-(\d+)\.ts/.exec(text)?.[1]);
+    const sent = await session.segment('remux', seq);
+    const held = channel.access.segment('6', seq);
+    const bytes = (body: typeof sent) =>
+      typeof body === 'string'
+        ? readFileSync(body)
+        : 'file' in body
+          ? readFileSync(body.file)
+          : 'data' in body
+            ? body.data
+            : undefined;
+    if (!('stream' in held)) expect(bytes(sent)).toEqual(bytes(held));
+    expect(hls.list()[0]?.Encoder).toBe('remux');
   }, 60_000);
 
   it('answers a channel the DVR cannot give (no tuner) with its 503, keeping nothing', async () => {
-    const hls = service({
-      resolveChannel: (number) => ({ number, id: 'x' }),
-      joinChannel: () => Promise.reject(new UnavailableError(503, 'no_tuner', 'every tuner is busy')),
-    });
-    await expect(hls.liveMaster('5', 'ANY', {}, '127.0.0.1')).rejects.toMatchObject({ status: 503, code: 'no_tuner' });
+    const channel = bufferedChannels();
+    const hls = service({ resolveChannel: (number) => ({ number, id: 'x' }), liveBuffer: channel.access });
+    await expect(hls.liveMaster('7', 'ANY', {}, '127.0.0.1')).rejects.toMatchObject({ status: 503, code: 'no_tuner' });
     expect(hls.list()).toEqual([]);
   });
 });

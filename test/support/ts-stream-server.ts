@@ -15,6 +15,8 @@ export interface TsClipOptions {
   muxrateKbps?: number;
   /** Video size, default '320x240'. */
   size?: string;
+  /** 'h264' (H.264 + AAC, the default) or 'broadcast' (MPEG-2 + AC-3, which browsers play only transcoded). */
+  codecs?: 'h264' | 'broadcast';
 }
 
 export interface TsClip {

@@ -11,6 +11,54 @@ const segment = fc.record({
 });
 
 describe('bufferPlaylist', () => {
+  it('answers a delta update with the segments past the skip boundary as one EXT-X-SKIP', () => {
+    const segments = Array.from({ length: 100 }, (_, i) => ({
+      seq: 40 + i,
+      duration: 2,
+      receivedAt: Date.UTC(2026, 11, 6, 20, 0, 0) + i * 2000,
+      discontinuity: i === 10,
+    }));
+    const whole = bufferPlaylist(segments, 1);
+    const delta = bufferPlaylist(segments, 1, 0, { skip: true });
+    expect(whole).toContain('#EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL=12.0\n');
+    expect(whole).not.toContain('EXT-X-SKIP:');
+    // Six segments of 2 s are the boundary: the 94 before them are skipped; the rest is as in the whole playlist.
+    expect(delta).toContain('#EXT-X-VERSION:9\n');
+    expect(delta).toContain('#EXT-X-SKIP:SKIPPED-SEGMENTS=94\n');
+    expect(delta).toContain('#EXT-X-MEDIA-SEQUENCE:40\n#EXT-X-DISCONTINUITY-SEQUENCE:1\n');
+    expect(delta.split('\n').filter((l) => l.startsWith('buffer/'))).toEqual(
+      segments.slice(94).map((s) => `buffer/${s.seq}.ts`),
+    );
+    expect(whole.endsWith(delta.slice(delta.indexOf('#EXT-X-PROGRAM-DATE-TIME')))).toBe(true);
+    // Nothing past the boundary yet: the whole playlist.
+    expect(bufferPlaylist(segments.slice(0, 5), 1, 0, { skip: true })).not.toContain('EXT-X-SKIP');
+  });
+
+  it('never skips a segment within the boundary of the live edge (any segments)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(segment, { maxLength: 60 }),
+        fc.double({ min: 0, max: 12, noNaN: true }),
+        (list, longest) => {
+          const segments = list.map((s, i) => ({ ...s, seq: 1000 + i }));
+          const text = bufferPlaylist(segments, 0, longest, { skip: true });
+          const boundary = Number(/CAN-SKIP-UNTIL=([\d.]+)/.exec(text)![1]);
+          const target = Number(/#EXT-X-TARGETDURATION:(\d+)/.exec(text)![1]);
+          expect(boundary).toBeGreaterThanOrEqual(6 * target);
+          const skipped = Number(/SKIPPED-SEGMENTS=(\d+)/.exec(text)?.[1] ?? 0);
+          const listed = text.split('\n').filter((l) => l.startsWith('buffer/'));
+          expect(listed).toEqual(segments.slice(skipped).map((s) => `buffer/${s.seq}.ts`));
+          // What is listed reaches back to the boundary, and the last skipped segment lies wholly beyond it.
+          const listedSeconds = segments.slice(skipped).reduce((sum, s) => sum + s.duration, 0);
+          if (skipped > 0) {
+            expect(listedSeconds).toBeGreaterThanOrEqual(boundary);
+            expect(listedSeconds - segments[skipped]!.duration).toBeLessThan(boundary);
+          }
+        },
+      ),
+    );
+  });
+
   it('lists a window of segments from its first sequence number, each with its time, the gaps marked', () => {
     const text = bufferPlaylist(
       [
@@ -24,6 +72,7 @@ describe('bufferPlaylist', () => {
         '#EXTM3U',
         '#EXT-X-VERSION:3',
         '#EXT-X-TARGETDURATION:3',
+        '#EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL=18.0',
         '#EXT-X-MEDIA-SEQUENCE:7',
         '#EXT-X-DISCONTINUITY-SEQUENCE:3',
         '#EXT-X-PROGRAM-DATE-TIME:2026-12-06T20:00:00.000Z',

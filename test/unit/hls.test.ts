@@ -11,7 +11,7 @@ import { MEDIA_DEMUXERS } from '../../src/media-tools/library-input.js';
 import {
   FILE_TS_START_PTS,
   fileHlsArgs,
-  liveHlsArgs,
+  bufferSegmentArgs,
   subtitleVttArgs,
   videoEncoderArgs,
 } from '../../src/streaming/hls-ffmpeg-args.js';
@@ -429,16 +429,23 @@ describe('ffmpeg command lines', () => {
         encoder: 'software',
       }),
     ).not.toContain('event');
-    const live = liveHlsArgs({
-      variant: p720,
-      segmentSeconds: 4,
-      windowSegments: 6,
-      outDir: '/o',
-      encoder: 'software',
-    });
-    expect(live.slice(live.indexOf('-i'), live.indexOf('-i') + 2)).toEqual(['-i', 'pipe:0']);
-    expect(live).toContain('delete_segments+temp_file+omit_endlist');
-    expect(live).not.toContain('-nostdin');
+    const segment = bufferSegmentArgs({ variant: p720, encoder: 'software', output: '/o/seg-9.ts.partial' });
+    // The buffer's segment on stdin, its timestamps kept (the transcodes of a buffer follow each other), one file out.
+    expect(segment.slice(segment.indexOf('-i'), segment.indexOf('-i') + 2)).toEqual(['-i', 'pipe:0']);
+    expect(segment.indexOf('-copyts')).toBeLessThan(segment.indexOf('-i'));
+    expect(segment.slice(segment.indexOf('-muxdelay'), segment.indexOf('-muxdelay') + 4)).toEqual([
+      '-muxdelay',
+      '0',
+      '-muxpreload',
+      '0',
+    ]);
+    expect(segment).toContain('libx264');
+    expect(segment).not.toContain('-force_key_frames');
+    expect(segment).not.toContain('-nostdin');
+    expect(segment.at(-1)).toBe('/o/seg-9.ts.partial');
+    expect(segment.slice(-3, -1)).toEqual(['-f', 'mpegts']);
+    const vaapi = bufferSegmentArgs({ variant: p720, encoder: 'vaapi', output: '/o/x' });
+    expect(vaapi.indexOf('-vaapi_device')).toBeLessThan(vaapi.indexOf('-i'));
   });
 });
 

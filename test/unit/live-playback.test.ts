@@ -5,7 +5,8 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { AntennaServerClient } from '../../src/player/antenna-server.client.js';
+import fc from 'fast-check';
+import { type AntennaServerClient, serverClockOffset } from '../../src/player/antenna-server.client.js';
 import { LIVE_EDGE_MS, LivePlayback } from '../../src/player/live-playback.js';
 import type { MediaState, PlayerBackend } from '../../src/player/player-backend.js';
 import type { PlayingChannel } from '../../src/player/player-state.js';
@@ -95,5 +96,51 @@ describe('LivePlayback', () => {
     expect(loads[1]).toEqual({ url: `/ch/2?from=${now - 70_000}`, tag: 10, title: 'Two', fromFirstSegment: true });
     expect(playing.tag).toBe(10);
     expect(seeks).toEqual([]);
+  });
+});
+
+describe("the server's clock, from its answers' Date headers", () => {
+  const sent = Date.parse('2026-12-07T12:00:00.000Z');
+  it('is this clock when the two agree within a couple of seconds (NTP does better than a whole-second header)', () => {
+    expect(serverClockOffset('Mon, 07 Dec 2026 12:00:00 GMT', sent, sent + 40)).toBe(0);
+    expect(serverClockOffset('Mon, 07 Dec 2026 12:00:01 GMT', sent, sent + 40)).toBe(0);
+    expect(serverClockOffset('Mon, 07 Dec 2026 11:59:59 GMT', sent, sent + 40)).toBe(0);
+  });
+
+  it('is the server’s when this machine is minutes off, either way, to within a second', () => {
+    const ahead = serverClockOffset('Mon, 07 Dec 2026 12:05:00 GMT', sent, sent + 40);
+    expect(Math.abs(ahead - 300_000)).toBeLessThanOrEqual(1000);
+    const behind = serverClockOffset('Mon, 07 Dec 2026 11:50:00 GMT', sent, sent + 40);
+    expect(Math.abs(behind + 600_000)).toBeLessThanOrEqual(1000);
+  });
+
+  it('is 0 without a header, or with one that is no date', () => {
+    expect(serverClockOffset(null, sent, sent)).toBe(0);
+    expect(serverClockOffset('yesterday', sent, sent)).toBe(0);
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 0, max: 2 ** 41 }), (text, at) =>
+        Number.isFinite(serverClockOffset(text, at, at + 10)),
+      ),
+    );
+  });
+
+  it('places live on the server’s clock: a player 5 minutes behind still tunes 6 s behind the server’s live', async () => {
+    const serverNow = now + 300_000;
+    const loads: string[] = [];
+    const server = {
+      liveStreamUrl: (number: string, from?: number) => `/ch/${number}?from=${from}`,
+      liveOrigin: async () => undefined,
+      serverNow: () => serverNow,
+    } as unknown as AntennaServerClient;
+    const live = new LivePlayback({
+      backend: { liveByUrl: true } as unknown as PlayerBackend,
+      server,
+      logger: pino({ level: 'silent' }),
+      load: async (url) => void loads.push(url),
+      current: () => true,
+      newTag: () => 1,
+    });
+    await live.play(channel(), 'live');
+    expect(loads).toEqual([`/ch/2?from=${serverNow - LIVE_EDGE_MS}`]);
   });
 });

@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   browserPlayable,
   type CutSegment,
+  longestOpenSeconds,
+  resyncAt,
   PACKET,
   ptsSeconds,
   QUICK_START,
@@ -74,6 +76,25 @@ describe('TsSegmenter', () => {
     expect(clip.length - stored.length).toBeLessThan(64 * PACKET);
     expect(stored.equals(clip.subarray(clip.length - stored.length))).toBe(true);
     expect(segments.some((s) => s.discontinuity)).toBe(false);
+  });
+
+  it('cuts a stream whose keyframes stop all the same, so a segment never grows without end', () => {
+    // One keyframe at the start, then none for 30 s (a broken encoder): segments are cut at the cap, no byte lost.
+    const path = join(work, 'one-keyframe.ts');
+    execFileSync('ffmpeg', [
+      ...['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=25:duration=30'],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '100000', '-sc_threshold', '0', '-f', 'mpegts', path],
+    ]);
+    const bytes = readFileSync(path);
+    const segments = segmentsOf(
+      bytes,
+      Array.from({ length: 200 }, (_, i) => i * 4700),
+    );
+    const cap = longestOpenSeconds(2);
+    expect(segments.length).toBeGreaterThanOrEqual(3);
+    for (const segment of segments) expect(segment.duration).toBeLessThanOrEqual(cap + 0.5);
+    const stored = segments.reduce((sum, segment) => sum + segment.bytes - 2 * PACKET, 0);
+    expect(bytes.length - stored).toBeLessThan(64 * PACKET);
   });
 
   it('gives the same segments however the stream was chunked', () => {
@@ -153,5 +174,28 @@ describe('TsSegmenter', () => {
     expect(ptsSeconds(2 ** 33 - 90_000, 90_000)).toBeCloseTo(2, 6);
     expect(ptsSeconds(90_000, 2 ** 33 - 90_000)).toBeCloseTo(-2, 6);
     expect(ptsSeconds(0, 180_000)).toBe(2);
+  });
+});
+
+describe('resyncing after lost sync', () => {
+  it('takes a 0x47 that another follows a packet later, not a lone one in a payload', () => {
+    const bytes = Buffer.alloc(4 * PACKET, 0x11);
+    bytes[5] = 0x47; // a payload byte
+    bytes[40] = 0x47; // where packets start again
+    bytes[40 + PACKET] = 0x47;
+    expect(resyncAt(bytes, 1)).toBe(40);
+    // Near the end nothing can be checked: taken, and checked with the next bytes.
+    const tail = Buffer.alloc(PACKET + 10, 0x11);
+    tail[PACKET + 2] = 0x47;
+    expect(resyncAt(tail, 1)).toBe(PACKET + 2);
+    expect(resyncAt(Buffer.alloc(500, 0x11), 0)).toBe(500);
+  });
+
+  it('loses no packet of a stream with garbage before and inside it', () => {
+    const garbage = Buffer.from([0x47, 0x00, 0x47, 0x12, 0x47, 0x47, 0x99]);
+    const at = 60 * PACKET;
+    const dirty = Buffer.concat([garbage, clip.subarray(0, at), garbage, clip.subarray(at)]);
+    const all = (segments: CutSegment[]) => Buffer.concat(segments.map(joined));
+    expect(all(segmentsOf(dirty, [3000, 90_000])).equals(all(segmentsOf(clip)))).toBe(true);
   });
 });

@@ -6,6 +6,8 @@ import {
   clampToWindow,
   LIVE_SLACK_SECONDS,
   liveWindowOf,
+  programmeAt,
+  programmeSpans,
   startOverTarget,
 } from '../src/sections/player/live-window';
 
@@ -47,5 +49,45 @@ describe('the live window', () => {
     expect(startOverTarget(window, 1790, at, programme - 3600)).toBeUndefined();
     expect(startOverTarget(window, 1790, undefined, programme)).toBeUndefined();
     expect(LIVE_SLACK_SECONDS).toBeGreaterThan(0);
+  });
+});
+
+describe('the programmes a live buffer holds, on its seek bar', () => {
+  // The window is positions 100..700 (ten minutes); position 400 shows 20:05:00 UTC.
+  const window = { start: 100, end: 700 };
+  const playingAt = Date.UTC(2026, 11, 6, 20, 5, 0);
+  const at = (h: number, m: number) => Date.UTC(2026, 11, 6, h, m, 0) / 1000;
+  const airings = [
+    { title: 'Late', start_time: at(20, 30), end_time: at(21, 0) },
+    { title: 'Evening News', start_time: at(20, 0), end_time: at(20, 30) },
+    { title: 'Quiz', start_time: at(19, 30), end_time: at(20, 0) },
+    { title: 'Long gone', start_time: at(18, 0), end_time: at(19, 0) },
+  ];
+
+  it('places each programme in the window, clipped to it, in order; those outside are left out', () => {
+    const spans = programmeSpans(window, 400, playingAt, airings);
+    // 20:00 is position 100, the window's start: Quiz ends there, and is not drawn.
+    expect(spans.map((s) => s.title)).toEqual(['Evening News']);
+    const news = spans[0]!;
+    expect(news.left).toBeCloseTo(0, 5);
+    expect(news.width).toBeCloseTo(100, 5);
+  });
+
+  it('splits the window where a programme changes', () => {
+    // Position 400 shows 20:02: the window reaches back to 19:57 and on to 20:07.
+    const spans = programmeSpans(window, 400, Date.UTC(2026, 11, 6, 20, 2, 0), airings);
+    expect(spans.map((s) => s.title)).toEqual(['Quiz', 'Evening News']);
+    expect(spans[0]!.left).toBeCloseTo(0, 5);
+    expect(spans[0]!.width).toBeCloseTo(30, 5);
+    expect(spans[1]!.left).toBeCloseTo(30, 5);
+    expect(spans[1]!.width).toBeCloseTo(70, 5);
+    expect(programmeAt(spans, window, 200)?.title).toBe('Quiz');
+    expect(programmeAt(spans, window, 400)?.title).toBe('Evening News');
+  });
+
+  it('draws nothing while the picture’s time is not known', () => {
+    expect(programmeSpans(window, 400, undefined, airings)).toEqual([]);
+    expect(programmeSpans(undefined, 400, playingAt, airings)).toEqual([]);
+    expect(programmeAt([], window, 400)).toBeUndefined();
   });
 });

@@ -9,12 +9,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { rm, unlink, writeFile } from 'node:fs/promises';
+import { readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../../common/errors.js';
 import type { TapConsumer } from '../recording/recorder.js';
-import { bufferPlaylist, type PlaylistSegment } from './buffer-playlist.js';
+import { bufferPlaylist, type PlaylistOptions, type PlaylistSegment } from './buffer-playlist.js';
 import { ChannelTap, type TapItem, type TapSource } from './buffer-tap.js';
 import { OpenSegmentReaders } from './open-segment.js';
 import { type CutSegment, TsSegmenter } from './ts-segmenter.js';
@@ -167,19 +167,21 @@ export class ChannelBuffer {
   /**
    * The media playlist of everything held; from `fromMs` (epoch ms) on, it begins with the segment under way then (the
    * oldest when it is earlier, the newest when later): a player that starts at its first segment plays from there.
+   * `options`: segments' names, a delta update (buffer-playlist.ts).
    */
-  playlist(fromMs?: number): string {
+  playlist(fromMs?: number, options: PlaylistOptions = {}): string {
     // The segments on their way to disk and the one under way too: each is sent from memory, the last as it comes.
     const open = this.openEntry();
     const listed: PlaylistSegment[] =
       this.queued.length === 0 && !open
         ? this.held
         : [...this.held, ...this.queued.map(({ entry }) => entry), ...(open ? [open] : [])];
-    if (fromMs === undefined) return bufferPlaylist(listed, this.droppedDiscontinuities, this.longest);
+    if (fromMs === undefined) return bufferPlaylist(listed, this.droppedDiscontinuities, this.longest, options);
     const from = indexAt(listed, fromMs);
     let dropped = this.droppedDiscontinuities;
     for (let i = 0; i < from; i++) if (listed[i]?.discontinuity) dropped++;
-    return bufferPlaylist(listed.slice(from), dropped, this.longest);
+    // A playlist from a moment is a player's first: nothing to skip.
+    return bufferPlaylist(listed.slice(from), dropped, this.longest, { ...options, skip: false });
   }
 
   /** The index of the held segment under way at `ms` (0 when it is before them all). */
@@ -217,6 +219,22 @@ export class ChannelBuffer {
       this.waiting.add(done);
     });
     return ready();
+  }
+
+  /**
+   * The channel's first bytes to probe what it carries: the first whole segment (tables, a keyframe, a GOP), or what
+   * the segment under way holds after `waitMs` (a slow channel's first GOP is long).
+   */
+  async sample(waitMs: number): Promise<Buffer> {
+    const deadline = this.options.now() + waitMs;
+    while (this.held.length === 0 && this.queued.length === 0 && !this.closed && this.options.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    const queued = this.queued[0];
+    if (queued) return queued.data;
+    const held = this.held[0];
+    if (held?.data) return held.data;
+    if (held?.file !== undefined) return await readFile(held.file).catch(() => Buffer.alloc(0));
+    return Buffer.concat([...(this.segmenter.current()?.chunks ?? [])]);
   }
 
   /** Where segment `seq` is sent from; 404 once it left the buffer, or before it came. */

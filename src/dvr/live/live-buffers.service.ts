@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import { ConflictError, NotFoundError, UnavailableError } from '../../common/errors.js';
 import type { BufferTap, TapConsumer } from '../recording/recorder.js';
 import { type StreamConsumer, StreamUnavailableError, type Subscription } from '../recording/stream-hub.js';
+import type { PlaylistOptions } from './buffer-playlist.js';
 import { ChannelBuffer, type SegmentSource } from './channel-buffer.js';
 import { browserPlayable } from './ts-segmenter.js';
 
@@ -68,6 +69,8 @@ export function neighboursOf(numbers: readonly string[], number: string): string
 
 /** The first playlist waits this long for a segment (tuning, the first keyframe, one segment). */
 const FIRST_SEGMENT_WAIT_MS = 15_000;
+/** A session's probe waits this long for the channel's first whole segment before it takes what has come. */
+const SAMPLE_WAIT_MS = 1500;
 /** A client not heard from for this long no longer watches (players ask for the playlist every few seconds). */
 const WATCHER_GONE_MS = 30_000;
 /** Waits before joining again after the upstream dropped: 1 s, 2 s, 5 s, then every 10 s. */
@@ -115,9 +118,16 @@ export class LiveBuffers {
   /**
    * The buffer's playlist (tuning the channel first, and waiting for its first segment). `browser`: a 409
    * needs_transcode when a browser cannot play what the channel carries as it is (it then plays the transcoding
-   * renditions of hls/master.m3u8). `from` (epoch ms): the playlist begins with the segment under way then.
+   * renditions of hls/master.m3u8). `from` (epoch ms): the playlist begins with the segment under way then. `options`:
+   * segments' names, a delta update.
    */
-  async playlist(number: string, browser = false, client = '', from?: number): Promise<string> {
+  async playlist(
+    number: string,
+    browser = false,
+    client = '',
+    from?: number,
+    options: PlaylistOptions = {},
+  ): Promise<string> {
     // The device leaves the channel it watched before the new one is tuned: that tuner may be the one it needs.
     this.leaveOthers(client, number);
     const tuned = await this.open(number);
@@ -137,7 +147,28 @@ export class LiveBuffers {
         `Channel ${number} carries streams a browser cannot play as they are (stream types ${types}): play /devices/ANY/channels/${number}/hls/master.m3u8, which transcodes them.`,
       );
     }
-    return tuned.buffer.playlist(from);
+    return tuned.buffer.playlist(from, options);
+  }
+
+  /**
+   * Tunes channel `number` for `client` (an HLS session's start) and resolves with its first bytes, to probe what it
+   * carries: its first segment, or after SAMPLE_WAIT_MS what it has.
+   */
+  async sample(number: string, client: string): Promise<Buffer> {
+    await this.playlist(number, false, client);
+    const tuned = this.tuned.get(number);
+    if (!tuned) throw new NotFoundError('live buffer', number);
+    tuned.waiting++;
+    try {
+      return await tuned.buffer.sample(SAMPLE_WAIT_MS);
+    } finally {
+      tuned.waiting--;
+    }
+  }
+
+  /** `client` no longer watches `number` (it said so: its HLS session ended); the linger begins when nobody does. */
+  leave(number: string, client: string): void {
+    this.tuned.get(number)?.watchers.delete(client);
   }
 
   /** Where one of a channel's buffered segments is sent from; 404 when the channel is not buffered or it is gone. */

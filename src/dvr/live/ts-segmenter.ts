@@ -25,6 +25,10 @@ const CLOCK_HZ = 90_000;
 const TWO_POW_33 = 2 ** 33;
 /** A jump in timestamps longer than this between two cuts is no duration: the wall clock is used. */
 const LONGEST_BELIEVED_SECONDS = 60;
+/** A segment with no keyframe in sight is cut after this many target lengths (at least 10 s)... */
+export const longestOpenSeconds = (targetSeconds: number) => Math.max(10, 5 * targetSeconds);
+/** ...or this many bytes (10 s of 50 Mbit/s). */
+const LONGEST_OPEN_BYTES = 64 * 1024 * 1024;
 /** Segments cut at every keyframe after the channel is tuned (and after each gap). */
 export const QUICK_START = 3;
 
@@ -155,6 +159,16 @@ function followedOf(packet: Buffer, at: number): { pid: number; type: number; vi
   return audio;
 }
 
+/**
+ * Where the packets begin again after lost sync: the next 0x47 that another follows a packet later (a lone 0x47 is as
+ * likely a payload byte); one too near the end to check is taken, and checked when the next bytes come.
+ */
+export function resyncAt(bytes: Buffer, from: number): number {
+  for (let next = bytes.indexOf(SYNC, from); next >= 0; next = bytes.indexOf(SYNC, next + 1))
+    if (next + PACKET >= bytes.length || bytes[next + PACKET] === SYNC) return next;
+  return bytes.length;
+}
+
 export class TsSegmenter {
   private carry: Buffer | undefined;
   private pat: Buffer | undefined;
@@ -185,10 +199,10 @@ export class TsSegmenter {
       runStart = -1;
     };
     while (at + PACKET <= bytes.length) {
-      if (bytes[at] !== SYNC) {
+      // A packet is believed when the next begins where it ends too (when that is here to see).
+      if (bytes[at] !== SYNC || (at + PACKET < bytes.length && bytes[at + PACKET] !== SYNC)) {
         keep(at);
-        const next = bytes.indexOf(SYNC, at + 1);
-        at = next < 0 ? bytes.length : next;
+        at = resyncAt(bytes, at + 1);
         continue;
       }
       const cut = this.inspect(bytes, at, now);
@@ -296,6 +310,10 @@ export class TsSegmenter {
     const target = this.cuts <= QUICK_START ? 0 : this.options.targetSeconds;
     if (open && age < target && age >= 0) return false;
     if (!followed.video) return true;
+    // No keyframe for this long (a broken encoder, a still picture sent without any): the segment is cut anyway, at the
+    // next unit, so it cannot grow in memory without end (a player tuning then waits for the next keyframe).
+    if (open && (age >= longestOpenSeconds(this.options.targetSeconds) || open.bytes >= LONGEST_OPEN_BYTES))
+      return true;
     const control = bytes[at + 3]!;
     const randomAccess = (control & 0x20) !== 0 && bytes[at + 4]! > 0 && (bytes[at + 5]! & 0x40) !== 0;
     if (randomAccess) return true;

@@ -1,7 +1,8 @@
 /**
  * Live TV's window of time, as the player shows it: what of the channel's buffer can be
  * reached (the video's seekable range), how far behind live the picture is, and where
- * "start over" goes (the programme's start, when the buffer holds it). Pure.
+ * "start over" goes (the programme's start, when the buffer holds it), and the programmes the
+ * buffer holds, placed on the seek bar. Pure.
  */
 
 /** Closer than this to the live edge counts as live (a segment or two, as players hold back). */
@@ -46,4 +47,55 @@ export function startOverTarget(
   if (!window || playingAt === undefined || programmeStart === undefined) return undefined;
   const target = position - (playingAt / 1000 - programmeStart);
   return target >= window.start - 1 && target < window.end ? Math.max(window.start, target) : undefined;
+}
+
+/** A programme's part of the buffer, as the seek bar draws it: percentages of the window. */
+export interface ProgrammeSpan {
+  title: string;
+  /** Epoch seconds, as the guide has them. */
+  startTime: number;
+  endTime: number;
+  left: number;
+  width: number;
+}
+
+/**
+ * The programmes (`airings`, epoch seconds) in the window, clipped to it and placed as percentages of it, given the
+ * picture's wall-clock time (`playingAt`, epoch ms) at `position`; none while the times are not known.
+ */
+export function programmeSpans(
+  window: LiveWindow | undefined,
+  position: number,
+  playingAt: number | undefined,
+  airings: ReadonlyArray<{ title: string; start_time: number; end_time: number }>,
+): ProgrammeSpan[] {
+  if (!window || playingAt === undefined || window.end <= window.start) return [];
+  // Position of an epoch second: the picture's moment is `position`.
+  const at = (epochSeconds: number) => position + (epochSeconds - playingAt / 1000);
+  const length = window.end - window.start;
+  const spans: ProgrammeSpan[] = [];
+  for (const airing of airings) {
+    const start = Math.max(window.start, at(airing.start_time));
+    const end = Math.min(window.end, at(airing.end_time));
+    if (end <= start) continue;
+    spans.push({
+      title: airing.title,
+      startTime: airing.start_time,
+      endTime: airing.end_time,
+      left: ((start - window.start) / length) * 100,
+      width: ((end - start) / length) * 100,
+    });
+  }
+  return spans.sort((a, b) => a.left - b.left);
+}
+
+/** The programme on screen at `position` (what the seek bar's thumb is on). */
+export function programmeAt(
+  spans: readonly ProgrammeSpan[],
+  window: LiveWindow | undefined,
+  position: number,
+): ProgrammeSpan | undefined {
+  if (!window || window.end <= window.start) return undefined;
+  const percent = ((position - window.start) / (window.end - window.start)) * 100;
+  return spans.find((span) => percent >= span.left && percent < span.left + span.width);
 }

@@ -18,10 +18,17 @@ import { commercialSpans, formatClock, itemSubtitle, itemTitle, skipTarget } fro
 import { progressReport } from '../../../../src/player/player-state';
 import { beginPlay, driven, leavePlayer } from '../../player-bridge/bridge';
 import { useHls } from './use-hls';
-import { behindLive, clampToWindow, type LiveWindow, liveWindowOf, startOverTarget } from './live-window';
+import {
+  behindLive,
+  clampToWindow,
+  type LiveWindow,
+  liveWindowOf,
+  programmeSpans,
+  startOverTarget,
+} from './live-window';
 import { LiveSeekBar } from './live-seek-bar';
 import { RecordToggle } from './record-toggle';
-import { hlsUrlOf, type PlayerSource, useProgrammeNow } from './player-source';
+import { hlsUrlOf, type PlayerSource, useChannelProgrammes } from './player-source';
 
 export type { PlayerSource };
 
@@ -141,7 +148,8 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   );
   const [time, setTime] = useState(0);
   const [liveSpan, setLiveSpan] = useState<LiveWindow | undefined>(undefined);
-  const programme = useProgrammeNow(source.kind === 'channel' ? source.number : undefined);
+  const guide = useChannelProgrammes(source.kind === 'channel' ? source.number : undefined);
+  const programme = guide.now;
   const [duration, setDuration] = useState(0);
   const [paused, setPaused] = useState(true);
   const [captions, setCaptions] = useState(false);
@@ -305,7 +313,13 @@ export function PlayerView({ source }: { source: PlayerSource }) {
           </div>
         )}
         {source.kind === 'channel' && liveSpan && (
-          <LiveSeekBar span={liveSpan} time={time} behind={behind} seekTo={seekTo} />
+          <LiveSeekBar
+            span={liveSpan}
+            time={time}
+            behind={behind}
+            seekTo={seekTo}
+            programmes={programmeSpans(liveSpan, time, hls?.playingDate?.getTime(), guide.airings)}
+          />
         )}
         <FocusGroup className="actions">
           <FocusButton onClick={back} aria-label="Back">

@@ -98,7 +98,8 @@ export function useHls(
     element.autoplay = true;
     if (!Hls.isSupported()) {
       if (element.canPlayType('application/vnd.apple.mpegurl')) {
-        // The browser's own HLS cannot be told of a 409: it plays what never needs one (no rewinding there).
+        // The browser's own HLS cannot be told of a 409: it plays what never needs one (the master playlist, whose
+        // renditions are the same buffer's, transcoded where the browser needs it).
         element.src = fallbackUrl ?? url;
         if (startPosition > 0)
           element.addEventListener('loadedmetadata', () => (element.currentTime = startPosition), { once: true });
