@@ -76,7 +76,7 @@ export class BufferHlsSession extends HlsSession {
     readonly channel: { number: string; id: string },
     private readonly buffer: LiveBufferAccess,
     /** Who watches, as the buffer knows its viewers (one device, one channel). */
-    private readonly viewer: string,
+    readonly viewer: string,
   ) {
     super(context, variants);
   }

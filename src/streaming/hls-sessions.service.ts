@@ -204,6 +204,11 @@ export class HlsService {
         `Channel ${number} cannot be sent without transcoding; ask without encoder=remux.`,
       );
     }
+    // One device plays one channel at a time, as its buffers count it: a new live session ends the device's others (a
+    // channel change in the app leaves its old session behind; its transcode would hold a place for 30 s).
+    for (const other of this.sessions.values())
+      if (other instanceof BufferHlsSession && other.viewer === viewer)
+        this.endQuietly(other.id, 'its device tuned anew');
     const session = new BufferHlsSession(context, variants, channel, this.options.liveBuffer, viewer);
     this.sessions.set(context.id, session);
     return masterPlaylist(variants, `s/${context.id}/`);

@@ -15,6 +15,7 @@ import { HlsService, type HlsServiceOptions } from '../../src/streaming/hls-sess
 import { LIVE_BUFFER_DEFAULTS, LiveBuffers } from '../../src/dvr/live/live-buffers.service.js';
 import { StreamUnavailableError } from '../../src/dvr/recording/stream-hub.js';
 import { type LiveBufferAccess, NO_LIVE_BUFFERS } from '../../src/streaming/buffer-hls-session.js';
+import { until } from '../support/dvr-app.js';
 import { itemFiles } from '../support/hls-items.js';
 import { tempDir } from '../support/temp-library.js';
 
@@ -439,6 +440,21 @@ describe('HLS sessions under pressure', () => {
             : undefined;
     if (!('stream' in held)) expect(bytes(sent)).toEqual(bytes(held));
     expect(hls.list()[0]?.Encoder).toBe('remux');
+    // The same device tunes another channel: its session here ends (one device, one channel), another device's stays.
+    const other = sessionIdIn(await hls.liveMaster('6', 'ANY', {}, '10.0.0.9'));
+    const next = sessionIdIn(await hls.liveMaster('5', 'ANY', {}, '127.0.0.1'));
+    await until(
+      () => hls.list().map((s) => s.ID),
+      (ids) => ids.length === 2,
+      5000,
+      'the old session ended',
+    );
+    expect(
+      hls
+        .list()
+        .map((s) => s.ID)
+        .sort(),
+    ).toEqual([other, next].sort());
   }, 60_000);
 
   it('answers a channel the DVR cannot give (no tuner) with its 503, keeping nothing', async () => {
