@@ -344,7 +344,7 @@ export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): vo
           code: 'not_recording',
           message: `Nothing is recording channel ${number(request)} now.`,
         });
-      return json(reply, 200, jobRef(job));
+      return json(reply, 200, { ...jobRef(job), ...dvr.live.recordingFile(job.id) });
     },
   );
   app.post(

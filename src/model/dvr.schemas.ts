@@ -98,6 +98,14 @@ export const JobRef = Type.Object({
   start_time: Type.Integer(),
   end_time: Type.Integer(),
   channel: Type.Optional(Type.String()),
+  file_id: Type.Optional(
+    Type.String({
+      description: 'GET /dvr/channels/:n/recording: the file (library item) it records into, once bytes came',
+    }),
+  ),
+  file_begins_at: Type.Optional(
+    Type.Integer({ description: 'epoch seconds: the moment the file begins with (its start over point of reference)' }),
+  ),
 });
 
 /** `GET /dvr/jobs/:id/why`: what becomes of a job, in one sentence. */

@@ -138,8 +138,11 @@ export class AntennaServerClient {
     return Date.now() + this.clockOffsetMs;
   }
 
+  /** An answer that took longer than a second (the server tuning a channel) says too little of when it was made. */
   private noteClock(response: Response, sentAt: number): void {
-    this.clockOffsetMs = serverClockOffset(response.headers.get('date'), sentAt, Date.now());
+    const receivedAt = Date.now();
+    if (receivedAt - sentAt <= 1000)
+      this.clockOffsetMs = serverClockOffset(response.headers.get('date'), sentAt, receivedAt);
   }
 
   /** The server's base URL; 503 while no server is configured or found. */
@@ -284,6 +287,19 @@ export class AntennaServerClient {
     if (answer.status === 404) return false;
     this.ok(answer, 'channel', number);
     return true;
+  }
+
+  /**
+   * The file the DVR records `number` into now and the moment (epoch seconds) it begins with; undefined when nothing
+   * records it, or no bytes came yet (start over plays it when the live buffer does not reach the programme's start).
+   */
+  async recordingFileOn(number: string): Promise<{ id: string; beginsAt: number } | undefined> {
+    const answer = await this.request('GET', `/dvr/channels/${encodeURIComponent(number)}/recording`);
+    if (answer.status === 404) return undefined;
+    const body = this.ok(answer, 'channel', number) as { file_id?: unknown; file_begins_at?: unknown };
+    return typeof body.file_id === 'string' && typeof body.file_begins_at === 'number'
+      ? { id: body.file_id, beginsAt: body.file_begins_at }
+      : undefined;
   }
 
   async startRecording(number: string): Promise<void> {

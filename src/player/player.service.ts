@@ -11,6 +11,7 @@ import { SerialQueue } from '../common/concurrency.js';
 import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
 import { redactUrl } from '../common/url-redaction.js';
 import { LivePlayback } from './live-playback.js';
+import { recordingStartOver } from './live-position.js';
 import { NoEffect } from './no-effect.js';
 import type { AntennaServerClient, Programme, ServerChannel, ServerItem } from './antenna-server.client.js';
 import { MpvCommandError } from './mpv/mpv-ipc.js';
@@ -312,23 +313,26 @@ export class PlayerService {
   }
 
   playRecording(id: string): Promise<PlayerStatus> {
-    return this.perform('play/recording', async () => {
-      this.requireAvailable();
-      const item = await this.server.file(id);
-      if (!item.file.available)
-        throw new ConflictError(
-          'file_unavailable',
-          `The file of '${id}' is not on the server's disk now, so it cannot be played.`,
-        );
-      const playing = playingItem(item, this.nextTag++);
-      this.leave();
-      this.state = { ...this.state, current: playing };
-      const title = [playing.nowPlaying.title, playing.nowPlaying.episode_title].filter(Boolean).join(': ');
-      const media = { kind: 'item', id: item.id } as const;
-      await this.load(this.server.itemStreamUrl(item.id), media, playing.tag, {
-        start: resumePoint(item.playback_time, item.duration),
-        title,
-      });
+    return this.perform('play/recording', () => this.startItem(id));
+  }
+
+  /** Plays item `id` from `start` seconds (default: its resume point). */
+  private async startItem(id: string, start?: number): Promise<void> {
+    this.requireAvailable();
+    const item = await this.server.file(id);
+    if (!item.file.available)
+      throw new ConflictError(
+        'file_unavailable',
+        `The file of '${id}' is not on the server's disk now, so it cannot be played.`,
+      );
+    const playing = playingItem(item, this.nextTag++);
+    this.leave();
+    this.state = { ...this.state, current: playing };
+    const title = [playing.nowPlaying.title, playing.nowPlaying.episode_title].filter(Boolean).join(': ');
+    const media = { kind: 'item', id: item.id } as const;
+    await this.load(this.server.itemStreamUrl(item.id), media, playing.tag, {
+      start: start ?? resumePoint(item.playback_time, item.duration),
+      title,
     });
   }
 
@@ -510,8 +514,24 @@ export class PlayerService {
       const { playing, media } = this.requireLive('start_over');
       if (playing.programmeStarts === undefined)
         throw new NoEffect('no_programme', "The guide does not say when this channel's programme began.");
-      await this.live.seekTo(playing, media, playing.programmeStarts * 1000);
+      const from = await this.startOverFromRecording(playing.channel.number, playing.programmeStarts);
+      if (from) await this.startItem(from.id, from.start);
+      else await this.live.seekTo(playing, media, playing.programmeStarts * 1000);
     });
+  }
+
+  /** Where start over plays instead of the channel's buffer: its recording under way, when only that reaches back. */
+  private async startOverFromRecording(
+    number: string,
+    programmeStarts: number,
+  ): Promise<{ id: string; start: number } | undefined> {
+    const heldFrom = await this.server.liveOrigin(number, programmeStarts * 1000);
+    if (heldFrom === undefined || heldFrom <= (programmeStarts + 5) * 1000) return undefined;
+    return recordingStartOver(
+      programmeStarts,
+      heldFrom,
+      await this.server.recordingFileOn(number).catch(() => undefined),
+    );
   }
 
   /** Live TV at live again, after a pause or a seek back. */

@@ -69,6 +69,7 @@ export class BufferHlsSession extends HlsSession {
   /** Transcoded segments on disk, per rendition, in the order they were made. */
   private readonly made = new Map<string, number[]>();
   private lastVariant: Variant | undefined;
+  private lastSegmentAt = 0;
 
   constructor(
     context: SessionContext,
@@ -91,7 +92,8 @@ export class BufferHlsSession extends HlsSession {
    * channel change that did not end it), so it does not hold a place under --max-transcodes for its idle 30 s.
    */
   override get transcoding(): boolean {
-    return this.lastVariant?.kind === 'transcode' && this.context.now() - this.lastSeen < TRANSCODING_QUIET_MS;
+    // Segment requests, not playlist polls: a paused player polls on, and transcodes nothing.
+    return this.lastVariant?.kind === 'transcode' && this.context.now() - this.lastSegmentAt < TRANSCODING_QUIET_MS;
   }
 
   /** `skip`: the player asked for a delta update (`_HLS_skip`). */
@@ -109,6 +111,7 @@ export class BufferHlsSession extends HlsSession {
     // Counted before this request makes the session recent again.
     const counted = this.transcoding;
     this.touch();
+    this.lastSegmentAt = this.context.now();
     if (variant.kind === 'remux') {
       this.lastVariant = variant;
       return this.buffer.segment(this.channel.number, seq);
@@ -131,6 +134,8 @@ export class BufferHlsSession extends HlsSession {
   }
 
   private transcodeAhead(variant: Variant, seq: number): void {
+    // One ahead at a time: a player seeking about does not leave a trail of runs behind it.
+    if (this.closed || this.transcodes.size > 0) return;
     let source: LiveSegmentBody;
     try {
       source = this.buffer.segment(this.channel.number, seq);
@@ -151,6 +156,7 @@ export class BufferHlsSession extends HlsSession {
     const key = `${variant.name}/${seq}`;
     const running = this.transcodes.get(key);
     if (running) return running.done;
+    if (this.closed) return Promise.reject(streamFailed());
     const dir = this.variantDir(variant);
     const file = join(dir, segmentName(seq));
     if (this.made.get(variant.name)?.includes(seq)) return Promise.resolve(file);
@@ -170,6 +176,7 @@ export class BufferHlsSession extends HlsSession {
     file: string,
     transcode: Transcode,
   ): Promise<string> {
+    if (this.closed) throw streamFailed();
     mkdirSync(join(file, '..'), { recursive: true });
     const partial = `${file}.partial`;
     const encoder = this.context.encoder();
@@ -186,12 +193,23 @@ export class BufferHlsSession extends HlsSession {
       if (stdin) input.pipe(stdin);
     } else stdin?.end((source as { data: Buffer }).data);
     const timer = setTimeout(() => program.child.kill('SIGKILL'), TRANSCODE_LIMIT_MS);
+    let inputFailed = false;
+    input?.once('error', () => (inputFailed = true));
     const code = await new Promise<number | string>((resolve) => {
       program.child.once('error', (error) => resolve(error.message));
       program.child.once('exit', (exit, signal) => resolve(exit ?? `killed by ${signal}`));
-    }).finally(() => clearTimeout(timer));
+    }).finally(() => {
+      clearTimeout(timer);
+      // An ffmpeg that ended early (or was stopped) leaves its input unread: its file closed, its reader let go.
+      input?.destroy();
+    });
     if (code === 0 && !this.closed) {
-      await rename(partial, file);
+      try {
+        await rename(partial, file);
+      } catch {
+        // The session's folder went as it ended.
+        throw streamFailed();
+      }
       return file;
     }
     await rm(partial, { force: true });
@@ -201,7 +219,10 @@ export class BufferHlsSession extends HlsSession {
       { session: this.id, channel: this.channel.number, reason },
       "a live buffer segment could not be transcoded; the player skips it (if it repeats, the reason says why: check the channel's stream and --hls-encoder)",
     );
-    if (encoder !== 'software' && code !== 0) this.context.hardwareFailed(encoder, reason);
+    // The encoder is blamed only for its own failure: an exit status, its input whole (not a kill at the time limit, a
+    // segment gone from the buffer, or a stream cut short).
+    if (encoder !== 'software' && typeof code === 'number' && code !== 0 && !inputFailed)
+      this.context.hardwareFailed(encoder, reason);
     throw streamFailed();
   }
 

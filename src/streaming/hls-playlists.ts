@@ -4,8 +4,8 @@
  * which lists every segment of the whole item up front so a player can seek anywhere;
  * a subtitle rendition's playlist (one WebVTT segment for the whole file); and the
  * WebVTT header that ties cue times to the segments' clock. (A growing recording's
- * EVENT playlist and a channel's sliding window are ffmpeg's own, served as it writes
- * them.) Pure.
+ * EVENT playlist is ffmpeg's own, served as it writes it; a channel's is its live
+ * buffer's, dvr/live/buffer-playlist.ts.) Pure.
  */
 import type { SubtitleStreamInfo } from '../media-tools/stream-info.js';
 import type { Variant } from './hls-variants.js';

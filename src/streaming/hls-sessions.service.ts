@@ -192,12 +192,14 @@ export class HlsService {
       });
     } catch (error) {
       rmSync(context.dir, { recursive: true, force: true });
+      this.options.liveBuffer.leave(channel.number, viewer);
       throw error;
     } finally {
       rmSync(sample, { force: true });
     }
     if (variants.length === 0) {
       rmSync(context.dir, { recursive: true, force: true });
+      this.options.liveBuffer.leave(channel.number, viewer);
       throw new UnavailableError(
         503,
         'remux_unavailable',
@@ -206,9 +208,10 @@ export class HlsService {
     }
     // One device plays one channel at a time, as its buffers count it: a new live session ends the device's others (a
     // channel change in the app leaves its old session behind; its transcode would hold a place for 30 s).
+    // Its sessions of the same channel are left to end by themselves (ending one would tell the buffer it left).
     for (const other of this.sessions.values())
-      if (other instanceof BufferHlsSession && other.viewer === viewer)
-        this.endQuietly(other.id, 'its device tuned anew');
+      if (other instanceof BufferHlsSession && other.viewer === viewer && other.channel.number !== channel.number)
+        this.endQuietly(other.id, 'its device tuned another channel');
     const session = new BufferHlsSession(context, variants, channel, this.options.liveBuffer, viewer);
     this.sessions.set(context.id, session);
     return masterPlaylist(variants, `s/${context.id}/`);

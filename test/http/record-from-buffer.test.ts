@@ -84,6 +84,10 @@ describe('record what you are watching from its start', () => {
     expect(job.start_time).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) - 4);
 
     await new Promise((resolve) => setTimeout(resolve, 2500));
+    // What records the channel names its file and the moment the file begins with (the app's start over from it).
+    const now = (await get('/dvr/channels/2/recording')).json() as { file_id?: string; file_begins_at?: number };
+    expect(now.file_id).toMatch(/^rec-/);
+    expect(now.file_begins_at).toBe(Math.floor(heldSince / 1000));
     expect((await app.inject({ method: 'DELETE', url: '/dvr/channels/2/recording' })).statusCode).toBe(204);
     const [file] = await until(
       () => tsFilesIn(join(temp.dir, 'recordings')),

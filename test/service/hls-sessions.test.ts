@@ -418,6 +418,10 @@ describe('HLS sessions under pressure', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     expect(channel.buffers.describe()).toEqual([]);
     expect(channel.left()).toBe(1);
+    // Tuned again, the channel's segments go on numbering from where they were: none is taken for an old one.
+    const lastSeq = Number(/seg-(\d+)\.ts\n$/.exec(text)?.[1]);
+    const retuned = await channel.buffers.playlist('5');
+    expect(Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(retuned)?.[1])).toBeGreaterThan(lastSeq);
   }, 90_000);
 
   it("plays an H.264 channel's buffer as received in the remux rendition", async () => {

@@ -395,7 +395,7 @@ describe('ffmpeg command lines', () => {
     }
   });
 
-  it('reads a growing recording to its end, and a channel from stdin into a sliding window', () => {
+  it('reads a growing recording to its end, and transcodes a live buffer segment from stdin at its own times', () => {
     const growing = fileHlsArgs({
       input: '/r.ts',
       variant: remux,

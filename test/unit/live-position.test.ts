@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bufferPlaylist } from '../../src/dvr/live/buffer-playlist.js';
-import { bufferSpanOf, liveSeekTarget } from '../../src/player/live-position.js';
+import { bufferSpanOf, liveSeekTarget, recordingStartOver } from '../../src/player/live-position.js';
 
 describe('bufferSpanOf', () => {
   it('reads each segment’s start and the live edge from what the server writes', () => {
@@ -45,5 +45,23 @@ describe('liveSeekTarget', () => {
   it('is live at or past the live edge', () => {
     expect(liveSeekTarget(now - 30_000, 24, now, 6000)).toBe('live');
     expect(liveSeekTarget(now - 10_000, 3600, now, 6000)).toBe('live');
+  });
+});
+
+describe('recordingStartOver', () => {
+  const start = 1_800_000_000;
+  const file = (beginsAt: number) => ({ id: 'rec-9', beginsAt });
+  it('plays the recording from the programme’s start when only it reaches back that far', () => {
+    // The buffer begins 20 minutes in; the recording began with the padding, a minute early.
+    expect(recordingStartOver(start, (start + 1200) * 1000, file(start - 60))).toEqual({ id: 'rec-9', start: 60 });
+    // A recording that began a little late still beats the buffer: from its first second.
+    expect(recordingStartOver(start, (start + 1200) * 1000, file(start + 30))).toEqual({ id: 'rec-9', start: 0 });
+  });
+
+  it('leaves it to the buffer when that holds the start, or the recording begins later than it or the buffer', () => {
+    expect(recordingStartOver(start, (start - 30) * 1000, file(start - 60))).toBeUndefined();
+    expect(recordingStartOver(start, (start + 1200) * 1000, file(start + 600))).toBeUndefined();
+    expect(recordingStartOver(start, (start + 20) * 1000, file(start + 40))).toBeUndefined();
+    expect(recordingStartOver(start, (start + 1200) * 1000, undefined)).toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ import {
   liveWindowOf,
   programmeAt,
   programmeSpans,
+  startOverFromRecording,
   startOverTarget,
 } from '../src/sections/player/live-window';
 
@@ -89,5 +90,27 @@ describe('the programmes a live buffer holds, on its seek bar', () => {
     expect(programmeSpans(window, 400, undefined, airings)).toEqual([]);
     expect(programmeSpans(undefined, 400, playingAt, airings)).toEqual([]);
     expect(programmeAt([], window, 400)).toBeUndefined();
+  });
+});
+
+describe('start over from the recording under way', () => {
+  const start = 1_800_000_000;
+  it('plays the recording from the programme’s start when the file begins before it (its padding)', () => {
+    expect(startOverFromRecording(start, { file_id: 'rec-1', file_begins_at: start - 60 })).toEqual({
+      fileId: 'rec-1',
+      start: 60,
+    });
+    // A recording that began a little late (its tune) starts at its first second.
+    expect(startOverFromRecording(start, { file_id: 'rec-1', file_begins_at: start + 20 })).toEqual({
+      fileId: 'rec-1',
+      start: 0,
+    });
+  });
+
+  it('offers nothing for a recording begun well into the programme, none at all, or no guide', () => {
+    expect(startOverFromRecording(start, { file_id: 'rec-1', file_begins_at: start + 600 })).toBeUndefined();
+    expect(startOverFromRecording(start, null)).toBeUndefined();
+    expect(startOverFromRecording(start, { file_begins_at: start })).toBeUndefined();
+    expect(startOverFromRecording(undefined, { file_id: 'rec-1', file_begins_at: start })).toBeUndefined();
   });
 });

@@ -44,6 +44,11 @@ export interface ChannelBufferOptions {
   logger?: Logger | undefined;
   /** Told after each segment is stored (the server's disk budget is checked across buffers). */
   stored?: () => void;
+  /**
+   * Its first segment's sequence number: a channel tuned again goes on from where its last buffer ended, so a player
+   * (or an HLS session's transcodes) never takes a new segment for an old one of the same number.
+   */
+  firstSeq?: number;
 }
 
 /** A held (or queued) segment as a tap reads it. */
@@ -58,7 +63,7 @@ function segmentItem(segment: BufferedSegment, data?: Buffer): TapItem {
 export class ChannelBuffer {
   private readonly held: BufferedSegment[] = [];
   private readonly segmenter: TsSegmenter;
-  private nextSeq = 0;
+  private nextSeq: number;
   private droppedDiscontinuities = 0;
   private writing: Promise<void> = Promise.resolve();
   private heldBytes = 0;
@@ -82,6 +87,12 @@ export class ChannelBuffer {
       this.fail(error);
     }
     this.segmenter = new TsSegmenter({ targetSeconds: options.targetSeconds, now: options.now });
+    this.nextSeq = options.firstSeq ?? 0;
+  }
+
+  /** The sequence number its next segment takes. */
+  get nextSequence(): number {
+    return this.nextSeq;
   }
 
   get segments(): readonly BufferedSegment[] {
@@ -222,16 +233,17 @@ export class ChannelBuffer {
   }
 
   /**
-   * The channel's first bytes to probe what it carries: the first whole segment (tables, a keyframe, a GOP), or what
+   * The channel's bytes to probe what it carries: its newest whole segment (tables, a keyframe, a GOP), or what
    * the segment under way holds after `waitMs` (a slow channel's first GOP is long).
    */
   async sample(waitMs: number): Promise<Buffer> {
     const deadline = this.options.now() + waitMs;
     while (this.held.length === 0 && this.queued.length === 0 && !this.closed && this.options.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 25));
-    const queued = this.queued[0];
+    // The newest whole segment: the oldest may be hours old (another format then), and the next to go.
+    const queued = this.queued.at(-1);
     if (queued) return queued.data;
-    const held = this.held[0];
+    const held = this.held.at(-1);
     if (held?.data) return held.data;
     if (held?.file !== undefined) return await readFile(held.file).catch(() => Buffer.alloc(0));
     return Buffer.concat([...(this.segmenter.current()?.chunks ?? [])]);

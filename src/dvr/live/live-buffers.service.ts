@@ -93,6 +93,8 @@ interface Tuned {
 export class LiveBuffers {
   private readonly tuned = new Map<string, Tuned>();
   private readonly opening = new Map<string, Promise<Tuned>>();
+  /** Where each channel's sequence numbers go on when it is tuned again (never reused while the server runs). */
+  private readonly nextSeqOf = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
   private opened = 0;
   private stopped = false;
@@ -269,6 +271,7 @@ export class LiveBuffers {
       now: this.parts.now,
       logger: this.parts.logger,
       stored: () => this.holdBudget(),
+      firstSeq: this.nextSeqOf.get(number) ?? 0,
     });
     const tuned: Tuned = {
       number,
@@ -373,6 +376,7 @@ export class LiveBuffers {
     this.tuned.delete(tuned.number);
     clearTimeout(tuned.rejoinTimer);
     tuned.subscription?.leave();
+    this.nextSeqOf.set(tuned.number, tuned.buffer.nextSequence + 1);
     await tuned.buffer.close();
   }
 

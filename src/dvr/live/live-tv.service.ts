@@ -134,6 +134,15 @@ export class LiveTvService {
     return this.activeJobOn(number);
   }
 
+  /**
+   * The file a job records into now and the moment it begins with (epoch seconds): "start over" plays it from the
+   * programme's start when the live buffer no longer holds that.
+   */
+  recordingFile(jobId: string): { file_id: string; file_begins_at: number } | undefined {
+    const file = this.parts.recordings.activeFile(jobId);
+    return file ? { file_id: file.itemId, file_begins_at: Math.floor(file.beginsAt / 1000) } : undefined;
+  }
+
   private async startRecordingNow(number: string): Promise<DvrJobRow> {
     const channels = this.sourcesOf(number);
     const active = this.activeJobOn(number);

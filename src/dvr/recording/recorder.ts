@@ -117,6 +117,11 @@ export class Recorder {
     return this.deps.now?.() ?? Date.now();
   }
 
+  /** Epoch ms of the moment the file begins with (its first bytes' arrival, or where a live buffer held the start). */
+  get fileBeginsAt(): number | undefined {
+    return this.firstByteAt;
+  }
+
   /** Records on to a later end, epoch ms (the guide extended the programme); an earlier one changes nothing. */
   extendTo(endAt: number): void {
     // The timer and the retry loop read plan.endAt afresh each time they wake.

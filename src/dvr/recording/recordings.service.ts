@@ -342,6 +342,13 @@ export class RecordingsService {
     return true;
   }
 
+  /** The file a job is writing now and the moment (epoch ms) it begins with, once bytes came. */
+  activeFile(jobId: string): { itemId: string; beginsAt: number } | undefined {
+    const active = this.active.get(jobId);
+    const beginsAt = active?.recorder.fileBeginsAt;
+    return active && beginsAt !== undefined ? { itemId: active.itemId, beginsAt } : undefined;
+  }
+
   /** Stops a recording early at the user's request; it keeps what was written, flagged cancelled. */
   cancel(jobId: string): boolean {
     const active = this.active.get(jobId);

@@ -99,3 +99,17 @@ export function programmeAt(
   const percent = ((position - window.start) / (window.end - window.start)) * 100;
   return spans.find((span) => percent >= span.left && percent < span.left + span.width);
 }
+
+/**
+ * "Start over" from the recording of the channel under way when the buffer does not reach the programme's start
+ * (`programmeStart`, epoch seconds): the recording's file and the second in it where the programme begins, when the
+ * file begins before it (or within a minute after: padding is usually earlier, a late start a little later).
+ */
+export function startOverFromRecording(
+  programmeStart: number | undefined,
+  recording: { file_id?: string; file_begins_at?: number } | null | undefined,
+): { fileId: string; start: number } | undefined {
+  if (programmeStart === undefined || !recording?.file_id || recording.file_begins_at === undefined) return undefined;
+  const offset = programmeStart - recording.file_begins_at;
+  return offset >= -60 ? { fileId: recording.file_id, start: Math.max(0, offset) } : undefined;
+}

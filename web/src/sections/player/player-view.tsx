@@ -8,6 +8,7 @@ import { setFocus } from '@noriginmedia/norigin-spatial-navigation';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useRouter } from '@tanstack/react-router';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { dvrQueries } from '../../api/dvr.queries';
 import { libraryQueries } from '../../api/library.queries';
 import { reportPosition, reportWatched } from '../../api/library.mutations';
 import type { Episode, FileItem } from '../../api/server-types';
@@ -24,6 +25,7 @@ import {
   type LiveWindow,
   liveWindowOf,
   programmeSpans,
+  startOverFromRecording,
   startOverTarget,
 } from './live-window';
 import { LiveSeekBar } from './live-seek-bar';
@@ -200,6 +202,13 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   const behind = source.kind === 'channel' ? behindLive(liveSpan, time) : 0;
   const toLive = () => seekTo(hls?.liveSyncPosition ?? (liveSpan ? liveSpan.end - 6 : time));
   const startOver = startOverTarget(liveSpan, time, hls?.playingDate?.getTime(), programme?.start_time);
+  // The buffer does not reach the programme's start: a recording of it under way may (its file from that second).
+  const recordingNow = useQuery({
+    ...dvrQueries.recordingOn(source.kind === 'channel' ? source.number : ''),
+    enabled: source.kind === 'channel' && startOver === undefined && programme !== undefined,
+  });
+  const startOverFile =
+    startOver === undefined ? startOverFromRecording(programme?.start_time, recordingNow.data) : undefined;
   const toggle = useCallback(() => {
     const element = video.current;
     if (element) void (element.paused ? element.play().catch(() => undefined) : element.pause());
@@ -327,6 +336,21 @@ export function PlayerView({ source }: { source: PlayerSource }) {
           </FocusButton>
           {source.kind === 'channel' && startOver !== undefined && (
             <FocusButton onClick={() => seekTo(startOver)} aria-label="Start over">
+              Start over
+            </FocusButton>
+          )}
+          {source.kind === 'channel' && startOverFile !== undefined && (
+            <FocusButton
+              onClick={() =>
+                void navigate({
+                  to: '/{-$mode}/watch/$id',
+                  params: { mode, id: startOverFile.fileId },
+                  search: { start: startOverFile.start },
+                })
+              }
+              aria-label="Start over"
+              title="From the programme's start, in its recording"
+            >
               Start over
             </FocusButton>
           )}
