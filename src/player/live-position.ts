@@ -43,19 +43,3 @@ export function liveSeekTarget(clock: number, seconds: number, now: number, edge
   const target = clock + seconds * 1000;
   return target >= now - edgeMs ? 'live' : target;
 }
-
-/**
- * Start over from the channel's recording under way: when the live buffer begins after the programme's start
- * (`programmeStarts`, epoch seconds; `heldFrom`, epoch ms) and the recording's file begins before it, or within a
- * minute after (a late start), and before the buffer does. The item and the second to play it from; undefined: the
- * buffer it is, from as far back as it holds.
- */
-export function recordingStartOver(
-  programmeStarts: number,
-  heldFrom: number,
-  file: { id: string; beginsAt: number } | undefined,
-): { id: string; start: number } | undefined {
-  if (!file || heldFrom <= (programmeStarts + 5) * 1000) return undefined;
-  if (file.beginsAt > programmeStarts + 60 || file.beginsAt * 1000 >= heldFrom) return undefined;
-  return { id: file.id, start: Math.max(0, programmeStarts - file.beginsAt) };
-}

@@ -188,3 +188,24 @@ export function resumePoint(playbackTime: number | undefined, duration: number |
   if (duration !== undefined && duration > 0 && playbackTime >= duration * WATCHED_SHARE) return undefined;
   return playbackTime;
 }
+
+/** Whether a buffer held since `heldFrom` (epoch ms) reaches a programme's start (epoch seconds; 5 s of slack). */
+export function bufferReaches(programmeStarts: number, heldFrom: number): boolean {
+  return heldFrom <= (programmeStarts + 5) * 1000;
+}
+
+/**
+ * Start over from the channel's recording under way: when the live buffer begins after the programme's start
+ * (`programmeStarts`, epoch seconds; `heldFrom`, epoch ms) and the recording's file begins before it, or within a
+ * minute after (a late start), and before the buffer does. The item and the second to play it from; undefined: the
+ * buffer it is, from as far back as it holds.
+ */
+export function recordingStartOver(
+  programmeStarts: number,
+  heldFrom: number,
+  file: { id: string; beginsAt: number } | undefined,
+): { id: string; start: number } | undefined {
+  if (!file || bufferReaches(programmeStarts, heldFrom)) return undefined;
+  if (file.beginsAt > programmeStarts + 60 || file.beginsAt * 1000 >= heldFrom) return undefined;
+  return { id: file.id, start: Math.max(0, programmeStarts - file.beginsAt) };
+}

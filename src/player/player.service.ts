@@ -11,7 +11,6 @@ import { SerialQueue } from '../common/concurrency.js';
 import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
 import { redactUrl } from '../common/url-redaction.js';
 import { LivePlayback } from './live-playback.js';
-import { recordingStartOver } from './live-position.js';
 import { NoEffect } from './no-effect.js';
 import type { AntennaServerClient, Programme, ServerChannel, ServerItem } from './antenna-server.client.js';
 import { MpvCommandError } from './mpv/mpv-ipc.js';
@@ -31,11 +30,13 @@ import {
   type PlayingItem,
   type TunedChannel,
   afterLeaving,
+  bufferReaches,
   afterTuning,
   chapterMarks,
   neighbourChannel,
   nextMark,
   previousMark,
+  recordingStartOver,
   progressReport,
   resumePoint,
   seekTarget,
@@ -526,7 +527,8 @@ export class PlayerService {
     programmeStarts: number,
   ): Promise<{ id: string; start: number } | undefined> {
     const heldFrom = await this.server.liveOrigin(number, programmeStarts * 1000);
-    if (heldFrom === undefined || heldFrom <= (programmeStarts + 5) * 1000) return undefined;
+    // The buffer reaches back: no need to ask after a recording.
+    if (heldFrom === undefined || bufferReaches(programmeStarts, heldFrom)) return undefined;
     return recordingStartOver(
       programmeStarts,
       heldFrom,

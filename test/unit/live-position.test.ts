@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bufferPlaylist } from '../../src/dvr/live/buffer-playlist.js';
-import { bufferSpanOf, liveSeekTarget, recordingStartOver } from '../../src/player/live-position.js';
+import { bufferSpanOf, liveSeekTarget } from '../../src/player/live-position.js';
+import { recordingStartOver } from '../../src/player/player-state.js';
 
 describe('bufferSpanOf', () => {
   it('reads each segment’s start and the live edge from what the server writes', () => {

@@ -4,6 +4,7 @@
  * "start over" goes (the programme's start, when the buffer holds it), and the programmes the
  * buffer holds, placed on the seek bar. Pure.
  */
+import { recordingStartOver } from '../../../../src/player/player-state';
 
 /** Closer than this to the live edge counts as live (a segment or two, as players hold back). */
 export const LIVE_SLACK_SECONDS = 10;
@@ -102,14 +103,18 @@ export function programmeAt(
 
 /**
  * "Start over" from the recording of the channel under way when the buffer does not reach the programme's start
- * (`programmeStart`, epoch seconds): the recording's file and the second in it where the programme begins, when the
- * file begins before it (or within a minute after: padding is usually earlier, a late start a little later).
+ * (`programmeStart`, epoch seconds): the recording's file and the second in it where the programme begins, by the
+ * player's own rule (recordingStartOver: the file begins before it, or within a minute after).
  */
 export function startOverFromRecording(
   programmeStart: number | undefined,
   recording: { file_id?: string; file_begins_at?: number } | null | undefined,
 ): { fileId: string; start: number } | undefined {
   if (programmeStart === undefined || !recording?.file_id || recording.file_begins_at === undefined) return undefined;
-  const offset = programmeStart - recording.file_begins_at;
-  return offset >= -60 ? { fileId: recording.file_id, start: Math.max(0, offset) } : undefined;
+  // Called once the buffer is known not to reach back: it holds nothing the recording would have to beat.
+  const from = recordingStartOver(programmeStart, Number.POSITIVE_INFINITY, {
+    id: recording.file_id,
+    beginsAt: recording.file_begins_at,
+  });
+  return from ? { fileId: from.id, start: from.start } : undefined;
 }
