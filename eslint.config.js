@@ -25,6 +25,8 @@ const FOLDERS = [
   'discovery',
   'sample',
   'streaming',
+  'devices',
+  'events',
   'config',
   'answer-cache',
   'metrics',
@@ -52,6 +54,10 @@ const ALLOWED = {
   sample: LOWER,
   // HLS sessions: ffmpeg over files and channels the app hands it (never dvr/ or management/ directly).
   streaming: LOWER,
+  // The players the server knows (registry, heartbeats, interface B calls to them).
+  devices: LOWER,
+  // What happened, told: the event log and feed, webhooks, MQTT.
+  events: LOWER,
   // Settings are checked with the domains' own pure checks (service types, mpv options).
   config: ['common', 'model', 'discovery', 'player', 'streaming'],
   // Interface A's answers kept ready (bodies, encodings, ETags) and the front that sends them before routing.
@@ -72,6 +78,8 @@ const ALLOWED = {
     'discovery',
     'sample',
     'streaming',
+    'devices',
+    'events',
     'answer-cache',
     'metrics',
   ],

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,5 +11,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // A skipped or focused test must not land on main.
     allowOnly: false,
+    // Players keep their device id under XDG_STATE_HOME: the tests' players keep theirs out of the user's home.
+    env: { XDG_STATE_HOME: join(tmpdir(), 'antenna-test-state') },
   },
 });

@@ -23,6 +23,8 @@ import { createHttpServer, jsonClientErrorHandler } from '../http/http-limits.js
 import { AnswerFront } from '../answer-cache/answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
+import { registerClientRoutes } from './clients.routes.js';
+import type { PlayerRegistry } from '../devices/player-registry.service.js';
 import { registerLiveBufferRoutes } from './live-buffer.routes.js';
 import type { DvrService } from '../dvr/dvr.service.js';
 import { generationOf, registerLibraryRoutes } from './library.routes.js';
@@ -55,6 +57,8 @@ export interface HttpAppOptions {
     allowedOrigins?: readonly string[];
     edits: LibraryEditsService;
     dvr?: DvrService | undefined;
+    /** The players the server knows (/dvr/clients); absent in tests without them. */
+    players?: PlayerRegistry | undefined;
   };
   /** HLS sessions of files and channels; absent in tests of the library alone. */
   hls?: HlsService | undefined;
@@ -195,6 +199,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
         baseUrl: baseUrlResolver(options),
       });
       if (options.hls) registerSessionWrites(context, options.hls);
+      if (management.players) registerClientRoutes(context, management.players);
     });
   }
   // Everything else gets its CORS headers from a hook, in a context of its own.

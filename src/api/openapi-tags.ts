@@ -4,6 +4,7 @@ export const TAGS = {
   management: 'Management',
   dvr: 'DVR',
   media: 'Media',
+  players: 'Players and events',
   status: 'Status',
 } as const;
 
@@ -23,5 +24,10 @@ export const OPENAPI_TAGS = [
       'Recording rules (the Antenna app calls them passes), jobs, channel sources, guides, channels and record-now',
   },
   { name: TAGS.media, description: 'Bytes: media files, live TV, artwork and thumbnails' },
+  {
+    name: TAGS.players,
+    description:
+      'The players this server knows (registration, heartbeats, Play on…) and what happened: the event feed, webhooks, MQTT',
+  },
   { name: TAGS.status, description: 'What the server is doing' },
 ];

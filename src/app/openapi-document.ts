@@ -19,6 +19,8 @@ import { HlsService } from '../streaming/hls-sessions.service.js';
 import { LibraryService } from '../library/library.service.js';
 import { LibraryEditsService } from '../management/library-edits.service.js';
 import { MediaFilesService } from '../management/media-files.service.js';
+import { PlayerRegistry } from '../devices/player-registry.service.js';
+import { NO_EVENTS } from '../model/event.schemas.js';
 import type { PlayerService } from '../player/player.service.js';
 
 export async function generateOpenApiDocument(): Promise<unknown> {
@@ -57,6 +59,7 @@ export async function generateOpenApiDocument(): Promise<unknown> {
       files: new MediaFilesService(db, { recordingsDir: unused, boundary: PathBoundary.closed() }),
       edits: new LibraryEditsService(db),
       dvr,
+      players: new PlayerRegistry(db, { emit: NO_EVENTS, logger, machineAddress: () => undefined }),
       token: undefined,
       roots: () => [],
       requestScan: () => undefined,

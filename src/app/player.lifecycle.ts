@@ -16,6 +16,8 @@ import { BrowserBackend, ChromiumStartError } from '../player/tv/browser.backend
 import { MpvBackend, MpvStartError } from '../player/mpv/mpv.backend.js';
 import type { PlayerBackend } from '../player/player-backend.js';
 import { PlayerService } from '../player/player.service.js';
+import { defaultPlayerDataDir, readOrMakeDeviceId } from '../player/device-id.js';
+import { ServerRegistration } from '../player/server-registration.js';
 import { VERSION } from '../version.js';
 import { createLogger } from './server.lifecycle.js';
 import { displayUrl, listeningPort } from '../common/listen-url.js';
@@ -102,9 +104,10 @@ export async function startPlayer(
       ? new StartupError(error.message)
       : error;
   }
+  const server = new AntennaServerClient({ locate, token: named ? config.token : undefined });
   const player = new PlayerService({
     backend,
-    server: new AntennaServerClient({ locate, token: named ? config.token : undefined }),
+    server,
     logger,
     seekForwardSeconds: config.seekForward,
     seekBackwardSeconds: config.seekBackward,
@@ -125,6 +128,7 @@ export async function startPlayer(
     throw error;
   }
   const port = listeningPort(app.server, config.port);
+  const registration = registerWithServer(config, port, player, server, logger);
   // In the background: probing the network for a name conflict takes about a second.
   const advertising: Promise<Advertisement | undefined> = config.mdns
     ? advertise({
@@ -151,6 +155,7 @@ export async function startPlayer(
     async stop() {
       if (stopped) return;
       stopped = true;
+      registration.stop();
       await (await advertising)?.end();
       await app.close();
       // Before the backend goes: the position of what plays is reported.
@@ -159,6 +164,35 @@ export async function startPlayer(
       browser?.stop();
     },
   };
+}
+
+/** The heartbeat that keeps the server's list of players current (its device id kept in the player's data). */
+function registerWithServer(
+  config: PlayerConfig,
+  port: number,
+  player: PlayerService,
+  server: AntennaServerClient,
+  logger: Logger,
+): ServerRegistration {
+  const dir = config.data ?? defaultPlayerDataDir(port);
+  const { id, kept } = readOrMakeDeviceId(dir);
+  if (!kept)
+    logger.warn(
+      { dir },
+      "could not keep the player's device id there: the server sees a new player after each restart; give --data a folder it can write",
+    );
+  const registration = new ServerRegistration({
+    deviceId: id,
+    name: config.name,
+    port,
+    backend: config.backend,
+    listenAddress: config.host,
+    status: () => player.status(),
+    send: (deviceId, body) => server.register(deviceId, body),
+    logger,
+  });
+  registration.start();
+  return registration;
 }
 
 /** Runs until SIGTERM or SIGINT (one that comes during start-up stops what has started, the backend included). */

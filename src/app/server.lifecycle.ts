@@ -4,7 +4,7 @@
  * schedulers and child processes. Stops cleanly on SIGTERM and SIGINT.
  */
 import type { FastifyInstance } from 'fastify';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { buildHttpApp } from '../api/http-app.js';
@@ -27,6 +27,9 @@ import { isLibraryEmpty, replaceImportRoots } from '../repositories/library-stat
 import { removeSampleLibrary } from '../repositories/sample-library.repository.js';
 import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js';
 import { VERSION } from '../version.js';
+import { PlayerRegistry } from '../devices/player-registry.service.js';
+import { machineAddress } from '../devices/client-address.js';
+import { NO_EVENTS } from '../model/event.schemas.js';
 import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
 import { createLogger } from './log-output.js';
@@ -141,6 +144,12 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       },
     });
     hls.start();
+    const players = new PlayerRegistry(db, {
+      emit: NO_EVENTS,
+      logger,
+      machineAddress: () => machineAddress(networkInterfaces()),
+    });
+    players.start();
     // What GET /health reports: 503 until everything below has started, and again once stopping begins.
     let phase: ServerPhase = 'starting';
     const app = await buildHttpApp({
@@ -150,6 +159,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         files,
         dvr,
         edits: new LibraryEditsService(db, stateLog),
+        players,
         token: config.token,
         allowedOrigins: config.allowOrigins,
         roots: () => scanRoots,
@@ -228,6 +238,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         // start.
         await hls.stop();
         await dvr.stop();
+        players.stop();
         await app.close();
         db.close();
         lock.release();

@@ -3,6 +3,7 @@
  * the TV. The player talks to this server directly (no discovery needed); SIGTERM
  * stops the player first (its last progress report reaches the server), then the server.
  */
+import { join } from 'node:path';
 import type { PlayerConfig } from '../config/player-config.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { startPlayer } from './player.lifecycle.js';
@@ -16,9 +17,18 @@ export async function runSingleBox(serverConfig: ServerConfig, playerConfig: Pla
     const server = await startServer(serverConfig, logger);
     const serverUrl = loopbackUrl(serverConfig.host, new URL(server.url).port);
     try {
-      const player = await startPlayer({ ...playerConfig, token: playerConfig.token ?? serverConfig.token }, logger, {
-        serverUrl: () => serverUrl,
-      });
+      const player = await startPlayer(
+        {
+          ...playerConfig,
+          token: playerConfig.token ?? serverConfig.token,
+          // One box, one data directory: the player's device id beside the server's database.
+          data: playerConfig.data ?? join(serverConfig.data, 'player'),
+        },
+        logger,
+        {
+          serverUrl: () => serverUrl,
+        },
+      );
       return { server, player };
     } catch (error) {
       await server.stop();

@@ -46,6 +46,10 @@ export function buildProgram(): Command {
     )
     .option('--no-mdns', `neither advertise the player nor look for a server (env ${PLAYER_ENV_NAMES.mdns}=false)`)
     .option('--token <token>', `the server's token, for watch progress and recordings (env ${PLAYER_ENV_NAMES.token})`)
+    .option(
+      '--data <dir>',
+      `where the player keeps its device id (env ${PLAYER_ENV_NAMES.data}; default ~/.local/state/antenna/player-<port>)`,
+    )
     .addOption(new Option('--log-level <level>', `log level (env ${PLAYER_ENV_NAMES.logLevel}; default info)`))
     .option(
       '--allow-origin <url>',

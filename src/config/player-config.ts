@@ -68,6 +68,8 @@ export interface PlayerConfig extends LogSettings {
   headless: boolean;
   /** Web page origins whose scripts may send commands (a dashboard). */
   allowOrigins: string[];
+  /** Where the player keeps its device id; undefined: ~/.local/state/antenna/player-PORT (start: DATA/player). */
+  data: string | undefined;
 }
 
 export const PLAYER_DEFAULTS: Omit<PlayerConfig, 'name' | 'backend'> = {
@@ -88,6 +90,7 @@ export const PLAYER_DEFAULTS: Omit<PlayerConfig, 'name' | 'backend'> = {
   chromium: 'chromium',
   headless: false,
   allowOrigins: [],
+  data: undefined,
 };
 
 export const defaultPlayerName = () => `Antenna player on ${hostname()}`.slice(0, 63);
@@ -113,6 +116,7 @@ export const PlayerFileSchema = Type.Object(
     chromium: Type.Optional(Type.String({ minLength: 1 })),
     headless: Type.Optional(Type.Boolean()),
     allowOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    data: Type.Optional(Type.String({ minLength: 1 })),
     ...LOG_FILE_PROPERTIES,
   },
   { additionalProperties: false },
@@ -138,6 +142,7 @@ export interface PartialPlayerSettings extends PartialLogSettings {
   chromium?: string | undefined;
   headless?: boolean | string | undefined;
   allowOrigins?: string[] | undefined;
+  data?: string | undefined;
 }
 
 export const PLAYER_ENV_NAMES = {
@@ -159,6 +164,7 @@ export const PLAYER_ENV_NAMES = {
   chromium: 'ANTENNA_CHROMIUM',
   headless: 'ANTENNA_HEADLESS',
   allowOrigins: 'ANTENNA_PLAYER_ALLOW_ORIGINS',
+  data: 'ANTENNA_PLAYER_DATA',
   ...LOG_ENV_NAMES,
 } as const;
 
@@ -178,6 +184,7 @@ export function playerSettingsFromFile(player: PlayerFile | undefined, file: str
   return {
     ...player,
     ...(player.mpvIpc ? { mpvIpc: resolve(dirname(resolve(file)), player.mpvIpc) } : {}),
+    ...(player.data ? { data: resolve(dirname(resolve(file)), player.data) } : {}),
     logFile: logFileFromConfigFile(player.logFile, file),
   };
 }
@@ -233,6 +240,7 @@ export function resolvePlayerConfig(
   const mpvOptions = value('mpvOptions');
   const headless = value('headless');
   const allowOrigins = value('allowOrigins');
+  const data = value('data');
   const runsHeadless = headless === undefined ? PLAYER_DEFAULTS.headless : parseFlag(headless);
   return {
     ...resolveLogSettings(places, cwd),
@@ -256,6 +264,7 @@ export function resolvePlayerConfig(
     chromium: value('chromium') ?? PLAYER_DEFAULTS.chromium,
     headless: runsHeadless,
     allowOrigins: (allowOrigins ?? []).map(parseOrigin),
+    data: data === undefined ? undefined : resolve(cwd, data),
   };
 }
 

@@ -14,6 +14,7 @@ import { redactUrl, redactUrlsInText } from '../common/url-redaction.js';
 import { AiringSchema } from '../model/dvr.schemas.js';
 import { FileFacts } from '../model/file-item.schemas.js';
 import { ChannelSchema } from '../model/library.schemas.js';
+import type { ClientRegistration } from '../model/client.schemas.js';
 import { bufferSpanOf, PLAYER_USER_AGENT } from './live-position.js';
 
 // What the player reads of the server's answers, taken from the server's own schemas
@@ -158,9 +159,10 @@ export class AntennaServerClient {
     return url;
   }
 
-  private async request(method: string, path: string, background = false): Promise<Answer> {
+  private async request(method: string, path: string, background = false, json?: object): Promise<Answer> {
     const base = this.baseUrl();
     const headers: Record<string, string> = { accept: 'application/json' };
+    if (json) headers['content-type'] = 'application/json';
     if (method !== 'GET' && this.options.token) headers.authorization = `Bearer ${this.options.token}`;
     const timeoutMs = background
       ? (this.options.backgroundTimeoutMs ?? 10_000)
@@ -169,7 +171,12 @@ export class AntennaServerClient {
     let text: string;
     try {
       const sentAt = Date.now();
-      response = await fetch(base + path, { method, headers, signal: AbortSignal.timeout(timeoutMs) });
+      response = await fetch(base + path, {
+        method,
+        headers,
+        ...(json ? { body: JSON.stringify(json) } : {}),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       this.noteClock(response, sentAt);
       // The body is read under the same deadline.
       text = await response.text();
@@ -300,6 +307,11 @@ export class AntennaServerClient {
     return typeof body.file_id === 'string' && typeof body.file_begins_at === 'number'
       ? { id: body.file_id, beginsAt: body.file_begins_at }
       : undefined;
+  }
+
+  /** The player's registration or heartbeat (GET /dvr/clients/info lists it). */
+  async register(deviceId: string, body: ClientRegistration): Promise<void> {
+    this.ok(await this.request('PUT', `/dvr/clients/${encodeURIComponent(deviceId)}`, true, body), 'player', deviceId);
   }
 
   async startRecording(number: string): Promise<void> {

@@ -6,46 +6,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { BadRequestError } from '../common/errors.js';
-import { StringEnum } from '../common/string-enum.js';
 import { ITEM_ID_PATTERN } from '../model/ids.js';
 import type { PlayerService } from './player.service.js';
 import type { PlayerStatus } from './player-state.js';
 import { SECTIONS, matchSection } from './sections.js';
 import { ErrorSchema, sendError } from '../http/error-reply.js';
-
-const PlayerChannelSchema = Type.Object(
-  { number: Type.String(), name: Type.String(), image_url: Type.Optional(Type.String()) },
-  { title: 'Player channel', description: 'the channel being watched' },
-);
-
-const NowPlayingSchema = Type.Object(
-  {
-    title: Type.Optional(
-      Type.String({
-        description: "a movie's title, an episode's show, a video's group, or the programme on a channel",
-      }),
-    ),
-    episode_title: Type.Optional(Type.String()),
-    season_number: Type.Optional(Type.Integer()),
-    episode_number: Type.Optional(Type.Integer()),
-    summary: Type.Optional(Type.String()),
-    image_url: Type.Optional(Type.String()),
-    duration: Type.Optional(Type.Number({ description: 'seconds' })),
-    type: Type.Optional(StringEnum(['movie', 'episode', 'video', 'live'])),
-  },
-  { title: 'Now playing' },
-);
-
-export const PlayerStatusSchema = Type.Object(
-  {
-    status: StringEnum(['playing', 'paused', 'stopped']),
-    muted: Type.Boolean(),
-    channel: Type.Optional(PlayerChannelSchema),
-    now_playing: Type.Optional(NowPlayingSchema),
-    playback_time: Type.Optional(Type.Number({ description: 'seconds into what is loaded' })),
-  },
-  { title: 'Player status' },
-);
+import { PlayerStatusSchema } from '../model/player-status.schemas.js';
 
 const FavoriteChannelSchema = Type.Object(
   {

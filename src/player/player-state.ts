@@ -21,8 +21,7 @@ export interface NowPlaying {
   summary?: string;
   image_url?: string;
   duration?: number;
-  /** movie, episode, video or live. */
-  type?: string;
+  type?: 'movie' | 'episode' | 'video' | 'live';
 }
 
 export interface PlayingItem {

@@ -137,6 +137,28 @@ describe('antenna player on the network', () => {
     expect((await api('/api/status')).json).toMatchObject({ status: 'playing', playback_time: expect.any(Number) });
   }, 80_000);
 
+  it('registers with the server it found: GET /dvr/clients/info lists it with what it plays', async () => {
+    const clients = await until(
+      async () => (await callJson(serverBase(), 'GET', '/dvr/clients/info')).json as Json[],
+      (list) => list.some((c) => c.name === playerName && (c.status as Json).status === 'playing'),
+      10_000,
+      'the player listed as playing',
+    );
+    const listed = clients.find((c) => c.name === playerName);
+    expect(listed).toMatchObject({
+      port: Number(new URL(player.url).port),
+      local_ip: expect.any(String),
+      platform: 'Linux',
+      backend: 'mpv',
+      online: true,
+      status: { status: 'playing', now_playing: { title: 'Harbour Lights' } },
+    });
+    expect(Date.now() - Number(listed?.last_seen_at)).toBeLessThan(20_000);
+    // What remote apps do next: interface B at the listed address and port.
+    const status = await callJson(`http://${String(listed?.local_ip)}:${String(listed?.port)}`, 'GET', '/api/status');
+    expect(status.json).toMatchObject({ status: 'playing' });
+  });
+
   it('walks the channels and lists the favorites', async () => {
     expect((await command('play/channel/4.1')).json).toMatchObject({
       status: 'playing',

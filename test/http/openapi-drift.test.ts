@@ -31,12 +31,12 @@ describe('docs/openapi.json', () => {
     expect(episodeParameters).toEqual(['watched', 'favorited', 'verified', 'source', 'sort', 'order']);
   });
 
-  it('documents the fully wired server: management, DVR, media and status routes too, each in one of five groups', async () => {
+  it('documents the fully wired server: management, DVR, media and status routes too, each in one of six groups', async () => {
     const document = (await generateOpenApiDocument()) as {
       tags: { name: string }[];
       paths: Record<string, Record<string, { tags?: string[] }>>;
     };
-    const groups = ['Library', 'Management', 'DVR', 'Media', 'Status'];
+    const groups = ['Library', 'Management', 'DVR', 'Media', 'Players and events', 'Status'];
     expect(document.tags.map((tag) => tag.name)).toEqual(groups);
     for (const path of [
       '/dvr/files/{id}',
@@ -44,6 +44,7 @@ describe('docs/openapi.json', () => {
       '/dvr/playlists',
       '/dvr/rules',
       '/dvr/sources',
+      '/dvr/clients/info',
       '/devices/ANY/channels/{number}/stream.mpg',
       '/artwork/{id}',
       '/status',

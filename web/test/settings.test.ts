@@ -10,6 +10,7 @@ import {
   freshness,
   isHeldBack,
   lastScan,
+  playerActivity,
   readableReason,
   refreshLines,
   scanProgress,
@@ -205,5 +206,30 @@ describe('Settings wording', () => {
         text: 'held back: it would remove 2 of the 3 channels (7, 9), more than 50 % of them (Apply anyway, beside it below, applies it)',
       },
     ]);
+  });
+});
+
+describe("a player's activity", () => {
+  it('says what a TV plays, paused or not, or that it is idle', () => {
+    expect(playerActivity({ status: 'stopped', muted: false })).toBe('Idle');
+    expect(
+      playerActivity({
+        status: 'playing',
+        muted: false,
+        channel: { number: '7', name: 'Seven' },
+        now_playing: { title: 'News' },
+      }),
+    ).toBe('Playing channel 7 Seven: News');
+    expect(
+      playerActivity({
+        status: 'paused',
+        muted: false,
+        now_playing: { title: 'Harbour Lights', episode_title: 'Pilot' },
+      }),
+    ).toBe('Paused Harbour Lights: Pilot');
+    expect(playerActivity({ status: 'playing', muted: false, channel: { number: '9', name: 'Nine' } })).toBe(
+      'Playing channel 9 Nine',
+    );
+    expect(playerActivity({ status: 'playing', muted: false })).toBe('Playing');
   });
 });

@@ -106,3 +106,8 @@ export type Airing = Static<typeof AiringSchema>;
 /** `GET /dvr/search`: library matches in their interface-A shapes, and upcoming guide programmes. */
 export type SearchResults = Static<typeof SearchResultsSchema>;
 export type GuideMatch = Static<typeof GuideMatchSchema>;
+
+import type { ClientInfoSchema, PlayOnBodySchema } from '../../../src/model/client.schemas.js';
+/** A player the server knows (GET /dvr/clients/info) and what "Play on…" sends it. */
+export type ClientInfo = Static<typeof ClientInfoSchema>;
+export type PlayOnBody = Static<typeof PlayOnBodySchema>;

@@ -12,6 +12,7 @@ import { useItemChanges } from '../../api/library.mutations';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorNotice, Loading } from '../../components/error-notice';
 import { FocusButton, FocusGroup, FocusLink } from '../../components/focusable';
+import { PlayOnButton } from '../../components/play-on';
 import { useMode } from '../../components/mode';
 import {
   formatClock,
@@ -112,6 +113,7 @@ export function ItemDetailPage({ id }: { id: string }) {
             >
               {data.favorited ? 'Unfavorite' : 'Favorite'}
             </FocusButton>
+            <PlayOnButton what={{ item_id: id }} label={itemTitle(data)} />
             {isRecording && (
               <FocusButton className="danger" onClick={() => setConfirming(true)}>
                 Delete recording

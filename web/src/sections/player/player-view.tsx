@@ -30,6 +30,7 @@ import {
 } from './live-window';
 import { LiveSeekBar } from './live-seek-bar';
 import { RecordToggle } from './record-toggle';
+import { PlayOnButton } from '../../components/play-on';
 import { hlsUrlOf, type PlayerSource, useChannelProgrammes } from './player-source';
 
 export type { PlayerSource };
@@ -383,6 +384,10 @@ export function PlayerView({ source }: { source: PlayerSource }) {
             </FocusButton>
           )}
           {source.kind === 'channel' && <RecordToggle channel={source.number} />}
+          <PlayOnButton
+            what={source.kind === 'channel' ? { channel: source.number } : { item_id: source.id }}
+            label={source.kind === 'channel' ? `channel ${source.number}` : 'this'}
+          />
           {skip !== undefined && <FocusButton onClick={() => seekTo(skip)}>Skip commercial</FocusButton>}
           <FocusButton onClick={() => setCaptionsShown(!captions)} aria-pressed={captions}>
             Captions {captions ? 'on' : 'off'}

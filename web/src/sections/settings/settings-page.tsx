@@ -1,12 +1,14 @@
 /**
  * Settings: where channels and the guide come from (sources, guides, Refresh now), the
- * library's folders and their scan, the recordings disk, and the server itself.
+ * library's folders and their scan, the recordings disk, the players (TVs) the server
+ * knows, and the server itself.
  */
 import { useQuery } from '@tanstack/react-query';
 import { dvrQueries } from '../../api/dvr.queries';
 import { libraryQueries } from '../../api/library.queries';
 import { ErrorNotice, Loading } from '../../components/error-notice';
 import { LibraryPanel } from './library-panel';
+import { PlayersPanel } from './players-panel';
 import { diskUse, formatUptime } from './settings-view';
 import { SourcesPanel } from './sources-panel';
 import './settings.css';
@@ -18,6 +20,7 @@ export function SettingsPage() {
       <SourcesPanel />
       <LibraryPanel />
       <RecordingsDiskPanel />
+      <PlayersPanel />
       <ServerPanel />
     </div>
   );

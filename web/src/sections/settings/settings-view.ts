@@ -2,7 +2,7 @@
  * How Settings words what the server reports: sizes, the disk, the scan, a refresh's
  * outcome, the uptime. Pure functions over the server's payloads, unit-tested.
  */
-import type { DvrInfo, Guide, RefreshResult, ServerStatus, Source } from '../../api/server-types';
+import type { ClientInfo, DvrInfo, Guide, RefreshResult, ServerStatus, Source } from '../../api/server-types';
 
 /** `1.5 GB`, `820 MB`, `12 kB` (powers of 1000, as disks are sold). */
 export function formatBytes(bytes: number): string {
@@ -205,4 +205,15 @@ export function freshness(
     return `Last refresh held back: ${readableReason(entry.error, prefix)}${kept}. Refresh it to apply it anyway.`;
   if (entry.error) return `Last read failed: ${entry.error}${kept}`;
   return entry.refreshed_at !== undefined ? `Read ${ago(entry.refreshed_at, now)}` : 'Not read yet';
+}
+
+/** What a player is doing, from its status: "Playing channel 7 Seven: News", "Paused: Show: Episode", "Idle". */
+export function playerActivity(status: ClientInfo['status']): string {
+  if (status.status === 'stopped') return 'Idle';
+  const verb = status.status === 'paused' ? 'Paused' : 'Playing';
+  const playing = status.now_playing;
+  const title = [playing?.title, playing?.episode_title].filter(Boolean).join(': ');
+  if (status.channel)
+    return `${verb} channel ${status.channel.number} ${status.channel.name}${title ? `: ${title}` : ''}`;
+  return title ? `${verb} ${title}` : verb;
 }
