@@ -24,6 +24,7 @@ import { AnswerFront } from '../answer-cache/answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
 import { registerClientRoutes } from './clients.routes.js';
+import { registerRemoteAppRoutes } from './remote-app.routes.js';
 import type { PlayerRegistry } from '../devices/player-registry.service.js';
 import { registerLiveBufferRoutes } from './live-buffer.routes.js';
 import type { DvrService } from '../dvr/dvr.service.js';
@@ -193,6 +194,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       if (management.dvr)
         registerLineupRoutes(context, { lineup: management.dvr.lineup, baseUrl: baseUrlResolver(options) });
       if (management.dvr) registerLineupEditRoutes(context, { edits: management.dvr.lineupEdits });
+      if (management.dvr) registerRemoteAppRoutes(context, management.dvr);
       registerSearchRoutes(context, {
         library: options.library,
         dvr: management.dvr,

@@ -25,6 +25,7 @@ import { JobScheduler } from './planning/job-scheduler.js';
 import { guideThreadsStopped } from './sources/guide-refresh.thread.js';
 import { LineupService } from './lineup/lineup.service.js';
 import { LineupEditsService } from './lineup/lineup-edits.service.js';
+import { ChannelCollectionsService } from './lineup/channel-collections.service.js';
 import { isPlaceholder } from './lineup/placeholder-airings.js';
 import { LiveTvService } from './live/live-tv.service.js';
 import type { SegmentSource } from './live/channel-buffer.js';
@@ -79,6 +80,8 @@ export class DvrService {
   readonly lineup: LineupService;
   /** The lineup as the user shapes it: edits per channel and group, the guides' priority. */
   readonly lineupEdits: LineupEditsService;
+  /** Favorites and the user's channel collections (Channels' /dvr/collections/channels). */
+  readonly channelCollections: ChannelCollectionsService;
   /** Each tuned channel's buffer on disk: pause, rewind, start over. */
   private readonly liveBuffers: LiveBuffers;
   private replanTimer: NodeJS.Timeout | undefined;
@@ -155,6 +158,7 @@ export class DvrService {
     });
     this.guideSearch = new GuideSearchService(db, now);
     this.lineup = new LineupService(db, { now });
+    this.channelCollections = new ChannelCollectionsService(db);
     this.lineupEdits = new LineupEditsService(db, {
       now,
       followRenumber: (moves) => this.rules.followRenumber(moves),

@@ -4,8 +4,11 @@
  * `antenna player` does) is listed in Settings as online with what it plays; "Play on…"
  * on a movie's page sends the movie to it (the stand-in receives interface B's
  * POST /api/play/recording/ID) and the page says so; a TV that cannot be reached is
- * said in words. axe-core finds no serious violation.
- * Screenshots: test-output/web/settings-players.png, play-on-menu.png, play-on-sent.png.
+ * said in words. A channel collection is made in Settings by ticking channels and is
+ * what GET /dvr/collections/channels answers after the favorites. axe-core finds no
+ * serious violation.
+ * Screenshots: test-output/web/settings-players.png, play-on-menu.png, play-on-sent.png,
+ * settings-collection-form.png, settings-collections.png.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -93,6 +96,33 @@ describe('players in the app', () => {
       'the unreachable TV said',
     );
     expect(await pageText(page)).toMatch(/The player Living Room \(127\.0\.0\.1:\d+\) cannot be reached/);
+    await page.close();
+  });
+});
+
+describe('channel collections in Settings', () => {
+  it('makes a collection from the channels ticked, which remote apps then read', async () => {
+    const page = await web.open('/settings');
+    await waitForText(page, 'Channel collections');
+    expect(await pageText(page)).toMatch(/Favorites\s*No favorites yet/);
+    await clickText(page, 'button', 'New collection');
+    await page.waitForSelector('form[aria-label="New channel collection"]');
+    await page.type('form[aria-label="New channel collection"] input[type="text"]', 'Kids');
+    const channels = (await web.api('GET', '/api/v1/channels')).json as unknown as Json[];
+    const [first, second] = channels.map((channel) => `${String(channel.number)} ${String(channel.name)}`);
+    await clickText(page, 'label', String(first));
+    await clickText(page, 'label', String(second));
+    await page.evaluate(`document.getElementById('collections-title').scrollIntoView()`);
+    await web.shot(page, 'settings-collection-form');
+    expect(await web.seriousViolations(page)).toEqual([]);
+    await clickText(page, 'button', 'Save collection');
+    await waitForText(page, '2 channels:');
+    await web.shot(page, 'settings-collections');
+    const collections = (await web.api('GET', '/dvr/collections/channels')).json as unknown as Json[];
+    expect(collections).toEqual([
+      { id: 'favorites', name: 'Favorites', items: [] },
+      { id: expect.any(String), name: 'Kids', items: [String(channels[0]?.number), String(channels[1]?.number)] },
+    ]);
     await page.close();
   });
 });

@@ -9,6 +9,7 @@ import {
   formatUptime,
   freshness,
   isHeldBack,
+  collectionSummary,
   lastScan,
   playerActivity,
   readableReason,
@@ -231,5 +232,20 @@ describe("a player's activity", () => {
       'Playing channel 9 Nine',
     );
     expect(playerActivity({ status: 'playing', muted: false })).toBe('Playing');
+  });
+});
+
+describe('a channel collection in a line', () => {
+  it('counts and names its first channels, or says what an empty one means', () => {
+    expect(collectionSummary(['2', '5.1'], false)).toBe('2 channels: 2, 5.1');
+    expect(collectionSummary(['7'], true)).toBe('1 channel: 7');
+    expect(
+      collectionSummary(
+        Array.from({ length: 10 }, (_, i) => String(i + 1)),
+        false,
+      ),
+    ).toBe('10 channels: 1, 2, 3, 4, 5, 6, 7, 8, …');
+    expect(collectionSummary([], true)).toMatch(/star channels/);
+    expect(collectionSummary([], false)).toBe('No channels yet.');
   });
 });

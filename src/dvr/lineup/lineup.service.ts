@@ -8,8 +8,11 @@ import type { Db } from '../../db/database.js';
 import { listChannels } from '../../repositories/channels.repository.js';
 import { programmeTuplesOf } from '../../repositories/guide.repository.js';
 import { listSources } from '../../repositories/sources.repository.js';
+import { NotFoundError } from '../../common/errors.js';
+import type { ChannelsGuideEntry } from '../../model/channels-guide.schemas.js';
+import { channelsAiring, channelsGuideChannel } from './channels-guide.js';
+import { firstPerNumber, lineupSnapshot } from './lineup-snapshot.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
-import { lineupSnapshot } from './lineup-snapshot.js';
 import { placeholderAirings } from './placeholder-airings.js';
 import type { ExportChannel } from './lineup-export.js';
 
@@ -75,5 +78,29 @@ export class LineupService {
       for (const airing of placeholderAirings(channel.number, channel.name, now, now + seconds))
         yield { number: channel.number, airing };
     }
+  }
+
+  /**
+   * Channels' guide: each channel (of one source, or 'ANY': each number once) with its programmes overlapping
+   * [from, to). A channel no guide describes has no airings (the placeholder hours are the app's, not data).
+   */
+  guideEntries(from: number, to: number, source: string): ChannelsGuideEntry[] {
+    const snapshot = lineupSnapshot(this.db);
+    if (source !== 'ANY' && !listSources(this.db).some((s) => s.id === source))
+      throw new NotFoundError('source', source);
+    const channels =
+      source === 'ANY' ? firstPerNumber(snapshot.channels) : snapshot.channels.filter((c) => c.source_id === source);
+    const keyOf = new Map<string, string>();
+    for (const [key, numbers] of snapshot.guideMap) for (const number of numbers) keyOf.set(number, key);
+    return channels.map((channel) => {
+      const key = keyOf.get(channel.number);
+      const airings = key
+        ? programmeTuplesOf(this.db, key, from, to).map((row) => ProgrammeAiring.fromTuple(row, [channel.number]))
+        : [];
+      return {
+        Channel: channelsGuideChannel(channel, key?.split('\t')[1]),
+        Airings: airings.map((airing) => channelsAiring(channel.number, airing)),
+      };
+    });
   }
 }

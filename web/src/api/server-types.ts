@@ -111,3 +111,11 @@ import type { ClientInfoSchema, PlayOnBodySchema } from '../../../src/model/clie
 /** A player the server knows (GET /dvr/clients/info) and what "Play on…" sends it. */
 export type ClientInfo = Static<typeof ClientInfoSchema>;
 export type PlayOnBody = Static<typeof PlayOnBodySchema>;
+
+import type {
+  ChannelCollectionBodySchema,
+  ChannelCollectionSchema,
+} from '../../../src/model/channels-guide.schemas.js';
+/** Favorites and the user's channel collections (GET /dvr/collections/channels). */
+export type ChannelCollection = Static<typeof ChannelCollectionSchema>;
+export type ChannelCollectionBody = Static<typeof ChannelCollectionBodySchema>;

@@ -1,7 +1,7 @@
 /**
  * Settings: where channels and the guide come from (sources, guides, Refresh now), the
  * library's folders and their scan, the recordings disk, the players (TVs) the server
- * knows, and the server itself.
+ * knows, channel collections, and the server itself.
  */
 import { useQuery } from '@tanstack/react-query';
 import { dvrQueries } from '../../api/dvr.queries';
@@ -9,6 +9,7 @@ import { libraryQueries } from '../../api/library.queries';
 import { ErrorNotice, Loading } from '../../components/error-notice';
 import { LibraryPanel } from './library-panel';
 import { PlayersPanel } from './players-panel';
+import { ChannelCollectionsPanel } from './channel-collections-panel';
 import { diskUse, formatUptime } from './settings-view';
 import { SourcesPanel } from './sources-panel';
 import './settings.css';
@@ -21,6 +22,7 @@ export function SettingsPage() {
       <LibraryPanel />
       <RecordingsDiskPanel />
       <PlayersPanel />
+      <ChannelCollectionsPanel />
       <ServerPanel />
     </div>
   );

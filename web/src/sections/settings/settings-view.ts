@@ -217,3 +217,10 @@ export function playerActivity(status: ClientInfo['status']): string {
     return `${verb} channel ${status.channel.number} ${status.channel.name}${title ? `: ${title}` : ''}`;
   return title ? `${verb} ${title}` : verb;
 }
+
+/** "3 channels: 2, 5.1, 7" (the first few), or what an empty collection means. */
+export function collectionSummary(items: readonly string[], favorites: boolean): string {
+  if (items.length === 0) return favorites ? 'No favorites yet: star channels under Live TV.' : 'No channels yet.';
+  const shown = items.slice(0, 8).join(', ');
+  return `${items.length} channel${items.length === 1 ? '' : 's'}: ${shown}${items.length > 8 ? ', …' : ''}`;
+}
