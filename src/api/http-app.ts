@@ -24,6 +24,8 @@ import { AnswerFront } from '../answer-cache/answer-front.js';
 import { registerImages } from './images.routes.js';
 import { registerDvrRoutes } from './dvr.routes.js';
 import { registerClientRoutes } from './clients.routes.js';
+import { registerEventRoutes } from './events.routes.js';
+import type { EventLog } from '../events/event-log.service.js';
 import { registerRemoteAppRoutes } from './remote-app.routes.js';
 import type { PlayerRegistry } from '../devices/player-registry.service.js';
 import { registerLiveBufferRoutes } from './live-buffer.routes.js';
@@ -60,6 +62,8 @@ export interface HttpAppOptions {
     dvr?: DvrService | undefined;
     /** The players the server knows (/dvr/clients); absent in tests without them. */
     players?: PlayerRegistry | undefined;
+    /** What happened (/dvr/events); absent in tests without it. */
+    events?: EventLog | undefined;
   };
   /** HLS sessions of files and channels; absent in tests of the library alone. */
   hls?: HlsService | undefined;
@@ -202,6 +206,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       });
       if (options.hls) registerSessionWrites(context, options.hls);
       if (management.players) registerClientRoutes(context, management.players);
+      if (management.events) registerEventRoutes(context, management.events);
     });
   }
   // Everything else gets its CORS headers from a hook, in a context of its own.

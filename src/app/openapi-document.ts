@@ -21,6 +21,7 @@ import { LibraryEditsService } from '../management/library-edits.service.js';
 import { MediaFilesService } from '../management/media-files.service.js';
 import { PlayerRegistry } from '../devices/player-registry.service.js';
 import { NO_EVENTS } from '../model/event.schemas.js';
+import { EventLog } from '../events/event-log.service.js';
 import type { PlayerService } from '../player/player.service.js';
 
 export async function generateOpenApiDocument(): Promise<unknown> {
@@ -60,6 +61,7 @@ export async function generateOpenApiDocument(): Promise<unknown> {
       edits: new LibraryEditsService(db),
       dvr,
       players: new PlayerRegistry(db, { emit: NO_EVENTS, logger, machineAddress: () => undefined }),
+      events: new EventLog(db, { logger }),
       token: undefined,
       roots: () => [],
       requestScan: () => undefined,

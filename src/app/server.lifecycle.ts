@@ -29,7 +29,7 @@ import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js'
 import { VERSION } from '../version.js';
 import { PlayerRegistry } from '../devices/player-registry.service.js';
 import { machineAddress } from '../devices/client-address.js';
-import { NO_EVENTS } from '../model/event.schemas.js';
+import { EventLog } from '../events/event-log.service.js';
 import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
 import { createLogger } from './log-output.js';
@@ -91,7 +91,10 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     // Position, watched and favorite writes: logged, so interface A's cached lists are patched rather than built again.
     const stateLog = new ItemStateLog();
     const library = new LibraryService(db, { boundary, stateLog });
+    // What happened, told: numbered, logged, sent to the feed (and webhooks, MQTT).
+    const events = new EventLog(db, { logger });
     const dvr = new DvrService(db, {
+      emit: events.emit,
       recordingsDir: config.recordings,
       thumbnailsDir: join(config.data, 'thumbnails'),
       workDir: join(config.data, 'work'),
@@ -145,11 +148,15 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     });
     hls.start();
     const players = new PlayerRegistry(db, {
-      emit: NO_EVENTS,
+      emit: events.emit,
       logger,
       machineAddress: () => machineAddress(networkInterfaces()),
     });
     players.start();
+    // What went wrong is shown on the TVs too (interface B's notify): the app on a TV leaves notifications to it.
+    const stopTelling = events.subscribe((event) => {
+      if (event.severity === 'error') players.notifyAll('Antenna', event.message);
+    });
     // What GET /health reports: 503 until everything below has started, and again once stopping begins.
     let phase: ServerPhase = 'starting';
     const app = await buildHttpApp({
@@ -160,6 +167,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         dvr,
         edits: new LibraryEditsService(db, stateLog),
         players,
+        events,
         token: config.token,
         allowedOrigins: config.allowOrigins,
         roots: () => scanRoots,
@@ -238,6 +246,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         // start.
         await hls.stop();
         await dvr.stop();
+        stopTelling();
         players.stop();
         await app.close();
         db.close();

@@ -142,6 +142,20 @@ export class PlayerRegistry {
     return callPlayer(this.rowOf(deviceId), '/api/notify', { title, message });
   }
 
+  /**
+   * Shows a notification on every online player (a failed recording, a full disk: the TV says so too). In the
+   * background; a player that cannot be reached is only logged.
+   */
+  notifyAll(title: string, message: string): void {
+    for (const row of listPlayers(this.db)) {
+      if (!this.online.has(row.device_id)) continue;
+      callPlayer(row, '/api/notify', { title: title.slice(0, 100), message: message.slice(0, 500) }).catch(
+        (error: unknown) =>
+          this.options.logger.debug({ err: error, device: row.device_id }, 'could not notify a player'),
+      );
+    }
+  }
+
   private rowOf(deviceId: string): PlayerRow {
     const row = getPlayer(this.db, deviceId);
     if (!row) throw new NotFoundError('player', deviceId);

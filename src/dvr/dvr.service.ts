@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { EventSink } from '../model/event.schemas.js';
 import type { Db } from '../db/database.js';
 import {
   DvrSourcesService,
@@ -43,6 +44,8 @@ export interface DvrOptions {
   workDir: string;
   sources: DvrSourcesConfig;
   logger?: Logger;
+  /** Where what the DVR notices is told (recordings, plans, sources, guides, the disk); default: nowhere. */
+  emit?: EventSink;
   /** Epoch milliseconds. */
   now?: () => number;
   /** Minutes between refreshes of sources and guides; 0: only on request. */
@@ -122,6 +125,7 @@ export class DvrService {
       comskip: options.comskip ?? true,
       programs: options.programs ?? PROGRAMS_ON_PATH,
       onChange: () => this.replan('re-planning after a recording'),
+      emit: options.emit,
       backlog: (number, fromMs, consumer) => this.liveBuffers.tap(number, fromMs, consumer),
     });
     this.rules = new RulesService(db, {
@@ -136,6 +140,7 @@ export class DvrService {
     });
     this.schedule = new JobScheduler(db, this.rules, this.recordings, {
       now,
+      emit: options.emit,
       logger: options.logger,
       running: () => !this.stopped,
       safely: (what, work) => this.safely(what, work),

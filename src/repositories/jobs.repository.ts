@@ -187,6 +187,14 @@ export function* prepareJobRows(planned: readonly ScheduledJobInput[], stepMs: n
  */
 export type WrittenPlan = Map<string, string>;
 
+/** A scheduled job the write changed: new (`wasSkipped` undefined), or written again; what it is now. */
+export interface PlanChange {
+  job: ScheduledJobInput;
+  wasSkipped: boolean | undefined;
+}
+/** Whether a job's joined columns (WrittenPlan's value) say it is skipped: the sixth column. */
+const joinedSkipped = (joined: string) => joined.split('\u0000')[5] === '1';
+
 /**
  * Makes the scheduled jobs exactly the planned ones. Jobs that started or finished are
  * history and stay. Only differences are written: a job whose plan did not change
@@ -203,6 +211,7 @@ export function replaceScheduledJobs(
   planned: readonly ScheduledJobInput[],
   now = Date.now(),
   written?: WrittenPlan,
+  changed?: PlanChange[],
 ): WrittenPlan {
   return trackJobWrites(db, () => {
     const after: WrittenPlan = new Map();
@@ -221,7 +230,7 @@ export function replaceScheduledJobs(
                   .all() as unknown[][]
               ).map((row) => [row[0] as string, row.slice(1).join('\u0000')]),
             );
-      const write = jobWriter(db, now);
+      const write = jobWriter(db, now, changed);
       for (const job of planned) write(job, before, after);
       const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
       for (const id of before.keys()) if (!after.has(id)) remove.run(id);
@@ -240,10 +249,11 @@ export function changeScheduledJobs(
   changes: { gone: readonly ScheduledJobInput[]; added: readonly ScheduledJobInput[] },
   written: WrittenPlan,
   now = Date.now(),
+  changed?: PlanChange[],
 ): WrittenPlan {
   return trackJobWrites(db, () => {
     db.transaction(() => {
-      const write = jobWriter(db, now);
+      const write = jobWriter(db, now, changed);
       const addedIds = new Set(changes.added.map((job) => job.id));
       const remove = statement(db, "DELETE FROM jobs WHERE id = ? AND state = 'scheduled'");
       for (const job of changes.gone) {
@@ -258,7 +268,11 @@ export function changeScheduledJobs(
 }
 
 /** Writes a planned job unless `before` has it as it is; records what is written in `after`. */
-function jobWriter(db: Db, now: number): (job: ScheduledJobInput, before: WrittenPlan, after: WrittenPlan) => void {
+function jobWriter(
+  db: Db,
+  now: number,
+  changed: PlanChange[] | undefined,
+): (job: ScheduledJobInput, before: WrittenPlan, after: WrittenPlan) => void {
   // Positional parameters: binding by name cost a third of writing a 40,000-job plan.
   const insert = statement(
     db,
@@ -291,7 +305,9 @@ function jobWriter(db: Db, now: number): (job: ScheduledJobInput, before: Writte
     const joined = compared.join('\u0000');
     joinedOf.set(job, joined);
     after.set(job.id, joined);
-    if (old !== joined) insert.run(job.id, ...compared, job.ruleId, job.episodeKey ?? null, now, now);
+    if (old === joined) return;
+    insert.run(job.id, ...compared, job.ruleId, job.episodeKey ?? null, now, now);
+    changed?.push({ job, wasSkipped: old === undefined ? undefined : joinedSkipped(old) });
   };
 }
 

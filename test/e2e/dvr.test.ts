@@ -13,6 +13,7 @@ import { type RunningServer, startServer } from '../../src/app/server.lifecycle.
 import { resolveServerConfig } from '../../src/config/server-config.js';
 import { localDate } from '../../src/dvr/recording/recording-paths.js';
 import { startFakeHdHomeRun } from '../support/fake-hdhomerun.js';
+import { collectEvents } from '../support/event-feed.js';
 import { callJson, type Json, until, writeXmltv } from '../support/dvr-app.js';
 import { runAntenna } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';
@@ -34,6 +35,9 @@ let T: number;
 const rules: Record<string, string> = {};
 
 const call = (method: string, path: string, body?: unknown) => callJson(server.url, method, path, body);
+let feed: Awaited<ReturnType<typeof collectEvents>>;
+/** The events the feed sent about job `id`, by kind. */
+const eventsOf = (id: string) => feed.events.filter((e) => e.data.data.job_id === id).map((e) => e.event);
 
 const job = async (id: string) => (await call('GET', `/api/v1/jobs/${id}`)).json;
 
@@ -133,6 +137,8 @@ beforeAll(async () => {
     },
   ]);
   server = await startServer(config, pino({ level: 'silent' }));
+  // Everything the server tells from the start: the events of the recordings below are checked against their jobs.
+  feed = await collectEvents(`${server.url}/dvr/events`);
   // The first refresh runs in the background: wait for the guide.
   await until(
     () => call('GET', '/dvr/guides'),
@@ -156,6 +162,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  feed?.stop();
   await server?.stop();
   await streams?.close();
   await tuner?.close();
@@ -233,6 +240,14 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
       'harbour finished',
     );
     expect(finished).toMatchObject({ failed: false });
+    // Told: scheduled, started, completed; never failed.
+    const told = await until(
+      () => eventsOf(harbourId),
+      (kinds) => kinds.includes('recording.completed'),
+      5000,
+      'the completed recording told',
+    );
+    expect(told).toEqual(['recording.scheduled', 'recording.started', 'recording.completed']);
     const path = join(
       work,
       'data',
@@ -303,6 +318,19 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
     expect(errors['4']).toMatch(/web page/);
     expect(errors['5']).toMatch(/not an MPEG-TS/);
     expect(errors['6']).toMatch(/HTTP 404/);
+    // Exactly one recording.failed per failed job, with its reason, over the event feed.
+    for (const id of ids) {
+      const kinds = await until(
+        () => eventsOf(id),
+        (k) => k.includes('recording.failed'),
+        5000,
+        `${id} failure told`,
+      );
+      expect(kinds.filter((kind) => kind === 'recording.failed')).toHaveLength(1);
+      expect(kinds).not.toContain('recording.completed');
+      const told = feed.events.find((e) => e.event === 'recording.failed' && e.data.data.job_id === id);
+      expect(told?.data).toMatchObject({ severity: 'error', data: { reason: expect.any(String) } });
+    }
     const on6 = ids.find((id) => id.startsWith(`${T + 2}-`))!;
     expect((await call('GET', `/dvr/jobs/${on6}/why`)).json).toMatchObject({
       outcome: 'failed',

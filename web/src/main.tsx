@@ -7,6 +7,7 @@ import { createRoot } from 'react-dom/client';
 import { ApiError } from './api/http-client';
 import { driven, installBridge } from './player-bridge/bridge';
 import { PlayerNotice } from './player-bridge/player-notice';
+import { followServerEvents } from './api/event-feed';
 import { router } from './routes';
 import './styles.css';
 
@@ -50,6 +51,10 @@ if (driven) {
   installBridge(router);
   void import('./sections/player/player-view');
 }
+
+// What the server tells (a failed recording, a conflict, a full disk) shows over whatever is on screen. Not on a
+// player's screen: there the player's notify (interface B) owns the notification, and the server calls it.
+if (!driven) followServerEvents(queries);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -249,3 +249,24 @@ describe('a channel collection in a line', () => {
     expect(collectionSummary([], false)).toBe('No channels yet.');
   });
 });
+
+describe("the server's events as notifications", () => {
+  it('shows what went wrong and a recording starting or ending, the errors longest', async () => {
+    const { isShown, noticeOf } = await import('../src/api/event-feed');
+    expect(isShown({ kind: 'recording.failed', severity: 'error' })).toBe(true);
+    expect(isShown({ kind: 'recording.conflict', severity: 'warning' })).toBe(true);
+    expect(isShown({ kind: 'recording.completed', severity: 'info' })).toBe(true);
+    expect(isShown({ kind: 'player.online', severity: 'info' })).toBe(false);
+    expect(noticeOf({ kind: 'recording.failed', severity: 'error', message: 'Recording News failed: x.' })).toEqual({
+      title: 'Recording failed',
+      message: 'Recording News failed: x.',
+      ms: 15_000,
+    });
+    expect(noticeOf({ kind: 'disk.low', severity: 'warning', message: 'm' }).ms).toBe(10_000);
+    const { newEvents } = await import('../src/api/event-feed');
+    const event = (id: number) =>
+      ({ id, kind: 'disk.low', at: 0, severity: 'warning', message: '', data: {} }) as const;
+    expect(newEvents([event(3), event(2)], undefined)).toEqual([]);
+    expect(newEvents([event(5), event(4), event(3)], 3).map((e) => e.id)).toEqual([4, 5]);
+  });
+});

@@ -3,6 +3,8 @@
  * starts each job when due; what happened while Antenna was down settled at start.
  */
 import type { Logger } from 'pino';
+import type { EventSink } from '../../model/event.schemas.js';
+import { planEvents } from './plan-events.js';
 import { ConflictError, NotFoundError } from '../../common/errors.js';
 import type { Db } from '../../db/database.js';
 import { type Airing, ProgrammeAiring } from '../lineup/airing.js';
@@ -46,6 +48,7 @@ import {
   listJobsInState,
   nextJobStart,
   changeScheduledJobs,
+  type PlanChange,
   replaceScheduledJobs,
   prepareJobRows,
   settledJobIds,
@@ -66,6 +69,8 @@ const JOB_HISTORY_SECONDS = 7 * 86400;
 export interface JobSchedulerOptions {
   /** Epoch milliseconds. */
   now: () => number;
+  /** Where what the plan changed is told (recording.scheduled, .skipped, .conflict). */
+  emit?: EventSink | undefined;
   logger?: Logger | undefined;
   /** False once the DVR is stopping: nothing more is planned or started. */
   running: () => boolean;
@@ -318,10 +323,11 @@ export class JobScheduler {
     for (const [id, end] of planned.extensions) this.recordings.extend(id, end);
     this.written = undefined;
     const now = this.options.now();
+    const changes: PlanChange[] = [];
     const programmeOf = (job: PlannedJob) => plannedProgramme(job, slots);
     if (written && planned.changes) {
       const { gone, added } = planned.changes;
-      const jobs = changeScheduledJobs(this.db, planned.changes, written.jobs, now);
+      const jobs = changeScheduledJobs(this.db, planned.changes, written.jobs, now, changes);
       for (const job of gone) written.programmes.delete(job.id);
       for (const job of added) written.programmes.set(job.id, programmeOf(job));
       this.written = { jobs, programmes: written.programmes };
@@ -329,9 +335,10 @@ export class JobScheduler {
       const vanished = kept ?? this.keptVanished(planned.jobs, slots);
       this.keptIds = new Set(vanished.map((job) => job.id));
       const all = vanished.length === 0 ? planned.jobs : [...planned.jobs, ...vanished].sort(byStartAndId);
-      const jobs = replaceScheduledJobs(this.db, all, now, written?.jobs);
+      const jobs = replaceScheduledJobs(this.db, all, now, written?.jobs, changes);
       this.written = { jobs, programmes: new Map(planned.jobs.map((job) => [job.id, programmeOf(job)])) };
     }
+    for (const event of planEvents(changes, Math.floor(now / 1000))) this.options.emit?.(event);
     this.startDue();
   }
 

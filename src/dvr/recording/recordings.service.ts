@@ -8,6 +8,7 @@ import { type OpenedFile, PathBoundary } from '../../common/path-boundary.js';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
+import type { EventSink, NewEvent } from '../../model/event.schemas.js';
 import type { Db } from '../../db/database.js';
 import { HeaderReaderPool, probeMedia } from '../../media-tools/media-header.js';
 import { makeThumbnail } from '../../media-tools/thumbnail-maker.js';
@@ -68,6 +69,8 @@ export interface RecordingsOptions {
   programs?: ProgramPaths;
   /** Called whenever a recording starts or ends (the planner then re-plans). */
   onChange?: () => void;
+  /** Where a recording's start and end are told (recording.started, .completed, .failed). */
+  emit?: EventSink | undefined;
   /** The live buffers: a recording that starts late begins with what one held since its start. */
   backlog?: Backlog;
 }
@@ -174,6 +177,12 @@ export class RecordingsService {
       },
     );
     this.active.set(job.id, { recorder, itemId, path });
+    this.options.emit?.({
+      kind: 'recording.started',
+      severity: 'info',
+      message: `Recording ${whatOf(job, item)}${job.channel ? ` from channel ${job.channel}` : ''}${resume ? ' (resumed after a restart)' : ''}.`,
+      data: { ...recordingData(job, item), item_id: itemId },
+    });
     this.options.logger?.info(
       { job: job.id, path, resume },
       resume ? 'recording resumed after a restart' : 'recording started',
@@ -260,6 +269,12 @@ export class RecordingsService {
         })
         .immediate();
       if (path) this.removeOwnFile(path);
+      this.options.emit?.({
+        kind: 'recording.failed',
+        severity: 'error',
+        message: `Recording ${whatOf(job, item)} failed: ${verdict.error ?? 'no reason given'}.`,
+        data: { ...recordingData(job, item), reason: verdict.error ?? 'no reason given' },
+      });
       this.options.logger?.warn(
         { job: job.id, err: verdict.error },
         "recording failed; the error says why: check the channel's source, and the free space of the recordings folder",
@@ -293,6 +308,15 @@ export class RecordingsService {
       { job: job.id, bytes: outcome.bytes, ...flags, err: verdict.error },
       'recording finished',
     );
+    const flaws = [flags.cancelled && 'stopped early', flags.delayed && 'started late', flags.corrupted && 'with gaps']
+      .filter(Boolean)
+      .join(', ');
+    this.options.emit?.({
+      kind: 'recording.completed',
+      severity: flaws ? 'warning' : 'info',
+      message: `Recorded ${whatOf(job, item)}${flaws ? ` (${flaws}${verdict.error ? `: ${verdict.error}` : ''})` : ''}.`,
+      data: { ...recordingData(job, item), item_id: itemId, ...(verdict.error ? { reason: verdict.error } : {}) },
+    });
     this.enqueuePost(itemId);
   }
 
@@ -515,4 +539,21 @@ export class RecordingsService {
     for (const { recorder } of this.active.values()) recorder.stop('shutdown');
     await Promise.allSettled([...this.finishing]);
   }
+}
+
+/** "Harbour Lights: Pilot": what a recording is, for people. */
+function whatOf(job: DvrJobRow, item: JobItem): string {
+  return [item.title ?? job.name, item.episode_title].filter(Boolean).join(': ');
+}
+
+function recordingData(job: DvrJobRow, item: JobItem): NewEvent['data'] {
+  return {
+    job_id: job.id,
+    title: item.title ?? job.name,
+    ...(item.episode_title ? { episode_title: item.episode_title } : {}),
+    ...(job.channel ? { channel: job.channel } : {}),
+    ...(job.rule_id !== null ? { rule_id: job.rule_id } : {}),
+    start_time: job.start_time,
+    end_time: job.end_time,
+  };
 }

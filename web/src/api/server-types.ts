@@ -119,3 +119,7 @@ import type {
 /** Favorites and the user's channel collections (GET /dvr/collections/channels). */
 export type ChannelCollection = Static<typeof ChannelCollectionSchema>;
 export type ChannelCollectionBody = Static<typeof ChannelCollectionBodySchema>;
+
+import type { EventSchema } from '../../../src/model/event.schemas.js';
+/** What the server tells (GET /dvr/events). */
+export type ServerEvent = Static<typeof EventSchema>;
