@@ -55,7 +55,7 @@ const ALLOWED = {
   // HLS sessions: ffmpeg over files and channels the app hands it (never dvr/ or management/ directly).
   streaming: LOWER,
   // The players the server knows (registry, heartbeats, interface B calls to them).
-  devices: LOWER,
+  devices: [...LOWER, 'http'],
   // What happened, told: the event log and feed, webhooks, MQTT.
   events: LOWER,
   // Settings are checked with the domains' own pure checks (service types, mpv options).

@@ -15,6 +15,8 @@ import { TAGS } from './openapi-tags.js';
 
 /** A comment line this often keeps proxies and browsers from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
+/** What a stream may hold unread before it is ended. */
+const MAX_BACKLOG_BYTES = 1024 * 1024;
 
 const EventsQuery = Type.Object(
   {
@@ -90,26 +92,33 @@ export function registerEventRoutes(app: FastifyInstance, events: EventLog): voi
       });
       // A reconnecting browser waits this long (ms) before it tries again.
       out.write('retry: 3000\n\n');
-      let last = since ?? 0;
+      let ended = false;
+      const keepalive = setInterval(() => out.write(': keepalive\n\n'), KEEPALIVE_MS);
+      // An id from before a restored backup may be ahead of the log's: replay from what the log has.
+      let last = Math.min(since ?? 0, events.lastId());
       const send = (event: AntennaEvent) => {
         if (event.id <= last || !wanted(event)) return;
         last = event.id;
+        // A client that stopped reading is let go rather than buffered without end.
+        if (out.writableLength > MAX_BACKLOG_BYTES) return end();
         out.write(sseFrame(event));
       };
       // Subscribed before the replay is read: nothing falls between the two (send skips what was sent).
       const pending: AntennaEvent[] = [];
       let replaying = true;
       const stop = events.subscribe((event) => (replaying ? pending.push(event) : send(event)));
-      if (since !== undefined) for (const event of events.after(since)) send(event);
+      if (since !== undefined) for (const event of events.after(last)) send(event);
       replaying = false;
       for (const event of pending) send(event);
-      const keepalive = setInterval(() => out.write(': keepalive\n\n'), KEEPALIVE_MS);
-      const end = () => {
+      if (ended) return;
+      function end() {
+        if (ended) return;
+        ended = true;
         clearInterval(keepalive);
         stop();
         open.delete(end);
-        if (!out.writableEnded) out.end();
-      };
+        if (!out.writableEnded) out.destroy();
+      }
       open.add(end);
       request.raw.on('close', end);
       out.on('error', end);

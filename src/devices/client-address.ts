@@ -14,9 +14,26 @@ export function plainAddress(address: string): string {
 const isWildcard = (address: string) => address === '0.0.0.0' || address === '::';
 const isLoopback = (address: string) => address === '::1' || address.startsWith('127.');
 
-export function reachableAddress(given: string | undefined, remote: string, machine: string | undefined): string {
+const isLinkLocal = (address: string) => address.startsWith('169.254.') || /^fe[89ab]/i.test(address);
+
+/**
+ * Whether a named address may be where the server sends Play on… and notifications: a private network address, not
+ * loopback or link-local (the server's own services listen there), unless the heartbeat itself came over loopback.
+ */
+export function acceptableAddress(address: string, fromLoopback: boolean, isPrivate: (a: string) => boolean): boolean {
+  if (isLoopback(address)) return fromLoopback;
+  return isPrivate(address) && !isLinkLocal(address);
+}
+
+export function reachableAddress(
+  given: string | undefined,
+  remote: string,
+  machine: string | undefined,
+  isPrivate: (address: string) => boolean = () => true,
+): string {
   const from = plainAddress(remote);
-  if (given !== undefined && !isWildcard(given)) return plainAddress(given);
+  if (given !== undefined && !isWildcard(given) && acceptableAddress(plainAddress(given), isLoopback(from), isPrivate))
+    return plainAddress(given);
   if (isLoopback(from) && machine !== undefined) return machine;
   return from;
 }

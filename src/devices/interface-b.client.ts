@@ -26,6 +26,13 @@ interface PlayerAddress {
   port: number;
 }
 
+const isStatus = (body: unknown): body is PlayerStatusBody =>
+  typeof body === 'object' &&
+  body !== null &&
+  typeof (body as { status?: unknown }).status === 'string' &&
+  ['playing', 'paused', 'stopped'].includes((body as { status: string }).status) &&
+  typeof (body as { muted?: unknown }).muted === 'boolean';
+
 export async function callPlayer(player: PlayerAddress, path: string, body?: object): Promise<PlayerStatusBody> {
   const url = interfaceBUrl(player.local_ip, player.port, path);
   const where = `${player.name} (${player.local_ip}:${player.port})`;
@@ -37,6 +44,8 @@ export async function callPlayer(player: PlayerAddress, path: string, body?: obj
       headers: body ? { 'content-type': 'application/json' } : {},
       ...(body ? { body: JSON.stringify(body) } : {}),
       signal: AbortSignal.timeout(PLAYER_TIMEOUT_MS),
+      // A player answers; it never sends the server elsewhere.
+      redirect: 'error',
     });
     text = await response.text();
   } catch (error) {
@@ -55,13 +64,20 @@ export async function callPlayer(player: PlayerAddress, path: string, body?: obj
   } catch {
     answer = undefined;
   }
-  if (response.ok && answer) return answer as PlayerStatusBody;
+  if (response.ok && isStatus(answer)) return answer;
+  if (response.ok)
+    throw new UnavailableError(
+      502,
+      'player_failed',
+      `The player ${where} answered with something other than a player status.`,
+    );
   const message = typeof answer?.message === 'string' ? answer.message : `status ${response.status}`;
   if (response.status === 404)
     throw new NotFoundError(
       path.includes('/recording/') ? 'recording' : 'channel',
       decodeURIComponent(path.split('/').pop() ?? ''),
     );
+  if (response.status === 400) throw new BadRequestError('player', `The player ${where} refused: ${message}`);
   if (response.status === 409)
     throw new ConflictError(typeof answer?.code === 'string' ? answer.code : 'player_conflict', message);
   throw new UnavailableError(502, 'player_failed', `The player ${where} refused: ${message}`);

@@ -24,6 +24,7 @@ import {
   upsertPlayer,
 } from '../repositories/players.repository.js';
 import { reachableAddress } from './client-address.js';
+import { isPrivateAddress } from '../http/request-origin.js';
 import { callPlayer, playPath } from './interface-b.client.js';
 import { playbackChange, playbackMessage } from './playback-changes.js';
 
@@ -77,7 +78,7 @@ export class PlayerRegistry {
       device_id: deviceId,
       name: body.name,
       hostname: body.hostname,
-      local_ip: reachableAddress(body.local_ip, remoteAddress, this.options.machineAddress()),
+      local_ip: reachableAddress(body.local_ip, remoteAddress, this.options.machineAddress(), isPrivateAddress),
       remote_ip: remoteAddress,
       port: body.port,
       platform: body.platform,
@@ -162,8 +163,16 @@ export class PlayerRegistry {
     return row;
   }
 
-  /** Players whose heartbeat stopped: offline, once. */
+  /** Players whose heartbeat stopped: offline, once. Never throws (it runs from a timer). */
   sweep(): void {
+    try {
+      this.sweepOnce();
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'could not look for players gone offline; trying again in 5 s');
+    }
+  }
+
+  private sweepOnce(): void {
     const since = this.now() - this.offlineAfterMs;
     for (const deviceId of [...this.online]) {
       const row = getPlayer(this.db, deviceId);

@@ -80,6 +80,11 @@ export class EventLog {
     return eventsAfter(this.db, id, limit).map(eventOf);
   }
 
+  /** The id of the newest event told (0: none yet). */
+  lastId(): number {
+    return this.nextId - 1;
+  }
+
   /** The newest `limit` events, newest first. */
   latest(limit: number): AntennaEvent[] {
     return latestEvents(this.db, limit).map(eventOf);

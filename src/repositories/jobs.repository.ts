@@ -306,8 +306,9 @@ function jobWriter(
     joinedOf.set(job, joined);
     after.set(job.id, joined);
     if (old === joined) return;
-    insert.run(job.id, ...compared, job.ruleId, job.episodeKey ?? null, now, now);
-    changed?.push({ job, wasSkipped: old === undefined ? undefined : joinedSkipped(old) });
+    const wrote = insert.run(job.id, ...compared, job.ruleId, job.episodeKey ?? null, now, now).changes > 0;
+    // A job that left 'scheduled' meanwhile is not written (the upsert's WHERE), nor told as changed.
+    if (wrote) changed?.push({ job, wasSkipped: old === undefined ? undefined : joinedSkipped(old) });
   };
 }
 

@@ -64,8 +64,8 @@ async function buildApp(): Promise<FastifyInstance> {
   });
 }
 
-const put = (id: string, body: unknown) =>
-  app.inject({ method: 'PUT', url: `/dvr/clients/${id}`, payload: body as object, remoteAddress: '192.168.50.30' });
+const put = (id: string, body: unknown, remoteAddress = '192.168.50.30') =>
+  app.inject({ method: 'PUT', url: `/dvr/clients/${id}`, payload: body as object, remoteAddress });
 const list = async () =>
   (await app.inject({ method: 'GET', url: '/dvr/clients/info' })).json() as Record<string, unknown>[];
 
@@ -148,6 +148,15 @@ describe('GET /dvr/clients/info', () => {
     expect(events[0]?.message).toBe('Living Room plays channel 7 Seven (News).');
   });
 
+  it('does not take a loopback, link-local or public address from a heartbeat of another machine', async () => {
+    for (const local_ip of ['127.0.0.1', '169.254.1.1', '8.8.8.8']) {
+      const answer = await put('ffffffff77777777', registration({ name: 'Sly', local_ip }));
+      expect(answer.json().local_ip, local_ip).toBe('192.168.50.30');
+    }
+    expect((await app.inject({ method: 'DELETE', url: '/dvr/clients/ffffffff77777777' })).statusCode).toBe(204);
+    events.length = 0;
+  });
+
   it('lists a player that names its address there, and one on this machine at its network address', async () => {
     await put('bbbbbbbb22222222', registration({ name: 'Den', local_ip: '192.168.50.40' }));
     await app.inject({
@@ -201,7 +210,8 @@ describe('GET /dvr/clients/info', () => {
 
 describe('play on and notify', () => {
   beforeAll(async () => {
-    await put('dddddddd44444444', registration({ name: 'Fake', local_ip: '127.0.0.1', port: fakePort }));
+    // From this machine: a loopback address is taken only from a heartbeat that came over loopback.
+    await put('dddddddd44444444', registration({ name: 'Fake', local_ip: '127.0.0.1', port: fakePort }), '127.0.0.1');
   });
 
   it("sends an item or a channel to the player's interface B and answers its status", async () => {
@@ -245,7 +255,7 @@ describe('play on and notify', () => {
     expect(missing.statusCode).toBe(404);
     expect(missing.json().message).toMatch(/missing/);
     // Port 9 on loopback: nothing listens (discard).
-    await put('eeeeeeee55555555', registration({ name: 'Gone', local_ip: '127.0.0.1', port: 9 }));
+    await put('eeeeeeee55555555', registration({ name: 'Gone', local_ip: '127.0.0.1', port: 9 }), '127.0.0.1');
     const gone = await app.inject({
       method: 'POST',
       url: '/dvr/clients/eeeeeeee55555555/play',

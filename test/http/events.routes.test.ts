@@ -114,6 +114,13 @@ describe('GET /dvr/events', () => {
     expect((await bySince.done)[0]?.data.data.title).toBe('B');
   });
 
+  it('goes on telling a client whose Last-Event-ID is ahead of the log (a restored backup)', async () => {
+    const reading = await readEvents(`${base}/dvr/events`, 1, { 'last-event-id': '999999999' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    events.emit(failed('After restore'));
+    expect((await reading.done).map((e) => e.data.data.title)).toEqual(['After restore']);
+  });
+
   it('sends only the kinds asked for, and refuses a kind it does not have', async () => {
     const reading = await readEvents(`${base}/dvr/events?kinds=player.online,player.offline`, 1);
     await new Promise((resolve) => setTimeout(resolve, 100));

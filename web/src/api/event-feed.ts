@@ -60,11 +60,16 @@ const POLL_MS = 5_000;
 /** Follows the server's events while the page is open; the returned function stops. */
 export function followServerEvents(queries: QueryClient): () => void {
   let after: number | undefined;
+  let polling = false;
   const poll = async () => {
+    // A slow answer is not asked for twice: its notifications would show twice.
+    if (polling) return;
+    polling = true;
     try {
-      const recent = await api<ServerEvent[]>('/dvr/events/recent?limit=20');
-      for (const event of newEvents(recent, after)) {
-        if (event.kind.startsWith('recording.')) void queries.invalidateQueries();
+      const recent = await api<ServerEvent[]>('/dvr/events/recent?limit=100');
+      const fresh = newEvents(recent, after);
+      if (fresh.some((event) => event.kind.startsWith('recording.'))) void queries.invalidateQueries();
+      for (const event of fresh) {
         if (!isShown(event)) continue;
         const notice = noticeOf(event);
         showNotice({ title: notice.title, message: notice.message }, notice.ms);
@@ -72,6 +77,8 @@ export function followServerEvents(queries: QueryClient): () => void {
       after = Math.max(after ?? 0, ...recent.map((event) => event.id));
     } catch {
       // The server away for a moment: the next poll catches up.
+    } finally {
+      polling = false;
     }
   };
   void poll();
