@@ -5,7 +5,7 @@
  * notifications sent to one over its interface B.
  */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PlayerRegistry } from '../devices/player-registry.service.js';
 import {
   ClientInfoSchema,
@@ -20,6 +20,7 @@ import { PlayerStatusSchema } from '../model/player-status.schemas.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema, StorageErrors } from '../http/error-reply.js';
 import { TAGS } from './openapi-tags.js';
+import { jsonReply as json } from './json-reply.js';
 
 const Errors = {
   400: ErrorSchema,
@@ -31,13 +32,6 @@ const Errors = {
   504: ErrorSchema,
   ...StorageErrors,
 };
-
-function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply
-    .code(status)
-    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
-    .send(body);
-}
 
 const deviceId = (request: FastifyRequest) => (request.params as { device_id: string }).device_id;
 

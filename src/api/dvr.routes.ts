@@ -32,6 +32,7 @@ import { StreamUnavailableError } from '../dvr/recording/stream-hub.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { type ErrorBody, ErrorSchema, StorageErrors, sendError } from '../http/error-reply.js';
 import { TAGS } from './openapi-tags.js';
+import { jsonReply as json } from './json-reply.js';
 
 export interface DvrRoutesDeps {
   dvr: DvrService;
@@ -49,13 +50,6 @@ const Location = Type.String({
 });
 
 const noContent = (reply: FastifyReply) => reply.headers(CORS_HEADERS).code(204).send();
-
-function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply
-    .code(status)
-    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
-    .send(body);
-}
 
 export function registerDvrRoutes(app: FastifyInstance, deps: DvrRoutesDeps): void {
   const { dvr } = deps;

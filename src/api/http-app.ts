@@ -39,6 +39,9 @@ import { type ManagementDeps, registerManagement } from './management.routes.js'
 import { registerLibraryEdits } from './library-edits.routes.js';
 import type { LibraryEditsService } from '../management/library-edits.service.js';
 import { requireWriteAccess } from './write-access.js';
+import { WebhookPostSchema } from '../model/webhook.schemas.js';
+import { registerWebhookRoutes } from './webhooks.routes.js';
+import type { WebhooksService } from '../events/webhooks.service.js';
 import { IdParamsSchema } from './query.schemas.js';
 import { ResponseCache } from '../answer-cache/response-cache.js';
 import { OPENAPI_TAGS } from './openapi-tags.js';
@@ -49,6 +52,7 @@ import { HttpMetrics } from '../metrics/http-metrics.js';
 import { registerMetrics } from './metrics.routes.js';
 import { registerServiceMetrics } from '../metrics/service-metrics.js';
 import type { ServerPhase } from '../model/health.schemas.js';
+import type { EventsStatus } from '../model/status.schemas.js';
 import { registerWebApp } from './web-app.routes.js';
 
 export interface HttpAppOptions {
@@ -64,11 +68,15 @@ export interface HttpAppOptions {
     players?: PlayerRegistry | undefined;
     /** What happened (/dvr/events); absent in tests without it. */
     events?: EventLog | undefined;
+    /** Where events are POSTed (/dvr/webhooks); absent in tests without them. */
+    webhooks?: WebhooksService | undefined;
   };
   /** HLS sessions of files and channels; absent in tests of the library alone. */
   hls?: HlsService | undefined;
   /** The importer's state for /status; absent when nothing scans (tests). */
   scanStatus?: () => ScanStatus;
+  /** Who is not being told (failing webhooks, the MQTT broker) for /status; absent in tests without them. */
+  eventsStatus?: (() => EventsStatus) | undefined;
   logger: FastifyBaseLogger;
   /** Base for absolute URLs in payloads; when absent, taken from each request's Host. */
   publicUrl?: string | undefined;
@@ -173,6 +181,16 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
           'Answers carry a strong ETag; send If-None-Match for a 304. Properties whose value is null are omitted.',
       },
       tags: OPENAPI_TAGS,
+      // What Antenna POSTs to a webhook (OpenAPI 3.1's webhooks): GET /dvr/webhooks tells the headers and retries.
+      webhooks: {
+        event: {
+          post: {
+            summary: 'An event, POSTed to each webhook that wants its kind',
+            requestBody: { required: true, content: { 'application/json': { schema: WebhookPostSchema as never } } },
+            responses: { '2XX': { description: 'delivered; any other answer is tried again later' } },
+          },
+        },
+      },
     },
     transform: documentIdParameter,
   });
@@ -207,6 +225,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       if (options.hls) registerSessionWrites(context, options.hls);
       if (management.players) registerClientRoutes(context, management.players);
       if (management.events) registerEventRoutes(context, management.events);
+      if (management.webhooks)
+        registerWebhookRoutes(context, { webhooks: management.webhooks, token: management.token });
     });
   }
   // Everything else gets its CORS headers from a hook, in a context of its own.
@@ -223,6 +243,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
       startedAt,
       scanStatus: options.scanStatus,
       dvrStatus: options.management?.dvr ? () => options.management!.dvr!.status() : undefined,
+      eventsStatus: options.eventsStatus,
     });
     registerHealth(context, {
       library: options.library,

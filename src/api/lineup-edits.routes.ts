@@ -5,7 +5,7 @@
  * guide's priority. Writes need the token like every management write.
  */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { LineupEditsService } from '../dvr/lineup/lineup-edits.service.js';
 import { guideOut } from '../dvr/dvr-resource-mappers.js';
 import { GuideSchema } from '../model/dvr.schemas.js';
@@ -17,9 +17,9 @@ import {
   LineupGroupSchema,
   RenumberBodySchema,
 } from '../model/lineup.schemas.js';
-import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema, StorageErrors } from '../http/error-reply.js';
 import { TAGS } from './openapi-tags.js';
+import { jsonReply as json } from './json-reply.js';
 
 export interface LineupEditRoutesDeps {
   edits: LineupEditsService;
@@ -38,13 +38,6 @@ const GroupParams = Type.Object({
 });
 const GuideParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const Channels = Type.Array(LineupChannelSchema);
-
-function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply
-    .code(status)
-    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
-    .send(body);
-}
 
 export function registerLineupEditRoutes(app: FastifyInstance, deps: LineupEditRoutesDeps): void {
   const { edits } = deps;

@@ -5,7 +5,7 @@
  * changed and removed here too).
  */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DvrService } from '../dvr/dvr.service.js';
 import {
   type ChannelCollectionBody,
@@ -17,6 +17,7 @@ import {
 import { CORS_HEADERS } from '../http/cors.js';
 import { ErrorSchema, StorageErrors } from '../http/error-reply.js';
 import { TAGS } from './openapi-tags.js';
+import { jsonReply as json } from './json-reply.js';
 
 const Errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
 const SourceParams = Type.Object({
@@ -27,13 +28,6 @@ const CollectionParams = Type.Object({
 });
 /** What /guide covers without a duration: the next four hours, as Channels' guide does. */
 const GUIDE_DEFAULT_SECONDS = 4 * 3600;
-
-function json(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply
-    .code(status)
-    .headers({ ...CORS_HEADERS, 'cache-control': 'no-cache' })
-    .send(body);
-}
 
 export function registerRemoteAppRoutes(app: FastifyInstance, dvr: DvrService): void {
   const tags = [TAGS.dvr];

@@ -4,7 +4,7 @@ import type { LibraryService } from '../library/library.service.js';
 import type { ScanStatus } from '../importer/scan-scheduler.js';
 import type { ResponseCache } from '../answer-cache/response-cache.js';
 import { TAGS } from './openapi-tags.js';
-import { PROBLEMS_SHOWN, StatusSchema } from '../model/status.schemas.js';
+import { type EventsStatus, PROBLEMS_SHOWN, StatusSchema } from '../model/status.schemas.js';
 
 export interface StatusDeps {
   library: LibraryService;
@@ -12,6 +12,7 @@ export interface StatusDeps {
   version: string;
   startedAt: number;
   scanStatus?: (() => ScanStatus) | undefined;
+  eventsStatus?: (() => EventsStatus) | undefined;
   dvrStatus?:
     | (() => {
         recording: string[];
@@ -79,6 +80,7 @@ export function registerStatus(app: FastifyInstance, deps: StatusDeps): void {
       cache: deps.cache.stats(),
       ...(deps.scanStatus ? { scan: scanOf(deps.scanStatus(), deps.library) } : {}),
       ...(deps.dvrStatus ? { dvr: deps.dvrStatus() } : {}),
+      ...(deps.eventsStatus ? { events: deps.eventsStatus() } : {}),
     }),
   );
 }

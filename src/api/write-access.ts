@@ -7,7 +7,7 @@
  * and private-network addresses (the server warns at start-up). Reads stay open, as
  * clients on the local network expect. A refusal is a 403 (origin) or 401 JSON answer.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { sendError } from '../http/error-reply.js';
 import { type OriginPolicy, type Refusal, isPrivateAddress, originRefusal } from '../http/request-origin.js';
@@ -75,4 +75,28 @@ export function requireWriteAccess(context: FastifyInstance, access: WriteAccess
     // Answered from the hook: Fastify's rule is not to call done() then.
     sendError(reply, refusal);
   });
+}
+
+/**
+ * For reads that show what only writers should see (webhook URLs can carry a receiver's key): the token when one is
+ * configured, else a private address, as for writes. Such answers carry no CORS header, so no other site's page reads
+ * them through a user's browser.
+ */
+export function guardedRead(access: Pick<WriteAccess, 'token'>) {
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const refused =
+      access.token !== undefined
+        ? !tokenMatches(request.headers.authorization, access.token)
+        : !isPrivateAddress(request.socket.remoteAddress);
+    if (!refused) return done();
+    reply.header('www-authenticate', 'Bearer');
+    sendError(reply, {
+      status: 401,
+      code: 'unauthorized',
+      message:
+        access.token !== undefined
+          ? "Webhooks are shown only with the server's token: send Authorization: Bearer <token>."
+          : 'Webhooks are shown only to the local network while the server has no token.',
+    });
+  };
 }

@@ -30,6 +30,7 @@ import { VERSION } from '../version.js';
 import { PlayerRegistry } from '../devices/player-registry.service.js';
 import { machineAddress } from '../devices/client-address.js';
 import { EventLog } from '../events/event-log.service.js';
+import { WebhooksService } from '../events/webhooks.service.js';
 import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
 import { createLogger } from './log-output.js';
@@ -157,6 +158,9 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     const stopTelling = events.subscribe((event) => {
       if (event.severity === 'error') players.notifyAll('Antenna', event.message);
     });
+    const webhooks = new WebhooksService(db, { logger, server: { name: serverName(), version: VERSION } });
+    webhooks.start(config.webhooks);
+    const stopPosting = events.subscribe(webhooks.sender.take);
     // What GET /health reports: 503 until everything below has started, and again once stopping begins.
     let phase: ServerPhase = 'starting';
     const app = await buildHttpApp({
@@ -168,6 +172,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         edits: new LibraryEditsService(db, stateLog),
         players,
         events,
+        webhooks,
         token: config.token,
         allowedOrigins: config.allowOrigins,
         roots: () => scanRoots,
@@ -179,6 +184,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         },
       },
       scanStatus: () => scans.status(),
+      eventsStatus: () => ({ webhooks_failing: webhooks.problems() }),
       logger,
       publicUrl: config.publicUrl,
       fallbackBaseUrl: displayUrl(config.host, config.port),
@@ -247,6 +253,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         await hls.stop();
         await dvr.stop();
         stopTelling();
+        stopPosting();
+        await webhooks.stop();
         players.stop();
         await app.close();
         db.close();
@@ -265,7 +273,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
  * that.
  */
 async function advertiseServer(config: ServerConfig, port: number, logger: Logger): Promise<Advertisement | undefined> {
-  const name = `Antenna on ${hostname()}`.slice(0, 63);
+  const name = serverName();
   try {
     return await advertise({
       type: config.mdnsType,
@@ -283,6 +291,9 @@ async function advertiseServer(config: ServerConfig, port: number, logger: Logge
     return undefined;
   }
 }
+
+/** What the server calls itself on the network and in webhooks. */
+const serverName = () => `Antenna on ${hostname()}`.slice(0, 63);
 
 /** Runs until SIGTERM or SIGINT, then closes the HTTP server and the database and exits 0. */
 export async function runServer(config: ServerConfig): Promise<void> {

@@ -151,11 +151,12 @@ function givenFlags(options: Record<string, unknown>, command: Command): Record<
   return Object.fromEntries(Object.entries(options).filter(([name]) => command.getOptionValueSource(name) === 'cli'));
 }
 
-/** Repeated --allow-origin and --allow-local-source flags are the allowOrigins and allowLocalSources settings. */
+/** Repeated --allow-origin, --allow-local-source and --webhook flags: allowOrigins, allowLocalSources, webhooks. */
 function serverFlags(flags: Record<string, unknown>): Record<string, unknown> {
-  const { allowOrigin, allowLocalSource, ...rest } = flags;
+  const { allowOrigin, allowLocalSource, webhook, ...rest } = flags;
   return {
     ...rest,
+    ...(webhook === undefined ? {} : { webhooks: webhook }),
     ...(allowOrigin === undefined ? {} : { allowOrigins: allowOrigin }),
     ...(allowLocalSource === undefined ? {} : { allowLocalSources: allowLocalSource }),
   };
@@ -276,6 +277,11 @@ function addServerOptions(command: Command): Command {
     .option(
       '--backup-keep <n>',
       `daily database backups kept in <data>/backups; 0: none (env ${ENV_NAMES.backupKeep}; default 7)`,
+    )
+    .option(
+      '--webhook <url>',
+      `POST every event to this URL (pick kinds and a secret in Settings or the config file); repeatable (env ${ENV_NAMES.webhooks}, space-separated)`,
+      collect,
     );
 }
 

@@ -7,6 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { ImportRoot } from '../model/import-root.js';
+import type { WebhookSpec } from '../model/webhook.schemas.js';
 import { SERVER_SERVICE_TYPE } from '../discovery/dns-sd.js';
 import {
   type LogLevel,
@@ -86,6 +87,8 @@ export interface ServerConfig extends LogSettings {
   liveBufferLinger: number;
   /** Buffer the channels either side of a watched one while tuners are free (channel up/down in a moment). */
   livePretune: boolean;
+  /** Where events are POSTed besides the webhooks made in Settings (--webhook, the config file). */
+  webhooks: WebhookSpec[];
 }
 
 export const DEFAULTS: ServerConfig = {
@@ -124,6 +127,7 @@ export const DEFAULTS: ServerConfig = {
   liveBufferGb: 16,
   liveBufferLinger: 10,
   livePretune: false,
+  webhooks: [],
 };
 
 function parseMinutes(value: number | string, what = 'Rescan interval', zero = 'periodic rescans'): number {
@@ -179,6 +183,14 @@ const parseBackupKeep = (value: number | string) =>
     1000,
     `Backup keep '${value}' is invalid: give how many daily database backups to keep in DATA/backups, 0 to 1000 (0 turns automatic backups off).`,
   );
+
+/** A webhook as the config gives it: a URL, or a URL with kinds and a secret. */
+function parseWebhook(given: string | WebhookSpec): WebhookSpec {
+  const spec = typeof given === 'string' ? { url: given } : given;
+  if (!isUrl(spec.url))
+    throw new ConfigError(`Webhook '${spec.url.slice(0, 100)}' is invalid: give an http:// or https:// URL.`);
+  return spec;
+}
 
 function inside(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
@@ -267,6 +279,7 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     liveBufferGb: parseLiveBuffer.gb(pick('liveBufferGb', places) ?? DEFAULTS.liveBufferGb),
     liveBufferLinger: parseLiveBuffer.linger(pick('liveBufferLinger', places) ?? DEFAULTS.liveBufferLinger),
     livePretune: ((flag) => (flag === undefined ? DEFAULTS.livePretune : parseFlag(flag)))(pick('livePretune', places)),
+    webhooks: (pick('webhooks', places) ?? []).map(parseWebhook),
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

@@ -18,6 +18,8 @@ import {
   logSettingsFromEnv,
 } from './log-settings.js';
 import { HLS_ENCODERS } from '../streaming/hls-ffmpeg-args.js';
+import { EVENT_KINDS } from '../model/event.schemas.js';
+import type { WebhookSpec } from '../model/webhook.schemas.js';
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
 export const ConfigFileSchema = Type.Object(
@@ -56,6 +58,22 @@ export const ConfigFileSchema = Type.Object(
     liveBufferGb: Type.Optional(Type.Number({ minimum: 0.1, maximum: 100_000 })),
     liveBufferLinger: Type.Optional(Type.Number({ minimum: 0, maximum: 1440 })),
     livePretune: Type.Optional(Type.Boolean()),
+    // A URL alone wants every kind; an object picks kinds and signs with a secret.
+    webhooks: Type.Optional(
+      Type.Array(
+        Type.Union([
+          Type.String({ minLength: 1 }),
+          Type.Object(
+            {
+              url: Type.String({ minLength: 1 }),
+              kinds: Type.Optional(Type.Array(Type.Union(EVENT_KINDS.map((kind) => Type.Literal(kind))))),
+              secret: Type.Optional(Type.String({ minLength: 1 })),
+            },
+            { additionalProperties: false },
+          ),
+        ]),
+      ),
+    ),
     ...LOG_FILE_PROPERTIES,
     /** `antenna player`'s settings (and the player's in `antenna start`). */
     player: Type.Optional(PlayerFileSchema),
@@ -99,6 +117,7 @@ export interface PartialSettings extends PartialLogSettings {
   liveBufferGb?: number | string | undefined;
   liveBufferLinger?: number | string | undefined;
   livePretune?: boolean | string | undefined;
+  webhooks?: (string | WebhookSpec)[] | undefined;
 }
 
 export const ENV_NAMES = {
@@ -135,6 +154,7 @@ export const ENV_NAMES = {
   liveBufferGb: 'ANTENNA_LIVE_BUFFER_GB',
   liveBufferLinger: 'ANTENNA_LIVE_BUFFER_LINGER',
   livePretune: 'ANTENNA_LIVE_PRETUNE',
+  webhooks: 'ANTENNA_WEBHOOKS',
   ...LOG_ENV_NAMES,
   config: 'ANTENNA_CONFIG',
 } as const;
@@ -182,6 +202,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     liveBufferGb: value(ENV_NAMES.liveBufferGb),
     liveBufferLinger: value(ENV_NAMES.liveBufferLinger),
     livePretune: value(ENV_NAMES.livePretune),
+    webhooks: words(value(ENV_NAMES.webhooks)),
   };
 }
 

@@ -1,10 +1,22 @@
 /** `GET /status`'s answer: the server's route serializes it, the web app reads its type. */
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
+import { WebhookProblemSchema } from './webhook.schemas.js';
 
 const Count = Type.Integer({ minimum: 0 });
 /** Problems listed in /status; the count says how many there are in all. */
 export const PROBLEMS_SHOWN = 100;
 const Problem = Type.Object({ path: Type.String(), reason: Type.String() });
+
+/** Who is not being told what happens: each failing receiver once, however many deliveries failed. */
+export const EventsStatusSchema = Type.Object(
+  {
+    webhooks_failing: Type.Array(WebhookProblemSchema, {
+      description: 'webhooks whose last attempt failed (their deliveries are retried)',
+    }),
+  },
+  { description: 'webhooks and MQTT' },
+);
+export type EventsStatus = Static<typeof EventsStatusSchema>;
 
 export const StatusSchema = Type.Object(
   {
@@ -109,6 +121,7 @@ export const StatusSchema = Type.Object(
         { description: 'the DVR' },
       ),
     ),
+    events: Type.Optional(EventsStatusSchema),
   },
   { title: 'Status' },
 );

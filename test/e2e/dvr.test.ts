@@ -14,6 +14,7 @@ import { resolveServerConfig } from '../../src/config/server-config.js';
 import { localDate } from '../../src/dvr/recording/recording-paths.js';
 import { startFakeHdHomeRun } from '../support/fake-hdhomerun.js';
 import { collectEvents } from '../support/event-feed.js';
+import { type WebhookReceiver, startWebhookReceiver } from '../support/webhook-receiver.js';
 import { callJson, type Json, until, writeXmltv } from '../support/dvr-app.js';
 import { runAntenna } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';
@@ -36,6 +37,13 @@ const rules: Record<string, string> = {};
 
 const call = (method: string, path: string, body?: unknown) => callJson(server.url, method, path, body);
 let feed: Awaited<ReturnType<typeof collectEvents>>;
+/** A webhook (from the config, as --webhook gives it): what it was POSTed. */
+let hook: WebhookReceiver;
+const postedOf = (id: string) =>
+  hook.received
+    .map((post) => (JSON.parse(post.body) as { event: { kind: string; data: { job_id?: string } } }).event)
+    .filter((event) => event.data.job_id === id)
+    .map((event) => event.kind);
 /** The events the feed sent about job `id`, by kind. */
 const eventsOf = (id: string) => feed.events.filter((e) => e.data.data.job_id === id).map((e) => e.event);
 
@@ -123,6 +131,7 @@ beforeAll(async () => {
   writeFileSync(join(work, 'channels.m3u'), m3u);
   T = Math.floor(Date.now() / 1000) + 10;
   writeGuide(T + 50);
+  hook = await startWebhookReceiver();
   const config = resolveServerConfig([
     {
       data: join(work, 'data'),
@@ -133,6 +142,7 @@ beforeAll(async () => {
       m3uStreams: 10,
       hdhomerun: [tuner.address],
       xmltv: [join(work, 'guide.xml')],
+      webhooks: [hook.url],
       logLevel: 'silent',
     },
   ]);
@@ -166,6 +176,7 @@ afterAll(async () => {
   await server?.stop();
   await streams?.close();
   await tuner?.close();
+  await hook?.close();
 });
 
 // Its waits are for a shared timeline of recordings, post-processing included: longer than the default on a busy
@@ -330,6 +341,14 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
       expect(kinds).not.toContain('recording.completed');
       const told = feed.events.find((e) => e.event === 'recording.failed' && e.data.data.job_id === id);
       expect(told?.data).toMatchObject({ severity: 'error', data: { reason: expect.any(String) } });
+      // And over the webhook, once.
+      const posted = await until(
+        () => postedOf(id),
+        (k) => k.includes('recording.failed'),
+        5000,
+        `${id} failure POSTed`,
+      );
+      expect(posted.filter((kind) => kind === 'recording.failed')).toHaveLength(1);
     }
     const on6 = ids.find((id) => id.startsWith(`${T + 2}-`))!;
     expect((await call('GET', `/dvr/jobs/${on6}/why`)).json).toMatchObject({
@@ -417,6 +436,14 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
     expect(done.item).toMatchObject({ corrupted: true, completed: true });
     expect(done.error).toMatch(/interruption/);
     expect(streams.totalConnections('flaky')).toBeGreaterThan(1);
+    // A recording that came through is no failure: completed, over the webhook as well.
+    const posted = await until(
+      () => postedOf(`${T}-${rules.flaky}`),
+      (k) => k.includes('recording.completed'),
+      5000,
+      'flaky completion POSTed',
+    );
+    expect(posted).not.toContain('recording.failed');
   });
 
   it('records what is on now and stops when told, keeping what it wrote as cancelled', async () => {

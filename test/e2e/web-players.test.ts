@@ -6,15 +6,18 @@
  * POST /api/play/recording/ID) and the page says so; a TV that cannot be reached is
  * said in words. A channel collection is made in Settings by ticking channels and is
  * what GET /dvr/collections/channels answers after the favorites. axe-core finds no
- * serious violation.
+ * serious violation. A webhook made in Settings (a URL, a secret, the kinds ticked) gets
+ * the event it wants, signed, and its delivery log says so.
  * Screenshots: test-output/web/settings-players.png, play-on-menu.png, play-on-sent.png,
- * settings-collection-form.png, settings-collections.png.
+ * settings-collection-form.png, settings-collections.png, settings-webhook-form.png,
+ * settings-webhooks.png.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Json, until } from '../support/dvr-app.js';
 import { type WebApp, clickText, pageText, startWebApp, waitForText } from '../support/web-app-fixture.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 let web: WebApp;
 let tv: Server;
@@ -124,5 +127,51 @@ describe('channel collections in Settings', () => {
       { id: expect.any(String), name: 'Kids', items: [String(channels[0]?.number), String(channels[1]?.number)] },
     ]);
     await page.close();
+  });
+});
+
+describe('webhooks in Settings', () => {
+  it('makes a webhook that gets, signed, the kinds ticked, and shows its delivery log', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const page = await web.open('/settings');
+      await waitForText(page, 'No webhooks yet.');
+      await clickText(page, 'button', 'Add webhook');
+      const form = 'form[aria-label="New webhook"]';
+      await page.waitForSelector(form);
+      await page.type(`${form} input[type="text"]`, receiver.url);
+      await page.type(`${form} input[type="password"]`, 'a-secret');
+      await clickText(page, 'label', 'Player online');
+      await page.evaluate(`document.getElementById('webhooks-title').scrollIntoView()`);
+      await web.shot(page, 'settings-webhook-form');
+      expect(await web.seriousViolations(page)).toEqual([]);
+      await clickText(page, 'button', 'Save webhook');
+      await waitForText(page, 'Player online · signed');
+      expect(await pageText(page)).toMatch(/Nothing sent yet/);
+
+      // A player that registers is a player.online event: POSTed to the webhook.
+      expect((await web.api('PUT', '/dvr/clients/kitchen000001', registration('Kitchen', tvPort))).status).toBe(200);
+      await until(
+        () => receiver.received.length,
+        (n) => n >= 1,
+        10_000,
+        'the webhook POST',
+      );
+      const post = receiver.received[0]!;
+      expect(post.headers['x-antenna-event']).toBe('player.online');
+      expect(post.headers['x-antenna-signature-256']).toMatch(/^sha256=[0-9a-f]{64}$/);
+      expect(JSON.parse(post.body).event).toMatchObject({ kind: 'player.online', data: { player_name: 'Kitchen' } });
+
+      await page.reload();
+      await waitForText(page, 'Player online · signed');
+      await clickText(page, 'button', 'Deliveries');
+      await waitForText(page, 'Delivered (204)');
+      expect(await pageText(page)).toMatch(/Delivering/);
+      await page.evaluate(`document.getElementById('webhooks-title').scrollIntoView()`);
+      await web.shot(page, 'settings-webhooks');
+      await page.close();
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -163,6 +163,25 @@ describe('config file', () => {
     expect(resolveServerConfig([{ livePretune: true }]).livePretune).toBe(true);
   });
 
+  it('takes webhooks from flags, the environment (space-separated) and the file (URLs, or with kinds and a secret)', () => {
+    expect(resolveServerConfig([]).webhooks).toEqual([]);
+    expect(resolveServerConfig([{ webhooks: ['http://ha.local/hook'] }]).webhooks).toEqual([
+      { url: 'http://ha.local/hook' },
+    ]);
+    expect(
+      resolveServerConfig([settingsFromEnv({ ANTENNA_WEBHOOKS: 'http://a.local/x  https://b.local/y' })]).webhooks,
+    ).toEqual([{ url: 'http://a.local/x' }, { url: 'https://b.local/y' }]);
+    const file = join(dir, 'webhooks.json');
+    const hook = { url: 'http://ha.local/hook', kinds: ['recording.failed', 'disk.full'], secret: 'k' };
+    writeFileSync(file, JSON.stringify({ webhooks: ['http://plain.local/', hook] }));
+    expect(loadServerConfig({}, { ANTENNA_CONFIG: file }).webhooks).toEqual([{ url: 'http://plain.local/' }, hook]);
+    writeFileSync(file, JSON.stringify({ webhooks: [{ url: 'http://x/', kinds: ['recording.exploded'] }] }));
+    expect(() => readConfigFile(file)).toThrow(/webhooks/);
+    expect(() => resolveServerConfig([{ webhooks: ['ha.local/hook'] }])).toThrow(
+      /Webhook 'ha.local\/hook' is invalid: give an http:\/\/ or https:\/\/ URL/,
+    );
+  });
+
   it('takes backupKeep as a whole number', () => {
     const file = join(dir, 'backups.json');
     writeFileSync(file, JSON.stringify({ backupKeep: 30 }));

@@ -79,13 +79,14 @@ export interface RequestOptions {
   interactive?: boolean;
 }
 
-/** Sends a request; a 401 on a write asks the user for the token once and tries again. */
+/** Sends a request; a 401 (a write, or a read of webhooks) asks the user for the token once and tries again. */
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const method = options.method ?? 'GET';
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = { accept: 'application/json' };
     const token = tokenStore.get();
-    if (token && method !== 'GET') headers.authorization = `Bearer ${token}`;
+    // Sent on reads too: those that show what only writers may see (webhooks) need it.
+    if (token) headers.authorization = `Bearer ${token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
@@ -103,7 +104,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
         'The Antenna server cannot be reached. Check that it is running and that this device is on its network.',
       );
     }
-    if (response.status === 401 && method !== 'GET' && attempt === 0 && options.interactive !== false) {
+    if (response.status === 401 && attempt === 0 && options.interactive !== false) {
       const refused = await errorOf(response);
       const given = await askForToken(refused.message);
       if (given === null) throw refused;

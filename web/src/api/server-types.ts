@@ -123,3 +123,11 @@ export type ChannelCollectionBody = Static<typeof ChannelCollectionBodySchema>;
 import type { EventSchema } from '../../../src/model/event.schemas.js';
 /** What the server tells (GET /dvr/events). */
 export type ServerEvent = Static<typeof EventSchema>;
+
+import type { EventKind } from '../../../src/model/event.schemas.js';
+import type { WebhookBodySchema, WebhookDeliverySchema, WebhookSchema } from '../../../src/model/webhook.schemas.js';
+export type { EventKind };
+/** Where events are POSTed (GET /dvr/webhooks), what makes or changes one, and its delivery log. */
+export type Webhook = Static<typeof WebhookSchema>;
+export type WebhookBody = Static<typeof WebhookBodySchema>;
+export type WebhookDelivery = Static<typeof WebhookDeliverySchema>;

@@ -1,7 +1,7 @@
 /**
  * Settings: where channels and the guide come from (sources, guides, Refresh now), the
  * library's folders and their scan, the recordings disk, the players (TVs) the server
- * knows, channel collections, and the server itself.
+ * knows, channel collections, webhooks, and the server itself.
  */
 import { useQuery } from '@tanstack/react-query';
 import { dvrQueries } from '../../api/dvr.queries';
@@ -10,6 +10,7 @@ import { ErrorNotice, Loading } from '../../components/error-notice';
 import { LibraryPanel } from './library-panel';
 import { PlayersPanel } from './players-panel';
 import { ChannelCollectionsPanel } from './channel-collections-panel';
+import { WebhooksPanel } from './webhooks-panel';
 import { diskUse, formatUptime } from './settings-view';
 import { SourcesPanel } from './sources-panel';
 import './settings.css';
@@ -23,6 +24,7 @@ export function SettingsPage() {
       <RecordingsDiskPanel />
       <PlayersPanel />
       <ChannelCollectionsPanel />
+      <WebhooksPanel />
       <ServerPanel />
     </div>
   );
