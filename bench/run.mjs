@@ -42,6 +42,7 @@ import { benchLiveBuffer, liveBufferRows } from './live-buffer.mjs';
 import { benchLiveBrowser, liveBrowserRows } from './live-browser.mjs';
 import { benchLiveMpv, liveMpvRows } from './live-mpv.mjs';
 import { stopChild } from './stop-child.mjs';
+import { benchEvents, eventsRows } from './events.mjs';
 import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
 
 // The bench's servers stay off the network: no DNS-SD advertisements from them.
@@ -595,6 +596,9 @@ async function main() {
   web.guide = await benchGuideGrid({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'web-guide'), log });
   rmSync(join(WORK, 'web-guide'), { recursive: true, force: true });
 
+  // 12. A failure told: dead sources' recording.failed over SSE, a webhook and MQTT.
+  const events = await benchEvents({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'events'), log });
+
   // ---------------------------------------------------------------- verdicts
   const rows = [];
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
@@ -689,6 +693,7 @@ async function main() {
   rows.push(...liveMpvRows(liveMpv, { verdict }));
   rows.push(...liveBrowserRows(liveBrowser, { verdict }));
   rows.push(...webRows(web, { fmt, verdict }));
+  rows.push(...eventsRows(events, { verdict }));
 
   const table = [
     '| Target | Threshold | Antenna | Ceiling | Ratio | Result |',

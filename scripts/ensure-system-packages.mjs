@@ -24,12 +24,18 @@ const PACKAGES = {
   bindfs: 'bindfs',
   xmllint: 'libxml2-utils',
   'xmltv.dtd': 'libxmltv-perl',
+  // The MQTT tests' broker (users bring their own, such as Home Assistant's).
+  mosquitto: 'mosquitto',
 };
 /**
  * Needs that are files, not commands: where the package puts them (the XMLTV DTD the tests validate exported guides
  * against).
  */
-const FILES = { 'xmltv.dtd': '/usr/share/sgml/xmltv/dtd/0.5/xmltv.dtd' };
+const FILES = {
+  'xmltv.dtd': '/usr/share/sgml/xmltv/dtd/0.5/xmltv.dtd',
+  // Debian puts it in /usr/sbin, which a user's PATH may lack: the tests look there.
+  mosquitto: '/usr/sbin/mosquitto',
+};
 
 function onPath(command) {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {

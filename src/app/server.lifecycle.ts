@@ -30,7 +30,7 @@ import { VERSION } from '../version.js';
 import { PlayerRegistry } from '../devices/player-registry.service.js';
 import { machineAddress } from '../devices/client-address.js';
 import { EventLog } from '../events/event-log.service.js';
-import { WebhooksService } from '../events/webhooks.service.js';
+import { startEventOutlets } from './event-outlets.js';
 import { displayUrl, listeningPort } from '../common/listen-url.js';
 import { stopOnSignals } from './signals.js';
 import { createLogger } from './log-output.js';
@@ -63,6 +63,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     lock.release();
     throw error;
   }
+  // What has started, undone (newest first) when a later step fails (a port in use): the process can then exit.
+  const undo: (() => unknown)[] = [];
   try {
     const roots = importRootsOf(config);
     replaceImportRoots(db, roots);
@@ -85,15 +87,16 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       removeSampleLibrary(db);
       importer.forgetImportsUnder(sampleDir);
     }
+    // What happened, told: numbered, logged, sent to the feed (and webhooks, MQTT).
+    const events = new EventLog(db, { logger });
     const scans = new ScanScheduler(importer, scanRoots, {
       logger,
+      emit: events.emit,
       rescanIntervalMs: config.rescanInterval * 60_000,
     });
     // Position, watched and favorite writes: logged, so interface A's cached lists are patched rather than built again.
     const stateLog = new ItemStateLog();
     const library = new LibraryService(db, { boundary, stateLog });
-    // What happened, told: numbered, logged, sent to the feed (and webhooks, MQTT).
-    const events = new EventLog(db, { logger });
     const dvr = new DvrService(db, {
       emit: events.emit,
       recordingsDir: config.recordings,
@@ -148,19 +151,17 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       },
     });
     hls.start();
+    undo.push(() => hls.stop());
     const players = new PlayerRegistry(db, {
       emit: events.emit,
       logger,
       machineAddress: () => machineAddress(networkInterfaces()),
     });
     players.start();
-    // What went wrong is shown on the TVs too (interface B's notify): the app on a TV leaves notifications to it.
-    const stopTelling = events.subscribe((event) => {
-      if (event.severity === 'error') players.notifyAll('Antenna', event.message);
-    });
-    const webhooks = new WebhooksService(db, { logger, server: { name: serverName(), version: VERSION } });
-    webhooks.start(config.webhooks);
-    const stopPosting = events.subscribe(webhooks.sender.take);
+    undo.push(() => players.stop());
+    // Where events go out besides the feed: the TVs, webhooks, MQTT; and the disk watch that tells disk.low / .full.
+    const outlets = startEventOutlets({ db, config, logger, serverName: serverName(), events, players, dvr, files });
+    undo.push(() => outlets.stop());
     // What GET /health reports: 503 until everything below has started, and again once stopping begins.
     let phase: ServerPhase = 'starting';
     const app = await buildHttpApp({
@@ -172,7 +173,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         edits: new LibraryEditsService(db, stateLog),
         players,
         events,
-        webhooks,
+        webhooks: outlets.webhooks,
         token: config.token,
         allowedOrigins: config.allowOrigins,
         roots: () => scanRoots,
@@ -184,7 +185,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         },
       },
       scanStatus: () => scans.status(),
-      eventsStatus: () => ({ webhooks_failing: webhooks.problems() }),
+      eventsStatus: () => outlets.status(),
       logger,
       publicUrl: config.publicUrl,
       fallbackBaseUrl: displayUrl(config.host, config.port),
@@ -201,6 +202,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         'no --token: changes (watch state, deletes, scans) are accepted from loopback and private-network addresses only; give --token (or ANTENNA_TOKEN) to require one',
       );
     }
+    undo.push(() => app.close());
     await app.listen({ host: config.host, port: config.port });
     // After listening: interface A answers while the sample is made and the first scan runs.
     const making = new AbortController();
@@ -252,9 +254,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         // start.
         await hls.stop();
         await dvr.stop();
-        stopTelling();
-        stopPosting();
-        await webhooks.stop();
+        await outlets.stop();
         players.stop();
         await app.close();
         db.close();
@@ -262,6 +262,10 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       },
     };
   } catch (error) {
+    for (const step of undo.reverse())
+      await Promise.resolve()
+        .then(step)
+        .catch(() => undefined);
     db.close();
     lock.release();
     throw error;

@@ -282,6 +282,18 @@ function addServerOptions(command: Command): Command {
       '--webhook <url>',
       `POST every event to this URL (pick kinds and a secret in Settings or the config file); repeatable (env ${ENV_NAMES.webhooks}, space-separated)`,
       collect,
+    )
+    .option(
+      '--mqtt <url>',
+      `publish events and state to this MQTT broker, with Home Assistant discovery, such as mqtt://user:pass@homeassistant.local:1883 (env ${ENV_NAMES.mqtt})`,
+    )
+    .option(
+      '--mqtt-topic <level>',
+      `the first level of the topics published (env ${ENV_NAMES.mqttTopic}; default antenna)`,
+    )
+    .option(
+      '--disk-low-gb <gb>',
+      `tell disk.low below this many gigabytes free on the recordings disk; 0: never (env ${ENV_NAMES.diskLowGb}; default 10)`,
     );
 }
 

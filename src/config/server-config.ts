@@ -89,6 +89,12 @@ export interface ServerConfig extends LogSettings {
   livePretune: boolean;
   /** Where events are POSTed besides the webhooks made in Settings (--webhook, the config file). */
   webhooks: WebhookSpec[];
+  /** An MQTT broker events and state are published to (mqtt://, mqtts://, ws://, wss://), credentials in it. */
+  mqtt: string | undefined;
+  /** The first level of every topic published (two servers on one broker need two). */
+  mqttTopic: string;
+  /** Below this many gigabytes free on the recordings disk, disk.low is told. */
+  diskLowGb: number;
 }
 
 export const DEFAULTS: ServerConfig = {
@@ -128,6 +134,9 @@ export const DEFAULTS: ServerConfig = {
   liveBufferLinger: 10,
   livePretune: false,
   webhooks: [],
+  mqtt: undefined,
+  mqttTopic: 'antenna',
+  diskLowGb: 10,
 };
 
 function parseMinutes(value: number | string, what = 'Rescan interval', zero = 'periodic rescans'): number {
@@ -190,6 +199,24 @@ function parseWebhook(given: string | WebhookSpec): WebhookSpec {
   if (!isUrl(spec.url))
     throw new ConfigError(`Webhook '${spec.url.slice(0, 100)}' is invalid: give an http:// or https:// URL.`);
   return spec;
+}
+
+/** A broker URL MQTT.js connects to. */
+function parseBroker(url: string): string {
+  if (!/^(mqtts?|wss?):\/\/[^/]/i.test(url))
+    throw new ConfigError(
+      `MQTT broker '${url.slice(0, 100)}' is invalid: give a URL such as mqtt://homeassistant.local:1883 (mqtt://user:password@host to log in; mqtts:// for TLS).`,
+    );
+  return url;
+}
+
+/** A topic level without MQTT's wildcards. */
+function parseTopic(topic: string): string {
+  if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(topic))
+    throw new ConfigError(
+      `MQTT topic '${topic.slice(0, 100)}' is invalid: give letters, digits, - and _ (levels separated by /), such as antenna.`,
+    );
+  return topic;
 }
 
 function inside(path: string, folder: string): boolean {
@@ -280,6 +307,14 @@ export function resolveServerConfig(places: readonly PartialSettings[], cwd: str
     liveBufferLinger: parseLiveBuffer.linger(pick('liveBufferLinger', places) ?? DEFAULTS.liveBufferLinger),
     livePretune: ((flag) => (flag === undefined ? DEFAULTS.livePretune : parseFlag(flag)))(pick('livePretune', places)),
     webhooks: (pick('webhooks', places) ?? []).map(parseWebhook),
+    mqtt: ((url) => (url === undefined ? undefined : parseBroker(url)))(pick('mqtt', places)),
+    mqttTopic: parseTopic(pick('mqttTopic', places) ?? DEFAULTS.mqttTopic),
+    diskLowGb: parseAmount(
+      pick('diskLowGb', places) ?? DEFAULTS.diskLowGb,
+      0,
+      1_000_000,
+      `Disk low '${String(pick('diskLowGb', places))}' is invalid: give the gigabytes free below which disk.low is told (0 turns it off).`,
+    ),
   };
   config.recordings = recordings === undefined ? resolve(config.data, 'recordings') : resolve(cwd, recordings);
   checkRoots(config);

@@ -74,6 +74,9 @@ export const ConfigFileSchema = Type.Object(
         ]),
       ),
     ),
+    mqtt: Type.Optional(Type.String({ minLength: 1 })),
+    mqttTopic: Type.Optional(Type.String({ minLength: 1 })),
+    diskLowGb: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
     ...LOG_FILE_PROPERTIES,
     /** `antenna player`'s settings (and the player's in `antenna start`). */
     player: Type.Optional(PlayerFileSchema),
@@ -118,6 +121,9 @@ export interface PartialSettings extends PartialLogSettings {
   liveBufferLinger?: number | string | undefined;
   livePretune?: boolean | string | undefined;
   webhooks?: (string | WebhookSpec)[] | undefined;
+  mqtt?: string | undefined;
+  mqttTopic?: string | undefined;
+  diskLowGb?: number | string | undefined;
 }
 
 export const ENV_NAMES = {
@@ -155,6 +161,9 @@ export const ENV_NAMES = {
   liveBufferLinger: 'ANTENNA_LIVE_BUFFER_LINGER',
   livePretune: 'ANTENNA_LIVE_PRETUNE',
   webhooks: 'ANTENNA_WEBHOOKS',
+  mqtt: 'ANTENNA_MQTT',
+  mqttTopic: 'ANTENNA_MQTT_TOPIC',
+  diskLowGb: 'ANTENNA_DISK_LOW_GB',
   ...LOG_ENV_NAMES,
   config: 'ANTENNA_CONFIG',
 } as const;
@@ -203,6 +212,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): PartialSettings {
     liveBufferLinger: value(ENV_NAMES.liveBufferLinger),
     livePretune: value(ENV_NAMES.livePretune),
     webhooks: words(value(ENV_NAMES.webhooks)),
+    mqtt: value(ENV_NAMES.mqtt),
+    mqttTopic: value(ENV_NAMES.mqttTopic),
+    diskLowGb: value(ENV_NAMES.diskLowGb),
   };
 }
 

@@ -33,6 +33,7 @@ import type { SegmentSource } from './live/channel-buffer.js';
 import type { PlaylistOptions } from './live/buffer-playlist.js';
 import { LIVE_BUFFER_DEFAULTS, LiveBuffers, type LiveBufferSettings } from './live/live-buffers.service.js';
 import { listSources } from '../repositories/sources.repository.js';
+import { listJobsInState, nextScheduledJob } from '../repositories/jobs.repository.js';
 import { RecordingsService } from './recording/recordings.service.js';
 import { RulesService } from './planning/rules.service.js';
 import type { GuideWrites } from './sources/source-refresh.js';
@@ -96,7 +97,7 @@ export class DvrService {
   private stopped = false;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly options: DvrOptions,
   ) {
     const now = options.now ?? Date.now;
@@ -109,6 +110,7 @@ export class DvrService {
       ...(options.localSourceDirs ? { localSourceDirs: options.localSourceDirs } : {}),
       ...(options.sourceTimeoutMs ? { readTimeoutMs: options.sourceTimeoutMs } : {}),
       ...(options.guideWrites ? { guideWrites: options.guideWrites } : {}),
+      ...(options.emit ? { emit: options.emit } : {}),
     });
     this.sources.applyConfig(options.sources);
     this.hub = new StreamHub({
@@ -377,6 +379,15 @@ export class DvrService {
   private async replannedAfter<T extends { error?: string }>(result: T): Promise<T> {
     if (result.error === undefined) await this.replanInSlices('re-planning after a refresh');
     return result;
+  }
+
+  /** What records now and what records next (MQTT's state, Home Assistant's sensors). */
+  recordingSummary(now = Date.now()) {
+    const next = nextScheduledJob(this.db, Math.floor(now / 1000));
+    return {
+      recording: listJobsInState(this.db, 'recording').map((job) => ({ title: job.name, channel: job.channel })),
+      next: next ? { title: next.name, channel: next.channel, start_time: next.start_time } : undefined,
+    };
   }
 
   status() {

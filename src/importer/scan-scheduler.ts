@@ -7,6 +7,7 @@
  * folders it touched, ImportService.applyChanges), even while a whole walk runs: a
  * file copied in during a first scan of 100,000 files shows within seconds.
  */
+import type { EventSink, NewEvent } from '../model/event.schemas.js';
 import type { Logger } from 'pino';
 import type { ImportRoot } from '../model/import-root.js';
 import { FolderWatch } from './folder-watch.js';
@@ -18,6 +19,21 @@ import {
   type ScanSummary,
 } from './import.service.js';
 
+/** A scan's outcome as library.scanned (pure); undefined for a rescan that found nothing new and nothing wrong. */
+export function scannedEvent(roots: readonly ImportRoot[], summary: ScanSummary): NewEvent | undefined {
+  const { added, updated, moved, removed } = summary;
+  const failed = summary.failed.length;
+  if (added + updated + moved + removed + failed === 0) return undefined;
+  const parts = [`${added} added`, `${updated + moved} updated`, `${removed} removed`];
+  if (failed > 0) parts.push(`${failed} could not be imported (see Settings)`);
+  return {
+    kind: 'library.scanned',
+    severity: failed > 0 ? 'warning' : 'info',
+    message: `The library scan finished: ${parts.join(', ')}.`,
+    data: { path: roots.map((root) => root.path).join(', '), added, updated: updated + moved, removed },
+  };
+}
+
 export interface ScanSchedulerOptions {
   logger: Logger;
   /** Watch the roots for changes (default true). */
@@ -28,6 +44,8 @@ export interface ScanSchedulerOptions {
   debounceMs?: number;
   /** How long a growing file must keep its size before it counts as copied. */
   writeFinishMs?: number;
+  /** Where a scan that changed something (or found problems) is told as library.scanned. */
+  emit?: EventSink;
 }
 
 export interface ScanStatus extends ScanProgress {
@@ -184,6 +202,8 @@ export class ScanScheduler {
         try {
           const summary = await this.importer.reconcile(roots);
           this.last = { finishedAt: Date.now(), summary };
+          const told = scannedEvent(roots, summary);
+          if (told) this.options.emit?.(told);
         } catch (error) {
           if (error instanceof ScanCancelledError) return;
           // A failing scan must not take the server down; the next request tries again.

@@ -13,6 +13,17 @@ export const EventsStatusSchema = Type.Object(
     webhooks_failing: Type.Array(WebhookProblemSchema, {
       description: 'webhooks whose last attempt failed (their deliveries are retried)',
     }),
+    mqtt: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({ description: 'the broker, credentials redacted' }),
+          connected: Type.Boolean(),
+          error: Type.Optional(Type.String({ description: 'why it is not, while it is not' })),
+          since: Type.Optional(Type.Integer({ description: 'epoch ms it stopped answering' })),
+        },
+        { description: 'the MQTT broker (--mqtt), when one is set' },
+      ),
+    ),
   },
   { description: 'webhooks and MQTT' },
 );

@@ -328,6 +328,18 @@ export function listDueJobs(db: Db, now: number): DvrJobRow[] {
   ).all(now, now) as DvrJobRow[];
 }
 
+/** The next scheduled job to start after `now` (epoch seconds): what it is, where and when. */
+export function nextScheduledJob(
+  db: Db,
+  now: number,
+): { name: string; channel: string | null; start_time: number } | undefined {
+  return statement(
+    db,
+    `SELECT name, channel, start_time FROM jobs WHERE state = 'scheduled' AND skipped = 0 AND start_time > ?
+     ORDER BY start_time, id LIMIT 1`,
+  ).get(now) as { name: string; channel: string | null; start_time: number } | undefined;
+}
+
 /** When the next scheduled job begins, epoch seconds. */
 export function nextJobStart(db: Db): number | undefined {
   return (

@@ -15,6 +15,8 @@ import { localDate } from '../../src/dvr/recording/recording-paths.js';
 import { startFakeHdHomeRun } from '../support/fake-hdhomerun.js';
 import { collectEvents } from '../support/event-feed.js';
 import { type WebhookReceiver, startWebhookReceiver } from '../support/webhook-receiver.js';
+import { type Broker, startBroker } from '../support/mosquitto.js';
+import { type MqttClient, connectAsync } from 'mqtt';
 import { callJson, type Json, until, writeXmltv } from '../support/dvr-app.js';
 import { runAntenna } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';
@@ -44,6 +46,11 @@ const postedOf = (id: string) =>
     .map((post) => (JSON.parse(post.body) as { event: { kind: string; data: { job_id?: string } } }).event)
     .filter((event) => event.data.job_id === id)
     .map((event) => event.kind);
+/** A real MQTT broker the server publishes to, and what a subscriber got on the event topics. */
+let broker: Broker;
+let subscriber: MqttClient;
+const mqttEvents: { kind: string; data: { job_id?: string } }[] = [];
+const publishedOf = (id: string) => mqttEvents.filter((event) => event.data.job_id === id).map((event) => event.kind);
 /** The events the feed sent about job `id`, by kind. */
 const eventsOf = (id: string) => feed.events.filter((e) => e.data.data.job_id === id).map((e) => e.event);
 
@@ -132,6 +139,10 @@ beforeAll(async () => {
   T = Math.floor(Date.now() / 1000) + 10;
   writeGuide(T + 50);
   hook = await startWebhookReceiver();
+  broker = await startBroker();
+  subscriber = await connectAsync(broker.url, { clientId: 'dvr-e2e' });
+  subscriber.on('message', (_topic, payload) => mqttEvents.push(JSON.parse(payload.toString())));
+  await subscriber.subscribeAsync('antenna/events/#');
   const config = resolveServerConfig([
     {
       data: join(work, 'data'),
@@ -143,6 +154,7 @@ beforeAll(async () => {
       hdhomerun: [tuner.address],
       xmltv: [join(work, 'guide.xml')],
       webhooks: [hook.url],
+      mqtt: broker.url,
       logLevel: 'silent',
     },
   ]);
@@ -177,6 +189,8 @@ afterAll(async () => {
   await streams?.close();
   await tuner?.close();
   await hook?.close();
+  await subscriber?.endAsync();
+  await broker?.stop();
 });
 
 // Its waits are for a shared timeline of recordings, post-processing included: longer than the default on a busy
@@ -349,6 +363,14 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
         `${id} failure POSTed`,
       );
       expect(posted.filter((kind) => kind === 'recording.failed')).toHaveLength(1);
+      // And over MQTT, once.
+      const published = await until(
+        () => publishedOf(id),
+        (k) => k.includes('recording.failed'),
+        5000,
+        `${id} failure published`,
+      );
+      expect(published.filter((kind) => kind === 'recording.failed')).toHaveLength(1);
     }
     const on6 = ids.find((id) => id.startsWith(`${T + 2}-`))!;
     expect((await call('GET', `/dvr/jobs/${on6}/why`)).json).toMatchObject({
@@ -444,6 +466,7 @@ describe('DVR end to end', { timeout: 90_000 }, () => {
       'flaky completion POSTed',
     );
     expect(posted).not.toContain('recording.failed');
+    expect(publishedOf(`${T}-${rules.flaky}`)).not.toContain('recording.failed');
   });
 
   it('records what is on now and stops when told, keeping what it wrote as cancelled', async () => {

@@ -17,6 +17,7 @@ import { listJobs } from '../../src/repositories/jobs.repository.js';
 import { sourceOut } from '../../src/dvr/dvr-resource-mappers.js';
 import { getSource, replaceSourceChannels } from '../../src/repositories/sources.repository.js';
 import { createDvr, xmlTime } from '../support/dvr-app.js';
+import type { NewEvent } from '../../src/model/event.schemas.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
 /** Epoch seconds of the guide's first programme (2030): the clock stays before it. */
@@ -41,6 +42,7 @@ const hits = new Map<string, number>();
 let dvr: DvrService;
 let clock: number;
 let logs: { level: number; msg: string; reason?: string; err?: string }[];
+let told: NewEvent[];
 
 function m3u(numbers: readonly string[]): string {
   return (
@@ -111,9 +113,11 @@ beforeEach(async () => {
   );
   feeds.set('/channels.m3u', { body: m3u(CHANNELS) });
   feeds.set('/guide.xml', { body: GOOD_GUIDE });
+  told = [];
   dvr = createDvr(temp, {
     sources: [{ kind: 'm3u', location: url('/channels.m3u'), streams: 2 }],
     guides: [url('/guide.xml')],
+    emit: (event) => told.push(event),
     now: () => clock,
     logger,
     sourceTimeoutMs: 300,
@@ -155,6 +159,36 @@ function rules(): void {
 const warnings = () => logs.filter((line) => line.level === 40);
 
 const truncated = GOOD_GUIDE.slice(0, GOOD_GUIDE.indexOf('Night Movie', GOOD_GUIDE.length / 2));
+
+describe('what a refresh tells', () => {
+  it('tells a source that starts failing once, and that it is back; each guide refresh, failed or applied', async () => {
+    expect(told.map((e) => e.kind)).toEqual(['guide.applied']);
+    told.length = 0;
+    feeds.set('/channels.m3u', { status: 500, body: 'oops' });
+    await dvr.refreshSource(sourceId());
+    await dvr.refreshSource(sourceId());
+    expect(told).toEqual([
+      expect.objectContaining({
+        kind: 'source.failing',
+        severity: 'error',
+        data: { source_id: sourceId(), reason: expect.stringMatching(/answered HTTP 500/) },
+      }),
+    ]);
+    feeds.set('/channels.m3u', { body: m3u(CHANNELS) });
+    await dvr.refreshSource(sourceId());
+    expect(told.map((e) => e.kind)).toEqual(['source.failing', 'source.back']);
+    told.length = 0;
+    feeds.set('/guide.xml', { status: 404 });
+    await dvr.refreshGuide(guideId());
+    feeds.set('/guide.xml', { body: GOOD_GUIDE });
+    await dvr.refreshGuide(guideId());
+    expect(told.map((e) => [e.kind, e.data.guide_id])).toEqual([
+      ['guide.failed', guideId()],
+      ['guide.applied', guideId()],
+    ]);
+    expect(told[0]!.message).toMatch(/HTTP 404/);
+  });
+});
 
 const SOURCE_FAULTS: [string, Feed, string, RegExp][] = [
   ['an HTTP 500', { status: 500, body: 'oops' }, 'unreadable', /answered HTTP 500/],

@@ -100,6 +100,8 @@ export interface DvrSetup {
   sourceTimeoutMs?: number;
   /** The live buffers' limits (default: the server's). */
   liveBuffers?: DvrOptions['liveBuffers'];
+  /** Where the DVR tells what happens (default: nowhere). */
+  emit?: DvrOptions['emit'];
 }
 
 /** A DvrService writing under `temp.dir`; nothing refreshes on its own (refreshInterval 0) and comskip is off. */
@@ -115,6 +117,7 @@ export function createDvr(temp: TempLibrary, setup: DvrSetup): DvrService {
     ...(setup.now ? { now: setup.now } : {}),
     ...(setup.sourceTimeoutMs ? { sourceTimeoutMs: setup.sourceTimeoutMs } : {}),
     ...(setup.liveBuffers ? { liveBuffers: setup.liveBuffers } : {}),
+    ...(setup.emit ? { emit: setup.emit } : {}),
     refreshInterval: 0,
     comskip: false,
     // The tests' playlists and guides are files in the temporary folder, added through the API too.

@@ -182,6 +182,26 @@ describe('config file', () => {
     );
   });
 
+  it('takes an MQTT broker, a topic level and the disk-low setting, and refuses what would not work', () => {
+    expect(resolveServerConfig([])).toMatchObject({ mqtt: undefined, mqttTopic: 'antenna', diskLowGb: 10 });
+    const env = settingsFromEnv({
+      ANTENNA_MQTT: 'mqtt://user:pw@ha.local:1883',
+      ANTENNA_MQTT_TOPIC: 'antenna/den',
+      ANTENNA_DISK_LOW_GB: '25.5',
+    });
+    expect(resolveServerConfig([env])).toMatchObject({
+      mqtt: 'mqtt://user:pw@ha.local:1883',
+      mqttTopic: 'antenna/den',
+      diskLowGb: 25.5,
+    });
+    expect(resolveServerConfig([{ diskLowGb: 0 }]).diskLowGb).toBe(0);
+    expect(() => resolveServerConfig([{ mqtt: 'ha.local:1883' }])).toThrow(/MQTT broker 'ha.local:1883' is invalid/);
+    expect(() => resolveServerConfig([{ mqtt: 'http://ha.local' }])).toThrow(/mqtt:\/\/homeassistant.local:1883/);
+    for (const bad of ['a/#', 'a/+/b', '/a', 'a//b', 'a b'])
+      expect(() => resolveServerConfig([{ mqttTopic: bad }])).toThrow(/MQTT topic .* is invalid/);
+    expect(() => resolveServerConfig([{ diskLowGb: 'lots' }])).toThrow(/Disk low 'lots' is invalid/);
+  });
+
   it('takes backupKeep as a whole number', () => {
     const file = join(dir, 'backups.json');
     writeFileSync(file, JSON.stringify({ backupKeep: 30 }));

@@ -10,6 +10,7 @@ import {
   freshness,
   isHeldBack,
   collectionSummary,
+  eventsLine,
   lastScan,
   playerActivity,
   readableReason,
@@ -268,5 +269,22 @@ describe("the server's events as notifications", () => {
       ({ id, kind: 'disk.low', at: 0, severity: 'warning', message: '', data: {} }) as const;
     expect(newEvents([event(3), event(2)], undefined)).toEqual([]);
     expect(newEvents([event(5), event(4), event(3)], 3).map((e) => e.id)).toEqual([4, 5]);
+  });
+});
+
+describe('eventsLine', () => {
+  it('says a broker away and failing webhooks, and nothing when all is told', () => {
+    expect(eventsLine(undefined)).toBeUndefined();
+    expect(eventsLine({ webhooks_failing: [] })).toBeUndefined();
+    expect(eventsLine({ webhooks_failing: [], mqtt: { url: 'mqtt://ha:1883', connected: true } })).toBe(
+      'MQTT connected to mqtt://ha:1883',
+    );
+    const hook = { id: 1, url: 'http://x/', error: 'the receiver answered 500', failing_since: 0, pending: 2 };
+    expect(
+      eventsLine({ webhooks_failing: [hook], mqtt: { url: 'mqtt://ha:1883', connected: false, error: 'refused' } }),
+    ).toBe(
+      'MQTT not connected to mqtt://ha:1883: refused; the webhook http://x/ is failing: the receiver answered 500',
+    );
+    expect(eventsLine({ webhooks_failing: [hook, { ...hook, id: 2 }] })).toBe('2 webhooks are failing (see Webhooks)');
   });
 });

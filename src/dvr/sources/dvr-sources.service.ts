@@ -6,6 +6,7 @@
  * `refreshed_at`, that refresh's time), records why as the source's or guide's `error`
  * for /dvr/sources and /dvr/guides to show, and logs what to do.
  */
+import { type EventSink, NO_EVENTS } from '../../model/event.schemas.js';
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -122,6 +123,8 @@ export class DvrSourcesService {
       readTimeoutMs?: number;
       /** Told of a guide refresh's commits (source-refresh.ts). */
       guideWrites?: GuideWrites;
+      /** Where source failing / back and guide failed / applied are told. */
+      emit?: EventSink;
     } = {},
   ) {
     this.refresher = new SourceRefresher(db, {
@@ -131,6 +134,7 @@ export class DvrSourcesService {
       timeoutMs: options.readTimeoutMs,
       readable: (row) => this.readableLocation(row),
       guideWrites: options.guideWrites,
+      emit: options.emit ?? NO_EVENTS,
     });
   }
 

@@ -13,6 +13,8 @@
  * replaced: for a source nothing awaits between them; a guide's programmes change only by
  * its refresh, and one runs at a time.
  */
+import type { EventSink } from '../../model/event.schemas.js';
+import { guideApplied, guideFailed, sourceBack, sourceFailing } from './refresh-events.js';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../../common/errors.js';
 import type { Db } from '../../db/database.js';
@@ -94,6 +96,8 @@ export interface RefresherOptions {
   readable: (row: { location: string; origin: string }) => string;
   /** Told of a guide refresh's commits (GuideWrites). */
   guideWrites?: GuideWrites | undefined;
+  /** Where a source going dark or coming back, and each guide refresh, are told (refresh-events.ts). */
+  emit: EventSink;
 }
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -177,11 +181,15 @@ export class SourceRefresher {
           `source refresh applied as the user confirmed: ${judgement.detail}`,
         );
       else this.options.logger?.info({ source: id, ...counts }, 'source refresh applied');
+      if (source.error !== null) this.options.emit(sourceBack(source));
       return { id, ...counts };
     } catch (error) {
-      return this.rejected('source', id, `${source.name}: ${reason(error)}`, error, (message, kind) =>
+      const answer = this.rejected('source', id, `${source.name}: ${reason(error)}`, error, (message, kind) =>
         setSourceError(this.db, id, message, this.now(), kind),
       );
+      // Told when it starts failing, not at every refresh that finds it still dark.
+      if (source.error === null && !options.signal?.aborted) this.options.emit(sourceFailing(source, answer.error));
+      return answer;
     }
   }
 
@@ -281,6 +289,7 @@ export class SourceRefresher {
           `guide refresh applied as the user confirmed: ${outcome.confirmed}`,
         );
       else this.options.logger?.info({ guide: id, ...result }, 'guide refresh applied');
+      this.options.emit(guideApplied(id, shownLocation(guide.location), result));
       return { id, ...result };
     } catch (error) {
       // Stopped with the server: nothing was wrong with the guide, so nothing is stored or warned of.
@@ -289,13 +298,15 @@ export class SourceRefresher {
           id,
           error: `guide ${shownLocation(guide.location)}: the refresh was stopped (the server is stopping)`,
         };
-      return this.rejected(
+      const answer = this.rejected(
         'guide',
         id,
         `guide ${shownLocation(guide.location)}: ${reason(error)}`,
         error,
         (message, kind) => setGuideError(this.db, id, message, this.now(), kind),
       );
+      this.options.emit(guideFailed(id, answer.error));
+      return answer;
     }
   }
 }

@@ -11,7 +11,7 @@ import { LibraryPanel } from './library-panel';
 import { PlayersPanel } from './players-panel';
 import { ChannelCollectionsPanel } from './channel-collections-panel';
 import { WebhooksPanel } from './webhooks-panel';
-import { diskUse, formatUptime } from './settings-view';
+import { diskUse, eventsLine, formatUptime } from './settings-view';
 import { SourcesPanel } from './sources-panel';
 import './settings.css';
 
@@ -101,6 +101,12 @@ function ServerPanel() {
               ? `, ${status.data.dvr.recording.length} recording now${status.data.dvr.refreshing ? ', reading sources and guides' : ''}`
               : ''}
           </dd>
+          {eventsLine(status.data.events) && (
+            <>
+              <dt>Telling</dt>
+              <dd>{eventsLine(status.data.events)}</dd>
+            </>
+          )}
         </dl>
       )}
     </section>

@@ -224,3 +224,21 @@ export function collectionSummary(items: readonly string[], favorites: boolean):
   const shown = items.slice(0, 8).join(', ');
   return `${items.length} channel${items.length === 1 ? '' : 's'}: ${shown}${items.length > 8 ? ', …' : ''}`;
 }
+
+/** Who is not being told what happens (GET /status `events`), in a sentence; undefined when there is nothing to say. */
+export function eventsLine(events: ServerStatus['events']): string | undefined {
+  if (!events) return undefined;
+  const parts: string[] = [];
+  if (events.mqtt)
+    parts.push(
+      events.mqtt.connected
+        ? `MQTT connected to ${events.mqtt.url}`
+        : `MQTT not connected to ${events.mqtt.url}${events.mqtt.error ? `: ${events.mqtt.error}` : ''}`,
+    );
+  const failing = events.webhooks_failing;
+  if (failing.length === 1) parts.push(`the webhook ${failing[0]!.url} is failing: ${failing[0]!.error}`);
+  else if (failing.length > 1) parts.push(`${failing.length} webhooks are failing (see Webhooks)`);
+  if (parts.length === 0) return undefined;
+  const text = parts.join('; ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
