@@ -15,7 +15,7 @@ import {
   ShowSchema,
   VideoGroupSchema,
   VideoSchema,
-} from '../model/library.schemas.js';
+} from '../model/library/library.schemas.js';
 
 export type Serializer = (value: unknown) => string;
 

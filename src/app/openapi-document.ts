@@ -20,7 +20,7 @@ import { LibraryService } from '../library/library.service.js';
 import { LibraryEditsService } from '../management/library-edits.service.js';
 import { MediaFilesService } from '../management/media-files.service.js';
 import { PlayerRegistry } from '../devices/player-registry.service.js';
-import { NO_EVENTS } from '../model/event.schemas.js';
+import { NO_EVENTS } from '../model/events/event.schemas.js';
 import { EventLog } from '../events/event-log.service.js';
 import type { PlayerService } from '../player/player.service.js';
 

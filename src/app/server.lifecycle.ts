@@ -23,8 +23,8 @@ import { LibraryService } from '../library/library.service.js';
 import { LibraryEditsService } from '../management/library-edits.service.js';
 import { MediaFilesService } from '../management/media-files.service.js';
 import { HlsService } from '../streaming/hls-sessions.service.js';
-import { isLibraryEmpty, replaceImportRoots } from '../repositories/library-state.repository.js';
-import { removeSampleLibrary } from '../repositories/sample-library.repository.js';
+import { isLibraryEmpty, replaceImportRoots } from '../repositories/library/library-state.repository.js';
+import { removeSampleLibrary } from '../repositories/library/sample-library.repository.js';
 import { type Advertisement, advertise, stableId } from '../discovery/dns-sd.js';
 import { VERSION } from '../version.js';
 import { PlayerRegistry } from '../devices/player-registry.service.js';
@@ -36,7 +36,7 @@ import { stopOnSignals } from './signals.js';
 import { createLogger } from './log-output.js';
 import { findServerPrograms } from './program-paths.js';
 import { PathBoundary } from '../common/path-boundary.js';
-import { listImportsUnder } from '../repositories/import-files.repository.js';
+import { listImportsUnder } from '../repositories/library/import-files.repository.js';
 import { ensureSampleMedia, sampleMediaDir, sampleRoots } from '../sample/sample-media.js';
 
 export interface RunningServer {

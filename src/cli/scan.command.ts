@@ -12,7 +12,7 @@ import pino from 'pino';
 import { ConfigError, type ServerConfig, importRootsOf } from '../config/server-config.js';
 import { databasePath, openDatabase, prepareDataDir } from '../db/database.js';
 import { ImportService, type ScanProgress, type ScanSummary } from '../importer/import.service.js';
-import { removeSampleLibrary } from '../repositories/sample-library.repository.js';
+import { removeSampleLibrary } from '../repositories/library/sample-library.repository.js';
 import { sampleMediaDir } from '../sample/sample-media.js';
 
 export interface ScanOptions {

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { ImportRoot } from '../model/import-root.js';
-import type { WebhookSpec } from '../model/webhook.schemas.js';
+import type { WebhookSpec } from '../model/events/webhook.schemas.js';
 import { SERVER_SERVICE_TYPE } from '../discovery/dns-sd.js';
 import {
   type LogLevel,

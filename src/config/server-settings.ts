@@ -18,8 +18,8 @@ import {
   logSettingsFromEnv,
 } from './log-settings.js';
 import { HLS_ENCODERS } from '../streaming/hls-ffmpeg-args.js';
-import { EVENT_KINDS } from '../model/event.schemas.js';
-import type { WebhookSpec } from '../model/webhook.schemas.js';
+import { EVENT_KINDS } from '../model/events/event.schemas.js';
+import type { WebhookSpec } from '../model/events/webhook.schemas.js';
 
 /** The config file: JSON with any of these keys. Unknown keys are refused, so typos surface. */
 export const ConfigFileSchema = Type.Object(

@@ -4,8 +4,8 @@
  * refuses (an unknown recording, 404; a conflict, 409) is passed on with its message.
  */
 import { BadRequestError, ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
-import type { PlayOnBody } from '../model/client.schemas.js';
-import type { PlayerStatusBody } from '../model/player-status.schemas.js';
+import type { PlayOnBody } from '../model/players/client.schemas.js';
+import type { PlayerStatusBody } from '../model/players/player-status.schemas.js';
 import { interfaceBUrl } from './client-address.js';
 
 /** A channel's tune waits for its first segment on the server (up to 15 s). */

@@ -3,7 +3,7 @@
  * loaded now) or stopped (nothing is). A pause, a seek or a new programme on the same
  * channel is neither.
  */
-import type { PlayerStatusBody } from '../model/player-status.schemas.js';
+import type { PlayerStatusBody } from '../model/players/player-status.schemas.js';
 
 /** What is loaded, as one string: the channel, else the title and episode; '' when nothing is. */
 export function loadedKey(status: PlayerStatusBody): string {

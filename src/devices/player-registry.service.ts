@@ -13,16 +13,16 @@ import {
   type ClientRegistration,
   OFFLINE_AFTER_MS,
   type PlayOnBody,
-} from '../model/client.schemas.js';
-import type { EventSink } from '../model/event.schemas.js';
-import type { PlayerStatusBody } from '../model/player-status.schemas.js';
+} from '../model/players/client.schemas.js';
+import type { EventSink } from '../model/events/event.schemas.js';
+import type { PlayerStatusBody } from '../model/players/player-status.schemas.js';
 import {
   type PlayerRow,
   deletePlayer,
   getPlayer,
   listPlayers,
   upsertPlayer,
-} from '../repositories/players.repository.js';
+} from '../repositories/events/players.repository.js';
 import { reachableAddress } from './client-address.js';
 import { isPrivateAddress } from '../http/request-origin.js';
 import { callPlayer, playPath } from './interface-b.client.js';

@@ -1,5 +1,5 @@
 /**
- * DVR rows to the resources the management interface answers (model/dvr.schemas.ts):
+ * DVR rows to the resources the management interface answers (model/dvr/dvr.schemas.ts):
  * properties without a value left out, as interface A does, and source locations shown
  * without the query and credentials IPTV URLs carry (reads are open to the local network).
  */

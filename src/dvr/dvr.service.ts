@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { EventSink } from '../model/event.schemas.js';
+import type { EventSink } from '../model/events/event.schemas.js';
 import type { Db } from '../db/database.js';
 import {
   DvrSourcesService,
@@ -32,8 +32,8 @@ import { LiveTvService } from './live/live-tv.service.js';
 import type { SegmentSource } from './live/channel-buffer.js';
 import type { PlaylistOptions } from './live/buffer-playlist.js';
 import { LIVE_BUFFER_DEFAULTS, LiveBuffers, type LiveBufferSettings } from './live/live-buffers.service.js';
-import { listSources } from '../repositories/sources.repository.js';
-import { listJobsInState, nextScheduledJob } from '../repositories/jobs.repository.js';
+import { listSources } from '../repositories/dvr/sources.repository.js';
+import { listJobsInState, nextScheduledJob } from '../repositories/dvr/jobs.repository.js';
 import { RecordingsService } from './recording/recordings.service.js';
 import { RulesService } from './planning/rules.service.js';
 import type { GuideWrites } from './sources/source-refresh.js';

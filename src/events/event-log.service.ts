@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import type { AntennaEvent, EventKind, NewEvent } from '../model/event.schemas.js';
+import type { AntennaEvent, EventKind, NewEvent } from '../model/events/event.schemas.js';
 import {
   type EventRow,
   eventsAfter,
@@ -15,7 +15,7 @@ import {
   lastEventId,
   latestEvents,
   trimEvents,
-} from '../repositories/events.repository.js';
+} from '../repositories/events/events.repository.js';
 
 /** Events kept for replay. */
 export const EVENT_LOG_KEEP = 1000;

@@ -10,7 +10,7 @@
 import { type MqttClient, connect } from 'mqtt';
 import type { Logger } from 'pino';
 import { redactUrl } from '../common/url-redaction.js';
-import type { AntennaEvent } from '../model/event.schemas.js';
+import type { AntennaEvent } from '../model/events/event.schemas.js';
 import {
   HA_STATUS_TOPIC,
   type MqttIdentity,
@@ -59,6 +59,8 @@ export class MqttPublisher {
   /** Players whose discovery configs were published, so a forgotten one is removed from Home Assistant. */
   private readonly announced = new Map<string, Retained[]>();
   private timer: NodeJS.Timeout | undefined;
+  /** Closing on purpose: the connection's end is no problem to tell. */
+  private stopping = false;
   private readonly topics;
 
   constructor(private readonly options: MqttPublisherOptions) {
@@ -83,6 +85,7 @@ export class MqttPublisher {
     });
     client.on('error', (error) => this.failing(error.message));
     client.on('close', () => {
+      if (this.stopping) return;
       if (this.connected) this.failing('the connection to the broker closed');
       else if (!this.problem) this.failing('could not connect to the broker');
       this.connected = false;
@@ -113,6 +116,7 @@ export class MqttPublisher {
 
   /** Says `offline` (retained) and disconnects; a broker that is away is not waited for. */
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
     const client = this.client;
     if (!client) return;

@@ -5,8 +5,8 @@
  * has no media-player platform, so a player is a device of its own with a state,
  * channel and title sensor and an online binary sensor, attached to the server's device.
  */
-import type { AntennaEvent } from '../model/event.schemas.js';
-import type { PlayerStatusBody as PlayerStatus } from '../model/player-status.schemas.js';
+import type { AntennaEvent } from '../model/events/event.schemas.js';
+import type { PlayerStatusBody as PlayerStatus } from '../model/players/player-status.schemas.js';
 
 /** Where Home Assistant reads discovery configs (its default) and tells its own restarts. */
 export const DISCOVERY_PREFIX = 'homeassistant';

@@ -5,8 +5,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { BadRequestError } from '../common/errors.js';
-import type { AntennaEvent, EventKind } from '../model/event.schemas.js';
-import type { WebhookPost } from '../model/webhook.schemas.js';
+import type { AntennaEvent, EventKind } from '../model/events/event.schemas.js';
+import type { WebhookPost } from '../model/events/webhook.schemas.js';
 
 /** After the first attempt fails: the waits before the next ones (six attempts over about 43 minutes). */
 export const RETRY_DELAYS_MS: readonly number[] = [10_000, 30_000, 120_000, 600_000, 1_800_000];

@@ -8,8 +8,8 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { redactUrl } from '../common/url-redaction.js';
-import type { AntennaEvent } from '../model/event.schemas.js';
-import { WEBHOOK_LOG_KEEP, WEBHOOK_QUEUE_LIMIT, type WebhookPost } from '../model/webhook.schemas.js';
+import type { AntennaEvent } from '../model/events/event.schemas.js';
+import { WEBHOOK_LOG_KEEP, WEBHOOK_QUEUE_LIMIT, type WebhookPost } from '../model/events/webhook.schemas.js';
 import {
   type DeliveryRow,
   type WebhookRow,
@@ -20,7 +20,7 @@ import {
   listWebhooks,
   recordAttempt,
   trimDeliveries,
-} from '../repositories/webhooks.repository.js';
+} from '../repositories/events/webhooks.repository.js';
 import {
   ATTEMPT_TIMEOUT_MS,
   RETRY_DELAYS_MS,

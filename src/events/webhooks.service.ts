@@ -7,8 +7,14 @@ import type { Logger } from 'pino';
 import { ConflictError, NotFoundError } from '../common/errors.js';
 import { redactUrl } from '../common/url-redaction.js';
 import type { Db } from '../db/database.js';
-import type { EventKind } from '../model/event.schemas.js';
-import type { Webhook, WebhookBody, WebhookDelivery, WebhookPost, WebhookSpec } from '../model/webhook.schemas.js';
+import type { EventKind } from '../model/events/event.schemas.js';
+import type {
+  Webhook,
+  WebhookBody,
+  WebhookDelivery,
+  WebhookPost,
+  WebhookSpec,
+} from '../model/events/webhook.schemas.js';
 import {
   type DeliveryRow,
   type WebhookRow,
@@ -20,7 +26,7 @@ import {
   recentDeliveries,
   replaceConfigWebhooks,
   updateWebhook,
-} from '../repositories/webhooks.repository.js';
+} from '../repositories/events/webhooks.repository.js';
 import { checkedWebhookUrl, storedKinds } from './webhook-request.js';
 import { WebhookSender } from './webhook-sender.js';
 

@@ -18,7 +18,7 @@ import type { Db } from '../db/database.js';
 import type { ImportRoot } from '../model/import-root.js';
 import { digest } from '../model/ids.js';
 import { forEachConcurrently } from '../common/concurrency.js';
-import { deleteItem, setThumbnailUrl } from '../repositories/items.repository.js';
+import { deleteItem, setThumbnailUrl } from '../repositories/library/items.repository.js';
 import {
   type ImportFileRow,
   type ImportFileState,
@@ -27,7 +27,7 @@ import {
   getThumbnailPath,
   moveImportFile,
   saveImportFile,
-} from '../repositories/import-files.repository.js';
+} from '../repositories/library/import-files.repository.js';
 import type { SidecarIndex, WalkedFile } from './folder-walk.js';
 import { readFingerprint, readProblem, readSmallText } from './file-reads.js';
 import { ItemWriter, type MediaItem } from './item-writer.js';

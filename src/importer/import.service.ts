@@ -17,7 +17,7 @@ import { SerialQueue } from '../common/concurrency.js';
 import { PathBoundary } from '../common/path-boundary.js';
 import { rmSync } from 'node:fs';
 import { sep } from 'node:path';
-import { deleteItem } from '../repositories/items.repository.js';
+import { deleteItem } from '../repositories/library/items.repository.js';
 import {
   type ImportFileState,
   deleteEmptyImportedParents,
@@ -25,7 +25,7 @@ import {
   listImportFileStates,
   listImportFileStatesUnder,
   listImportsUnder,
-} from '../repositories/import-files.repository.js';
+} from '../repositories/library/import-files.repository.js';
 import { type ChangedPath, changeJobs } from './change-jobs.js';
 import { type WalkJob, type WalkProblem, walkFolders } from './folder-walk.js';
 import { ImportRun } from './import-run.js';

@@ -12,11 +12,11 @@
 import { nfoSetCollectionIdFor, showIdFor, videoGroupIdFor } from '../model/ids.js';
 import { basename, join } from 'node:path';
 import type { Db } from '../db/database.js';
-import { addCollectionMember, upsertCollection } from '../repositories/collections.repository.js';
-import { upsertEpisode, upsertMovie, upsertVideo } from '../repositories/items.repository.js';
+import { addCollectionMember, upsertCollection } from '../repositories/library/collections.repository.js';
+import { upsertEpisode, upsertMovie, upsertVideo } from '../repositories/library/items.repository.js';
 import type { ImportRoot } from '../model/import-root.js';
-import { upsertShow, upsertVideoGroup } from '../repositories/parents.repository.js';
-import { recordImportedParent, setArtwork } from '../repositories/import-files.repository.js';
+import { upsertShow, upsertVideoGroup } from '../repositories/library/parents.repository.js';
+import { recordImportedParent, setArtwork } from '../repositories/library/import-files.repository.js';
 import type { ParsedMedia } from './media-name.parser.js';
 import { type NfoMetadata, parseNfo } from './nfo.parser.js';
 import type { SidecarFiles } from './sidecar-files.js';

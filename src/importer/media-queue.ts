@@ -17,7 +17,7 @@ import { join, sep } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { forEachConcurrently } from '../common/concurrency.js';
-import { setProbeResults, setThumbnailUrl } from '../repositories/items.repository.js';
+import { setProbeResults, setThumbnailUrl } from '../repositories/library/items.repository.js';
 import {
   type ThumbnailWork,
   type UnprobedFile,
@@ -27,7 +27,7 @@ import {
   saveProbeRecord,
   saveThumbnail,
   unprobedAmong,
-} from '../repositories/import-files.repository.js';
+} from '../repositories/library/import-files.repository.js';
 import { makeThumbnail } from '../media-tools/thumbnail-maker.js';
 import { HeaderReaderPool, type ProbeReader, probeMedia } from '../media-tools/media-header.js';
 import type { ProbeOutcome } from '../media-tools/media-probe.js';

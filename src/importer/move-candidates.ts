@@ -4,7 +4,7 @@
  * that file moved, and keeps its item (and so its watch state).
  */
 import type { ImportRoot } from '../model/import-root.js';
-import type { ImportFileRow } from '../repositories/import-files.repository.js';
+import type { ImportFileRow } from '../repositories/library/import-files.repository.js';
 import type { WalkedFile } from './folder-walk.js';
 
 /** Files that vanished, findable by inode (same disk) or by content fingerprint (copied across). */

@@ -7,7 +7,7 @@
  * folders it touched, ImportService.applyChanges), even while a whole walk runs: a
  * file copied in during a first scan of 100,000 files shows within seconds.
  */
-import type { EventSink, NewEvent } from '../model/event.schemas.js';
+import type { EventSink, NewEvent } from '../model/events/event.schemas.js';
 import type { Logger } from 'pino';
 import type { ImportRoot } from '../model/import-root.js';
 import { FolderWatch } from './folder-watch.js';

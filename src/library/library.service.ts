@@ -15,18 +15,23 @@ import {
   type JobCountState,
   jobWriteCount,
   listJobsJson,
-} from '../repositories/jobs.repository.js';
+} from '../repositories/dvr/jobs.repository.js';
 import { checkDatabaseReadable } from '../repositories/health.repository.js';
-import { listChannels } from '../repositories/channels.repository.js';
+import { listChannels } from '../repositories/dvr/channels.repository.js';
 import {
   type CollectionType,
   getCollection,
   getPlaylist,
   listCollections,
   listPlaylists,
-} from '../repositories/collections.repository.js';
-import { getItemJson, type ItemScope, listItemsJson, type ListShape } from '../repositories/items.repository.js';
-import type { Channel, Collection, Playlist, Show, VideoGroup } from '../model/library.schemas.js';
+} from '../repositories/library/collections.repository.js';
+import {
+  getItemJson,
+  type ItemScope,
+  listItemsJson,
+  type ListShape,
+} from '../repositories/library/items.repository.js';
+import type { Channel, Collection, Playlist, Show, VideoGroup } from '../model/library/library.schemas.js';
 import type {
   DefaultItemOrder,
   ItemFilter,
@@ -40,15 +45,15 @@ import {
   getThumbnailPath,
   listNotMediaFiles,
   type NotMediaFile,
-} from '../repositories/import-files.repository.js';
+} from '../repositories/library/import-files.repository.js';
 import {
   countLibrary,
   dataVersion,
   type LibraryCounts,
   totalChanges,
-} from '../repositories/library-state.repository.js';
-import { getParent, listParents, type ParentKind } from '../repositories/parents.repository.js';
-import { matchExpression, searchLibrary } from '../repositories/search.repository.js';
+} from '../repositories/library/library-state.repository.js';
+import { getParent, listParents, type ParentKind } from '../repositories/library/parents.repository.js';
+import { matchExpression, searchLibrary } from '../repositories/library/search.repository.js';
 import { type MapContext, toChannel, toCollection, toPlaylist, toShow, toVideoGroup } from './resource-mappers.js';
 
 export type ItemQuery = ItemFilter & SortRequest<ItemSort>;
@@ -149,7 +154,7 @@ export class LibraryService {
 
   /**
    * Other connections' commits so far changed nothing a list shows: this process's guide
-   * refresh thread writing rows no reader sees until its swap (repositories/guide-writer.ts).
+   * refresh thread writing rows no reader sees until its swap (repositories/dvr/guide-writer.ts).
    * Without this, each of its commits (every ~40 ms for half a minute) would throw away
    * every cached list. A commit by another process in the same moment is taken for the
    * refresh's until the refresh says it has ended (externalWritesSeen, whatever came of it).

@@ -4,10 +4,10 @@
  * (the specification omits null properties), 0/1 become booleans, JSON columns
  * become arrays, and server-relative image paths become absolute URLs.
  */
-import type { ChannelRow } from '../repositories/channels.repository.js';
-import type { CollectionRow, PlaylistRow } from '../repositories/collections.repository.js';
-import type { Channel, Collection, Playlist, Show, VideoGroup } from '../model/library.schemas.js';
-import type { ParentRow } from '../repositories/parents.repository.js';
+import type { ChannelRow } from '../repositories/dvr/channels.repository.js';
+import type { CollectionRow, PlaylistRow } from '../repositories/library/collections.repository.js';
+import type { Channel, Collection, Playlist, Show, VideoGroup } from '../model/library/library.schemas.js';
+import type { ParentRow } from '../repositories/library/parents.repository.js';
 
 export interface MapContext {
   /** Absolute base such as `http://tv.local:8089`, without a trailing slash. */

@@ -4,7 +4,7 @@
  * there; it tells again only after the disk had room again (a margin above the line,
  * so a disk hovering at it does not tell every minute).
  */
-import type { EventSink } from '../model/event.schemas.js';
+import type { EventSink } from '../model/events/event.schemas.js';
 
 /** Below this a recording of an hour (2 to 8 GB) cannot be written. */
 export const DISK_FULL_BYTES = 1e9;

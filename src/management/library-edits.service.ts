@@ -25,10 +25,10 @@ import {
   updatePlaylist,
   upsertCollection,
   upsertPlaylist,
-} from '../repositories/collections.repository.js';
+} from '../repositories/library/collections.repository.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
-import { trackItemState, updateItemFlags } from '../repositories/items.repository.js';
-import { type ParentKind, updateParentFlags } from '../repositories/parents.repository.js';
+import { trackItemState, updateItemFlags } from '../repositories/library/items.repository.js';
+import { type ParentKind, updateParentFlags } from '../repositories/library/parents.repository.js';
 
 export interface ItemFlags {
   favorited?: boolean;

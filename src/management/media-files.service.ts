@@ -8,9 +8,9 @@ import { dirname, sep } from 'node:path';
 import { ConflictError, ForbiddenError, NotFoundError } from '../common/errors.js';
 import type { OpenedFile, PathBoundary, Resolution, ServedFile } from '../common/path-boundary.js';
 import type { Db } from '../db/database.js';
-import { probeFactsOf } from '../repositories/import-files.repository.js';
-import type { MediaDetails } from '../model/media-details.schemas.js';
-import { deleteRecordingItem, getRecording } from '../repositories/recordings.repository.js';
+import { probeFactsOf } from '../repositories/library/import-files.repository.js';
+import type { MediaDetails } from '../model/library/media-details.schemas.js';
+import { deleteRecordingItem, getRecording } from '../repositories/dvr/recordings.repository.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
 import {
   getItemFile,
@@ -18,7 +18,7 @@ import {
   type ItemFileRow,
   setWatchState,
   trackItemState,
-} from '../repositories/items.repository.js';
+} from '../repositories/library/items.repository.js';
 
 /** The longest playback position accepted: a week, far past any real programme. */
 export const MAX_PLAYBACK_SECONDS = 7 * 24 * 3600;

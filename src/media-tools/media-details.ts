@@ -7,7 +7,7 @@
  * languages). The interface A tags are derived from here, in one place.
  */
 
-import type { HdrFormat, MediaDetails } from '../model/media-details.schemas.js';
+import type { HdrFormat, MediaDetails } from '../model/library/media-details.schemas.js';
 import type { Chapter } from './media-probe.js';
 
 export type {
@@ -16,7 +16,7 @@ export type {
   MediaDetails,
   SubtitleDetails,
   VideoDetails,
-} from '../model/media-details.schemas.js';
+} from '../model/library/media-details.schemas.js';
 
 /** What a header reader (mp4box, ts-ebml, MediaInfo) makes of a file it can vouch for. */
 export interface HeaderReading {

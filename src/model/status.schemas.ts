@@ -1,6 +1,6 @@
 /** `GET /status`'s answer: the server's route serializes it, the web app reads its type. */
 import { type Static, Type } from '@sinclair/typebox';
-import { WebhookProblemSchema } from './webhook.schemas.js';
+import { WebhookProblemSchema } from './events/webhook.schemas.js';
 
 const Count = Type.Integer({ minimum: 0 });
 /** Problems listed in /status; the count says how many there are in all. */

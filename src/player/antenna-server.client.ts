@@ -11,10 +11,10 @@ import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ConflictError, NotFoundError, UnavailableError } from '../common/errors.js';
 import { redactUrl, redactUrlsInText } from '../common/url-redaction.js';
-import { AiringSchema } from '../model/dvr.schemas.js';
-import { FileFacts } from '../model/file-item.schemas.js';
-import { ChannelSchema } from '../model/library.schemas.js';
-import type { ClientRegistration } from '../model/client.schemas.js';
+import { AiringSchema } from '../model/dvr/dvr.schemas.js';
+import { FileFacts } from '../model/library/file-item.schemas.js';
+import { ChannelSchema } from '../model/library/library.schemas.js';
+import type { ClientRegistration } from '../model/players/client.schemas.js';
 import { bufferSpanOf, PLAYER_USER_AGENT } from './live-position.js';
 
 // What the player reads of the server's answers, taken from the server's own schemas

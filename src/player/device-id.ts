@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DEVICE_ID_PATTERN } from '../model/client.schemas.js';
+import { DEVICE_ID_PATTERN } from '../model/players/client.schemas.js';
 
 const ID_FILE = 'device-id';
 const isDeviceId = (text: string) => new RegExp(DEVICE_ID_PATTERN).test(text);

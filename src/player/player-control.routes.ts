@@ -11,7 +11,7 @@ import type { PlayerService } from './player.service.js';
 import type { PlayerStatus } from './player-state.js';
 import { SECTIONS, matchSection } from './sections.js';
 import { ErrorSchema, sendError } from '../http/error-reply.js';
-import { PlayerStatusSchema } from '../model/player-status.schemas.js';
+import { PlayerStatusSchema } from '../model/players/player-status.schemas.js';
 
 const FavoriteChannelSchema = Type.Object(
   {

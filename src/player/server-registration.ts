@@ -7,8 +7,8 @@
  */
 import { hostname, type } from 'node:os';
 import type { Logger } from 'pino';
-import { type ClientRegistration, HEARTBEAT_MS } from '../model/client.schemas.js';
-import type { PlayerStatusBody } from '../model/player-status.schemas.js';
+import { type ClientRegistration, HEARTBEAT_MS } from '../model/players/client.schemas.js';
+import type { PlayerStatusBody } from '../model/players/player-status.schemas.js';
 import { VERSION } from '../version.js';
 
 const STATUS_CHECK_MS = 2_000;

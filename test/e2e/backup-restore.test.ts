@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newestBackup } from '../../src/db/backup-names.js';
 import { databasePath, openDatabase, prepareDataDir } from '../../src/db/database.js';
-import { upsertCollection } from '../../src/repositories/collections.repository.js';
+import { upsertCollection } from '../../src/repositories/library/collections.repository.js';
 import { until } from '../support/dvr-app.js';
 import { runAntenna, type StartedServer, startAntennaServer } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { programmesBetween, saveGuide } from '../../src/repositories/guide.repository.js';
+import { programmesBetween, saveGuide } from '../../src/repositories/dvr/guide.repository.js';
 import { until, writeXmltv } from '../support/dvr-app.js';
 import { createTempLibrary, type TempLibrary } from '../support/temp-library.js';
 

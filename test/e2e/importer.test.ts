@@ -7,7 +7,7 @@ import { copyFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chaptersOf } from '../../src/repositories/import-files.repository.js';
+import { chaptersOf } from '../../src/repositories/library/import-files.repository.js';
 import { makeClip, makeImage, snapshotTree, writeText } from '../support/media-tree.js';
 import { runAntenna, type StartedServer, startAntennaServer } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';

@@ -6,7 +6,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { databasePath, openDatabase } from '../../src/db/database.js';
-import { getItemJson } from '../../src/repositories/items.repository.js';
+import { getItemJson } from '../../src/repositories/library/items.repository.js';
 import { type Json, callJson, until } from '../support/dvr-app.js';
 import { runAntenna, startAntennaProcess } from '../support/server-process.js';
 import { tempDir } from '../support/temp-library.js';

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertMovie } from '../../src/repositories/items.repository.js';
+import { upsertMovie } from '../../src/repositories/library/items.repository.js';
 import { ROUTES, pathFor } from '../support/library-endpoints.js';
 import { MOVIES, seedLibrary } from '../support/seed-library.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';

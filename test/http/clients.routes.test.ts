@@ -16,8 +16,8 @@ import { PathBoundary } from '../../src/common/path-boundary.js';
 import { PlayerRegistry } from '../../src/devices/player-registry.service.js';
 import { LibraryEditsService } from '../../src/management/library-edits.service.js';
 import { MediaFilesService } from '../../src/management/media-files.service.js';
-import type { ClientRegistration } from '../../src/model/client.schemas.js';
-import type { NewEvent } from '../../src/model/event.schemas.js';
+import type { ClientRegistration } from '../../src/model/players/client.schemas.js';
+import type { NewEvent } from '../../src/model/events/event.schemas.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
 
 let temp: TempLibrary;

@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kindsOf, lastEventIdOf, sseFrame } from '../../src/api/events.routes.js';
+import { kindsOf, lastEventIdOf, sseFrame } from '../../src/api/players/events.routes.js';
 import { PathBoundary } from '../../src/common/path-boundary.js';
 import { EventLog } from '../../src/events/event-log.service.js';
 import { LibraryEditsService } from '../../src/management/library-edits.service.js';
 import { MediaFilesService } from '../../src/management/media-files.service.js';
-import type { AntennaEvent, NewEvent } from '../../src/model/event.schemas.js';
+import type { AntennaEvent, NewEvent } from '../../src/model/events/event.schemas.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
 import { collectEvents } from '../support/event-feed.js';
 import { until } from '../support/dvr-app.js';
@@ -59,10 +59,9 @@ async function readEvents(url: string, count: number, headers: Record<string, st
   return { response: feed.response, done };
 }
 
-beforeAll(async () => {
-  temp = createTempLibrary();
-  events = new EventLog(temp.db, { logger, keep: 5 });
-  app = await buildTestApp(temp, {
+/** An app with the management routes and the event log, on the test's database. */
+const eventsApp = () =>
+  buildTestApp(temp, {
     management: {
       files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'r'), boundary: PathBoundary.closed() }),
       edits: new LibraryEditsService(temp.db),
@@ -71,6 +70,11 @@ beforeAll(async () => {
       events,
     },
   });
+
+beforeAll(async () => {
+  temp = createTempLibrary();
+  events = new EventLog(temp.db, { logger, keep: 5 });
+  app = await eventsApp();
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });
@@ -142,15 +146,7 @@ describe('GET /dvr/events', () => {
 
 describe('closing the server', () => {
   it('ends the open streams, so it does not wait for their clients', async () => {
-    const other = await buildTestApp(temp, {
-      management: {
-        files: new MediaFilesService(temp.db, { recordingsDir: join(temp.dir, 'r'), boundary: PathBoundary.closed() }),
-        edits: new LibraryEditsService(temp.db),
-        token: undefined,
-        roots: () => [],
-        events,
-      },
-    });
+    const other = await eventsApp();
     await other.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(other.server.address() as AddressInfo).port}/dvr/events`;
     const reading = await readEvents(url, 5);

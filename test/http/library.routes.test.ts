@@ -12,9 +12,9 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databasePath } from '../../src/db/database.js';
-import { upsertCollection } from '../../src/repositories/collections.repository.js';
-import { upsertEpisode, upsertMovie } from '../../src/repositories/items.repository.js';
-import { upsertShow } from '../../src/repositories/parents.repository.js';
+import { upsertCollection } from '../../src/repositories/library/collections.repository.js';
+import { upsertEpisode, upsertMovie } from '../../src/repositories/library/items.repository.js';
+import { upsertShow } from '../../src/repositories/library/parents.repository.js';
 import {
   ID_ROUTES,
   ITEM_SORT_VALUES,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { PathBoundary } from '../../src/common/path-boundary.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertEpisode, upsertMovie } from '../../src/repositories/items.repository.js';
+import { upsertEpisode, upsertMovie } from '../../src/repositories/library/items.repository.js';
 import type { ImportRoot } from '../../src/model/import-root.js';
 import { LibraryEditsService } from '../../src/management/library-edits.service.js';
 import { MediaFilesService } from '../../src/management/media-files.service.js';

@@ -14,7 +14,7 @@ import { type RunningPlayer, startPlayer } from '../../src/app/player.lifecycle.
 import { type RunningServer, startServer } from '../../src/app/server.lifecycle.js';
 import { resolvePlayerConfig } from '../../src/config/player-config.js';
 import { resolveServerConfig } from '../../src/config/server-config.js';
-import { upsertMovie } from '../../src/repositories/items.repository.js';
+import { upsertMovie } from '../../src/repositories/library/items.repository.js';
 import { AntennaServerClient } from '../../src/player/antenna-server.client.js';
 import { PlayerService } from '../../src/player/player.service.js';
 import { buildPlayerHttpApp } from '../../src/player/player-http-app.js';

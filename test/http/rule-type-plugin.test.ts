@@ -9,13 +9,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
-import { listJobs } from '../../src/repositories/jobs.repository.js';
+import { listJobs } from '../../src/repositories/dvr/jobs.repository.js';
 import { buildDvrApp, createDvr, writeM3u, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
 vi.mock('../../src/dvr/planning/rules/rule-type-list.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/dvr/planning/rules/rule-type-list.js')>();
-  const { ruleOptions } = await import('../../src/model/rule.schemas.js');
+  const { ruleOptions } = await import('../../src/model/dvr/rule.schemas.js');
   const { normaliseOptions } = await import('../../src/dvr/planning/rules/rule-type.js');
   const schema = Type.Object(
     {

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
-import { upsertEpisode, upsertMovie, upsertVideo } from '../../src/repositories/items.repository.js';
-import { upsertShow, upsertVideoGroup } from '../../src/repositories/parents.repository.js';
+import { upsertEpisode, upsertMovie, upsertVideo } from '../../src/repositories/library/items.repository.js';
+import { upsertShow, upsertVideoGroup } from '../../src/repositories/library/parents.repository.js';
 import { buildDvrApp, createDvr, writeM3u, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 

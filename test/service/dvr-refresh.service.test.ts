@@ -13,11 +13,11 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sourceIdFor, guideIdFor } from '../../src/dvr/sources/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
-import { listJobs } from '../../src/repositories/jobs.repository.js';
+import { listJobs } from '../../src/repositories/dvr/jobs.repository.js';
 import { sourceOut } from '../../src/dvr/dvr-resource-mappers.js';
-import { getSource, replaceSourceChannels } from '../../src/repositories/sources.repository.js';
+import { getSource, replaceSourceChannels } from '../../src/repositories/dvr/sources.repository.js';
 import { createDvr, xmlTime } from '../support/dvr-app.js';
-import type { NewEvent } from '../../src/model/event.schemas.js';
+import type { NewEvent } from '../../src/model/events/event.schemas.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
 /** Epoch seconds of the guide's first programme (2030): the clock stays before it. */

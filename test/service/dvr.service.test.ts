@@ -10,11 +10,11 @@ import { ConflictError, NotFoundError } from '../../src/common/errors.js';
 import { sourceIdFor } from '../../src/dvr/sources/dvr-sources.service.js';
 import { ruleOfJobId } from '../../src/dvr/planning/job-ids.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
-import { GuideWriter, saveGuide } from '../../src/repositories/guide.repository.js';
-import { type DvrJobRow, getDvrJob, listJobs } from '../../src/repositories/jobs.repository.js';
-import { getRecording, insertRecording } from '../../src/repositories/recordings.repository.js';
-import { upsertMovie } from '../../src/repositories/items.repository.js';
-import { getRule, insertRule } from '../../src/repositories/rules.repository.js';
+import { GuideWriter, saveGuide } from '../../src/repositories/dvr/guide.repository.js';
+import { type DvrJobRow, getDvrJob, listJobs } from '../../src/repositories/dvr/jobs.repository.js';
+import { getRecording, insertRecording } from '../../src/repositories/dvr/recordings.repository.js';
+import { upsertMovie } from '../../src/repositories/library/items.repository.js';
+import { getRule, insertRule } from '../../src/repositories/dvr/rules.repository.js';
 import { createDvr, type DvrSetup, type M3uEntry, writeM3u, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 

@@ -13,9 +13,9 @@ import {
   insertRecording,
   recordedEpisodeKeys,
   rememberRecordedEpisode,
-} from '../../src/repositories/recordings.repository.js';
-import { upsertEpisode } from '../../src/repositories/items.repository.js';
-import { upsertShow } from '../../src/repositories/parents.repository.js';
+} from '../../src/repositories/dvr/recordings.repository.js';
+import { upsertEpisode } from '../../src/repositories/library/items.repository.js';
+import { upsertShow } from '../../src/repositories/library/parents.repository.js';
 import { createTempLibrary, tempDir } from '../support/temp-library.js';
 
 describe('migration 016: episode keys without a programme id', () => {

@@ -13,7 +13,7 @@ import {
   likeContaining,
   programmesMatchingSql,
   saveGuide,
-} from '../../src/repositories/guide.repository.js';
+} from '../../src/repositories/dvr/guide.repository.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
 const T0 = 1_900_000_800;

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { jobRecords } from '../../src/dvr/lineup/guide-page.js';
-import { GuideWriter, saveGuide } from '../../src/repositories/guide.repository.js';
-import { upsertJob } from '../../src/repositories/jobs.repository.js';
-import { replaceSourceChannels, saveSource } from '../../src/repositories/sources.repository.js';
+import { GuideWriter, saveGuide } from '../../src/repositories/dvr/guide.repository.js';
+import { upsertJob } from '../../src/repositories/dvr/jobs.repository.js';
+import { replaceSourceChannels, saveSource } from '../../src/repositories/dvr/sources.repository.js';
 import { createDvr } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 

@@ -5,7 +5,7 @@
  * replaced rows are deleted afterwards; a refresh not applied leaves nothing behind.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { programmesOfChannels } from '../../src/repositories/guide-grid.repository.js';
+import { programmesOfChannels } from '../../src/repositories/dvr/guide-grid.repository.js';
 import {
   countProgrammesEndingAfter,
   GuideWriter,
@@ -15,8 +15,8 @@ import {
   programmesBetween,
   programmeTuplesOf,
   saveGuide,
-} from '../../src/repositories/guide.repository.js';
-import { searchProgrammes } from '../../src/repositories/search.repository.js';
+} from '../../src/repositories/dvr/guide.repository.js';
+import { searchProgrammes } from '../../src/repositories/library/search.repository.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
 const T0 = 1_900_000_800;

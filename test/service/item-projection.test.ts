@@ -6,10 +6,10 @@
 import fc from 'fast-check';
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonObjectSql } from '../../src/repositories/item-projection.js';
-import { getItemJson, upsertEpisode, upsertMovie } from '../../src/repositories/items.repository.js';
-import { EpisodeSchema, MovieSchema } from '../../src/model/library.schemas.js';
-import { upsertShow } from '../../src/repositories/parents.repository.js';
+import { jsonObjectSql } from '../../src/repositories/library/item-projection.js';
+import { getItemJson, upsertEpisode, upsertMovie } from '../../src/repositories/library/items.repository.js';
+import { EpisodeSchema, MovieSchema } from '../../src/model/library/library.schemas.js';
+import { upsertShow } from '../../src/repositories/library/parents.repository.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
 let temp: TempLibrary;

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compactJobItem, getJobJson, listJobsJson, upsertJob } from '../../src/repositories/jobs.repository.js';
-import type { JobItem } from '../../src/model/library.schemas.js';
+import { compactJobItem, getJobJson, listJobsJson, upsertJob } from '../../src/repositories/dvr/jobs.repository.js';
+import type { JobItem } from '../../src/model/library/library.schemas.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
 let temp: TempLibrary;

@@ -7,8 +7,8 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MembershipError, NotFoundError } from '../../src/common/errors.js';
 import { databasePath } from '../../src/db/database.js';
-import { upsertChannel } from '../../src/repositories/channels.repository.js';
-import { deleteJob, upsertJob } from '../../src/repositories/jobs.repository.js';
+import { upsertChannel } from '../../src/repositories/dvr/channels.repository.js';
+import { deleteJob, upsertJob } from '../../src/repositories/dvr/jobs.repository.js';
 import {
   addCollectionMember,
   appendPlaylistItems,
@@ -18,11 +18,16 @@ import {
   setPlaylistItems,
   upsertCollection,
   upsertPlaylist,
-} from '../../src/repositories/collections.repository.js';
-import { deleteItem, upsertEpisode, upsertMovie, upsertVideo } from '../../src/repositories/items.repository.js';
+} from '../../src/repositories/library/collections.repository.js';
+import {
+  deleteItem,
+  upsertEpisode,
+  upsertMovie,
+  upsertVideo,
+} from '../../src/repositories/library/items.repository.js';
 import { DEFAULT_EXTERNAL_CHECK_INTERVAL_MS, LibraryService } from '../../src/library/library.service.js';
 import type { MapContext } from '../../src/library/resource-mappers.js';
-import { deleteParent, upsertShow, upsertVideoGroup } from '../../src/repositories/parents.repository.js';
+import { deleteParent, upsertShow, upsertVideoGroup } from '../../src/repositories/library/parents.repository.js';
 import {
   BASE_TIME as T,
   CHANNELS,

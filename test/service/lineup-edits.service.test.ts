@@ -13,7 +13,7 @@ import { ConflictError, NotFoundError } from '../../src/common/errors.js';
 import { loadMigrations, migrate } from '../../src/db/database.js';
 import { sourceIdFor } from '../../src/dvr/sources/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
-import { listJobs } from '../../src/repositories/jobs.repository.js';
+import { listJobs } from '../../src/repositories/dvr/jobs.repository.js';
 import { createDvr } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 

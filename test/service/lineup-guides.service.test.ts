@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { guideIdFor, sourceIdFor } from '../../src/dvr/sources/dvr-sources.service.js';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
 import { lineupSnapshot } from '../../src/dvr/lineup/lineup-snapshot.js';
-import { listJobs } from '../../src/repositories/jobs.repository.js';
+import { listJobs } from '../../src/repositories/dvr/jobs.repository.js';
 import { createDvr, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 

@@ -12,7 +12,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MqttPublisher } from '../../src/events/mqtt-publisher.service.js';
 import type { PlayerSnapshot, ServerSnapshot } from '../../src/events/mqtt-topics.js';
-import type { AntennaEvent } from '../../src/model/event.schemas.js';
+import type { AntennaEvent } from '../../src/model/events/event.schemas.js';
 import { type Broker, freePort, startBroker } from '../support/mosquitto.js';
 import { until } from '../support/dvr-app.js';
 

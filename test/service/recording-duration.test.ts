@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureRecordingDuration } from '../../src/dvr/recording/recording-duration.js';
 import { RecordingsService } from '../../src/dvr/recording/recordings.service.js';
 import { StreamHub } from '../../src/dvr/recording/stream-hub.js';
-import { upsertMovie } from '../../src/repositories/items.repository.js';
-import { finishRecording, getRecording, insertRecording } from '../../src/repositories/recordings.repository.js';
+import { upsertMovie } from '../../src/repositories/library/items.repository.js';
+import { finishRecording, getRecording, insertRecording } from '../../src/repositories/dvr/recordings.repository.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 
 let temp: TempLibrary;

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
-import { listJobs } from '../../src/repositories/jobs.repository.js';
+import { listJobs } from '../../src/repositories/dvr/jobs.repository.js';
 import { createDvr, writeM3u, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 

@@ -9,9 +9,14 @@ import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DvrService } from '../../src/dvr/dvr.service.js';
-import { deleteItem, upsertEpisode, upsertMovie, upsertVideo } from '../../src/repositories/items.repository.js';
-import { deleteParent, upsertShow, upsertVideoGroup } from '../../src/repositories/parents.repository.js';
-import { matchExpression, queryWords } from '../../src/repositories/search.repository.js';
+import {
+  deleteItem,
+  upsertEpisode,
+  upsertMovie,
+  upsertVideo,
+} from '../../src/repositories/library/items.repository.js';
+import { deleteParent, upsertShow, upsertVideoGroup } from '../../src/repositories/library/parents.repository.js';
+import { matchExpression, queryWords } from '../../src/repositories/library/search.repository.js';
 import { createDvr, writeM3u, writeXmltv } from '../support/dvr-app.js';
 import { type TempLibrary, createTempLibrary } from '../support/temp-library.js';
 

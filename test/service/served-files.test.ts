@@ -13,8 +13,8 @@ import { PathBoundary } from '../../src/common/path-boundary.js';
 import { LibraryService } from '../../src/library/library.service.js';
 import { LibraryEditsService } from '../../src/management/library-edits.service.js';
 import { MediaFilesService } from '../../src/management/media-files.service.js';
-import { setArtwork } from '../../src/repositories/import-files.repository.js';
-import { upsertMovie } from '../../src/repositories/items.repository.js';
+import { setArtwork } from '../../src/repositories/library/import-files.repository.js';
+import { upsertMovie } from '../../src/repositories/library/items.repository.js';
 import { MOVIES, seedLibrary } from '../support/seed-library.js';
 import { type TempLibrary, buildTestApp, createTempLibrary } from '../support/temp-library.js';
 

@@ -1,5 +1,5 @@
 /** A client of GET /dvr/events for tests: every event the stream sends, as it sends it. */
-import type { AntennaEvent } from '../../src/model/event.schemas.js';
+import type { AntennaEvent } from '../../src/model/events/event.schemas.js';
 
 export interface SseEvent {
   id: number;

@@ -17,8 +17,8 @@
  * - two jobs and four channels ("10", "2.10", "4", "2.1").
  */
 import type { Db } from '../../src/db/database.js';
-import { type ChannelInput, upsertChannel } from '../../src/repositories/channels.repository.js';
-import { type JobInput, upsertJob } from '../../src/repositories/jobs.repository.js';
+import { type ChannelInput, upsertChannel } from '../../src/repositories/dvr/channels.repository.js';
+import { type JobInput, upsertJob } from '../../src/repositories/dvr/jobs.repository.js';
 import {
   type CollectionInput,
   type PlaylistInput,
@@ -27,7 +27,7 @@ import {
   setPlaylistItems,
   upsertCollection,
   upsertPlaylist,
-} from '../../src/repositories/collections.repository.js';
+} from '../../src/repositories/library/collections.repository.js';
 import {
   type EpisodeInput,
   type MovieInput,
@@ -35,14 +35,14 @@ import {
   upsertEpisode,
   upsertMovie,
   upsertVideo,
-} from '../../src/repositories/items.repository.js';
-import type { JobItem } from '../../src/model/library.schemas.js';
+} from '../../src/repositories/library/items.repository.js';
+import type { JobItem } from '../../src/model/library/library.schemas.js';
 import {
   type ParentInput,
   type ShowInput,
   upsertShow,
   upsertVideoGroup,
-} from '../../src/repositories/parents.repository.js';
+} from '../../src/repositories/library/parents.repository.js';
 
 /** 2023-11-14T22:13:20Z in epoch milliseconds. */
 export const BASE_TIME = 1_700_000_000_000;

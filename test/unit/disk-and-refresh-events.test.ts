@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DISK_FULL_BYTES, DiskWatch, type DiskLevel, diskLevel } from '../../src/management/disk-watch.js';
-import type { NewEvent } from '../../src/model/event.schemas.js';
+import type { NewEvent } from '../../src/model/events/event.schemas.js';
 import { guideApplied, guideFailed, sourceBack, sourceFailing } from '../../src/dvr/sources/refresh-events.js';
 import { scannedEvent } from '../../src/importer/scan-scheduler.js';
 
@@ -72,7 +72,7 @@ describe('refresh and scan events', () => {
     expect(sourceFailing({ id: 's1', name: 'IPTV' }, 'HTTP 503')).toMatchObject({
       kind: 'source.failing',
       severity: 'error',
-      message: 'The source IPTV cannot be read: HTTP 503',
+      message: 'The source IPTV could not be refreshed (its channels stay as they were): HTTP 503',
       data: { source_id: 's1', reason: 'HTTP 503' },
     });
     expect(sourceBack({ id: 's1', name: 'IPTV' })).toMatchObject({ kind: 'source.back', severity: 'info' });

@@ -2,7 +2,7 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { airingOut, guideOut, jobRef, sourceOut } from '../../src/dvr/dvr-resource-mappers.js';
-import { AiringSchema, GuideSchema, JobRef, SourceSchema } from '../../src/model/dvr.schemas.js';
+import { AiringSchema, GuideSchema, JobRef, SourceSchema } from '../../src/model/dvr/dvr.schemas.js';
 
 describe('DVR resource mappers', () => {
   it('shows a source without the credentials its URL carries, and only the values it has', () => {

@@ -35,7 +35,7 @@ import {
 } from '../../src/dvr/planning/job-planner.js';
 import { placeAgain } from '../../src/dvr/planning/job-placing-again.js';
 import type { RuleDefinition, StoredRule } from '../../src/dvr/planning/rules/rule-types.js';
-import type { PlannedJob } from '../../src/model/planned-job.js';
+import type { PlannedJob } from '../../src/model/dvr/planned-job.js';
 
 const T0 = 1_900_000_800; // a multiple of 600: every start and padding below lands on a tick
 const TICK = 600;

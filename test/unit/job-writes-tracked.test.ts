@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = join(process.cwd(), 'src');
-const TRACKED = new Set(['repositories/jobs.repository.ts', 'repositories/sample-library.repository.ts']);
+const TRACKED = new Set(['repositories/dvr/jobs.repository.ts', 'repositories/library/sample-library.repository.ts']);
 const WRITES_JOBS =
   /\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+jobs\b|upsertRow\(\s*db,\s*'jobs'/i;
 /** A write to a table named at run time: it could be the jobs table. */

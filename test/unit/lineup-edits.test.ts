@@ -11,7 +11,7 @@ import {
 } from '../../src/dvr/lineup/lineup-edits.js';
 import { channelEditBody, channelRequests } from '../../src/cli/channels.commands.js';
 import { PLACEHOLDER_SECONDS, placeholderAirings } from '../../src/dvr/lineup/placeholder-airings.js';
-import type { ChannelEdit } from '../../src/repositories/channel-edits.repository.js';
+import type { ChannelEdit } from '../../src/repositories/dvr/channel-edits.repository.js';
 
 const edit = (id: number, fields: Partial<ChannelEdit>): ChannelEdit => ({
   id,

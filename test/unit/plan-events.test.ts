@@ -1,8 +1,8 @@
 /** What a written plan tells: scheduled, conflict, skipped, once per change; a huge first plan in a few events. */
 import { describe, expect, it } from 'vitest';
 import { SCHEDULED_EVENTS_MAX, planEvents } from '../../src/dvr/planning/plan-events.js';
-import type { PlannedJob } from '../../src/model/planned-job.js';
-import type { PlanChange } from '../../src/repositories/jobs.repository.js';
+import type { PlannedJob } from '../../src/model/dvr/planned-job.js';
+import type { PlanChange } from '../../src/repositories/dvr/jobs.repository.js';
 
 const job = (id: string, fields: Partial<PlannedJob> = {}): PlannedJob => ({
   id,

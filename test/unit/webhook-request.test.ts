@@ -19,7 +19,7 @@ import {
   webhookHeaders,
   webhookPostBody,
 } from '../../src/events/webhook-request.js';
-import type { AntennaEvent } from '../../src/model/event.schemas.js';
+import type { AntennaEvent } from '../../src/model/events/event.schemas.js';
 
 const event: AntennaEvent = {
   id: 7,

@@ -36,7 +36,7 @@ const formWith = (type: string, fields: Record<string, string | boolean>) => {
   return { ...empty, fields: { ...empty.fields, ...fields } };
 };
 
-// What the server's schemas accept (src/model/rule.schemas.ts), in the shape the form writes back:
+// What the server's schemas accept (src/model/dvr/rule.schemas.ts), in the shape the form writes back:
 // options left at nothing are absent, flags present only when true, text without surrounding spaces.
 const text = (max: number) =>
   fc.string({ minLength: 1, maxLength: max }).filter((s) => s.trim() === s && s.length > 0 && !/\s{2}/.test(s));

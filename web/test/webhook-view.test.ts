@@ -8,7 +8,7 @@ import {
   healthText,
   kindsSummary,
 } from '../src/sections/settings/webhook-view';
-import { EVENT_KINDS } from '../../src/model/event.schemas';
+import { EVENT_KINDS } from '../../src/model/events/event.schemas';
 
 const delivery = (over: Partial<WebhookDelivery>): WebhookDelivery => ({
   id: 1,

@@ -2,7 +2,7 @@
  * Airings: programmes from the guide on the channel numbers they air on, as the planner,
  * the rule types and the guide routes see them.
  */
-import type { ProgrammeFields, ProgrammeRow, ProgrammeTuple } from '../../repositories/guide.repository.js';
+import type { ProgrammeFields, ProgrammeRow, ProgrammeTuple } from '../../repositories/dvr/guide.repository.js';
 
 /** One programme from the guide, on every channel number its guide channel maps to. */
 export interface Airing extends ProgrammeFields {

@@ -7,7 +7,7 @@
  */
 import { BadRequestError, ConflictError, NotFoundError } from '../../common/errors.js';
 import type { Db } from '../../db/database.js';
-import type { ChannelCollection, ChannelCollectionBody } from '../../model/channels-guide.schemas.js';
+import type { ChannelCollection, ChannelCollectionBody } from '../../model/dvr/channels-guide.schemas.js';
 import {
   channelCollectionNamed,
   deleteChannelCollection,
@@ -15,7 +15,7 @@ import {
   insertChannelCollection,
   listChannelCollections,
   updateChannelCollection,
-} from '../../repositories/channel-collections.repository.js';
+} from '../../repositories/dvr/channel-collections.repository.js';
 import { firstPerNumber, lineupSnapshot } from './lineup-snapshot.js';
 
 export const FAVORITES_ID = 'favorites';

@@ -3,8 +3,8 @@
  * kind in Categories (Series, Movie, Sports, News: what its remote apps filter on) and
  * the guide's own categories as Genres.
  */
-import type { ChannelsAiring, ChannelsGuideEntry } from '../../model/channels-guide.schemas.js';
-import type { StreamableChannel } from '../../repositories/sources.repository.js';
+import type { ChannelsAiring, ChannelsGuideEntry } from '../../model/dvr/channels-guide.schemas.js';
+import type { StreamableChannel } from '../../repositories/dvr/sources.repository.js';
 import type { Airing } from './airing.js';
 
 const KINDS: [kind: string, words: RegExp][] = [

@@ -5,14 +5,14 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../db/database.js';
-import type { GuideAiringSchema, GuidePageSchema } from '../../model/guide-page.schemas.js';
+import type { GuideAiringSchema, GuidePageSchema } from '../../model/dvr/guide-page.schemas.js';
 import {
   type GridJobRow,
   type GridProgrammeRow,
   jobsBetween,
   programmesOfChannels,
-} from '../../repositories/guide-grid.repository.js';
-import type { StreamableChannel } from '../../repositories/sources.repository.js';
+} from '../../repositories/dvr/guide-grid.repository.js';
+import type { StreamableChannel } from '../../repositories/dvr/sources.repository.js';
 import type { GuideChannelMap } from './guide-match.js';
 import { placeholderAirings } from './placeholder-airings.js';
 

@@ -10,7 +10,7 @@ import {
   matchExpression,
   searchProgrammes,
   type RecordingJob,
-} from '../../repositories/search.repository.js';
+} from '../../repositories/library/search.repository.js';
 import { type Airing, ProgrammeAiring } from './airing.js';
 import { guideKey } from './guide-match.js';
 import { lineupSnapshot } from './lineup-snapshot.js';

@@ -9,15 +9,20 @@
 import type { Static } from '@sinclair/typebox';
 import { BadRequestError, ConflictError, NotFoundError } from '../../common/errors.js';
 import type { Db } from '../../db/database.js';
-import type { LineupChannelSchema, LineupEdit, LineupGroupSchema } from '../../model/lineup.schemas.js';
+import type { LineupChannelSchema, LineupEdit, LineupGroupSchema } from '../../model/dvr/lineup.schemas.js';
 import {
   type ChannelEdit,
   getLineupChannel,
   type LineupRow,
   listLineup,
   saveEdit,
-} from '../../repositories/channel-edits.repository.js';
-import { getGuide, type GuideRow, listGuideChannels, setGuidePriority } from '../../repositories/guide.repository.js';
+} from '../../repositories/dvr/channel-edits.repository.js';
+import {
+  getGuide,
+  type GuideRow,
+  listGuideChannels,
+  setGuidePriority,
+} from '../../repositories/dvr/guide.repository.js';
 import { guideKey } from './guide-match.js';
 import {
   editedFields,

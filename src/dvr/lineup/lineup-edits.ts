@@ -10,13 +10,13 @@
  * with tvg-ids; one without a tvg-id is found again only while it keeps both its number
  * and its name at the source.
  */
-import type { ChannelEdit } from '../../repositories/channel-edits.repository.js';
+import type { ChannelEdit } from '../../repositories/dvr/channel-edits.repository.js';
 import type {
   ChannelOwnFields,
   EditIdentity,
   RefreshedChannel,
   SourceChannel,
-} from '../../repositories/sources.repository.js';
+} from '../../repositories/dvr/sources.repository.js';
 
 export type { ChannelEdit, ChannelOwnFields, EditIdentity };
 

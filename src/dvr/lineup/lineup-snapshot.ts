@@ -8,9 +8,9 @@
  * Callers must not change what they are given: it is shared until the next change.
  */
 import type { Db } from '../../db/database.js';
-import { lineupVersion } from '../../repositories/channel-edits.repository.js';
-import { listStreamableChannels, type StreamableChannel } from '../../repositories/sources.repository.js';
-import { listGuideChannels } from '../../repositories/guide.repository.js';
+import { lineupVersion } from '../../repositories/dvr/channel-edits.repository.js';
+import { listStreamableChannels, type StreamableChannel } from '../../repositories/dvr/sources.repository.js';
+import { listGuideChannels } from '../../repositories/dvr/guide.repository.js';
 import { type GuideChannelMap, matchGuideChannels } from './guide-match.js';
 
 export interface LineupSnapshot {

@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/database.js';
-import { listChannels } from '../../repositories/channels.repository.js';
-import { programmeTuplesOf } from '../../repositories/guide.repository.js';
-import { listSources } from '../../repositories/sources.repository.js';
+import { listChannels } from '../../repositories/dvr/channels.repository.js';
+import { programmeTuplesOf } from '../../repositories/dvr/guide.repository.js';
+import { listSources } from '../../repositories/dvr/sources.repository.js';
 import { NotFoundError } from '../../common/errors.js';
-import type { ChannelsGuideEntry } from '../../model/channels-guide.schemas.js';
+import type { ChannelsGuideEntry } from '../../model/dvr/channels-guide.schemas.js';
 import { channelsAiring, channelsGuideChannel } from './channels-guide.js';
 import { firstPerNumber, lineupSnapshot } from './lineup-snapshot.js';
 import { type Airing, ProgrammeAiring } from './airing.js';

@@ -6,9 +6,9 @@
 import { BadRequestError, ConflictError, NotFoundError } from '../../common/errors.js';
 import type { Db } from '../../db/database.js';
 import { type Airing, ProgrammeAiring } from '../lineup/airing.js';
-import { listGuideChannels, programmesBetween } from '../../repositories/guide.repository.js';
-import { type DvrJobRow, getDvrJob, listJobsInState } from '../../repositories/jobs.repository.js';
-import type { StreamableChannel } from '../../repositories/sources.repository.js';
+import { listGuideChannels, programmesBetween } from '../../repositories/dvr/guide.repository.js';
+import { type DvrJobRow, getDvrJob, listJobsInState } from '../../repositories/dvr/jobs.repository.js';
+import type { StreamableChannel } from '../../repositories/dvr/sources.repository.js';
 import { type GuidePage, guidePageOf, type GuidePageRequest } from '../lineup/guide-page.js';
 import { firstPerNumber, lineupSnapshot } from '../lineup/lineup-snapshot.js';
 import { isPlaceholder, placeholderAirings } from '../lineup/placeholder-airings.js';

@@ -5,7 +5,7 @@
  * recorder's reason: the source's answer, a full disk, Antenna not running). Pure.
  */
 import type { Static } from '@sinclair/typebox';
-import type { JobWhySchema } from '../../model/dvr.schemas.js';
+import type { JobWhySchema } from '../../model/dvr/dvr.schemas.js';
 
 export type JobWhy = Static<typeof JobWhySchema>;
 

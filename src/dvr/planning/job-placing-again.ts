@@ -19,7 +19,7 @@
  * holds it to that over random guides, rules and edits); when anything else the placing
  * depends on changed (running jobs, recordings, skips, sources), it is placeAll.
  */
-import type { PlannedJob } from '../../model/planned-job.js';
+import type { PlannedJob } from '../../model/dvr/planned-job.js';
 import { setJobIds } from './job-ids.js';
 import {
   byStartAndId,

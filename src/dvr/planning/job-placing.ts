@@ -11,8 +11,8 @@
  */
 import { pushTo } from '../../common/multi-map.js';
 import { finishNow, type Steps, stepClock } from '../../common/work-in-steps.js';
-import type { JobItem } from '../../model/library.schemas.js';
-import type { PlannedJob } from '../../model/planned-job.js';
+import type { JobItem } from '../../model/library/library.schemas.js';
+import type { PlannedJob } from '../../model/dvr/planned-job.js';
 import type { Airing } from '../lineup/airing.js';
 import { byChannelNumber, type IdCandidate, setJobIds } from './job-ids.js';
 import { episodeKeys, episodeLookupKeys, jobItemOf } from '../recording/job-item.js';

@@ -17,7 +17,7 @@
  */
 import { finishNow, type Steps, stepClock } from '../../common/work-in-steps.js';
 import { pushTo } from '../../common/multi-map.js';
-import type { PlannedJob } from '../../model/planned-job.js';
+import type { PlannedJob } from '../../model/dvr/planned-job.js';
 import type { Airing } from '../lineup/airing.js';
 import { byChannelNumber, ruleOfJobId } from './job-ids.js';
 import { programmeKeyOf } from '../recording/job-item.js';

@@ -3,7 +3,7 @@
  * starts each job when due; what happened while Antenna was down settled at start.
  */
 import type { Logger } from 'pino';
-import type { EventSink } from '../../model/event.schemas.js';
+import type { EventSink } from '../../model/events/event.schemas.js';
 import { planEvents } from './plan-events.js';
 import { ConflictError, NotFoundError } from '../../common/errors.js';
 import type { Db } from '../../db/database.js';
@@ -14,7 +14,7 @@ import {
   deleteProgrammesEndedBefore,
   guideGenerations,
   type ProgrammeTuple,
-} from '../../repositories/guide.repository.js';
+} from '../../repositories/dvr/guide.repository.js';
 import { planGuideRows } from './plan-guide-rows.js';
 import { explainJob, type JobWhy } from './job-explanation.js';
 import {
@@ -35,7 +35,7 @@ import { byStartAndId } from './job-placing.js';
 import { finishInTurns, finishNow, type Steps } from '../../common/work-in-steps.js';
 import { airingsStarting, keptVanishedJobs, plannedProgramme, storedProgramme } from './scheduled-job-lookups.js';
 import { placeholderAirings } from '../lineup/placeholder-airings.js';
-import { hiddenChannelNumbers, lineupVersion } from '../../repositories/channel-edits.repository.js';
+import { hiddenChannelNumbers, lineupVersion } from '../../repositories/dvr/channel-edits.repository.js';
 import {
   addJobSkip,
   deleteJobsEndedBefore,
@@ -53,11 +53,15 @@ import {
   prepareJobRows,
   settledJobIds,
   type WrittenPlan,
-} from '../../repositories/jobs.repository.js';
-import { forgetRecordedProgramme, recordedEpisodeKeys } from '../../repositories/recordings.repository.js';
-import { listSources, listStreamableChannels, type StreamableChannel } from '../../repositories/sources.repository.js';
-import type { JobItem } from '../../model/library.schemas.js';
-import type { PlannedJob } from '../../model/planned-job.js';
+} from '../../repositories/dvr/jobs.repository.js';
+import { forgetRecordedProgramme, recordedEpisodeKeys } from '../../repositories/dvr/recordings.repository.js';
+import {
+  listSources,
+  listStreamableChannels,
+  type StreamableChannel,
+} from '../../repositories/dvr/sources.repository.js';
+import type { JobItem } from '../../model/library/library.schemas.js';
+import type { PlannedJob } from '../../model/dvr/planned-job.js';
 import type { RecordingsService } from '../recording/recordings.service.js';
 import type { RulesService } from './rules.service.js';
 import { ruleTypeOf, type StoredRule } from './rules/rule-types.js';

@@ -3,8 +3,8 @@
  * a job skipped for a conflict (no free tuner) or another reason. A plan that changed
  * nothing tells nothing; a first plan of thousands tells the first few and how many more.
  */
-import type { NewEvent } from '../../model/event.schemas.js';
-import type { PlanChange } from '../../repositories/jobs.repository.js';
+import type { NewEvent } from '../../model/events/event.schemas.js';
+import type { PlanChange } from '../../repositories/dvr/jobs.repository.js';
 
 /** The scheduled jobs one plan names one by one; the rest are one event saying how many. */
 export const SCHEDULED_EVENTS_MAX = 20;

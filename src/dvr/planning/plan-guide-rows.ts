@@ -15,7 +15,7 @@ import {
   largestProgrammeId,
   type ProgrammeTuple,
   programmeTuplesWhereIn,
-} from '../../repositories/guide.repository.js';
+} from '../../repositories/dvr/guide.repository.js';
 import type { guidePrefilter } from './job-planner.js';
 
 /** Reading of one slice aimed at; a request waits about this long behind one. */

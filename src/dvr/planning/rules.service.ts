@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import { NotFoundError } from '../../common/errors.js';
 import type { Db } from '../../db/database.js';
-import { deleteRule, getRule, insertRule, listRules, replaceRule } from '../../repositories/rules.repository.js';
+import { deleteRule, getRule, insertRule, listRules, replaceRule } from '../../repositories/dvr/rules.repository.js';
 import type { GuideLookup } from './rules/rule-type.js';
 import { asStoredRule, checkRule, type RuleDefinition, ruleTypeOf, type StoredRule } from './rules/rule-types.js';
 

@@ -6,16 +6,16 @@
  */
 import { type Steps, stepClock } from '../../common/work-in-steps.js';
 import type { Db } from '../../db/database.js';
-import type { JobItem } from '../../model/library.schemas.js';
-import type { PlannedJob } from '../../model/planned-job.js';
-import { hiddenChannelNumbers } from '../../repositories/channel-edits.repository.js';
-import { programmesBetween } from '../../repositories/guide.repository.js';
+import type { JobItem } from '../../model/library/library.schemas.js';
+import type { PlannedJob } from '../../model/dvr/planned-job.js';
+import { hiddenChannelNumbers } from '../../repositories/dvr/channel-edits.repository.js';
+import { programmesBetween } from '../../repositories/dvr/guide.repository.js';
 import {
   type JobProgrammeRow,
   listJobSkips,
   listScheduledJobsEndingAfter,
-} from '../../repositories/jobs.repository.js';
-import { listStreamableChannels } from '../../repositories/sources.repository.js';
+} from '../../repositories/dvr/jobs.repository.js';
+import { listStreamableChannels } from '../../repositories/dvr/sources.repository.js';
 import { type Airing, ProgrammeAiring } from '../lineup/airing.js';
 import type { GuideChannelMap } from '../lineup/guide-match.js';
 import { programmeKeyOf, slotProgramme } from './job-planner.js';

@@ -12,8 +12,8 @@
  *   offered: the rule no longer selects it (an edit), or the episode is recorded already.
  * Pure: the scheduler hands in what it looks up.
  */
-import type { JobItem } from '../../model/library.schemas.js';
-import type { PlannedJob } from '../../model/planned-job.js';
+import type { JobItem } from '../../model/library/library.schemas.js';
+import type { PlannedJob } from '../../model/dvr/planned-job.js';
 import { ruleTypeOf, type StoredRule } from './rules/rule-types.js';
 
 /** A stored scheduled job, as much of it as this needs. */

@@ -3,7 +3,7 @@
  * recorded), its programme's identity, and the item clients see on the job.
  */
 import { showIdFor } from '../../model/ids.js';
-import type { JobItem } from '../../model/library.schemas.js';
+import type { JobItem } from '../../model/library/library.schemas.js';
 import type { Airing } from '../lineup/airing.js';
 
 /**

@@ -8,13 +8,13 @@ import { type OpenedFile, PathBoundary } from '../../common/path-boundary.js';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
-import type { EventSink, NewEvent } from '../../model/event.schemas.js';
+import type { EventSink, NewEvent } from '../../model/events/event.schemas.js';
 import type { Db } from '../../db/database.js';
 import { HeaderReaderPool, probeMedia } from '../../media-tools/media-header.js';
 import { makeThumbnail } from '../../media-tools/thumbnail-maker.js';
-import { upsertShow } from '../../repositories/parents.repository.js';
-import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../../repositories/items.repository.js';
-import type { JobItem } from '../../model/library.schemas.js';
+import { upsertShow } from '../../repositories/library/parents.repository.js';
+import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../../repositories/library/items.repository.js';
+import type { JobItem } from '../../model/library/library.schemas.js';
 import { detectCommercials } from './comskip.js';
 import { PROGRAMS_ON_PATH, type ProgramPaths } from '../../common/external-program.js';
 import {
@@ -23,7 +23,7 @@ import {
   markJobRecording,
   patchJobItem,
   setRecordingEnd,
-} from '../../repositories/jobs.repository.js';
+} from '../../repositories/dvr/jobs.repository.js';
 import { episodeKeys } from './job-item.js';
 import { type Backlog, Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
@@ -42,8 +42,8 @@ import {
   type RecordingRow,
   setRecordingFlags,
   setRecordingPostResults,
-} from '../../repositories/recordings.repository.js';
-import { getRule } from '../../repositories/rules.repository.js';
+} from '../../repositories/dvr/recordings.repository.js';
+import { getRule } from '../../repositories/dvr/rules.repository.js';
 import type { StreamHub, StreamTarget } from './stream-hub.js';
 
 interface PostResults {

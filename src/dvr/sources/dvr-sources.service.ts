@@ -6,7 +6,7 @@
  * `refreshed_at`, that refresh's time), records why as the source's or guide's `error`
  * for /dvr/sources and /dvr/guides to show, and logs what to do.
  */
-import { type EventSink, NO_EVENTS } from '../../model/event.schemas.js';
+import { type EventSink, NO_EVENTS } from '../../model/events/event.schemas.js';
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
@@ -21,7 +21,7 @@ import {
   listGuides,
   removeConfigGuidesExcept,
   saveGuide,
-} from '../../repositories/guide.repository.js';
+} from '../../repositories/dvr/guide.repository.js';
 import { MAX_REMOVED_SHARE } from './refresh-checks.js';
 import { isUrl, shownLocation } from './source-reader.js';
 import {
@@ -41,7 +41,7 @@ import {
   saveSource,
   type SourceKind,
   type SourceRow,
-} from '../../repositories/sources.repository.js';
+} from '../../repositories/dvr/sources.repository.js';
 
 /** The rows a source and a guide are, as the routes show them. */
 export type { GuideRefresh, GuideRow, RefreshOptions, RefreshSummary, SourceRefresh, SourceRow };

@@ -7,8 +7,8 @@
  * a read or parse error); its reason is stored by the caller (source-refresh.ts).
  */
 import type { Db } from '../../db/database.js';
-import { countProgrammesEndingAfter, getGuide, GuideWriter } from '../../repositories/guide.repository.js';
-import type { WritePace } from '../../repositories/guide-writer.js';
+import { countProgrammesEndingAfter, getGuide, GuideWriter } from '../../repositories/dvr/guide.repository.js';
+import type { WritePace } from '../../repositories/dvr/guide-writer.js';
 import { judgeGuide, RefreshRejected } from './refresh-checks.js';
 import { openSource } from './source-reader.js';
 import { parseXmltv, type XmltvProgramme } from './xmltv/xmltv.parser.js';

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Db } from '../../db/database.js';
-import { MAIN_THREAD_PACE } from '../../repositories/guide-writer.js';
+import { MAIN_THREAD_PACE } from '../../repositories/dvr/guide-writer.js';
 import { type GuideApplied, type GuideReadRequest, type GuideRemoved, readGuideInto } from './guide-reading.js';
 import { RefreshRejected, type RejectionKind } from './refresh-checks.js';
 

@@ -10,7 +10,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openWorkerConnection } from '../../db/database.js';
-import { WORKER_PACE } from '../../repositories/guide-writer.js';
+import { WORKER_PACE } from '../../repositories/dvr/guide-writer.js';
 import { type GuideReadRequest, readGuideInto } from './guide-reading.js';
 import { rejectionKind } from './refresh-checks.js';
 import type { GuideThreadMessage } from './guide-refresh.thread.js';

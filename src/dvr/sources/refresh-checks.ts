@@ -16,7 +16,7 @@
  *   source's channels (by number: a renumbered channel goes too, as rules name numbers),
  *   of a guide's programmes that have not ended yet (by count).
  */
-import { REJECTION_KINDS, type RejectionKind } from '../../model/dvr.schemas.js';
+import { REJECTION_KINDS, type RejectionKind } from '../../model/dvr/dvr.schemas.js';
 import { SourceError } from './source-reader.js';
 import { XmltvDocumentError } from './xmltv/document-error.js';
 

@@ -3,12 +3,12 @@
  * recorded or watched until it answers again) and that is back, a guide refresh that
  * failed (the programmes of the last good one stay) or was applied.
  */
-import type { NewEvent } from '../../model/event.schemas.js';
+import type { NewEvent } from '../../model/events/event.schemas.js';
 
 export const sourceFailing = (source: { id: string; name: string }, reason: string): NewEvent => ({
   kind: 'source.failing',
   severity: 'error',
-  message: `The source ${source.name} cannot be read: ${reason}`,
+  message: `The source ${source.name} could not be refreshed (its channels stay as they were): ${reason}`,
   data: { source_id: source.id, reason },
 });
 

@@ -13,20 +13,20 @@
  * replaced: for a source nothing awaits between them; a guide's programmes change only by
  * its refresh, and one runs at a time.
  */
-import type { EventSink } from '../../model/event.schemas.js';
+import type { EventSink } from '../../model/events/event.schemas.js';
 import { guideApplied, guideFailed, sourceBack, sourceFailing } from './refresh-events.js';
 import type { Logger } from 'pino';
 import { NotFoundError } from '../../common/errors.js';
 import type { Db } from '../../db/database.js';
-import { getGuide, setGuideError } from '../../repositories/guide.repository.js';
-import { listEditsOfSource, listLineup } from '../../repositories/channel-edits.repository.js';
+import { getGuide, setGuideError } from '../../repositories/dvr/guide.repository.js';
+import { listEditsOfSource, listLineup } from '../../repositories/dvr/channel-edits.repository.js';
 import {
   getSource,
   listSourceChannelNumbers,
   replaceSourceChannels,
   setSourceError,
   type SourceRow,
-} from '../../repositories/sources.repository.js';
+} from '../../repositories/dvr/sources.repository.js';
 import { readHdHomeRun } from './hdhomerun.client.js';
 import { numberClashes, withEdits } from '../lineup/lineup-edits.js';
 import { parseM3u } from './m3u.parser.js';

@@ -15,11 +15,15 @@ import type {
   Show,
   Video,
   VideoGroup,
-} from '../../../src/model/library.schemas.js';
+} from '../../../src/model/library/library.schemas.js';
 import type { StatusSchema } from '../../../src/model/status.schemas.js';
-import type { GuideAiringSchema, GuideChannelSchema, GuidePageSchema } from '../../../src/model/guide-page.schemas.js';
-import type { FileItem as FileItemSchema } from '../../../src/model/file-item.schemas.js';
-import type { GuideMatchSchema, SearchResultsSchema } from '../../../src/model/search.schemas.js';
+import type {
+  GuideAiringSchema,
+  GuideChannelSchema,
+  GuidePageSchema,
+} from '../../../src/model/dvr/guide-page.schemas.js';
+import type { FileItem as FileItemSchema } from '../../../src/model/library/file-item.schemas.js';
+import type { GuideMatchSchema, SearchResultsSchema } from '../../../src/model/library/search.schemas.js';
 import type {
   AiringSchema,
   DvrInfoSchema,
@@ -31,14 +35,14 @@ import type {
   SourceBodySchema,
   SourceRefreshSchema,
   SourceSchema,
-} from '../../../src/model/dvr.schemas.js';
+} from '../../../src/model/dvr/dvr.schemas.js';
 import type {
   GuideEditSchema,
   LineupChannel,
   LineupEdit,
   LineupGroupSchema,
   RenumberBodySchema,
-} from '../../../src/model/lineup.schemas.js';
+} from '../../../src/model/dvr/lineup.schemas.js';
 import type {
   KeywordRule,
   KeywordRuleSchema,
@@ -50,7 +54,7 @@ import type {
   SlotRuleSchema,
   RuleTypeInfoSchema,
   storedRuleSchema,
-} from '../../../src/model/rule.schemas.js';
+} from '../../../src/model/dvr/rule.schemas.js';
 
 export type { Channel, Collection, ContentMovie, Episode, Job, Movie, Playlist, Show, Video, VideoGroup };
 export type ServerStatus = Static<typeof StatusSchema>;
@@ -107,7 +111,7 @@ export type Airing = Static<typeof AiringSchema>;
 export type SearchResults = Static<typeof SearchResultsSchema>;
 export type GuideMatch = Static<typeof GuideMatchSchema>;
 
-import type { ClientInfoSchema, PlayOnBodySchema } from '../../../src/model/client.schemas.js';
+import type { ClientInfoSchema, PlayOnBodySchema } from '../../../src/model/players/client.schemas.js';
 /** A player the server knows (GET /dvr/clients/info) and what "Play on…" sends it. */
 export type ClientInfo = Static<typeof ClientInfoSchema>;
 export type PlayOnBody = Static<typeof PlayOnBodySchema>;
@@ -115,17 +119,21 @@ export type PlayOnBody = Static<typeof PlayOnBodySchema>;
 import type {
   ChannelCollectionBodySchema,
   ChannelCollectionSchema,
-} from '../../../src/model/channels-guide.schemas.js';
+} from '../../../src/model/dvr/channels-guide.schemas.js';
 /** Favorites and the user's channel collections (GET /dvr/collections/channels). */
 export type ChannelCollection = Static<typeof ChannelCollectionSchema>;
 export type ChannelCollectionBody = Static<typeof ChannelCollectionBodySchema>;
 
-import type { EventSchema } from '../../../src/model/event.schemas.js';
+import type { EventSchema } from '../../../src/model/events/event.schemas.js';
 /** What the server tells (GET /dvr/events). */
 export type ServerEvent = Static<typeof EventSchema>;
 
-import type { EventKind } from '../../../src/model/event.schemas.js';
-import type { WebhookBodySchema, WebhookDeliverySchema, WebhookSchema } from '../../../src/model/webhook.schemas.js';
+import type { EventKind } from '../../../src/model/events/event.schemas.js';
+import type {
+  WebhookBodySchema,
+  WebhookDeliverySchema,
+  WebhookSchema,
+} from '../../../src/model/events/webhook.schemas.js';
 export type { EventKind };
 /** Where events are POSTed (GET /dvr/webhooks), what makes or changes one, and its delivery log. */
 export type Webhook = Static<typeof WebhookSchema>;

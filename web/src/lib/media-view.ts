@@ -7,7 +7,7 @@ import type {
   MediaDetails,
   SubtitleDetails,
   VideoDetails,
-} from '../../../src/model/media-details.schemas';
+} from '../../../src/model/library/media-details.schemas';
 
 const CODECS: Record<string, string> = {
   h264: 'H.264',

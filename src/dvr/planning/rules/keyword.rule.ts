@@ -1,5 +1,5 @@
 /** Keyword rules: every airing whose title or summary contains a word or phrase (case ignored). */
-import { KeywordRuleSchema, type KeywordRule } from '../../../model/rule.schemas.js';
+import { KeywordRuleSchema, type KeywordRule } from '../../../model/dvr/rule.schemas.js';
 import { isAscii, normaliseOptions, type RuleType, type StoredRuleOf } from './rule-type.js';
 
 export { KeywordRuleSchema };

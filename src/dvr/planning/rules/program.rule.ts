@@ -9,7 +9,7 @@
  * taken for it. A rule that kept nothing (the guide did
  * not have the airing when it was made) records what is at its channel and time.
  */
-import { ProgramRuleSchema, type ProgramRule } from '../../../model/rule.schemas.js';
+import { ProgramRuleSchema, type ProgramRule } from '../../../model/dvr/rule.schemas.js';
 import { BadRequestError } from '../../../common/errors.js';
 import { pushTo } from '../../../common/multi-map.js';
 import type { Airing } from '../../lineup/airing.js';

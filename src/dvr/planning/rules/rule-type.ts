@@ -9,7 +9,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { Airing } from '../../lineup/airing.js';
 
 // The shared options' schemas are in model/ (the web app derives its types from them).
-export { ChannelNumber, EpochSeconds, ruleOptions } from '../../../model/rule.schemas.js';
+export { ChannelNumber, EpochSeconds, ruleOptions } from '../../../model/dvr/rule.schemas.js';
 
 /** The shared options as a type (what every definition has besides its own fields). */
 export interface RuleOptionFields {

@@ -5,7 +5,7 @@
  * planner, the management interface, `antenna rule` and the app's pass form follow.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { type RuleTypeInfoSchema, storedRuleSchema } from '../../../model/rule.schemas.js';
+import { type RuleTypeInfoSchema, storedRuleSchema } from '../../../model/dvr/rule.schemas.js';
 import { RULE_TYPES } from './rule-type-list.js';
 import type { GuideLookup, RuleType, StoredRuleOf } from './rule-type.js';
 

@@ -1,5 +1,5 @@
 /** Series rules: every airing of a series, by the guide's series id or by exact title (case ignored). */
-import { SeriesRuleSchema, type SeriesRule } from '../../../model/rule.schemas.js';
+import { SeriesRuleSchema, type SeriesRule } from '../../../model/dvr/rule.schemas.js';
 import { BadRequestError } from '../../../common/errors.js';
 import { pushTo } from '../../../common/multi-map.js';
 import { isAscii, normaliseOptions, type RuleType, type StoredRuleOf } from './rule-type.js';

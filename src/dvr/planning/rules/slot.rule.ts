@@ -1,5 +1,5 @@
 /** Time-slot rules: a channel and a time, once or weekly, whatever the guide says is on. */
-import { SlotRuleSchema, type SlotRule } from '../../../model/rule.schemas.js';
+import { SlotRuleSchema, type SlotRule } from '../../../model/dvr/rule.schemas.js';
 import { BadRequestError } from '../../../common/errors.js';
 import { pushTo } from '../../../common/multi-map.js';
 import type { Airing } from '../../lineup/airing.js';
