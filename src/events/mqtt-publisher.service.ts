@@ -75,6 +75,8 @@ export class MqttPublisher {
       clean: true,
       reconnectPeriod: this.options.reconnectMs ?? 5000,
       connectTimeout: 10_000,
+      // A broker refusing the connection while it starts (or a login fixed later) is tried again too.
+      reconnectOnConnackError: true,
       queueQoSZero: false,
       will: { topic: this.topics.availability, payload: Buffer.from('offline'), qos: 1, retain: true },
     });

@@ -158,7 +158,7 @@ export function serverDiscovery(identity: MqttIdentity): Retained[] {
       value_template: '{{ value_json.next_recording_at }}',
       device_class: 'timestamp',
       json_attributes_topic: state,
-      json_attributes_template: '{{ value_json.next_recording | tojson }}',
+      json_attributes_template: '{{ (value_json.next_recording or {}) | tojson }}',
     },
     {
       component: 'sensor',
@@ -168,7 +168,7 @@ export function serverDiscovery(identity: MqttIdentity): Retained[] {
       value_template: '{{ value_json.last_failure }}',
       icon: 'mdi:alert-circle-outline',
       json_attributes_topic: state,
-      json_attributes_template: '{{ value_json.last_failure_detail | tojson }}',
+      json_attributes_template: '{{ (value_json.last_failure_detail or {}) | tojson }}',
     },
   ]);
 }

@@ -5,6 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { BadRequestError } from '../common/errors.js';
+import { REDACTED } from '../common/url-redaction.js';
 import type { AntennaEvent, EventKind } from '../model/events/event.schemas.js';
 import type { WebhookPost } from '../model/events/webhook.schemas.js';
 
@@ -28,7 +29,29 @@ export function checkedWebhookUrl(text: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new BadRequestError('url', `A webhook URL starts with http:// or https://, not ${url.protocol}//.`);
   if (url.hostname === '') throw new BadRequestError('url', 'The webhook URL needs a host name.');
+  // Link-local addresses are the machine's own (a cloud's metadata service): no receiver of events lives there.
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host.startsWith('169.254.') || /^fe[89ab][0-9a-f]:/i.test(host))
+    throw new BadRequestError('url', `${host} is a link-local address: give the receiver's network address or name.`);
+  if (text.includes(REDACTED))
+    throw new BadRequestError(
+      'url',
+      `The URL still holds ${REDACTED} where credentials were hidden: give the whole URL again, credentials included.`,
+    );
   return url.href;
+}
+
+/**
+ * A receiver as logs and GET /status name it: its origin only. Its path or query may be its key (Home Assistant's
+ * /api/webhook/ID, Slack's and Discord's URLs), so only GET /dvr/webhooks, which needs a writer's access, shows more.
+ */
+export function shownWebhook(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname === '/' && parsed.search === '' ? '/' : '/…'}`;
+  } catch {
+    return '(an invalid URL)';
+  }
 }
 
 /** The kinds as stored: each once, in the model's order; empty is every kind. */
@@ -69,11 +92,11 @@ export function webhookHeaders(post: {
 export const retryDelay = (attempts: number, delays: readonly number[] = RETRY_DELAYS_MS): number | undefined =>
   attempts >= 1 && attempts <= delays.length ? delays[attempts - 1] : undefined;
 
-/** An answer that is not a delivery, in a sentence (undefined: a 2xx, delivered). */
-export function answerProblem(status: number, location: string | null): string | undefined {
+/** An answer that is not a delivery, in a sentence (undefined: a 2xx, delivered); a redirect's target is not named. */
+export function answerProblem(status: number): string | undefined {
   if (status >= 200 && status < 300) return undefined;
   if (status >= 300 && status < 400)
-    return `the receiver redirected (${status}${location ? ` to ${location.slice(0, 200)}` : ''}): give the URL it redirects to`;
+    return `the receiver redirected (${status}): give the URL it redirects to (redirects are not followed)`;
   return `the receiver answered ${status}`;
 }
 

@@ -7,7 +7,6 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { redactUrl } from '../common/url-redaction.js';
 import type { AntennaEvent } from '../model/events/event.schemas.js';
 import { WEBHOOK_LOG_KEEP, WEBHOOK_QUEUE_LIMIT, type WebhookPost } from '../model/events/webhook.schemas.js';
 import {
@@ -27,6 +26,7 @@ import {
   answerProblem,
   fetchProblem,
   retryDelay,
+  shownWebhook,
   wantsKind,
   webhookHeaders,
   webhookPostBody,
@@ -50,6 +50,8 @@ export interface LaneHealth {
 interface Lane extends LaneHealth {
   busy?: Promise<void> | undefined;
   again?: boolean;
+  toldDropping?: boolean;
+  toldGivingUp?: boolean;
   timer?: NodeJS.Timeout;
   sinceTrim: number;
 }
@@ -87,11 +89,15 @@ export class WebhookSender {
         created_at: at,
       });
       const dropped = dropOverflow(this.db, hook.id, WEBHOOK_QUEUE_LIMIT, at);
-      if (dropped > 0)
+      const lane = this.lane(hook.id);
+      // Once per failing period: the delivery log shows each one dropped.
+      if (dropped > 0 && !lane.toldDropping) {
+        lane.toldDropping = true;
         this.options.logger.warn(
-          { webhook: hook.id, url: redactUrl(hook.url), dropped },
-          'a webhook receiver has been unreachable so long that its oldest deliveries were dropped',
+          { webhook: hook.id, url: shownWebhook(hook.url), dropped },
+          'a webhook receiver has been unreachable so long that its oldest deliveries are being dropped',
         );
+      }
       this.kick(hook.id);
     }
   };
@@ -141,7 +147,8 @@ export class WebhookSender {
 
   private async drain(id: number, lane: Lane): Promise<void> {
     try {
-      while (!this.stopping.signal.aborted) {
+      // A lane forgotten (its receiver removed) stops: a receiver made later may get the same id.
+      while (!this.stopping.signal.aborted && this.lanes.get(id) === lane) {
         const hook = getWebhook(this.db, id);
         const next = hook?.enabled ? firstPending(this.db, id) : undefined;
         if (!hook || !next) return;
@@ -163,6 +170,15 @@ export class WebhookSender {
     const started = this.now();
     let status: number | null = null;
     let problem: string | undefined;
+    // One controller per attempt, tied to the stop by a listener removed after (no signal combined with a long-lived
+    // one: Node has leaked those).
+    const attempt = new AbortController();
+    const stop = () => attempt.abort(this.stopping.signal.reason);
+    this.stopping.signal.addEventListener('abort', stop, { once: true });
+    const timer = setTimeout(
+      () => attempt.abort(new DOMException('no answer in time', 'TimeoutError')),
+      this.options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    );
     try {
       const response = await fetch(hook.url, {
         method: 'POST',
@@ -176,18 +192,18 @@ export class WebhookSender {
         }),
         body: delivery.body,
         redirect: 'manual',
-        signal: AbortSignal.any([
-          AbortSignal.timeout(this.options.timeoutMs ?? ATTEMPT_TIMEOUT_MS),
-          this.stopping.signal,
-        ]),
+        signal: attempt.signal,
       });
       status = response.status;
-      problem = answerProblem(status, response.headers.get('location'));
+      problem = answerProblem(status);
       await response.body?.cancel();
     } catch (error) {
       // Stopped mid-attempt: it stays pending as it was, for the next start.
       if (this.stopping.signal.aborted) return;
-      problem = fetchProblem(error);
+      problem = fetchProblem(attempt.signal.aborted ? attempt.signal.reason : error);
+    } finally {
+      clearTimeout(timer);
+      this.stopping.signal.removeEventListener('abort', stop);
     }
     const done = this.now();
     const common = { id: delivery.id, attempts, http_status: status, duration_ms: Math.max(0, done - started) };
@@ -213,24 +229,28 @@ export class WebhookSender {
 
   private answered(hook: WebhookRow, lane: Lane): void {
     if (lane.health === 'failing')
-      this.options.logger.info({ webhook: hook.id, url: redactUrl(hook.url) }, 'a webhook receiver answers again');
+      this.options.logger.info({ webhook: hook.id, url: shownWebhook(hook.url) }, 'a webhook receiver answers again');
     lane.health = 'ok';
+    lane.toldDropping = false;
+    lane.toldGivingUp = false;
     delete lane.lastError;
     delete lane.failingSince;
   }
 
-  /** Logged once when a receiver starts failing, and for each delivery that runs out of attempts. */
+  /** Logged once when a receiver starts failing, and once when its deliveries start running out of attempts. */
   private failed(hook: WebhookRow, lane: Lane, problem: string, delivery: DeliveryRow, last: boolean): void {
-    const where = { webhook: hook.id, url: redactUrl(hook.url), reason: problem };
+    const where = { webhook: hook.id, url: shownWebhook(hook.url), reason: problem };
     if (lane.health !== 'failing') {
       this.options.logger.warn(where, 'a webhook receiver is failing: its deliveries are retried');
       lane.failingSince = this.now();
     }
-    if (last)
+    if (last && !lane.toldGivingUp) {
+      lane.toldGivingUp = true;
       this.options.logger.warn(
         { ...where, event: delivery.event_id, kind: delivery.kind },
-        'a webhook delivery failed at every attempt',
+        'a webhook delivery failed at every attempt (the delivery log shows the others)',
       );
+    }
     lane.health = 'failing';
     lane.lastError = problem;
   }

@@ -27,7 +27,7 @@ import {
   replaceConfigWebhooks,
   updateWebhook,
 } from '../repositories/events/webhooks.repository.js';
-import { checkedWebhookUrl, storedKinds } from './webhook-request.js';
+import { checkedWebhookUrl, shownWebhook, storedKinds } from './webhook-request.js';
 import { WebhookSender } from './webhook-sender.js';
 
 export interface WebhooksOptions {
@@ -128,7 +128,7 @@ export class WebhooksService {
     return recentDeliveries(this.db, id, limit).map(deliveryOf);
   }
 
-  /** The receivers failing now, each once (GET /status). */
+  /** The receivers failing now, each once, named by origin (GET /status is open to every reader). */
   problems(): { id: number; url: string; error: string; failing_since: number; pending: number }[] {
     return listWebhooks(this.db).flatMap((row) => {
       const lane = this.sender.health(row.id);
@@ -136,7 +136,7 @@ export class WebhooksService {
         ? [
             {
               id: row.id,
-              url: redactUrl(row.url),
+              url: shownWebhook(row.url),
               error: lane.lastError ?? '',
               failing_since: lane.failingSince ?? 0,
               pending: pendingCount(this.db, row.id),

@@ -19,13 +19,20 @@ import {
   type ScanSummary,
 } from './import.service.js';
 
-/** A scan's outcome as library.scanned (pure); undefined for a rescan that found nothing new and nothing wrong. */
-export function scannedEvent(roots: readonly ImportRoot[], summary: ScanSummary): NewEvent | undefined {
+/**
+ * A scan's outcome as library.scanned (pure); undefined for a rescan that found nothing new: no change, and no file it
+ * could not import that the last scan had not met already (`known`, its paths), so one bad file is told once.
+ */
+export function scannedEvent(
+  roots: readonly ImportRoot[],
+  summary: ScanSummary,
+  known: ReadonlySet<string> = new Set(),
+): NewEvent | undefined {
   const { added, updated, moved, removed } = summary;
-  const failed = summary.failed.length;
+  const failed = summary.failed.filter((problem) => !known.has(problem.path)).length;
   if (added + updated + moved + removed + failed === 0) return undefined;
   const parts = [`${added} added`, `${updated + moved} updated`, `${removed} removed`];
-  if (failed > 0) parts.push(`${failed} could not be imported (see Settings)`);
+  if (failed > 0) parts.push(`${failed} more could not be imported (see Settings)`);
   return {
     kind: 'library.scanned',
     severity: failed > 0 ? 'warning' : 'info',
@@ -137,6 +144,8 @@ export class ScanScheduler {
   private mediaProblems: { path: string; reason: string }[] = [];
   private readonly stopListening: () => void;
   private last: ScanStatus['last'];
+  /** The files the last scan could not import: told then, not again at each rescan. */
+  private toldProblems: ReadonlySet<string> = new Set();
   private stopped = false;
 
   constructor(
@@ -202,7 +211,8 @@ export class ScanScheduler {
         try {
           const summary = await this.importer.reconcile(roots);
           this.last = { finishedAt: Date.now(), summary };
-          const told = scannedEvent(roots, summary);
+          const told = scannedEvent(roots, summary, this.toldProblems);
+          this.toldProblems = new Set(summary.failed.map((problem) => problem.path));
           if (told) this.options.emit?.(told);
         } catch (error) {
           if (error instanceof ScanCancelledError) return;

@@ -172,5 +172,7 @@ describe('/dvr/webhooks', () => {
     expect(status.events.webhooks_failing).toEqual([
       expect.objectContaining({ id: hook.id, error: 'the receiver answered 500', pending: 2 }),
     ]);
+    // /status is open to any reader: the receiver by its origin only (a path can be its key).
+    expect(status.events.webhooks_failing[0].url).toBe(`${new URL(receiver.url).origin}/…`);
   });
 });

@@ -205,6 +205,27 @@ describe('webhook delivery', () => {
     expect(oldest.map((d) => d.state)).toEqual(['dropped', 'dropped', 'dropped']);
   });
 
+  it('lets the attempt under way of a removed receiver touch nothing of one made after it', async () => {
+    const stuck = await receiver();
+    stuck.answer = 'hang';
+    const fine = await receiver();
+    const service = webhooks({ timeoutMs: 300 });
+    service.start();
+    const first = service.add({ url: stuck.url });
+    events.emit(failed);
+    await got(stuck, 1);
+    service.remove(first.id);
+    const second = service.add({ url: fine.url });
+    expect(second.id).not.toBe(first.id);
+    events.emit(completed);
+    await got(fine, 1);
+    // The removed one's attempt times out meanwhile; nothing is sent twice, nothing of it is logged on the new one.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(fine.received).toHaveLength(1);
+    expect(stuck.received).toHaveLength(1);
+    expect(service.deliveries(second.id, 10)).toMatchObject([{ kind: 'recording.completed', state: 'delivered' }]);
+  });
+
   it('keeps a config webhook in step with the config, and refuses to change it over the API', async () => {
     const r = await receiver();
     const service = webhooks();

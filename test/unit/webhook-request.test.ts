@@ -13,6 +13,7 @@ import {
   checkedWebhookUrl,
   fetchProblem,
   retryDelay,
+  shownWebhook,
   signatureOf,
   storedKinds,
   wantsKind,
@@ -36,6 +37,19 @@ describe('checkedWebhookUrl', () => {
       'http://ha.local:8123/api/webhook/antenna',
     );
     expect(checkedWebhookUrl('https://EXAMPLE.org')).toBe('https://example.org/');
+  });
+
+  it('refuses link-local receivers and a URL still holding the redaction mark', () => {
+    expect(() => checkedWebhookUrl('http://169.254.169.254/latest/meta-data')).toThrow(/link-local/);
+    expect(() => checkedWebhookUrl('http://[fe80::1]:8123/hook')).toThrow(/link-local/);
+    expect(() => checkedWebhookUrl('http://[Redacted]@ha.local/hook')).toThrow(/give the whole URL again/);
+    expect(checkedWebhookUrl('http://192.168.1.5:8123/api/webhook/x')).toBe('http://192.168.1.5:8123/api/webhook/x');
+  });
+
+  it('names a receiver by its origin only where anyone may read it (the path can be its key)', () => {
+    expect(shownWebhook('http://ha.local:8123/api/webhook/SECRETID?x=1')).toBe('http://ha.local:8123/…');
+    expect(shownWebhook('https://ntfy.sh/')).toBe('https://ntfy.sh/');
+    expect(shownWebhook('not a url')).toBe('(an invalid URL)');
   });
 
   it('refuses what is not an http(s) URL with a 400 saying what to give', () => {
@@ -133,11 +147,11 @@ describe('retries and failures', () => {
   });
 
   it('a 2xx is a delivery; a redirect or an error status is told', () => {
-    expect(answerProblem(200, null)).toBeUndefined();
-    expect(answerProblem(204, null)).toBeUndefined();
-    expect(answerProblem(302, 'https://elsewhere/')).toMatch(/redirected \(302 to https:\/\/elsewhere\/\)/);
-    expect(answerProblem(500, null)).toBe('the receiver answered 500');
-    expect(answerProblem(404, null)).toBe('the receiver answered 404');
+    expect(answerProblem(200)).toBeUndefined();
+    expect(answerProblem(204)).toBeUndefined();
+    expect(answerProblem(302)).toMatch(/redirected \(302\): give the URL it redirects to/);
+    expect(answerProblem(500)).toBe('the receiver answered 500');
+    expect(answerProblem(404)).toBe('the receiver answered 404');
   });
 
   it('a fetch that threw is told by its cause', () => {

@@ -1,8 +1,9 @@
 -- Webhooks: receivers of the events (GET /dvr/webhooks), and each event's delivery to
 -- each, which is also the queue (a pending row is sent, retried with backoff, and
 -- resumed after a restart) and the delivery log Settings shows.
+-- AUTOINCREMENT: an id is never given again, so nothing of a removed webhook (a POST under way) touches a new one.
 CREATE TABLE webhooks (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   url TEXT NOT NULL,
   -- JSON array of event kinds; [] is every kind.
   kinds TEXT NOT NULL DEFAULT '[]',
@@ -15,7 +16,7 @@ CREATE TABLE webhooks (
 );
 
 CREATE TABLE webhook_deliveries (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   webhook_id INTEGER NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
   event_id INTEGER NOT NULL,
   kind TEXT NOT NULL,

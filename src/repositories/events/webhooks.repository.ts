@@ -115,7 +115,7 @@ export function pendingCount(db: Db, webhookId: number): number {
   ).n;
 }
 
-/** What an attempt came to: still pending (a retry at next_at) or done. */
+/** What an attempt came to: still pending (a retry at next_at) or done; one dropped meanwhile stays dropped. */
 export function recordAttempt(
   db: Db,
   row: Pick<DeliveryRow, 'id' | 'state' | 'attempts' | 'next_at' | 'http_status' | 'error' | 'duration_ms' | 'done_at'>,
@@ -123,7 +123,7 @@ export function recordAttempt(
   statement(
     db,
     `UPDATE webhook_deliveries SET state = @state, attempts = @attempts, next_at = @next_at, http_status = @http_status,
-       error = @error, duration_ms = @duration_ms, done_at = @done_at WHERE id = @id`,
+       error = @error, duration_ms = @duration_ms, done_at = @done_at WHERE id = @id AND state = 'pending'`,
   ).run(row);
 }
 

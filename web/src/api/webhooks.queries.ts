@@ -10,8 +10,8 @@ export const webhookQueries = {
     queryOptions({
       queryKey: KEY,
       queryFn: ({ signal }) => api<Webhook[]>('/dvr/webhooks', { signal }),
-      // A receiver's health changes with each attempt.
-      refetchInterval: 15_000,
+      // A receiver's health changes with each attempt; not asked again while refused (a token prompt every 15 s).
+      refetchInterval: (query) => (query.state.status === 'error' ? false : 15_000),
     }),
   deliveries: (id: number) =>
     queryOptions({
