@@ -302,9 +302,10 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./){2,}src/(?!model/([^/]+/)?[^/]+$|player/(player-state|tv-page-protocol)(\\.js)?$)',
+              regex:
+                '^(\\.\\./){2,}src/(?!model/([^/]+/)?[^/]+$|player/(player-state|tv-page-protocol|commercial-skip)(\\.js)?$)',
               message:
-                'The web app may import from the server only src/model (types), src/player/player-state (pure rules) and src/player/tv-page-protocol (the player bridge).',
+                'The web app may import from the server only src/model (types), src/player/player-state and commercial-skip (pure rules) and src/player/tv-page-protocol (the player bridge).',
             },
           ],
         },

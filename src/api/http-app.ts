@@ -25,6 +25,7 @@ import { registerImages } from './library/images.routes.js';
 import { registerDvrRoutes } from './dvr/dvr.routes.js';
 import { registerClientRoutes } from './players/clients.routes.js';
 import { registerEventRoutes } from './players/events.routes.js';
+import { registerPlaybackSettingsRoutes } from './players/playback-settings.routes.js';
 import type { EventLog } from '../events/event-log.service.js';
 import { registerRemoteAppRoutes } from './dvr/remote-app.routes.js';
 import type { PlayerRegistry } from '../devices/player-registry.service.js';
@@ -223,7 +224,10 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
         baseUrl: baseUrlResolver(options),
       });
       if (options.hls) registerSessionWrites(context, options.hls);
-      if (management.players) registerClientRoutes(context, management.players);
+      if (management.players) {
+        registerClientRoutes(context, management.players);
+        registerPlaybackSettingsRoutes(context, management.players);
+      }
       if (management.events) registerEventRoutes(context, management.events);
       if (management.webhooks)
         registerWebhookRoutes(context, { webhooks: management.webhooks, token: management.token });

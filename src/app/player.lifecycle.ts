@@ -189,6 +189,7 @@ function registerWithServer(
     listenAddress: config.host,
     status: () => player.status(),
     send: (deviceId, body) => server.register(deviceId, body),
+    commercialSkip: (mode) => player.setCommercialSkip(mode),
     logger,
   });
   registration.start();

@@ -18,12 +18,17 @@ import type { EventSink } from '../model/events/event.schemas.js';
 import type { PlayerStatusBody } from '../model/players/player-status.schemas.js';
 import {
   type PlayerRow,
+  type StoredPlayerRow,
   deletePlayer,
   getPlayer,
   listPlayers,
   upsertPlayer,
 } from '../repositories/events/players.repository.js';
+import { setPlayerCommercialSkip } from '../repositories/events/household-settings.repository.js';
+import type { PlayerSettingsBody } from '../model/players/playback-settings.schemas.js';
 import { reachableAddress } from './client-address.js';
+import { PlaybackSettingsService } from './playback-settings.service.js';
+import { isCommercialSkipMode } from '../model/players/commercial-skip-modes.js';
 import { isPrivateAddress } from '../http/request-origin.js';
 import { callPlayer, playPath } from './interface-b.client.js';
 import { playbackChange, playbackMessage } from './playback-changes.js';
@@ -44,11 +49,15 @@ const deviceLabel = (backend: string) => `Antenna player (${backend})`;
 export class PlayerRegistry {
   private readonly online = new Set<string>();
   private sweeper: NodeJS.Timeout | undefined;
+  /** The household's playback settings, which a player without its own follows. */
+  readonly playback: PlaybackSettingsService;
 
   constructor(
     private readonly db: Db,
     private readonly options: PlayerRegistryOptions,
-  ) {}
+  ) {
+    this.playback = new PlaybackSettingsService(db);
+  }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
@@ -89,6 +98,7 @@ export class PlayerRegistry {
       last_seen_at: now,
     };
     upsertPlayer(this.db, row);
+    const stored: StoredPlayerRow = { ...row, commercial_skip: before?.commercial_skip ?? null };
     if (!this.online.has(deviceId)) {
       this.online.add(deviceId);
       this.options.emit({
@@ -112,7 +122,13 @@ export class PlayerRegistry {
         },
       });
     }
-    return this.infoOf(row);
+    return this.infoOf(stored);
+  }
+
+  /** A player's own settings (null: the household's); the player hears of them at its next heartbeat. */
+  setOwnSettings(deviceId: string, body: PlayerSettingsBody): ClientInfo {
+    if (!setPlayerCommercialSkip(this.db, deviceId, body.commercial_skip)) throw new NotFoundError('player', deviceId);
+    return this.get(deviceId);
   }
 
   list(): ClientInfo[] {
@@ -157,7 +173,7 @@ export class PlayerRegistry {
     }
   }
 
-  private rowOf(deviceId: string): PlayerRow {
+  private rowOf(deviceId: string): StoredPlayerRow {
     const row = getPlayer(this.db, deviceId);
     if (!row) throw new NotFoundError('player', deviceId);
     return row;
@@ -189,7 +205,8 @@ export class PlayerRegistry {
     }
   }
 
-  private infoOf(row: PlayerRow): ClientInfo {
+  private infoOf(row: StoredPlayerRow): ClientInfo {
+    const own = isCommercialSkipMode(row.commercial_skip) ? row.commercial_skip : null;
     const online = this.online.has(row.device_id) && row.last_seen_at >= this.now() - this.offlineAfterMs;
     return {
       device_id: row.device_id,
@@ -209,6 +226,8 @@ export class PlayerRegistry {
       online,
       connected: online,
       status: statusOf(row),
+      commercial_skip: own ?? this.playback.commercialSkip(),
+      own_commercial_skip: own,
     };
   }
 }

@@ -14,6 +14,7 @@ import { redactUrl, redactUrlsInText } from '../common/url-redaction.js';
 import { AiringSchema } from '../model/dvr/dvr.schemas.js';
 import { FileFacts } from '../model/library/file-item.schemas.js';
 import { ChannelSchema } from '../model/library/library.schemas.js';
+import { type CommercialSkipMode, isCommercialSkipMode } from '../model/players/commercial-skip-modes.js';
 import type { ClientRegistration } from '../model/players/client.schemas.js';
 import { bufferSpanOf, PLAYER_USER_AGENT } from './live-position.js';
 
@@ -35,6 +36,9 @@ const ServerItemSchema = Type.Object({
   duration: Type.Optional(Type.Number()),
   playback_time: Type.Optional(Type.Number()),
   commercials: Type.Optional(Type.Array(Type.Number())),
+  /** False while a recording is made or post-processed: its marks may still change. */
+  completed: Type.Optional(Type.Boolean()),
+  processed: Type.Optional(Type.Boolean()),
   file: Type.Pick(FileFacts, ['available', 'chapters']),
 });
 export type ServerItem = Static<typeof ServerItemSchema>;
@@ -309,9 +313,18 @@ export class AntennaServerClient {
       : undefined;
   }
 
-  /** The player's registration or heartbeat (GET /dvr/clients/info lists it). */
-  async register(deviceId: string, body: ClientRegistration): Promise<void> {
-    this.ok(await this.request('PUT', `/dvr/clients/${encodeURIComponent(deviceId)}`, true, body), 'player', deviceId);
+  /**
+   * The player's registration or heartbeat (GET /dvr/clients/info lists it). The answer says what the player does at a
+   * commercial break (undefined from a server too old to say).
+   */
+  async register(deviceId: string, body: ClientRegistration): Promise<{ commercialSkip?: CommercialSkipMode }> {
+    const answer = this.ok(
+      await this.request('PUT', `/dvr/clients/${encodeURIComponent(deviceId)}`, true, body),
+      'player',
+      deviceId,
+    ) as { commercial_skip?: unknown } | undefined;
+    const mode = answer?.commercial_skip;
+    return isCommercialSkipMode(mode) ? { commercialSkip: mode } : {};
   }
 
   async startRecording(number: string): Promise<void> {

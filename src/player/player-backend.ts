@@ -8,6 +8,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Section } from './sections.js';
 import type { MediaRef } from './tv-page-protocol.js';
+import type { CommercialSkipMode } from '../model/players/commercial-skip-modes.js';
 
 export type { MediaRef };
 
@@ -100,6 +101,9 @@ export interface PlayerBackend extends EventEmitter<BackendEvents> {
   readonly liveByUrl?: boolean;
   /** Seeks to `seconds` when the backend holds it (a live stream's cache), and says whether it did. */
   seekWithinHeld?(seconds: number): Promise<boolean>;
+  /** The backend skips commercials itself (the app on a TV, in its player view); told the mode by setCommercialSkip. */
+  readonly skipsCommercials?: boolean;
+  setCommercialSkip?(mode: CommercialSkipMode): void;
   /** Shows or hides captions; selects the first caption track when none is. */
   toggleCaptions(): Promise<void>;
   setPip(on: boolean): Promise<void>;

@@ -43,6 +43,8 @@ import {
   statusBody,
 } from './player-state.js';
 import { ProgressReporter, type ProgressReporterOptions } from './progress-reporter.js';
+import { CommercialWatch } from './commercial-watch.js';
+import { type CommercialSkipMode, DEFAULT_COMMERCIAL_SKIP } from '../model/players/commercial-skip-modes.js';
 import type { Section } from './sections.js';
 
 export interface PlayerServiceOptions {
@@ -94,6 +96,9 @@ export class PlayerService {
     this.inQueue('play started on the device', () => this.playedOnDevice(played));
 
   private readonly live: LivePlayback;
+  /** Auto-skip where the backend does not do it itself (mpv; the app on a TV skips in its own player view). */
+  private readonly commercials: CommercialWatch | undefined;
+  private commercialSkip: CommercialSkipMode = DEFAULT_COMMERCIAL_SKIP;
 
   constructor(private readonly options: PlayerServiceOptions) {
     this.answerWithinMs = options.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
@@ -106,6 +111,20 @@ export class PlayerService {
       newTag: () => this.nextTag++,
     });
     this.reporter = new ProgressReporter(options.server, options.logger, options.reporter);
+    this.commercials = options.backend.skipsCommercials
+      ? undefined
+      : new CommercialWatch({
+          backend: options.backend,
+          logger: options.logger,
+          mode: () => this.commercialSkip,
+          run: (what, action) => this.inQueue(what, action),
+          fetchItem: (id) => this.server.file(id),
+          marksChanged: (item) => {
+            const current = this.state.current;
+            if (current?.kind === 'item' && current.id === item.id)
+              current.marks = playingItem(item, current.tag).marks;
+          },
+        });
     options.backend.on('ended', this.onEnded);
     options.backend.on('down', this.onDown);
     options.backend.on('played', this.onPlayed);
@@ -139,6 +158,7 @@ export class PlayerService {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.progressTimer);
+    this.commercials?.stop();
     clearTimeout(this.programmeTimer);
     this.backend.off('ended', this.onEnded);
     this.backend.off('down', this.onDown);
@@ -150,6 +170,18 @@ export class PlayerService {
 
   status(): PlayerStatus {
     return statusBody(this.state, this.backend.state());
+  }
+
+  /** What to do at a commercial break, as the server says at each heartbeat (the player's own, else household's). */
+  setCommercialSkip(mode: CommercialSkipMode): void {
+    if (mode === this.commercialSkip) return;
+    this.commercialSkip = mode;
+    this.options.logger.info({ mode }, 'commercial skip mode changed');
+    this.backend.setCommercialSkip?.(mode);
+  }
+
+  get commercialSkipMode(): CommercialSkipMode {
+    return this.commercialSkip;
   }
 
   async favoriteChannels(): Promise<FavoriteChannel[]> {
@@ -257,6 +289,7 @@ export class PlayerService {
   /** Leaves what is current (reporting an item's position first). */
   private leave(media: MediaState = this.backend.state()): void {
     this.reportProgress(media);
+    this.commercials?.stop();
     clearTimeout(this.programmeTimer);
     this.state = afterLeaving(this.state);
   }
@@ -280,6 +313,7 @@ export class PlayerService {
         "playback stopped: the media failed; the error says why: check that the server still has the file, or that the channel's source works",
       );
     clearTimeout(this.programmeTimer);
+    this.commercials?.stop();
     this.state = afterLeaving(this.state);
   }
 
@@ -305,7 +339,10 @@ export class PlayerService {
         ...(options.start !== undefined ? { start: options.start } : {}),
       });
     } catch (error) {
-      if (this.state.current?.tag === tag) this.state = afterLeaving(this.state);
+      if (this.state.current?.tag === tag) {
+        this.commercials?.stop();
+        this.state = afterLeaving(this.state);
+      }
       // The answer names the stream's URL, without credentials a --server URL may carry.
       throw error instanceof MediaLoadError
         ? new UnavailableError(502, 'media_unavailable', `${error.message} (${redactUrl(url)})`)
@@ -331,10 +368,9 @@ export class PlayerService {
     this.state = { ...this.state, current: playing };
     const title = [playing.nowPlaying.title, playing.nowPlaying.episode_title].filter(Boolean).join(': ');
     const media = { kind: 'item', id: item.id } as const;
-    await this.load(this.server.itemStreamUrl(item.id), media, playing.tag, {
-      start: start ?? resumePoint(item.playback_time, item.duration),
-      title,
-    });
+    const from = start ?? resumePoint(item.playback_time, item.duration);
+    await this.load(this.server.itemStreamUrl(item.id), media, playing.tag, { start: from, title });
+    if (this.state.current === playing) this.commercials?.watch(item, playing.tag, from ?? 0);
   }
 
   /**
@@ -347,11 +383,13 @@ export class PlayerService {
       const item = await this.server.file(media.id);
       clearTimeout(this.programmeTimer);
       this.state = { ...afterLeaving(this.state), current: playingItem(item, tag) };
+      this.commercials?.watch(item, tag, this.backend.state().position ?? 0);
       return;
     }
     const channel = (await this.server.channels()).find((c) => c.number === media.number);
     if (!channel) throw new NotFoundError('channel', media.number);
     // Left without a report: the device's position is the new channel's by now.
+    this.commercials?.stop();
     this.state = afterLeaving(this.state);
     await this.tuneState(channel, tag);
   }
@@ -414,6 +452,7 @@ export class PlayerService {
     };
     this.reportProgress(this.backend.state());
     clearTimeout(this.programmeTimer);
+    this.commercials?.stop();
     this.state = afterTuning(this.state, playing);
     this.followGuide(playing, channel);
     return playing;
@@ -506,7 +545,13 @@ export class PlayerService {
     const current = this.state.current;
     // Live TV: a moment in the channel's buffer (a new load from it when mpv does not hold it).
     if (current?.kind === 'channel' && (await this.live.seekBy(current, media, delta))) return;
-    await this.backend.seekTo(seekTarget(media.position ?? 0, delta, this.duration(media)));
+    await this.seekItem(seekTarget(media.position ?? 0, delta, this.duration(media)));
+  }
+
+  /** A seek by command: a commercial break it lands in was chosen by hand, so it is never skipped. */
+  private async seekItem(seconds: number): Promise<void> {
+    await this.backend.seekTo(seconds);
+    this.commercials?.seeked(seconds);
   }
 
   /** Live TV from the current programme's start (as far back as the channel's buffer holds). */
@@ -566,7 +611,7 @@ export class PlayerService {
       const marks = this.marks();
       if (marks.length === 0) return this.seekRelative(this.options.seekForwardSeconds);
       const target = nextMark(marks, media.position ?? 0, this.duration(media));
-      if (target !== undefined) await this.backend.seekTo(target);
+      if (target !== undefined) await this.seekItem(target);
     });
   }
 
@@ -575,7 +620,7 @@ export class PlayerService {
       const media = this.requireLoaded();
       const marks = this.marks();
       if (marks.length === 0) return this.seekRelative(-this.options.seekBackwardSeconds);
-      await this.backend.seekTo(previousMark(marks, media.position ?? 0));
+      await this.seekItem(previousMark(marks, media.position ?? 0));
     });
   }
 

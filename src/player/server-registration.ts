@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { type ClientRegistration, HEARTBEAT_MS } from '../model/players/client.schemas.js';
 import type { PlayerStatusBody } from '../model/players/player-status.schemas.js';
 import { VERSION } from '../version.js';
+import type { CommercialSkipMode } from '../model/players/commercial-skip-modes.js';
 
 const STATUS_CHECK_MS = 2_000;
 
@@ -21,7 +22,10 @@ export interface RegistrationOptions {
   /** The address interface B listens on, when it is one (not 0.0.0.0). */
   listenAddress: string | undefined;
   status: () => PlayerStatusBody;
-  send: (deviceId: string, body: ClientRegistration) => Promise<void>;
+  /** Sends it; the answer says what the player does at a commercial break. */
+  send: (deviceId: string, body: ClientRegistration) => Promise<{ commercialSkip?: CommercialSkipMode }>;
+  /** The server's answer named the mode (each heartbeat: a change made in Settings reaches the player within 15 s). */
+  commercialSkip?: (mode: CommercialSkipMode) => void;
   logger: Logger;
   heartbeatMs?: number;
   statusCheckMs?: number;
@@ -85,7 +89,8 @@ export class ServerRegistration {
     this.sending = this.options
       .send(this.options.deviceId, body)
       .then(
-        () => {
+        (answer) => {
+          if (answer.commercialSkip) this.options.commercialSkip?.(answer.commercialSkip);
           if (this.failing) this.options.logger.info('registered with the server again');
           this.failing = false;
         },

@@ -10,6 +10,7 @@
  * Shared by the server side and the web app (types and pure functions only).
  */
 import type { MediaState } from './player-backend.js';
+import type { CommercialSkipMode } from '../model/players/commercial-skip-modes.js';
 import { type Section, SECTIONS } from './sections.js';
 
 /** What is played, in the library's terms (the app plays it through HLS by these). */
@@ -77,6 +78,8 @@ export interface TvControl {
   toggleCaptions(): TvResult;
   setPip(on: boolean): Promise<TvResult>;
   notify(title: string, message: string, durationMs: number): TvResult;
+  /** What the player view does at a commercial break on this player (its server says, at each heartbeat). */
+  setCommercialSkip(mode: CommercialSkipMode): TvResult;
 }
 
 /** Where each section is in the app's TV mode. */

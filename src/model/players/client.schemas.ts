@@ -9,6 +9,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum } from '../../common/string-enum.js';
 import { ITEM_ID_PATTERN } from '../ids.js';
 import { PlayerStatusSchema } from './player-status.schemas.js';
+import { CommercialSkipSchema } from './playback-settings.schemas.js';
 
 /** How often a player sends its heartbeat; three missed and it is offline. */
 export const HEARTBEAT_MS = 15_000;
@@ -63,6 +64,13 @@ export const ClientInfoSchema = Type.Object(
     online: Type.Boolean({ description: 'a heartbeat came within the timeout (45 s)' }),
     connected: Type.Boolean({ description: 'online again (the name Channels uses)' }),
     status: PlayerStatusSchema,
+    commercial_skip: {
+      ...CommercialSkipSchema,
+      description: "what it does at a commercial break: its own mode, else the household's",
+    },
+    own_commercial_skip: Type.Union([CommercialSkipSchema, Type.Null()], {
+      description: "its own mode; null: it follows the household's (GET /dvr/settings/playback)",
+    }),
   },
   { title: 'Client' },
 );

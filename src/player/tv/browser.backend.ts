@@ -39,6 +39,7 @@ import {
   isTvResult,
 } from '../tv-page-protocol.js';
 import { TvPageTracker } from './tv-page-tracker.js';
+import type { CommercialSkipMode } from '../../model/players/commercial-skip-modes.js';
 
 export { ChromiumStartError } from './chromium-process.js';
 
@@ -85,6 +86,8 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
   private page: Page | undefined;
   private isReady = false;
   private opening = false;
+  /** This player's commercial-skip mode, told to each page that opens. */
+  private commercialSkip: CommercialSkipMode | undefined;
   private launching: Promise<void> | undefined;
   /** The text on screen while there is no app to show, so it is not drawn again every few seconds. */
   private waitingShown: string | undefined;
@@ -229,6 +232,7 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
       await page.waitForFunction(hasControl, { timeout: OPEN_TIMEOUT_MS }, CONTROL_GLOBAL);
       this.ready = true;
       this.tracker.takeState(await this.readState());
+      if (this.commercialSkip) this.tellCommercialSkip(this.commercialSkip);
       this.options.logger.info({ server }, 'the Antenna app is on screen');
     } catch (error) {
       this.ready = false;
@@ -451,6 +455,21 @@ export class BrowserBackend extends EventEmitter<BackendEvents> implements Playe
 
   navigate(section: Section): Promise<void> {
     return this.command('navigate', section);
+  }
+
+  /** The app's player view skips commercials itself, as in a browser; this player's mode is told to it. */
+  readonly skipsCommercials = true;
+
+  setCommercialSkip(mode: CommercialSkipMode): void {
+    this.commercialSkip = mode;
+    if (this.ready) this.tellCommercialSkip(mode);
+  }
+
+  /** In the background: a page not there now is told when it opens again. */
+  private tellCommercialSkip(mode: CommercialSkipMode): void {
+    this.command('setCommercialSkip', mode).catch((error: unknown) =>
+      this.options.logger.debug({ err: error, mode }, 'could not tell the app the commercial skip mode yet'),
+    );
   }
 }
 

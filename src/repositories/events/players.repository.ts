@@ -18,18 +18,27 @@ export interface PlayerRow {
   last_seen_at: number;
 }
 
+/** A stored player: what it last said, and the choices made for it here. */
+export interface StoredPlayerRow extends PlayerRow {
+  /** Its own commercial-skip mode; null follows the household's. */
+  commercial_skip: string | null;
+}
+
 const COLUMNS =
   'device_id, name, hostname, local_ip, remote_ip, port, platform, app_version, backend, status, first_seen_at, last_seen_at';
+const STORED = `${COLUMNS}, commercial_skip`;
 
-export function listPlayers(db: Db): PlayerRow[] {
-  return statement(db, `SELECT ${COLUMNS} FROM players ORDER BY name, device_id`).all() as PlayerRow[];
+export function listPlayers(db: Db): StoredPlayerRow[] {
+  return statement(db, `SELECT ${STORED} FROM players ORDER BY name, device_id`).all() as StoredPlayerRow[];
 }
 
-export function getPlayer(db: Db, deviceId: string): PlayerRow | undefined {
-  return statement(db, `SELECT ${COLUMNS} FROM players WHERE device_id = ?`).get(deviceId) as PlayerRow | undefined;
+export function getPlayer(db: Db, deviceId: string): StoredPlayerRow | undefined {
+  return statement(db, `SELECT ${STORED} FROM players WHERE device_id = ?`).get(deviceId) as
+    | StoredPlayerRow
+    | undefined;
 }
 
-/** Writes what a heartbeat says; a player seen before keeps its first_seen_at. */
+/** Writes what a heartbeat says; a player seen before keeps its first_seen_at and the choices made for it. */
 export function upsertPlayer(db: Db, row: PlayerRow): void {
   statement(
     db,

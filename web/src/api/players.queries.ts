@@ -4,7 +4,7 @@
  */
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, seg } from './http-client';
-import type { ClientInfo, PlayOnBody } from './server-types';
+import type { ClientInfo, PlaybackSettings, PlayerSettingsBody, PlayOnBody } from './server-types';
 
 export const playersQueries = {
   list: () =>
@@ -13,7 +13,33 @@ export const playersQueries = {
       queryFn: ({ signal }) => api<ClientInfo[]>('/dvr/clients/info', { signal }),
       refetchInterval: 10_000,
     }),
+  /** The household's playback settings (what the app does at a commercial break). */
+  playback: () =>
+    queryOptions({
+      queryKey: ['dvr', 'settings', 'playback'],
+      queryFn: ({ signal }) => api<PlaybackSettings>('/dvr/settings/playback', { signal }),
+      staleTime: 60_000,
+    }),
 };
+
+export function usePlaybackSettingsChanges() {
+  const client = useQueryClient();
+  return {
+    household: useMutation({
+      mutationFn: (body: PlaybackSettings) => api<PlaybackSettings>('/dvr/settings/playback', { method: 'PUT', body }),
+      onSuccess: (settings) => {
+        client.setQueryData(playersQueries.playback().queryKey, settings);
+        // A player without its own mode follows the household's: the list shows it.
+        void client.invalidateQueries({ queryKey: ['dvr', 'clients'] });
+      },
+    }),
+    player: useMutation({
+      mutationFn: ({ deviceId, body }: { deviceId: string; body: PlayerSettingsBody }) =>
+        api<ClientInfo>(`/dvr/clients/${seg(deviceId)}/settings`, { method: 'PUT', body }),
+      onSettled: () => client.invalidateQueries({ queryKey: ['dvr', 'clients'] }),
+    }),
+  };
+}
 
 export function usePlayerChanges() {
   const client = useQueryClient();

@@ -117,6 +117,14 @@ export type ClientInfo = Static<typeof ClientInfoSchema>;
 export type PlayOnBody = Static<typeof PlayOnBodySchema>;
 
 import type {
+  PlaybackSettingsSchema,
+  PlayerSettingsBodySchema,
+} from '../../../src/model/players/playback-settings.schemas.js';
+export type PlaybackSettings = Static<typeof PlaybackSettingsSchema>;
+export type PlayerSettingsBody = Static<typeof PlayerSettingsBodySchema>;
+export type { CommercialSkipMode } from '../../../src/model/players/commercial-skip-modes.js';
+
+import type {
   ChannelCollectionBodySchema,
   ChannelCollectionSchema,
 } from '../../../src/model/dvr/channels-guide.schemas.js';

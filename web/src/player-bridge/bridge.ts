@@ -21,6 +21,8 @@ import {
   watchPath,
 } from '../../../src/player/tv-page-protocol';
 import { type Notice, hideNotice, showNotice, currentNotice } from './notice-store';
+import { setPlayerSkipMode } from './skip-mode-store';
+import { isCommercialSkipMode } from '../../../src/model/players/commercial-skip-modes';
 
 type AppRouter = typeof import('../routes').router;
 
@@ -375,6 +377,12 @@ const control: TvControl = {
   notify(title, message, durationMs) {
     showNotice({ title, message } satisfies Notice, durationMs, pushState);
     pushState();
+    return OK;
+  },
+  setCommercialSkip(mode) {
+    if (!isCommercialSkipMode(mode))
+      return { ok: false, code: 'bad_mode', message: `No commercial skip mode '${String(mode)}': off, ask or auto.` };
+    setPlayerSkipMode(mode);
     return OK;
   },
 };

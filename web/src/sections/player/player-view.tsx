@@ -32,10 +32,13 @@ import { LiveSeekBar } from './live-seek-bar';
 import { RecordToggle } from './record-toggle';
 import { PlayOnButton } from '../../components/play-on';
 import { hlsUrlOf, type PlayerSource, useChannelProgrammes } from './player-source';
+import { CommercialSkip } from './commercial-skip';
+import { marksMayChange } from '../../../../src/player/commercial-skip';
 
 export type { PlayerSource };
 
 const REPORT_EVERY_MS = 10_000;
+const MARKS_REFRESH_MS = 60_000;
 
 /** Sends the position while an item plays; once watched, says so once and stops. */
 function useProgressReports(video: React.RefObject<HTMLVideoElement | null>, item: FileItem | undefined) {
@@ -138,6 +141,8 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   const item = useQuery({
     ...libraryQueries.file(source.kind === 'file' ? source.id : ''),
     enabled: source.kind === 'file',
+    // A recording still being made gains commercial marks as it goes (the events feed also says when).
+    refetchInterval: (query) => (query.state.data && marksMayChange(query.state.data) ? MARKS_REFRESH_MS : false),
   });
   const channels = useQuery({ ...libraryQueries.channels(), enabled: source.kind === 'channel' });
   // A file starts where asked (0 is its start, even while its playlist grows); live at its live edge (-1).
@@ -292,6 +297,7 @@ export function PlayerView({ source }: { source: PlayerSource }) {
         </div>
       )}
       {item.isError && <ErrorNotice error={item.error} />}
+      {source.kind === 'file' && <CommercialSkip video={video} marks={marks} start={source.start} seekTo={seekTo} />}
       <div className="player-controls" role="group" aria-label="Player controls">
         <div className="player-titles">
           <strong>{title}</strong>
