@@ -43,6 +43,7 @@ import { benchLiveBrowser, liveBrowserRows } from './live-browser.mjs';
 import { benchLiveMpv, liveMpvRows } from './live-mpv.mjs';
 import { stopChild } from './stop-child.mjs';
 import { benchEvents, eventsRows } from './events.mjs';
+import { benchCommercials, commercialsRows } from './commercials.mjs';
 import { benchGuideGrid, benchWeb, webRows } from './web-app.mjs';
 
 // The bench's servers stay off the network: no DNS-SD advertisements from them.
@@ -599,6 +600,10 @@ async function main() {
   // 12. A failure told: dead sources' recording.failed over SSE, a webhook and MQTT.
   const events = await benchEvents({ antennaBin: join(ROOT, 'bin', 'antenna'), work: join(WORK, 'events'), log });
 
+  // 13. Commercial detection's accuracy on labelled broadcasts, beside comskip bare.
+  const commercials = await benchCommercials({ work: join(WORK, 'commercials'), log });
+  rmSync(join(WORK, 'commercials'), { recursive: true, force: true });
+
   // ---------------------------------------------------------------- verdicts
   const rows = [];
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
@@ -694,6 +699,7 @@ async function main() {
   rows.push(...liveBrowserRows(liveBrowser, { verdict }));
   rows.push(...webRows(web, { fmt, verdict }));
   rows.push(...eventsRows(events, { verdict }));
+  rows.push(...commercialsRows(commercials, { verdict }));
 
   const table = [
     '| Target | Threshold | Antenna | Ceiling | Ratio | Result |',

@@ -33,6 +33,16 @@ export const COMSKIP_INI = [
   'max_commercialbreak=600',
   'min_commercial_size=4',
   'max_commercial_size=120',
+  // A busy ad (dense high-contrast detail in the logo's corner) reads as the logo. comskip's
+  // default (0.01) then all but vetoes the block, and its default of joining neighbouring
+  // blocks that show the logo merges a break's first spot into the act before it: on the
+  // labelled set (bench/broadcast-set.mjs, docs/commercial-detection.md) that kept whole spots
+  // and one whole break as show. At 0.3 the logo still outweighs an ad-like length, aspect and
+  // loudness in the programme (at 0.75 two acts went); each change alone fixed only part of it.
+  '; a block with the logo counts less towards commercial, but not overwhelmingly',
+  'logo_present_modifier=0.3',
+  '; blocks are scored one by one, not joined because both seem to show the logo',
+  'connect_blocks_with_logo=0',
   '; the recording is complete: do not wait for it to grow (default retries opening for 6 s)',
   'live_tv=0',
   'live_tv_retries=0',
