@@ -102,14 +102,14 @@ describe('commercial marks while recording', () => {
     expect(first, JSON.stringify(told)).toBeDefined();
     expect(first!.edge).toBeLessThan(edgeAtEnd);
     const [firstBreak] = clip.breaks as [[number, number]];
-    expect(near(pairs(first!.marks)[0]!, firstBreak)).toBe(true);
+    expect(near(pairs(first!.marks)[0]!, firstBreak), JSON.stringify(told)).toBe(true);
     expect(first!.edge - firstBreak[1]).toBeLessThanOrEqual(TRAIL_S);
     // Every break told is one of the clip's, whole: an open one at the live edge is held back.
     for (const { marks } of told) {
       for (const mark of pairs(marks))
         expect(
           clip.breaks.some((truth) => near(mark, truth)),
-          `${mark}`,
+          JSON.stringify(told),
         ).toBe(true);
     }
 

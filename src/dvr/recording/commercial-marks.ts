@@ -48,14 +48,16 @@ export class CommercialMarks {
       program: options.program,
       ...(options.logger ? { logger: options.logger } : {}),
       onRunning: (itemId) => this.setState(itemId, 'live'),
-      onMarks: (itemId, marks) => {
-        setLiveCommercials(this.db, itemId, marks, this.now());
-        this.tell(itemId, marks, 'live');
-      },
-      onFailed: (itemId, reason) => {
-        if (this.setState(itemId, 'live_failed', reason))
-          this.tell(itemId, getStoredCommercials(db, itemId), 'live_failed', reason);
-      },
+      onMarks: (itemId, marks) =>
+        this.guarded(itemId, () => {
+          setLiveCommercials(this.db, itemId, marks, this.now());
+          this.tell(itemId, marks, 'live');
+        }),
+      onFailed: (itemId, reason) =>
+        this.guarded(itemId, () => {
+          if (this.setState(itemId, 'live_failed', reason))
+            this.tell(itemId, getStoredCommercials(db, itemId), 'live_failed', reason);
+        }),
     });
   }
 
@@ -103,10 +105,11 @@ export class CommercialMarks {
       return;
     }
     if ('error' in outcome) {
-      if (this.setState(itemId, 'failed', outcome.error)) this.tell(itemId, [], 'failed', outcome.error);
+      if (this.setState(itemId, 'failed', outcome.error))
+        this.guarded(itemId, () => this.tell(itemId, [], 'failed', outcome.error));
       return;
     }
-    if (this.setState(itemId, 'done')) this.tell(itemId, outcome.commercials, 'done');
+    if (this.setState(itemId, 'done')) this.guarded(itemId, () => this.tell(itemId, outcome.commercials, 'done'));
   }
 
   /** Stops every live run (shutdown): the recordings resume, and are followed again, at the next start. */
@@ -117,6 +120,18 @@ export class CommercialMarks {
   /** Live runs going now. */
   running(): number {
     return this.live?.running() ?? 0;
+  }
+
+  /** Live marks are a nicety: a write that fails (a full data disk) is logged, never thrown into the poll. */
+  private guarded(itemId: string, write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      this.options.logger?.warn(
+        { item: itemId, err },
+        'live commercial marks could not be stored (is the data disk full?)',
+      );
+    }
   }
 
   private setState(itemId: string, state: DetectionState, error?: string): boolean {

@@ -118,7 +118,13 @@ export class LiveCommercials {
       failed: false,
       ended: false,
     });
-    this.timer ??= setInterval(() => void this.tick(), this.options.pollMs ?? 10_000);
+    this.timer ??= setInterval(
+      () =>
+        void this.tick().catch((err: unknown) =>
+          this.options.logger?.warn({ err }, 'live commercial detection: a poll failed; the next one tries again'),
+        ),
+      this.options.pollMs ?? 10_000,
+    );
     this.timer.unref();
   }
 
