@@ -11,6 +11,10 @@ import type { Db } from '../db/database.js';
 import { probeFactsOf } from '../repositories/library/import-files.repository.js';
 import type { MediaDetails } from '../model/library/media-details.schemas.js';
 import { deleteRecordingItem, getRecording } from '../repositories/dvr/recordings.repository.js';
+import {
+  type CommercialDetection,
+  getCommercialDetection,
+} from '../repositories/dvr/commercial-detection.repository.js';
 import type { ItemStateLog } from '../common/item-state-log.js';
 import {
   getItemFile,
@@ -31,6 +35,7 @@ export interface FileFacts {
   stream_url: string;
   chapters: { start: number; end: number; title?: string }[];
   media?: MediaDetails;
+  commercial_detection?: { state: CommercialDetection['state']; error?: string };
 }
 
 export interface ClientFileFields {
@@ -85,12 +90,21 @@ export class MediaFilesService {
     const row = this.file(id);
     const stats = row.path ? statOrUndefined(row.path) : undefined;
     const { chapters, media } = probeFactsOf(this.db, id);
+    const detection = getCommercialDetection(this.db, id);
     return {
       ...(stats ? { size: stats.size, modified_at: Math.trunc(stats.mtimeMs) } : {}),
       available: stats !== undefined,
       stream_url: `${baseUrl}/dvr/files/${encodeURIComponent(id)}/stream`,
       chapters,
       ...(media ? { media } : {}),
+      ...(detection
+        ? {
+            commercial_detection: {
+              state: detection.state,
+              ...(detection.error !== null ? { error: detection.error } : {}),
+            },
+          }
+        : {}),
     };
   }
 

@@ -120,6 +120,11 @@ describe('commercials in a recording', () => {
     expect(Math.abs(commercials[0]! - start)).toBeLessThanOrEqual(TOLERANCE_S);
     expect(Math.abs(commercials[1]! - end)).toBeLessThanOrEqual(TOLERANCE_S);
 
+    // The file says the marks are final (live ones, if any, replaced).
+    const file = (await call('GET', `/dvr/files/${encodeURIComponent(episode.id as string)}`)).json;
+    expect(file.file).toMatchObject({ commercial_detection: { state: 'done' } });
+    expect(file.commercials).toEqual(commercials);
+
     const finished = (await call('GET', `/api/v1/jobs/${jobId}`)).json;
     expect(finished).toMatchObject({ failed: false });
     expect(finished.item).toMatchObject({ completed: true, corrupted: false });

@@ -92,3 +92,22 @@ export async function makeClipWithoutBreak(dir: string): Promise<{ path: string;
   await makeSegmentClip(path, [show(70), black(), show(70)]);
   return { path, breaks: [] };
 }
+
+/**
+ * 65 s of show, a 46 s break, 65 s of show, another 46 s break, 65 s of show: 287 s, for detection while recording
+ * (the second break tells the first one ended).
+ */
+export async function makeClipWithTwoBreaks(dir: string): Promise<{ path: string; breaks: [number, number][] }> {
+  mkdirSync(dir, { recursive: true });
+  const breakSegments = ADS.flatMap((ad) => [black(), ad]).concat(black());
+  const breakLength = breakSegments.reduce((sum, s) => sum + s.seconds, 0);
+  const path = join(dir, 'two-breaks.ts');
+  await makeSegmentClip(path, [show(65), ...breakSegments, show(65), ...breakSegments, show(65)]);
+  return {
+    path,
+    breaks: [
+      [65, 65 + breakLength],
+      [130 + breakLength, 130 + 2 * breakLength],
+    ],
+  };
+}

@@ -57,8 +57,58 @@ export const COMSKIP_INI = [
   '',
 ].join('\n');
 
+/**
+ * What a live run (a recording still being written, live-commercials.ts) changes, found by experiment with comskip
+ * 0.82.011: with live_tv=1 comskip waits for the file to grow and rewrites its EDL every 15 s of video with a simpler
+ * black-frame pass (BuildCommListAsYouGo), and `.incommercial` says whether the last break may still be open.
+ */
+export const LIVE_SETTINGS: Readonly<Record<string, number>> = {
+  live_tv: 1,
+  // About 4 s a retry: a source that stalls for up to ten minutes does not end the run.
+  live_tv_retries: 150,
+  // The live pass counts any black-to-black gap up to this as an ad, so two breaks round a shorter act would be one
+  // break: 60 s keeps acts apart, and the final pass (the full ini) still finds the longer ads.
+  max_commercial_size: 60,
+  output_incommercial: 1,
+  // In frames: the last break counts as open until this many frames past its end (60 s at up to 60 fps), as long as
+  // the live pass may still extend it (max_commercial_size above).
+  incommercial_frames: 3600,
+};
+
+/** An ini with some settings replaced (or added when absent), every other line as it is. */
+export function withIniSettings(ini: string, settings: Readonly<Record<string, string | number>>): string {
+  const pending = new Map(Object.entries(settings).map(([key, value]) => [key, String(value)]));
+  const lines = ini.split('\n').map((line) => {
+    const key = /^\s*([A-Za-z0-9_]+)\s*=/.exec(line)?.[1];
+    if (key === undefined || !pending.has(key)) return line;
+    const value = pending.get(key) as string;
+    pending.delete(key);
+    return `${key}=${value}`;
+  });
+  const rest = [...pending].map(([key, value]) => `${key}=${value}`);
+  if (rest.length === 0) return lines.join('\n');
+  // Before the last empty line, so the file still ends with a newline.
+  const tail = lines.at(-1) === '' ? lines.pop() : undefined;
+  return [...lines, ...rest, ...(tail === undefined ? [] : [tail])].join('\n');
+}
+
+/** The ini of a run: COMSKIP_INI, or for a recording in progress COMSKIP_INI with LIVE_SETTINGS over it. */
+export function comskipIni(options: { live?: boolean } = {}): string {
+  return options.live ? withIniSettings(COMSKIP_INI, LIVE_SETTINGS) : COMSKIP_INI;
+}
+
+/**
+ * A live run's marks: its EDL's breaks, less the last one while `.incommercial` says it may still be open (a break
+ * at the live edge is not told as ended). No `.incommercial` yet: comskip has not judged anything, so no marks.
+ */
+export function liveMarks(edl: string, incommercial: string | null): number[] {
+  if (incommercial === null) return [];
+  const marks = parseEdl(edl);
+  return incommercial.trim() === '0' ? marks : marks.slice(0, -2);
+}
+
 /** The base name of every file comskip writes, so the EDL's name never depends on the recording's. */
-const OUTPUT_BASE = 'commercials';
+export const OUTPUT_BASE = 'commercials';
 const DEFAULT_TIMEOUT_MS = 3 * 60 * 60 * 1000;
 const KILL_GRACE_MS = 5_000;
 const STDERR_TAIL_BYTES = 4096;
@@ -110,7 +160,7 @@ function lastLine(stderr: string): string {
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
-interface Finished {
+export interface Finished {
   code: number | null;
   stderr: string;
 }
@@ -120,7 +170,7 @@ interface Finished {
  * then SIGKILL after a grace period, and the run still waits for the exit, so nothing
  * is writing in the directory we are about to remove.
  */
-async function runComskip(
+export async function runComskip(
   program: string,
   args: string[],
   cwd: string,
@@ -155,11 +205,15 @@ async function readEdl(path: string): Promise<string | null> {
   }
 }
 
+/** Why a run that ended could not judge the file, or undefined when it did (0: found some, 1: none). */
+export function failureOf(finished: Finished): string | undefined {
+  if (finished.code === 0 || finished.code === 1) return undefined;
+  return `comskip failed: ${lastLine(finished.stderr) || `exit status ${finished.code ?? 'none'}`}`;
+}
+
 async function commercialsFrom(finished: Finished, edlPath: string): Promise<number[]> {
-  if (finished.code !== 0 && finished.code !== 1) {
-    const reason = lastLine(finished.stderr) || `exit status ${finished.code ?? 'none'}`;
-    throw new Error(`comskip failed: ${reason}`);
-  }
+  const failure = failureOf(finished);
+  if (failure !== undefined) throw new Error(failure);
   const edl = await readEdl(edlPath);
   if (edl === null && finished.code === 0) throw new Error('comskip failed: it found commercials but wrote no EDL');
   return edl === null ? [] : parseEdl(edl);
@@ -188,7 +242,7 @@ export async function detectCommercials(
   const runDir = await mkdtemp(join(workDir, 'comskip-'));
   try {
     const iniPath = join(runDir, 'comskip.ini');
-    await writeFile(iniPath, COMSKIP_INI);
+    await writeFile(iniPath, comskipIni());
     // cwd too: comskip looks for a comskip.ini in its working directory.
     const finished = await runComskip(
       program,

@@ -5,6 +5,8 @@
 import { showIdFor } from '../../model/ids.js';
 import type { JobItem } from '../../model/library/library.schemas.js';
 import type { Airing } from '../lineup/airing.js';
+import type { NewEvent } from '../../model/events/event.schemas.js';
+import type { DvrJobRow } from '../../repositories/dvr/jobs.repository.js';
 
 /**
  * The keys under which an airing counts as "already recorded" (placed, listed, or
@@ -94,4 +96,21 @@ export function programmeKeyOf(airing: {
   return airing.programId
     ? `pid:${airing.programId}`
     : `t:${airing.title.toLowerCase()}|${(airing.episodeTitle ?? '').toLowerCase()}`;
+}
+
+/** "Harbour Lights: Pilot": what a recording is, for people. */
+export function whatOf(job: DvrJobRow, item: JobItem): string {
+  return [item.title ?? job.name, item.episode_title].filter(Boolean).join(': ');
+}
+
+export function recordingData(job: DvrJobRow, item: JobItem): NewEvent['data'] {
+  return {
+    job_id: job.id,
+    title: item.title ?? job.name,
+    ...(item.episode_title ? { episode_title: item.episode_title } : {}),
+    ...(job.channel ? { channel: job.channel } : {}),
+    ...(job.rule_id !== null ? { rule_id: job.rule_id } : {}),
+    start_time: job.start_time,
+    end_time: job.end_time,
+  };
 }

@@ -8,7 +8,7 @@ import { type OpenedFile, PathBoundary } from '../../common/path-boundary.js';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
-import type { EventSink, NewEvent } from '../../model/events/event.schemas.js';
+import type { EventSink } from '../../model/events/event.schemas.js';
 import type { Db } from '../../db/database.js';
 import { HeaderReaderPool, probeMedia } from '../../media-tools/media-header.js';
 import { makeThumbnail } from '../../media-tools/thumbnail-maker.js';
@@ -16,6 +16,7 @@ import { upsertShow } from '../../repositories/library/parents.repository.js';
 import { setThumbnailUrl, upsertEpisode, upsertMovie } from '../../repositories/library/items.repository.js';
 import type { JobItem } from '../../model/library/library.schemas.js';
 import { detectCommercials } from './comskip.js';
+import { CommercialMarks, type CommercialMarksOptions } from './commercial-marks.js';
 import { PROGRAMS_ON_PATH, type ProgramPaths } from '../../common/external-program.js';
 import {
   type DvrJobRow,
@@ -24,7 +25,7 @@ import {
   patchJobItem,
   setRecordingEnd,
 } from '../../repositories/dvr/jobs.repository.js';
-import { episodeKeys } from './job-item.js';
+import { episodeKeys, recordingData, whatOf } from './job-item.js';
 import { type Backlog, Recorder, judgeRecording } from './recorder.js';
 import { recordingRelativePath, uniquePath } from './recording-paths.js';
 import { measureRecordingDuration, recordingDuration } from './recording-duration.js';
@@ -52,6 +53,8 @@ interface PostResults {
   tags: string[] | null;
   thumbnail: string | null;
   commercials: number[] | null;
+  /** What the final pass tells of detection: undefined when it is off. */
+  detection: { commercials: number[] } | { error: string } | undefined;
 }
 
 export interface RecordingsOptions {
@@ -73,6 +76,8 @@ export interface RecordingsOptions {
   emit?: EventSink | undefined;
   /** The live buffers: a recording that starts late begins with what one held since its start. */
   backlog?: Backlog;
+  /** Commercial detection while recording (commercial-marks.ts): runs at once (default 2; 0: off), poll interval. */
+  liveCommercials?: CommercialMarksOptions['live'];
 }
 
 /** First bytes later than this after the start make a recording `delayed`. */
@@ -92,12 +97,30 @@ export class RecordingsService {
   private readonly finishing = new Set<Promise<void>>();
   private postIdle: Promise<void> = Promise.resolve();
   private resolvePostIdle: (() => void) | undefined;
+  /** Live marks, the detection's state and recording.commercials. */
+  private readonly marks: CommercialMarks;
 
   constructor(
     private readonly db: Db,
     private readonly hub: StreamHub,
     private readonly options: RecordingsOptions,
-  ) {}
+  ) {
+    const program = options.comskip === false ? undefined : (options.programs ?? PROGRAMS_ON_PATH).comskip;
+    this.marks = new CommercialMarks(db, {
+      workDir: options.workDir,
+      recordingsDir: options.recordingsDir,
+      program,
+      logger: options.logger,
+      emit: options.emit,
+      ...(options.liveCommercials ? { live: options.liveCommercials } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
+  }
+
+  /** Live commercial detections running now. */
+  liveDetections(): number {
+    return this.marks.running();
+  }
 
   private now(): number {
     return this.options.now?.() ?? Date.now();
@@ -177,6 +200,7 @@ export class RecordingsService {
       },
     );
     this.active.set(job.id, { recorder, itemId, path });
+    this.marks.recordingStarted(itemId, path);
     this.options.emit?.({
       kind: 'recording.started',
       severity: 'info',
@@ -262,6 +286,7 @@ export class RecordingsService {
     const endedAt = this.now();
     const path = getRecording(this.db, itemId)?.path ?? null;
     if (verdict.failed) {
+      void this.marks.recordingEnded(itemId, false);
       this.db
         .transaction(() => {
           deleteRecordingItem(this.db, itemId);
@@ -317,6 +342,7 @@ export class RecordingsService {
       message: `Recorded ${whatOf(job, item)}${flaws ? ` (${flaws}${verdict.error ? `: ${verdict.error}` : ''})` : ''}.`,
       data: { ...recordingData(job, item), item_id: itemId, ...(verdict.error ? { reason: verdict.error } : {}) },
     });
+    void this.marks.recordingEnded(itemId);
     this.enqueuePost(itemId);
   }
 
@@ -347,6 +373,7 @@ export class RecordingsService {
       if (active.itemId !== itemId) continue;
       active.recorder.stop('user');
       await active.recorder.done;
+      await this.marks.recordingEnded(itemId, false);
       // Let its finishing (flags, job result) land before the item goes.
       await new Promise((resolve) => setImmediate(resolve));
       this.active.delete(jobId);
@@ -440,7 +467,7 @@ export class RecordingsService {
       await opening.file.handle.close().catch(() => undefined);
     }
     if (!results || signal.aborted) return;
-    const { probe, duration, tags, thumbnail, commercials } = results;
+    const { probe, duration, tags, thumbnail, commercials, detection } = results;
     this.db
       .transaction(() => {
         setRecordingPostResults(this.db, itemId, {
@@ -460,6 +487,7 @@ export class RecordingsService {
         );
       })
       .immediate();
+    this.marks.finalDone(itemId, detection);
     this.options.logger?.info(
       { item: itemId, duration, commercials: (commercials?.length ?? 0) / 2 },
       'recording processed',
@@ -489,7 +517,9 @@ export class RecordingsService {
     if ((await makeThumbnail(file, thumbnailPath, duration, programs.ffmpeg, signal)).ok) thumbnail = thumbnailPath;
     if (signal.aborted) return undefined;
     let commercials: number[] | null = null;
-    if (this.options.comskip !== false && programs.comskip !== undefined) {
+    let detection: PostResults['detection'];
+    if (this.marks.enabled && programs.comskip !== undefined) {
+      this.marks.finalStarted(itemId);
       try {
         commercials = await detectCommercials(file.realPath, {
           workDir: join(this.options.workDir, itemId),
@@ -497,15 +527,17 @@ export class RecordingsService {
           program: programs.comskip,
           inputFd: file.fd,
         });
+        detection = { commercials };
       } catch (error) {
         if (signal.aborted) return undefined;
+        detection = { error: (error as Error).message };
         this.options.logger?.warn(
           { item: itemId, err: (error as Error).message },
           'commercial detection failed; the recording is kept without commercial marks: check that comskip runs (--comskip-path)',
         );
       }
     }
-    return { probe, duration, tags, thumbnail, commercials };
+    return { probe, duration, tags, thumbnail, commercials, detection };
   }
 
   /** Keeps a rule's newest N recordings (its `keep`), deleting older unlocked ones and their files. */
@@ -537,23 +569,6 @@ export class RecordingsService {
   async stop(): Promise<void> {
     this.postAbort.abort();
     for (const { recorder } of this.active.values()) recorder.stop('shutdown');
-    await Promise.allSettled([...this.finishing]);
+    await Promise.allSettled([...this.finishing, this.marks.stop()]);
   }
-}
-
-/** "Harbour Lights: Pilot": what a recording is, for people. */
-function whatOf(job: DvrJobRow, item: JobItem): string {
-  return [item.title ?? job.name, item.episode_title].filter(Boolean).join(': ');
-}
-
-function recordingData(job: DvrJobRow, item: JobItem): NewEvent['data'] {
-  return {
-    job_id: job.id,
-    title: item.title ?? job.name,
-    ...(item.episode_title ? { episode_title: item.episode_title } : {}),
-    ...(job.channel ? { channel: job.channel } : {}),
-    ...(job.rule_id !== null ? { rule_id: job.rule_id } : {}),
-    start_time: job.start_time,
-    end_time: job.end_time,
-  };
 }

@@ -15,6 +15,7 @@ export const EVENT_KINDS = [
   'recording.failed',
   'recording.skipped',
   'recording.conflict',
+  'recording.commercials',
   'disk.low',
   'disk.full',
   'source.failing',
@@ -57,6 +58,17 @@ export const EventDataSchema = Type.Object(
     added: optionalInteger('items added (library.scanned)'),
     updated: optionalInteger('items updated (library.scanned)'),
     removed: optionalInteger('items removed (library.scanned)'),
+    commercials: Type.Optional(
+      Type.Array(Type.Number(), {
+        description: "the recording's marks now, seconds: start, end, start, end, ... (recording.commercials)",
+      }),
+    ),
+    commercial_detection: Type.Optional(
+      StringEnum(['live', 'live_failed', 'done', 'failed'] as const, {
+        description:
+          "where detection stands (recording.commercials): 'live' while recording, 'done' after the final pass; the failed states give a reason",
+      }),
+    ),
   },
   { additionalProperties: false, title: 'Event data' },
 );
