@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Bonjour, type Browser, type Service } from 'bonjour-service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Json, callJson, until } from '../support/dvr-app.js';
@@ -158,6 +159,61 @@ describe('antenna player on the network', () => {
     const status = await callJson(`http://${String(listed?.local_ip)}:${String(listed?.port)}`, 'GET', '/api/status');
     expect(status.json).toMatchObject({ status: 'playing' });
   });
+
+  it('skips a commercial break by itself in auto mode, and skip_backward undoes it', async () => {
+    const listed = ((await callJson(serverBase(), 'GET', '/dvr/clients/info')).json as Json[]).find(
+      (c) => c.name === playerName,
+    );
+    const settings = `/dvr/clients/${String(listed?.device_id)}/settings`;
+    expect((await callJson(serverBase(), 'PUT', settings, { commercial_skip: 'auto' })).json).toMatchObject({
+      commercial_skip: 'auto',
+      own_commercial_skip: 'auto',
+    });
+    const chosenAt = Date.now();
+    // The episode is an import: its marks are set in the server's database (a recording's come from comskip).
+    const db = new Database(join(media.dir, 'data', 'antenna.db'));
+    db.prepare('UPDATE items SET commercials = ? WHERE id = ?').run('[20,40]', episode);
+    db.close();
+    await command('stop');
+    // The heartbeat after the change (a stop is told at once) carries the mode back to the player.
+    await until(
+      async () =>
+        ((await callJson(serverBase(), 'GET', '/dvr/clients/info')).json as Json[]).find((c) => c.name === playerName),
+      (c) => Number(c?.last_seen_at) > chosenAt + 200,
+      20_000,
+      'a heartbeat after the change',
+    );
+    await until(
+      async () => {
+        await callJson(serverBase(), 'PUT', `/dvr/files/${episode}/playback_time/16`);
+        return serverItem(episode);
+      },
+      (item) => item.playback_time === 16,
+      5000,
+      'the resume point at 16 s',
+    );
+    const started = Date.now();
+    expect((await command(`play/recording/${episode}`)).json).toMatchObject({ status: 'playing' });
+    // Played on from 16 s it would take 24 s to reach 40 s: the break was jumped over.
+    await until(
+      () => prop('time-pos'),
+      (time) => typeof time === 'number' && time >= 40,
+      14_000,
+      'playback past the break',
+    );
+    expect(Date.now() - started).toBeLessThan(16_000);
+    // Undo: back to the break's start, which now plays through.
+    await command('skip_backward');
+    const undone = Number(await prop('time-pos'));
+    expect(undone).toBeGreaterThanOrEqual(19.5);
+    expect(undone).toBeLessThan(23);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const later = Number(await prop('time-pos'));
+    expect(later).toBeGreaterThan(undone + 1);
+    expect(later).toBeLessThan(30);
+    await command('stop');
+    await callJson(serverBase(), 'PUT', settings, { commercial_skip: null });
+  }, 60_000);
 
   it('walks the channels and lists the favorites', async () => {
     expect((await command('play/channel/4.1')).json).toMatchObject({

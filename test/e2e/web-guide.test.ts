@@ -208,12 +208,12 @@ describe('live TV from the buffer', () => {
         "(() => { const v = document.querySelector('video'); return { time: v.currentTime, start: v.seekable.start(0) }; })()",
       ) as Promise<{ time: number; start: number }>;
     const before = await place();
-    await page.click('button[aria-label="Back 10 seconds"]');
+    await page.click('button[aria-label="−10 s, back 10 seconds"]');
     // Ten seconds back, or the buffer's oldest second when it holds less (a seek before it clamps to it).
     const after = await place();
     expect(after.time).toBeCloseTo(Math.max(before.start, before.time - 10), 0);
     expect(after.time).toBeLessThan(before.time - 1);
-    await page.click('button[aria-label="Jump to live"]');
+    await page.click('button[aria-label="Live, jump to live"]');
     await until(behindOf, (seconds) => seconds < 10, 10_000, 'back at live');
     await waitForPlayback(page, 1, 15_000, 'playing at live');
     // Record what is on from the player (the first test's series pass may be recording it already: stopped first).

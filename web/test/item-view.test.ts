@@ -117,3 +117,19 @@ describe('commercial marks', () => {
     );
   });
 });
+
+describe('commercialDetectionText', () => {
+  it('says where finding the breaks stands, and why it failed', async () => {
+    const { commercialDetectionText } = await import('../src/lib/item-view');
+    expect(commercialDetectionText(undefined, [10, 20])).toBeUndefined();
+    expect(commercialDetectionText({ state: 'done' }, [60, 150, 400, 430])).toBe('2 commercial breaks (2:00)');
+    expect(commercialDetectionText({ state: 'done' }, [])).toBe('No commercial breaks found');
+    expect(commercialDetectionText({ state: 'live' }, [60, 90])).toBe(
+      '1 commercial break (0:30) so far; more are found as it records',
+    );
+    expect(commercialDetectionText({ state: 'failed', error: 'comskip failed: Can not open file' }, undefined)).toBe(
+      'Commercial detection failed: comskip failed: Can not open file. The recording plays normally, without marks.',
+    );
+    expect(commercialDetectionText({ state: 'off' }, undefined)).toMatch(/comskip is not installed/);
+  });
+});

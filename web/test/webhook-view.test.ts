@@ -23,7 +23,7 @@ const delivery = (over: Partial<WebhookDelivery>): WebhookDelivery => ({
 describe('webhook words', () => {
   it('has words for every kind the server tells', () => {
     expect([...EVENT_KIND_LIST].sort()).toEqual([...EVENT_KINDS].sort());
-    expect(KIND_LABELS['disk.low']).toBe('Disk low');
+    expect(KIND_LABELS['disk.low']).toBe('Disk space low');
   });
 
   it('sums up the kinds a receiver wants', () => {

@@ -10,26 +10,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { showNotice } from '../player-bridge/notice-store';
 import { api } from './http-client';
 import type { ServerEvent } from './server-types';
-
-const TITLES: Record<string, string> = {
-  'recording.scheduled': 'Recording scheduled',
-  'recording.started': 'Recording',
-  'recording.completed': 'Recorded',
-  'recording.failed': 'Recording failed',
-  'recording.skipped': 'Not recording',
-  'recording.conflict': 'Recording conflict',
-  'disk.low': 'Disk space low',
-  'disk.full': 'Disk full',
-  'source.failing': 'Source failing',
-  'source.back': 'Source back',
-  'guide.failed': 'Guide refresh failed',
-  'guide.applied': 'Guide refreshed',
-  'library.scanned': 'Library scanned',
-  'player.online': 'Player online',
-  'player.offline': 'Player offline',
-  'playback.started': 'Playing',
-  'playback.stopped': 'Stopped',
-};
+import { EVENT_KIND_TITLES } from '../lib/event-kinds';
 
 /** Always shown: what went wrong, and a recording's start and end (pure). */
 export function isShown(event: Pick<ServerEvent, 'kind' | 'severity'>): boolean {
@@ -43,7 +24,7 @@ export function noticeOf(event: Pick<ServerEvent, 'kind' | 'severity' | 'message
   ms: number;
 } {
   return {
-    title: TITLES[event.kind] ?? event.kind,
+    title: (EVENT_KIND_TITLES as Record<string, string>)[event.kind] ?? event.kind,
     message: event.message,
     ms: event.severity === 'error' ? 15_000 : event.severity === 'warning' ? 10_000 : 5_000,
   };

@@ -64,6 +64,7 @@ export type PlayableItem = Episode | Movie | ContentMovie | Video;
 
 /** `GET /dvr/files/:id`: the item in its own shape, its file's facts, and the PascalCase fields clients read. */
 export type FileItem = PlayableItem & Static<typeof FileItemSchema>;
+export type CommercialDetection = NonNullable<FileItem['file']['commercial_detection']>;
 
 /** The DVR's management resources (`/dvr`, `/dvr/sources`, `/dvr/guides`, `/dvr/refresh`, `/dvr/scans`). */
 export type DvrInfo = Static<typeof DvrInfoSchema>;

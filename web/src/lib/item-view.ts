@@ -2,7 +2,7 @@
  * How the app names and describes library items: pure functions over the server's
  * payloads, shared by every list, card and the player view (and unit-tested).
  */
-import type { Episode, Job, PlayableItem, Video } from '../api/server-types';
+import type { CommercialDetection, Episode, Job, PlayableItem, Video } from '../api/server-types';
 
 export type ItemKind = 'episode' | 'movie' | 'video';
 
@@ -113,4 +113,36 @@ export function commercialSpans(marks: readonly number[] | undefined): Array<[nu
 /** Where "skip commercial" goes from `position`: the end of the break it is in, else undefined. */
 export function skipTarget(marks: readonly number[] | undefined, position: number): number | undefined {
   return commercialSpans(marks).find(([start, end]) => position >= start - 1 && position < end)?.[1];
+}
+
+/**
+ * Where finding a recording's commercials stands, in a line for its page; undefined for an import (never looked at).
+ * A failure says why and that the recording plays regardless.
+ */
+export function commercialDetectionText(
+  detection: CommercialDetection | undefined,
+  marks: readonly number[] | undefined,
+): string | undefined {
+  if (!detection) return undefined;
+  const found = commercialSpans(marks);
+  const total = found.reduce((sum, [start, end]) => sum + (end - start), 0);
+  const breaks = `${found.length} commercial ${found.length === 1 ? 'break' : 'breaks'} (${formatClock(total)})`;
+  const why = detection.error ? `: ${detection.error}` : '';
+  switch (detection.state) {
+    case 'done':
+      return found.length > 0 ? breaks : 'No commercial breaks found';
+    case 'live':
+      return found.length > 0
+        ? `${breaks} so far; more are found as it records`
+        : 'Commercials are found as it records';
+    case 'pending':
+    case 'final':
+      return 'Finding commercial breaks…';
+    case 'live_failed':
+      return `Commercials could not be found while it records${why}. They are looked for again when it ends.`;
+    case 'failed':
+      return `Commercial detection failed${why}. The recording plays normally, without marks.`;
+    case 'off':
+      return 'Commercials are not looked for: comskip is not installed (or is turned off).';
+  }
 }

@@ -15,6 +15,7 @@ import { FocusButton, FocusGroup, FocusLink } from '../../components/focusable';
 import { PlayOnButton } from '../../components/play-on';
 import { useMode } from '../../components/mode';
 import {
+  commercialDetectionText,
   formatClock,
   formatDate,
   formatDuration,
@@ -46,6 +47,10 @@ export function ItemDetailPage({ id }: { id: string }) {
   const resume = resumePoint(data.playback_time, data.duration || undefined);
   const failure = changes.watched.error ?? changes.favorite.error ?? changes.remove.error;
   const summary = ('full_summary' in data ? data.full_summary : undefined) ?? data.summary;
+  const commercialNote = commercialDetectionText(
+    data.file.commercial_detection,
+    'commercials' in data ? data.commercials : undefined,
+  );
   return (
     <article className="item-detail" aria-labelledby="item-title">
       <div className="detail-header">
@@ -73,6 +78,7 @@ export function ItemDetailPage({ id }: { id: string }) {
           {progressShare(data) > 0 && progressShare(data) < 1 && (
             <p className="facts">Stopped at {formatClock(data.playback_time)}</p>
           )}
+          {commercialNote && <p className="facts commercial-state">{commercialNote}</p>}
           {summary && <p className="summary">{summary}</p>}
           {mediaRows(data.file.media).length > 0 && (
             <dl className="media-facts" aria-label="What the file holds">

@@ -38,7 +38,7 @@ import { marksMayChange } from '../../../../src/player/commercial-skip';
 export type { PlayerSource };
 
 const REPORT_EVERY_MS = 10_000;
-const MARKS_REFRESH_MS = 60_000;
+const MARKS_REFRESH_MS = 15_000;
 
 /** Sends the position while an item plays; once watched, says so once and stops. */
 function useProgressReports(video: React.RefObject<HTMLVideoElement | null>, item: FileItem | undefined) {
@@ -362,12 +362,12 @@ export function PlayerView({ source }: { source: PlayerSource }) {
             </FocusButton>
           )}
           {source.kind === 'channel' && liveSpan && (
-            <FocusButton onClick={() => seekTo(time - 10)} aria-label="Back 10 seconds">
+            <FocusButton onClick={() => seekTo(time - 10)} aria-label="−10 s, back 10 seconds">
               −10 s
             </FocusButton>
           )}
           {source.kind === 'file' && (
-            <FocusButton onClick={() => seekTo(time - 10)} aria-label="Back 10 seconds">
+            <FocusButton onClick={() => seekTo(time - 10)} aria-label="−10 s, back 10 seconds">
               −10 s
             </FocusButton>
           )}
@@ -380,12 +380,12 @@ export function PlayerView({ source }: { source: PlayerSource }) {
             {paused ? 'Play' : 'Pause'}
           </FocusButton>
           {source.kind === 'file' && (
-            <FocusButton onClick={() => seekTo(time + 30)} aria-label="Forward 30 seconds">
+            <FocusButton onClick={() => seekTo(time + 30)} aria-label="+30 s, forward 30 seconds">
               +30 s
             </FocusButton>
           )}
           {behind > 0 && (
-            <FocusButton onClick={toLive} aria-label="Jump to live">
+            <FocusButton onClick={toLive} aria-label="Live, jump to live">
               Live ▸
             </FocusButton>
           )}

@@ -1,31 +1,13 @@
 /**
- * How Settings words webhooks: the event kinds in people's words (a Record, so a kind
- * the server adds fails the build here until it has its words), what a receiver wants,
- * its health and a delivery's outcome. Pure, unit-tested.
+ * How Settings words webhooks: what a receiver wants (the kinds in the words of
+ * lib/event-kinds.ts), its health and a delivery's outcome. Pure, unit-tested.
  */
 import type { EventKind, Webhook, WebhookDelivery } from '../../api/server-types';
+import { EVENT_KIND_LIST, EVENT_KIND_TITLES } from '../../lib/event-kinds';
 
-export const KIND_LABELS: Record<EventKind, string> = {
-  'recording.scheduled': 'Recording scheduled',
-  'recording.started': 'Recording started',
-  'recording.completed': 'Recording completed',
-  'recording.failed': 'Recording failed',
-  'recording.skipped': 'Recording skipped',
-  'recording.conflict': 'Conflict',
-  'disk.low': 'Disk low',
-  'disk.full': 'Disk full',
-  'source.failing': 'Source failing',
-  'source.back': 'Source back',
-  'guide.failed': 'Guide refresh failed',
-  'guide.applied': 'Guide refreshed',
-  'library.scanned': 'Library scanned',
-  'player.online': 'Player online',
-  'player.offline': 'Player offline',
-  'playback.started': 'Playback started',
-  'playback.stopped': 'Playback stopped',
-};
-
-export const EVENT_KIND_LIST = Object.keys(KIND_LABELS) as EventKind[];
+/** The kinds in people's words (shared with the notifications). */
+export const KIND_LABELS = EVENT_KIND_TITLES;
+export { EVENT_KIND_LIST };
 
 /** "Every event", or the kinds it wants. */
 export function kindsSummary(kinds: readonly EventKind[]): string {
