@@ -29,7 +29,12 @@ export class PlaybackSettingsService {
   /** The household's mode; a stored value this version does not know (a downgrade) reads as the default. */
   commercialSkip(): CommercialSkipMode {
     const stored = getHouseholdSetting(this.db, COMMERCIAL_SKIP_KEY);
-    const value: unknown = stored === undefined ? undefined : JSON.parse(stored);
+    let value: unknown;
+    try {
+      value = stored === undefined ? undefined : JSON.parse(stored);
+    } catch {
+      // A value this server did not write (edited by hand): the default, as for an unknown one.
+    }
     return isCommercialSkipMode(value) ? value : DEFAULT_COMMERCIAL_SKIP;
   }
 }

@@ -36,10 +36,12 @@ const ServerItemSchema = Type.Object({
   duration: Type.Optional(Type.Number()),
   playback_time: Type.Optional(Type.Number()),
   commercials: Type.Optional(Type.Array(Type.Number())),
-  /** False while a recording is made or post-processed: its marks may still change. */
-  completed: Type.Optional(Type.Boolean()),
-  processed: Type.Optional(Type.Boolean()),
-  file: Type.Pick(FileFacts, ['available', 'chapters']),
+  file: Type.Composite([
+    Type.Pick(FileFacts, ['available', 'chapters']),
+    // Where a recording's commercial detection stands: its marks may change until it is done. A plain string here
+    // (the compiled checker knows no enum of ours), read by marksMayChange.
+    Type.Object({ commercial_detection: Type.Optional(Type.Object({ state: Type.String() })) }),
+  ]),
 });
 export type ServerItem = Static<typeof ServerItemSchema>;
 

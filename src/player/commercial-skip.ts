@@ -110,7 +110,14 @@ export function spanLength(span: Span): string {
   return `${minutes}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
-/** A recording still being made or post-processed: its marks may still change (and are read again while it plays). */
-export function marksMayChange(item: { processed?: boolean | undefined; completed?: boolean | undefined }): boolean {
-  return item.processed === false || item.completed === false;
+/** Detection states in which a recording's marks may still change (GET /dvr/files/:id's file.commercial_detection). */
+const UNSETTLED = new Set(['pending', 'live', 'live_failed', 'final']);
+
+/**
+ * A recording whose commercial detection has not finished: its marks may still change, so a player reads them again
+ * while it plays. An import (no detection) never changes.
+ */
+export function marksMayChange(item: { file?: { commercial_detection?: { state: string } | undefined } }): boolean {
+  const state = item.file?.commercial_detection?.state;
+  return state !== undefined && UNSETTLED.has(state);
 }

@@ -53,11 +53,14 @@ interface Watched {
 
 const POLL_MS = 500;
 const REFRESH_MS = 60_000;
-const MESSAGE_MS = 6_000;
+/** As long as the app offers Undo and Skip ad. */
+const MESSAGE_MS = 8_000;
 
 export class CommercialWatch {
   private watched: Watched | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** The break just skipped, while its "Undo: skip_backward" is on screen. */
+  private skipped: { start: number; until: number } | undefined;
 
   constructor(private readonly options: CommercialWatchOptions) {}
 
@@ -84,6 +87,14 @@ export class CommercialWatch {
     clearInterval(this.timer);
     this.timer = undefined;
     this.watched = undefined;
+    this.skipped = undefined;
+  }
+
+  /** Where skip_backward goes while the message of an auto-skip is up (Undo): the break's start; once only. */
+  undoTarget(): number | undefined {
+    const skipped = this.skipped;
+    this.skipped = undefined;
+    return skipped && Date.now() < skipped.until ? skipped.start : undefined;
   }
 
   /** The player seeked (a command): a break it lands in is one chosen by hand, never skipped. */
@@ -121,8 +132,10 @@ export class CommercialWatch {
         await backend.showMessage(`Commercial break · ${length}`, 'Skip ad: skip_forward', messageMs);
         return;
       }
+      this.seeked(end);
       await backend.seekTo(end);
       this.seeked(end);
+      this.skipped = { start: action.span[0], until: Date.now() + messageMs };
       await backend.showMessage(`Skipped ${length}`, 'Undo: skip_backward', messageMs);
       this.options.logger.debug({ item: watched.id, break: action.span }, 'commercial break skipped');
     });

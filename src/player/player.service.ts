@@ -98,7 +98,8 @@ export class PlayerService {
   private readonly live: LivePlayback;
   /** Auto-skip where the backend does not do it itself (mpv; the app on a TV skips in its own player view). */
   private readonly commercials: CommercialWatch | undefined;
-  private commercialSkip: CommercialSkipMode = DEFAULT_COMMERCIAL_SKIP;
+  /** Undefined until the server says: the first mode it says is passed on to the backend, whatever it is. */
+  private commercialSkip: CommercialSkipMode | undefined;
 
   constructor(private readonly options: PlayerServiceOptions) {
     this.answerWithinMs = options.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
@@ -116,7 +117,7 @@ export class PlayerService {
       : new CommercialWatch({
           backend: options.backend,
           logger: options.logger,
-          mode: () => this.commercialSkip,
+          mode: () => this.commercialSkipMode,
           run: (what, action) => this.inQueue(what, action),
           fetchItem: (id) => this.server.file(id),
           marksChanged: (item) => {
@@ -181,7 +182,7 @@ export class PlayerService {
   }
 
   get commercialSkipMode(): CommercialSkipMode {
-    return this.commercialSkip;
+    return this.commercialSkip ?? DEFAULT_COMMERCIAL_SKIP;
   }
 
   async favoriteChannels(): Promise<FavoriteChannel[]> {
@@ -383,7 +384,6 @@ export class PlayerService {
       const item = await this.server.file(media.id);
       clearTimeout(this.programmeTimer);
       this.state = { ...afterLeaving(this.state), current: playingItem(item, tag) };
-      this.commercials?.watch(item, tag, this.backend.state().position ?? 0);
       return;
     }
     const channel = (await this.server.channels()).find((c) => c.number === media.number);
@@ -550,6 +550,8 @@ export class PlayerService {
 
   /** A seek by command: a commercial break it lands in was chosen by hand, so it is never skipped. */
   private async seekItem(seconds: number): Promise<void> {
+    // Before and after: a look at the position while the seek lands must not take it for playback running on.
+    this.commercials?.seeked(seconds);
     await this.backend.seekTo(seconds);
     this.commercials?.seeked(seconds);
   }
@@ -620,7 +622,8 @@ export class PlayerService {
       const media = this.requireLoaded();
       const marks = this.marks();
       if (marks.length === 0) return this.seekRelative(-this.options.seekBackwardSeconds);
-      await this.seekItem(previousMark(marks, media.position ?? 0));
+      // Just after an auto-skip (its message is on screen), back is Undo: the skipped break's start.
+      await this.seekItem(this.commercials?.undoTarget() ?? previousMark(marks, media.position ?? 0));
     });
   }
 

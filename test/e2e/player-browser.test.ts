@@ -10,6 +10,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pino from 'pino';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -295,6 +296,49 @@ describe('the browser backend on a display', () => {
     await post('skip_backward');
     expect((await video())?.time).toBeCloseTo(5, 0);
     await post('stop');
+  }, 60_000);
+
+  it('skips a commercial break in the app on the TV as its player is told, and skip_backward undoes it', async () => {
+    const clients = (await callJson(serverUrl, 'GET', '/dvr/clients/info')).json as Json[];
+    expect(clients).toHaveLength(1);
+    const settings = `/dvr/clients/${String(clients[0]?.device_id)}/settings`;
+    expect((await callJson(serverUrl, 'PUT', settings, { commercial_skip: 'auto' })).status).toBe(200);
+    // What the next heartbeat's answer says, told now (the heartbeat's part is the mpv player's test): the page knows.
+    running.player.setCommercialSkip('auto');
+    // The episode is an import: its marks are set in the server's database (a recording's come from comskip).
+    const setMarks = (marks: string | null) => {
+      const db = new Database(join(media.dir, 'data', 'antenna.db'));
+      db.prepare('UPDATE items SET commercials = ? WHERE id = ?').run(marks, episode);
+      db.close();
+    };
+    setMarks('[26,46]');
+    // The page may hold the episode's answer from before (its Library section loads what is focused): it reads it
+    // again once that is stale (5 s), as it would after the server changed the marks itself.
+    await new Promise((resolve) => setTimeout(resolve, 5500));
+    try {
+      await callJson(serverUrl, 'PUT', `/dvr/files/${episode}/playback_time/16`);
+      const started = Date.now();
+      await post(`play/recording/${episode}`);
+      await playing();
+      // Played on from 16 s, 46 s is 30 s away.
+      await until(video, (shown) => (shown?.time ?? 0) >= 46, 16_000, 'playback past the break');
+      expect(Date.now() - started).toBeLessThan(18_000);
+      expect(await inPage<string>(`document.querySelector('.commercial-offer')?.innerText ?? ''`)).toContain(
+        'Skipped 0:20',
+      );
+      await post('skip_backward');
+      const undone = (await video())?.time ?? 0;
+      expect(undone).toBeGreaterThanOrEqual(25.5);
+      expect(undone).toBeLessThan(29);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const later = (await video())?.time ?? 0;
+      expect(later).toBeGreaterThan(undone + 1);
+      expect(later).toBeLessThan(36);
+      await post('stop');
+    } finally {
+      setMarks(null);
+      await callJson(serverUrl, 'PUT', settings, { commercial_skip: null });
+    }
   }, 60_000);
 
   it("shows and hides a file's subtitles, from the HLS stream's subtitle rendition", async () => {

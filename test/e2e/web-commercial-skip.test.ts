@@ -44,7 +44,10 @@ async function openPlayer(start: number, marks: () => number[], growing = false)
   await page.setRequestInterception(true);
   page.on('request', (request: HTTPRequest) => {
     if (request.method() === 'GET' && new URL(request.url()).pathname === `/dvr/files/${id}`) {
-      const body = { ...fileAnswer, commercials: marks(), ...(growing ? { processed: false } : {}) };
+      const file = growing
+        ? { ...(fileAnswer.file as Json), commercial_detection: { state: 'live' } }
+        : fileAnswer.file;
+      const body = { ...fileAnswer, commercials: marks(), file };
       void request.respond({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
     } else void request.continue();
   });

@@ -6,6 +6,7 @@ import {
   type SkipState,
   type Span,
   breakSpans,
+  marksMayChange,
   onPosition,
   spanLength,
   startSkipState,
@@ -130,5 +131,16 @@ describe('spanLength', () => {
   it('says minutes and seconds', () => {
     expect(spanLength([60, 210])).toBe('2:30');
     expect(spanLength([0, 9.6])).toBe('0:10');
+  });
+});
+
+describe('marksMayChange', () => {
+  it('reads marks again only while detection is unfinished, never for an import', () => {
+    for (const state of ['pending', 'live', 'live_failed', 'final'])
+      expect(marksMayChange({ file: { commercial_detection: { state } } })).toBe(true);
+    for (const state of ['done', 'failed', 'off'])
+      expect(marksMayChange({ file: { commercial_detection: { state } } })).toBe(false);
+    expect(marksMayChange({ file: {} })).toBe(false);
+    expect(marksMayChange({})).toBe(false);
   });
 });

@@ -184,7 +184,9 @@ describe('demuxerOptions', () => {
         (user, live) => {
           const merged = demuxerOptions(user, live);
           for (const [key, value] of Object.entries(user))
-            expect(merged[key]).toBe(live && key in LIVE_DEMUXER_OPTIONS ? LIVE_DEMUXER_OPTIONS[key] : value);
+            expect(merged[key]).toBe(
+              live && Object.hasOwn(LIVE_DEMUXER_OPTIONS, key) ? LIVE_DEMUXER_OPTIONS[key] : value,
+            );
           if (live) expect(merged).toMatchObject(LIVE_DEMUXER_OPTIONS);
           else expect(Object.keys(merged).sort()).toEqual(Object.keys(user).sort());
         },

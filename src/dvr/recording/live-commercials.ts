@@ -94,6 +94,8 @@ const RUN_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 export class LiveCommercials {
   private readonly watched = new Map<string, Watched>();
   private timer: NodeJS.Timeout | undefined;
+  /** Runs being stopped, by item: a second end() of one waits for the same exit. */
+  private readonly ending = new Map<string, Promise<void>>();
   private ticking = false;
   private readonly boundary: PathBoundary;
 
@@ -131,7 +133,8 @@ export class LiveCommercials {
   /** The recording ended (or is gone): its run stops, nothing more is told of it; resolves once comskip exited. */
   async end(itemId: string): Promise<void> {
     const watched = this.watched.get(itemId);
-    if (!watched) return;
+    // Ended already (finish, then the recording's stop): the same wait for the same run.
+    if (!watched) return this.ending.get(itemId);
     watched.ended = true;
     this.watched.delete(itemId);
     if (this.watched.size === 0 && this.timer) {
@@ -139,7 +142,13 @@ export class LiveCommercials {
       this.timer = undefined;
     }
     watched.run?.abort.abort(new Error('the recording ended'));
-    await watched.run?.done;
+    const done = (watched.run?.done ?? Promise.resolve()).then(() => undefined);
+    this.ending.set(itemId, done);
+    try {
+      await done;
+    } finally {
+      if (this.ending.get(itemId) === done) this.ending.delete(itemId);
+    }
   }
 
   /** Runs going now (tests, /status). */

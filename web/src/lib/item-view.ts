@@ -2,6 +2,7 @@
  * How the app names and describes library items: pure functions over the server's
  * payloads, shared by every list, card and the player view (and unit-tested).
  */
+import { breakSpans } from '../../../src/player/commercial-skip';
 import type { CommercialDetection, Episode, Job, PlayableItem, Video } from '../api/server-types';
 
 export type ItemKind = 'episode' | 'movie' | 'video';
@@ -99,15 +100,9 @@ export function jobState(job: Job, nowSeconds: number): JobState {
   return 'scheduled';
 }
 
-/** Commercial marks `[start, end, start, end, ...]` as pairs, dropping a dangling start and empty or reversed spans. */
+/** Commercial marks `[start, end, start, end, ...]` as pairs (the players' own rule: commercial-skip.ts). */
 export function commercialSpans(marks: readonly number[] | undefined): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  for (let i = 0; i + 1 < (marks?.length ?? 0); i += 2) {
-    const start = marks![i]!;
-    const end = marks![i + 1]!;
-    if (Number.isFinite(start) && Number.isFinite(end) && end > start) spans.push([start, end]);
-  }
-  return spans;
+  return breakSpans(marks).map(([start, end]) => [start, end]);
 }
 
 /** Where "skip commercial" goes from `position`: the end of the break it is in, else undefined. */

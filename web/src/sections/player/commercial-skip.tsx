@@ -13,6 +13,7 @@ import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { playersQueries } from '../../api/players.queries';
 import type { CommercialSkipMode } from '../../api/server-types';
 import { FocusButton } from '../../components/focusable';
+import { useMode } from '../../components/mode';
 import { driven } from '../../player-bridge/bridge';
 import { playerSkipMode, subscribePlayerSkipMode } from '../../player-bridge/skip-mode-store';
 import {
@@ -48,13 +49,14 @@ export function CommercialSkip({
   start: number;
   seekTo: (seconds: number) => void;
 }) {
-  const mode = useCommercialSkipMode();
+  const mode = useMode();
+  const skipMode = useCommercialSkipMode();
   const [offer, setOffer] = useState<Offer | undefined>(undefined);
   const state = useRef<SkipState>(startSkipState(start));
   const spans = useRef<Span[]>([]);
   spans.current = breakSpans(marks);
-  const modeRef = useRef(mode);
-  modeRef.current = mode;
+  const modeRef = useRef(skipMode);
+  modeRef.current = skipMode;
   const seekToRef = useRef(seekTo);
   seekToRef.current = seekTo;
 
@@ -92,14 +94,19 @@ export function CommercialSkip({
       if (offer.kind === 'ask' && (t < offer.span[0] || t >= offer.span[1])) setOffer(undefined);
     };
     element?.addEventListener('timeupdate', left);
-    // A remote reaches the offer at once; it goes back to play/pause after.
-    void setFocus('commercial-offer');
+    // On a TV a remote reaches the offer at once, and play/pause again after. With a keyboard the focus stays put:
+    // Space would press the offer rather than pause.
+    const remote = mode === 'tv' || driven;
+    if (remote) void setFocus('commercial-offer');
     return () => {
       clearTimeout(timer);
       element?.removeEventListener('timeupdate', left);
-      void setFocus('player-toggle');
+      // Only a focus the offer held (it is gone from the page by now, leaving the focus nowhere) goes back.
+      const focused = document.activeElement;
+      if (remote && (!focused || focused === document.body || focused.closest('.commercial-offer')))
+        void setFocus('player-toggle');
     };
-  }, [offer, video]);
+  }, [offer, video, mode]);
 
   if (!offer) return null;
   const length = spanLength(offer.span);

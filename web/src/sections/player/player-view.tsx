@@ -32,7 +32,7 @@ import { LiveSeekBar } from './live-seek-bar';
 import { RecordToggle } from './record-toggle';
 import { PlayOnButton } from '../../components/play-on';
 import { hlsUrlOf, type PlayerSource, useChannelProgrammes } from './player-source';
-import { CommercialSkip } from './commercial-skip';
+import { CommercialSkip, useCommercialSkipMode } from './commercial-skip';
 import { marksMayChange } from '../../../../src/player/commercial-skip';
 
 export type { PlayerSource };
@@ -203,7 +203,8 @@ export function PlayerView({ source }: { source: PlayerSource }) {
     video.current.currentTime =
       source.kind === 'channel'
         ? clampToWindow(liveSpan, seconds)
-        : Math.max(0, Math.min(seconds, (duration || seconds) - 0.5));
+        : // A growing recording's length is not known yet: no end to keep clear of.
+          Math.max(0, duration > 0 ? Math.min(seconds, duration - 0.5) : seconds);
   };
   const behind = source.kind === 'channel' ? behindLive(liveSpan, time) : 0;
   const toLive = () => seekTo(hls?.liveSyncPosition ?? (liveSpan ? liveSpan.end - 6 : time));
@@ -275,6 +276,7 @@ export function PlayerView({ source }: { source: PlayerSource }) {
 
   const marks = source.kind === 'file' && item.data && 'commercials' in item.data ? item.data.commercials : undefined;
   const spans = commercialSpans(marks);
+  const skipMode = useCommercialSkipMode();
   const skip = skipTarget(marks, time);
   const channel = source.kind === 'channel' ? channels.data?.find((c) => c.number === source.number) : undefined;
   const title =
@@ -283,7 +285,12 @@ export function PlayerView({ source }: { source: PlayerSource }) {
   const length = duration || item.data?.duration || 0;
 
   return (
-    <div className="player" data-state={paused ? 'paused' : 'playing'}>
+    <div
+      className="player"
+      data-state={paused ? 'paused' : 'playing'}
+      data-commercial-skip={skipMode}
+      data-breaks={spans.length}
+    >
       <video
         ref={video}
         className="player-video"
